@@ -1,0 +1,16 @@
+// Generates the template module, then bundles src/cli.ts into dist/meshinject.js (one file, fast start-up).
+import { writeFileSync } from 'node:fs';
+import { build } from 'esbuild';
+import { generate } from './gen-templates.mjs';
+
+writeFileSync('src/drivers/templates.gen.ts', generate());
+await build({
+  entryPoints: ['src/cli.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: 'dist/meshinject.js',
+  banner: { js: "import { createRequire as __miCreateRequire } from 'node:module'; const require = __miCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
