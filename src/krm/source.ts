@@ -1,0 +1,188 @@
+import { Composer, CST, Document, Parser, isMap } from 'yaml';
+import { MeshInjectError } from '../results/errors.ts';
+import type { Json } from '../model.ts';
+
+/** How the input was framed; the output keeps the same framing. */
+export type SourceForm = 'resource-list' | 'list' | 'stream';
+
+/** Options of the `yaml` composer used for every resource (aliases capped: billion-laughs safe). */
+export const YAML_PARSE_OPTIONS = {
+  prettyErrors: false,
+  uniqueKeys: true,
+  maxAliasCount: 100,
+  strict: true,
+} as const;
+
+/**
+ * One resource of the input, kept as its source text. `start`/`end` are UTF-16 offsets of the resource's
+ * node in the input text (excluding the `- ` of a list entry and comments before it), so an unchanged
+ * resource is written back byte for byte and a changed one replaces exactly that range.
+ */
+export interface SourceItem {
+  /** Position in the item list / document stream, from 0. */
+  position: number;
+  start: number;
+  end: number;
+  /** Column of the node's first character; continuation lines of a re-serialised node are indented by it. */
+  column: number;
+  /** True when the node is inside a flow sequence (`items: [ {...} ]`): re-emitted in flow style. */
+  flow: boolean;
+  /** The composed resource (comments and styles kept; node ranges are offsets into the input text). */
+  doc: Document.Parsed;
+  /** `doc.toJS()`: the resource as plain data. */
+  value: Json;
+}
+
+/** The parsed input: its framing, its resources, and the wrapper parts the output must reproduce. */
+export interface ParsedSource {
+  form: SourceForm;
+  text: string;
+  items: SourceItem[];
+  /** ResourceList only: the `functionConfig` as data, when present. */
+  functionConfig?: Json;
+  /** ResourceList only: the source range of an input `results` entry (dropped: results are output only). */
+  resultsRange?: [number, number];
+}
+
+function lineColumn(text: string, offset: number): number {
+  return offset - (text.lastIndexOf('\n', offset - 1) + 1);
+}
+
+function lineNumber(text: string, offset: number): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** Composes one CST node as a standalone Document, throwing a BAD_INPUT error naming the line. */
+function composeNode(text: string, node: CST.Token, where: string): Document.Parsed {
+  const composer = new Composer(YAML_PARSE_OPTIONS);
+  const docToken: CST.Document = { type: 'document', offset: node.offset, start: [], value: node, end: [] };
+  const docs = [...composer.compose([docToken], true, text.length)];
+  const doc = docs[0];
+  if (!doc) throw new MeshInjectError('BAD_INPUT', `${where}: empty document`);
+  const err = doc.errors[0];
+  if (err) {
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, err.pos[0])}: ${err.message.split('\n')[0]}`);
+  }
+  return doc as Document.Parsed;
+}
+
+function nodeEnd(node: CST.Token): number {
+  return node.offset + CST.stringify(node).length;
+}
+
+function makeItem(text: string, node: CST.Token, position: number, flow: boolean, where: string): SourceItem {
+  const doc = composeNode(text, node, where);
+  let value: Json;
+  try {
+    value = doc.toJS({ maxAliasCount: YAML_PARSE_OPTIONS.maxAliasCount }) as Json;
+  } catch (e) {
+    throw new MeshInjectError('BAD_INPUT', `${where}: ${(e as Error).message}`);
+  }
+  return {
+    position,
+    start: node.offset,
+    end: nodeEnd(node),
+    column: lineColumn(text, node.offset),
+    flow,
+    doc,
+    value,
+  };
+}
+
+function scalarText(node: CST.Token | undefined): string | undefined {
+  if (!node) return undefined;
+  if (node.type === 'scalar' || node.type === 'single-quoted-scalar' || node.type === 'double-quoted-scalar') {
+    return CST.resolveAsScalar(node)?.value;
+  }
+  return undefined;
+}
+
+/** Reads the top-level `kind` of a document's root map without composing it. */
+function rootKind(root: CST.Token | undefined): string | undefined {
+  if (!root || root.type !== 'block-map') return undefined;
+  for (const it of root.items) {
+    if (scalarText(it.key) === 'kind') return scalarText(it.value);
+  }
+  return undefined;
+}
+
+function collectItems(text: string, seq: CST.Token | undefined, where: string): SourceItem[] {
+  if (!seq) return [];
+  if (seq.type === 'block-seq') {
+    return seq.items.flatMap((it, i) => (it.value ? [makeItem(text, it.value, i, false, `${where} items[${i}]`)] : []));
+  }
+  if (seq.type === 'flow-collection' && seq.start.source === '[') {
+    const out: SourceItem[] = [];
+    seq.items.forEach((it) => {
+      if (it.value) out.push(makeItem(text, it.value, out.length, true, `${where} items[${out.length}]`));
+    });
+    return out;
+  }
+  if (seq.type === 'scalar' && CST.resolveAsScalar(seq)?.value === '') return [];
+  throw new MeshInjectError('BAD_INPUT', `${where}: \`items\` must be a sequence of resources`);
+}
+
+/**
+ * Parses the input text: a ResourceList (`kind: ResourceList`, any apiVersion), a `kind: List`, or a
+ * multi-document YAML stream. Every resource is composed with the `yaml` package (duplicate keys, bad
+ * syntax and alias bombs are errors); nothing is re-serialised here.
+ *
+ * @param text the whole input (a leading BOM is accepted; CRLF line endings are kept as they are)
+ * @param where how to name the input in errors (e.g. `stdin` or a file path)
+ * @throws MeshInjectError `BAD_INPUT` naming the document/item and line
+ */
+export function parseSource(text: string, where = 'input'): ParsedSource {
+  const tokens = [...new Parser().parse(text)];
+  const docs = tokens.filter((t): t is CST.Document => t.type === 'document');
+  for (const t of tokens) {
+    if (t.type === 'error') {
+      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, t.offset)}: ${t.message}`);
+    }
+  }
+  const nonEmpty = docs.filter((d) => d.value !== undefined && !(d.value.type === 'scalar' && d.value.source === ''));
+  if (nonEmpty.length === 1) {
+    const root = nonEmpty[0]!.value;
+    const kind = rootKind(root);
+    if ((kind === 'ResourceList' || kind === 'List') && root?.type === 'block-map') {
+      const form: SourceForm = kind === 'ResourceList' ? 'resource-list' : 'list';
+      const parsed: ParsedSource = { form, text, items: [] };
+      let sawItems = false;
+      for (const pair of root.items) {
+        const key = scalarText(pair.key);
+        if (key === 'items') {
+          sawItems = true;
+          parsed.items = collectItems(text, pair.value, where);
+        } else if (key === 'functionConfig' && form === 'resource-list' && pair.value) {
+          parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`).toJS() as Json;
+        } else if (key === 'results' && form === 'resource-list' && pair.key) {
+          const start = pair.start.length ? pair.start[0]!.offset : pair.key.offset;
+          parsed.resultsRange = [start, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
+        }
+      }
+      if (!sawItems && form === 'resource-list') {
+        throw new MeshInjectError('BAD_INPUT', `${where}: ResourceList has no \`items\` (an empty list is \`items: []\`)`);
+      }
+      const keys = root.items.map((p) => scalarText(p.key));
+      const dup = keys.find((k, i) => k !== undefined && keys.indexOf(k) !== i);
+      if (dup !== undefined) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${dup}\` in the ${kind}`);
+      parsed.items.forEach((it) => {
+        if (!isMap(it.doc.contents)) {
+          throw new MeshInjectError('BAD_INPUT', `${where} items[${it.position}]: a Kubernetes resource must be a mapping`);
+        }
+      });
+      return parsed;
+    }
+  }
+  const items: SourceItem[] = [];
+  docs.forEach((d, i) => {
+    if (!d.value || (d.value.type === 'scalar' && d.value.source === '')) return;
+    const item = makeItem(text, d.value, items.length, false, `${where} document ${i + 1}`);
+    if (!isMap(item.doc.contents)) {
+      throw new MeshInjectError('BAD_INPUT', `${where} document ${i + 1}: a Kubernetes resource must be a mapping`);
+    }
+    items.push(item);
+  });
+  return { form: 'stream', text, items };
+}

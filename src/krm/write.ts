@@ -1,0 +1,40 @@
+import type { KrmResult } from '../model.ts';
+import { resultsYaml } from '../results/result.ts';
+import { emitItem } from './emit.ts';
+import type { ParsedSource, SourceItem } from './source.ts';
+
+/**
+ * Writes the output in the input's framing: the input text with each changed resource's range replaced by
+ * its new text, so unchanged resources (and the wrapper, `functionConfig`, comments between items) stay
+ * byte for byte. For a ResourceList, an input `results` entry is dropped and the run's results are appended.
+ *
+ * @param source the parsed input
+ * @param changed changed resources by position (their Documents already edited)
+ * @param results results to append (ResourceList only; other forms report results on stderr)
+ */
+export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, SourceItem>, results: readonly KrmResult[]): string {
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  for (const item of changed.values()) edits.push({ start: item.start, end: item.end, text: emitItem(item, source) });
+  if (source.form === 'resource-list' && source.resultsRange) {
+    const [s, e] = source.resultsRange;
+    edits.push({ start: s, end: e, text: '' });
+  }
+  edits.sort((a, b) => a.start - b.start);
+  const text = source.text;
+  const parts: string[] = [];
+  let at = 0;
+  for (const e of edits) {
+    parts.push(text.slice(at, e.start), e.text);
+    at = e.end;
+  }
+  parts.push(text.slice(at));
+  let out = parts.join('');
+  if (source.form === 'resource-list' && results.length > 0) {
+    const eol = text.includes('\r\n') ? '\r\n' : '\n';
+    if (out.length > 0 && !out.endsWith('\n')) out += eol;
+    let block = resultsYaml(results);
+    if (eol === '\r\n') block = block.replace(/\n/g, '\r\n');
+    out += block;
+  }
+  return out;
+}

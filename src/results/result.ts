@@ -1,0 +1,68 @@
+import { stringify } from 'yaml';
+import type { KrmResult, ResourceId, Severity } from '../model.ts';
+
+/**
+ * Builds a KRM result about one resource: `resourceRef` from its identity, `file {path, index}` from the
+ * orchestrator annotations (or the CLI input), an optional `field.path` and `tags`.
+ */
+export function resourceResult(
+  severity: Severity,
+  message: string,
+  id: ResourceId,
+  extra: { field?: string; tags?: Record<string, string> } = {},
+): KrmResult {
+  const r: KrmResult = {
+    message,
+    severity,
+    resourceRef: {
+      apiVersion: id.apiVersion,
+      kind: id.kind,
+      name: id.name,
+      ...(id.namespace ? { namespace: id.namespace } : {}),
+    },
+  };
+  if (extra.field) r.field = { path: extra.field };
+  if (id.filePath !== undefined) r.file = { path: id.filePath, index: id.fileIndex ?? 0 };
+  if (extra.tags) r.tags = extra.tags;
+  return r;
+}
+
+/** A result not tied to a resource (e.g. about the functionConfig or the input as a whole). */
+export function generalResult(severity: Severity, message: string, field?: string): KrmResult {
+  return { message, severity, ...(field ? { field: { path: field } } : {}) };
+}
+
+/** Exit code of a run: 1 when any result is an error, else 0. */
+export function exitCodeOf(results: readonly KrmResult[]): 0 | 1 {
+  return results.some((r) => r.severity === 'error') ? 1 : 0;
+}
+
+/**
+ * One human line per result, as kpt prints them:
+ * `[warning] apps/v1/Deployment/shop/web spec.template.metadata: skipped (host-network): ...`.
+ */
+export function formatResultLine(r: KrmResult): string {
+  const ref = r.resourceRef;
+  const who = ref ? `${ref.apiVersion}/${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}` : '';
+  const where = r.file ? ` (${r.file.path}${r.file.index ? `#${r.file.index}` : ''})` : '';
+  const field = r.field ? ` ${r.field.path}` : '';
+  return `[${r.severity}] ${who}${field}: ${r.message}${where}`.replace('] :', ']:');
+}
+
+/** The `results:` entry appended to an output ResourceList (block YAML, ends with a newline). */
+export function resultsYaml(results: readonly KrmResult[]): string {
+  return stringify({ results }, { lineWidth: 0, indentSeq: false });
+}
+
+/** Summary counts for stderr: `meshinject: 3 injected, 1 skipped, 0 errors`. */
+export function summarize(results: readonly KrmResult[]): Record<'injected' | 'skipped' | 'errors', number> {
+  let injected = 0;
+  let skipped = 0;
+  let errors = 0;
+  for (const r of results) {
+    if (r.severity === 'error') errors++;
+    else if (r.tags?.['meshinject.dev/outcome'] === 'injected') injected++;
+    else if (r.tags?.['meshinject.dev/outcome'] === 'skipped') skipped++;
+  }
+  return { injected, skipped, errors };
+}

@@ -1,0 +1,69 @@
+import type { ExtraWorkloadKind } from '../config/types.ts';
+
+/**
+ * A workload kind and where its pod template (`PodTemplateSpec`: `metadata` + `spec`) lives.
+ * `metaPath` is where Istio reads the injection annotations/labels when it differs from the pod
+ * template's metadata (CronJob: `spec.jobTemplate.metadata`, Istio `IntoObject`, pkg/kube/inject/inject.go).
+ */
+export interface WorkloadKind {
+  kind: string;
+  /** `apiVersion` group prefixes this entry applies to; empty = any apiVersion (Istio matches by kind alone). */
+  groups: readonly string[];
+  /** Path of the pod template; `[]` means the object itself is the pod (kind Pod). */
+  templatePath: readonly string[];
+  /**
+   * Where the pod template's labels and annotations are read and written, when not
+   * `[...templatePath, 'metadata']`. Istio reads and writes a CronJob's `spec.jobTemplate.metadata`
+   * (kube-inject `IntoObject`, pkg/kube/inject/inject.go; golden `cronjob.yaml.injected`).
+   */
+  metaPath?: readonly string[];
+}
+
+/**
+ * The one table of workload kinds. Istio registers Pod, ReplicationController, Deployment, DaemonSet,
+ * ReplicaSet, StatefulSet, Job, CronJob and DeploymentConfig by kind alone (`injectScheme`,
+ * pkg/kube/inject/inject.go); meshinject adds Argo Rollout and PodTemplate. `kind: List` is handled by the
+ * I/O layer (its items are resources of their own).
+ */
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
+  { kind: 'Pod', groups: [], templatePath: [] },
+  { kind: 'Deployment', groups: [], templatePath: ['spec', 'template'] },
+  { kind: 'StatefulSet', groups: [], templatePath: ['spec', 'template'] },
+  { kind: 'DaemonSet', groups: [], templatePath: ['spec', 'template'] },
+  { kind: 'ReplicaSet', groups: [], templatePath: ['spec', 'template'] },
+  { kind: 'ReplicationController', groups: [], templatePath: ['spec', 'template'] },
+  { kind: 'Job', groups: [], templatePath: ['spec', 'template'] },
+  {
+    kind: 'CronJob',
+    groups: [],
+    templatePath: ['spec', 'jobTemplate', 'spec', 'template'],
+    metaPath: ['spec', 'jobTemplate', 'metadata'],
+  },
+  { kind: 'DeploymentConfig', groups: [], templatePath: ['spec', 'template'] },
+  { kind: 'Rollout', groups: ['argoproj.io'], templatePath: ['spec', 'template'] },
+  { kind: 'PodTemplate', groups: [], templatePath: ['template'] },
+];
+
+/** The group of an `apiVersion` (`apps/v1` → `apps`, `v1` → `''`). */
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/**
+ * Finds the workload kind for a resource: first the kinds declared in config (`spec.workloadKinds`, which
+ * may override a built-in path), then the built-in table. Returns undefined for non-workloads.
+ */
+export function lookupWorkloadKind(
+  apiVersion: string,
+  kind: string,
+  extra: readonly ExtraWorkloadKind[] = [],
+): WorkloadKind | undefined {
+  for (const e of extra) {
+    if (e.kind === kind && (e.apiVersion === undefined || e.apiVersion === apiVersion)) {
+      return { kind, groups: [], templatePath: e.templatePath };
+    }
+  }
+  const group = groupOf(apiVersion);
+  return WORKLOAD_KINDS.find((w) => w.kind === kind && (w.groups.length === 0 || w.groups.includes(group)));
+}
