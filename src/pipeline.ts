@@ -81,7 +81,7 @@ export function resourceId(item: SourceItem, source: ParsedSource, inputName: st
 }
 
 function describe(id: ResourceId): string {
-  return `${id.kind} "${id.namespace ? `${id.namespace}/` : ''}${id.name}"${id.filePath ? ` (${id.filePath}#${id.fileIndex ?? 0})` : ''}`;
+  return `${id.kind} "${id.namespace ? `${id.namespace}/` : ''}${id.name}"`;
 }
 
 function isLocalConfig(v: JsonObject): boolean {

@@ -45,8 +45,9 @@ export function formatResultLine(r: KrmResult): string {
   const ref = r.resourceRef;
   const who = ref ? `${ref.apiVersion}/${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}` : '';
   const where = r.file ? ` (${r.file.path}${r.file.index ? `#${r.file.index}` : ''})` : '';
-  const field = r.field ? ` ${r.field.path}` : '';
-  return `[${r.severity}] ${who}${field}: ${r.message}${where}`.replace('] :', ']:');
+  const field = r.field && ref ? ` ${r.field.path}` : '';
+  const head = who ? ` ${who}${field}:` : '';
+  return `[${r.severity}]${head} ${r.message}${where}`;
 }
 
 /** The `results:` entry appended to an output ResourceList (block YAML, ends with a newline). */

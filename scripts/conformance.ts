@@ -1,0 +1,40 @@
+// Conformance runner CLI: `npm run conformance -- <corpus-dir> [--min <file.json>] [--filter <regex>]`.
+// Prints `FAIL <case> [<category>]: <reason>` per failing case and `istio conformance: P/N passed (<category>)`
+// per category. Exit code 0 unless `--min` (JSON: category -> minimum passes) is not met (1), or usage (2).
+import { readFileSync } from 'node:fs';
+import { checkMinimums, runConformance, summarize } from './conformance/runner.ts';
+
+async function main(argv: string[]): Promise<number> {
+  let dir: string | undefined;
+  let minFile: string | undefined;
+  let filter: RegExp | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--min') minFile = argv[++i];
+    else if (a === '--filter') filter = new RegExp(argv[++i] ?? '');
+    else if (!dir) dir = a;
+    else {
+      process.stderr.write(`unexpected argument: ${a}\n`);
+      return 2;
+    }
+  }
+  if (!dir) {
+    process.stderr.write('usage: conformance <corpus-dir> [--min <file.json>] [--filter <regex>]\n');
+    return 2;
+  }
+  const results = await runConformance(dir, filter ? { filter } : {});
+  for (const r of results) if (!r.pass) process.stdout.write(`FAIL ${r.name} [${r.category}]: ${r.reason}\n`);
+  const summary = summarize(results);
+  for (const [cat, s] of Object.entries(summary)) {
+    process.stdout.write(`istio conformance: ${s.passed}/${s.total} passed (${cat})\n`);
+  }
+  if (minFile) {
+    const min = JSON.parse(readFileSync(minFile, 'utf8')) as Record<string, number>;
+    const short = checkMinimums(summary, min);
+    for (const m of short) process.stderr.write(`below minimum: ${m}\n`);
+    if (short.length > 0) return 1;
+  }
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

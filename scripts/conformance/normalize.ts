@@ -1,0 +1,259 @@
+/**
+ * Pure comparison logic of the Istio conformance runner: parse YAML streams the way Go does (YAML 1.1), apply
+ * exactly the normalisations of istio-injection.md §9.1 to both sides, and report the first difference.
+ * Nothing here touches the file system or processes.
+ */
+import { parseAllDocuments } from 'yaml';
+import jsonPatch from 'fast-json-patch';
+import type { Json, JsonObject } from '../../src/model.ts';
+
+/** Pod-template annotations whose values are JSON documents (§9.1 rule 7). */
+export const JSON_ANNOTATIONS: readonly string[] = ['sidecar.istio.io/status', 'proxy.istio.io/overrides'];
+/** Proxy env entries whose values are JSON documents (§9.1 rule 7). */
+export const JSON_ENVS: readonly string[] = [
+  'ISTIO_META_POD_PORTS',
+  'ISTIO_PROMETHEUS_ANNOTATIONS',
+  'ISTIO_KUBE_APP_PROBERS',
+  'PROXY_CONFIG',
+];
+/** Annotation compared as parsed JSON only when it holds a JSON list (Multus network list). */
+const MULTUS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Splits a YAML stream into parsed documents with YAML 1.1 rules (as Go's yaml.v2 reads it), ignoring empty
+ * documents (so a trailing `---` does not matter). Throws on a YAML syntax error.
+ * @param text a multi-document YAML stream
+ */
+export function parseYamlStream(text: string): Json[] {
+  const out: Json[] = [];
+  for (const doc of parseAllDocuments(text, { version: '1.1' })) {
+    if (doc.errors.length > 0) throw new Error(`YAML error: ${doc.errors[0]!.message}`);
+    const v = doc.toJS({ maxAliasCount: -1 }) as Json | undefined;
+    if (v === null || v === undefined) continue;
+    out.push(v);
+  }
+  return out;
+}
+
+// ---- Kubernetes quantities (rule 6) --------------------------------------------------------------------
+
+const BINARY: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
+const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_BY_EXP: Record<number, string> = Object.fromEntries(Object.entries(DECIMAL).map(([k, v]) => [v, k]));
+const BINARY_BY_EXP = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/**
+ * Canonical string of a Kubernetes `resource.Quantity` (`2000m` → `2`, `1024Mi` → `1Gi`, `1000m` → `1`), as
+ * `Quantity.String()` prints it after a round-trip; returns `undefined` when `raw` is not a quantity.
+ * Binary-suffixed values below 1024 or fractional ones print in decimal SI, like k8s `CanonicalizeBytes`.
+ */
+export function canonicalQuantity(raw: string | number): string | undefined {
+  const s = String(raw).trim();
+  const m = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]?)|[eE]([+-]?\d+))$/.exec(s);
+  if (!m) return undefined;
+  const [, sign, num, bin, dec, exp] = m;
+  const [intPart, fracPart = ''] = num!.split('.');
+  // value = mantissa * 10^scale * 1024^pow
+  let mantissa = BigInt((intPart || '0') + fracPart);
+  let scale = -fracPart.length;
+  let pow = 0;
+  let format: 'bin' | 'dec' | 'exp' = 'dec';
+  if (bin) {
+    pow = BINARY[bin]!;
+    format = 'bin';
+  } else if (exp !== undefined) {
+    scale += Number(exp);
+    format = 'exp';
+  } else {
+    scale += DECIMAL[dec ?? '']!;
+  }
+  if (mantissa === 0n) return '0';
+  // Fold the binary power into an exact decimal representation: mantissa * 10^scale.
+  mantissa *= 1024n ** BigInt(pow);
+  while (scale < 0 && mantissa % 10n === 0n) {
+    mantissa /= 10n;
+    scale += 1;
+  }
+  const neg = sign === '-' ? '-' : '';
+  if (format === 'bin') {
+    const isInt = scale >= 0;
+    const value = isInt ? mantissa * 10n ** BigInt(scale) : 0n;
+    if (isInt && value >= 1024n) {
+      let v = value;
+      let p = 0;
+      while (p < 6 && v % 1024n === 0n) {
+        v /= 1024n;
+        p += 1;
+      }
+      return `${neg}${v}${BINARY_BY_EXP[p]}`;
+    }
+    format = 'dec';
+  }
+  // Decimal: choose the largest exponent (multiple of 3, >= -9) keeping an integral mantissa; round up below nano.
+  if (scale < -9) {
+    const drop = 10n ** BigInt(-9 - scale);
+    mantissa = (mantissa + drop - 1n) / drop;
+    scale = -9;
+  }
+  let e = Math.floor(scale / 3) * 3;
+  let v = mantissa * 10n ** BigInt(scale - e);
+  while (e < 18 && v % 1000n === 0n && v !== 0n) {
+    v /= 1000n;
+    e += 3;
+  }
+  if (format === 'exp') return `${neg}${v}${e === 0 ? '' : `e${e}`}`;
+  if (e > 18) return `${neg}${v * 10n ** BigInt(e - 18)}E`;
+  return `${neg}${v}${DECIMAL_BY_EXP[e]}`;
+}
+
+// ---- normalisation ---------------------------------------------------------------------------------------
+
+const QUANTITY_PARENTS = new Set(['requests', 'limits']);
+
+function parseJsonValue(s: string): Json {
+  try {
+    return { $json: JSON.parse(s) as Json };
+  } catch {
+    return s;
+  }
+}
+
+/** Rules 3, 5, 6 and 7, recursively; `path` is the list of map keys from the document root. */
+function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
+  if (v === null) return undefined;
+  if (Array.isArray(v)) {
+    const parent = path[path.length - 1];
+    return v.map((x) => {
+      if (parent === 'env' && isObject(x) && typeof x.name === 'string' && JSON_ENVS.includes(x.name) && typeof x.value === 'string') {
+        const n = normalizeValue({ ...x, value: '' }, [...path, '[]']) as JsonObject;
+        return { ...n, value: parseJsonValue(x.value) };
+      }
+      const n = normalizeValue(x, [...path, '[]']);
+      return n === undefined ? null : n;
+    });
+  }
+  if (isObject(v)) {
+    const out: JsonObject = {};
+    const key = path[path.length - 1];
+    const parentKey = path[path.length - 2];
+    for (const [k, x] of Object.entries(v)) {
+      let n: Json | undefined;
+      if (key === 'annotations' && typeof x === 'string' && (JSON_ANNOTATIONS.includes(k) || (k === MULTUS_ANNOTATION && x.trim().startsWith('[')))) {
+        n = parseJsonValue(x);
+      } else if (
+        (QUANTITY_PARENTS.has(key ?? '') && parentKey === 'resources') ||
+        (key === 'resourceFieldRef' && k === 'divisor') ||
+        (key === 'emptyDir' && k === 'sizeLimit')
+      ) {
+        n = typeof x === 'string' || typeof x === 'number' ? (canonicalQuantity(x) ?? x) : normalizeValue(x, [...path, k]);
+      } else {
+        n = normalizeValue(x, [...path, k]);
+      }
+      if (n === undefined) continue;
+      out[k] = n;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+  return v;
+}
+
+function isZeroish(v: Json | undefined): boolean {
+  if (v === null || v === undefined || v === 0 || v === false || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isObject(v)) return Object.values(v).every(isZeroish);
+  return false;
+}
+
+/**
+ * Applies the §9.1 normalisations to one parsed document: drops nulls and empty maps (incl. `creationTimestamp:
+ * null`), a top-level `status` whose values are all zero/empty, DeploymentConfig's `spec.test: false`,
+ * `spec.minReadySeconds: 0` and `spec.paused: false`; canonicalises quantities; replaces JSON-valued
+ * annotations/env values by `{"$json": <parsed>}`. Lists keep their order; scalar types are kept.
+ * @returns the normalised document (`null` if nothing remains)
+ */
+export function normalizeDocument(doc: Json): Json {
+  let d: Json = structuredClone(doc);
+  if (isObject(d)) {
+    if ('status' in d && isZeroish(d.status)) delete d.status;
+    if (d.kind === 'DeploymentConfig' && isObject(d.spec)) {
+      const spec = d.spec;
+      if (spec.test === false) delete spec.test;
+      if (spec.minReadySeconds === 0) delete spec.minReadySeconds;
+      if (spec.paused === false) delete spec.paused;
+    }
+  }
+  d = normalizeValue(d, []) ?? null;
+  return d;
+}
+
+/** The outcome of comparing an expected and an actual stream. */
+export interface StreamDiff {
+  equal: boolean;
+  /** First difference, e.g. `replace /spec/template/spec/containers/0/image: "a" -> "b"`. */
+  detail?: string;
+}
+
+function short(v: unknown): string {
+  const s = JSON.stringify(v);
+  return s === undefined ? 'undefined' : s.length > 160 ? `${s.slice(0, 157)}...` : s;
+}
+
+function valueAt(root: Json, pointer: string): unknown {
+  let cur: unknown = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const k = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[k];
+  }
+  return cur;
+}
+
+/** Position of a JSON pointer in document order: per segment, the key's index in `a` (else `b`), or the array index. */
+function orderKey(a: Json, b: Json, pointer: string): number[] {
+  const out: number[] = [];
+  let x: unknown = a;
+  let y: unknown = b;
+  for (const raw of pointer.split('/').slice(1)) {
+    const k = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const idx = (v: unknown): number =>
+      Array.isArray(v) ? Number(k) : v !== null && typeof v === 'object' ? Object.keys(v).indexOf(k) : -1;
+    const ix = idx(x);
+    out.push(ix >= 0 ? ix : idx(y) >= 0 ? idx(y) + 0.5 : Number.MAX_SAFE_INTEGER);
+    x = x !== null && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined;
+    y = y !== null && typeof y === 'object' ? (y as Record<string, unknown>)[k] : undefined;
+  }
+  return out;
+}
+
+function compareKeys(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/**
+ * Compares two lists of parsed documents after {@link normalizeDocument}; reports the first differing path
+ * (a JSON pointer prefixed with the document index) using fast-json-patch's `compare`.
+ */
+export function compareDocuments(expected: readonly Json[], actual: readonly Json[]): StreamDiff {
+  const e = expected.map(normalizeDocument);
+  const a = actual.map(normalizeDocument);
+  if (e.length !== a.length) {
+    return { equal: false, detail: `document count: expected ${e.length}, got ${a.length}` };
+  }
+  for (let i = 0; i < e.length; i++) {
+    const ops = jsonPatch.compare(e[i] as object, a[i] as object);
+    if (ops.length === 0) continue;
+    // compare() walks keys backwards; report the op that comes first in document order.
+    const op = ops
+      .map((o) => ({ o, k: orderKey(e[i]!, a[i]!, o.path) }))
+      .sort((x, y) => compareKeys(x.k, y.k))[0]!.o;
+    const want = valueAt(e[i]!, op.path);
+    const got = valueAt(a[i]!, op.path);
+    return { equal: false, detail: `doc ${i} ${op.op} ${op.path}: expected ${short(want)}, got ${short(got)}` };
+  }
+  return { equal: true };
+}

@@ -1,0 +1,213 @@
+/**
+ * The conformance runner: for every `<dir>/cases/<name>/` build a `ResourceList` (items = the documents of
+ * `input.yaml`, functionConfig = `fn-config.yaml` + `spec.resultAnnotations: false`), pipe it to the public CLI
+ * (`node bin/meshinject.js`) and compare the output items with `expected.yaml` (normalised, see
+ * `normalize.ts`) or, for error cases, check the exit code and the error text (`expected-error.txt`).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse, stringify } from 'yaml';
+import type { Json, JsonObject } from '../../src/model.ts';
+import { compareDocuments, parseYamlStream } from './normalize.ts';
+
+/** Outcome of one case. */
+export interface CaseResult {
+  name: string;
+  category: string;
+  pass: boolean;
+  /** Why it failed (first differing path, missing error text, CLI failure). */
+  reason?: string;
+}
+
+/** Options of {@link runConformance}. */
+export interface RunOptions {
+  /** Path of the CLI entry (default: `bin/meshinject.js` of this repository). */
+  cli?: string;
+  /** Cases run in parallel (default 6). */
+  concurrency?: number;
+  /** Only cases whose name matches. */
+  filter?: RegExp;
+}
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Splits a YAML stream into document texts like Go's `yaml.NewYAMLReader`: a separator is a line starting with
+ * `---` followed only by blanks. Documents that parse to nothing (empty or comments only) are dropped.
+ */
+export function splitDocuments(text: string): string[] {
+  const docs: string[] = [];
+  let cur: string[] = [];
+  const flush = (): void => {
+    const body = cur.join('\n');
+    cur = [];
+    let v: unknown;
+    try {
+      v = parse(body, { version: '1.1' });
+    } catch {
+      v = body; // keep unparsable text: the CLI must report it
+    }
+    if (v !== null && v !== undefined) docs.push(body);
+  };
+  for (const line of text.split(/\r?\n/)) {
+    if (/^---\s*$/.test(line)) flush();
+    else cur.push(line);
+  }
+  flush();
+  return docs;
+}
+
+/**
+ * The ResourceList text for one case: each document's text kept as is (indented under `items`), the function
+ * config re-serialised with `spec.resultAnnotations: false` merged in.
+ */
+export function buildResourceList(inputYaml: string, fnConfigYaml: string): string {
+  const fnConfig = (parse(fnConfigYaml) ?? {}) as JsonObject;
+  const spec = (typeof fnConfig.spec === 'object' && fnConfig.spec !== null && !Array.isArray(fnConfig.spec)
+    ? fnConfig.spec
+    : {}) as JsonObject;
+  fnConfig.spec = { ...spec, resultAnnotations: false };
+  const items = splitDocuments(inputYaml).map((d) => {
+    const lines = d.replace(/\s+$/, '').split('\n');
+    return lines.map((l, i) => (i === 0 ? `- ${l}` : l === '' ? '' : `  ${l}`)).join('\n');
+  });
+  const fc = stringify(fnConfig).replace(/\s+$/, '').split('\n').map((l) => `  ${l}`).join('\n');
+  return [
+    'apiVersion: config.kubernetes.io/v1',
+    'kind: ResourceList',
+    items.length > 0 ? `items:\n${items.join('\n')}` : 'items: []',
+    `functionConfig:\n${fc}`,
+    '',
+  ].join('\n');
+}
+
+interface CliOutput {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(cli: string, input: string): Promise<CliOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli], { stdio: ['pipe', 'pipe', 'pipe'], cwd: REPO_ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+  });
+}
+
+function asObject(v: unknown): JsonObject | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : undefined;
+}
+
+/** Items and results of the CLI's ResourceList output. */
+function readOutput(stdout: string): { items: Json[]; results: JsonObject[] } {
+  const docs = parseYamlStream(stdout);
+  const rl = asObject(docs[0]);
+  if (!rl || rl.kind !== 'ResourceList') throw new Error('output is not a ResourceList');
+  const items = Array.isArray(rl.items) ? rl.items : [];
+  const results = (Array.isArray(rl.results) ? rl.results : []).map(asObject).filter((r): r is JsonObject => !!r);
+  return { items, results };
+}
+
+function firstLine(s: string): string {
+  return (s.trim().split('\n')[0] ?? '').slice(0, 200);
+}
+
+/** Runs one case directory; never throws (a crash is a failed case). */
+export async function runCase(caseDir: string, name: string, cli: string): Promise<CaseResult> {
+  const caseYaml = (parse(readFileSync(join(caseDir, 'case.yaml'), 'utf8')) ?? {}) as JsonObject;
+  const category = typeof caseYaml.category === 'string' ? caseYaml.category : 'unknown';
+  const fail = (reason: string): CaseResult => ({ name, category, pass: false, reason });
+  try {
+    const input = buildResourceList(
+      readFileSync(join(caseDir, 'input.yaml'), 'utf8'),
+      readFileSync(join(caseDir, 'fn-config.yaml'), 'utf8'),
+    );
+    const out = await runCli(cli, input);
+    const errorFile = join(caseDir, 'expected-error.txt');
+    if (existsSync(errorFile)) {
+      const want = readFileSync(errorFile, 'utf8').trim().toLowerCase();
+      if (out.code === 0) return fail(`exit code 0, expected an error containing "${want}"`);
+      let messages = out.stderr;
+      try {
+        const { results } = readOutput(out.stdout);
+        messages += '\n' + results.filter((r) => r.severity === 'error').map((r) => String(r.message)).join('\n');
+      } catch {
+        messages += '\n' + out.stdout;
+      }
+      if (!messages.toLowerCase().includes(want)) return fail(`error output lacks "${want}": ${firstLine(messages)}`);
+      return { name, category, pass: true };
+    }
+    if (out.code !== 0) return fail(`exit code ${out.code}: ${firstLine(out.stderr) || firstLine(out.stdout)}`);
+    const { items, results } = readOutput(out.stdout);
+    const expected = parseYamlStream(readFileSync(join(caseDir, 'expected.yaml'), 'utf8'));
+    const diff = compareDocuments(expected, items);
+    if (!diff.equal) {
+      const errs = results.filter((r) => r.severity === 'error').map((r) => String(r.message));
+      return fail(`${diff.detail}${errs.length ? ` [error result: ${firstLine(errs[0]!)}]` : ''}`);
+    }
+    const warn = caseYaml.expectWarningContaining;
+    if (typeof warn === 'string') {
+      const all = results.map((r) => String(r.message).toLowerCase());
+      if (!all.some((m) => m.includes(warn.toLowerCase()))) return fail(`no result message contains "${warn}"`);
+    }
+    return { name, category, pass: true };
+  } catch (e) {
+    return fail(`runner error: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Runs every `<dir>/cases/<name>/` (sorted by name).
+ * @param dir corpus directory (`.../conformance/istio`)
+ */
+export async function runConformance(dir: string, opts: RunOptions = {}): Promise<CaseResult[]> {
+  const cli = opts.cli ?? join(REPO_ROOT, 'bin/meshinject.js');
+  const casesDir = join(dir, 'cases');
+  const names = readdirSync(casesDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && (!opts.filter || opts.filter.test(d.name)))
+    .map((d) => d.name)
+    .sort();
+  const results: CaseResult[] = new Array(names.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < names.length) {
+      const i = next++;
+      results[i] = await runCase(join(casesDir, names[i]!), names[i]!, cli);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 6) }, worker));
+  return results;
+}
+
+/** Pass counts per category: `{ category: { passed, total } }`, categories sorted. */
+export function summarize(results: readonly CaseResult[]): Record<string, { passed: number; total: number }> {
+  const out: Record<string, { passed: number; total: number }> = {};
+  for (const r of [...results].sort((a, b) => a.category.localeCompare(b.category))) {
+    const s = (out[r.category] ??= { passed: 0, total: 0 });
+    s.total += 1;
+    if (r.pass) s.passed += 1;
+  }
+  return out;
+}
+
+/** Categories whose pass count is below `min[category]`, as messages. */
+export function checkMinimums(
+  summary: Record<string, { passed: number; total: number }>,
+  min: Record<string, number>,
+): string[] {
+  const out: string[] = [];
+  for (const [cat, want] of Object.entries(min)) {
+    const got = summary[cat]?.passed ?? 0;
+    if (got < want) out.push(`${cat}: ${got} passed, minimum ${want}`);
+  }
+  return out;
+}

@@ -1,0 +1,15 @@
+/**
+ * The Istio driver: injects Istio's sidecar into pod templates the way `istioctl kube-inject` does (templates
+ * rendered by `render.ts`, Go post-processing ported in `inject.ts` and its modules). Pure.
+ */
+import type { InjectRequest, InjectResponse, MeshDriver } from '../driver.ts';
+import { injectIstioPod, injectionSummary } from './inject.ts';
+
+/** The `istio` mesh driver. `inject` throws `InjectError` for invalid annotations and template failures. */
+export const istioDriver: MeshDriver = {
+  name: 'istio',
+  inject(req: InjectRequest): InjectResponse {
+    const { pod, warnings } = injectIstioPod(req);
+    return { pod, summary: injectionSummary(req.config), warnings };
+  },
+};

@@ -1,0 +1,217 @@
+/**
+ * The Istio injection pipeline for one pod template, as `istioctl kube-inject` runs it (Istio `IntoObject` →
+ * `injectPod` → `RunTemplate`, `reapplyOverwrittenContainers`, `postProcessPod`; pkg/kube/inject/inject.go and
+ * webhook.go; istio-injection.md §5). Pure: the request's pod is not mutated, a new pod is returned.
+ */
+import type { Config } from '../../config/types.ts';
+import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import type { InjectRequest } from '../driver.ts';
+import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
+import { InjectError, MeshInjectError } from '../../results/errors.ts';
+import { effectiveProxyConfig, interceptionModeOf } from './proxy-config.ts';
+import { buildTemplateData } from './template-data.ts';
+import { renderIstioTemplate, selectedTemplates } from './render.ts';
+import { validateAnnotations } from './validate.ts';
+import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
+import { clusterEnvs, postProcessPod } from './postprocess.ts';
+import { clearPrometheusAnnotations, prometheusPort } from './prometheus.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import {
+  containersOf,
+  findContainer,
+  findSidecar,
+  INIT_CONTAINER,
+  isObject,
+  modifyContainers,
+  PROXY_CONTAINER,
+  VALIDATION_CONTAINER,
+} from './pod-util.ts';
+
+/** Pod annotation choosing native sidecars per pod (`"false"` → off, any other value → on). */
+export const NATIVE_SIDECAR_ANNOTATION = 'sidecar.istio.io/nativeSidecar';
+
+/** Result of {@link injectIstioPod}. */
+export interface IstioInjection {
+  pod: PodTemplate;
+  warnings: string[];
+}
+
+/**
+ * Whether this pod gets a native sidecar: the `sidecar.istio.io/nativeSidecar` annotation when set (`"false"`
+ * → no, anything else → yes), else `config.nativeSidecars` (Istio `ENABLE_NATIVE_SIDECARS`).
+ */
+export function resolveNativeSidecars(annotations: Record<string, string> | undefined, configNative: boolean): boolean {
+  const a = annotations?.[NATIVE_SIDECAR_ANNOTATION];
+  return a === undefined ? configNative : a !== 'false';
+}
+
+/**
+ * Istio `stripPod`: a copy of the pod without what the previous injection (status annotation) added — its
+ * containers and init containers, the prometheus annotations when they point at the status port, the status
+ * annotation. Volumes stay. Returns the pod itself when there is no valid status.
+ */
+export function stripPod(pod: PodTemplate, statusPort: number): PodTemplate {
+  const status = parseInjectionStatus(pod.metadata.annotations?.[STATUS_ANNOTATION]);
+  if (!status) return pod;
+  const out = structuredClone(pod);
+  for (const list of ['containers', 'initContainers'] as const) {
+    if (!Array.isArray(out.spec[list])) continue;
+    let cs = containersOf(out.spec, list);
+    for (const name of status[list]) cs = modifyContainers(cs, name, 'remove');
+    out.spec[list] = cs;
+  }
+  const annos = out.metadata.annotations ?? {};
+  if (prometheusPort(annos) === String(statusPort)) clearPrometheusAnnotations(annos);
+  delete annos[STATUS_ANNOTATION];
+  return out;
+}
+
+function asPod(o: JsonObject): PodTemplate {
+  return {
+    metadata: (isObject(o.metadata) ? o.metadata : {}) as PodTemplate['metadata'],
+    spec: isObject(o.spec) ? o.spec : {},
+  };
+}
+
+function mergeInto(pod: PodTemplate, fragment: JsonObject): PodTemplate {
+  return asPod(strategicMerge({ metadata: pod.metadata as JsonObject, spec: pod.spec }, fragment, POD_SCHEMA));
+}
+
+function fragmentOf(rendered: { metadata?: unknown; spec?: unknown }): JsonObject {
+  const f: JsonObject = {};
+  if (isObject(rendered.metadata as Json)) f.metadata = rendered.metadata as JsonObject;
+  if (isObject(rendered.spec as Json)) f.spec = rendered.spec as JsonObject;
+  return f;
+}
+
+function numberOr(v: Json | undefined, fallback: number): number {
+  return typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
+}
+
+function goTrue(v: Json | undefined): boolean {
+  return v === true || v === 'true';
+}
+
+function objectAt(o: Json | undefined, ...path: string[]): JsonObject {
+  let cur: Json | undefined = o;
+  for (const p of path) cur = isObject(cur) ? cur[p] : undefined;
+  return isObject(cur) ? cur : {};
+}
+
+function wrap(e: unknown, context: string): never {
+  if (e instanceof MeshInjectError) throw e;
+  throw new InjectError(`${context}: ${(e as Error).message}`, undefined, 'TEMPLATE');
+}
+
+/**
+ * OpenShift assigns the same `runAsUser` to every container; Istio's webhook therefore drops
+ * runAsUser/runAsGroup from a user `istio-proxy` whose runAsUser equals the app containers' (Istio
+ * `isSidecarUserMatchingAppUser`, pkg/kube/inject/webhook.go). In place.
+ */
+export function resetOpenShiftProxyUser(pod: PodTemplate): void {
+  const sidecar = findSidecar(pod.spec);
+  if (!sidecar || !isObject(sidecar.securityContext)) return;
+  let sidecarUser: Json = 0;
+  let appUser: Json = 0;
+  for (const c of containersOf(pod.spec, 'containers')) {
+    const uid = isObject(c.securityContext) ? c.securityContext.runAsUser : undefined;
+    if (uid === undefined || uid === null) continue;
+    if (c.name === PROXY_CONTAINER) sidecarUser = uid;
+    else if (c.name !== VALIDATION_CONTAINER && c.name !== INIT_CONTAINER) appUser = uid;
+  }
+  if (sidecarUser !== appUser) return;
+  delete sidecar.securityContext.runAsUser;
+  delete sidecar.securityContext.runAsGroup;
+}
+
+/** Istio `checkPreconditions`: a warning when `dnsPolicy` is set and not `ClusterFirst`. */
+function preconditionWarnings(pod: PodTemplate, namespace: string): string[] {
+  const dns = pod.spec.dnsPolicy;
+  if (typeof dns !== 'string' || dns === '' || dns === 'ClusterFirst') return [];
+  const name = pod.metadata.name ?? (pod.metadata.generateName ? `${pod.metadata.generateName}***** (actual name not yet known)` : '');
+  return [`"${namespace}/${name}"'s DNSPolicy is not "ClusterFirst". The Envoy sidecar may not able to connect to Istio Pilot`];
+}
+
+/**
+ * Injects the Istio sidecar into one pod template (kube-inject semantics; the decision to inject is made by
+ * the caller). Steps: validate annotations; apply `proxy.istio.io/config` to the mesh; strip a previous
+ * injection and reinsert saved overrides for the template data; render each selected template and
+ * strategic-merge it into an empty template pod and into the original pod (moving a user `istio-proxy` to the
+ * init containers when the template made it native); re-apply user containers named like injected ones;
+ * post-process (cluster env, prometheus, probes, status annotation, order).
+ * @throws InjectError for invalid annotations, unknown templates, template or merge failures
+ */
+export function injectIstioPod(req: InjectRequest): IstioInjection {
+  const { config } = req;
+  const original = structuredClone(req.pod);
+  if (config.istio.platform === 'openshift') resetOpenShiftProxyUser(original);
+  const annotations = original.metadata.annotations ?? {};
+  validateAnnotations(annotations);
+
+  const istio = config.istio;
+  const proxyConfig = effectiveProxyConfig(istio.meshConfig, annotations);
+  const meshConfig: JsonObject = { ...istio.meshConfig, defaultConfig: proxyConfig };
+  const values = istio.values;
+  const statusPort = numberOr(proxyConfig.statusPort, 15020);
+  const proxyEnvs = clusterEnvs(values, original.metadata.labels);
+
+  const stripped = reinsertOverrides(stripPod(original, statusPort));
+  const data = buildTemplateData({
+    pod: stripped,
+    workload: req.workload,
+    ...(req.namespace ? { namespace: req.namespace } : {}),
+    config,
+    proxyConfig,
+    nativeSidecars: config.nativeSidecars,
+  });
+
+  let merged: PodTemplate = structuredClone(original);
+  let templatePod: PodTemplate = { metadata: {}, spec: {} };
+  for (const name of selectedTemplates(annotations)) {
+    let fragment: JsonObject;
+    try {
+      fragment = fragmentOf(renderIstioTemplate(name, data));
+    } catch (e) {
+      wrap(e, `failed to run injection template "${name}"`);
+    }
+    try {
+      templatePod = mergeInto(templatePod, fragment);
+    } catch (e) {
+      wrap(e, 'failed applying injection overlay');
+    }
+    if (
+      findContainer(PROXY_CONTAINER, containersOf(templatePod.spec, 'initContainers')) &&
+      findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
+    ) {
+      const cs = containersOf(merged.spec, 'containers');
+      const proxy = findContainer(PROXY_CONTAINER, cs)!;
+      merged.spec.containers = cs.filter((c) => c !== proxy);
+      merged.spec.initContainers = [...containersOf(merged.spec, 'initContainers'), proxy];
+    }
+    try {
+      merged = mergeInto(merged, fragment);
+    } catch (e) {
+      wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');
+    }
+  }
+
+  const tproxy = interceptionModeOf(proxyConfig) === 'TPROXY';
+  const final = reapplyOverwrittenContainers(merged, original, templatePod.spec, tproxy);
+  const holdApplication =
+    goTrue(proxyConfig.holdApplicationUntilProxyStarts) || goTrue(objectAt(values, 'global', 'proxy').holdApplicationUntilProxyStarts);
+  postProcessPod(final, {
+    proxyEnvs,
+    meshConfig,
+    statusPort,
+    rewriteProbes: goTrue(objectAt(values, 'sidecarInjectorWebhook').rewriteAppHTTPProbe),
+    holdApplication,
+    templateSpec: templatePod.spec,
+    revision: istio.revision,
+  });
+  return { pod: final, warnings: preconditionWarnings(original, req.workload.namespace) };
+}
+
+/** `InjectResponse.summary` for a config: `istio, revision <revision|default>`. */
+export function injectionSummary(config: Config): string {
+  return `istio, revision ${config.istio.revision === '' ? 'default' : config.istio.revision}`;
+}

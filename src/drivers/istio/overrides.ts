@@ -1,0 +1,199 @@
+/**
+ * User containers named like injected ones (`istio-proxy`, `istio-init`, ...) are customisations: they are
+ * merged on top of the injected result and remembered in `proxy.istio.io/overrides` for re-injection.
+ * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
+ * (pkg/kube/inject/webhook.go; istio-injection.md §7).
+ */
+import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import { InjectError } from '../../results/errors.ts';
+import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
+import { canonicalQuantity } from './quantity.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import {
+  containersOf,
+  findContainer,
+  findContainerInSpec,
+  findSidecar,
+  INIT_CONTAINER,
+  isObject,
+  VALIDATION_CONTAINER,
+  type ContainerList,
+} from './pod-util.ts';
+
+/** Annotation holding the user's container customisations (JSON `{"containers":[…],"initContainers":[…]}`). */
+export const OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
+/** Image value meaning "keep the injected image". */
+export const AUTO_IMAGE = 'auto';
+
+/** `corev1.Container` JSON field order (Go struct order). */
+const CONTAINER_FIELDS = [
+  'name', 'image', 'command', 'args', 'workingDir', 'ports', 'envFrom', 'env', 'resources', 'resizePolicy',
+  'restartPolicy', 'restartPolicyRules', 'volumeMounts', 'volumeDevices', 'livenessProbe', 'readinessProbe',
+  'startupProbe', 'lifecycle', 'terminationMessagePath', 'terminationMessagePolicy', 'imagePullPolicy',
+  'securityContext', 'stdin', 'stdinOnce', 'tty',
+];
+
+/**
+ * A container as Go's `json.Marshal(corev1.Container)` writes it: fields in struct order, `resources` always
+ * present (`{}` when unset), empty strings/lists and false booleans of `omitempty` fields dropped.
+ */
+export function goContainerJSON(c: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  const keys = [...CONTAINER_FIELDS, ...Object.keys(c).filter((k) => !CONTAINER_FIELDS.includes(k))];
+  for (const k of keys) {
+    const v = c[k];
+    if (k === 'resources') {
+      out[k] = isObject(v) ? canonicalResources(v) : {};
+      continue;
+    }
+    if (k === 'name') {
+      out[k] = typeof v === 'string' ? v : '';
+      continue;
+    }
+    if (v === undefined || v === null || v === '' || v === false) continue;
+    if (Array.isArray(v) && v.length === 0) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** `requests`/`limits` quantities in canonical form (Go's typed round-trip). */
+function canonicalResources(r: JsonObject): JsonObject {
+  const out: JsonObject = { ...r };
+  for (const key of ['limits', 'requests']) {
+    const m = r[key];
+    if (!isObject(m)) continue;
+    const c: JsonObject = {};
+    for (const [name, q] of Object.entries(m)) {
+      c[name] = typeof q === 'string' || typeof q === 'number' ? (canonicalQuantity(q) ?? q) : q;
+    }
+    out[key] = c;
+  }
+  return out;
+}
+
+interface ParsedContainers {
+  containers: JsonObject[];
+  initContainers: JsonObject[];
+}
+
+function parseOverrides(value: string | undefined): ParsedContainers {
+  if (value === undefined) return { containers: [], initContainers: [] };
+  let v: unknown;
+  try {
+    v = JSON.parse(value);
+  } catch (e) {
+    throw new InjectError(
+      `invalid value for annotation '${OVERRIDES_ANNOTATION}': ${(e as Error).message}`,
+      `metadata.annotations[${OVERRIDES_ANNOTATION}]`,
+      'BAD_ANNOTATION',
+    );
+  }
+  const o = isObject(v as Json) ? (v as JsonObject) : {};
+  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isObject) as JsonObject[]) : []);
+  return { containers: list(o.containers), initContainers: list(o.initContainers) };
+}
+
+/**
+ * Istio `reinsertOverrides`: re-adds the containers saved in `proxy.istio.io/overrides` that the pod no longer
+ * has (they were stripped with the previous injection), so the template sees the user's customisations.
+ * Returns a new pod. @throws InjectError when the annotation is not JSON.
+ */
+export function reinsertOverrides(pod: PodTemplate): PodTemplate {
+  const saved = parseOverrides(pod.metadata.annotations?.[OVERRIDES_ANNOTATION]);
+  const out = structuredClone(pod);
+  for (const list of ['containers', 'initContainers'] as const) {
+    const cur = containersOf(out.spec, list);
+    let changed = false;
+    for (const c of saved[list]) {
+      if (typeof c.name === 'string' && !findContainer(c.name, cur)) {
+        cur.push(c);
+        changed = true;
+      }
+    }
+    if (changed) out.spec[list] = cur;
+  }
+  return out;
+}
+
+/**
+ * Istio `reapplyOverwrittenContainers`: for each container (then init container) of the rendered template pod
+ * that the user also defines (in a previous `proxy.istio.io/overrides`, else in the original pod) and that the
+ * previous injection did not add, strategic-merges the user's container (image `auto` → kept from the template)
+ * on top of `finalPod`. On a first injection the user copies are recorded in `proxy.istio.io/overrides`.
+ * Then applies {@link adjustInitContainerUser}. Returns the new final pod.
+ */
+export function reapplyOverwrittenContainers(
+  finalPod: PodTemplate,
+  originalPod: PodTemplate,
+  templateSpec: JsonObject,
+  tproxyMesh: boolean,
+): PodTemplate {
+  const origAnnos = originalPod.metadata.annotations ?? {};
+  const existing = parseOverrides(origAnnos[OVERRIDES_ANNOTATION]);
+  const statusValue = origAnnos[STATUS_ANNOTATION];
+  const alreadyInjected = statusValue !== undefined;
+  const status = parseInjectionStatus(statusValue);
+  const injected: Record<ContainerList, string[]> = {
+    containers: status?.containers ?? [],
+    initContainers: status?.initContainers ?? [],
+  };
+  const overrides: ParsedContainers = { containers: [], initContainers: [] };
+  let pod = finalPod;
+  for (const list of ['containers', 'initContainers'] as const) {
+    for (const c of containersOf(templateSpec, list)) {
+      const name = typeof c.name === 'string' ? c.name : '';
+      if (injected[list].includes(name)) continue;
+      const match =
+        findContainer(name, existing[list]) ??
+        (list === 'containers'
+          ? findContainer(name, containersOf(originalPod.spec, 'containers'))
+          : findContainerInSpec(name, originalPod.spec));
+      if (!match) continue;
+      const overlay = structuredClone(match);
+      if (overlay.image === AUTO_IMAGE) delete overlay.image;
+      overrides[list].push(goContainerJSON(overlay));
+      const merged = strategicMerge({ metadata: pod.metadata as JsonObject, spec: pod.spec }, { spec: { [list]: [overlay] } }, POD_SCHEMA);
+      pod = { metadata: merged.metadata as PodTemplate['metadata'], spec: merged.spec as JsonObject };
+    }
+  }
+  if (!alreadyInjected && (overrides.containers.length > 0 || overrides.initContainers.length > 0)) {
+    const js: JsonObject = {};
+    if (overrides.containers.length > 0) js.containers = overrides.containers;
+    if (overrides.initContainers.length > 0) js.initContainers = overrides.initContainers;
+    (pod.metadata.annotations ??= {})[OVERRIDES_ANNOTATION] = JSON.stringify(js);
+  }
+  adjustInitContainerUser(pod, originalPod, tproxyMesh);
+  return pod;
+}
+
+/**
+ * Istio `adjustInitContainerUser`, in place: when the user's `istio-proxy` sets runAsUser/runAsGroup — with
+ * TPROXY (mesh or `sidecar.istio.io/interceptionMode`) the proxy's runAsUser is forced to 0; otherwise an
+ * `istio-validation` container takes the same uid/gid; and the `-u <uid>` argument of the init/validation
+ * container becomes the user's runAsUser (unless it is 0).
+ */
+export function adjustInitContainerUser(finalPod: PodTemplate, originalPod: PodTemplate, tproxyMesh: boolean): void {
+  const user = findSidecar(originalPod.spec);
+  const sc = user && isObject(user.securityContext) ? user.securityContext : undefined;
+  if (!sc || (sc.runAsUser == null && sc.runAsGroup == null)) return;
+  const init = containersOf(finalPod.spec, 'initContainers');
+  const initContainer = findContainer(INIT_CONTAINER, init) ?? findContainer(VALIDATION_CONTAINER, init);
+  if (!initContainer) return;
+  const tproxy = tproxyMesh || finalPod.metadata.annotations?.['sidecar.istio.io/interceptionMode'] === 'TPROXY';
+  if (tproxy && sc.runAsUser != null) {
+    const sidecar = findSidecar(finalPod.spec);
+    if (!sidecar) return;
+    if (isObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
+    else sidecar.securityContext = { runAsUser: 0 };
+  }
+  if (!tproxy && initContainer.name === VALIDATION_CONTAINER) {
+    const isc = isObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
+    if (sc.runAsUser != null) isc.runAsUser = sc.runAsUser;
+    if (sc.runAsGroup != null) isc.runAsGroup = sc.runAsGroup;
+  }
+  if (sc.runAsUser == null || sc.runAsUser === 0) return;
+  const args = Array.isArray(initContainer.args) ? initContainer.args : [];
+  const i = args.indexOf('-u');
+  if (i >= 0 && i + 1 < args.length) args[i + 1] = String(sc.runAsUser);
+}

@@ -1,0 +1,90 @@
+/**
+ * Small accessors over a pod template kept as JSON (`PodTemplate`): container lists, lookups by name, string
+ * maps. Mirrors the helpers of Istio's pkg/kube/inject (`FindContainer`, `FindSidecar`, `modifyContainers`).
+ */
+import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+
+/** Name of the proxy container (Istio `ProxyContainerName`). */
+export const PROXY_CONTAINER = 'istio-proxy';
+/** Name of the iptables init container (Istio `InitContainerName`). */
+export const INIT_CONTAINER = 'istio-init';
+/** Name of the CNI validation init container (Istio `ValidationContainerName`). */
+export const VALIDATION_CONTAINER = 'istio-validation';
+/** Name of the core-dump init container (Istio `EnableCoreDumpName`). */
+export const ENABLE_CORE_DUMP_CONTAINER = 'enable-core-dump';
+
+/** Which container list of a pod spec. */
+export type ContainerList = 'containers' | 'initContainers';
+
+/** True for a JSON object (not null, not an array). */
+export function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The objects of `spec[list]` (the live array when it exists, else a new empty one not attached). */
+export function containersOf(spec: JsonObject, list: ContainerList): JsonObject[] {
+  const v = spec[list];
+  return Array.isArray(v) ? (v.filter(isObject) as JsonObject[]) : [];
+}
+
+/** The first container named `name` in `list` (Istio `FindContainer`). */
+export function findContainer(name: string, list: readonly JsonObject[]): JsonObject | undefined {
+  return list.find((c) => c.name === name);
+}
+
+/** A container by name in `containers`, else in `initContainers` (Istio `FindContainerFromPod`). */
+export function findContainerInSpec(name: string, spec: JsonObject): JsonObject | undefined {
+  return findContainer(name, containersOf(spec, 'containers')) ?? findContainer(name, containersOf(spec, 'initContainers'));
+}
+
+/** The `istio-proxy` container of a pod spec, in containers or init containers (Istio `FindSidecar`). */
+export function findSidecar(spec: JsonObject): JsonObject | undefined {
+  return findContainerInSpec(PROXY_CONTAINER, spec);
+}
+
+/** Reorder operation of Istio `modifyContainers`. */
+export type Reorder = 'first' | 'last' | 'remove';
+
+/**
+ * Istio `modifyContainers`: moves the container named `name` to the front or the back, or removes it; every
+ * other container named `name` is dropped too (Istio keeps only the last match). Returns a new array; absent
+ * name → the list without change of order.
+ */
+export function modifyContainers(list: readonly JsonObject[], name: string, op: Reorder): JsonObject[] {
+  const rest = list.filter((c) => c.name !== name);
+  const matches = list.filter((c) => c.name === name);
+  const match = matches[matches.length - 1];
+  if (!match) return rest;
+  if (op === 'first') return [match, ...rest];
+  if (op === 'last') return [...rest, match];
+  return rest;
+}
+
+/** Sets `spec[list]`, or deletes it when the list is empty and was absent before. */
+export function setContainers(spec: JsonObject, list: ContainerList, value: JsonObject[]): void {
+  if (value.length === 0 && spec[list] === undefined) return;
+  spec[list] = value;
+}
+
+/** The pod's annotations, created when missing. */
+export function annotationsOf(pod: PodTemplate): Record<string, string> {
+  return (pod.metadata.annotations ??= {});
+}
+
+/** The pod's labels, created when missing. */
+export function labelsOf(pod: PodTemplate): Record<string, string> {
+  return (pod.metadata.labels ??= {});
+}
+
+/** The `env` list of a container, created when missing. */
+export function envOf(container: JsonObject): JsonObject[] {
+  if (!Array.isArray(container.env)) container.env = [];
+  return container.env as JsonObject[];
+}
+
+/** Go `strconv.ParseBool`: `1 t T TRUE true True` / `0 f F FALSE false False`; undefined otherwise. */
+export function parseGoBool(v: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return undefined;
+}

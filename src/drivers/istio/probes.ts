@@ -1,0 +1,177 @@
+/**
+ * Application probe rewrite: kubelet probes and lifecycle hooks of the app containers are redirected to the
+ * agent's status port (`/app-health/<c>/<readyz|livez|startupz>`, `/app-lifecycle/<c>/<prestopz|poststartz>`),
+ * and the original actions go to the proxy env `ISTIO_KUBE_APP_PROBERS`. Istio `applyRewrite`,
+ * `DumpAppProbers`, `patchRewriteProbe`, `mergeOrAppendProbers` (pkg/kube/inject/app_probe.go, webhook.go;
+ * istio-injection.md §6.7).
+ */
+import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import { STATUS_ANNOTATION } from './status.ts';
+import { annotationsOf, containersOf, envOf, findSidecar, isObject, parseGoBool, PROXY_CONTAINER } from './pod-util.ts';
+
+/** Proxy env carrying the original probes. */
+export const APP_PROBERS_ENV = 'ISTIO_KUBE_APP_PROBERS';
+/** Pod annotation switching the rewrite (Go bool). */
+export const REWRITE_PROBES_ANNOTATION = 'sidecar.istio.io/rewriteAppHTTPProbers';
+/** Pod annotation overriding the agent status port. */
+export const STATUS_PORT_ANNOTATION = 'status.sidecar.istio.io/port';
+
+/** Istio `status.FormatProberURL`: the agent URLs of a container's probes and hooks. */
+export function proberUrls(container: string): Record<'readyz' | 'livez' | 'startupz' | 'prestopz' | 'poststartz', string> {
+  return {
+    readyz: `/app-health/${container}/readyz`,
+    livez: `/app-health/${container}/livez`,
+    startupz: `/app-health/${container}/startupz`,
+    prestopz: `/app-lifecycle/${container}/prestopz`,
+    poststartz: `/app-lifecycle/${container}/poststartz`,
+  };
+}
+
+/** Istio `ShouldRewriteAppHTTPProbers`: the annotation when it parses as a Go bool, else the values setting. */
+export function shouldRewriteProbes(annos: Record<string, string>, valuesSetting: boolean): boolean {
+  const a = annos[REWRITE_PROBES_ANNOTATION];
+  const b = a === undefined ? undefined : parseGoBool(a);
+  return b ?? valuesSetting;
+}
+
+/** App containers in Istio's order for probers: init containers, then containers, minus the proxy. */
+function appContainers(spec: JsonObject): JsonObject[] {
+  return [...containersOf(spec, 'initContainers'), ...containersOf(spec, 'containers')].filter((c) => c.name !== PROXY_CONTAINER);
+}
+
+/** Resolves a named port against the container's ports (then a numeric string); undefined when unresolvable. */
+function resolvePort(port: Json | undefined, container: JsonObject): number | undefined {
+  if (typeof port === 'number') return port;
+  if (typeof port !== 'string') return undefined;
+  const ports = Array.isArray(container.ports) ? container.ports.filter(isObject) : [];
+  for (const p of ports) {
+    if (p.name === port && typeof p.containerPort === 'number' && p.containerPort > 0) return p.containerPort;
+  }
+  return /^\d+$/.test(port) ? Number(port) : undefined;
+}
+
+/** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
+function proberOf(handler: Json | undefined, container: JsonObject, statusPort: number, isProbe: boolean): JsonObject | undefined {
+  if (!isObject(handler)) return undefined;
+  const timeout = isProbe && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0 ? handler.timeoutSeconds : undefined;
+  const withTimeout = (o: JsonObject): JsonObject => (timeout === undefined ? o : { ...o, timeoutSeconds: timeout });
+  if (isProbe && isObject(handler.grpc)) return withTimeout({ grpc: structuredClone(handler.grpc) });
+  const kind = isObject(handler.httpGet) ? 'httpGet' : isObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
+  if (!kind) return undefined;
+  const action = structuredClone(handler[kind] as JsonObject);
+  const port = resolvePort(action.port, container);
+  if (port === undefined) return undefined;
+  if (typeof action.port === 'number' && port === statusPort) return undefined; // already rewritten
+  action.port = port;
+  return withTimeout({ [kind]: action });
+}
+
+/**
+ * Istio `DumpAppProbers`: the JSON map (sorted keys) of every app container's readiness/liveness/startup probe
+ * (httpGet, tcpSocket, grpc) and preStop/postStart hook (httpGet, tcpSocket), keyed by agent URL; `''` when
+ * there are none.
+ */
+export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
+  const out: Record<string, JsonObject> = {};
+  for (const c of appContainers(spec)) {
+    const name = typeof c.name === 'string' ? c.name : '';
+    const urls = proberUrls(name);
+    const add = (url: string, v: JsonObject | undefined): void => {
+      if (v) out[url] = v;
+    };
+    add(urls.readyz, proberOf(c.readinessProbe, c, statusPort, true));
+    add(urls.livez, proberOf(c.livenessProbe, c, statusPort, true));
+    add(urls.startupz, proberOf(c.startupProbe, c, statusPort, true));
+    if (isObject(c.lifecycle)) {
+      add(urls.prestopz, proberOf(c.lifecycle.preStop, c, statusPort, false));
+      add(urls.poststartz, proberOf(c.lifecycle.postStart, c, statusPort, false));
+    }
+  }
+  const keys = Object.keys(out).sort();
+  if (keys.length === 0) return '';
+  const sorted: JsonObject = {};
+  for (const k of keys) sorted[k] = out[k]!;
+  return JSON.stringify(sorted);
+}
+
+/** `rewriteHTTPGetAction` on a probe or hook: httpGet/tcpSocket/grpc → httpGet {path: url, port}, HTTPS → HTTP. */
+function convertHandler(handler: Json | undefined, url: string, port: number, isProbe: boolean): JsonObject | undefined {
+  if (!isObject(handler)) return undefined;
+  const h = structuredClone(handler);
+  if (isObject(h.httpGet)) {
+    h.httpGet.port = port;
+    h.httpGet.path = url;
+    if (h.httpGet.scheme === 'HTTPS') h.httpGet.scheme = 'HTTP';
+    return h;
+  }
+  const other = isObject(h.tcpSocket) ? 'tcpSocket' : isProbe && isObject(h.grpc) ? 'grpc' : undefined;
+  if (!other) return undefined;
+  delete h[other];
+  h.httpGet = { path: url, port };
+  return h;
+}
+
+/** Istio `patchRewriteProbe`: rewrites the probes and hooks of every non-proxy container and init container. */
+export function rewriteProbes(spec: JsonObject, statusPort: number): void {
+  for (const c of appContainers(spec)) {
+    const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
+    for (const [field, url] of [
+      ['readinessProbe', urls.readyz],
+      ['livenessProbe', urls.livez],
+      ['startupProbe', urls.startupz],
+    ] as const) {
+      const p = convertHandler(c[field], url, statusPort, true);
+      if (p) c[field] = p;
+    }
+    if (isObject(c.lifecycle)) {
+      const pre = convertHandler(c.lifecycle.preStop, urls.prestopz, statusPort, false);
+      if (pre) c.lifecycle.preStop = pre;
+      const post = convertHandler(c.lifecycle.postStart, urls.poststartz, statusPort, false);
+      if (post) c.lifecycle.postStart = post;
+    }
+  }
+}
+
+/**
+ * Istio `mergeOrAppendProbers`: appends `ISTIO_KUBE_APP_PROBERS`, or, when the pod was injected before and the
+ * proxy already has it, merges the maps (previous entries win) and replaces the value in place.
+ */
+export function mergeOrAppendProbers(previouslyInjected: boolean, env: JsonObject[], probers: string): void {
+  if (previouslyInjected) {
+    const i = env.findIndex((e) => e.name === APP_PROBERS_ENV);
+    if (i >= 0) {
+      let merged: Record<string, Json>;
+      try {
+        const old = JSON.parse(String(env[i]!.value ?? '')) as Record<string, Json>;
+        const next = JSON.parse(probers) as Record<string, Json>;
+        merged = { ...next, ...old };
+      } catch {
+        return;
+      }
+      const sorted: JsonObject = {};
+      for (const k of Object.keys(merged).sort()) sorted[k] = merged[k]!;
+      env[i] = { name: APP_PROBERS_ENV, value: JSON.stringify(sorted) };
+      return;
+    }
+  }
+  env.push({ name: APP_PROBERS_ENV, value: probers });
+}
+
+/**
+ * Istio `applyRewrite`: when the pod has an `istio-proxy` container and rewriting is on
+ * ({@link shouldRewriteProbes}), adds/merges `ISTIO_KUBE_APP_PROBERS` (probers dumped against the mesh status
+ * port) and rewrites the app probes to the status port (annotation `status.sidecar.istio.io/port`, else the
+ * mesh status port).
+ */
+export function applyRewrite(pod: PodTemplate, meshStatusPort: number, valuesRewrite: boolean): void {
+  const sidecar = findSidecar(pod.spec);
+  if (!sidecar) return;
+  const annos = annotationsOf(pod);
+  if (!shouldRewriteProbes(annos, valuesRewrite)) return;
+  const probers = dumpAppProbers(pod.spec, meshStatusPort);
+  if (probers !== '') mergeOrAppendProbers(annos[STATUS_ANNOTATION] !== undefined, envOf(sidecar), probers);
+  const a = annos[STATUS_PORT_ANNOTATION];
+  // Go strconv.Atoi; a failed parse yields 0.
+  const port = a === undefined ? meshStatusPort : /^[+-]?\d+$/.test(a) ? Number(a) : 0;
+  rewriteProbes(pod.spec, port);
+}

@@ -1,0 +1,94 @@
+import { parse } from 'yaml';
+import type { JsonObject, PodMeta } from '../../model.ts';
+import { renderTemplate } from '../../render/engine.ts';
+import { InjectError } from '../../results/errors.ts';
+import { TEMPLATES } from '../templates.gen.ts';
+import type { IstioTemplateData } from './template-data.ts';
+
+/** Pod annotation choosing the templates to run (comma list). */
+export const TEMPLATES_ANNOTATION = 'inject.istio.io/templates';
+
+/**
+ * Names of the built-in Istio injection templates, in Istio's registration order (the chart's
+ * `files/` templates that meshinject ports; waypoint, kube-gateway and agentgateway are not ported).
+ */
+export const ISTIO_TEMPLATE_NAMES: readonly string[] = ['sidecar', 'gateway', 'grpc-simple', 'grpc-agent'];
+
+/**
+ * The templates to run for a pod, in order: the `inject.istio.io/templates` annotation split on `,`
+ * with blanks trimmed (duplicates kept, as Istio runs `sidecar,sidecar` twice), else `["sidecar"]`
+ * (Istio `selectTemplates`, pkg/kube/inject/webhook.go, with kube-inject's default template).
+ */
+export function selectedTemplates(annotations: Record<string, string> | undefined): string[] {
+  const value = annotations?.[TEMPLATES_ANNOTATION];
+  if (value === undefined) return ['sidecar'];
+  return value.split(',').map((s) => s.trim());
+}
+
+/** A rendered template: the pod metadata and spec fragments to strategic-merge into the pod. */
+export interface RenderedFragment {
+  metadata?: PodMeta;
+  spec?: JsonObject;
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const PROBE_INT_FIELDS = ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'];
+
+/**
+ * Go-typed round-trip of a container as Istio's merge produces it (`corev1.Container` with
+ * `omitempty`): an env `value: ""` and zero-valued probe counters disappear, an empty
+ * `imagePullPolicy` is dropped. Everything else is kept as rendered.
+ */
+function normalizeContainer(c: JsonObject): void {
+  if (Array.isArray(c.env)) {
+    for (const e of c.env) if (isObject(e) && e.value === '') delete e.value;
+  }
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
+    const p = c[probe];
+    if (!isObject(p)) continue;
+    for (const f of PROBE_INT_FIELDS) if (p[f] === 0) delete p[f];
+  }
+  if (c.imagePullPolicy === '') delete c.imagePullPolicy;
+}
+
+function normalizeFragment(spec: JsonObject): void {
+  for (const key of ['initContainers', 'containers']) {
+    const list = spec[key];
+    if (Array.isArray(list)) for (const c of list) if (isObject(c)) normalizeContainer(c);
+  }
+}
+
+/**
+ * Renders one Istio template (`sidecar`, `gateway`, `grpc-simple`, `grpc-agent`) with `data` and
+ * parses the YAML with YAML 1.1 rules (as Go's sigs.k8s.io/yaml does), returning the pod fragment as
+ * JSON. Empty env values and zero probe counters are dropped as Go's typed round-trip drops them.
+ * @throws InjectError `requested template "x" not found; have sidecar, gateway, ...` for an unknown name;
+ *   InjectError (code TEMPLATE) when rendering fails or the output is not a YAML mapping.
+ */
+export function renderIstioTemplate(name: string, data: IstioTemplateData): RenderedFragment {
+  const source = ISTIO_TEMPLATE_NAMES.includes(name) ? TEMPLATES[`istio/${name}`] : undefined;
+  if (source === undefined) {
+    throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, undefined, 'TEMPLATE');
+  }
+  const text = renderTemplate(`istio/${name}`, source, data);
+  let parsed: unknown;
+  try {
+    parsed = parse(text, { version: '1.1', uniqueKeys: false });
+  } catch (err) {
+    throw new InjectError(`template "istio/${name}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isObject(parsed)) throw new InjectError(`template "istio/${name}" did not produce a YAML mapping`, undefined, 'TEMPLATE');
+  const out: RenderedFragment = {};
+  if (isObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
+  if (isObject(parsed.spec)) {
+    normalizeFragment(parsed.spec);
+    out.spec = parsed.spec;
+  }
+  return out;
+}
+
+

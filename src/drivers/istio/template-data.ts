@@ -1,0 +1,205 @@
+import type { Config } from '../../config/types.ts';
+import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
+import type { WorkloadRef } from '../driver.ts';
+import { goSprint } from '../../render/go-values.ts';
+import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
+import { interceptionModeOf } from './proxy-config.ts';
+import { deployMetaOf, ownerUri } from './workload-meta.ts';
+
+/** What {@link buildTemplateData} needs. */
+export interface TemplateDataInput {
+  /** The pod template with any previous injection stripped (Istio `stripPod`). */
+  pod: PodTemplate;
+  workload: WorkloadRef;
+  namespace?: NamespaceInfo;
+  config: Config;
+  /** The effective ProxyConfig (from `effectiveProxyConfig`). */
+  proxyConfig: JsonObject;
+  /** Native sidecars as resolved by the pipeline (config and node-version rules), before the pod annotation. */
+  nativeSidecars: boolean;
+}
+
+/**
+ * The data the Istio template ports render with: Istio's `SidecarTemplateData` (pkg/kube/inject/inject.go)
+ * with Go field names at the top level and Kubernetes/protobuf JSON (camelCase) inside, plus values the
+ * Go templates compute with `$variables`, precomputed here because Handlebars has no assignment.
+ */
+export interface IstioTemplateData {
+  TypeMeta: { APIVersion: string; Kind: string };
+  DeploymentMeta: { Name: string; Namespace: string };
+  /** The pod's metadata; `labels` and `annotations` are always objects. */
+  ObjectMeta: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
+  /** The pod spec; `containers` is always an array and `serviceAccountName` a string. */
+  Spec: JsonObject & { containers: JsonObject[]; serviceAccountName: string };
+  /** Effective ProxyConfig (protobuf JSON); `interceptionMode` and `proxyMetadata` are always set. */
+  ProxyConfig: JsonObject & { interceptionMode: string; proxyMetadata: Record<string, string> };
+  MeshConfig: JsonObject;
+  Values: JsonObject;
+  /** `config.istio.revision`, or `default`. */
+  Revision: string;
+  NativeSidecars: boolean;
+  ProxyImage: string;
+  ProxyInitImage: string;
+  ProxyUID: number;
+  ProxyGID: number;
+  /** `localhost`, `passthrough` or `undefined` from `meshConfig.inboundTrafficPolicy.mode`. */
+  InboundTrafficPolicyMode: string;
+  CompliancePolicy: string;
+  /** Names of the pod's containers other than `istio-proxy` (template `$containers`). */
+  AppContainers: string[];
+  /** `structToJSON` of every container port, in container order (Go `ContainerPort` field order). */
+  PodPorts: string[];
+  /** `ISTIO_META_WORKLOAD_NAME`: label `service.istio.io/workload-name`, else the DeploymentMeta name. */
+  WorkloadName: string;
+  /** `ISTIO_META_OWNER` value, or `''` when the type or name is unknown. */
+  Owner: string;
+  /** Interception mode: annotation `sidecar.istio.io/interceptionMode`, else the ProxyConfig's. */
+  InterceptionMode: string;
+  /** Template `$nativeSidecar`: annotation `sidecar.istio.io/nativeSidecar` (`"false"` → off) else NativeSidecars. */
+  Native: boolean;
+  /** Template `$tproxy`. */
+  TProxy: boolean;
+  /** Template `$capNetBindService`: annotation `sidecar.istio.io/capNetBindService` or values say `true`. */
+  CapNetBindService: boolean;
+  /** Template `$holdProxy`: holdApplicationUntilProxyStarts (ProxyConfig or values) and not native. */
+  HoldProxy: boolean;
+  /** Template `$noInitContainer`: interception NONE and not native. */
+  NoInitContainer: boolean;
+  /** `valueOrDefault .MeshConfig.TrustDomain .Values.global.trustDomain`. */
+  TrustDomain: string;
+  /** Status port as the template sees it: annotation `status.sidecar.istio.io/port`, else values. */
+  StatusPort: string;
+}
+
+const PROXY_UID = 1337;
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function objectAt(o: Json | undefined, ...path: string[]): JsonObject {
+  let cur: Json | undefined = o;
+  for (const p of path) cur = isObject(cur) ? cur[p] : undefined;
+  return isObject(cur) ? cur : {};
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return out;
+  for (const [k, val] of Object.entries(v)) out[k] = typeof val === 'string' ? val : String(val);
+  return out;
+}
+
+/** Go `encoding/json` of a `corev1.ContainerPort`: name, hostPort, containerPort, protocol, hostIP (omitempty). */
+export function containerPortJSON(port: JsonObject): string {
+  const out: JsonObject = {};
+  if (port.name) out.name = port.name;
+  if (port.hostPort) out.hostPort = port.hostPort;
+  out.containerPort = port.containerPort ?? 0;
+  if (port.protocol) out.protocol = port.protocol;
+  if (port.hostIP) out.hostIP = port.hostIP;
+  return JSON.stringify(out);
+}
+
+/**
+ * The last id of an OpenShift range annotation (`start/size` or `start-end`, first block of a comma
+ * list); Istio `getPreallocatedUIDRange`/`getPreallocatedSupplementalGroups` (pkg/kube/inject/openshift.go).
+ */
+export function openshiftRangeMax(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const block = value.split(',')[0]?.trim() ?? '';
+  let m = /^(\d+)\/(\d+)$/.exec(block);
+  if (m) return Number(m[1]) + Number(m[2]) - 1;
+  m = /^(\d+)-(\d+)$/.exec(block);
+  if (m) return Number(m[2]);
+  return undefined;
+}
+
+function isGoTrue(v: Json | undefined): boolean {
+  return v === true || v === 'true';
+}
+
+/**
+ * Builds the template data for one pod (Istio `RunTemplate` building `SidecarTemplateData`,
+ * pkg/kube/inject/inject.go). Pure: reads only its input.
+ */
+export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
+  const { pod, workload, namespace, config } = input;
+  const values = config.istio.values;
+  const mesh = config.istio.meshConfig;
+  const labels = stringMap(pod.metadata.labels);
+  const annotations = stringMap(pod.metadata.annotations);
+  const rawSpec = pod.spec ?? {};
+  const containers = (Array.isArray(rawSpec.containers) ? rawSpec.containers : []).filter(isObject);
+  const spec = {
+    ...rawSpec,
+    containers,
+    serviceAccountName: typeof rawSpec.serviceAccountName === 'string' ? rawSpec.serviceAccountName : '',
+  };
+  const proxyConfig: IstioTemplateData['ProxyConfig'] = {
+    ...input.proxyConfig,
+    interceptionMode: interceptionModeOf(input.proxyConfig),
+    proxyMetadata: stringMap(input.proxyConfig.proxyMetadata),
+  };
+
+  const { deployMeta, typeMeta } = deployMetaOf(pod, workload);
+  const workloadName = labels['service.istio.io/workload-name'] ?? deployMeta.Name;
+
+  let uid = PROXY_UID;
+  let gid = PROXY_UID;
+  if (config.istio.platform === 'openshift') {
+    const nsAnnotations = namespace?.annotations ?? {};
+    uid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.uid-range']) ?? PROXY_UID;
+    gid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.supplemental-groups']) ?? uid;
+  }
+
+  const proxyValues = objectAt(values, 'global', 'proxy');
+  const interceptionMode = annotations['sidecar.istio.io/interceptionMode'] ?? proxyConfig.interceptionMode;
+  const nativeAnnotation = annotations['sidecar.istio.io/nativeSidecar'];
+  const native = (nativeAnnotation === undefined || nativeAnnotation === '' ? String(input.nativeSidecars) : nativeAnnotation) !== 'false';
+  const capAnnotation = annotations['sidecar.istio.io/capNetBindService'];
+  const capNetBind = capAnnotation !== undefined ? capAnnotation === 'true' : isGoTrue(proxyValues.capNetBindService);
+  const pcHold = proxyConfig.holdApplicationUntilProxyStarts;
+  const hold = (isObject(pcHold) ? isGoTrue(pcHold.value) : isGoTrue(pcHold)) || isGoTrue(proxyValues.holdApplicationUntilProxyStarts);
+  const modeValue = objectAt(mesh, 'inboundTrafficPolicy').mode;
+  const inboundMode = modeValue === 'LOCALHOST' || modeValue === 1 ? 'localhost'
+    : modeValue === undefined || modeValue === 'PASSTHROUGH' || modeValue === 0 ? 'passthrough' : 'undefined';
+  const meshTrustDomain = typeof mesh.trustDomain === 'string' ? mesh.trustDomain : '';
+  const valuesTrustDomain = objectAt(values, 'global').trustDomain;
+  const statusPortValue = proxyValues.statusPort;
+
+  return {
+    TypeMeta: typeMeta,
+    DeploymentMeta: deployMeta,
+    ObjectMeta: {
+      name: typeof pod.metadata.name === 'string' ? pod.metadata.name : '',
+      namespace: typeof pod.metadata.namespace === 'string' ? pod.metadata.namespace : '',
+      labels,
+      annotations,
+    },
+    Spec: spec,
+    ProxyConfig: proxyConfig,
+    MeshConfig: mesh,
+    Values: values,
+    Revision: config.istio.revision || 'default',
+    NativeSidecars: input.nativeSidecars,
+    ProxyImage: resolveProxyImage(values, proxyConfig, annotations),
+    ProxyInitImage: resolveProxyInitImage(values, proxyConfig, annotations),
+    ProxyUID: uid,
+    ProxyGID: gid,
+    InboundTrafficPolicyMode: inboundMode,
+    CompliancePolicy: config.istio.compliancePolicy,
+    AppContainers: containers.map((c) => String(c.name ?? '')).filter((n) => n !== 'istio-proxy'),
+    PodPorts: containers.flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isObject) : []).map(containerPortJSON)),
+    WorkloadName: workloadName,
+    Owner: typeMeta.APIVersion && deployMeta.Name ? ownerUri(typeMeta, deployMeta) : '',
+    InterceptionMode: interceptionMode,
+    Native: native,
+    TProxy: interceptionMode === 'TPROXY',
+    CapNetBindService: capNetBind,
+    HoldProxy: hold && !native,
+    NoInitContainer: interceptionMode === 'NONE' && !native,
+    TrustDomain: meshTrustDomain !== '' ? meshTrustDomain : typeof valuesTrustDomain === 'string' ? valuesTrustDomain : '',
+    StatusPort: annotations['status.sidecar.istio.io/port'] ?? goSprint(statusPortValue),
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Validation of the per-pod annotations Istio checks before injecting (`AnnotationValidation`,
+ * pkg/kube/inject/validate.go). An invalid value fails the injection of that workload with Istio's message
+ * `invalid value '<v>' for annotation '<k>': <reason>`.
+ */
+import { InjectError } from '../../results/errors.ts';
+import { effectiveProxyConfig } from './proxy-config.ts';
+import { parseGoBool } from './pod-util.ts';
+
+type Check = (value: string) => string | undefined;
+
+const UINT_RE = /^\d+$/;
+
+/** Go `strconv.ParseUint(v, 10, bits)` error text, or undefined when `v` parses. */
+function parseUintError(v: string, bits: 16 | 32): string | undefined {
+  if (!UINT_RE.test(v)) return `strconv.ParseUint: parsing ${JSON.stringify(v)}: invalid syntax`;
+  if (BigInt(v) > (1n << BigInt(bits)) - 1n) return `strconv.ParseUint: parsing ${JSON.stringify(v)}: value out of range`;
+  return undefined;
+}
+
+/** Istio `parsePort`: a uint16 after trimming blanks. */
+function portError(p: string): string | undefined {
+  const e = parseUintError(p.trim(), 16);
+  return e ? `failed parsing port '${p}': ${e}` : undefined;
+}
+
+/** Istio `parsePorts`: comma list of ports; empty (after trimming) is valid. */
+function portListError(name: string, ports: string): string | undefined {
+  const s = ports.trim();
+  if (s === '') return undefined;
+  for (const p of s.split(',')) {
+    const e = portError(p);
+    if (e) return `${name} invalid: failed parsing port '${p}': ${e}`;
+  }
+  return undefined;
+}
+
+const IPV4_RE = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+function isIPv6(s: string): boolean {
+  if (s.includes('%')) return false;
+  let str = s;
+  let groups = 8;
+  const v4 = /:((\d+\.){3}\d+)$/.exec(str);
+  if (v4) {
+    if (!IPV4_RE.test(v4[1]!)) return false;
+    str = str.slice(0, str.length - v4[1]!.length) + '0';
+    groups = 7;
+  }
+  const halves = str.split('::');
+  if (halves.length > 2) return false;
+  const parts = (h: string): string[] => (h === '' ? [] : h.split(':'));
+  const all = halves.flatMap(parts);
+  if (!all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
+  return halves.length === 2 ? all.length < groups : all.length === groups;
+}
+
+/** Go `netip.ParsePrefix` error text (strict: no blanks, no leading zeros, prefix length in range). */
+function prefixError(cidr: string): string | undefined {
+  const q = `netip.ParsePrefix(${JSON.stringify(cidr)})`;
+  const slash = cidr.lastIndexOf('/');
+  if (slash < 0) return `${q}: no '/'`;
+  const addr = cidr.slice(0, slash);
+  const bits = cidr.slice(slash + 1);
+  const v4 = IPV4_RE.test(addr);
+  if (!v4 && !isIPv6(addr)) return `${q}: ParseAddr(${JSON.stringify(addr)}): unable to parse IP`;
+  if (!/^(0|[1-9]\d{0,2})$/.test(bits) || Number(bits) > (v4 ? 32 : 128)) return `${q}: bad bits after slash: ${JSON.stringify(bits)}`;
+  return undefined;
+}
+
+/** Istio `validateCIDRList`: comma list of prefixes (no trimming); empty is valid. */
+function cidrListError(cidrs: string): string | undefined {
+  if (cidrs === '') return undefined;
+  for (const c of cidrs.split(',')) {
+    const e = prefixError(c);
+    if (e) return `failed parsing cidr '${c}': ${e}`;
+  }
+  return undefined;
+}
+
+/** Network interface names: comma list of non-empty names of at most 15 characters without blanks or `/`. */
+function interfacesError(v: string): string | undefined {
+  if (v.trim() === '') return undefined;
+  for (const raw of v.split(',')) {
+    const n = raw.trim();
+    if (n === '' || n.length > 15 || /[\s/]/.test(n) || n === '.' || n === '..') return `invalid interface name '${raw}'`;
+  }
+  return undefined;
+}
+
+const QUANTITY_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?\d+)?$/;
+
+/** Kubernetes `resource.ParseQuantity` plus "no control characters". */
+function quantityError(v: string): string | undefined {
+  if (/[\x00-\x1f\x7f]/.test(v)) return 'contains control characters';
+  if (!QUANTITY_RE.test(v)) return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  return undefined;
+}
+
+function proxyConfigError(v: string): string | undefined {
+  try {
+    effectiveProxyConfig({}, { 'proxy.istio.io/config': v });
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof InjectError)) throw e;
+    // effectiveProxyConfig already words the message as "invalid value ... for annotation ...: <reason>".
+    const m = /for annotation '[^']*': ([\s\S]*)$/.exec(e.message);
+    return m ? m[1]! : e.message;
+  }
+}
+
+/** The annotations Istio validates and how (Istio `AnnotationValidation`). */
+export const ANNOTATION_VALIDATION: Readonly<Record<string, Check>> = {
+  'sidecar.istio.io/interceptionMode': (v) =>
+    ['REDIRECT', 'TPROXY', 'NONE'].includes(v) ? undefined : `interceptionMode invalid, use REDIRECT,TPROXY,NONE: ${v}`,
+  'status.sidecar.istio.io/port': (v) => {
+    const e = portError(v);
+    return e ? `excludeInboundPorts invalid: ${e}` : undefined;
+  },
+  'readiness.status.sidecar.istio.io/initialDelaySeconds': (v) => parseUintError(v, 32),
+  'readiness.status.sidecar.istio.io/periodSeconds': (v) => parseUintError(v, 32),
+  'readiness.status.sidecar.istio.io/failureThreshold': (v) => parseUintError(v, 32),
+  'traffic.sidecar.istio.io/includeOutboundIPRanges': (v) => {
+    const e = v === '*' ? undefined : cidrListError(v);
+    return e ? `includeIPRanges invalid: ${e}` : undefined;
+  },
+  'traffic.sidecar.istio.io/excludeOutboundIPRanges': (v) => {
+    const e = cidrListError(v);
+    return e ? `excludeIPRanges invalid: ${e}` : undefined;
+  },
+  'traffic.sidecar.istio.io/includeInboundPorts': (v) => (v === '*' ? undefined : portListError('includeInboundPorts', v)),
+  'traffic.sidecar.istio.io/excludeInboundPorts': (v) => portListError('excludeInboundPorts', v),
+  'traffic.sidecar.istio.io/excludeOutboundPorts': (v) => portListError('excludeOutboundPorts', v),
+  'traffic.sidecar.istio.io/excludeInterfaces': interfacesError,
+  'traffic.sidecar.istio.io/kubevirtInterfaces': interfacesError,
+  'istio.io/reroute-virtual-interfaces': interfacesError,
+  'prometheus.istio.io/merge-metrics': (v) =>
+    parseGoBool(v) === undefined ? `strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax` : undefined,
+  'proxy.istio.io/config': proxyConfigError,
+  'sidecar.istio.io/proxyCPU': quantityError,
+  'sidecar.istio.io/proxyMemory': quantityError,
+  'sidecar.istio.io/proxyCPULimit': quantityError,
+  'sidecar.istio.io/proxyMemoryLimit': quantityError,
+};
+
+/**
+ * Checks every validated annotation of a pod (Istio `validateAnnotations`).
+ * @param annotations the pod template's annotations
+ * @param fieldPrefix KRM path of the annotations map, e.g. `spec.template.metadata.annotations`
+ * @throws InjectError (code `BAD_ANNOTATION`) naming every invalid annotation (joined with `; `); its
+ *   `field` is `<fieldPrefix>[<first invalid key>]`.
+ */
+export function validateAnnotations(annotations: Record<string, string> | undefined, fieldPrefix = 'metadata.annotations'): void {
+  const errors: Array<{ key: string; message: string }> = [];
+  for (const [key, value] of Object.entries(annotations ?? {})) {
+    const check = ANNOTATION_VALIDATION[key];
+    if (!check) continue;
+    const reason = check(String(value));
+    if (reason !== undefined) errors.push({ key, message: `invalid value '${value}' for annotation '${key}': ${reason}` });
+  }
+  if (errors.length === 0) return;
+  throw new InjectError(errors.map((e) => e.message).join('; '), `${fieldPrefix}[${errors[0]!.key}]`, 'BAD_ANNOTATION');
+}

@@ -1,0 +1,271 @@
+/**
+ * Strategic merge patch (SMP) of plain JSON objects, as `k8s.io/apimachinery/pkg/util/strategicpatch` applies it
+ * (`StrategicMergeMapPatchUsingLookupPatchMeta` with `MergeParallelList` and `IgnoreUnmatchedNulls`). Generic and
+ * driver-independent: the caller passes a {@link PatchSchema} describing which lists merge by which key. The
+ * schemas for `corev1.Pod` and `corev1.PodTemplateSpec` ship here ({@link POD_SCHEMA}); their merge keys are the
+ * `patchMergeKey`/`patchStrategy` struct tags of `k8s.io/api` (table in istio-injection.md §7).
+ *
+ * Rules (strategicpatch `mergeMap`, `mergeSlice`, `normalizeElementOrder`, `mergeSortedSlice`):
+ * - maps merge key by key; a `null` patch value deletes the key; `{"$patch": "replace"}` replaces the whole map,
+ *   `{"$patch": "delete"}` empties it; `$retainKeys` drops original keys not listed;
+ * - lists with a merge key merge element-wise by that key (elements of the patch not in the original are appended,
+ *   elements in both are merged as maps); `{"$patch": "delete", <key>: v}` removes an element, `{"$patch": "replace"}`
+ *   in a list replaces the list by the other patch elements; `$deleteFromPrimitiveList/<field>` removes scalars;
+ * - lists of scalars with the `merge` strategy are unioned (deduplicated, original first);
+ * - every other list, and values of different types, are replaced by the patch value;
+ * - the order of a merged list is k8s's: patch elements and original-only elements each keep their relative order,
+ *   and an original-only element goes before a patch element only when both occur in the original in that order, so
+ *   patch elements that are new to the original come first (e.g. an injected container before the app).
+ * Null values inside values taken from the patch are dropped (Go drops them when it decodes into typed structs).
+ * Inputs are not mutated. Errors (`Error`) for a merge-key element without its key or an unknown `$patch` value.
+ */
+import type { Json, JsonObject } from '../model.ts';
+
+/** What the strategic merge knows about one field: a struct (fields), or a list (merge key, item schema). */
+export interface PatchSchema {
+  /** Sub-schemas of an object's fields. */
+  fields?: Readonly<Record<string, PatchSchema>>;
+  /** For a list: merge its elements by this key (patchStrategy `merge` + patchMergeKey). */
+  mergeKey?: string;
+  /** For a list of scalars: patchStrategy `merge` (union). */
+  mergeScalars?: boolean;
+  /** For a map field: patchStrategy `replace` (the patch map replaces the original). */
+  replace?: boolean;
+  /** Schema of a list's elements. */
+  items?: PatchSchema;
+}
+
+const DIRECTIVE = '$patch';
+const RETAIN_KEYS = '$retainKeys';
+const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
+const SET_ELEMENT_ORDER = '$setElementOrder/';
+
+const CONTAINER: PatchSchema = {
+  fields: {
+    ports: { mergeKey: 'containerPort' },
+    env: { mergeKey: 'name' },
+    volumeMounts: { mergeKey: 'mountPath' },
+    volumeDevices: { mergeKey: 'devicePath' },
+  },
+};
+
+/** `corev1.PodSpec` merge keys. */
+export const POD_SPEC_SCHEMA: PatchSchema = {
+  fields: {
+    volumes: { mergeKey: 'name' },
+    initContainers: { mergeKey: 'name', items: CONTAINER },
+    containers: { mergeKey: 'name', items: CONTAINER },
+    ephemeralContainers: { mergeKey: 'name', items: CONTAINER },
+    imagePullSecrets: { mergeKey: 'name' },
+    hostAliases: { mergeKey: 'ip' },
+    topologySpreadConstraints: { mergeKey: 'topologyKey' },
+    schedulingGates: { mergeKey: 'name' },
+    resourceClaims: { mergeKey: 'name' },
+  },
+};
+
+/** `metav1.ObjectMeta` merge keys. */
+export const OBJECT_META_SCHEMA: PatchSchema = {
+  fields: {
+    ownerReferences: { mergeKey: 'uid' },
+    finalizers: { mergeScalars: true },
+  },
+};
+
+/** Schema of a `corev1.Pod` or a `corev1.PodTemplateSpec` (`metadata` + `spec`). */
+export const POD_SCHEMA: PatchSchema = {
+  fields: { metadata: OBJECT_META_SCHEMA, spec: POD_SPEC_SCHEMA },
+};
+
+/** Schema that knows no field: every list is replaced, every map merged (JSON-merge-like with directives). */
+export const EMPTY_SCHEMA: PatchSchema = {};
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function clone<T extends Json>(v: T): T {
+  return structuredClone(v);
+}
+
+/** Recursively drops null values from maps (strategicpatch `discardNullValuesFromPatch`); returns a copy. */
+function withoutNulls(v: Json): Json {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (isObject(v)) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+    return out;
+  }
+  return v;
+}
+
+function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  const ao = a as JsonObject;
+  const bo = b as JsonObject;
+  const ak = Object.keys(ao);
+  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
+}
+
+/** Drops a directive-only or directive-carrying patch down to plain data (for values new to the original). */
+function stripDirectives(v: Json, schema: PatchSchema | undefined): Json {
+  if (Array.isArray(v)) {
+    if (schema?.mergeKey && v.some(isObject)) return mergeList([], v, schema);
+    return v.map((x) => stripDirectives(x, schema?.items));
+  }
+  if (isObject(v)) return mergeMap({}, v, schema);
+  return v;
+}
+
+/**
+ * Applies `patch` to `original` with strategic-merge semantics (see the module comment).
+ * @param original the current object (not mutated)
+ * @param patch the patch object (not mutated)
+ * @param schema merge keys of the object's type, e.g. {@link POD_SCHEMA}
+ * @returns a new merged object
+ */
+export function strategicMerge(original: JsonObject, patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): JsonObject {
+  return mergeMap(clone(original), patch, schema);
+}
+
+/** `mergeMap`: merges `patch` into `original` (which it owns and may mutate). */
+function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema | undefined): JsonObject {
+  const directive = patch[DIRECTIVE];
+  if (directive !== undefined) {
+    if (directive === 'replace') {
+      const rest: JsonObject = {};
+      for (const [k, v] of Object.entries(patch)) if (k !== DIRECTIVE) rest[k] = v;
+      return withoutNulls(rest) as JsonObject;
+    }
+    if (directive === 'delete') return {};
+    throw new Error(`unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(patch)}`);
+  }
+  const retain = patch[RETAIN_KEYS];
+  if (Array.isArray(retain)) {
+    const keep = new Set(retain.map(String));
+    for (const k of Object.keys(original)) if (!keep.has(k)) delete original[k];
+  }
+  for (const [rawKey, patchV] of Object.entries(patch)) {
+    if (rawKey === RETAIN_KEYS || rawKey.startsWith(SET_ELEMENT_ORDER)) continue;
+    if (rawKey.startsWith(DELETE_FROM_PRIMITIVE)) {
+      const k = rawKey.slice(DELETE_FROM_PRIMITIVE.length);
+      const cur = original[k];
+      if (Array.isArray(cur) && Array.isArray(patchV)) {
+        original[k] = cur.filter((x) => !patchV.some((d) => jsonEqual(d, x)));
+      }
+      continue;
+    }
+    const k = rawKey;
+    const sub = schema?.fields?.[k];
+    if (patchV === null) {
+      delete original[k];
+      continue;
+    }
+    const origV = original[k];
+    if (origV === undefined) {
+      original[k] = withoutNulls(stripDirectives(patchV, sub));
+      continue;
+    }
+    if (isObject(origV) && isObject(patchV)) {
+      original[k] = sub?.replace ? (withoutNulls(stripDirectives(patchV, sub)) as JsonObject) : mergeMap(origV, patchV, sub);
+    } else if (Array.isArray(origV) && Array.isArray(patchV)) {
+      original[k] = sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub) : withoutNulls(stripDirectives(patchV, sub));
+    } else {
+      original[k] = withoutNulls(stripDirectives(patchV, sub));
+    }
+  }
+  return original;
+}
+
+/** `mergeSlice` for a list with a merge strategy; `original` is owned. */
+function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefined): Json[] {
+  if (original.length === 0 && patch.length === 0) return original;
+  const mergeKey = schema?.mergeKey;
+  const isMaps = [...original, ...patch].some(isObject);
+  if (!isMaps) {
+    const merged: Json[] = [];
+    for (const x of [...original, ...patch]) if (!merged.some((y) => jsonEqual(x, y))) merged.push(x);
+    const [patchItems, serverOnly] = partition(merged, (x) => patch.some((p) => jsonEqual(p, x)));
+    return normalizeOrder(patchItems, serverOnly, patch, original, (a, b) => jsonEqual(a, b));
+  }
+  if (!mergeKey) throw new Error('cannot merge lists without merge key');
+  // mergeSliceWithSpecialElements
+  let orig = original;
+  let plain: Json[] = [];
+  let replace = false;
+  for (const v of patch) {
+    if (!isObject(v)) throw new Error(`list element is not an object: ${JSON.stringify(v)}`);
+    const d = v[DIRECTIVE];
+    if (d === undefined) {
+      plain.push(v);
+    } else if (d === 'delete') {
+      if (!(mergeKey in v)) throw new Error(`map: ${JSON.stringify(v)} does not contain declared merge key: ${mergeKey}`);
+      orig = orig.filter((o) => !(isObject(o) && jsonEqual(o[mergeKey], v[mergeKey])));
+    } else if (d === 'replace') {
+      replace = true;
+    } else if (d === 'merge') {
+      throw new Error('merging lists cannot yet be specified in the patch');
+    } else {
+      throw new Error(`unknown patch type: ${JSON.stringify(d)} in map: ${JSON.stringify(v)}`);
+    }
+  }
+  if (replace) {
+    orig = plain.map((x) => withoutNulls(stripDirectives(x, schema?.items)));
+    plain = [];
+  }
+  // mergeSliceWithoutSpecialElements
+  const merged = [...orig];
+  for (const v of plain) {
+    const pv = v as JsonObject;
+    if (!(mergeKey in pv)) throw new Error(`map: ${JSON.stringify(pv)} does not contain declared merge key: ${mergeKey}`);
+    const idx = merged.findIndex((o) => isObject(o) && jsonEqual(o[mergeKey], pv[mergeKey]));
+    if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items);
+    else merged.push(mergeMap({}, pv, schema?.items));
+  }
+  const keyOf = (x: Json): Json | undefined => (isObject(x) ? x[mergeKey] : undefined);
+  const sameKey = (a: Json, b: Json): boolean => jsonEqual(keyOf(a), keyOf(b));
+  const [patchItems, serverOnly] = partition(merged, (x) => plain.some((p) => sameKey(p, x)));
+  return normalizeOrder(patchItems, serverOnly, plain, orig, sameKey);
+}
+
+function partition(list: Json[], inPatch: (x: Json) => boolean): [Json[], Json[]] {
+  const a: Json[] = [];
+  const b: Json[] = [];
+  for (const x of list) (inPatch(x) ? a : b).push(x);
+  return [a, b];
+}
+
+/** `normalizeElementOrder` + `mergeSortedSlice`. */
+function normalizeOrder(
+  patchItems: Json[],
+  serverOnly: Json[],
+  patchOrder: Json[],
+  serverOrder: Json[],
+  same: (a: Json, b: Json) => boolean,
+): Json[] {
+  const index = (list: Json[], x: Json): number => list.findIndex((y) => same(x, y));
+  const sortBy = (items: Json[], order: Json[]): Json[] =>
+    items
+      .map((x, i) => ({ x, i, k: index(order, x) }))
+      .sort((a, b) => (a.k >= 0 && b.k >= 0 && a.k !== b.k ? a.k - b.k : a.i - b.i))
+      .map((e) => e.x);
+  const right = sortBy(patchItems, patchOrder);
+  const left = sortBy(serverOnly, serverOrder);
+  const out: Json[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (i >= left.length) out.push(right[j++]!);
+    else if (j >= right.length) out.push(left[i++]!);
+    else {
+      const li = index(serverOrder, left[i]!);
+      const ri = index(serverOrder, right[j]!);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]!);
+      else out.push(right[j++]!);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,187 @@
+import type { LabelSelector } from '../model.ts';
+
+/** A problem found in a selector: `path` is the field path of the offending part (e.g. `spec.namespaceSelector.matchExpressions[0].values`). */
+export interface SelectorIssue {
+  path: string;
+  message: string;
+}
+
+type Requirement = NonNullable<LabelSelector['matchExpressions']>[number];
+
+/**
+ * Kubernetes `metav1.LabelSelector` semantics (`LabelSelectorAsSelector`, k8s.io/apimachinery
+ * pkg/apis/meta/v1/helpers.go): every `matchLabels` pair AND every `matchExpressions` requirement must hold.
+ * - `In`: the key is present and its value is in `values`;
+ * - `NotIn`: the key is absent or its value is not in `values`;
+ * - `Exists` / `DoesNotExist`: presence of the key.
+ * An empty selector (`{}`) matches every label set. Callers decide what an *absent* selector means.
+ * The selector is assumed valid (see `validateSelector`); an unknown operator matches nothing.
+ */
+export function matchesSelector(selector: LabelSelector, labels: Record<string, string>): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (!hasLabel(labels, key) || labels[key] !== value) return false;
+  }
+  for (const req of selector.matchExpressions ?? []) {
+    if (!matchesRequirement(req, labels)) return false;
+  }
+  return true;
+}
+
+/** True when the selector has neither `matchLabels` entries nor `matchExpressions` (it matches everything). */
+export function isEmptySelector(selector: LabelSelector): boolean {
+  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+}
+
+function hasLabel(labels: Record<string, string>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(labels, key);
+}
+
+function matchesRequirement(req: Requirement, labels: Record<string, string>): boolean {
+  const present = hasLabel(labels, req.key);
+  const values = req.values ?? [];
+  switch (req.operator) {
+    case 'In':
+      return present && values.includes(labels[req.key]!);
+    case 'NotIn':
+      return !present || !values.includes(labels[req.key]!);
+    case 'Exists':
+      return present;
+    case 'DoesNotExist':
+      return !present;
+    default:
+      return false;
+  }
+}
+
+const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Checks a label key (Kubernetes "qualified name", `IsQualifiedName`): an optional DNS-subdomain prefix of at
+ * most 253 characters and `/`, then a name of 1-63 alphanumerics, `-`, `_`, `.`, starting and ending
+ * alphanumeric. Returns an explanation, or `undefined` when valid.
+ */
+export function checkLabelKey(key: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
+    return `label key "${key}" has an invalid prefix (a lower-case DNS subdomain of at most 253 characters is expected before "/")`;
+  }
+  if (name.length === 0 || name.length > 63 || !NAME_PART.test(name)) {
+    return `label key "${key}" is invalid (a name of 1-63 characters [A-Za-z0-9-_.], starting and ending alphanumeric, optionally prefixed by "<dns-subdomain>/", is expected)`;
+  }
+  return undefined;
+}
+
+/** Checks a label value (`IsValidLabelValue`): empty, or 1-63 characters like a key's name part. */
+export function checkLabelValue(value: string): string | undefined {
+  if (value === '' || (value.length <= 63 && NAME_PART.test(value))) return undefined;
+  return `label value "${value}" is invalid (at most 63 characters [A-Za-z0-9-_.], starting and ending alphanumeric, or empty)`;
+}
+
+/**
+ * Validates the shape of a selector beyond its JSON type (which the JSON Schema checks): label keys and
+ * values, `In`/`NotIn` with at least one value, `Exists`/`DoesNotExist` without values (the rules of
+ * `ValidateLabelSelector`, k8s.io/apimachinery pkg/apis/meta/v1/validation). `path` prefixes the issues.
+ */
+export function validateSelector(selector: LabelSelector, path: string): SelectorIssue[] {
+  const issues: SelectorIssue[] = [];
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    const at = `${path}.matchLabels[${key}]`;
+    const keyProblem = checkLabelKey(key);
+    if (keyProblem) issues.push({ path: at, message: `${at}: ${keyProblem}` });
+    const valueProblem = checkLabelValue(value);
+    if (valueProblem) issues.push({ path: at, message: `${at}: ${valueProblem}` });
+  }
+  (selector.matchExpressions ?? []).forEach((req, i) => {
+    const at = `${path}.matchExpressions[${i}]`;
+    const keyProblem = checkLabelKey(req.key);
+    if (keyProblem) issues.push({ path: `${at}.key`, message: `${at}.key: ${keyProblem}` });
+    const values = req.values ?? [];
+    if ((req.operator === 'In' || req.operator === 'NotIn') && values.length === 0) {
+      issues.push({ path: `${at}.values`, message: `${at}.values must not be empty when operator is ${req.operator}` });
+    }
+    if ((req.operator === 'Exists' || req.operator === 'DoesNotExist') && values.length > 0) {
+      issues.push({ path: `${at}.values`, message: `${at}.values must be empty when operator is ${req.operator}` });
+    }
+    values.forEach((v, j) => {
+      const problem = checkLabelValue(v);
+      if (problem) issues.push({ path: `${at}.values[${j}]`, message: `${at}.values[${j}]: ${problem}` });
+    });
+  });
+  return issues;
+}
+
+/**
+ * Parses the kubectl / `labels.Parse` selector syntax into a `LabelSelector`: comma-separated requirements
+ * `key`, `!key`, `key=value`, `key==value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`.
+ * `=`/`==` become `matchLabels`; the rest `matchExpressions`. An empty or blank string gives `{}` (everything).
+ * Throws an `Error` whose message explains the first syntax problem; keys and values are checked by
+ * `validateSelector`, not here.
+ */
+export function parseSelectorString(text: string): LabelSelector {
+  const selector: LabelSelector = {};
+  for (const part of splitRequirements(text)) {
+    const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
+    if (setMatch) {
+      const values = setMatch[3]!.split(',').map((v) => v.trim());
+      if (values.some((v) => v === '') && values.length > 1) throw new Error(`empty value in "${part}"`);
+      const operator = setMatch[2] === 'in' ? 'In' : 'NotIn';
+      pushExpression(selector, { key: setMatch[1]!, operator, values: values.filter((v) => v !== '') });
+      continue;
+    }
+    const cmp = /^([^=!\s]+)\s*(==|=|!=)\s*([^=!\s]*)$/.exec(part);
+    if (cmp) {
+      const [, key, op, value] = cmp as unknown as [string, string, string, string];
+      if (op === '!=') pushExpression(selector, { key, operator: 'NotIn', values: [value] });
+      else (selector.matchLabels ??= {})[key] = value;
+      continue;
+    }
+    const exists = /^(!?)\s*([^=!\s()]+)$/.exec(part);
+    if (exists) {
+      pushExpression(selector, { key: exists[2]!, operator: exists[1] ? 'DoesNotExist' : 'Exists' });
+      continue;
+    }
+    throw new Error(`cannot parse requirement "${part}" (expected key, !key, key=value, key!=value, key in (a,b) or key notin (a,b))`);
+  }
+  return selector;
+}
+
+function pushExpression(selector: LabelSelector, req: Requirement): void {
+  (selector.matchExpressions ??= []).push(req);
+}
+
+/** Splits on commas outside parentheses; trims; drops nothing (an empty requirement is an error). */
+function splitRequirements(text: string): string[] {
+  if (text.trim() === '') return [];
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of text) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (depth < 0) throw new Error(`unbalanced ")" in "${text}"`);
+    if (ch === ',' && depth === 0) {
+      parts.push(current.trim());
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  if (depth !== 0) throw new Error(`unbalanced "(" in "${text}"`);
+  parts.push(current.trim());
+  for (const p of parts) if (p === '') throw new Error(`empty requirement in "${text}"`);
+  return parts;
+}
+
+/** Renders a selector in the kubectl syntax for messages, e.g. `app=web,tier notin (db)`; `{}` renders as `<everything>`. */
+export function formatSelector(selector: LabelSelector): string {
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const req of selector.matchExpressions ?? []) {
+    if (req.operator === 'Exists') parts.push(req.key);
+    else if (req.operator === 'DoesNotExist') parts.push(`!${req.key}`);
+    else parts.push(`${req.key} ${req.operator === 'In' ? 'in' : 'notin'} (${(req.values ?? []).join(',')})`);
+  }
+  return parts.length === 0 ? '<everything>' : parts.join(',');
+}

@@ -1,0 +1,143 @@
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { canonicalQuantity, compareDocuments, normalizeDocument, parseYamlStream } from '../scripts/conformance/normalize.ts';
+import { buildResourceList, checkMinimums, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const corpus = fileURLToPath(new URL('../../shared/conformance/istio', import.meta.url));
+
+t.test('normalisation: Go round-trip artifacts and formatting do not matter', async (t) => {
+  const golden = parseYamlStream(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  creationTimestamp: null
+  name: x
+spec:
+  strategy: {}
+  template:
+    metadata:
+      annotations:
+        sidecar.istio.io/status: '{"initContainers":null,"containers":["istio-proxy"],"revision":"default"}'
+    spec:
+      containers:
+      - name: istio-proxy
+        resources:
+          limits:
+            cpu: "2"
+            memory: 1Gi
+        env:
+        - name: PROXY_CONFIG
+          value: |
+            {}
+      volumes:
+      - name: workload-socket
+status: {}
+---
+`);
+  const ours = parseYamlStream(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  template:
+    metadata:
+      annotations:
+        sidecar.istio.io/status: '{"containers": ["istio-proxy"], "initContainers": null, "revision": "default"}'
+    spec:
+      containers:
+        - name: istio-proxy
+          env:
+            - {name: PROXY_CONFIG, value: "{}"}
+          resources: {limits: {cpu: 2000m, memory: 1024Mi}}
+      volumes:
+        - name: workload-socket
+          emptyDir: {}
+`);
+  t.same(compareDocuments(golden, ours), { equal: true });
+});
+
+t.test('normalisation never equates different values', async (t) => {
+  const base = `kind: Pod
+metadata:
+  annotations:
+    prometheus.io/port: "15020"
+    sidecar.istio.io/status: '{"containers":null}'
+spec:
+  containers:
+  - name: a
+  - name: b
+`;
+  const [doc] = parseYamlStream(base);
+  t.notOk(compareDocuments([doc!], parseYamlStream(base.replace('"15020"', '15020'))).equal, 'string vs int');
+  t.notOk(compareDocuments([doc!], parseYamlStream(base.replace('null', '[]'))).equal, 'null vs [] in JSON annotations');
+  const swapped = compareDocuments([doc!], parseYamlStream(base.replace('- name: a\n  - name: b', '- name: b\n  - name: a')));
+  t.notOk(swapped.equal, 'list order');
+  t.match(swapped.detail, /\/spec\/containers\/0\/name/);
+  t.notOk(compareDocuments([doc!], parseYamlStream(base.replace('"15020"', 'on'))).equal, 'YAML 1.1 boolean is not a string');
+  t.notOk(compareDocuments([doc!], [doc!, doc!]).equal, 'document count');
+});
+
+t.test('normalisation drops zero status and DeploymentConfig defaults only', async (t) => {
+  t.same(normalizeDocument({ kind: 'DaemonSet', status: { numberReady: 0, desiredNumberScheduled: 0 } }), { kind: 'DaemonSet' });
+  t.same(normalizeDocument({ kind: 'DaemonSet', status: { numberReady: 1 } }), { kind: 'DaemonSet', status: { numberReady: 1 } });
+  t.same(normalizeDocument({ kind: 'DeploymentConfig', spec: { test: false, paused: false, minReadySeconds: 0, replicas: 1 } }), {
+    kind: 'DeploymentConfig',
+    spec: { replicas: 1 },
+  });
+  t.same(normalizeDocument({ kind: 'Deployment', spec: { paused: false } }), { kind: 'Deployment', spec: { paused: false } });
+});
+
+t.test('quantities are canonicalised like resource.Quantity', async (t) => {
+  t.equal(canonicalQuantity('2000m'), '2');
+  t.equal(canonicalQuantity('1024Mi'), '1Gi');
+  t.equal(canonicalQuantity('1000m'), '1');
+  t.equal(canonicalQuantity('100m'), '100m');
+  t.equal(canonicalQuantity('1536Mi'), '1536Mi');
+  t.equal(canonicalQuantity(1), '1');
+  t.equal(canonicalQuantity('1 core'), undefined);
+});
+
+t.test('ResourceList building keeps document text and turns result annotations off', async (t) => {
+  t.same(splitDocuments('---\na: 1\n---\n# only a comment\n---\nb: 2\n'), ['a: 1', 'b: 2']);
+  const rl = buildResourceList('kind: A # keep me\nx: "1"\n---\nkind: B\n', 'apiVersion: v\nkind: SidecarInjection\nspec:\n  mesh: istio\n');
+  t.match(rl, /- kind: A # keep me\n  x: "1"\n- kind: B/);
+  const [parsed] = parseYamlStream(rl) as Array<Record<string, any>>;
+  t.equal(parsed!.items.length, 2);
+  t.same(parsed!.functionConfig.spec, { mesh: 'istio', resultAnnotations: false });
+});
+
+t.test('minimum checks', async (t) => {
+  const s = summarize([
+    { name: 'a', category: 'x', pass: true },
+    { name: 'b', category: 'x', pass: false },
+  ]);
+  t.same(s, { x: { passed: 1, total: 2 } });
+  t.same(checkMinimums(s, { x: 1 }), []);
+  t.equal(checkMinimums(s, { x: 2, y: 1 }).length, 2);
+});
+
+function newestMtime(dir: string): number {
+  let m = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    m = Math.max(m, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return m;
+}
+
+t.test('Istio conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {
+  const bundle = join(root, 'dist/meshinject.js');
+  const srcTime = newestMtime(join(root, 'src'));
+  if (!existsSync(bundle) || statSync(bundle).mtimeMs < srcTime) {
+    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+    t.equal(b.status, 0, `build: ${b.stderr}`);
+  }
+  const min = JSON.parse(readFileSync(join(root, 'test/conformance-min.json'), 'utf8')) as Record<string, number>;
+  const results = await runConformance(corpus, { concurrency: 4 });
+  const summary = summarize(results);
+  for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}]: ${r.reason}`);
+  for (const [cat, s] of Object.entries(summary)) t.comment(`istio conformance: ${s.passed}/${s.total} passed (${cat})`);
+  t.same(checkMinimums(summary, min), [], 'no category below its minimum');
+});

@@ -1,0 +1,123 @@
+import t from 'tap';
+import { strategicMerge, POD_SCHEMA } from '../src/patch/strategic-merge.ts';
+import type { JsonObject } from '../src/model.ts';
+
+const names = (list: unknown): string[] => (list as Array<{ name: string }>).map((x) => x.name);
+
+t.test('containers merge by name; injected containers new to the pod come first', async (t) => {
+  const original: JsonObject = { spec: { containers: [{ name: 'app', image: 'a' }] } };
+  const patch: JsonObject = { spec: { containers: [{ name: 'istio-proxy', image: 'p' }] } };
+  const out = strategicMerge(original, patch, POD_SCHEMA);
+  t.same(names((out.spec as JsonObject).containers), ['istio-proxy', 'app']);
+  t.same(original, { spec: { containers: [{ name: 'app', image: 'a' }] } }, 'input not mutated');
+});
+
+t.test('an element present in both keeps the original order relative to original-only elements', async (t) => {
+  const original: JsonObject = {
+    spec: { containers: [{ name: 'app', image: 'a' }, { name: 'istio-proxy', image: 'auto', args: ['x'] }] },
+  };
+  const patch: JsonObject = { spec: { containers: [{ name: 'istio-proxy', image: 'p', args: ['proxy', 'sidecar'] }] } };
+  const out = strategicMerge(original, patch, POD_SCHEMA);
+  const cs = (out.spec as JsonObject).containers as JsonObject[];
+  t.same(names(cs), ['app', 'istio-proxy']);
+  t.same(cs[1], { name: 'istio-proxy', image: 'p', args: ['proxy', 'sidecar'] }, 'scalars and args replaced');
+});
+
+t.test('volumes: template volumes before user volumes (proxy-override golden order)', async (t) => {
+  const original: JsonObject = { spec: { volumes: [{ name: 'certs', secret: { secretName: 's' } }] } };
+  const patch: JsonObject = {
+    spec: { volumes: [{ name: 'workload-socket', emptyDir: null }, { name: 'istio-envoy', emptyDir: { medium: 'Memory' } }] },
+  };
+  const out = strategicMerge(original, patch, POD_SCHEMA);
+  const vols = (out.spec as JsonObject).volumes as JsonObject[];
+  t.same(names(vols), ['workload-socket', 'istio-envoy', 'certs']);
+  t.same(vols[0], { name: 'workload-socket' }, 'null values inside new elements are dropped');
+});
+
+t.test('env merges by name, ports by containerPort, volumeMounts by mountPath', async (t) => {
+  const original: JsonObject = {
+    spec: {
+      containers: [
+        {
+          name: 'istio-proxy',
+          env: [{ name: 'A', value: 'user' }, { name: 'U', value: 'u' }],
+          ports: [{ containerPort: 15090, name: 'old' }],
+          volumeMounts: [{ mountPath: '/x', name: 'userx' }],
+        },
+      ],
+    },
+  };
+  const patch: JsonObject = {
+    spec: {
+      containers: [
+        {
+          name: 'istio-proxy',
+          env: [{ name: 'A', value: 'tmpl' }, { name: 'B', value: 'b' }],
+          ports: [{ containerPort: 15090, name: 'http-envoy-prom', protocol: 'TCP' }],
+          volumeMounts: [{ mountPath: '/etc/istio/proxy', name: 'istio-envoy' }],
+        },
+      ],
+    },
+  };
+  const c = ((strategicMerge(original, patch, POD_SCHEMA).spec as JsonObject).containers as JsonObject[])[0]!;
+  t.same(c.env, [{ name: 'A', value: 'tmpl' }, { name: 'B', value: 'b' }, { name: 'U', value: 'u' }]);
+  t.same(c.ports, [{ containerPort: 15090, name: 'http-envoy-prom', protocol: 'TCP' }]);
+  t.same(c.volumeMounts, [{ mountPath: '/etc/istio/proxy', name: 'istio-envoy' }, { mountPath: '/x', name: 'userx' }]);
+});
+
+t.test('maps merge, null deletes, lists without a strategy are replaced', async (t) => {
+  const original: JsonObject = {
+    metadata: { labels: { a: '1', b: '2' }, annotations: { x: 'y' } },
+    spec: { tolerations: [{ key: 'k1' }], containers: [{ name: 'c', command: ['a', 'b'] }] },
+  };
+  const patch: JsonObject = {
+    metadata: { labels: { b: '3', c: '4' }, annotations: { x: null } },
+    spec: { tolerations: [{ key: 'k2' }], containers: [{ name: 'c', command: ['z'] }] },
+  };
+  const out = strategicMerge(original, patch, POD_SCHEMA);
+  t.same(out.metadata, { labels: { a: '1', b: '3', c: '4' }, annotations: {} });
+  t.same((out.spec as JsonObject).tolerations, [{ key: 'k2' }]);
+  t.same(((out.spec as JsonObject).containers as JsonObject[])[0]!.command, ['z']);
+});
+
+t.test('$patch: replace on a map replaces it (Istio TestStrategicMerge)', async (t) => {
+  const original: JsonObject = { metadata: { labels: { app: 'x', keep: 'no' } } };
+  const patch: JsonObject = { metadata: { labels: { $patch: 'replace', only: 'this' } } };
+  t.same(strategicMerge(original, patch, POD_SCHEMA).metadata, { labels: { only: 'this' } });
+});
+
+t.test('$patch: delete on a map empties it; unknown directive throws', async (t) => {
+  const original: JsonObject = { metadata: { labels: { app: 'x' } } };
+  t.same(strategicMerge(original, { metadata: { labels: { $patch: 'delete' } } }, POD_SCHEMA).metadata, { labels: {} });
+  t.throws(() => strategicMerge(original, { metadata: { labels: { $patch: 'bogus' } } }, POD_SCHEMA), /unknown patch type/);
+});
+
+t.test('list directives: delete an element by key, replace the list', async (t) => {
+  const original: JsonObject = { spec: { containers: [{ name: 'a' }, { name: 'b' }] } };
+  const del = strategicMerge(original, { spec: { containers: [{ name: 'a', $patch: 'delete' }] } }, POD_SCHEMA);
+  t.same(names((del.spec as JsonObject).containers), ['b']);
+  const rep = strategicMerge(original, { spec: { containers: [{ $patch: 'replace' }, { name: 'z' }] } }, POD_SCHEMA);
+  t.same(names((rep.spec as JsonObject).containers), ['z']);
+});
+
+t.test('merge-key elements without the key are rejected', async (t) => {
+  t.throws(() => strategicMerge({ spec: { containers: [{ name: 'a' }] } }, { spec: { containers: [{ image: 'x' }] } }, POD_SCHEMA), /merge key/);
+});
+
+t.test('scalar lists with merge strategy are unioned (finalizers)', async (t) => {
+  const out = strategicMerge({ metadata: { finalizers: ['a', 'b'] } }, { metadata: { finalizers: ['c', 'a'] } }, POD_SCHEMA);
+  t.same((out.metadata as JsonObject).finalizers, ['c', 'a', 'b']);
+});
+
+t.test('several templates merged in sequence: duplicate elements merge into one', async (t) => {
+  const tmpl: JsonObject = { spec: { containers: [{ name: 'istio-proxy', image: 'p' }], volumes: [{ name: 'v' }] } };
+  let pod: JsonObject = { spec: { containers: [{ name: 'app' }] } };
+  for (let i = 0; i < 3; i++) pod = strategicMerge(pod, tmpl, POD_SCHEMA);
+  t.same(names((pod.spec as JsonObject).containers), ['istio-proxy', 'app']);
+  t.same(names((pod.spec as JsonObject).volumes), ['v']);
+});
+
+t.test('type mismatch: the patch value wins', async (t) => {
+  const out = strategicMerge({ spec: { x: { a: 1 } } }, { spec: { x: ['a'] } }, POD_SCHEMA);
+  t.same((out.spec as JsonObject).x, ['a']);
+});
