@@ -1,10 +1,10 @@
 // Generates the template and functionConfig-validator modules, then bundles src/cli.ts into dist/meshinject.js (one file, fast start-up).
 import { writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
-import { generate } from './gen-templates.mjs';
+import { writeAll as writeTemplates } from './gen-templates.mjs';
 import { generate as generateValidators } from './gen-validators.mjs';
 
-writeFileSync('src/drivers/templates.gen.ts', generate());
+writeTemplates();
 writeFileSync('src/config/validators.gen.js', generateValidators());
 await build({
   entryPoints: ['src/cli.ts'],

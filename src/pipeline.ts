@@ -75,7 +75,7 @@ export function resourceId(item: SourceItem, source: ParsedSource, inputName: st
     id.fileIndex = index !== undefined && /^\d+$/.test(index) ? Number(index) : 0;
   } else if (source.form === 'stream' && inputName !== undefined) {
     id.filePath = inputName;
-    id.fileIndex = item.position;
+    id.fileIndex = item.topPosition;
   }
   return id;
 }

@@ -100,7 +100,7 @@ t.test('quantities are canonicalised like resource.Quantity', async (t) => {
 });
 
 t.test('ResourceList building keeps document text and turns result annotations off', async (t) => {
-  t.same(splitDocuments('---\na: 1\n---\n# only a comment\n---\nb: 2\n'), ['a: 1', 'b: 2']);
+  t.same(splitDocuments('---\na: 1\n---\n# only a comment\n---\nb: 2\n'), ['a: 1', 'b: 2\n']);
   const rl = buildResourceList('kind: A # keep me\nx: "1"\n---\nkind: B\n', 'apiVersion: v\nkind: SidecarInjection\nspec:\n  mesh: istio\n');
   t.match(rl, /- kind: A # keep me\n  x: "1"\n- kind: B/);
   const [parsed] = parseYamlStream(rl) as Array<Record<string, any>>;

@@ -17,6 +17,7 @@ import {
   idOf,
   injectionProblems,
   makeTempDir,
+  runCli,
   runTool,
   skippedProblems,
   splitStream,
@@ -78,7 +79,7 @@ t.test('online-boutique: kpt fn render with meshinject as an exec mutator', asyn
       const objIn = parse(docsIn[i] ?? '') as Obj;
       t.equal(idOf(objIn), idOf(objBase), 'document order kept');
       if (get(objBase, 'metadata', 'name') === 'loadgenerator') {
-        t.same(skippedProblems(objOut), [], 'loadgenerator skipped (neverInjectSelector in injection.yaml)');
+        t.same(skippedProblems(objOut, { reason: /^skipped \(never-inject-selector\)$/ }), [], 'loadgenerator skipped (neverInjectSelector in injection.yaml)');
       } else {
         t.same(injectionProblems(objOut, objIn), [], `${file}: ${idOf(objBase)} injected and valid`);
         injected++;
@@ -130,4 +131,30 @@ t.test('online-boutique: a relative exec path works only from inside the package
   const inside = runTool('kpt', ['fn', 'render', '--allow-exec'], { cwd: pkg });
   t.equal(inside.status, 0, `from inside the package: ${inside.stderr}`);
   t.match(readFileSync(join(pkg, 'frontend.yaml'), 'utf8'), /name: istio-proxy/);
+});
+
+// Through the CLI directly (no kpt re-serialising the files), a changed resource should keep the
+// formatting of the lines meshinject does not change. The online-boutique files mix indented sequences
+// (`drop:\n  - ALL`) with compact ones (`ports:\n- containerPort`) inside one Deployment; the CLI
+// currently re-emits every sequence of a changed resource in one style. Reported to the lead.
+const TODO_SEQ_STYLE = 'CLI re-indents untouched sequences of a changed resource (mixed sequence styles); reported';
+
+t.test('CLI: a skipped workload differs from its input only by the result annotation', async (t) => {
+  const file = join(SRC, 'loadgenerator.yaml');
+  const input = readFileSync(file, 'utf8');
+  const r = runCli(['--config', 'examples/online-boutique/injection.yaml', file]);
+  t.equal(r.status, 0);
+  const expected = input.replace(
+    /^(metadata:\n  name: loadgenerator\n  labels:\n    app: loadgenerator\n)/m,
+    '$1  annotations:\n    meshinject.dev/injection: skipped (never-inject-selector)\n',
+  );
+  t.not(expected, input, 'expectation built');
+  t.equal(r.stdout, expected, 'only the annotation added', { todo: TODO_SEQ_STYLE });
+});
+
+t.test('CLI: untouched lines of an injected Deployment keep their indentation', async (t) => {
+  const file = join(SRC, 'adservice.yaml');
+  const r = runCli(['--config', 'examples/online-boutique/injection.yaml', file]);
+  t.equal(r.status, 0);
+  t.match(r.stdout, /^ {10}capabilities:\n {12}drop:\n {14}- ALL\n/m, 'the app container securityContext as written', { todo: TODO_SEQ_STYLE });
 });

@@ -159,3 +159,15 @@ t.test('bad input is an error that names the place', async (t) => {
     t.match((err as Error).message, /^in\.yaml/, 'names the input');
   }
 });
+
+t.test('a kind: List nested in a ResourceList or stream exposes its items as resources', async (t) => {
+  const text = '---\napiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: a}\n    spec: {containers: []}\n  - apiVersion: v1\n    kind: Service\n    metadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n';
+  const src = parseSource(text, 'in.yaml');
+  t.equal(src.form, 'stream');
+  t.same(src.items.map((i) => (i.value as { kind: string }).kind), ['List', 'ConfigMap', 'Pod', 'Service']);
+  t.same(src.items.map((i) => i.topPosition), [0, 1, 0, 0]);
+  const pod = src.items[2]!;
+  syncIn(pod.doc, ['metadata', 'labels'], { x: 'y' });
+  const out = writeOutput(src, new Map([[2, pod]]), []);
+  t.equal(out, text.replace('metadata: {name: a}', 'metadata: {name: a, labels: {x: "y"}}'));
+});

@@ -121,3 +121,9 @@ t.test('type mismatch: the patch value wins', async (t) => {
   const out = strategicMerge({ spec: { x: { a: 1 } } }, { spec: { x: ['a'] } }, POD_SCHEMA);
   t.same((out.spec as JsonObject).x, ['a']);
 });
+
+t.test('mergeSortedSlice interleaving: server-only elements keep their place before later patch elements', async (t) => {
+  const original: JsonObject = { spec: { volumes: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } };
+  const patch: JsonObject = { spec: { volumes: [{ name: 'c' }, { name: 'd' }, { name: 'a' }] } };
+  t.same(names((strategicMerge(original, patch, POD_SCHEMA).spec as JsonObject).volumes), ['b', 'c', 'd', 'a']);
+});

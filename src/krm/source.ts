@@ -19,8 +19,12 @@ export const YAML_PARSE_OPTIONS = {
  * resource is written back byte for byte and a changed one replaces exactly that range.
  */
 export interface SourceItem {
-  /** Position in the item list / document stream, from 0. */
+  /** Position in the item list / document stream, from 0 (items of a nested `kind: List` come after). */
   position: number;
+  /** Position of the top-level item or document this resource is (or is inside, for a nested List). */
+  topPosition: number;
+  /** The CST node, kept only for a nested `kind: List` (its items are expanded into resources). */
+  listToken?: CST.Token;
   start: number;
   end: number;
   /** Column of the node's first character; continuation lines of a re-serialised node are indented by it. */
@@ -82,16 +86,18 @@ function makeItem(text: string, node: CST.Token, position: number, flow: boolean
   }
   return {
     position,
+    topPosition: position,
     start: node.offset,
     end: nodeEnd(node),
     column: lineColumn(text, node.offset),
     flow,
     doc,
     value,
+    ...(value !== null && typeof value === 'object' && !Array.isArray(value) && value.kind === 'List' ? { listToken: node } : {}),
   };
 }
 
-function scalarText(node: CST.Token | undefined): string | undefined {
+function scalarText(node: CST.Token | null | undefined): string | undefined {
   if (!node) return undefined;
   if (node.type === 'scalar' || node.type === 'single-quoted-scalar' || node.type === 'double-quoted-scalar') {
     return CST.resolveAsScalar(node)?.value;
@@ -108,7 +114,7 @@ function rootKind(root: CST.Token | undefined): string | undefined {
   return undefined;
 }
 
-function collectItems(text: string, seq: CST.Token | undefined, where: string): SourceItem[] {
+function collectItems(text: string, seq: CST.Token | null | undefined, where: string): SourceItem[] {
   if (!seq) return [];
   if (seq.type === 'block-seq') {
     return seq.items.flatMap((it, i) => (it.value ? [makeItem(text, it.value, i, false, `${where} items[${i}]`)] : []));
@@ -122,6 +128,26 @@ function collectItems(text: string, seq: CST.Token | undefined, where: string): 
   }
   if (seq.type === 'scalar' && CST.resolveAsScalar(seq)?.value === '') return [];
   throw new MeshInjectError('BAD_INPUT', `${where}: \`items\` must be a sequence of resources`);
+}
+
+/**
+ * Adds the items of nested `kind: List` resources (a List inside a ResourceList or a stream) as resources of
+ * their own, after the top-level ones, as Istio's kube-inject does (`IntoResourceFile`, List items
+ * recursively). The List itself stays unchanged text around them.
+ */
+function expandNestedLists(text: string, items: SourceItem[], where: string): SourceItem[] {
+  const out = items.slice();
+  for (const item of items) {
+    const root = item.listToken;
+    if (!root || root.type !== 'block-map') continue;
+    const pair = root.items.find((p) => scalarText(p.key) === 'items');
+    for (const sub of collectItems(text, pair?.value, `${where} items[${item.position}]`)) {
+      sub.position = out.length;
+      sub.topPosition = item.topPosition;
+      out.push(sub);
+    }
+  }
+  return out;
 }
 
 /**
@@ -167,6 +193,7 @@ export function parseSource(text: string, where = 'input'): ParsedSource {
       const keys = root.items.map((p) => scalarText(p.key));
       const dup = keys.find((k, i) => k !== undefined && keys.indexOf(k) !== i);
       if (dup !== undefined) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${dup}\` in the ${kind}`);
+      parsed.items = expandNestedLists(text, parsed.items, where);
       parsed.items.forEach((it) => {
         if (!isMap(it.doc.contents)) {
           throw new MeshInjectError('BAD_INPUT', `${where} items[${it.position}]: a Kubernetes resource must be a mapping`);
@@ -184,5 +211,5 @@ export function parseSource(text: string, where = 'input'): ParsedSource {
     }
     items.push(item);
   });
-  return { form: 'stream', text, items };
+  return { form: 'stream', text, items: expandNestedLists(text, items, where) };
 }

@@ -4,6 +4,7 @@
  * HTML escaping (the output is YAML), and prototype access left at Handlebars' safe default (off).
  */
 import Handlebars from 'handlebars';
+import { PRECOMPILED } from '../drivers/templates-precompiled.gen.js';
 import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS } from './template-functions.ts';
 
@@ -15,7 +16,9 @@ const cache = new Map<string, { source: string; render: Handlebars.TemplateDeleg
 function compiled(name: string, source: string): Handlebars.TemplateDelegate {
   const hit = cache.get(name);
   if (hit && hit.source === source) return hit.render;
-  const render = env.compile(source, { strict: true, noEscape: true });
+  // Built-in templates ship precompiled (scripts/gen-templates.mjs, same options): no compile at run time.
+  const pre = PRECOMPILED[name];
+  const render = pre && pre.source === source ? env.template(pre.spec) : env.compile(source, { strict: true, noEscape: true });
   cache.set(name, { source, render });
   return render;
 }

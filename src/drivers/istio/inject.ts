@@ -125,11 +125,13 @@ export function resetOpenShiftProxyUser(pod: PodTemplate): void {
 }
 
 /** Istio `checkPreconditions`: a warning when `dnsPolicy` is set and not `ClusterFirst`. */
-function preconditionWarnings(pod: PodTemplate, namespace: string): string[] {
+function preconditionWarnings(pod: PodTemplate, workload: InjectRequest['workload']): string[] {
   const dns = pod.spec.dnsPolicy;
   if (typeof dns !== 'string' || dns === '' || dns === 'ClusterFirst') return [];
-  const name = pod.metadata.name ?? (pod.metadata.generateName ? `${pod.metadata.generateName}***** (actual name not yet known)` : '');
-  return [`"${namespace}/${name}"'s DNSPolicy is not "ClusterFirst". The Envoy sidecar may not able to connect to Istio Pilot`];
+  const name = pod.metadata.name || workload.name;
+  return [
+    `"${workload.namespace}/${name}"'s DNSPolicy is not "ClusterFirst" but "${dns}": the Envoy sidecar may not be able to connect to Istio Pilot`,
+  ];
 }
 
 /**
@@ -165,6 +167,7 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
     nativeSidecars: config.nativeSidecars,
   });
 
+  const native = resolveNativeSidecars(annotations, config.nativeSidecars);
   let merged: PodTemplate = structuredClone(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of selectedTemplates(annotations)) {
@@ -180,6 +183,7 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
       wrap(e, 'failed applying injection overlay');
     }
     if (
+      native &&
       findContainer(PROXY_CONTAINER, containersOf(templatePod.spec, 'initContainers')) &&
       findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
     ) {
@@ -208,7 +212,7 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
     templateSpec: templatePod.spec,
     revision: istio.revision,
   });
-  return { pod: final, warnings: preconditionWarnings(original, req.workload.namespace) };
+  return { pod: final, warnings: preconditionWarnings(original, req.workload) };
 }
 
 /** `InjectResponse.summary` for a config: `istio, revision <revision|default>`. */

@@ -1,6 +1,6 @@
-import { parse } from 'yaml';
 import type { JsonObject, PodMeta } from '../../model.ts';
 import { renderTemplate } from '../../render/engine.ts';
+import { parseFragment } from '../../yaml/fast-parse.ts';
 import { InjectError } from '../../results/errors.ts';
 import { TEMPLATES } from '../templates.gen.ts';
 import type { IstioTemplateData } from './template-data.ts';
@@ -76,7 +76,7 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
   const text = renderTemplate(`istio/${name}`, source, data);
   let parsed: unknown;
   try {
-    parsed = parse(text, { version: '1.1', uniqueKeys: false });
+    parsed = parseFragment(text);
   } catch (err) {
     throw new InjectError(`template "istio/${name}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
   }
