@@ -191,6 +191,20 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
       const proxy = findContainer(PROXY_CONTAINER, cs)!;
       merged.spec.containers = cs.filter((c) => c !== proxy);
       merged.spec.initContainers = [...containersOf(merged.spec, 'initContainers'), proxy];
+    } else if (
+      findContainer(PROXY_CONTAINER, containersOf(templatePod.spec, 'containers')) &&
+      findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'initContainers')) &&
+      !findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
+    ) {
+      // meshinject: the reverse move (native → classic sidecar), which Istio does not do, so that an
+      // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container.
+      const inits = containersOf(merged.spec, 'initContainers');
+      const proxy = findContainer(PROXY_CONTAINER, inits)!;
+      // Native-only fields of the old proxy; the template sets `lifecycle` again when values ask for it.
+      delete proxy.restartPolicy;
+      delete proxy.lifecycle;
+      merged.spec.initContainers = inits.filter((c) => c !== proxy);
+      merged.spec.containers = [...containersOf(merged.spec, 'containers'), proxy];
     }
     try {
       merged = mergeInto(merged, fragment);
@@ -200,7 +214,7 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
   }
 
   const tproxy = interceptionModeOf(proxyConfig) === 'TPROXY';
-  const final = reapplyOverwrittenContainers(merged, original, templatePod.spec, tproxy);
+  const final = reapplyOverwrittenContainers(merged, original, templatePod.spec, tproxy, istio.revision);
   const holdApplication =
     goTrue(proxyConfig.holdApplicationUntilProxyStarts) || goTrue(objectAt(values, 'global', 'proxy').holdApplicationUntilProxyStarts);
   postProcessPod(final, {
@@ -212,7 +226,37 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
     templateSpec: templatePod.spec,
     revision: istio.revision,
   });
+  pruneStaleInjection(final, original);
   return { pod: final, warnings: preconditionWarnings(original, req.workload) };
+}
+
+/**
+ * meshinject's clean upgrade (Istio leaves these behind): removes what the previous injection added
+ * (old `sidecar.istio.io/status`) and the new one did not add again: containers, init containers,
+ * volumes and image pull secrets, e.g. `istio-validation` after CNI is turned off, or a volume a newer
+ * template no longer uses. In place.
+ */
+export function pruneStaleInjection(pod: PodTemplate, original: PodTemplate): void {
+  const before = parseInjectionStatus(original.metadata.annotations?.[STATUS_ANNOTATION]);
+  const after = parseInjectionStatus(pod.metadata.annotations?.[STATUS_ANNOTATION]);
+  if (!before || !after) return;
+  const nowContainers = new Set([...after.containers, ...after.initContainers]);
+  const stale = (names: string[], keep: Set<string>) => new Set(names.filter((n) => !keep.has(n)));
+  const staleContainers = stale([...before.containers, ...before.initContainers], nowContainers);
+  for (const list of ['containers', 'initContainers'] as const) {
+    if (!Array.isArray(pod.spec[list])) continue;
+    pod.spec[list] = containersOf(pod.spec, list).filter((c) => !staleContainers.has(String(c.name)));
+  }
+  for (const [field, names, keep] of [
+    ['volumes', before.volumes, after.volumes],
+    ['imagePullSecrets', before.imagePullSecrets, after.imagePullSecrets],
+  ] as const) {
+    const drop = stale(names, new Set(keep));
+    const list = pod.spec[field];
+    if (drop.size === 0 || !Array.isArray(list)) continue;
+    pod.spec[field] = list.filter((v) => !(isObject(v) && drop.has(String(v.name))));
+    if ((pod.spec[field] as Json[]).length === 0) delete pod.spec[field];
+  }
 }
 
 /** `InjectResponse.summary` for a config: `istio, revision <revision|default>`. */

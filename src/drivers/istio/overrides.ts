@@ -128,15 +128,21 @@ export function reapplyOverwrittenContainers(
   originalPod: PodTemplate,
   templateSpec: JsonObject,
   tproxyMesh: boolean,
+  revision = '',
 ): PodTemplate {
   const origAnnos = originalPod.metadata.annotations ?? {};
   const existing = parseOverrides(origAnnos[OVERRIDES_ANNOTATION]);
   const statusValue = origAnnos[STATUS_ANNOTATION];
   const alreadyInjected = statusValue !== undefined;
   const status = parseInjectionStatus(statusValue);
+  // Istio checks each list on its own, so an old classic proxy becomes a "user override" of a new native
+  // one (golden merge-probers). Across revisions meshinject re-injects cleanly instead: a name the previous
+  // injection added to either list is never a user override.
+  const crossRevision = status !== undefined && status !== null && status.revision !== (revision === '' ? 'default' : revision);
+  const both = [...(status?.containers ?? []), ...(status?.initContainers ?? [])];
   const injected: Record<ContainerList, string[]> = {
-    containers: status?.containers ?? [],
-    initContainers: status?.initContainers ?? [],
+    containers: crossRevision ? both : status?.containers ?? [],
+    initContainers: crossRevision ? both : status?.initContainers ?? [],
   };
   const overrides: ParsedContainers = { containers: [], initContainers: [] };
   let pod = finalPod;
