@@ -6,8 +6,8 @@ import { MeshInjectError } from './results/errors.ts';
 import { resourceResult } from './results/result.ts';
 import { decide } from './selection/policy.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
-import { getPodTemplate, isProblem, setPodTemplate } from './workloads/pod-template.ts';
-import { syncIn } from './yaml/sync.ts';
+import { emitChanged } from './krm/emit.ts';
+import { getPodTemplate, isProblem, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';
@@ -15,7 +15,7 @@ export const RESULT_ANNOTATION = 'meshinject.dev/injection';
 /** What processing the resources produced: replaced resources by position, and one result per workload. */
 export interface ProcessOutput {
   /** New source text of each changed resource, by `SourceItem.position`. */
-  changed: Map<number, SourceItem>;
+  changed: Map<number, string>;
   results: KrmResult[];
 }
 
@@ -111,7 +111,7 @@ export function processItems(
   inputName?: string,
 ): ProcessOutput {
   const namespaces = collectNamespaces(source.items, config);
-  const changed = new Map<number, SourceItem>();
+  const changed = new Map<number, string>();
   const results: KrmResult[] = [];
   for (const item of source.items) {
     const v = obj(item.value);
@@ -160,13 +160,12 @@ export function processItems(
         continue;
       }
     }
-    let dirty = false;
-    if (next) dirty = setPodTemplate(item.doc, item.value, wk, next) || dirty;
+    let desired: Json = next ? withPodTemplate(item.value, wk, next) : item.value;
     if (config.resultAnnotations) {
-      const value = resultAnnotationValue(decision, summary);
-      dirty = syncIn(item.doc, ['metadata', 'annotations', RESULT_ANNOTATION], value) || dirty;
+      desired = withAnnotation(desired, RESULT_ANNOTATION, resultAnnotationValue(decision, summary));
     }
-    if (dirty) changed.set(item.position, item);
+    const text = desired === item.value ? undefined : emitChanged(item, source, desired);
+    if (text !== undefined) changed.set(item.position, text);
     const outcome = decision.inject ? 'injected' : 'skipped';
     const severity = decision.inject || decision.intended ? 'info' : 'warning';
     const message = decision.inject

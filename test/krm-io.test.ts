@@ -3,16 +3,32 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 import { parseSource } from '../src/krm/source.ts';
 import { writeOutput } from '../src/krm/write.ts';
-import { emitItem, seqIndentOf } from '../src/krm/emit.ts';
-import { syncIn } from '../src/yaml/sync.ts';
+import { emitChanged, seqIndentOf } from '../src/krm/emit.ts';
+import type { Json } from '../src/model.ts';
 import { MeshInjectError } from '../src/results/errors.ts';
 
 const KRM_INPUTS = new URL('../../shared/krm-inputs/', import.meta.url);
 
-function edit(text: string, change: (items: ReturnType<typeof parseSource>['items']) => number[]): string {
+type Items = ReturnType<typeof parseSource>['items'];
+
+/** `value` with `v` set at `path` (a copy). */
+function setAt(value: Json, path: string[], v: Json): Json {
+  if (path.length === 0) return v;
+  const o = { ...(value as Record<string, Json>) };
+  o[path[0]!] = setAt(o[path[0]!] ?? {}, path.slice(1), v);
+  return o;
+}
+
+/** Rewrites the text of the resources `change` returns desired data for; everything else stays. */
+function edit(text: string, change: (items: Items) => Array<[number, string[], Json]>): string {
   const src = parseSource(text);
-  const positions = change(src.items);
-  return writeOutput(src, new Map(positions.map((p) => [p, src.items[p]!])), []);
+  const changed = new Map<number, string>();
+  for (const [p, path, v] of change(src.items)) {
+    const item = src.items[p]!;
+    const out = emitChanged(item, src, setAt(item.value, path, v));
+    if (out !== undefined) changed.set(p, out);
+  }
+  return writeOutput(src, changed, []);
 }
 
 t.test('every runner fixture round-trips byte for byte when nothing changes', async (t) => {
@@ -31,8 +47,7 @@ t.test('a changed resource keeps comments, quoting and flow maps; its neighbours
   const text = readFileSync(new URL('kpt-render-configpath.yaml', KRM_INPUTS), 'utf8');
   const out = edit(text, (items) => {
     const i = items.findIndex((it) => (it.value as { kind?: string }).kind === 'StatefulSet');
-    syncIn(items[i]!.doc, ['spec', 'template', 'metadata', 'labels', 'injected'], 'true');
-    return [i];
+    return [[i, ['spec', 'template', 'metadata', 'labels', 'injected'], 'true']];
   });
   const before = parseSource(text).items;
   const after = parseSource(out).items;
@@ -59,8 +74,7 @@ t.test('the head comment of a changed item is neither moved nor duplicated (haza
   for (let run = 0; run < 3; run++) {
     out = edit(out, (items) => {
       const i = items.findIndex((it) => (it.value as { kind?: string }).kind === 'Deployment');
-      syncIn(items[i]!.doc, ['metadata', 'labels', 'run'], String(run));
-      return [i];
+      return [[i, ['metadata', 'labels', 'run'], String(run)]];
     });
   }
   t.equal(out.match(/# Top-of-file comment: frontend deployment/g)?.length, 1);
@@ -77,8 +91,7 @@ t.test('new lists follow the resource list indentation', async (t) => {
     [compact, '  containers:\n  - name: a\n    image: a\n  - name: b\n    args:\n    - x\n'],
   ] as const) {
     const out = edit(text, (items) => {
-      syncIn(items[0]!.doc, ['spec', 'containers'], [{ name: 'a', image: 'a' }, { name: 'b', args: ['x'] }]);
-      return [0];
+      return [[0, ['spec', 'containers'], [{ name: 'a', image: 'a' }, { name: 'b', args: ['x'] }] as Json]];
     });
     t.equal(out.slice(out.indexOf('  containers:')), expected);
   }
@@ -90,8 +103,7 @@ t.test('multi-document streams keep separators, document comments and untouched 
   t.equal(src.form, 'stream');
   t.equal(src.items.length, 2);
   const out = edit(text, (items) => {
-    syncIn(items[1]!.doc, ['spec', 'template', 'metadata'], { labels: { a: 'b' } });
-    return [1];
+    return [[1, ['spec', 'template', 'metadata'], { labels: { a: 'b' } }]];
   });
   t.equal(
     out,
@@ -102,8 +114,7 @@ t.test('multi-document streams keep separators, document comments and untouched 
 t.test('CRLF input keeps CRLF line endings in changed resources', async (t) => {
   const text = 'apiVersion: v1\r\nkind: Pod\r\nmetadata:\r\n  name: p\r\nspec:\r\n  containers:\r\n  - name: a\r\n';
   const out = edit(text, (items) => {
-    syncIn(items[0]!.doc, ['metadata', 'labels'], { x: 'y' });
-    return [0];
+    return [[0, ['metadata', 'labels'], { x: 'y' }]];
   });
   t.notMatch(out.replace(/\r\n/g, ''), /\n/, 'no bare LF');
   t.same(parse(out), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { x: 'y' } }, spec: { containers: [{ name: 'a' }] } });
@@ -126,10 +137,11 @@ t.test('items of a kind: List are resources; a flow items list is re-emitted in 
   const text = 'apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: []}}]\n';
   const src = parseSource(text);
   t.equal(src.form, 'list');
-  syncIn(src.items[0]!.doc, ['metadata', 'labels'], { a: 'b' });
-  const out = writeOutput(src, new Map([[0, src.items[0]!]]), []);
+  const item = src.items[0]!;
+  const text2 = emitChanged(item, src, setAt(item.value, ['metadata', 'labels'], { a: 'b' }))!;
+  const out = writeOutput(src, new Map([[0, text2]]), []);
   t.same(parse(out).items[0].metadata, { name: 'p', labels: { a: 'b' } });
-  t.match(emitItem(src.items[0]!, src), /^\{/);
+  t.match(text2, /^\{/, 'still a flow mapping');
 });
 
 function billionLaughs(): string {
@@ -167,7 +179,6 @@ t.test('a kind: List nested in a ResourceList or stream exposes its items as res
   t.same(src.items.map((i) => (i.value as { kind: string }).kind), ['List', 'ConfigMap', 'Pod', 'Service']);
   t.same(src.items.map((i) => i.topPosition), [0, 1, 0, 0]);
   const pod = src.items[2]!;
-  syncIn(pod.doc, ['metadata', 'labels'], { x: 'y' });
-  const out = writeOutput(src, new Map([[2, pod]]), []);
+  const out = writeOutput(src, new Map([[2, emitChanged(pod, src, setAt(pod.value, ['metadata', 'labels'], { x: 'y' }))!]]), []);
   t.equal(out, text.replace('metadata: {name: a}', 'metadata: {name: a, labels: {x: "y"}}'));
 });

@@ -1,4 +1,5 @@
-import type { Document } from 'yaml';
+import type { Json } from '../model.ts';
+import { patchText } from '../yaml/patch-text.ts';
 import type { ParsedSource, SourceItem } from './source.ts';
 
 /**
@@ -15,28 +16,15 @@ export function seqIndentOf(text: string, annotations: Record<string, unknown> |
 }
 
 /**
- * Serialises a changed resource for its place in the input: block style, no line folding, the resource's
- * list indentation, continuation lines indented by the node's column, the input's line ending (CRLF kept).
+ * The new source text of a resource whose data becomes `next`, or undefined when nothing changes. Only
+ * the differing parts of the text are rewritten (see `patchText`); new text uses the resource's list
+ * indentation and the input's line endings (CRLF kept).
  */
-export function emitItem(item: SourceItem, source: ParsedSource): string {
-  const doc: Document = item.doc;
+export function emitChanged(item: SourceItem, source: ParsedSource, next: Json): string | undefined {
   const original = source.text.slice(item.start, item.end);
   const meta = (item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
-  if (item.flow && doc.contents && typeof doc.contents === 'object' && 'flow' in doc.contents) {
-    (doc.contents as { flow?: boolean }).flow = true;
-  }
-  let out = doc.toString({
-    lineWidth: 0,
-    indentSeq: seqIndentOf(original, meta?.annotations) === 'wide',
-    flowCollectionPadding: false,
-  });
-  // The node's range ends at its last character: no trailing newline inside it.
-  const trailing = /\s*$/.exec(original)?.[0] ?? '';
-  out = out.replace(/\n+$/, '');
-  if (item.column > 0) {
-    const pad = ' '.repeat(item.column);
-    out = out.replace(/\n(?!\n|$)/g, `\n${pad}`);
-  }
-  if (original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
-  return out + trailing;
+  const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
+  let out = patchText(source.text, item.doc, item.value, next, [item.start, item.end], style);
+  if (out !== undefined && original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
+  return out;
 }

@@ -1,7 +1,6 @@
 import type { KrmResult } from '../model.ts';
 import { resultsYaml } from '../results/result.ts';
-import { emitItem } from './emit.ts';
-import type { ParsedSource, SourceItem } from './source.ts';
+import type { ParsedSource } from './source.ts';
 
 /**
  * Writes the output in the input's framing: the input text with each changed resource's range replaced by
@@ -9,12 +8,15 @@ import type { ParsedSource, SourceItem } from './source.ts';
  * byte for byte. For a ResourceList, an input `results` entry is dropped and the run's results are appended.
  *
  * @param source the parsed input
- * @param changed changed resources by position (their Documents already edited)
+ * @param changed new source text of changed resources, by `SourceItem.position`
  * @param results results to append (ResourceList only; other forms report results on stderr)
  */
-export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, SourceItem>, results: readonly KrmResult[]): string {
+export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[]): string {
   const edits: Array<{ start: number; end: number; text: string }> = [];
-  for (const item of changed.values()) edits.push({ start: item.start, end: item.end, text: emitItem(item, source) });
+  for (const [position, text] of changed) {
+    const item = source.items[position]!;
+    edits.push({ start: item.start, end: item.end, text });
+  }
   if (source.form === 'resource-list' && source.resultsRange) {
     const [s, e] = source.resultsRange;
     edits.push({ start: s, end: e, text: '' });

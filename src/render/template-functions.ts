@@ -6,9 +6,9 @@
  * `join SEP LIST`, `contains NEEDLE HAYSTACK`), so a Go pipeline `x | default "a"` reads
  * `(default "a" x)` here.
  */
-import { stringify } from 'yaml';
 import { proxyConfigToJSON } from '../drivers/istio/proxy-config.ts';
-import type { JsonObject } from '../model.ts';
+import type { Json, JsonObject } from '../model.ts';
+import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit-block.ts';
 import { formatGoDuration, goPrint, goSprint, isEmpty, isTruthy } from './go-values.ts';
 
 type Helper = (...args: unknown[]) => unknown;
@@ -35,8 +35,26 @@ function goQuote(s: string): string {
 
 /** sigs.k8s.io/yaml `Marshal`: block YAML with sorted keys and a trailing newline; `null` → `null\n`. */
 export function toYamlText(v: unknown): string {
-  if (v === undefined) return 'null\n';
-  return stringify(v, { sortMapEntries: true, lineWidth: 0, indent: 2, indentSeq: false });
+  if (v === undefined || v === null) return 'null\n';
+  const sorted = sortKeys(v as Json);
+  if (Array.isArray(sorted)) return sorted.length ? emitSeqLines(sorted, 0, GO_STYLE) : '[]\n';
+  if (typeof sorted === 'object' && sorted !== null) {
+    return Object.keys(sorted).length ? emitMapLines(sorted, 0, GO_STYLE) : '{}\n';
+  }
+  return `${emitInline(sorted) ?? JSON.stringify(sorted)}\n`;
+}
+
+/** Go's sigs.k8s.io/yaml list style: `- ` at the key's column. */
+const GO_STYLE = { seqIndent: 'compact', keepNulls: true } as const;
+
+function sortKeys(v: Json): Json {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (typeof v === 'object' && v !== null) {
+    const out: { [k: string]: Json } = {};
+    for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]!);
+    return out;
+  }
+  return v;
 }
 
 /** Istio `omitNil`: recursively drops null values; a map or list left empty becomes null. */

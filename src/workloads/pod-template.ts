@@ -1,6 +1,4 @@
-import type { Document } from 'yaml';
 import type { Json, JsonObject, PodMeta, PodTemplate } from '../model.ts';
-import { syncIn } from '../yaml/sync.ts';
 import type { WorkloadKind } from './kinds.ts';
 
 function getIn(value: Json, path: readonly string[]): Json | undefined {
@@ -53,15 +51,26 @@ export function isProblem(v: PodTemplate | PodTemplateProblem): v is PodTemplate
   return 'message' in v;
 }
 
+function setIn(root: Json, path: readonly string[], value: Json): Json {
+  if (path.length === 0) return value;
+  const base: JsonObject = isObject(root) ? { ...root } : {};
+  base[path[0]!] = setIn(base[path[0]!] ?? null, path.slice(1), value);
+  return base;
+}
+
 /**
- * Writes a pod template back into the resource Document with the smallest edit (see `syncIn`).
- * An empty metadata that was absent in the source stays absent. Returns whether anything changed.
+ * The resource with its pod template replaced (a new value; the input is not mutated). An empty pod
+ * metadata that was absent in the input stays absent.
  */
-export function setPodTemplate(doc: Document, resource: Json, wk: WorkloadKind, pod: PodTemplate): boolean {
+export function withPodTemplate(resource: Json, wk: WorkloadKind, pod: PodTemplate): Json {
   const paths = podPaths(wk);
-  let changed = false;
-  const hadMeta = getIn(resource, paths.meta) !== undefined;
-  if (hadMeta || Object.keys(pod.metadata).length > 0) changed = syncIn(doc, paths.meta, pod.metadata as Json) || changed;
-  changed = syncIn(doc, paths.spec, pod.spec) || changed;
-  return changed;
+  let out = resource;
+  if (getIn(resource, paths.meta) !== undefined || Object.keys(pod.metadata).length > 0) out = setIn(out, paths.meta, pod.metadata as Json);
+  return setIn(out, paths.spec, pod.spec);
+}
+
+/** The resource with `metadata.annotations[key] = value` (a new value; the input is not mutated). */
+export function withAnnotation(resource: Json, key: string, value: string): Json {
+  const annotations = getIn(resource, ['metadata', 'annotations']);
+  return setIn(resource, ['metadata', 'annotations'], { ...(isObject(annotations) ? annotations : {}), [key]: value });
 }

@@ -1,0 +1,122 @@
+import type { Json } from '../model.ts';
+import { needsQuotes } from './quoting.ts';
+
+/**
+ * A small, fast emitter for new YAML text (what injection adds): block maps and sequences, plain scalars
+ * where every YAML 1.1 and 1.2 reader reads them back as the same string, single quotes for other
+ * one-line strings, `|`/`|-` literals for multi-line strings, double quotes for anything with control
+ * characters. Output lines end with `\n`.
+ */
+
+const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
+
+function isPlainSafe(s: string): boolean {
+  if (s === '' || s !== s.trim() || needsQuotes(s)) return false;
+  if (INDICATOR_START.test(s) && !/^[-?:][^\s,[\]{}]/.test(s)) return false;
+  if (s.includes(': ') || s.includes(' #') || s.endsWith(':') || /[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return false;
+  if (/^(?:[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN|0o[0-7]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|---|\.\.\.)$/.test(s)) return false;
+  return true;
+}
+
+/**
+ * A string as a one-line YAML scalar, as Go's sigs.k8s.io/yaml writes it: plain when safe; double quotes
+ * for strings that would read as another type (`"true"`, `"15020"`); single quotes for other strings that
+ * cannot be plain (`'*'`, `'{"a":1}'`); double quotes with escapes for control characters.
+ */
+export function emitString(s: string): string {
+  if (isPlainSafe(s)) return s;
+  if (needsQuotes(s) || /^[-+]?(?:\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|0o[0-7]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$/.test(s)) return JSON.stringify(s);
+  if (!/[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return `'${s.replace(/'/g, "''")}'`;
+  return JSON.stringify(s);
+}
+
+/** A key as YAML text. */
+export function emitKey(k: string): string {
+  return emitString(k);
+}
+
+function isCollection(v: Json): v is Json[] | { [k: string]: Json } {
+  return typeof v === 'object' && v !== null;
+}
+
+function isEmptyCollection(v: Json): boolean {
+  return isCollection(v) && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+}
+
+function isMultiline(v: Json): v is string {
+  // A literal block finds its indentation from the first non-empty line: that line must not start with a space.
+  return typeof v === 'string' && v.includes('\n') && !/[\x00-\x08\x0b-\x1f\x7f]/.test(v) && !/^\n*[ \t]/.test(v) && !/[ \t]$/m.test(v);
+}
+
+/** A value that fits after `key: ` or `- ` on one line, or undefined for block collections / literals. */
+export function emitInline(v: Json): string | undefined {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
+  if (typeof v === 'string') return isMultiline(v) ? undefined : emitString(v);
+  if (isEmptyCollection(v)) return Array.isArray(v) ? '[]' : '{}';
+  return undefined;
+}
+
+/** A flow collection on one line (for values written into an existing flow collection). */
+export function emitFlow(v: Json): string {
+  if (Array.isArray(v)) return `[${v.map(emitFlow).join(', ')}]`;
+  if (isCollection(v)) return `{${Object.entries(v).map(([k, x]) => `${emitKey(k)}: ${emitFlow(x)}`).join(', ')}}`;
+  if (typeof v === 'string') {
+    const s = emitString(v);
+    return /[,[\]{}]/.test(s) && !/^['"]/.test(s) ? `'${v.replace(/'/g, "''")}'` : s;
+  }
+  return emitInline(v)!;
+}
+
+function literal(s: string, indent: number): string {
+  const chomp = s.endsWith('\n') ? (s.endsWith('\n\n') ? '+' : '') : '-';
+  const body = chomp === '+' ? s.slice(0, -1) : chomp === '' ? s.slice(0, -1) : s;
+  const pad = ' '.repeat(indent);
+  return `|${chomp}\n${body.split('\n').map((l) => (l === '' ? '' : pad + l)).join('\n')}\n`;
+}
+
+/** Options of block emission. */
+export interface BlockStyle {
+  /** `wide`: sequences indented under their key; `compact`: `- ` at the key's column. */
+  seqIndent: 'compact' | 'wide';
+  /** Write `key: null` entries (Go's `toYaml`); by default they are left out (Kubernetes reads null as absent). */
+  keepNulls?: boolean;
+}
+
+/**
+ * The text after `key:` for a value: ` inline\n`, or `\n` + indented block lines (children at `indent`).
+ * `indent` is the column of the key this value belongs to.
+ */
+export function emitAfterKey(v: Json, keyColumn: number, style: BlockStyle): string {
+  const inline = emitInline(v);
+  if (inline !== undefined) return ` ${inline}\n`;
+  if (typeof v === 'string') return ` ${literal(v, keyColumn + 2)}`;
+  if (Array.isArray(v)) return `\n${emitSeqLines(v, style.seqIndent === 'wide' ? keyColumn + 2 : keyColumn, style)}`;
+  return `\n${emitMapLines(v as { [k: string]: Json }, keyColumn + 2, style)}`;
+}
+
+/** Block map lines with keys at `column`. */
+export function emitMapLines(o: { [k: string]: Json }, column: number, style: BlockStyle): string {
+  const pad = ' '.repeat(column);
+  let out = '';
+  for (const [k, v] of Object.entries(o)) {
+    if (v === null && !style.keepNulls) continue;
+    out += `${pad}${emitKey(k)}:${emitAfterKey(v, column, style)}`;
+  }
+  return out;
+}
+
+/** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
+export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): string {
+  const inline = emitInline(v);
+  if (inline !== undefined) return `${inline}\n`;
+  if (typeof v === 'string') return literal(v, dashColumn + 2);
+  const inner = Array.isArray(v) ? emitSeqLines(v, dashColumn + 2, style) : emitMapLines(v as { [k: string]: Json }, dashColumn + 2, style);
+  return inner.slice(dashColumn + 2);
+}
+
+/** Block sequence lines with dashes at `dashColumn`. */
+export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): string {
+  const pad = ' '.repeat(dashColumn);
+  return a.map((v) => `${pad}- ${emitAfterDash(v, dashColumn, style)}`).join('');
+}

@@ -1,0 +1,314 @@
+import { Scalar, isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
+import type { Json } from '../model.ts';
+import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
+
+/**
+ * Edits the source text of one resource so that it reads as `next`, touching only what differs: every
+ * unchanged line (comments, spacing, quoting, flow style, list indentation) stays byte for byte. New map
+ * entries are appended to their map; list entries are matched by their Kubernetes merge key (`name`,
+ * `mountPath`, `containerPort`, ...) or by value and put in `next`'s order; changed scalars keep their
+ * quote style. New text follows the resource's list indentation (`style`).
+ *
+ * @param text the whole input text (node ranges of `doc` are offsets into it)
+ * @param doc the composed resource
+ * @param old the resource as data (`doc.toJS()`)
+ * @param next the desired resource as data (`null` map values mean absent)
+ * @returns the new text of the range [start, end) of the resource, or undefined when nothing changed
+ */
+export function patchText(text: string, doc: Document, old: Json, next: Json, range: [number, number], style: BlockStyle): string | undefined {
+  const ctx: Ctx = { text, style, edits: [] };
+  if (!isMap(doc.contents) || !isObj(old) || !isObj(next)) throw new Error('a resource must be a mapping');
+  const target = prune(next) as JsonObj;
+  if (jsonEqual(old, target)) return undefined;
+  try {
+    patchMap(doc.contents, old, target, ctx);
+  } catch (e) {
+    if (!(e instanceof NeedsRewrite)) throw e;
+    // Only for shapes the patcher does not edit in place (e.g. removing the first key after `- `).
+    const col = column(text, range[0]);
+    return emitMapLines(target, col, style).slice(col).replace(/\n$/, text[range[1] - 1] === '\n' ? '\n' : '');
+  }
+  if (ctx.edits.length === 0) return undefined;
+  return applyEdits(text, range[0], range[1], ctx.edits);
+}
+
+type JsonObj = { [k: string]: Json };
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+interface Ctx {
+  text: string;
+  style: BlockStyle;
+  edits: Edit[];
+}
+
+function isObj(v: Json | undefined): v is JsonObj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function prune(v: Json): Json {
+  if (Array.isArray(v)) return v.map(prune);
+  if (isObj(v)) {
+    const o: JsonObj = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null) o[k] = prune(x);
+    return o;
+  }
+  return v;
+}
+
+/** Deep equality of JSON values (key order ignored). */
+export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
+  return true;
+}
+
+/** Applies non-overlapping edits inside [start, end) of `text`. */
+export function applyEdits(text: string, start: number, end: number, edits: Edit[]): string {
+  edits.sort((x, y) => x.start - y.start || x.end - y.end);
+  let out = '';
+  let at = start;
+  for (const e of edits) {
+    out += text.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + text.slice(at, end);
+}
+
+function lineStart(text: string, pos: number): number {
+  return text.lastIndexOf('\n', pos - 1) + 1;
+}
+
+function column(text: string, pos: number): number {
+  return pos - lineStart(text, pos);
+}
+
+/** End of a pair: after its value's trailing comment and newline. */
+function pairEnd(text: string, pair: Pair): number {
+  const v = pair.value as Node | null;
+  const k = pair.key as Node;
+  let end = v?.range ? Math.max(v.range[1], v.range[2]) : k.range![2];
+  if (end > 0 && text[end - 1] !== '\n') {
+    const nl = text.indexOf('\n', end);
+    // Only a comment may follow on the line.
+    if (nl >= 0 && /^[ \t]*(#.*)?\r?$/.test(text.slice(end, nl))) end = nl + 1;
+  }
+  return end;
+}
+
+function keyOf(pair: Pair): string | undefined {
+  return isScalar(pair.key) ? String(pair.key.value) : undefined;
+}
+
+/** Whether only indentation precedes `pos` on its line. */
+function startsLine(text: string, pos: number): boolean {
+  return /^[ ]*$/.test(text.slice(lineStart(text, pos), pos));
+}
+
+function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
+  if (!isMap(map)) throw new Error('not a map');
+  if (map.flow) {
+    if (!jsonEqual(old, next)) replaceNode(map, emitFlowOrInline(next), ctx);
+    return;
+  }
+  const { text } = ctx;
+  const pairs = map.items as Pair[];
+  const keyCol = column(text, (pairs[0]!.key as Node).range![0]);
+  const seen = new Set<string>();
+  for (const pair of pairs) {
+    const k = keyOf(pair);
+    if (k === undefined) continue;
+    seen.add(k);
+    const o = old[k];
+    if (!(k in next)) {
+      if (o === null && !(k in next)) {
+        // `key:` with no value reads as null: absent in `next` too (pruned); keep it.
+        continue;
+      }
+      removePair(map, pair, ctx);
+      continue;
+    }
+    const n = next[k]!;
+    if (jsonEqual(o, n)) continue;
+    patchPairValue(pair, o, n, keyCol, ctx);
+  }
+  let add = '';
+  for (const [k, v] of Object.entries(next)) {
+    if (seen.has(k)) continue;
+    add += `${' '.repeat(keyCol)}${emitString(k)}:${emitAfterKey(v, keyCol, ctx.style)}`;
+  }
+  if (add) {
+    const last = pairs[pairs.length - 1]!;
+    const at = pairEnd(text, last);
+    ctx.edits.push({ start: at, end: at, text: text[at - 1] === '\n' ? add : `\n${add}` });
+  }
+}
+
+function removePair(map: Node, pair: Pair, ctx: Ctx): void {
+  const { text } = ctx;
+  const k = pair.key as Node;
+  if (!startsLine(text, k.range![0])) {
+    // The first entry of a `- key: value` map: rewrite the whole map instead.
+    throw new NeedsRewrite(map);
+  }
+  ctx.edits.push({ start: lineStart(text, k.range![0]), end: pairEnd(text, pair), text: '' });
+}
+
+class NeedsRewrite extends Error {
+  constructor(readonly node: Node) {
+    super('rewrite');
+  }
+}
+
+function emitFlowOrInline(v: Json): string {
+  return emitInline(v) ?? emitFlow(v);
+}
+
+function replaceNode(node: Node, replacement: string, ctx: Ctx): void {
+  ctx.edits.push({ start: node.range![0], end: node.range![1], text: replacement });
+}
+
+/** Replaces `key: value` from the end of the key, re-emitting the value (block style for collections). */
+function replaceAfterKey(pair: Pair, v: Json, keyCol: number, ctx: Ctx): void {
+  const k = pair.key as Node;
+  const value = pair.value as Node | null;
+  const block = value !== null && (isMap(value) || isSeq(value)) && !value.flow;
+  const end = block ? value.range![1] : pairEnd(ctx.text, pair);
+  let emitted = `:${emitAfterKey(v, keyCol, ctx.style)}`;
+  if (ctx.text[end - 1] !== '\n') emitted = emitted.replace(/\n$/, '');
+  ctx.edits.push({ start: k.range![1], end, text: emitted });
+}
+
+function patchPairValue(pair: Pair, o: Json | undefined, n: Json, keyCol: number, ctx: Ctx): void {
+  const node = pair.value as Node | null;
+  const sub: Ctx = { ...ctx, edits: [] };
+  try {
+    if (node && isMap(node) && isObj(o) && isObj(n) && (node.flow || Object.keys(n).length > 0)) {
+      patchMap(node, o, n, sub);
+    } else if (node && isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0)) {
+      patchSeq(node, o, n, sub);
+    } else if (node && isScalar(node) && !isMultilineNode(node) && emitInline(n) !== undefined && typeof n !== 'object') {
+      replaceNode(node, scalarLike(node, n), sub);
+    } else {
+      replaceAfterKey(pair, n, keyCol, sub);
+    }
+  } catch (e) {
+    if (!(e instanceof NeedsRewrite)) throw e;
+    sub.edits = [];
+    replaceAfterKey(pair, n, keyCol, sub);
+  }
+  ctx.edits.push(...sub.edits);
+}
+
+function isMultilineNode(node: Node): boolean {
+  return isScalar(node) && (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED);
+}
+
+/** A new scalar in the style of the one it replaces (quote style kept for strings). */
+function scalarLike(node: Node, v: Json): string {
+  if (typeof v === 'string' && isScalar(node)) {
+    if (node.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(v);
+    if (node.type === Scalar.QUOTE_SINGLE && !/[\x00-\x1f]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
+  }
+  return emitInline(v)!;
+}
+
+/** Identity of a list entry: Kubernetes merge keys first, then the value itself for scalars. */
+function entryKey(v: Json | undefined): string | undefined {
+  if (isObj(v)) {
+    for (const k of ['name', 'mountPath', 'containerPort', 'devicePath', 'ip', 'topologyKey']) {
+      const x = v[k];
+      if (typeof x === 'string' || typeof x === 'number') return `${k}=${x}`;
+    }
+    return undefined;
+  }
+  if (v === null || typeof v !== 'object') return `scalar=${typeof v}:${String(v)}`;
+  return undefined;
+}
+
+function patchSeq(seq: Node, old: Json[], next: Json[], ctx: Ctx): void {
+  if (!isSeq(seq)) throw new Error('not a seq');
+  if (seq.flow) {
+    if (!jsonEqual(old, next)) replaceNode(seq, emitFlowOrInline(next), ctx);
+    return;
+  }
+  const { text } = ctx;
+  const items = seq.items as Node[];
+  if (items.some((n) => !n || !n.range || isAlias(n))) throw new NeedsRewrite(seq);
+  const oldKeys = old.map(entryKey);
+  const used = new Set<number>();
+  const order: Array<{ at: number; value: Json }> = next.map((v, i) => {
+    const key = entryKey(v);
+    let at = -1;
+    if (key !== undefined) at = oldKeys.findIndex((k, j) => k === key && !used.has(j));
+    else if (i < old.length && !used.has(i) && oldKeys[i] === undefined) at = i;
+    if (at >= 0) used.add(at);
+    return { at, value: v };
+  });
+  const sameShape = order.length === old.length && order.every((o, i) => o.at === i);
+  const dash = lineStartDash(text, items[0]!);
+  if (!startsLine(text, dash)) throw new NeedsRewrite(seq);
+  const dashCol = column(text, dash);
+  if (sameShape) {
+    order.forEach((o, i) => patchItem(items[i]!, old[i], o.value, dashCol, ctx));
+    return;
+  }
+  // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
+  const starts = items.map((n) => lineStart(text, n.range![0]));
+  const seqEnd = seq.range![1];
+  const segments = items.map((_, i) => [starts[i]!, i + 1 < items.length ? starts[i + 1]! : seqEnd] as const);
+  let out = '';
+  for (const o of order) {
+    if (o.at < 0) {
+      out += `${' '.repeat(dashCol)}- ${emitAfterDash(o.value, dashCol, ctx.style)}`;
+      continue;
+    }
+    const [s, e] = segments[o.at]!;
+    const sub: Ctx = { ...ctx, edits: [] };
+    patchItem(items[o.at]!, old[o.at], o.value, dashCol, sub);
+    let seg = applyEdits(text, s, e, sub.edits);
+    if (!seg.endsWith('\n')) seg += '\n';
+    out += seg;
+  }
+  if (text[seqEnd - 1] !== '\n') out = out.replace(/\n$/, '');
+  ctx.edits.push({ start: starts[0]!, end: seqEnd, text: out });
+}
+
+/** Position of the `-` of a block sequence entry. */
+function lineStartDash(text: string, item: Node): number {
+  const ls = lineStart(text, item.range![0]);
+  const dash = text.indexOf('-', ls);
+  return dash >= 0 && dash < item.range![0] ? dash : item.range![0];
+}
+
+function patchItem(node: Node, o: Json | undefined, n: Json, dashCol: number, ctx: Ctx): void {
+  if (jsonEqual(o, n)) return;
+  const sub: Ctx = { ...ctx, edits: [] };
+  try {
+    if (isMap(node) && isObj(o) && isObj(n) && (node.flow || Object.keys(n).length > 0)) patchMap(node, o, n, sub);
+    else if (isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0)) patchSeq(node, o, n, sub);
+    else if (isScalar(node) && !isMultilineNode(node) && typeof n !== 'object') replaceNode(node, scalarLike(node, n) ?? '', sub);
+    else throw new NeedsRewrite(node);
+  } catch (e) {
+    if (!(e instanceof NeedsRewrite)) throw e;
+    sub.edits = [];
+    let emitted = emitAfterDash(n, dashCol, ctx.style);
+    const end = node.range![1];
+    if (ctx.text[end - 1] !== '\n') emitted = emitted.replace(/\n$/, '');
+    sub.edits.push({ start: node.range![0], end, text: emitted });
+  }
+  ctx.edits.push(...sub.edits);
+}
