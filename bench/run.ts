@@ -219,6 +219,8 @@ async function main(): Promise<void> {
     'Wall time is measured around the child process; peak RSS is GNU `/usr/bin/time -f %M`. N ≤ 1 000: median of 3 runs;',
     'larger N: one run (kustomize: one run from N = 1 000, killed after --kustomize-timeout, default 600 s). "time ratio" and "RSS ratio" are meshinject ÷ yaml round trip. kustomize patches only Deployments',
     '(a strategic-merge patch with `target: {kind: Deployment}`), so its "patched" column counts Deployments.',
+    'The build machine is shared with other jobs (see the load average): absolute times move between runs; the',
+    'ratios compare tools measured back to back on the same input in the same run.',
     '',
     '## Machine',
     '',

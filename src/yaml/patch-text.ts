@@ -128,6 +128,7 @@ function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   const pairs = map.items as Pair[];
   const keyCol = column(text, (pairs[0]!.key as Node).range![0]);
   const seen = new Set<string>();
+  const removed = new Set<Pair>();
   for (const pair of pairs) {
     const k = keyOf(pair);
     if (k === undefined) continue;
@@ -139,21 +140,39 @@ function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
         continue;
       }
       removePair(map, pair, ctx);
+      removed.add(pair);
       continue;
     }
     const n = next[k]!;
     if (jsonEqual(o, n)) continue;
     patchPairValue(pair, o, n, keyCol, ctx);
   }
-  let add = '';
+  // New keys go where `next` has them: after the closest preceding key that already exists, or before
+  // the first one (so a re-rendered container reads in the same key order as a fresh one).
+  const survivors = pairs.filter((p) => !removed.has(p));
+  const byKey = new Map(survivors.map((p) => [keyOf(p), p] as const));
+  const pending = new Map<Pair | null, string>();
+  let anchor: Pair | null = null;
   for (const [k, v] of Object.entries(next)) {
-    if (seen.has(k)) continue;
-    add += `${' '.repeat(keyCol)}${emitString(k)}:${emitAfterKey(v, keyCol, ctx.style)}`;
+    const existing = byKey.get(k);
+    if (existing) {
+      anchor = existing;
+      continue;
+    }
+    const line = `${' '.repeat(keyCol)}${emitString(k)}:${emitAfterKey(v, keyCol, ctx.style)}`;
+    pending.set(anchor, (pending.get(anchor) ?? '') + line);
   }
-  if (add) {
-    const last = pairs[pairs.length - 1]!;
-    const at = pairEnd(text, last);
-    ctx.edits.push({ start: at, end: at, text: text[at - 1] === '\n' ? add : `\n${add}` });
+  for (const [after, add] of pending) {
+    if (after === null) {
+      const first = survivors[0];
+      if (!first) throw new NeedsRewrite(map);
+      const pos = (first.key as Node).range![0];
+      if (first === pairs[0]) ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${' '.repeat(keyCol)}` });
+      else ctx.edits.push({ start: lineStart(text, pos), end: lineStart(text, pos), text: add });
+      continue;
+    }
+    const at = pairEnd(text, after);
+    ctx.edits.push({ start: at, end: at, text: text[at - 1] === '\n' ? add : `\n${add.replace(/\n$/, '')}` });
   }
 }
 

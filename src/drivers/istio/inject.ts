@@ -227,7 +227,28 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
     revision: istio.revision,
   });
   pruneStaleInjection(final, original);
+  alignInjectedKeyOrder(final, templatePod);
   return { pod: final, warnings: preconditionWarnings(original, req.workload) };
+}
+
+/**
+ * Puts the keys of every injected container in the order the template renders them (then any other
+ * keys), so a re-injected container reads like a freshly injected one; strategic merge keeps the old
+ * container's key order. Only key order changes. In place.
+ */
+export function alignInjectedKeyOrder(pod: PodTemplate, templatePod: PodTemplate): void {
+  for (const list of ['containers', 'initContainers'] as const) {
+    const templ = containersOf(templatePod.spec, list);
+    if (!Array.isArray(pod.spec[list]) || templ.length === 0) continue;
+    pod.spec[list] = containersOf(pod.spec, list).map((c) => {
+      const t = findContainer(String(c.name), templ);
+      if (!t) return c;
+      const out: JsonObject = {};
+      for (const k of Object.keys(t)) if (k in c) out[k] = c[k]!;
+      for (const k of Object.keys(c)) if (!(k in out)) out[k] = c[k]!;
+      return out;
+    });
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   findContainerInSpec,
   findSidecar,
   INIT_CONTAINER,
+  PROXY_CONTAINER,
   isObject,
   VALIDATION_CONTAINER,
   type ContainerList,
@@ -116,6 +117,11 @@ export function reinsertOverrides(pod: PodTemplate): PodTemplate {
   return out;
 }
 
+/** Image of the `istio-proxy` container in either list, if any. */
+function proxyImage(spec: JsonObject): Json | undefined {
+  return findContainerInSpec(PROXY_CONTAINER, spec)?.image;
+}
+
 /**
  * Istio `reapplyOverwrittenContainers`: for each container (then init container) of the rendered template pod
  * that the user also defines (in a previous `proxy.istio.io/overrides`, else in the original pod) and that the
@@ -136,13 +142,17 @@ export function reapplyOverwrittenContainers(
   const alreadyInjected = statusValue !== undefined;
   const status = parseInjectionStatus(statusValue);
   // Istio checks each list on its own, so an old classic proxy becomes a "user override" of a new native
-  // one (golden merge-probers). Across revisions meshinject re-injects cleanly instead: a name the previous
-  // injection added to either list is never a user override.
-  const crossRevision = status !== undefined && status !== null && status.revision !== (revision === '' ? 'default' : revision);
+  // one (golden merge-probers). meshinject keeps that within one injection (same revision, same proxy
+  // image) and re-injects cleanly across an upgrade (another revision or proxy image): then a name the
+  // previous injection added to either list is never a user override.
+  const upgrade = status !== undefined && status !== null && (
+    status.revision !== (revision === '' ? 'default' : revision) ||
+    proxyImage(originalPod.spec) !== proxyImage(templateSpec)
+  );
   const both = [...(status?.containers ?? []), ...(status?.initContainers ?? [])];
   const injected: Record<ContainerList, string[]> = {
-    containers: crossRevision ? both : status?.containers ?? [],
-    initContainers: crossRevision ? both : status?.initContainers ?? [],
+    containers: upgrade ? both : status?.containers ?? [],
+    initContainers: upgrade ? both : status?.initContainers ?? [],
   };
   const overrides: ParsedContainers = { containers: [], initContainers: [] };
   let pod = finalPod;
