@@ -133,11 +133,9 @@ t.test('online-boutique: a relative exec path works only from inside the package
   t.match(readFileSync(join(pkg, 'frontend.yaml'), 'utf8'), /name: istio-proxy/);
 });
 
-// Through the CLI directly (no kpt re-serialising the files), a changed resource should keep the
-// formatting of the lines meshinject does not change. The online-boutique files mix indented sequences
-// (`drop:\n  - ALL`) with compact ones (`ports:\n- containerPort`) inside one Deployment; the CLI
-// currently re-emits every sequence of a changed resource in one style. Reported to the lead.
-const TODO_SEQ_STYLE = 'CLI re-indents untouched sequences of a changed resource (mixed sequence styles); reported';
+// Through the CLI directly (no kpt re-serialising the files), a changed resource keeps the formatting of
+// the lines meshinject does not change. The online-boutique files mix indented sequences
+// (`drop:\n  - ALL`) with compact ones (`ports:\n- containerPort`) inside one Deployment.
 
 t.test('CLI: a skipped workload differs from its input only by the result annotation', async (t) => {
   const file = join(SRC, 'loadgenerator.yaml');
@@ -149,12 +147,12 @@ t.test('CLI: a skipped workload differs from its input only by the result annota
     '$1  annotations:\n    meshinject.dev/injection: skipped (never-inject-selector)\n',
   );
   t.not(expected, input, 'expectation built');
-  t.equal(r.stdout, expected, 'only the annotation added', { todo: TODO_SEQ_STYLE });
+  t.equal(r.stdout, expected, 'only the annotation added');
 });
 
 t.test('CLI: untouched lines of an injected Deployment keep their indentation', async (t) => {
   const file = join(SRC, 'adservice.yaml');
   const r = runCli(['--config', 'examples/online-boutique/injection.yaml', file]);
   t.equal(r.status, 0);
-  t.match(r.stdout, /^ {10}capabilities:\n {12}drop:\n {14}- ALL\n/m, 'the app container securityContext as written', { todo: TODO_SEQ_STYLE });
+  t.match(r.stdout, /^ {10}capabilities:\n {12}drop:\n {14}- ALL\n/m, 'the app container securityContext as written');
 });

@@ -44,6 +44,8 @@ export interface ParsedSource {
   items: SourceItem[];
   /** ResourceList only: the `functionConfig` as data, when present. */
   functionConfig?: Json;
+  /** The wrapper is a flow mapping (JSON input): results are written as JSON. */
+  json?: boolean;
   /** ResourceList only: the source range of an input `results` entry (dropped: results are output only). */
   resultsRange?: [number, number];
 }
@@ -105,9 +107,14 @@ function scalarText(node: CST.Token | null | undefined): string | undefined {
   return undefined;
 }
 
+/** A block mapping or a flow mapping (`{...}`, e.g. JSON). */
+function isMapToken(t: CST.Token | null | undefined): t is CST.BlockMap | CST.FlowCollection {
+  return !!t && (t.type === 'block-map' || (t.type === 'flow-collection' && t.start.source === '{'));
+}
+
 /** Reads the top-level `kind` of a document's root map without composing it. */
 function rootKind(root: CST.Token | undefined): string | undefined {
-  if (!root || root.type !== 'block-map') return undefined;
+  if (!isMapToken(root)) return undefined;
   for (const it of root.items) {
     if (scalarText(it.key) === 'kind') return scalarText(it.value);
   }
@@ -139,7 +146,7 @@ function expandNestedLists(text: string, items: SourceItem[], where: string): So
   const out = items.slice();
   for (const item of items) {
     const root = item.listToken;
-    if (!root || root.type !== 'block-map') continue;
+    if (!isMapToken(root)) continue;
     const pair = root.items.find((p) => scalarText(p.key) === 'items');
     for (const sub of collectItems(text, pair?.value, `${where} items[${item.position}]`)) {
       sub.position = out.length;
@@ -171,9 +178,9 @@ export function parseSource(text: string, where = 'input'): ParsedSource {
   if (nonEmpty.length === 1) {
     const root = nonEmpty[0]!.value;
     const kind = rootKind(root);
-    if ((kind === 'ResourceList' || kind === 'List') && root?.type === 'block-map') {
+    if ((kind === 'ResourceList' || kind === 'List') && isMapToken(root)) {
       const form: SourceForm = kind === 'ResourceList' ? 'resource-list' : 'list';
-      const parsed: ParsedSource = { form, text, items: [] };
+      const parsed: ParsedSource = { form, text, items: [], json: root.type === 'flow-collection' };
       let sawItems = false;
       for (const pair of root.items) {
         const key = scalarText(pair.key);
@@ -182,7 +189,7 @@ export function parseSource(text: string, where = 'input'): ParsedSource {
           parsed.items = collectItems(text, pair.value, where);
         } else if (key === 'functionConfig' && form === 'resource-list' && pair.value) {
           parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`).toJS() as Json;
-        } else if (key === 'results' && form === 'resource-list' && pair.key) {
+        } else if (key === 'results' && form === 'resource-list' && pair.key && root.type === 'block-map') {
           const start = pair.start.length ? pair.start[0]!.offset : pair.key.offset;
           parsed.resultsRange = [start, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
         }

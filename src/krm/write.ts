@@ -31,6 +31,10 @@ export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, s
   }
   parts.push(text.slice(at));
   let out = parts.join('');
+  if (source.form === 'resource-list' && results.length > 0 && source.json) {
+    const close = out.lastIndexOf('}');
+    return `${out.slice(0, close).replace(/\s*$/, '')},\n"results": ${JSON.stringify(results, null, 2)}\n${out.slice(close)}`;
+  }
   if (source.form === 'resource-list' && results.length > 0) {
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
     if (out.length > 0 && !out.endsWith('\n')) out += eol;

@@ -50,7 +50,8 @@ function isObj(v: Json | undefined): v is JsonObj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function prune(v: Json): Json {
+/** `v` without `key: null` map entries (Kubernetes reads null as absent). */
+export function prune(v: Json): Json {
   if (Array.isArray(v)) return v.map(prune);
   if (isObj(v)) {
     const o: JsonObj = {};
@@ -215,9 +216,10 @@ function patchPairValue(pair: Pair, o: Json | undefined, n: Json, keyCol: number
   const node = pair.value as Node | null;
   const sub: Ctx = { ...ctx, edits: [] };
   try {
-    if (node && isMap(node) && isObj(o) && isObj(n) && (node.flow || Object.keys(n).length > 0)) {
+    // An empty flow collection (`{}`, `[]`) that gets content is rewritten in block style.
+    if (node && isMap(node) && isObj(o) && isObj(n) && (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)) {
       patchMap(node, o, n, sub);
-    } else if (node && isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0)) {
+    } else if (node && isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow ? o.length > 0 : n.length > 0)) {
       patchSeq(node, o, n, sub);
     } else if (node && isScalar(node) && !isMultilineNode(node) && emitInline(n) !== undefined && typeof n !== 'object') {
       replaceNode(node, scalarLike(node, n), sub);
