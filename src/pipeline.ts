@@ -134,6 +134,10 @@ export function processItems(
       config,
     });
     for (const w of decision.warnings) results.push(resourceResult('warning', w, id));
+    const previous = decision.inject ? undefined : driver.previousInjection?.(pod);
+    if (previous) {
+      results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous}): meshinject does not remove sidecars; remove them from the source or re-enable injection`, id));
+    }
     let next: PodTemplate | undefined;
     let summary: string | undefined;
     if (decision.inject) {

@@ -40,4 +40,9 @@ export interface InjectResponse {
 export interface MeshDriver {
   readonly name: string;
   inject(req: InjectRequest): InjectResponse;
+  /**
+   * The annotation that shows this mesh already injected the pod template (e.g. `sidecar.istio.io/status`),
+   * or undefined. Used to warn when a workload that is now skipped still carries a sidecar.
+   */
+  previousInjection?(pod: PodTemplate): string | undefined;
 }

@@ -4,6 +4,7 @@
  */
 import type { InjectRequest, InjectResponse, MeshDriver } from '../driver.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
+import { STATUS_ANNOTATION } from './status.ts';
 
 /** The `istio` mesh driver. `inject` throws `InjectError` for invalid annotations and template failures. */
 export const istioDriver: MeshDriver = {
@@ -11,5 +12,8 @@ export const istioDriver: MeshDriver = {
   inject(req: InjectRequest): InjectResponse {
     const { pod, warnings } = injectIstioPod(req);
     return { pod, summary: injectionSummary(req.config), warnings };
+  },
+  previousInjection(pod) {
+    return pod.metadata.annotations?.[STATUS_ANNOTATION] !== undefined ? STATUS_ANNOTATION : undefined;
   },
 };
