@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { canonicalQuantity, compareDocuments, normalizeDocument, parseYamlStream } from '../scripts/conformance/normalize.ts';
+import { compareDocuments, normalizeDocument, parseYamlStream } from '../scripts/conformance/normalize.ts';
+import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
 import { buildResourceList, checkMinimums, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));

@@ -13,6 +13,7 @@ import type { JsonObject, PodTemplate } from '../src/model.ts';
 import { InjectError } from '../src/results/errors.ts';
 import { formatGoDuration, formatGoFloat } from '../src/render/go-values.ts';
 import { appendMultusNetwork, excludeInboundPort, omitNil, otelResourceAttributes } from '../src/render/template-functions.ts';
+import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
 
 const casesDir = new URL('../../shared/conformance/istio/cases/', import.meta.url);
 const read = (c: string, f: string): string => readFileSync(new URL(`${c}/${f}`, casesDir), 'utf8');
@@ -59,17 +60,9 @@ function container(spec: JsonObject | undefined, name: string): Container | unde
   return all.find((c) => c.name === name);
 }
 
-/** Quantity canonical form for the few units the corpus uses (the comparison's job, not the renderer's). */
-function canonicalQuantity(q: unknown): string {
-  const s = String(q);
-  const m = /^(\d+)(m|Mi)$/.exec(s);
-  if (m?.[2] === 'm' && Number(m[1]) % 1000 === 0) return String(Number(m[1]) / 1000);
-  if (m?.[2] === 'Mi' && Number(m[1]) % 1024 === 0) return `${Number(m[1]) / 1024}Gi`;
-  return s;
-}
 function canonicalResources(r: unknown): unknown {
   if (!r || typeof r !== 'object') return r;
-  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Object.fromEntries(Object.entries(v as object).map(([kk, vv]) => [kk, canonicalQuantity(vv)]))]));
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Object.fromEntries(Object.entries(v as object).map(([kk, vv]) => [kk, canonicalQuantity(vv as string) ?? vv]))]));
 }
 
 /** Env entries the Go post-processing adds or moves after the template ran. */
