@@ -48,7 +48,8 @@ export async function measure(cmd: string, args: string[], opts: MeasureOptions 
   const outFd = openSync(opts.stdoutFile ?? '/dev/null', 'w');
   const [file, argv] = gnuTime ? [TIME_BIN, ['-f', '%M', '-o', rssFile, cmd, ...args]] : [cmd, args];
   const t0 = process.hrtime.bigint();
-  const child = spawn(file, argv, { cwd: opts.cwd, stdio: [inFd, outFd, 'pipe'] });
+  // detached: the child leads its own process group, so a time-out kills GNU time *and* the measured command.
+  const child = spawn(file, argv, { cwd: opts.cwd, stdio: [inFd, outFd, 'pipe'], detached: true });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (d: string) => {
@@ -57,7 +58,11 @@ export async function measure(cmd: string, args: string[], opts: MeasureOptions 
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    child.kill('SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
   }, (opts.timeoutSeconds ?? 900) * 1000);
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;

@@ -129,9 +129,11 @@ function table(rows: Row[]): string[] {
   const sep = '|' + head.split('|').slice(1, -1).map(() => '---').join('|') + '|';
   const lines = [head, sep];
   for (const r of rows) {
-    const tr = r.mesh ? (r.mesh.seconds / r.floor.seconds).toFixed(2) : 'n/a';
-    const mr = r.mesh ? (r.mesh.maxRssMB / r.floor.maxRssMB).toFixed(2) : 'n/a';
-    const inj = r.mesh ? `${r.mesh.injected}/${r.mesh.expected}${r.mesh.exitCode !== 0 ? ` (exit ${r.mesh.exitCode})` : ''}` : 'n/a';
+    const ok = r.mesh !== undefined && r.mesh.exitCode === 0;
+    const tr = ok ? (r.mesh!.seconds / r.floor.seconds).toFixed(2) : r.mesh ? 'failed' : 'n/a';
+    const mr = ok ? (r.mesh!.maxRssMB / r.floor.maxRssMB).toFixed(2) : r.mesh ? 'failed' : 'n/a';
+    const died = r.mesh && r.mesh.exitCode !== 0 ? ` (exit ${r.mesh.exitCode}${/heap limit/.test(r.mesh.stderr) ? ': JavaScript heap out of memory' : ''})` : '';
+    const inj = r.mesh ? `${r.mesh.injected}/${r.mesh.expected}${died}` : 'n/a';
     const kinj = r.kustomize ? (r.kustomize.timedOut ? 'n/a' : `${r.kustomize.injected}/${r.kustomize.expected}`) : 'not run';
     lines.push(`| ${r.n} | ${r.resources} | ${r.inputMB.toFixed(1)} | ${fmtS(r.mesh)} | ${fmtMB(r.mesh)} | ${inj} | ${fmtS(r.floor)} | ${fmtMB(r.floor)} | ${tr} | ${mr} | ${r.kustomize ? fmtS(r.kustomize) : 'not run'} | ${fmtMB(r.kustomize)} | ${kinj} |`);
   }
