@@ -129,13 +129,13 @@ function table(rows: Row[]): string[] {
   const sep = '|' + head.split('|').slice(1, -1).map(() => '---').join('|') + '|';
   const lines = [head, sep];
   for (const r of rows) {
-    const ok = r.mesh !== undefined && r.mesh.exitCode === 0;
+    const ok = r.mesh !== undefined && r.mesh.exitCode === 0 && r.floor.exitCode === 0;
     const tr = ok ? (r.mesh!.seconds / r.floor.seconds).toFixed(2) : r.mesh ? 'failed' : 'n/a';
     const mr = ok ? (r.mesh!.maxRssMB / r.floor.maxRssMB).toFixed(2) : r.mesh ? 'failed' : 'n/a';
     const died = r.mesh && r.mesh.exitCode !== 0 ? ` (exit ${r.mesh.exitCode}${/heap limit/.test(r.mesh.stderr) ? ': JavaScript heap out of memory' : ''})` : '';
     const inj = r.mesh ? `${r.mesh.injected}/${r.mesh.expected}${died}` : 'n/a';
     const kinj = r.kustomize ? (r.kustomize.timedOut ? 'n/a' : `${r.kustomize.injected}/${r.kustomize.expected}`) : 'not run';
-    lines.push(`| ${r.n} | ${r.resources} | ${r.inputMB.toFixed(1)} | ${fmtS(r.mesh)} | ${fmtMB(r.mesh)} | ${inj} | ${fmtS(r.floor)} | ${fmtMB(r.floor)} | ${tr} | ${mr} | ${r.kustomize ? fmtS(r.kustomize) : 'not run'} | ${fmtMB(r.kustomize)} | ${kinj} |`);
+    lines.push(`| ${r.n} | ${r.resources} | ${r.inputMB.toFixed(1)} | ${fmtS(r.mesh)} | ${fmtMB(r.mesh)} | ${inj} | ${fmtS(r.floor)}${r.floor.exitCode !== 0 ? ` (exit ${r.floor.exitCode}${/heap limit/.test(r.floor.stderr) ? ': heap out of memory' : ''})` : ''} | ${fmtMB(r.floor)} | ${tr} | ${mr} | ${r.kustomize ? fmtS(r.kustomize) : 'not run'} | ${fmtMB(r.kustomize)} | ${kinj} |`);
   }
   return lines;
 }

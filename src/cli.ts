@@ -85,8 +85,16 @@ function parseArgs(argv: string[]): Args | string {
   return a;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads a file (or stdin for `-`) as UTF-8; invalid UTF-8 is an error, never silently replaced. */
 function readInput(file: string): string {
-  return readFileSync(file === '-' ? 0 : file, 'utf8');
+  const bytes = readFileSync(file === '-' ? 0 : file);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new Error('input is not valid UTF-8 (YAML and Kubernetes manifests must be UTF-8)');
+  }
 }
 
 function main(): void {
@@ -107,7 +115,7 @@ function main(): void {
   const logToStderr = /^(true|1)$/i.test(process.env.LOG_TO_STDERR ?? '');
   let functionConfig: string | undefined;
   try {
-    if (args.config !== undefined) functionConfig = readFileSync(args.config, 'utf8');
+    if (args.config !== undefined) functionConfig = readInput(args.config);
   } catch (e) {
     process.stderr.write(`meshinject: error: cannot read --config ${args.config}: ${(e as Error).message}\n`);
     process.exitCode = 2;

@@ -7,7 +7,7 @@ import { resourceResult } from './results/result.ts';
 import { decide } from './selection/policy.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { emitChanged } from './krm/emit.ts';
-import { getPodTemplate, isProblem, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
+import { checkWorkload, getPodTemplate, isProblem, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';
@@ -119,6 +119,11 @@ export function processItems(
     const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', config.workloadKinds);
     if (!wk) continue;
     const id = resourceId(item, source, inputName);
+    const problems = checkWorkload(item.value, wk);
+    if (problems.length > 0) {
+      for (const p of problems) results.push(resourceResult('error', `${describe(id)}: ${p.message}`, id, { field: p.field }));
+      continue;
+    }
     const pod = getPodTemplate(item.value, wk);
     if (isProblem(pod)) {
       results.push(resourceResult('error', `${describe(id)}: ${pod.message}`, id, { field: pod.field }));

@@ -28,6 +28,87 @@ export interface PodTemplateProblem {
   message: string;
 }
 
+function typeName(v: Json | undefined): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+}
+
+/** Problems of a `map[string]string` field (labels, annotations): not a mapping, or a non-string value. */
+function checkStringMap(v: Json | undefined, field: string, out: PodTemplateProblem[]): void {
+  if (v === undefined || v === null) return;
+  if (!isObject(v)) {
+    out.push({ field, message: `${field} must be a mapping of strings; got ${typeName(v)}` });
+    return;
+  }
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x !== 'string') out.push({ field: `${field}[${k}]`, message: `${field}[${k}] must be a string; got ${typeName(x)} (quote it)` });
+  }
+}
+
+/** Problems of a list of named objects (containers, volumes): not a list, an entry that is not a mapping or has no name. */
+function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProblem[], eachContainer: boolean): void {
+  if (v === undefined || v === null) return;
+  if (!Array.isArray(v)) {
+    out.push({ field, message: `${field} must be a list; got ${typeName(v)}` });
+    return;
+  }
+  v.forEach((e, i) => {
+    const at = `${field}[${i}]`;
+    if (!isObject(e)) return void out.push({ field: at, message: `${at} must be a mapping; got ${typeName(e)}` });
+    if (typeof e.name !== 'string') out.push({ field: `${at}.name`, message: `${at}.name must be a string; got ${typeName(e.name)}` });
+    if (!eachContainer || e.ports === undefined || e.ports === null) return;
+    if (!Array.isArray(e.ports)) return void out.push({ field: `${at}.ports`, message: `${at}.ports must be a list; got ${typeName(e.ports)}` });
+    e.ports.forEach((p, j) => {
+      const pat = `${at}.ports[${j}]`;
+      if (!isObject(p)) out.push({ field: pat, message: `${pat} must be a mapping; got ${typeName(p)}` });
+      else if (typeof p.containerPort !== 'number') out.push({ field: `${pat}.containerPort`, message: `${pat}.containerPort must be a number; got ${typeName(p.containerPort)}` });
+    });
+  });
+}
+
+/**
+ * Checks the fields of a workload that injection reads, before anything is changed: `metadata` (name and
+ * namespace strings, labels and annotations string maps), the pod template's metadata, and in its spec
+ * `hostNetwork`, `containers`, `initContainers` (named mappings; ports with numeric `containerPort`) and
+ * `volumes`. A wrong type is an error naming the field, never silently replaced.
+ */
+export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProblem[] {
+  const out: PodTemplateProblem[] = [];
+  const meta = getIn(resource, ['metadata']);
+  if (meta !== undefined && meta !== null && !isObject(meta)) out.push({ field: 'metadata', message: `metadata must be a mapping; got ${typeName(meta)}` });
+  for (const k of ['name', 'namespace', 'generateName']) {
+    const v = getIn(resource, ['metadata', k]);
+    if (v !== undefined && v !== null && typeof v !== 'string') out.push({ field: `metadata.${k}`, message: `metadata.${k} must be a string; got ${typeName(v)}` });
+  }
+  checkStringMap(getIn(resource, ['metadata', 'labels']), 'metadata.labels', out);
+  checkStringMap(getIn(resource, ['metadata', 'annotations']), 'metadata.annotations', out);
+  const paths = podPaths(wk);
+  if (wk.templatePath.length > 0) {
+    const tpl = getIn(resource, wk.templatePath);
+    if (tpl !== undefined && tpl !== null && !isObject(tpl)) {
+      const f = wk.templatePath.join('.');
+      out.push({ field: f, message: `${f} must be a mapping; got ${typeName(tpl)}` });
+      return out;
+    }
+  }
+  const m = paths.meta.join('.');
+  const podMeta = getIn(resource, paths.meta);
+  if (paths.meta.length > 1 && podMeta !== undefined && podMeta !== null && !isObject(podMeta)) {
+    out.push({ field: m, message: `${m} must be a mapping; got ${typeName(podMeta)}` });
+  } else if (paths.meta.length > 1) {
+    checkStringMap(getIn(resource, [...paths.meta, 'labels']), `${m}.labels`, out);
+    checkStringMap(getIn(resource, [...paths.meta, 'annotations']), `${m}.annotations`, out);
+  }
+  const sp = paths.spec.join('.');
+  const hostNetwork = getIn(resource, [...paths.spec, 'hostNetwork']);
+  if (hostNetwork !== undefined && hostNetwork !== null && typeof hostNetwork !== 'boolean') {
+    out.push({ field: `${sp}.hostNetwork`, message: `${sp}.hostNetwork must be true or false; got ${typeName(hostNetwork)}` });
+  }
+  checkNamedList(getIn(resource, [...paths.spec, 'containers']), `${sp}.containers`, out, true);
+  checkNamedList(getIn(resource, [...paths.spec, 'initContainers']), `${sp}.initContainers`, out, true);
+  checkNamedList(getIn(resource, [...paths.spec, 'volumes']), `${sp}.volumes`, out, false);
+  return out;
+}
+
 /**
  * Reads the pod template of a workload (the one accessor of the kinds table). Returns a deep copy, or a
  * problem naming the field when the template or its spec is missing or not a mapping (Istio:

@@ -288,7 +288,7 @@ function patchSeq(seq: Node, old: Json[], next: Json[], ctx: Ctx): void {
     return;
   }
   // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
-  const starts = items.map((n) => lineStart(text, n.range![0]));
+  const starts = items.map((n) => lineStart(text, lineStartDash(text, n)));
   const seqEnd = seq.range![1];
   const segments = items.map((_, i) => [starts[i]!, i + 1 < items.length ? starts[i + 1]! : seqEnd] as const);
   let out = '';
@@ -308,11 +308,19 @@ function patchSeq(seq: Node, old: Json[], next: Json[], ctx: Ctx): void {
   ctx.edits.push({ start: starts[0]!, end: seqEnd, text: out });
 }
 
-/** Position of the `-` of a block sequence entry. */
+/**
+ * Position of the `-` of a block sequence entry: on the entry's first line, or on an earlier line when
+ * anchors, tags or comments stand between the dash and the entry (`- &main\n  name: x`).
+ */
 function lineStartDash(text: string, item: Node): number {
-  const ls = lineStart(text, item.range![0]);
-  const dash = text.indexOf('-', ls);
-  return dash >= 0 && dash < item.range![0] ? dash : item.range![0];
+  let ls = lineStart(text, item.range![0]);
+  for (let guard = 0; guard < 50; guard++) {
+    const m = /^( *)-(?: |\r?$)/.exec(text.slice(ls, text.indexOf('\n', ls) >>> 0));
+    if (m) return ls + m[1]!.length;
+    if (ls === 0) break;
+    ls = lineStart(text, ls - 1);
+  }
+  return item.range![0];
 }
 
 function patchItem(node: Node, o: Json | undefined, n: Json, dashCol: number, ctx: Ctx): void {
