@@ -68,3 +68,20 @@ t.test('the same input and config always give the same bytes', async (t) => {
   for (let i = 0; i < 3; i++) t.equal(run(input).stdout, first);
   t.notMatch(first, /\d{4}-\d\d-\d\dT/, 'no timestamps');
 });
+
+t.test('re-injecting under another revision, proxy image or sidecar mode equals a fresh injection', async (t) => {
+  const input = `${deployment('a')}---\n${deployment('b', '\n      annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}')}`;
+  const configs = [
+    config('  nativeSidecars: true\n  istio:\n    revision: canary\n    values: {global: {tag: 1.30.0}}\n'),
+    config('  istio:\n    values: {global: {tag: 1.31.0}}\n'),
+    config('  nativeSidecars: true\n  istio:\n    values: {global: {tag: 1.31.0}}\n'),
+  ];
+  for (const from of configs) {
+    for (const to of configs) {
+      if (from === to) continue;
+      const first = run(input, { functionConfig: from });
+      const again = run(first.stdout, { functionConfig: to });
+      t.equal(again.stdout, run(input, { functionConfig: to }).stdout, `${configs.indexOf(from)} -> ${configs.indexOf(to)}`);
+    }
+  }
+});
