@@ -1,0 +1,30 @@
+/**
+ * meshinject's library API (TypeScript sources), for tests and embedding through a TypeScript loader.
+ * The CLI (`src/cli.ts`) is a thin shell over `run`.
+ *
+ * ```ts
+ * import { run } from './src/index.ts';
+ * const out = run(resourceListYaml, { logToStderr: false });
+ * if (out.exitCode === 0) process.stdout.write(out.stdout);
+ * ```
+ */
+export { run } from './run.ts';
+export type { RunOptions, RunOutput } from './run.ts';
+export { loadConfig } from './config/load.ts';
+export type { LoadResult } from './config/load.ts';
+export type { Config, IstioSettings, MeshName, ExtraWorkloadKind } from './config/types.ts';
+export { decide } from './selection/policy.ts';
+export type { DecideInput } from './selection/policy.ts';
+export { matchesSelector } from './selection/label-selector.ts';
+export { WORKLOAD_KINDS, lookupWorkloadKind } from './workloads/kinds.ts';
+export type { WorkloadKind } from './workloads/kinds.ts';
+export { driverFor } from './drivers/registry.ts';
+export type { MeshDriver, InjectRequest, InjectResponse, WorkloadRef } from './drivers/driver.ts';
+export { istioDriver } from './drivers/istio/index.ts';
+export { parseSource } from './krm/source.ts';
+export type { ParsedSource, SourceItem, SourceForm } from './krm/source.ts';
+export { writeOutput } from './krm/write.ts';
+export { processItems, RESULT_ANNOTATION } from './pipeline.ts';
+export { MeshInjectError, InjectError } from './results/errors.ts';
+export type { ErrorCode } from './results/errors.ts';
+export type { Decision, DecisionReason, KrmResult, LabelSelector, NamespaceInfo, PodTemplate, Severity } from './model.ts';
