@@ -155,7 +155,7 @@ export function processItems(
       };
       try {
         const res = driver.inject({
-          pod: structuredClone(pod),
+          pod,
           workload,
           ...(namespaces.has(namespace) ? { namespace: namespaces.get(namespace)! } : {}),
           config,

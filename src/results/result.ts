@@ -1,5 +1,5 @@
-import { stringify } from 'yaml';
-import type { KrmResult, ResourceId, Severity } from '../model.ts';
+import type { Json, KrmResult, ResourceId, Severity } from '../model.ts';
+import { emitSeqLines } from '../yaml/emit-block.ts';
 
 /**
  * Builds a KRM result about one resource: `resourceRef` from its identity, `file {path, index}` from the
@@ -52,7 +52,7 @@ export function formatResultLine(r: KrmResult): string {
 
 /** The `results:` entry appended to an output ResourceList (block YAML, ends with a newline). */
 export function resultsYaml(results: readonly KrmResult[]): string {
-  return stringify({ results }, { lineWidth: 0, indentSeq: false });
+  return `results:\n${emitSeqLines(results as unknown as Json[], 0, { seqIndent: 'compact' })}`;
 }
 
 /** Summary counts for stderr: `meshinject: 3 injected, 1 skipped, 0 errors`. */
