@@ -89,15 +89,26 @@ function isLocalConfig(v: JsonObject): boolean {
   return ann['config.kubernetes.io/local-config'] === 'true';
 }
 
+/**
+ * Drops a processed resource's Document and data: only its source range is needed to write the output,
+ * and a large input then never holds every resource's syntax tree at once (peak memory).
+ */
+function release(item: SourceItem): void {
+  (item as { doc: unknown }).doc = null;
+  (item as { value: unknown }).value = null;
+  delete item.listToken;
+}
+
 /** The annotation value meshinject writes for a decision: `injected (istio, revision default)` / `skipped (host-network)`. */
 export function resultAnnotationValue(decision: Decision, summary?: string): string {
   return decision.inject ? `injected (${summary ?? ''})` : `skipped (${decision.reason})`;
 }
 
 /**
- * Decides and injects every workload of the input. Pure: the input Documents of changed resources are
- * edited in place and returned in `changed`; nothing else is touched. A workload whose injection fails
- * gets an error result and is left unchanged.
+ * Decides and injects every workload of the input. Returns the new source text of each changed resource
+ * (only the differing lines rewritten) and one result per workload; a workload whose injection fails gets
+ * an error result and is left unchanged. No I/O; each resource's Document and data (`item.doc`,
+ * `item.value`) are released once processed, so afterwards only the items' source ranges are valid.
  *
  * @param source the parsed input
  * @param config the validated config
@@ -113,21 +124,21 @@ export function processItems(
   const namespaces = collectNamespaces(source.items, config);
   const changed = new Map<number, string>();
   const results: KrmResult[] = [];
-  for (const item of source.items) {
+  const handle = (item: SourceItem): void => {
     const v = obj(item.value);
-    if (!v || isLocalConfig(v)) continue;
+    if (!v || isLocalConfig(v)) return;
     const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', config.workloadKinds);
-    if (!wk) continue;
+    if (!wk) return;
     const id = resourceId(item, source, inputName);
     const problems = checkWorkload(item.value, wk);
     if (problems.length > 0) {
       for (const p of problems) results.push(resourceResult('error', `${describe(id)}: ${p.message}`, id, { field: p.field }));
-      continue;
+      return;
     }
     const pod = getPodTemplate(item.value, wk);
     if (isProblem(pod)) {
       results.push(resourceResult('error', `${describe(id)}: ${pod.message}`, id, { field: pod.field }));
-      continue;
+      return;
     }
     const nsDeclared = str(obj(v.metadata)?.namespace);
     const namespace = nsDeclared ?? config.defaultNamespace;
@@ -166,7 +177,7 @@ export function processItems(
       } catch (e) {
         if (!(e instanceof MeshInjectError)) throw e;
         results.push(resourceResult('error', `${describe(id)}: ${e.message}`, id, e.field ? { field: e.field } : {}));
-        continue;
+        return;
       }
     }
     let desired: Json = next ? withPodTemplate(item.value, wk, next) : item.value;
@@ -185,6 +196,10 @@ export function processItems(
         tags: { 'meshinject.dev/outcome': outcome, 'meshinject.dev/reason': decision.reason },
       }),
     );
+  };
+  for (const item of source.items) {
+    handle(item);
+    release(item);
   }
   return { changed, results };
 }

@@ -31,9 +31,12 @@ export interface SourceItem {
   column: number;
   /** True when the node is inside a flow sequence (`items: [ {...} ]`): re-emitted in flow style. */
   flow: boolean;
-  /** The composed resource (comments and styles kept; node ranges are offsets into the input text). */
+  /**
+   * The composed resource (comments and styles kept; node ranges are offsets into the input text).
+   * Released (null) by `processItems` once the resource is processed.
+   */
   doc: Document.Parsed;
-  /** `doc.toJS()`: the resource as plain data. */
+  /** `doc.toJS()`: the resource as plain data. Released (null) by `processItems` once processed. */
   value: Json;
 }
 
