@@ -42,6 +42,7 @@ export function collectNamespaces(items: readonly SourceItem[], config: Config):
   const out = new Map<string, NamespaceInfo>();
   for (const n of config.namespaces) out.set(n.name, n);
   for (const it of items) {
+    if (it.kind !== 'Namespace') continue;
     const v = obj(it.value);
     if (!v || v.kind !== 'Namespace' || str(v.apiVersion) !== 'v1') continue;
     const meta = obj(v.metadata);

@@ -84,7 +84,14 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
     results.push(generalResult('error', `functionConfig: mesh "${loaded.config.mesh}" is not implemented in this version`, 'spec.mesh'));
     return finish(source, results, unchanged(), opts);
   }
-  const out = processItems(source, loaded.config, driver, opts.inputName);
+  let out: ReturnType<typeof processItems>;
+  try {
+    out = processItems(source, loaded.config, driver, opts.inputName);
+  } catch (e) {
+    // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
+    if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
+    return { stdout: '', stderr: `meshinject: error: ${e.message}\n`, exitCode: 2, results: [] };
+  }
   results.push(...out.results);
   if (exitCodeOf(results) !== 0) return finish(source, results, unchanged(), opts);
   return finish(source, results, writeOutput(source, out.changed, results), opts);

@@ -1,4 +1,4 @@
-import { Composer, CST, Document, Parser, isMap } from 'yaml';
+import { Composer, CST, Document, Parser } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
 
@@ -23,6 +23,8 @@ export interface SourceItem {
   position: number;
   /** Position of the top-level item or document this resource is (or is inside, for a nested List). */
   topPosition: number;
+  /** The top-level `kind` as written (read without composing the resource). */
+  kind: string | undefined;
   /** The CST node, kept only for a nested `kind: List` (its items are expanded into resources). */
   listToken?: CST.Token;
   start: number;
@@ -81,25 +83,59 @@ function nodeEnd(node: CST.Token): number {
   return node.offset + CST.stringify(node).length;
 }
 
+/**
+ * A resource of the input. Its Document and data are composed on first use (and released by the
+ * pipeline after use), so a large input never holds every resource's syntax tree at once. Composition
+ * errors (duplicate keys, alias bombs) surface on first use as `MeshInjectError` `BAD_INPUT`.
+ */
 function makeItem(text: string, node: CST.Token, position: number, flow: boolean, where: string): SourceItem {
-  const doc = composeNode(text, node, where);
-  let value: Json;
-  try {
-    value = doc.toJS({ maxAliasCount: YAML_PARSE_OPTIONS.maxAliasCount }) as Json;
-  } catch (e) {
-    throw new MeshInjectError('BAD_INPUT', `${where}: ${(e as Error).message}`);
+  if (!isMapToken(node)) {
+    throw new MeshInjectError('BAD_INPUT', `${where}: a Kubernetes resource must be a mapping`);
   }
-  return {
+  let end: number;
+  try {
+    end = nodeEnd(node);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, node.offset)}: nested too deeply (${e.message})`);
+  }
+  let token: CST.Token | undefined = node;
+  let doc: Document.Parsed | null = null;
+  let value: Json = null;
+  const compose = (): void => {
+    if (!token) return;
+    const t = token;
+    token = undefined;
+    try {
+      doc = composeNode(text, t, where);
+      value = doc.toJS({ maxAliasCount: YAML_PARSE_OPTIONS.maxAliasCount }) as Json;
+    } catch (e) {
+      // Alias bombs (ReferenceError) and absurd nesting (RangeError) are bad input too.
+      if (e instanceof MeshInjectError) throw e;
+      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, t.offset)}: ${(e as Error).message}`);
+    }
+  };
+  const item = {
     position,
     topPosition: position,
     start: node.offset,
-    end: nodeEnd(node),
+    end,
     column: lineColumn(text, node.offset),
     flow,
-    doc,
-    value,
-    ...(value !== null && typeof value === 'object' && !Array.isArray(value) && value.kind === 'List' ? { listToken: node } : {}),
-  };
+    kind: rootKind(node),
+    ...(rootKind(node) === 'List' ? { listToken: node } : {}),
+  } as SourceItem;
+  Object.defineProperty(item, 'doc', {
+    enumerable: true,
+    get: () => (compose(), doc),
+    set: (v: Document.Parsed | null) => ((token = undefined), (doc = v)),
+  });
+  Object.defineProperty(item, 'value', {
+    enumerable: true,
+    get: () => (compose(), value),
+    set: (v: Json) => ((token = undefined), (value = v)),
+  });
+  return item;
 }
 
 function scalarText(node: CST.Token | null | undefined): string | undefined {
@@ -204,22 +240,13 @@ export function parseSource(text: string, where = 'input'): ParsedSource {
       const dup = keys.find((k, i) => k !== undefined && keys.indexOf(k) !== i);
       if (dup !== undefined) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${dup}\` in the ${kind}`);
       parsed.items = expandNestedLists(text, parsed.items, where);
-      parsed.items.forEach((it) => {
-        if (!isMap(it.doc.contents)) {
-          throw new MeshInjectError('BAD_INPUT', `${where} items[${it.position}]: a Kubernetes resource must be a mapping`);
-        }
-      });
       return parsed;
     }
   }
   const items: SourceItem[] = [];
   docs.forEach((d, i) => {
     if (!d.value || (d.value.type === 'scalar' && d.value.source === '')) return;
-    const item = makeItem(text, d.value, items.length, false, `${where} document ${i + 1}`);
-    if (!isMap(item.doc.contents)) {
-      throw new MeshInjectError('BAD_INPUT', `${where} document ${i + 1}: a Kubernetes resource must be a mapping`);
-    }
-    items.push(item);
+    items.push(makeItem(text, d.value, items.length, false, `${where} document ${i + 1}`));
   });
   return { form: 'stream', text, items: expandNestedLists(text, items, where) };
 }
