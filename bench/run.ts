@@ -194,8 +194,8 @@ function metText(m: boolean | undefined): string {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   mkdirSync(OUT, { recursive: true });
-  const cliOk = existsSync(`${ROOT}dist/meshinject.js`);
-  if (!cliOk) process.stderr.write('bench: dist/meshinject.js missing (run `npm run build`): meshinject columns are n/a\n');
+  const cliOk = existsSync(`${ROOT}dist/meshinject.cjs`);
+  if (!cliOk) process.stderr.write('bench: dist/meshinject.cjs missing (run `npm run build`): meshinject columns are n/a\n');
   const rows: Row[] = [];
   for (const n of args.sizes) rows.push(await benchSize(n, args, cliOk));
   const st = await benchStartup(cliOk);

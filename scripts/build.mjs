@@ -1,18 +1,73 @@
-// Generates the template and functionConfig-validator modules, then bundles src/cli.ts into dist/meshinject.js (one file, fast start-up).
+// Generates the template and functionConfig-validator modules, then bundles src/cli.ts into dist/meshinject.cjs (one file) with a V8 code cache (fast start-up).
 import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { writeAll as writeTemplates } from './gen-templates.mjs';
 import { generate as generateValidators } from './gen-validators.mjs';
 
 writeTemplates();
+
+/** A small ResourceList with the common workload kinds, for the code-cache warm-up. */
+const WARMUP_INPUT = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata: {name: shop, labels: {mesh: "on"}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: shop}
+  spec:
+    template:
+      metadata:
+        labels: {app: web}
+        annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}
+      spec:
+        containers:
+        - name: web
+          image: web:1
+          ports: [{name: http, containerPort: 8080}]
+          readinessProbe: {httpGet: {path: /ready, port: http}}
+          livenessProbe: {tcpSocket: {port: 8080}}
+- apiVersion: batch/v1
+  kind: CronJob
+  metadata: {name: job, namespace: shop}
+  spec:
+    jobTemplate:
+      spec:
+        template:
+          spec:
+            containers:
+            - {name: job, image: job:1}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop}
+  spec:
+    ports:
+    - port: 80
+functionConfig:
+  apiVersion: meshinject.dev/v1alpha1
+  kind: SidecarInjection
+  metadata: {name: warmup}
+  spec:
+    namespaceSelector: {matchLabels: {mesh: "on"}}
+`;
 writeFileSync('src/config/validators.gen.js', generateValidators());
 await build({
   entryPoints: ['src/cli.ts'],
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
-  outfile: 'dist/meshinject.js',
-  banner: { js: "import { createRequire as __miCreateRequire } from 'node:module'; const require = __miCreateRequire(import.meta.url);" },
+  outfile: 'dist/meshinject.cjs',
   logLevel: 'warning',
 });
+
+// Warm-up run that writes V8's code cache (bin/meshinject.js loads it): parsing, compiling and the
+// functions a typical injection runs are then cached, which saves a third of the start-up time.
+const warmup = spawnSync(process.execPath, ['bin/meshinject.js'], {
+  input: WARMUP_INPUT,
+  env: { ...process.env, MESHINJECT_WRITE_CODE_CACHE: '1', LOG_TO_STDERR: 'false' },
+  encoding: 'utf8',
+});
+if (warmup.status !== 0) throw new Error(`warm-up run failed (${warmup.status}): ${warmup.stderr}`);

@@ -18,8 +18,8 @@ function fail(message) {
   process.exitCode = 1;
 }
 
-if (!existsSync(new URL('../dist/meshinject.js', import.meta.url))) {
-  fail('dist/meshinject.js is missing: run `npm run build` (or `npm ci`) first');
+if (!existsSync(new URL('../dist/meshinject.cjs', import.meta.url))) {
+  fail('dist/meshinject.cjs is missing: run `npm run build` (or `npm ci`) first');
 } else if (!existsSync(new URL(`../${input}`, import.meta.url))) {
   fail(`the bookinfo input is missing: ${input} (relative to ${root})`);
 } else {

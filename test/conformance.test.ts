@@ -129,7 +129,7 @@ function newestMtime(dir: string): number {
 }
 
 t.test('Istio conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {
-  const bundle = join(root, 'dist/meshinject.js');
+  const bundle = join(root, 'dist/meshinject.cjs');
   const srcTime = newestMtime(join(root, 'src'));
   if (!existsSync(bundle) || statSync(bundle).mtimeMs < srcTime) {
     const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });

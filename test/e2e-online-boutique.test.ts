@@ -124,7 +124,7 @@ t.test('online-boutique: a relative exec path works only from inside the package
   const kptfile = readFileSync(join(pkg, 'Kptfile'), 'utf8').replace(/- exec: .*/, `- exec: ./meshinject.js`);
   writeFileSync(join(pkg, 'Kptfile'), kptfile);
   // A stand-in for a package-local copy of the function: a launcher importing the repo build.
-  writeFileSync(join(pkg, 'meshinject.js'), `#!/usr/bin/env node\nimport ${JSON.stringify(join(ROOT, 'dist/meshinject.js'))};\n`, { mode: 0o755 });
+  writeFileSync(join(pkg, 'meshinject.js'), `#!/usr/bin/env node\nimport ${JSON.stringify(join(ROOT, 'bin/meshinject.js'))};\n`, { mode: 0o755 });
   const outside = runTool('kpt', ['fn', 'render', pkg, '--allow-exec'], { cwd: tmp.dir });
   t.not(outside.status, 0, 'from the parent directory kpt cannot find ./meshinject.js');
   t.match(outside.stderr, /no such file or directory/);

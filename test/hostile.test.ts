@@ -16,7 +16,7 @@ import { run, type RunOutput } from '../src/run.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/hostile/', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/meshinject.js', import.meta.url));
-const DIST = fileURLToPath(new URL('../dist/meshinject.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/meshinject.cjs', import.meta.url));
 
 const CONFIG = `apiVersion: meshinject.dev/v1alpha1
 kind: SidecarInjection
@@ -332,7 +332,7 @@ t.test('template engine: no prototype access from templates', async (t) => {
 
 t.test('through the CLI binary', async (t) => {
   if (!existsSync(DIST)) {
-    t.fail('dist/meshinject.js is missing: run `npm run build` first');
+    t.fail('dist/meshinject.cjs is missing: run `npm run build` first');
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'meshinject-hostile-'));

@@ -15,7 +15,7 @@ import { parseAllDocuments } from 'yaml';
 import { generateResources } from '../bench/generate.ts';
 
 const BIN = fileURLToPath(new URL('../bin/meshinject.js', import.meta.url));
-const DIST = fileURLToPath(new URL('../dist/meshinject.js', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/meshinject.cjs', import.meta.url));
 
 function listFiles(root: string): string[] {
   const out: string[] = [];
@@ -44,7 +44,7 @@ t.test('kpt fn render of a 1 000-file package', async (t) => {
     return;
   }
   if (!existsSync(DIST)) {
-    t.fail('dist/meshinject.js is missing: run `npm run build` first');
+    t.fail('dist/meshinject.cjs is missing: run `npm run build` first');
     return;
   }
   const pkg = mkdtempSync(join(tmpdir(), 'meshinject-kpt-large-'));
