@@ -142,7 +142,11 @@ function main(): void {
   // Output is complete or absent: nothing on stdout when any input was bad.
   if (exitCode !== 2) {
     const parts = outputs.map((o) => o.stdout).filter((s) => s.length > 0);
-    const joined = parts.map((p, i) => (i > 0 && !p.startsWith('---') ? `---\n${p}` : p)).join('');
+    // Several inputs become one YAML stream: each part on its own lines, separated by `---`.
+    const joined = parts
+      .map((p, i) => (i > 0 && !p.startsWith('---') ? `---\n${p}` : p))
+      .map((p, i, all) => (i < all.length - 1 && !p.endsWith('\n') ? `${p}\n` : p))
+      .join('');
     if (joined) process.stdout.write(joined);
   }
   process.exitCode = exitCode;

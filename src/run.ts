@@ -38,6 +38,11 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
+/** Exit 2: bad input, nothing on stdout, the reason on stderr. */
+function badInput(message: string): RunOutput {
+  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results: [] };
+}
+
 function finish(source: ParsedSource, results: KrmResult[], stdout: string, opts: RunOptions): RunOutput {
   const exitCode = exitCodeOf(results);
   const keep = exitCode === 0 || source.form === 'resource-list';
@@ -61,18 +66,18 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
     }
   } catch (e) {
     if (!(e instanceof MeshInjectError)) throw e;
-    return { stdout: '', stderr: `meshinject: error: ${e.message}\n`, exitCode: 2, results: [] };
+    return badInput(e.message);
   }
   let fnConfig: unknown = source.functionConfig;
   if (opts.functionConfig !== undefined) {
     try {
       fnConfig = parseYaml(opts.functionConfig, { uniqueKeys: true, maxAliasCount: 100 });
     } catch (e) {
-      return { stdout: '', stderr: `meshinject: error: functionConfig: ${(e as Error).message.split('\n')[0]}\n`, exitCode: 2, results: [] };
+      return badInput(`functionConfig: ${(e as Error).message.split('\n')[0]}`);
     }
   }
-  const unchanged = () => writeOutput(source, new Map(), results);
   const results: KrmResult[] = [];
+  const unchanged = () => writeOutput(source, new Map(), results);
   const loaded = loadConfig(fnConfig);
   if (!loaded.ok) {
     for (const issue of loaded.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
@@ -90,7 +95,7 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
   } catch (e) {
     // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
-    return { stdout: '', stderr: `meshinject: error: ${e.message}\n`, exitCode: 2, results: [] };
+    return badInput(e.message);
   }
   results.push(...out.results);
   if (exitCodeOf(results) !== 0) return finish(source, results, unchanged(), opts);
