@@ -1,6 +1,6 @@
 /**
  * The meshinject command: the only module that touches `process` (argv, env, stdin, stdout, stderr,
- * exitCode) and the file system. It never calls `process.exit()`: piped stdout over 64 KiB would be cut
+ * exitCode) and the file system. It never ends the process early: piped stdout over 64 KiB would be cut
  * and kpt would then delete files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 import type { Json } from '../model.ts';
 import { isMap } from 'yaml';
-import { jsonEqual, patchText, prune } from '../yaml/patch-text.ts';
+import { jsonEqual, withoutNulls } from '../json.ts';
+import { patchText } from '../yaml/patch-text.ts';
 import type { ParsedSource, SourceItem } from './source.ts';
 
 /**
@@ -26,10 +27,10 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
   const meta = (item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
   if (isMap(item.doc.contents) && item.doc.contents.flow) {
     // A flow-mapping resource (JSON input) is written back as JSON, indented to its place.
-    if (jsonEqual(item.value, prune(next))) return undefined;
-    if (!original.includes('\n')) return JSON.stringify(prune(next));
+    if (jsonEqual(item.value, withoutNulls(next))) return undefined;
+    if (!original.includes('\n')) return JSON.stringify(withoutNulls(next));
     const pad = ' '.repeat(item.column);
-    return JSON.stringify(prune(next), null, 2).replace(/\n/g, `\n${pad}`);
+    return JSON.stringify(withoutNulls(next), null, 2).replace(/\n/g, `\n${pad}`);
   }
   const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
   let out = patchText(source.text, item.doc, item.value, next, [item.start, item.end], style);

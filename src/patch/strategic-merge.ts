@@ -19,6 +19,7 @@
  * Null values inside values taken from the patch are dropped (Go drops them when it decodes into typed structs).
  * Inputs are not mutated. Errors (`Error`) for a merge-key element without its key or an unknown `$patch` value.
  */
+import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
 
 /** What the strategic merge knows about one field: a struct (fields), or a list (merge key, item schema). */
@@ -80,43 +81,18 @@ export const POD_SCHEMA: PatchSchema = {
 /** Schema that knows no field: every list is replaced, every map merged (JSON-merge-like with directives). */
 export const EMPTY_SCHEMA: PatchSchema = {};
 
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function clone<T extends Json>(v: T): T {
   return structuredClone(v);
 }
 
-/** Recursively drops null values from maps (strategicpatch `discardNullValuesFromPatch`); returns a copy. */
-function withoutNulls(v: Json): Json {
-  if (Array.isArray(v)) return v.map(withoutNulls);
-  if (isObject(v)) {
-    const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
-    return out;
-  }
-  return v;
-}
-
-function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  const ao = a as JsonObject;
-  const bo = b as JsonObject;
-  const ak = Object.keys(ao);
-  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
-}
-
 /** Drops a directive-only or directive-carrying patch down to plain data (for values new to the original). */
 function stripDirectives(v: Json, schema: PatchSchema | undefined): Json {
   if (Array.isArray(v)) {
-    if (schema?.mergeKey && v.some(isObject)) return mergeList([], v, schema);
+    if (schema?.mergeKey && v.some(isJsonObject)) return mergeList([], v, schema);
     return v.map((x) => stripDirectives(x, schema?.items));
   }
-  if (isObject(v)) return mergeMap({}, v, schema);
+  if (isJsonObject(v)) return mergeMap({}, v, schema);
   return v;
 }
 
@@ -169,7 +145,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
       original[k] = withoutNulls(stripDirectives(patchV, sub));
       continue;
     }
-    if (isObject(origV) && isObject(patchV)) {
+    if (isJsonObject(origV) && isJsonObject(patchV)) {
       original[k] = sub?.replace ? (withoutNulls(stripDirectives(patchV, sub)) as JsonObject) : mergeMap(origV, patchV, sub);
     } else if (Array.isArray(origV) && Array.isArray(patchV)) {
       original[k] = sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub) : withoutNulls(stripDirectives(patchV, sub));
@@ -184,7 +160,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
 function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefined): Json[] {
   if (original.length === 0 && patch.length === 0) return original;
   const mergeKey = schema?.mergeKey;
-  const isMaps = [...original, ...patch].some(isObject);
+  const isMaps = [...original, ...patch].some(isJsonObject);
   if (!isMaps) {
     const merged: Json[] = [];
     for (const x of [...original, ...patch]) if (!merged.some((y) => jsonEqual(x, y))) merged.push(x);
@@ -197,13 +173,13 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
   let plain: Json[] = [];
   let replace = false;
   for (const v of patch) {
-    if (!isObject(v)) throw new Error(`list element is not an object: ${JSON.stringify(v)}`);
+    if (!isJsonObject(v)) throw new Error(`list element is not an object: ${JSON.stringify(v)}`);
     const d = v[DIRECTIVE];
     if (d === undefined) {
       plain.push(v);
     } else if (d === 'delete') {
       if (!(mergeKey in v)) throw new Error(`map: ${JSON.stringify(v)} does not contain declared merge key: ${mergeKey}`);
-      orig = orig.filter((o) => !(isObject(o) && jsonEqual(o[mergeKey], v[mergeKey])));
+      orig = orig.filter((o) => !(isJsonObject(o) && jsonEqual(o[mergeKey], v[mergeKey])));
     } else if (d === 'replace') {
       replace = true;
     } else if (d === 'merge') {
@@ -221,11 +197,11 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
   for (const v of plain) {
     const pv = v as JsonObject;
     if (!(mergeKey in pv)) throw new Error(`map: ${JSON.stringify(pv)} does not contain declared merge key: ${mergeKey}`);
-    const idx = merged.findIndex((o) => isObject(o) && jsonEqual(o[mergeKey], pv[mergeKey]));
+    const idx = merged.findIndex((o) => isJsonObject(o) && jsonEqual(o[mergeKey], pv[mergeKey]));
     if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items);
     else merged.push(mergeMap({}, pv, schema?.items));
   }
-  const keyOf = (x: Json): Json | undefined => (isObject(x) ? x[mergeKey] : undefined);
+  const keyOf = (x: Json): Json | undefined => (isJsonObject(x) ? x[mergeKey] : undefined);
   const sameKey = (a: Json, b: Json): boolean => jsonEqual(keyOf(a), keyOf(b));
   const [patchItems, serverOnly] = partition(merged, (x) => plain.some((p) => sameKey(p, x)));
   return normalizeOrder(patchItems, serverOnly, plain, orig, sameKey);

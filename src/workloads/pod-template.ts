@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json.ts';
 import type { Json, JsonObject, PodMeta, PodTemplate } from '../model.ts';
 import type { WorkloadKind } from './kinds.ts';
 
@@ -10,9 +11,6 @@ function getIn(value: Json, path: readonly string[]): Json | undefined {
   return cur;
 }
 
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Where a kind keeps the pod metadata and pod spec. */
 export function podPaths(wk: WorkloadKind): { meta: readonly string[]; spec: readonly string[] } {
@@ -35,7 +33,7 @@ function typeName(v: Json | undefined): string {
 /** Problems of a `map[string]string` field (labels, annotations): not a mapping, or a non-string value. */
 function checkStringMap(v: Json | undefined, field: string, out: PodTemplateProblem[]): void {
   if (v === undefined || v === null) return;
-  if (!isObject(v)) {
+  if (!isJsonObject(v)) {
     out.push({ field, message: `${field} must be a mapping of strings; got ${typeName(v)}` });
     return;
   }
@@ -53,13 +51,13 @@ function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProb
   }
   v.forEach((e, i) => {
     const at = `${field}[${i}]`;
-    if (!isObject(e)) return void out.push({ field: at, message: `${at} must be a mapping; got ${typeName(e)}` });
+    if (!isJsonObject(e)) return void out.push({ field: at, message: `${at} must be a mapping; got ${typeName(e)}` });
     if (typeof e.name !== 'string') out.push({ field: `${at}.name`, message: `${at}.name must be a string; got ${typeName(e.name)}` });
     if (!eachContainer || e.ports === undefined || e.ports === null) return;
     if (!Array.isArray(e.ports)) return void out.push({ field: `${at}.ports`, message: `${at}.ports must be a list; got ${typeName(e.ports)}` });
     e.ports.forEach((p, j) => {
       const pat = `${at}.ports[${j}]`;
-      if (!isObject(p)) out.push({ field: pat, message: `${pat} must be a mapping; got ${typeName(p)}` });
+      if (!isJsonObject(p)) out.push({ field: pat, message: `${pat} must be a mapping; got ${typeName(p)}` });
       else if (typeof p.containerPort !== 'number') out.push({ field: `${pat}.containerPort`, message: `${pat}.containerPort must be a number; got ${typeName(p.containerPort)}` });
     });
   });
@@ -74,7 +72,7 @@ function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProb
 export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProblem[] {
   const out: PodTemplateProblem[] = [];
   const meta = getIn(resource, ['metadata']);
-  if (meta !== undefined && meta !== null && !isObject(meta)) out.push({ field: 'metadata', message: `metadata must be a mapping; got ${typeName(meta)}` });
+  if (meta !== undefined && meta !== null && !isJsonObject(meta)) out.push({ field: 'metadata', message: `metadata must be a mapping; got ${typeName(meta)}` });
   for (const k of ['name', 'namespace', 'generateName']) {
     const v = getIn(resource, ['metadata', k]);
     if (v !== undefined && v !== null && typeof v !== 'string') out.push({ field: `metadata.${k}`, message: `metadata.${k} must be a string; got ${typeName(v)}` });
@@ -84,7 +82,7 @@ export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProb
   const paths = podPaths(wk);
   if (wk.templatePath.length > 0) {
     const tpl = getIn(resource, wk.templatePath);
-    if (tpl !== undefined && tpl !== null && !isObject(tpl)) {
+    if (tpl !== undefined && tpl !== null && !isJsonObject(tpl)) {
       const f = wk.templatePath.join('.');
       out.push({ field: f, message: `${f} must be a mapping; got ${typeName(tpl)}` });
       return out;
@@ -92,7 +90,7 @@ export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProb
   }
   const m = paths.meta.join('.');
   const podMeta = getIn(resource, paths.meta);
-  if (paths.meta.length > 1 && podMeta !== undefined && podMeta !== null && !isObject(podMeta)) {
+  if (paths.meta.length > 1 && podMeta !== undefined && podMeta !== null && !isJsonObject(podMeta)) {
     out.push({ field: m, message: `${m} must be a mapping; got ${typeName(podMeta)}` });
   } else if (paths.meta.length > 1) {
     checkStringMap(getIn(resource, [...paths.meta, 'labels']), `${m}.labels`, out);
@@ -117,11 +115,11 @@ export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProb
 export function getPodTemplate(resource: Json, wk: WorkloadKind): PodTemplate | PodTemplateProblem {
   const paths = podPaths(wk);
   const spec = getIn(resource, paths.spec);
-  if (!isObject(spec)) {
+  if (!isJsonObject(spec)) {
     return { field: paths.spec.join('.'), message: `${paths.spec.join('.')} is required and must be a mapping` };
   }
   const meta = getIn(resource, paths.meta);
-  if (meta !== undefined && meta !== null && !isObject(meta)) {
+  if (meta !== undefined && meta !== null && !isJsonObject(meta)) {
     return { field: paths.meta.join('.'), message: `${paths.meta.join('.')} must be a mapping` };
   }
   return structuredClone({ metadata: (meta ?? {}) as PodMeta, spec });
@@ -134,7 +132,7 @@ export function isProblem(v: PodTemplate | PodTemplateProblem): v is PodTemplate
 
 function setIn(root: Json, path: readonly string[], value: Json): Json {
   if (path.length === 0) return value;
-  const base: JsonObject = isObject(root) ? { ...root } : {};
+  const base: JsonObject = isJsonObject(root) ? { ...root } : {};
   base[path[0]!] = setIn(base[path[0]!] ?? null, path.slice(1), value);
   return base;
 }
@@ -153,5 +151,5 @@ export function withPodTemplate(resource: Json, wk: WorkloadKind, pod: PodTempla
 /** The resource with `metadata.annotations[key] = value` (a new value; the input is not mutated). */
 export function withAnnotation(resource: Json, key: string, value: string): Json {
   const annotations = getIn(resource, ['metadata', 'annotations']);
-  return setIn(resource, ['metadata', 'annotations'], { ...(isObject(annotations) ? annotations : {}), [key]: value });
+  return setIn(resource, ['metadata', 'annotations'], { ...(isJsonObject(annotations) ? annotations : {}), [key]: value });
 }

@@ -1,4 +1,5 @@
 import { Scalar, isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
+import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
 
@@ -17,8 +18,8 @@ import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitSt
  */
 export function patchText(text: string, doc: Document, old: Json, next: Json, range: [number, number], style: BlockStyle): string | undefined {
   const ctx: Ctx = { text, style, edits: [] };
-  if (!isMap(doc.contents) || !isObj(old) || !isObj(next)) throw new Error('a resource must be a mapping');
-  const target = prune(next) as JsonObj;
+  if (!isMap(doc.contents) || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
+  const target = withoutNulls(next) as JsonObj;
   if (jsonEqual(old, target)) return undefined;
   try {
     patchMap(doc.contents, old, target, ctx);
@@ -46,36 +47,6 @@ interface Ctx {
   edits: Edit[];
 }
 
-function isObj(v: Json | undefined): v is JsonObj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** `v` without `key: null` map entries (Kubernetes reads null as absent). */
-export function prune(v: Json): Json {
-  if (Array.isArray(v)) return v.map(prune);
-  if (isObj(v)) {
-    const o: JsonObj = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null) o[k] = prune(x);
-    return o;
-  }
-  return v;
-}
-
-/** Deep equality of JSON values (key order ignored). */
-export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
-  return true;
-}
 
 /** Applies non-overlapping edits inside [start, end) of `text`. */
 export function applyEdits(text: string, start: number, end: number, edits: Edit[]): string {
@@ -217,7 +188,7 @@ function patchPairValue(pair: Pair, o: Json | undefined, n: Json, keyCol: number
   const sub: Ctx = { ...ctx, edits: [] };
   try {
     // An empty flow collection (`{}`, `[]`) that gets content is rewritten in block style.
-    if (node && isMap(node) && isObj(o) && isObj(n) && (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)) {
+    if (node && isMap(node) && isJsonObject(o) && isJsonObject(n) && (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)) {
       patchMap(node, o, n, sub);
     } else if (node && isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow ? o.length > 0 : n.length > 0)) {
       patchSeq(node, o, n, sub);
@@ -249,7 +220,7 @@ function scalarLike(node: Node, v: Json): string {
 
 /** Identity of a list entry: Kubernetes merge keys first, then the value itself for scalars. */
 function entryKey(v: Json | undefined): string | undefined {
-  if (isObj(v)) {
+  if (isJsonObject(v)) {
     for (const k of ['name', 'mountPath', 'containerPort', 'devicePath', 'ip', 'topologyKey']) {
       const x = v[k];
       if (typeof x === 'string' || typeof x === 'number') return `${k}=${x}`;
@@ -327,7 +298,7 @@ function patchItem(node: Node, o: Json | undefined, n: Json, dashCol: number, ct
   if (jsonEqual(o, n)) return;
   const sub: Ctx = { ...ctx, edits: [] };
   try {
-    if (isMap(node) && isObj(o) && isObj(n) && (node.flow || Object.keys(n).length > 0)) patchMap(node, o, n, sub);
+    if (isMap(node) && isJsonObject(o) && isJsonObject(n) && (node.flow || Object.keys(n).length > 0)) patchMap(node, o, n, sub);
     else if (isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0)) patchSeq(node, o, n, sub);
     else if (isScalar(node) && !isMultilineNode(node) && typeof n !== 'object') replaceNode(node, scalarLike(node, n) ?? '', sub);
     else throw new NeedsRewrite(node);

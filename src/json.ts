@@ -1,0 +1,36 @@
+import type { Json, JsonObject } from './model.ts';
+
+/** Whether a JSON value is an object (not null, not an array). */
+export function isJsonObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep equality of JSON values; object key order is ignored, array order is not. */
+export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
+  return true;
+}
+
+/**
+ * A copy of `v` without `key: null` map entries, recursively (Kubernetes, and Go's typed decoding, read
+ * null as absent; strategicpatch `discardNullValuesFromPatch`). Array entries are kept.
+ */
+export function withoutNulls(v: Json): Json {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (isJsonObject(v)) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+    return out;
+  }
+  return v;
+}
