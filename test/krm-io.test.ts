@@ -158,6 +158,7 @@ t.test('bad input is an error that names the place', async (t) => {
     ['- a\n- b\n', /must be a mapping/],
     ['a: [1, 2\nb: 3\n', /line \d+/],
     [billionLaughs(), /[Ee]xcessive alias count/],
+    ['{%', /line 1: .*directive indicator/],
   ];
   for (const [text, message] of cases) {
     let err: unknown;

@@ -141,7 +141,7 @@ function makeItem(text: string, node: CST.Token, position: number, flow: boolean
 function scalarText(node: CST.Token | null | undefined): string | undefined {
   if (!node) return undefined;
   if (node.type === 'scalar' || node.type === 'single-quoted-scalar' || node.type === 'double-quoted-scalar') {
-    return CST.resolveAsScalar(node)?.value;
+    return CST.resolveAsScalar(node, true, () => undefined)?.value;
   }
   return undefined;
 }
@@ -172,7 +172,7 @@ function collectItems(text: string, seq: CST.Token | null | undefined, where: st
     });
     return out;
   }
-  if (seq.type === 'scalar' && CST.resolveAsScalar(seq)?.value === '') return [];
+  if (seq.type === 'scalar' && CST.resolveAsScalar(seq, true, () => undefined)?.value === '') return [];
   throw new MeshInjectError('BAD_INPUT', `${where}: \`items\` must be a sequence of resources`);
 }
 
