@@ -60,7 +60,10 @@ export function emitInline(v: Json): string | undefined {
 /** A flow collection on one line (for values written into an existing flow collection). */
 export function emitFlow(v: Json): string {
   if (Array.isArray(v)) return `[${v.map(emitFlow).join(', ')}]`;
-  if (isCollection(v)) return `{${Object.entries(v).map(([k, x]) => `${emitKey(k)}: ${emitFlow(x)}`).join(', ')}}`;
+  if (isCollection(v)) {
+    const entries = Object.entries(v).filter(([, x]) => x !== null);
+    return `{${entries.map(([k, x]) => `${emitKey(k)}: ${emitFlow(x)}`).join(', ')}}`;
+  }
   if (typeof v === 'string') {
     const s = emitString(v);
     return /[,[\]{}]/.test(s) && !/^['"]/.test(s) ? `'${v.replace(/'/g, "''")}'` : s;

@@ -1,5 +1,5 @@
 import { Scalar, isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
-import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
+import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
 
@@ -19,7 +19,8 @@ import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitSt
 export function patchText(text: string, doc: Document, old: Json, next: Json, range: [number, number], style: BlockStyle): string | undefined {
   const ctx: Ctx = { text, style, edits: [] };
   if (!isMap(doc.contents) || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
-  const target = withoutNulls(next) as JsonObj;
+  // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
+  const target = next as JsonObj;
   if (jsonEqual(old, target)) return undefined;
   try {
     patchMap(doc.contents, old, target, ctx);
@@ -106,11 +107,9 @@ function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
     if (k === undefined) continue;
     seen.add(k);
     const o = old[k];
-    if (!(k in next)) {
-      if (o === null && !(k in next)) {
-        // `key:` with no value reads as null: absent in `next` too (pruned); keep it.
-        continue;
-      }
+    if (!(k in next) || next[k] === null) {
+      // `key:` with no value reads as null, which is what "absent" means: keep it as written.
+      if (o === null) continue;
       removePair(map, pair, ctx);
       removed.add(pair);
       continue;
@@ -126,6 +125,7 @@ function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   const pending = new Map<Pair | null, string>();
   let anchor: Pair | null = null;
   for (const [k, v] of Object.entries(next)) {
+    if (v === null) continue;
     const existing = byKey.get(k);
     if (existing) {
       anchor = existing;
