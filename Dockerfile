@@ -4,7 +4,10 @@ FROM node:20-alpine AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
+COPY schemas ./schemas
 COPY src ./src
+COPY bin ./bin
+# npm ci runs the `prepare` build: generated modules, the bundle, and its V8 code cache (made by this node).
 RUN npm ci --no-audit --no-fund
 
 FROM node:20-alpine
