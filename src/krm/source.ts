@@ -198,12 +198,14 @@ function expandNestedLists(text: string, items: SourceItem[], where: string): So
 
 /**
  * Parses the input text: a ResourceList (`kind: ResourceList`, any apiVersion), a `kind: List`, or a
- * multi-document YAML stream. Every resource is composed with the `yaml` package (duplicate keys, bad
- * syntax and alias bombs are errors); nothing is re-serialised here.
+ * multi-document YAML stream. The whole text is read into `yaml`'s syntax tree here (syntax errors are
+ * reported now); each resource is composed later, on first use of `doc`/`value` (duplicate keys and
+ * alias bombs are reported then). Nothing is re-serialised.
  *
- * @param text the whole input (a leading BOM is accepted; CRLF line endings are kept as they are)
+ * @param text the whole input (CRLF line endings are kept as they are; `run` strips a leading BOM)
  * @param where how to name the input in errors (e.g. `stdin` or a file path)
- * @throws MeshInjectError `BAD_INPUT` naming the document/item and line
+ * @throws MeshInjectError `BAD_INPUT` naming the document/item and line; composing a resource later
+ *   throws the same
  */
 export function parseSource(text: string, where = 'input'): ParsedSource {
   const tokens = [...new Parser().parse(text)];
