@@ -31,8 +31,6 @@ export interface SourceItem {
   end: number;
   /** Column of the node's first character; continuation lines of a re-serialised node are indented by it. */
   column: number;
-  /** True when the node is inside a flow sequence (`items: [ {...} ]`): re-emitted in flow style. */
-  flow: boolean;
   /**
    * The composed resource (comments and styles kept; node ranges are offsets into the input text).
    * Released (null) by `processItems` once the resource is processed.
@@ -88,7 +86,7 @@ function nodeEnd(node: CST.Token): number {
  * pipeline after use), so a large input never holds every resource's syntax tree at once. Composition
  * errors (duplicate keys, alias bombs) surface on first use as `MeshInjectError` `BAD_INPUT`.
  */
-function makeItem(text: string, node: CST.Token, position: number, flow: boolean, where: string): SourceItem {
+function makeItem(text: string, node: CST.Token, position: number, where: string): SourceItem {
   if (!isMapToken(node)) {
     throw new MeshInjectError('BAD_INPUT', `${where}: a Kubernetes resource must be a mapping`);
   }
@@ -121,7 +119,6 @@ function makeItem(text: string, node: CST.Token, position: number, flow: boolean
     start: node.offset,
     end,
     column: lineColumn(text, node.offset),
-    flow,
     kind: rootKind(node),
     ...(rootKind(node) === 'List' ? { listToken: node } : {}),
   } as SourceItem;
@@ -163,12 +160,12 @@ function rootKind(root: CST.Token | undefined): string | undefined {
 function collectItems(text: string, seq: CST.Token | null | undefined, where: string): SourceItem[] {
   if (!seq) return [];
   if (seq.type === 'block-seq') {
-    return seq.items.flatMap((it, i) => (it.value ? [makeItem(text, it.value, i, false, `${where} items[${i}]`)] : []));
+    return seq.items.flatMap((it, i) => (it.value ? [makeItem(text, it.value, i, `${where} items[${i}]`)] : []));
   }
   if (seq.type === 'flow-collection' && seq.start.source === '[') {
     const out: SourceItem[] = [];
     seq.items.forEach((it) => {
-      if (it.value) out.push(makeItem(text, it.value, out.length, true, `${where} items[${out.length}]`));
+      if (it.value) out.push(makeItem(text, it.value, out.length, `${where} items[${out.length}]`));
     });
     return out;
   }
@@ -248,7 +245,7 @@ export function parseSource(text: string, where = 'input'): ParsedSource {
   const items: SourceItem[] = [];
   docs.forEach((d, i) => {
     if (!d.value || (d.value.type === 'scalar' && d.value.source === '')) return;
-    items.push(makeItem(text, d.value, items.length, false, `${where} document ${i + 1}`));
+    items.push(makeItem(text, d.value, items.length, `${where} document ${i + 1}`));
   });
   return { form: 'stream', text, items: expandNestedLists(text, items, where) };
 }

@@ -80,13 +80,13 @@ class FastReader {
 
   document(): Json {
     if (this.lines.length === 0) return null;
-    const v = this.node(this.lines[0]!.indent, false);
+    const v = this.node(this.lines[0]!.indent);
     if (this.pos < this.lines.length) throw new Unsupported();
     return v;
   }
 
   /** A block node whose lines start at `indent` (or a scalar on its own line). */
-  private node(indent: number, _inSeq: boolean): Json {
+  private node(indent: number): Json {
     const line = this.lines[this.pos]!;
     if (line.indent !== indent) throw new Unsupported();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent);
@@ -108,14 +108,14 @@ class FastReader {
       if (rest === '' || rest[0] === '#') {
         this.pos++;
         const next = this.lines[this.pos];
-        out.push(next && next.indent > indent ? this.node(next.indent, true) : null);
+        out.push(next && next.indent > indent ? this.node(next.indent) : null);
         continue;
       }
       // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
       const col = indent + (line.text.length - rest.length);
       this.lines[this.pos] = { indent: col, text: rest, index: line.index };
       if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
-        out.push(this.node(col, true));
+        out.push(this.node(col));
       } else {
         this.pos++;
         out.push(this.inlineValue(rest, line, col));
@@ -140,7 +140,7 @@ class FastReader {
       let value: Json;
       if (rest === '' || rest[0] === '#') {
         const next = this.lines[this.pos];
-        if (next && next.indent > indent) value = this.node(next.indent, false);
+        if (next && next.indent > indent) value = this.node(next.indent);
         else if (next && next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) value = this.seq(indent);
         else value = null;
       } else {
@@ -220,7 +220,7 @@ class FastReader {
     if (s.includes(': ') || s.endsWith(':')) throw new Unsupported();
     // A plain scalar continued on more-indented lines is a multi-line scalar: not handled here.
     const next = this.lines[this.pos];
-    if (next && next.indent > indent && !(next.text.startsWith('- ') && false)) throw new Unsupported();
+    if (next && next.indent > indent) throw new Unsupported();
     return resolvePlain(s);
   }
 
