@@ -91,11 +91,11 @@ function isLocalConfig(v: JsonObject): boolean {
 }
 
 /**
- * Drops a processed resource's Document and data: only its source range is needed to write the output,
+ * Drops a processed resource's syntax tree and data: only its source range is needed to write the output,
  * and a large input then never holds every resource's syntax tree at once (peak memory).
  */
 function release(item: SourceItem): void {
-  (item as { doc: unknown }).doc = null;
+  (item as { node: unknown }).node = null;
   (item as { value: unknown }).value = null;
   delete item.listToken;
 }
@@ -108,7 +108,7 @@ export function resultAnnotationValue(decision: Decision, summary?: string): str
 /**
  * Decides and injects every workload of the input. Returns the new source text of each changed resource
  * (only the differing lines rewritten) and one result per workload; a workload whose injection fails gets
- * an error result and is left unchanged. No I/O; each resource's Document and data (`item.doc`,
+ * an error result and is left unchanged. No I/O; each resource's syntax tree and data (`item.node`,
  * `item.value`) are released once processed, so afterwards only the items' source ranges are valid.
  *
  * @param source the parsed input

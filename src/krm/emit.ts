@@ -1,5 +1,4 @@
 import type { Json } from '../model.ts';
-import { isMap } from 'yaml';
 import { jsonEqual, withoutNulls } from '../json.ts';
 import { patchText } from '../yaml/patch-text.ts';
 import type { ParsedSource, SourceItem } from './source.ts';
@@ -25,7 +24,7 @@ export function seqIndentOf(text: string, annotations: Record<string, unknown> |
 export function emitChanged(item: SourceItem, source: ParsedSource, next: Json): string | undefined {
   const original = source.text.slice(item.start, item.end);
   const meta = (item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
-  if (isMap(item.doc.contents) && item.doc.contents.flow) {
+  if (item.node.t === 'map' && item.node.flow) {
     // A flow-mapping resource (JSON input) is written back as JSON, indented to its place.
     if (jsonEqual(item.value, withoutNulls(next))) return undefined;
     if (!original.includes('\n')) return JSON.stringify(withoutNulls(next));
@@ -33,7 +32,7 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
     return JSON.stringify(withoutNulls(next), null, 2).replace(/\n/g, `\n${pad}`);
   }
   const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
-  let out = patchText(source.text, item.doc, item.value, next, [item.start, item.end], style);
+  let out = patchText(source.text, item.node, item.value, next, [item.start, item.end], style);
   if (out !== undefined && original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
   return out;
 }

@@ -1,6 +1,8 @@
-import { Composer, CST, Document, Parser } from 'yaml';
+import { Composer, CST, Document, Parser, type Node } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
+import { readBlockYaml, type BlockDocument } from '../yaml/block-reader.ts';
+import { fromYamlNode, type TextMap, type TextNode } from '../yaml/text-node.ts';
 
 /** How the input was framed; the output keeps the same framing. */
 export type SourceForm = 'resource-list' | 'list' | 'stream';
@@ -32,11 +34,11 @@ export interface SourceItem {
   /** Column of the node's first character; continuation lines of a re-serialised node are indented by it. */
   column: number;
   /**
-   * The composed resource (comments and styles kept; node ranges are offsets into the input text).
-   * Released (null) by `processItems` once the resource is processed.
+   * Where each node of the resource sits in the input text (what `patchText` edits). Released (null) by
+   * `processItems` once the resource is processed.
    */
-  doc: Document.Parsed;
-  /** `doc.toJS()`: the resource as plain data. Released (null) by `processItems` once processed. */
+  node: TextNode;
+  /** The resource as plain data. Released (null) by `processItems` once processed. */
   value: Json;
 }
 
@@ -98,15 +100,16 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
     throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, node.offset)}: nested too deeply (${e.message})`);
   }
   let token: CST.Token | undefined = node;
-  let doc: Document.Parsed | null = null;
+  let tree: TextNode | null = null;
   let value: Json = null;
   const compose = (): void => {
     if (!token) return;
     const t = token;
     token = undefined;
     try {
-      doc = composeNode(text, t, where);
+      const doc = composeNode(text, t, where);
       value = doc.toJS({ maxAliasCount: YAML_PARSE_OPTIONS.maxAliasCount }) as Json;
+      tree = fromYamlNode(doc.contents as Node);
     } catch (e) {
       // Alias bombs (ReferenceError) and absurd nesting (RangeError) are bad input too.
       if (e instanceof MeshInjectError) throw e;
@@ -122,10 +125,10 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
     kind: rootKind(node),
     ...(rootKind(node) === 'List' ? { listToken: node } : {}),
   } as SourceItem;
-  Object.defineProperty(item, 'doc', {
+  Object.defineProperty(item, 'node', {
     enumerable: true,
-    get: () => (compose(), doc),
-    set: (v: Document.Parsed | null) => ((token = undefined), (doc = v)),
+    get: () => (compose(), tree),
+    set: (v: TextNode | null) => ((token = undefined), (tree = v)),
   });
   Object.defineProperty(item, 'value', {
     enumerable: true,
@@ -195,9 +198,13 @@ function expandNestedLists(text: string, items: SourceItem[], where: string): So
 
 /**
  * Parses the input text: a ResourceList (`kind: ResourceList`, any apiVersion), a `kind: List`, or a
- * multi-document YAML stream. The whole text is read into `yaml`'s syntax tree here (syntax errors are
- * reported now); each resource is composed later, on first use of `doc`/`value` (duplicate keys and
- * alias bombs are reported then). Nothing is re-serialised.
+ * multi-document YAML stream. Nothing is re-serialised: each resource keeps its source range.
+ *
+ * Manifests as people and tools write them are read in one pass by the fast block reader
+ * (`readBlockYaml`), which also checks that the whole input is well-formed. Anything it declines (anchors,
+ * tags, JSON, nested Lists, an input `results`, malformed YAML, ...) is read with the `yaml` package
+ * instead: the whole text into its syntax tree here (syntax errors are reported now), each resource
+ * composed on first use of `node`/`value` (duplicate keys and alias bombs are reported then).
  *
  * @param text the whole input (CRLF line endings are kept as they are; `run` strips a leading BOM)
  * @param where how to name the input in errors (e.g. `stdin` or a file path)
@@ -205,6 +212,63 @@ function expandNestedLists(text: string, items: SourceItem[], where: string): So
  *   throws the same
  */
 export function parseSource(text: string, where = 'input'): ParsedSource {
+  const docs = readBlockYaml(text);
+  return (docs && fromBlockDocuments(text, docs, where)) ?? parseWithYaml(text, where);
+}
+
+/** A resource read by the fast reader; undefined (decline) for what only the `yaml` path handles. */
+function blockItem(text: string, value: Json, node: TextNode | null, position: number): SourceItem | undefined {
+  if (!node || node.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const kind = value.kind;
+  if ((kind !== undefined && typeof kind !== 'string') || kind === 'List') return undefined;
+  return { position, topPosition: position, kind, start: node.start, end: node.end, column: lineColumn(text, node.start), node, value };
+}
+
+/**
+ * The parsed input from the fast reader's documents, or undefined when the input needs the `yaml` path:
+ * a root that is not a block mapping, a List/ResourceList whose items are not block mappings, nested
+ * `kind: List` resources, or an input `results` entry.
+ */
+function fromBlockDocuments(text: string, docs: BlockDocument[], where: string): ParsedSource | undefined {
+  const nonEmpty = docs.filter((d) => d.node !== null);
+  const root = nonEmpty.length === 1 ? nonEmpty[0]! : undefined;
+  const rootValue = root?.value as { [k: string]: Json } | undefined;
+  const rootKind = root?.node?.t === 'map' ? rootValue?.kind : undefined;
+  if (rootKind === 'ResourceList' || rootKind === 'List') {
+    const form: SourceForm = rootKind === 'ResourceList' ? 'resource-list' : 'list';
+    if (form === 'resource-list' && 'results' in rootValue!) return undefined;
+    if (!('items' in rootValue!)) {
+      if (form === 'resource-list') throw new MeshInjectError('BAD_INPUT', `${where}: ResourceList has no \`items\` (an empty list is \`items: []\`)`);
+      return { form, text, items: [] };
+    }
+    const itemsNode = (root!.node as TextMap).pairs.find((p) => p.key === 'items')!.value;
+    const values = rootValue!.items;
+    const items: SourceItem[] = [];
+    if (values !== null) {
+      if (!Array.isArray(values) || itemsNode?.t !== 'seq') return undefined;
+      for (let i = 0; i < values.length; i++) {
+        const item = blockItem(text, values[i]!, itemsNode.items[i] ?? null, i);
+        if (!item) return undefined;
+        items.push(item);
+      }
+    }
+    const parsed: ParsedSource = { form, text, items };
+    if (form === 'resource-list' && 'functionConfig' in rootValue! && rootValue!.functionConfig !== null) {
+      parsed.functionConfig = rootValue!.functionConfig!;
+    }
+    return parsed;
+  }
+  const items: SourceItem[] = [];
+  for (const d of nonEmpty) {
+    const item = blockItem(text, d.value, d.node, items.length);
+    if (!item) return undefined;
+    items.push(item);
+  }
+  return { form: 'stream', text, items };
+}
+
+/** `parseSource` with the `yaml` package: the whole input into its syntax tree, resources composed on first use. */
+function parseWithYaml(text: string, where: string): ParsedSource {
   const tokens = [...new Parser().parse(text)];
   const docs = tokens.filter((t): t is CST.Document => t.type === 'document');
   for (const t of tokens) {

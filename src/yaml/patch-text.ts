@@ -1,4 +1,4 @@
-import { Scalar, isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
+import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
@@ -11,19 +11,19 @@ import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitSt
  * quote style. New text follows the resource's list indentation (`style`).
  *
  * @param text the whole input text (node ranges of `doc` are offsets into it)
- * @param doc the composed resource
+ * @param root the resource's syntax tree (`TextNode` offsets are into `text`)
  * @param old the resource as data (`doc.toJS()`)
  * @param next the desired resource as data (`null` map values mean absent)
  * @returns the new text of the range [start, end) of the resource, or undefined when nothing changed
  */
-export function patchText(text: string, doc: Document, old: Json, next: Json, range: [number, number], style: BlockStyle): string | undefined {
+export function patchText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle): string | undefined {
   const ctx: Ctx = { text, style, edits: [] };
-  if (!isMap(doc.contents) || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
+  if (root.t !== 'map' || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
   // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
   const target = next as JsonObj;
   if (jsonEqual(old, target)) return undefined;
   try {
-    patchMap(doc.contents, old, target, ctx);
+    patchMap(root, old, target, ctx);
   } catch (e) {
     if (!(e instanceof NeedsRewrite)) throw e;
     // Only for shapes the patcher does not edit in place (e.g. removing the first key after `- `).
@@ -70,10 +70,9 @@ function column(text: string, pos: number): number {
 }
 
 /** End of a pair: after its value's trailing comment and newline. */
-function pairEnd(text: string, pair: Pair): number {
-  const v = pair.value as Node | null;
-  const k = pair.key as Node;
-  let end = v?.range ? Math.max(v.range[1], v.range[2]) : k.range![2];
+function pairEnd(text: string, pair: TextPair): number {
+  const v = pair.value;
+  let end = v ? Math.max(v.end, v.outerEnd) : pair.keyNode.outerEnd;
   if (end > 0 && text[end - 1] !== '\n') {
     const nl = text.indexOf('\n', end);
     // Only a comment may follow on the line.
@@ -82,28 +81,23 @@ function pairEnd(text: string, pair: Pair): number {
   return end;
 }
 
-function keyOf(pair: Pair): string | undefined {
-  return isScalar(pair.key) ? String(pair.key.value) : undefined;
-}
-
 /** Whether only indentation precedes `pos` on its line. */
 function startsLine(text: string, pos: number): boolean {
   return /^[ ]*$/.test(text.slice(lineStart(text, pos), pos));
 }
 
-function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
-  if (!isMap(map)) throw new Error('not a map');
+function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   if (map.flow) {
     if (!jsonEqual(old, next)) replaceNode(map, emitFlowOrInline(next), ctx);
     return;
   }
   const { text } = ctx;
-  const pairs = map.items as Pair[];
-  const keyCol = column(text, (pairs[0]!.key as Node).range![0]);
+  const pairs = map.pairs;
+  const keyCol = column(text, pairs[0]!.keyNode.start);
   const seen = new Set<string>();
-  const removed = new Set<Pair>();
+  const removed = new Set<TextPair>();
   for (const pair of pairs) {
-    const k = keyOf(pair);
+    const k = pair.key;
     if (k === undefined) continue;
     seen.add(k);
     const o = old[k];
@@ -121,9 +115,9 @@ function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   // New keys go where `next` has them: after the closest preceding key that already exists, or before
   // the first one (so a re-rendered container reads in the same key order as a fresh one).
   const survivors = pairs.filter((p) => !removed.has(p));
-  const byKey = new Map(survivors.map((p) => [keyOf(p), p] as const));
-  const pending = new Map<Pair | null, string>();
-  let anchor: Pair | null = null;
+  const byKey = new Map(survivors.map((p) => [p.key, p] as const));
+  const pending = new Map<TextPair | null, string>();
+  let anchor: TextPair | null = null;
   for (const [k, v] of Object.entries(next)) {
     if (v === null) continue;
     const existing = byKey.get(k);
@@ -138,7 +132,7 @@ function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
     if (after === null) {
       const first = survivors[0];
       if (!first) throw new NeedsRewrite(map);
-      const pos = (first.key as Node).range![0];
+      const pos = first.keyNode.start;
       if (first === pairs[0]) ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${' '.repeat(keyCol)}` });
       else ctx.edits.push({ start: lineStart(text, pos), end: lineStart(text, pos), text: add });
       continue;
@@ -148,18 +142,18 @@ function patchMap(map: Node, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   }
 }
 
-function removePair(map: Node, pair: Pair, ctx: Ctx): void {
+function removePair(map: TextMap, pair: TextPair, ctx: Ctx): void {
   const { text } = ctx;
-  const k = pair.key as Node;
-  if (!startsLine(text, k.range![0])) {
+  const k = pair.keyNode;
+  if (!startsLine(text, k.start)) {
     // The first entry of a `- key: value` map: rewrite the whole map instead.
     throw new NeedsRewrite(map);
   }
-  ctx.edits.push({ start: lineStart(text, k.range![0]), end: pairEnd(text, pair), text: '' });
+  ctx.edits.push({ start: lineStart(text, k.start), end: pairEnd(text, pair), text: '' });
 }
 
 class NeedsRewrite extends Error {
-  constructor(readonly node: Node) {
+  constructor(readonly node: TextNode) {
     super('rewrite');
   }
 }
@@ -168,31 +162,30 @@ function emitFlowOrInline(v: Json): string {
   return emitInline(v) ?? emitFlow(v);
 }
 
-function replaceNode(node: Node, replacement: string, ctx: Ctx): void {
-  ctx.edits.push({ start: node.range![0], end: node.range![1], text: replacement });
+function replaceNode(node: TextNode, replacement: string, ctx: Ctx): void {
+  ctx.edits.push({ start: node.start, end: node.end, text: replacement });
 }
 
 /** Replaces `key: value` from the end of the key, re-emitting the value (block style for collections). */
-function replaceAfterKey(pair: Pair, v: Json, keyCol: number, ctx: Ctx): void {
-  const k = pair.key as Node;
-  const value = pair.value as Node | null;
-  const block = value !== null && (isMap(value) || isSeq(value)) && !value.flow;
-  const end = block ? value.range![1] : pairEnd(ctx.text, pair);
+function replaceAfterKey(pair: TextPair, v: Json, keyCol: number, ctx: Ctx): void {
+  const value = pair.value;
+  const block = value !== null && (value.t === 'map' || value.t === 'seq') && !value.flow;
+  const end = block ? value.end : pairEnd(ctx.text, pair);
   let emitted = `:${emitAfterKey(v, keyCol, ctx.style)}`;
   if (ctx.text[end - 1] !== '\n') emitted = emitted.replace(/\n$/, '');
-  ctx.edits.push({ start: k.range![1], end, text: emitted });
+  ctx.edits.push({ start: pair.keyNode.end, end, text: emitted });
 }
 
-function patchPairValue(pair: Pair, o: Json | undefined, n: Json, keyCol: number, ctx: Ctx): void {
-  const node = pair.value as Node | null;
+function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: number, ctx: Ctx): void {
+  const node = pair.value;
   const sub: Ctx = { ...ctx, edits: [] };
   try {
     // An empty flow collection (`{}`, `[]`) that gets content is rewritten in block style.
-    if (node && isMap(node) && isJsonObject(o) && isJsonObject(n) && (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)) {
+    if (node?.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)) {
       patchMap(node, o, n, sub);
-    } else if (node && isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow ? o.length > 0 : n.length > 0)) {
+    } else if (node?.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow ? o.length > 0 : n.length > 0)) {
       patchSeq(node, o, n, sub);
-    } else if (node && isScalar(node) && !isMultilineNode(node) && emitInline(n) !== undefined && typeof n !== 'object') {
+    } else if (node?.t === 'scalar' && node.style !== 'block' && node.end > node.start && emitInline(n) !== undefined && typeof n !== 'object') {
       replaceNode(node, scalarLike(node, n), sub);
     } else {
       replaceAfterKey(pair, n, keyCol, sub);
@@ -205,15 +198,11 @@ function patchPairValue(pair: Pair, o: Json | undefined, n: Json, keyCol: number
   ctx.edits.push(...sub.edits);
 }
 
-function isMultilineNode(node: Node): boolean {
-  return isScalar(node) && (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED);
-}
-
 /** A new scalar in the style of the one it replaces (quote style kept for strings). */
-function scalarLike(node: Node, v: Json): string {
-  if (typeof v === 'string' && isScalar(node)) {
-    if (node.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(v);
-    if (node.type === Scalar.QUOTE_SINGLE && !/[\x00-\x1f]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
+function scalarLike(node: TextNode, v: Json): string {
+  if (typeof v === 'string' && node.t === 'scalar') {
+    if (node.style === 'double') return JSON.stringify(v);
+    if (node.style === 'single' && !/[\x00-\x1f]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
   }
   return emitInline(v)!;
 }
@@ -231,15 +220,14 @@ function entryKey(v: Json | undefined): string | undefined {
   return undefined;
 }
 
-function patchSeq(seq: Node, old: Json[], next: Json[], ctx: Ctx): void {
-  if (!isSeq(seq)) throw new Error('not a seq');
+function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx): void {
   if (seq.flow) {
     if (!jsonEqual(old, next)) replaceNode(seq, emitFlowOrInline(next), ctx);
     return;
   }
   const { text } = ctx;
-  const items = seq.items as Node[];
-  if (items.some((n) => !n || !n.range || isAlias(n))) throw new NeedsRewrite(seq);
+  if (seq.items.some((n) => !n || n.t === 'alias')) throw new NeedsRewrite(seq);
+  const items = seq.items as TextNode[];
   const oldKeys = old.map(entryKey);
   const used = new Set<number>();
   const order: Array<{ at: number; value: Json }> = next.map((v, i) => {
@@ -260,7 +248,7 @@ function patchSeq(seq: Node, old: Json[], next: Json[], ctx: Ctx): void {
   }
   // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
   const starts = items.map((n) => lineStart(text, lineStartDash(text, n)));
-  const seqEnd = seq.range![1];
+  const seqEnd = seq.end;
   const segments = items.map((_, i) => [starts[i]!, i + 1 < items.length ? starts[i + 1]! : seqEnd] as const);
   let out = '';
   for (const o of order) {
@@ -283,32 +271,32 @@ function patchSeq(seq: Node, old: Json[], next: Json[], ctx: Ctx): void {
  * Position of the `-` of a block sequence entry: on the entry's first line, or on an earlier line when
  * anchors, tags or comments stand between the dash and the entry (`- &main\n  name: x`).
  */
-function lineStartDash(text: string, item: Node): number {
-  let ls = lineStart(text, item.range![0]);
+function lineStartDash(text: string, item: TextNode): number {
+  let ls = lineStart(text, item.start);
   for (let guard = 0; guard < 50; guard++) {
     const m = /^( *)-(?: |\r?$)/.exec(text.slice(ls, text.indexOf('\n', ls) >>> 0));
     if (m) return ls + m[1]!.length;
     if (ls === 0) break;
     ls = lineStart(text, ls - 1);
   }
-  return item.range![0];
+  return item.start;
 }
 
-function patchItem(node: Node, o: Json | undefined, n: Json, dashCol: number, ctx: Ctx): void {
+function patchItem(node: TextNode, o: Json | undefined, n: Json, dashCol: number, ctx: Ctx): void {
   if (jsonEqual(o, n)) return;
   const sub: Ctx = { ...ctx, edits: [] };
   try {
-    if (isMap(node) && isJsonObject(o) && isJsonObject(n) && (node.flow || Object.keys(n).length > 0)) patchMap(node, o, n, sub);
-    else if (isSeq(node) && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0)) patchSeq(node, o, n, sub);
-    else if (isScalar(node) && !isMultilineNode(node) && typeof n !== 'object') replaceNode(node, scalarLike(node, n) ?? '', sub);
+    if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow || Object.keys(n).length > 0)) patchMap(node, o, n, sub);
+    else if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0)) patchSeq(node, o, n, sub);
+    else if (node.t === 'scalar' && node.style !== 'block' && node.end > node.start && typeof n !== 'object') replaceNode(node, scalarLike(node, n) ?? '', sub);
     else throw new NeedsRewrite(node);
   } catch (e) {
     if (!(e instanceof NeedsRewrite)) throw e;
     sub.edits = [];
     let emitted = emitAfterDash(n, dashCol, ctx.style);
-    const end = node.range![1];
+    const end = node.end;
     if (ctx.text[end - 1] !== '\n') emitted = emitted.replace(/\n$/, '');
-    sub.edits.push({ start: node.range![0], end, text: emitted });
+    sub.edits.push({ start: node.start, end, text: emitted });
   }
   ctx.edits.push(...sub.edits);
 }

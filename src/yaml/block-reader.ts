@@ -1,0 +1,581 @@
+import type { Json } from '../model.ts';
+import type { TextMap, TextNode, TextPair, TextScalar, TextSeq } from './text-node.ts';
+
+/**
+ * One document of a YAML stream read by `readBlockYaml`: its root as data and as a text tree, or both
+ * null for a document with no content (only comments, or nothing between two `---`).
+ */
+export interface BlockDocument {
+  value: Json;
+  node: TextNode | null;
+}
+
+/**
+ * A fast reader for the YAML that Kubernetes manifests are written in: block mappings and sequences
+ * (either list indentation), plain, single- and double-quoted scalars on one line, `|` and `>` block
+ * scalars, one-line flow collections, comments, blank lines, CRLF line ends and `---` document
+ * separators. Plain scalars resolve with the YAML 1.2 core schema, as the `yaml` package does by default.
+ *
+ * It reads the whole stream in one pass over the text, building each document's data and `TextNode`
+ * tree together. Where a document uses anything else (anchors, aliases, tags, directives, `...`, explicit
+ * keys, multi-line plain or quoted scalars, multi-line flow collections, tabs outside block scalars,
+ * duplicate keys, `<<` or `__proto__` keys, keys that are not strings, and everything that is not valid
+ * YAML) it declines the whole input: the caller then reads it with the `yaml` package, which also gives
+ * the error messages. What it accepts it reads exactly as `yaml`'s `parseAllDocuments(text)` + `toJS()`
+ * does (checked by a differential property test).
+ *
+ * @param text the input text (without a byte order mark)
+ * @returns the documents in order, or undefined when the fast reader declines the input
+ */
+export function readBlockYaml(text: string): BlockDocument[] | undefined {
+  try {
+    return new BlockReader(text).stream();
+  } catch (e) {
+    if (e instanceof Declined) return undefined;
+    throw e;
+  }
+}
+
+/** Thrown inside the reader for anything it does not read itself. */
+class Declined extends Error {}
+
+function decline(): never {
+  throw new Declined();
+}
+
+const SPACE = 32;
+const HASH = 35;
+const TAB = 9;
+const NL = 10;
+const CR = 13;
+const COLON = 58;
+const DASH = 45;
+/** Collections nested deeper than this are left to the `yaml` package. */
+const MAX_DEPTH = 200;
+
+/** YAML 1.2 core schema: a plain scalar's value (`yaml` tags null, bool, int, float; else a string). */
+function resolveCore(s: string): Json {
+  const c = s.charCodeAt(0);
+  if (s.length <= 5) {
+    if (s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL') return null;
+    if (s === 'true' || s === 'True' || s === 'TRUE') return true;
+    if (s === 'false' || s === 'False' || s === 'FALSE') return false;
+  }
+  if ((c >= 48 && c <= 57) || c === DASH || c === 43 || c === 46) {
+    if (/^[-+]?[0-9]+$/.test(s)) {
+      const n = Number(s);
+      return Number.isSafeInteger(n) ? n : decline();
+    }
+    if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/.test(s)) return Number(s);
+    // 0o17, 0x1f, .inf, .nan: read by `yaml`.
+    if (/^0[ox]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$/.test(s)) decline();
+  }
+  return s;
+}
+
+/** Characters that cannot start a plain scalar in block context (YAML 1.2 `c-indicator`, less `-?:`). */
+const NOT_PLAIN_START = new Set([',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
+
+const DOUBLE_ESCAPES: Record<string, string> = {
+  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b',
+  ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\x85', _: '\xa0', L: '\u2028', P: '\u2029',
+};
+
+class BlockReader {
+  private readonly text: string;
+  private readonly n: number;
+  /** The current line: its start, indentation, first content character, content end (before `\r\n`), next line. */
+  private ls = 0;
+  private ind = 0;
+  private cs = 0;
+  private ce = 0;
+  private nx = 0;
+  /** Nesting depth of the collection being read (deeper inputs are left to `yaml`'s limits and errors). */
+  private depth = 0;
+
+  constructor(text: string) {
+    this.text = text;
+    this.n = text.length;
+    // Control characters and a carriage return that does not end a line are left to `yaml`.
+    if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]|\r(?!\n)/.test(text)) decline();
+    this.load(0);
+  }
+
+  private load(p: number): void {
+    const { text } = this;
+    this.ls = p;
+    let i = p;
+    while (text.charCodeAt(i) === SPACE) i++;
+    this.ind = i - p;
+    this.cs = i;
+    let le = text.indexOf('\n', i);
+    if (le < 0) le = this.n;
+    this.nx = le < this.n ? le + 1 : this.n;
+    if (text.charCodeAt(le - 1) === CR && le - 1 >= i) le--;
+    this.ce = le;
+  }
+
+  private get eof(): boolean {
+    return this.ls >= this.n;
+  }
+
+  /** Skips blank and comment-only lines; a tab in a line's indentation (even an empty line's) is declined. */
+  private skipEmpty(): void {
+    const { text } = this;
+    while (this.ls < this.n) {
+      const c = text.charCodeAt(this.cs);
+      if (c === TAB && this.cs < this.ce) decline();
+      if (this.cs < this.ce && c !== HASH) return;
+      this.load(this.nx);
+    }
+  }
+
+  /** Whether the current line is a `---` or `...` marker (`---` ends a document; `...` is declined). */
+  private atDocMarker(): boolean {
+    if (this.ind !== 0) return false;
+    const { text, cs } = this;
+    const m = text.slice(cs, cs + 3);
+    if (m !== '---' && m !== '...') return false;
+    const after = text.charCodeAt(cs + 3);
+    if (cs + 3 < this.ce && after !== SPACE && after !== TAB) return false;
+    if (m === '...') decline();
+    return true;
+  }
+
+  /** Whether the current line's content is a block sequence entry (`- ...` or a lone `-`). */
+  private atSeqEntry(): boolean {
+    if (this.text.charCodeAt(this.cs) !== DASH) return false;
+    const after = this.text.charCodeAt(this.cs + 1);
+    return this.cs + 1 >= this.ce || after === SPACE || after === TAB;
+  }
+
+  stream(): BlockDocument[] {
+    const docs: BlockDocument[] = [];
+    let open = false;
+    for (;;) {
+      this.skipEmpty();
+      if (this.eof) break;
+      if (this.text.charCodeAt(this.cs) === 37 /* % */) decline();
+      if (this.atDocMarker()) {
+        // `--- # comment` is fine; content after `---` on the same line is declined.
+        const rest = this.text.slice(this.cs + 3, this.ce).trim();
+        if (rest !== '' && rest[0] !== '#') decline();
+        if (open) docs.push({ value: null, node: null });
+        open = true;
+        this.load(this.nx);
+        continue;
+      }
+      if (this.ind !== 0) decline();
+      const { value, node } = this.block(0);
+      docs.push({ value, node });
+      open = false;
+      this.skipEmpty();
+      if (!this.eof && !this.atDocMarker()) decline();
+    }
+    if (open) docs.push({ value: null, node: null });
+    return docs;
+  }
+
+  /** A block mapping or sequence whose lines start at the current line's indentation (at least `min`). */
+  private block(min: number): { value: Json; node: TextNode } {
+    if (this.ind < min) decline();
+    return this.atSeqEntry() ? this.seq(this.ind) : this.map(this.ind);
+  }
+
+  /** Index of the `:` ending a plain block mapping key that starts at `from`, or -1. */
+  private plainKeyColon(from: number): number {
+    const { text, ce } = this;
+    const c = text[from]!;
+    if (NOT_PLAIN_START.has(c) || ((c === '-' || c === '?' || c === ':') && (from + 1 >= ce || text.charCodeAt(from + 1) === SPACE))) return -1;
+    for (let i = from; i < ce; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch === COLON) {
+        const nextCh = text.charCodeAt(i + 1);
+        if (i + 1 >= ce || nextCh === SPACE) return i;
+      } else if (ch === HASH && text.charCodeAt(i - 1) === SPACE) return -1;
+      else if (ch === TAB) decline();
+    }
+    return -1;
+  }
+
+  private map(indent: number): { value: Json; node: TextMap } {
+    const { text } = this;
+    if (++this.depth > MAX_DEPTH) decline();
+    const value: { [k: string]: Json } = {};
+    const pairs: TextPair[] = [];
+    let outerEnd = this.cs;
+    for (;;) {
+      this.skipEmpty();
+      if (this.eof || this.ind < indent || this.atDocMarker()) break;
+      if (this.ind > indent || this.atSeqEntry()) decline();
+      const ks = this.cs;
+      let key: string;
+      let keyEnd: number;
+      let colon: number;
+      const q = text.charCodeAt(ks);
+      if (q === 34 || q === 39) {
+        const close = this.quoteEnd(ks);
+        key = this.quoted(ks, close);
+        keyEnd = close + 1;
+        colon = keyEnd;
+        if (text.charCodeAt(colon) !== COLON || (colon + 1 < this.ce && text.charCodeAt(colon + 1) !== SPACE)) decline();
+      } else {
+        colon = this.plainKeyColon(ks);
+        if (colon < 0) decline();
+        keyEnd = colon;
+        while (text.charCodeAt(keyEnd - 1) === SPACE) keyEnd--;
+        key = text.slice(ks, keyEnd);
+        if (resolveCore(key) !== key) decline();
+      }
+      if (keyEnd - ks > 1024 || key === '<<' || key === '__proto__' || key in value) decline();
+      const keyNode: TextScalar = { t: 'scalar', style: q === 34 ? 'double' : q === 39 ? 'single' : 'plain', start: ks, end: keyEnd, outerEnd: keyEnd };
+      const v = this.afterIndicator(colon + 1, indent, true);
+      value[key] = v.value;
+      pairs.push({ key, keyNode, value: v.node });
+      outerEnd = v.node.outerEnd;
+    }
+    if (pairs.length === 0) decline();
+    this.depth--;
+    const start = pairs[0]!.keyNode.start;
+    return { value, node: { t: 'map', flow: false, pairs, start, end: outerEnd, outerEnd } };
+  }
+
+  private seq(indent: number): { value: Json; node: TextSeq } {
+    const value: Json[] = [];
+    const items: TextNode[] = [];
+    const start = this.cs;
+    let outerEnd = start;
+    if (++this.depth > MAX_DEPTH) decline();
+    for (;;) {
+      this.skipEmpty();
+      if (this.eof || this.ind < indent || this.atDocMarker()) break;
+      if (this.ind > indent) decline();
+      if (!this.atSeqEntry()) break;
+      const v = this.afterIndicator(this.cs + 1, indent, false);
+      value.push(v.value);
+      items.push(v.node);
+      outerEnd = v.node.outerEnd;
+    }
+    this.depth--;
+    return { value, node: { t: 'seq', flow: false, items, start, end: outerEnd, outerEnd } };
+  }
+
+  /**
+   * The value after a mapping's `:` or a sequence's `-` at `at` on the current line, whose parent block
+   * collection is at `indent`: inline on this line, or a block collection on the following lines.
+   */
+  private afterIndicator(at: number, indent: number, inMap: boolean): { value: Json; node: TextNode } {
+    const { text } = this;
+    let i = at;
+    while (text.charCodeAt(i) === SPACE) i++;
+    if (i < this.ce && text.charCodeAt(i) === TAB) decline();
+    if (i >= this.ce || (text.charCodeAt(i) === HASH && i > at)) {
+      // Nothing on this line: a nested block collection, a compact sequence under a key, or null.
+      const lineEnd = this.nx;
+      this.load(this.nx);
+      this.skipEmpty();
+      if (!this.eof && !this.atDocMarker()) {
+        if (this.ind > indent) return this.block(indent + 1);
+        if (inMap && this.ind === indent && this.atSeqEntry()) return this.seq(indent);
+      }
+      return { value: null, node: { t: 'scalar', style: 'plain', start: i, end: i, outerEnd: lineEnd } };
+    }
+    if (!inMap) {
+      // `- key: value` starts a compact mapping at the column of `key`; `- - x` is declined.
+      if (this.atSeqEntryAt(i)) decline();
+      const c = text.charCodeAt(i);
+      if (c !== 34 && c !== 39 && c !== 123 && c !== 91 && this.plainKeyColon(i) >= 0) {
+        this.ind = i - this.ls;
+        this.cs = i;
+        return this.map(this.ind);
+      }
+      if ((c === 34 || c === 39) && this.quotedIsKey(i)) {
+        this.ind = i - this.ls;
+        this.cs = i;
+        return this.map(this.ind);
+      }
+    }
+    const r = this.inline(i, indent);
+    return r;
+  }
+
+  private atSeqEntryAt(i: number): boolean {
+    if (this.text.charCodeAt(i) !== DASH) return false;
+    return i + 1 >= this.ce || this.text.charCodeAt(i + 1) === SPACE;
+  }
+
+  /** Whether a quoted scalar at `i` is followed by `:` (a quoted mapping key). */
+  private quotedIsKey(i: number): boolean {
+    const close = this.quoteEnd(i);
+    return this.text.charCodeAt(close + 1) === COLON;
+  }
+
+  /** An inline value at `i` (a scalar, a block scalar or a one-line flow collection); moves to the next line. */
+  private inline(i: number, indent: number): { value: Json; node: TextNode } {
+    const { text } = this;
+    const c = text.charCodeAt(i);
+    let value: Json;
+    let node: TextNode;
+    if (c === 124 || c === 62) return this.blockScalar(i, indent);
+    if (c === 34 || c === 39) {
+      const close = this.quoteEnd(i);
+      value = this.quoted(i, close);
+      node = { t: 'scalar', style: c === 34 ? 'double' : 'single', start: i, end: close + 1, outerEnd: 0 };
+      this.lineRest(close + 1);
+    } else if (c === 123 || c === 91) {
+      const f = this.flow(i);
+      value = f.value;
+      node = f.node;
+      this.lineRest(node.end);
+    } else {
+      if (NOT_PLAIN_START.has(text[i]!) || ((c === DASH || c === 63 || c === COLON) && (i + 1 >= this.ce || text.charCodeAt(i + 1) === SPACE))) decline();
+      let e = this.ce;
+      for (let j = i; j < this.ce; j++) {
+        const ch = text.charCodeAt(j);
+        if (ch === HASH && text.charCodeAt(j - 1) === SPACE) {
+          e = j;
+          break;
+        }
+        if (ch === COLON && (j + 1 >= this.ce || text.charCodeAt(j + 1) === SPACE)) decline();
+        if (ch === TAB) decline();
+      }
+      while (text.charCodeAt(e - 1) === SPACE) e--;
+      const s = text.slice(i, e);
+      value = resolveCore(s);
+      node = { t: 'scalar', style: 'plain', start: i, end: e, outerEnd: 0 };
+    }
+    node.outerEnd = this.nx;
+    this.load(this.nx);
+    // A more-indented content line after an inline value would continue it (a multi-line scalar) or be an error.
+    this.skipEmpty();
+    if (!this.eof && this.ind > indent) decline();
+    return { value, node };
+  }
+
+  /** After a quoted scalar or flow collection ending at `from`: only spaces and a comment may follow. */
+  private lineRest(from: number): void {
+    const { text } = this;
+    let i = from;
+    while (text.charCodeAt(i) === SPACE) i++;
+    if (i < this.ce && !(text.charCodeAt(i) === HASH && i > from)) decline();
+  }
+
+  /** Index of the closing quote of the quoted scalar at `i` on the current line (a multi-line one is declined). */
+  private quoteEnd(i: number): number {
+    const { text, ce } = this;
+    const q = text.charCodeAt(i);
+    for (let j = i + 1; j < ce; j++) {
+      const ch = text.charCodeAt(j);
+      if (q === 34 && ch === 92) j++;
+      else if (ch === q) {
+        if (q === 39 && text.charCodeAt(j + 1) === 39) j++;
+        else return j;
+      }
+    }
+    return decline();
+  }
+
+  /** The value of the quoted scalar from `i` to its closing quote `close`. */
+  private quoted(i: number, close: number): string {
+    const body = this.text.slice(i + 1, close);
+    if (this.text.charCodeAt(i) === 39) return body.includes("'") ? body.replace(/''/g, "'") : body;
+    if (!body.includes('\\')) return body;
+    let out = '';
+    for (let j = 0; j < body.length; j++) {
+      const ch = body[j]!;
+      if (ch !== '\\') {
+        out += ch;
+        continue;
+      }
+      const e = body[++j]!;
+      const simple = DOUBLE_ESCAPES[e];
+      if (simple !== undefined) {
+        out += simple;
+        continue;
+      }
+      const len = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
+      const hex = body.slice(j + 1, j + 1 + len);
+      if (len === 0 || hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex)) decline();
+      const cp = parseInt(hex, 16);
+      if (cp > 0x10ffff) decline();
+      out += String.fromCodePoint(cp);
+      j += len;
+    }
+    return out;
+  }
+
+  /**
+   * A `|` or `>` block scalar whose header is at `i`; its content is the following lines indented more than
+   * `indent`. Indentation indicators, and folded scalars with more-indented lines, are declined.
+   */
+  private blockScalar(i: number, indent: number): { value: Json; node: TextNode } {
+    const { text } = this;
+    const folded = text.charCodeAt(i) === 62;
+    let h = i + 1;
+    const chomp = text[h] === '-' || text[h] === '+' ? text[h] : '';
+    if (chomp) h++;
+    // Only spaces and a comment may follow the header (an indentation indicator is declined).
+    if (h < this.ce && text.charCodeAt(h) !== SPACE) decline();
+    this.lineRest(h);
+    const lines: string[] = [];
+    let blockIndent = -1;
+    let leadingSpaces = 0;
+    let end = this.nx;
+    let trailingBlank = 0;
+    for (this.load(this.nx); !this.eof; this.load(this.nx)) {
+      if (this.cs >= this.ce) {
+        // An empty line; spaces beyond the content indentation are content.
+        if (blockIndent >= 0 && this.ind > blockIndent) {
+          if (folded) decline();
+          lines.push(text.slice(this.ls + blockIndent, this.ce));
+          trailingBlank = 0;
+          end = this.nx;
+        } else {
+          if (blockIndent < 0) leadingSpaces = Math.max(leadingSpaces, this.ind);
+          lines.push('');
+          trailingBlank++;
+        }
+        continue;
+      }
+      if (blockIndent < 0) {
+        if (this.ind <= indent) break;
+        blockIndent = this.ind;
+        // A leading empty line longer than the content indentation is an error in YAML.
+        if (leadingSpaces > blockIndent) decline();
+      }
+      if (this.ind < blockIndent) break;
+      const line = text.slice(this.ls + blockIndent, this.ce);
+      const first = line.charCodeAt(0);
+      // Folding keeps more-indented lines as they are: declined, as are tabs at the content indentation.
+      if (first === TAB && (folded || this.ind < blockIndent)) decline();
+      if (folded && first === SPACE) decline();
+      lines.push(line);
+      trailingBlank = 0;
+      end = this.nx;
+    }
+    if (blockIndent < 0) {
+      // No content: the scalar is empty and spans the empty lines.
+      if (leadingSpaces > indent) decline();
+      end = this.ls;
+    }
+    if (chomp === '+' && trailingBlank > 0) decline();
+    const content = blockIndent < 0 ? [] : lines.slice(0, lines.length - trailingBlank);
+    let value = '';
+    if (folded) {
+      for (let k = 0; k < content.length; k++) {
+        const l = content[k]!;
+        if (l === '') value += '\n';
+        else if (k > 0 && content[k - 1] !== '') value += ' ';
+        value += l;
+      }
+    } else {
+      value = content.join('\n');
+    }
+    if (content.length > 0 && chomp !== '-') value += '\n';
+    // The cursor is on the first line after the content (or at the end).
+    if (!this.eof && this.ind > indent) decline();
+    return { value, node: { t: 'scalar', style: 'block', start: i, end, outerEnd: end } };
+  }
+
+  /** A flow collection at `i` that closes on the same line (`{a: 1, "b": [x, y]}`); trailing commas declined. */
+  private flow(i: number): { value: Json; node: TextMap | TextSeq } {
+    const { text, ce } = this;
+    let p = i;
+    const ws = (): void => {
+      while (text.charCodeAt(p) === SPACE) p++;
+      if (p >= ce) decline();
+    };
+    const scalar = (inMap: boolean, asKey: boolean): { value: Json; node: TextNode } => {
+      ws();
+      const c = text.charCodeAt(p);
+      if (c === 123 || c === 91) {
+        if (asKey) decline();
+        return collection();
+      }
+      const start = p;
+      if (c === 34 || c === 39) {
+        const close = this.quoteEnd(p);
+        p = close + 1;
+        return { value: this.quoted(start, close), node: { t: 'scalar', style: c === 34 ? 'double' : 'single', start, end: p, outerEnd: p } };
+      }
+      if (NOT_PLAIN_START.has(text[p]!) || ((c === DASH || c === 63 || c === COLON) && text.charCodeAt(p + 1) === SPACE)) decline();
+      while (p < ce) {
+        const ch = text.charCodeAt(p);
+        if (ch === 44 || ch === 93 || ch === 125 || ch === 91 || ch === 123) break;
+        if (ch === COLON) {
+          const after = text.charCodeAt(p + 1);
+          if (after === SPACE) {
+            if (!inMap || !asKey) decline();
+            break;
+          }
+          if (after === 44 || after === 93 || after === 125 || p + 1 >= ce) decline();
+        }
+        if (ch === HASH && text.charCodeAt(p - 1) === SPACE) decline();
+        if (ch === TAB) decline();
+        p++;
+      }
+      let e = p;
+      while (text.charCodeAt(e - 1) === SPACE) e--;
+      const s = text.slice(start, e);
+      if (s === '') decline();
+      return { value: resolveCore(s), node: { t: 'scalar', style: 'plain', start, end: e, outerEnd: e } };
+    };
+    let depth = this.depth;
+    const collection = (): { value: Json; node: TextMap | TextSeq } => {
+      const start = p;
+      if (++depth > MAX_DEPTH) decline();
+      if (text.charCodeAt(p) === 123) {
+        p++;
+        const value: { [k: string]: Json } = {};
+        const pairs: TextPair[] = [];
+        ws();
+        if (text.charCodeAt(p) !== 125) {
+          for (;;) {
+            const k = scalar(true, true);
+            if (typeof k.value !== 'string' || k.value === '<<' || k.value === '__proto__' || k.value in value) decline();
+            ws();
+            if (text.charCodeAt(p) !== COLON) decline();
+            p++;
+            // After a plain key the `:` needs a space; after a quoted key (JSON style) it does not.
+            if (k.node.t === 'scalar' && k.node.style === 'plain' && text.charCodeAt(p) !== SPACE) decline();
+            const v = scalar(true, false);
+            value[k.value] = v.value;
+            pairs.push({ key: k.value, keyNode: k.node, value: v.node });
+            ws();
+            const c = text.charCodeAt(p);
+            if (c === 125) break;
+            if (c !== 44) decline();
+            p++;
+            ws();
+            if (text.charCodeAt(p) === 125) decline();
+          }
+        }
+        p++;
+        depth--;
+        return { value, node: { t: 'map', flow: true, pairs, start, end: p, outerEnd: p } };
+      }
+      p++;
+      const value: Json[] = [];
+      const items: TextNode[] = [];
+      ws();
+      if (text.charCodeAt(p) !== 93) {
+        for (;;) {
+          const v = scalar(false, false);
+          value.push(v.value);
+          items.push(v.node);
+          ws();
+          const c = text.charCodeAt(p);
+          if (c === 93) break;
+          if (c !== 44) decline();
+          p++;
+          ws();
+          if (text.charCodeAt(p) === 93) decline();
+        }
+      }
+      p++;
+      depth--;
+      return { value, node: { t: 'seq', flow: true, items, start, end: p, outerEnd: p } };
+    };
+    return collection();
+  }
+}
