@@ -86,8 +86,39 @@ function clone<T extends Json>(v: T): T {
   return structuredClone(v);
 }
 
-/** Drops a directive-only or directive-carrying patch down to plain data (for values new to the original). */
+/**
+ * Whether stripping directives would return `v` unchanged but for `null` map values: no `$` key anywhere,
+ * and every merge-keyed list holds objects with distinct merge keys (so no element merges into another).
+ */
+function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
+  if (Array.isArray(v)) {
+    const key = schema?.mergeKey;
+    if (key && v.some(isJsonObject)) {
+      const seen = new Set<string>();
+      for (const x of v) {
+        if (!isJsonObject(x) || !(key in x)) return false;
+        const id = JSON.stringify(x[key]);
+        if (seen.has(id)) return false;
+        seen.add(id);
+      }
+    }
+    for (const x of v) if (!isPlain(x, schema?.items)) return false;
+    return true;
+  }
+  if (isJsonObject(v)) {
+    for (const k in v) {
+      if (k.charCodeAt(0) === 36 /* $ */ || !isPlain(v[k]!, schema?.fields?.[k])) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Drops a directive-only or directive-carrying patch down to plain data (for values new to the original).
+ * Callers drop `null` map values (`withoutNulls`); a value with nothing to strip is returned as it is.
+ */
 function stripDirectives(v: Json, schema: PatchSchema | undefined): Json {
+  if (isPlain(v, schema)) return v;
   if (Array.isArray(v)) {
     if (schema?.mergeKey && v.some(isJsonObject)) return mergeList([], v, schema);
     return v.map((x) => stripDirectives(x, schema?.items));
@@ -160,12 +191,18 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
 function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefined): Json[] {
   if (original.length === 0 && patch.length === 0) return original;
   const mergeKey = schema?.mergeKey;
-  const isMaps = [...original, ...patch].some(isJsonObject);
+  const isMaps = original.some(isJsonObject) || patch.some(isJsonObject);
   if (!isMaps) {
     const merged: Json[] = [];
-    for (const x of [...original, ...patch]) if (!merged.some((y) => jsonEqual(x, y))) merged.push(x);
-    const [patchItems, serverOnly] = partition(merged, (x) => patch.some((p) => jsonEqual(p, x)));
-    return normalizeOrder(patchItems, serverOnly, patch, original, (a, b) => jsonEqual(a, b));
+    const seen = new Set<string>();
+    for (const x of [...original, ...patch]) {
+      const id = canonical(x);
+      if (!seen.has(id)) merged.push(x);
+      seen.add(id);
+    }
+    const inPatch = new Set(patch.map(canonical));
+    const [patchItems, serverOnly] = partition(merged, (x) => inPatch.has(canonical(x)));
+    return normalizeOrder(patchItems, serverOnly, patch, original, canonical);
   }
   if (!mergeKey) throw new Error('cannot merge lists without merge key');
   // mergeSliceWithSpecialElements
@@ -193,18 +230,39 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
     plain = [];
   }
   // mergeSliceWithoutSpecialElements
+  const keyId = (x: Json): string => (isJsonObject(x) && x[mergeKey] !== undefined ? canonical(x[mergeKey]) : 'none');
   const merged = [...orig];
+  const at = new Map<string, number>();
+  merged.forEach((o, i) => {
+    if (isJsonObject(o) && o[mergeKey] !== undefined && !at.has(keyId(o))) at.set(keyId(o), i);
+  });
   for (const v of plain) {
     const pv = v as JsonObject;
     if (!(mergeKey in pv)) throw new Error(`map: ${JSON.stringify(pv)} does not contain declared merge key: ${mergeKey}`);
-    const idx = merged.findIndex((o) => isJsonObject(o) && jsonEqual(o[mergeKey], pv[mergeKey]));
+    const idx = pv[mergeKey] === undefined ? -1 : (at.get(keyId(pv)) ?? -1);
     if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items);
-    else merged.push(mergeMap({}, pv, schema?.items));
+    else {
+      if (pv[mergeKey] !== undefined) at.set(keyId(pv), merged.length);
+      merged.push(mergeMap({}, pv, schema?.items));
+    }
   }
-  const keyOf = (x: Json): Json | undefined => (isJsonObject(x) ? x[mergeKey] : undefined);
-  const sameKey = (a: Json, b: Json): boolean => jsonEqual(keyOf(a), keyOf(b));
-  const [patchItems, serverOnly] = partition(merged, (x) => plain.some((p) => sameKey(p, x)));
-  return normalizeOrder(patchItems, serverOnly, plain, orig, sameKey);
+  const inPatch = new Set(plain.map(keyId));
+  const [patchItems, serverOnly] = partition(merged, (x) => inPatch.has(keyId(x)));
+  return normalizeOrder(patchItems, serverOnly, plain, orig, keyId);
+}
+
+/**
+ * A string that is equal for two values exactly when `jsonEqual` holds (object key order ignored), so
+ * list elements can be found by hashing instead of by pairwise comparison.
+ */
+function canonical(v: Json | undefined): string {
+  if (v === undefined) return 'undefined';
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  return `{${Object.keys(v)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+    .join(',')}}`;
 }
 
 function partition(list: Json[], inPatch: (x: Json) => boolean): [Json[], Json[]] {
@@ -214,15 +272,18 @@ function partition(list: Json[], inPatch: (x: Json) => boolean): [Json[], Json[]
   return [a, b];
 }
 
-/** `normalizeElementOrder` + `mergeSortedSlice`. */
-function normalizeOrder(
-  patchItems: Json[],
-  serverOnly: Json[],
-  patchOrder: Json[],
-  serverOrder: Json[],
-  same: (a: Json, b: Json) => boolean,
-): Json[] {
-  const index = (list: Json[], x: Json): number => list.findIndex((y) => same(x, y));
+/** `normalizeElementOrder` + `mergeSortedSlice`; `id` identifies an element (equal ids: the same element). */
+function normalizeOrder(patchItems: Json[], serverOnly: Json[], patchOrder: Json[], serverOrder: Json[], id: (x: Json) => string): Json[] {
+  const firstIndex = new Map<Json[], Map<string, number>>();
+  for (const list of [patchOrder, serverOrder]) {
+    const m = new Map<string, number>();
+    list.forEach((y, i) => {
+      const k = id(y);
+      if (!m.has(k)) m.set(k, i);
+    });
+    firstIndex.set(list, m);
+  }
+  const index = (list: Json[], x: Json): number => firstIndex.get(list)!.get(id(x)) ?? -1;
   const sortBy = (items: Json[], order: Json[]): Json[] =>
     items
       .map((x, i) => ({ x, i, k: index(order, x) }))
