@@ -10,7 +10,15 @@ import { needsQuotes } from './quoting.ts';
 
 const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
 
+/**
+ * Words, names and paths that are plain in every reader: they start with a character no YAML 1.1/1.2
+ * non-string form or indicator starts with (booleans, null and numbers start with one of `yYnNtTfFoOeE~+-.`
+ * or a digit) and hold no space, `:` or `#`.
+ */
+const SIMPLE_PLAIN = /^[a-dg-mpqrsuvwxzA-DG-MPQRSUVWXZ/][a-zA-Z0-9_./-]*$/;
+
 function isPlainSafe(s: string): boolean {
+  if (SIMPLE_PLAIN.test(s)) return true;
   if (s === '' || s !== s.trim() || needsQuotes(s)) return false;
   if (INDICATOR_START.test(s) && !/^[-?:][^\s,[\]{}]/.test(s)) return false;
   if (s.includes(': ') || s.includes(' #') || s.endsWith(':') || /[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return false;
