@@ -261,8 +261,8 @@ class BlockReader {
   }
 
   /**
-   * The value after a mapping's `:` or a sequence's `-` at `at` on the current line, whose parent block
-   * collection is at `indent`: inline on this line, or a block collection on the following lines.
+   * The value after a mapping's `:` or a sequence's `-` (`inMap` false) at `at` on the current line, whose
+   * parent block collection is at `indent`: inline on this line, or a block collection on the following lines.
    */
   private afterIndicator(at: number, indent: number, inMap: boolean): { value: Json; node: TextNode } {
     const { text } = this;
@@ -295,8 +295,7 @@ class BlockReader {
         return this.map(this.ind);
       }
     }
-    const r = this.inline(i, indent);
-    return r;
+    return this.inline(i, indent);
   }
 
   private atSeqEntryAt(i: number): boolean {
