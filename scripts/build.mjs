@@ -1,6 +1,7 @@
 // Generates the template and functionConfig-validator modules, then bundles src/cli.ts into dist/meshinject.cjs (one file) with a V8 code cache (fast start-up).
 import { writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { writeAll as writeTemplates } from './gen-templates.mjs';
 import { generate as generateValidators } from './gen-validators.mjs';
@@ -53,6 +54,16 @@ functionConfig:
     namespaceSelector: {matchLabels: {mesh: "on"}}
 `;
 writeFileSync('src/config/validators.gen.js', generateValidators());
+/**
+ * Bundles `handlebars` as scripts/handlebars-lazy.cjs: the runtime, with the compiler initialised only
+ * when a template that is not precompiled is compiled (never in a CLI run; see that file).
+ */
+const lazyHandlebars = {
+  name: 'lazy-handlebars',
+  setup(b) {
+    b.onResolve({ filter: /^handlebars$/ }, () => ({ path: fileURLToPath(new URL('./handlebars-lazy.cjs', import.meta.url)) }));
+  },
+};
 await build({
   entryPoints: ['src/cli.ts'],
   bundle: true,
@@ -60,6 +71,7 @@ await build({
   format: 'cjs',
   target: 'node20',
   outfile: 'dist/meshinject.cjs',
+  plugins: [lazyHandlebars],
   logLevel: 'warning',
 });
 
