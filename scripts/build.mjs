@@ -71,6 +71,7 @@ await build({
   format: 'cjs',
   target: 'node20',
   outfile: 'dist/meshinject.cjs',
+  charset: 'ascii', // (esbuild's default) bin/meshinject.js reads the bundle as latin1
   plugins: [lazyHandlebars],
   logLevel: 'warning',
 });
