@@ -13,17 +13,13 @@ const { join } = require('node:path');
 const { setFlagsFromString } = require('node:v8');
 const vm = require('node:vm');
 
-// V8 flags for a short-lived process. Set before the bundle is compiled: V8 accepts a code cache only when
-// the flags match those it was made with (the build's warm-up runs this file, so they do).
-// - Tier up to the optimising compiler (TurboFan) later: with the default budget a typical run (tens of
-//   workloads, a fraction of a second) spends more CPU optimising the YAML reader and the template than it
-//   then saves, and on a busy machine the compiler threads compete with the run itself. Long runs
-//   (thousands of workloads) still get every hot function optimised, a few milliseconds later.
-// - Grow the young generation to its maximum at the first scavenge instead of doubling it step by step
-//   (the initial size can only be set on the node command line): a typical run then does 2-3 scavenges
-//   instead of ~10, for about 16 MB more peak RSS; large inputs reach that size anyway.
+// Tier up to V8's optimising compiler (TurboFan) later: with the default budget a typical run (tens of
+// workloads, a fraction of a second) spends more CPU optimising the YAML reader and the template than it
+// then saves, and on a busy machine the compiler threads compete with the run itself. Long runs (thousands
+// of workloads) still get every hot function optimised, a few milliseconds later. Set before the bundle
+// is compiled: V8 accepts a code cache only when the flags match those it was made with (the build's
+// warm-up runs this file, so they do).
 setFlagsFromString('--interrupt-budget=400000');
-setFlagsFromString('--semi-space-growth-factor=16');
 
 const dir = join(__dirname, '..', 'dist');
 const file = join(dir, 'meshinject.cjs');
