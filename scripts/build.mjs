@@ -1,23 +1,37 @@
 // Generates the template and functionConfig-validator modules, then bundles src/cli.ts into dist/meshinject.cjs (one file) with a V8 code cache (fast start-up).
 import { writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { writeAll as writeTemplates } from './gen-templates.mjs';
 import { generate as generateValidators } from './gen-validators.mjs';
 
 writeTemplates();
 
-/** A small ResourceList with the common workload kinds, for the code-cache warm-up. */
+/**
+ * A small ResourceList with the common workload kinds and YAML forms (kpt annotations, comments, quoted and
+ * block scalars), for the code-cache warm-up: functions it does not run are compiled on first use instead.
+ */
 const WARMUP_INPUT = `apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 items:
 - apiVersion: v1
   kind: Namespace
   metadata: {name: shop, labels: {mesh: "on"}}
-- apiVersion: apps/v1
+- # the web front end
+  apiVersion: apps/v1
   kind: Deployment
-  metadata: {name: web, namespace: shop}
+  metadata:
+    name: web # owned by the web team
+    namespace: shop
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'shop/deployment-web.yaml'
+      internal.config.kubernetes.io/seqindent: 'compact'
   spec:
+    replicas: 2
+    selector:
+      matchLabels: {app: web}
     template:
       metadata:
         labels: {app: web}
@@ -27,12 +41,39 @@ items:
         - name: web
           image: web:1
           ports: [{name: http, containerPort: 8080}]
+          env:
+          - name: MODE
+            value: "prod"
           readinessProbe: {httpGet: {path: /ready, port: http}}
           livenessProbe: {tcpSocket: {port: 8080}}
+        volumes:
+        - name: config
+          configMap: {name: web-config}
+- apiVersion: apps/v1
+  kind: StatefulSet
+  metadata: {name: db, namespace: shop}
+  spec:
+    serviceName: db
+    selector:
+      matchLabels: {app: db}
+    template:
+      metadata:
+        labels: {app: db}
+      spec:
+        containers:
+        - name: db
+          image: db:1
+          resources:
+            requests: {cpu: 100m, memory: 128Mi}
+    volumeClaimTemplates:
+    - metadata: {name: data}
+      spec:
+        accessModes: [ReadWriteOnce]
 - apiVersion: batch/v1
   kind: CronJob
   metadata: {name: job, namespace: shop}
   spec:
+    schedule: "*/5 * * * *"
     jobTemplate:
       spec:
         template:
@@ -44,15 +85,35 @@ items:
   metadata: {name: web, namespace: shop}
   spec:
     ports:
-    - port: 80
+    - port: 80   # aligned comment
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: web-config, namespace: shop}
+  data:
+    app.properties: |
+      server.port=8080
+    banner: >-
+      hello
 functionConfig:
   apiVersion: meshinject.dev/v1alpha1
   kind: SidecarInjection
   metadata: {name: warmup}
   spec:
+    mesh: istio
+    policy: enabled
     namespaceSelector: {matchLabels: {mesh: "on"}}
 `;
 writeFileSync('src/config/validators.gen.js', generateValidators());
+/**
+ * Bundles `handlebars` as scripts/handlebars-lazy.cjs: the runtime, with the compiler initialised only
+ * when a template that is not precompiled is compiled (never in a CLI run; see that file).
+ */
+const lazyHandlebars = {
+  name: 'lazy-handlebars',
+  setup(b) {
+    b.onResolve({ filter: /^handlebars$/ }, () => ({ path: fileURLToPath(new URL('./handlebars-lazy.cjs', import.meta.url)) }));
+  },
+};
 await build({
   entryPoints: ['src/cli.ts'],
   bundle: true,
@@ -60,6 +121,8 @@ await build({
   format: 'cjs',
   target: 'node20',
   outfile: 'dist/meshinject.cjs',
+  charset: 'ascii', // (esbuild's default) bin/meshinject.js reads the bundle as latin1
+  plugins: [lazyHandlebars],
   logLevel: 'warning',
 });
 
