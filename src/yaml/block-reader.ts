@@ -1,5 +1,6 @@
 import type { Json } from '../model.ts';
 import type { TextMap, TextNode, TextPair, TextScalar, TextSeq } from './text-node.ts';
+import { COLON, CR, DASH, Declined, HASH, MAX_DEPTH, NOT_PLAIN_START, SPACE, TAB, decline, quoteEnd, readFlow, resolveCore, unquote } from './block-scan.ts';
 
 /**
  * One document of a YAML stream read by `readBlockYaml`: its root as data and as a text tree, or both
@@ -35,51 +36,6 @@ export function readBlockYaml(text: string): BlockDocument[] | undefined {
     throw e;
   }
 }
-
-/** Thrown inside the reader for anything it does not read itself. */
-class Declined extends Error {}
-
-function decline(): never {
-  throw new Declined();
-}
-
-const SPACE = 32;
-const HASH = 35;
-const TAB = 9;
-const NL = 10;
-const CR = 13;
-const COLON = 58;
-const DASH = 45;
-/** Collections nested deeper than this are left to the `yaml` package. */
-const MAX_DEPTH = 200;
-
-/** YAML 1.2 core schema: a plain scalar's value (`yaml` tags null, bool, int, float; else a string). */
-function resolveCore(s: string): Json {
-  const c = s.charCodeAt(0);
-  if (s.length <= 5) {
-    if (s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL') return null;
-    if (s === 'true' || s === 'True' || s === 'TRUE') return true;
-    if (s === 'false' || s === 'False' || s === 'FALSE') return false;
-  }
-  if ((c >= 48 && c <= 57) || c === DASH || c === 43 || c === 46) {
-    if (/^[-+]?[0-9]+$/.test(s)) {
-      const n = Number(s);
-      return Number.isSafeInteger(n) ? n : decline();
-    }
-    if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/.test(s)) return Number(s);
-    // 0o17, 0x1f, .inf, .nan: read by `yaml`.
-    if (/^0[ox]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$/.test(s)) decline();
-  }
-  return s;
-}
-
-/** Characters that cannot start a plain scalar in block context (YAML 1.2 `c-indicator`, less `-?:`). */
-const NOT_PLAIN_START = new Set([',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
-
-const DOUBLE_ESCAPES: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b',
-  ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\x85', _: '\xa0', L: '\u2028', P: '\u2029',
-};
 
 class BlockReader {
   private readonly text: string;
@@ -214,8 +170,8 @@ class BlockReader {
       let colon: number;
       const q = text.charCodeAt(ks);
       if (q === 34 || q === 39) {
-        const close = this.quoteEnd(ks);
-        key = this.quoted(ks, close);
+        const close = quoteEnd(this.text, ks, this.ce);
+        key = unquote(this.text, ks, close);
         keyEnd = close + 1;
         colon = keyEnd;
         if (text.charCodeAt(colon) !== COLON || (colon + 1 < this.ce && text.charCodeAt(colon + 1) !== SPACE)) decline();
@@ -305,7 +261,7 @@ class BlockReader {
 
   /** Whether a quoted scalar at `i` is followed by `:` (a quoted mapping key). */
   private quotedIsKey(i: number): boolean {
-    const close = this.quoteEnd(i);
+    const close = quoteEnd(this.text, i, this.ce);
     return this.text.charCodeAt(close + 1) === COLON;
   }
 
@@ -317,12 +273,12 @@ class BlockReader {
     let node: TextNode;
     if (c === 124 || c === 62) return this.blockScalar(i, indent);
     if (c === 34 || c === 39) {
-      const close = this.quoteEnd(i);
-      value = this.quoted(i, close);
+      const close = quoteEnd(this.text, i, this.ce);
+      value = unquote(this.text, i, close);
       node = { t: 'scalar', style: c === 34 ? 'double' : 'single', start: i, end: close + 1, outerEnd: 0 };
       this.lineRest(close + 1);
     } else if (c === 123 || c === 91) {
-      const f = this.flow(i);
+      const f = readFlow(this.text, i, this.ce, this.depth);
       value = f.value;
       node = f.node;
       this.lineRest(node.end);
@@ -357,50 +313,6 @@ class BlockReader {
     let i = from;
     while (text.charCodeAt(i) === SPACE) i++;
     if (i < this.ce && !(text.charCodeAt(i) === HASH && i > from)) decline();
-  }
-
-  /** Index of the closing quote of the quoted scalar at `i` on the current line (a multi-line one is declined). */
-  private quoteEnd(i: number): number {
-    const { text, ce } = this;
-    const q = text.charCodeAt(i);
-    for (let j = i + 1; j < ce; j++) {
-      const ch = text.charCodeAt(j);
-      if (q === 34 && ch === 92) j++;
-      else if (ch === q) {
-        if (q === 39 && text.charCodeAt(j + 1) === 39) j++;
-        else return j;
-      }
-    }
-    return decline();
-  }
-
-  /** The value of the quoted scalar from `i` to its closing quote `close`. */
-  private quoted(i: number, close: number): string {
-    const body = this.text.slice(i + 1, close);
-    if (this.text.charCodeAt(i) === 39) return body.includes("'") ? body.replace(/''/g, "'") : body;
-    if (!body.includes('\\')) return body;
-    let out = '';
-    for (let j = 0; j < body.length; j++) {
-      const ch = body[j]!;
-      if (ch !== '\\') {
-        out += ch;
-        continue;
-      }
-      const e = body[++j]!;
-      const simple = DOUBLE_ESCAPES[e];
-      if (simple !== undefined) {
-        out += simple;
-        continue;
-      }
-      const len = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
-      const hex = body.slice(j + 1, j + 1 + len);
-      if (len === 0 || hex.length !== len || !/^[0-9a-fA-F]+$/.test(hex)) decline();
-      const cp = parseInt(hex, 16);
-      if (cp > 0x10ffff) decline();
-      out += String.fromCodePoint(cp);
-      j += len;
-    }
-    return out;
   }
 
   /**
@@ -474,107 +386,5 @@ class BlockReader {
     // The cursor is on the first line after the content (or at the end).
     if (!this.eof && this.ind > indent) decline();
     return { value, node: { t: 'scalar', style: 'block', start: i, end, outerEnd: end } };
-  }
-
-  /** A flow collection at `i` that closes on the same line (`{a: 1, "b": [x, y]}`); trailing commas declined. */
-  private flow(i: number): { value: Json; node: TextMap | TextSeq } {
-    const { text, ce } = this;
-    let p = i;
-    const ws = (): void => {
-      while (text.charCodeAt(p) === SPACE) p++;
-      if (p >= ce) decline();
-    };
-    const scalar = (inMap: boolean, asKey: boolean): { value: Json; node: TextNode } => {
-      ws();
-      const c = text.charCodeAt(p);
-      if (c === 123 || c === 91) {
-        if (asKey) decline();
-        return collection();
-      }
-      const start = p;
-      if (c === 34 || c === 39) {
-        const close = this.quoteEnd(p);
-        p = close + 1;
-        return { value: this.quoted(start, close), node: { t: 'scalar', style: c === 34 ? 'double' : 'single', start, end: p, outerEnd: p } };
-      }
-      if (NOT_PLAIN_START.has(text[p]!) || ((c === DASH || c === 63 || c === COLON) && text.charCodeAt(p + 1) === SPACE)) decline();
-      while (p < ce) {
-        const ch = text.charCodeAt(p);
-        if (ch === 44 || ch === 93 || ch === 125 || ch === 91 || ch === 123) break;
-        if (ch === COLON) {
-          const after = text.charCodeAt(p + 1);
-          if (after === SPACE) {
-            if (!inMap || !asKey) decline();
-            break;
-          }
-          if (after === 44 || after === 93 || after === 125 || p + 1 >= ce) decline();
-        }
-        if (ch === HASH && text.charCodeAt(p - 1) === SPACE) decline();
-        if (ch === TAB) decline();
-        p++;
-      }
-      let e = p;
-      while (text.charCodeAt(e - 1) === SPACE) e--;
-      const s = text.slice(start, e);
-      if (s === '') decline();
-      return { value: resolveCore(s), node: { t: 'scalar', style: 'plain', start, end: e, outerEnd: e } };
-    };
-    let depth = this.depth;
-    const collection = (): { value: Json; node: TextMap | TextSeq } => {
-      const start = p;
-      if (++depth > MAX_DEPTH) decline();
-      if (text.charCodeAt(p) === 123) {
-        p++;
-        const value: { [k: string]: Json } = {};
-        const pairs: TextPair[] = [];
-        ws();
-        if (text.charCodeAt(p) !== 125) {
-          for (;;) {
-            const k = scalar(true, true);
-            if (typeof k.value !== 'string' || k.value === '<<' || k.value === '__proto__' || k.value in value) decline();
-            ws();
-            if (text.charCodeAt(p) !== COLON) decline();
-            p++;
-            // After a plain key the `:` needs a space; after a quoted key (JSON style) it does not.
-            if (k.node.t === 'scalar' && k.node.style === 'plain' && text.charCodeAt(p) !== SPACE) decline();
-            const v = scalar(true, false);
-            value[k.value] = v.value;
-            pairs.push({ key: k.value, keyNode: k.node, value: v.node });
-            ws();
-            const c = text.charCodeAt(p);
-            if (c === 125) break;
-            if (c !== 44) decline();
-            p++;
-            ws();
-            if (text.charCodeAt(p) === 125) decline();
-          }
-        }
-        p++;
-        depth--;
-        return { value, node: { t: 'map', flow: true, pairs, start, end: p, outerEnd: p } };
-      }
-      p++;
-      const value: Json[] = [];
-      const items: TextNode[] = [];
-      ws();
-      if (text.charCodeAt(p) !== 93) {
-        for (;;) {
-          const v = scalar(false, false);
-          value.push(v.value);
-          items.push(v.node);
-          ws();
-          const c = text.charCodeAt(p);
-          if (c === 93) break;
-          if (c !== 44) decline();
-          p++;
-          ws();
-          if (text.charCodeAt(p) === 93) decline();
-        }
-      }
-      p++;
-      depth--;
-      return { value, node: { t: 'seq', flow: true, items, start, end: p, outerEnd: p } };
-    };
-    return collection();
   }
 }
