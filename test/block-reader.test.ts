@@ -148,6 +148,7 @@ t.test('edge cases: read as yaml reads them', async (t) => {
     'a: 12345678901234567890\n',
     `deep: ${'['.repeat(500)}${']'.repeat(500)}\n`,
     `${'a:\n'.repeat(1)}${Array.from({ length: 300 }, (_, i) => `${' '.repeat(i + 1)}k${i}:`).join('\n')}\n`,
+    'constructor: 1\ntoString: {hasOwnProperty: 2}\n',
   ];
   for (const c of cases) {
     const v = compare(c);
@@ -155,7 +156,7 @@ t.test('edge cases: read as yaml reads them', async (t) => {
     else t.pass(`declined: ${JSON.stringify(c).slice(0, 60)}`);
   }
   // The common forms are read by the fast reader, not left to yaml.
-  for (const i of [0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 19]) t.ok(compare(cases[i]!).accepted, `accepted: ${JSON.stringify(cases[i]).slice(0, 60)}`);
+  for (const i of [0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 19, 38]) t.ok(compare(cases[i]!).accepted, `accepted: ${JSON.stringify(cases[i]).slice(0, 60)}`);
 });
 
 // Generated text: random data written in random styles, then sometimes mangled by one edit.

@@ -183,7 +183,7 @@ class BlockReader {
         key = text.slice(ks, keyEnd);
         if (resolveCore(key) !== key) decline();
       }
-      if (keyEnd - ks > 1024 || key === '<<' || key === '__proto__' || key in value) decline();
+      if (keyEnd - ks > 1024 || key === '<<' || key === '__proto__' || Object.hasOwn(value, key)) decline();
       const keyNode: TextScalar = { t: 'scalar', style: q === 34 ? 'double' : q === 39 ? 'single' : 'plain', start: ks, end: keyEnd, outerEnd: keyEnd };
       const v = this.afterIndicator(colon + 1, indent, true);
       value[key] = v.value;

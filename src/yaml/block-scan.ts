@@ -140,7 +140,19 @@ export function readFlow(text: string, i: number, ce: number, depth: number): { 
     if (s === '') decline();
     return { value: resolveCore(s), node: { t: 'scalar', style: 'plain', start, end: e, outerEnd: e } };
   };
-      const collection = (): { value: Json; node: TextMap | TextSeq } => {
+  /** After an entry: true at the closing bracket `close`; past the `,` before another entry otherwise. */
+  const entryEnds = (close: number): boolean => {
+    ws();
+    const c = text.charCodeAt(p);
+    if (c === close) return true;
+    if (c !== 44) decline();
+    p++;
+    ws();
+    // A trailing comma (`[a, ]`) is left to yaml.
+    if (text.charCodeAt(p) === close) decline();
+    return false;
+  };
+  const collection = (): { value: Json; node: TextMap | TextSeq } => {
     const start = p;
     if (++depth > MAX_DEPTH) decline();
     if (text.charCodeAt(p) === 123) {
@@ -151,7 +163,7 @@ export function readFlow(text: string, i: number, ce: number, depth: number): { 
       if (text.charCodeAt(p) !== 125) {
         for (;;) {
           const k = scalar(true, true);
-          if (typeof k.value !== 'string' || k.value === '<<' || k.value === '__proto__' || k.value in value) decline();
+          if (typeof k.value !== 'string' || k.value === '<<' || k.value === '__proto__' || Object.hasOwn(value, k.value)) decline();
           ws();
           if (text.charCodeAt(p) !== COLON) decline();
           p++;
@@ -160,13 +172,7 @@ export function readFlow(text: string, i: number, ce: number, depth: number): { 
           const v = scalar(true, false);
           value[k.value] = v.value;
           pairs.push({ key: k.value, keyNode: k.node, value: v.node });
-          ws();
-          const c = text.charCodeAt(p);
-          if (c === 125) break;
-          if (c !== 44) decline();
-          p++;
-          ws();
-          if (text.charCodeAt(p) === 125) decline();
+          if (entryEnds(125)) break;
         }
       }
       p++;
@@ -182,13 +188,7 @@ export function readFlow(text: string, i: number, ce: number, depth: number): { 
         const v = scalar(false, false);
         value.push(v.value);
         items.push(v.node);
-        ws();
-        const c = text.charCodeAt(p);
-        if (c === 93) break;
-        if (c !== 44) decline();
-        p++;
-        ws();
-        if (text.charCodeAt(p) === 93) decline();
+        if (entryEnds(93)) break;
       }
     }
     p++;
