@@ -6,7 +6,7 @@
 #       Kptfile `image:` steps and kustomize container transformers (which run it as
 #       `docker run --rm -i --network none --user nobody ...`). No network, no writable file system needed.
 #   target `argocd-cmp`  ghcr.io/meshinject/meshinject-argocd-cmp:v<version>
-#       the same function plus kustomize, as an Argo CD config management plugin sidecar (uid 999; see
+#       the same function plus kustomize and helm, as an Argo CD config management plugin sidecar (uid 999; see
 #       examples/argocd/).
 # `function` is the last stage, so a plain `docker build .` builds it.
 #
@@ -16,6 +16,8 @@
 ARG NODE_IMAGE=node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c
 # kustomize 5.8.1: the version Argo CD 3.x bundles; the official image has the static binary at /app/kustomize.
 ARG KUSTOMIZE_IMAGE=registry.k8s.io/kustomize/kustomize:v5.8.1@sha256:899fcd3bc898160e62bcaf82932b0cb29ba38d16272353db2e7acbba82129429
+# helm 3.17.3 for the plugin's Helm variant (static binary at /usr/bin/helm).
+ARG HELM_IMAGE=alpine/helm:3.17.3@sha256:d899e6316789fec04ee95300a18e454b7942539cbb3d89bde3e0655d6ca2e895
 
 # ---- build: generated modules, the bundle and its V8 code cache ----
 # Not `--platform=$BUILDPLATFORM`: the V8 code cache (dist/meshinject.cjs.cache) is only accepted by the
@@ -33,6 +35,7 @@ COPY bin ./bin
 RUN npm ci --no-audit --no-fund
 
 FROM ${KUSTOMIZE_IMAGE} AS kustomize
+FROM ${HELM_IMAGE} AS helm
 
 # ---- runtime: node, the bundle, its code cache and the bin entry; nothing from node_modules ----
 FROM ${NODE_IMAGE} AS runtime
@@ -52,11 +55,12 @@ COPY --from=build /src/dist/meshinject.cjs /src/dist/meshinject.cjs.cache ./dist
 RUN ln -s /app/bin/meshinject.js /usr/local/bin/meshinject
 ENV NODE_ENV=production
 
-# ---- Argo CD config management plugin sidecar: meshinject + kustomize, as uid 999 ----
+# ---- Argo CD config management plugin sidecar: meshinject + kustomize + helm, as uid 999 ----
 FROM runtime AS argocd-cmp
 LABEL org.opencontainers.image.title="meshinject-argocd-cmp" \
-      org.opencontainers.image.description="meshinject and kustomize for an Argo CD config management plugin sidecar"
+      org.opencontainers.image.description="meshinject, kustomize and helm for an Argo CD config management plugin sidecar"
 COPY --from=kustomize /app/kustomize /usr/local/bin/kustomize
+COPY --from=helm /usr/bin/helm /usr/local/bin/helm
 # Argo CD runs plugin sidecars as uid 999 (runAsUser in the repo-server patch); HOME for kustomize/helm caches.
 RUN useradd --uid 999 --user-group --home-dir /home/argocd --create-home argocd
 ENV HOME=/home/argocd

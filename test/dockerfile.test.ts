@@ -66,7 +66,9 @@ const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 
 t.test('base images: a Node LTS and kustomize, pinned by digest', async (t) => {
   const external = stages.map((s) => expand(s.from)).filter((f) => !stages.some((s) => s.name === f));
-  t.ok(external.length >= 2, 'node and kustomize base images');
+  t.ok(external.length >= 3, 'node, kustomize and helm base images');
+  const wf = readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8');
+  for (const arg of globalArgs.keys()) t.match(wf, new RegExp(`for arg in .*\\b${arg}\\b`), `the release workflow checks the pin of ${arg}`);
   for (const ref of external) t.match(ref, /^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/, `${ref} pinned by digest`);
   const node = external.filter((r) => r.startsWith('node:'));
   t.ok(node.length >= 1 && node.every((r) => /^node:(22|24)[.-]/.test(r)), `Node 22 or 24 LTS: ${node.join(', ')}`);
@@ -85,6 +87,7 @@ t.test('targets: function (default, non-root, entrypoint = the KRM function) and
   const entry = fn?.body.filter((i) => i.op === 'ENTRYPOINT').at(-1)?.args;
   t.same(JSON.parse(entry ?? 'null'), ['node', '/app/bin/meshinject.js'], 'entrypoint runs bin/meshinject.js');
   t.ok(cmp?.body.some((i) => i.op === 'COPY' && /kustomize/.test(i.args)), 'argocd-cmp adds kustomize');
+  t.ok(cmp?.body.some((i) => i.op === 'COPY' && /helm/.test(i.args)), 'and helm (the plugin\'s Helm variant)');
   for (const label of ['title', 'description', 'source', 'licenses', 'version', 'revision']) {
     t.match(dockerfile, `org.opencontainers.image.${label}=`, `OCI label ${label}`);
   }
