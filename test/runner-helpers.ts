@@ -37,12 +37,13 @@ export function makeStandIns(dir: string, extra: Record<string, string> = {}): S
   const dockerLog = join(dir, 'docker-calls.txt');
   const node = shQuote(process.execPath);
   const scripts: Record<string, string> = {
-    meshinject: `exec ${node} ${shQuote(BIN)} "$@"`,
+    // NODE_OPTIONS: tap's process tracking adds itself there; the meshinject a user's PATH runs has none.
+    meshinject: `unset NODE_OPTIONS; exec ${node} ${shQuote(BIN)} "$@"`,
     docker: [
       `printf '%s\\n' "$*" >> ${shQuote(dockerLog)}`,
       'case "$1" in',
       '  version) echo 24.0.0-stand-in ;;',
-      `  run) exec ${node} ${shQuote(BIN)} ;;`,
+      `  run) unset NODE_OPTIONS; exec ${node} ${shQuote(BIN)} ;;`,
       '  *) echo "stand-in docker: unexpected: $*" >&2; exit 1 ;;',
       'esac',
     ].join('\n'),
