@@ -3,158 +3,262 @@
  * exitCode) and the file system. It never ends the process early: piped stdout over 64 KiB would be cut
  * and kpt would then delete files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
  */
-import { readFileSync } from 'node:fs';
-import { run, type RunOutput } from './run.ts';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseCommandLine, type Command } from './cli/args.ts';
+import { istioFlagOverrides } from './cli/istio-flags.ts';
+import { USAGE, VERSION } from './cli/usage.ts';
+import type { ConfigOverrides } from './config/layering.ts';
+import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
+import { summarize } from './results/result.ts';
 
-const VERSION = '0.1.0';
+export { USAGE };
 
-export const USAGE = `meshinject ${VERSION}: inject mesh sidecars into Kubernetes workloads, offline (a KRM function)
-
-Usage:
-  meshinject [--config FILE] [FILE ...]     read FILEs (or stdin when none, or '-'), write stdout
-  meshinject --help | --version
-
-Input and output (same form out as in):
-  - a KRM ResourceList (kpt fn eval/render, kustomize): items are injected, 'results' appended
-  - a 'kind: List' or a multi-document YAML stream (CLI, Argo CD plugin): injected resources only
-  Resources that are not changed come out byte for byte; changed ones keep comments, key order, quoting.
-
-Options:
-  -c, --config FILE   functionConfig file (SidecarInjection or ConfigMap); overrides the ResourceList's
-  -h, --help          this help
-  -v, --version       print the version
-
-Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarInjection):
-  spec:
-    mesh: istio                       # sidecar class (istio in this version)
-    policy: enabled                   # enabled | disabled: default when nothing on the pod decides
-    namespaceSelector: {matchLabels: {mesh: "on"}}   # LabelSelector over namespace labels (default: all)
-    namespaces: [{name: shop, labels: {...}, annotations: {...}}]  # namespaces not in the input
-    defaultNamespace: default         # for resources without metadata.namespace
-    ignoredNamespaces: [kube-system, kube-public, kube-node-lease, local-path-storage]
-    neverInjectSelector: [...]        # LabelSelectors on pod labels: never inject (checked first)
-    alwaysInjectSelector: [...]       # LabelSelectors on pod labels: inject even with policy disabled
-    nativeSidecars: false             # proxy as an init container with restartPolicy: Always
-    resultAnnotations: true           # write meshinject.dev/injection on every considered workload
-    workloadKinds: [{kind: MyApp, apiVersion: example.com/v1, templatePath: spec.podTemplate}]
-    istio:
-      revision: ""                    # control-plane revision ("" = default)
-      selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)
-      values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)
-      meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)
-  A plain ConfigMap works for the simple fields (data: {mesh: istio, policy: disabled, ...}).
-
-Per workload: sidecar.istio.io/inject label (over the annotation) "true"/"false" decides; then
-neverInjectSelector, alwaysInjectSelector, policy. hostNetwork pods and ignored namespaces are never injected.
-
-Environment:
-  LOG_TO_STDERR=true  print one line per result on stderr (kustomize sets it for container functions)
-
-Exit codes:
-  0  success
-  1  error results (invalid annotation, bad functionConfig, ...): a ResourceList is written unchanged with
-     its results; other forms write nothing to stdout
-  2  bad input or usage (unparseable YAML, unknown option): nothing is written to stdout
-
-Examples:
-  kpt fn eval . --exec meshinject --fn-config injection.yaml
-  kubectl kustomize overlays/prod | meshinject --config injection.yaml > injected.yaml
-`;
-
-interface Args {
-  help: boolean;
-  version: boolean;
-  config?: string;
-  files: string[];
-}
-
-function parseArgs(argv: string[]): Args | string {
-  const a: Args = { help: false, version: false, files: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const x = argv[i]!;
-    if (x === '-h' || x === '--help') a.help = true;
-    else if (x === '-v' || x === '--version') a.version = true;
-    else if (x === '-c' || x === '--config') {
-      const v = argv[++i];
-      if (v === undefined) return `${x} needs a file`;
-      a.config = v;
-    } else if (x.startsWith('--config=')) a.config = x.slice('--config='.length);
-    else if (x.startsWith('-') && x !== '-') return `unknown option ${x}`;
-    else a.files.push(x);
-  }
-  return a;
-}
+/** An error for the user: one line on stderr, exit 2, nothing on stdout. */
+class CliError extends Error {}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads a file (or stdin for `-`) as UTF-8; invalid UTF-8 is an error, never silently replaced. */
-function readInput(file: string): string {
-  const bytes = readFileSync(file === '-' ? 0 : file);
+/** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
+let budget = 0;
+let budgetTotal = 0;
+
+function sizeText(n: number): string {
+  for (const [unit, f] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= f && n % f === 0) return `${n / f} ${unit}`;
+  return `${n} bytes`;
+}
+
+function tooLarge(label: string): CliError {
+  return new CliError(`${label}: input larger than the limit of ${sizeText(budgetTotal)} (--max-input-bytes)`);
+}
+
+/**
+ * Reads a file descriptor to its end, at most `budget` bytes (a regular file's size is checked first).
+ * Works for pipes, FIFOs and devices (`/dev/zero` stops at the limit); a non-blocking stdin is polled.
+ */
+function readFd(fd: number, label: string): Buffer {
+  const st = fstatSync(fd);
+  if (st.isFile() && st.size > budget) throw tooLarge(label);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      if (code === 'EOF') break;
+      throw e;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > budget) throw tooLarge(label);
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+  budget -= total;
+  return Buffer.concat(chunks, total);
+}
+
+/** A file system error in the user's terms, naming the path. */
+function fsMessage(path: string, e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const what: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EISDIR: 'is a directory',
+    ENOTDIR: 'a part of the path is not a directory',
+    ELOOP: 'too many symbolic links',
+    EMFILE: 'too many open files',
+  };
+  return `${path}: ${what[err.code ?? ''] ?? err.message}`;
+}
+
+/** Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. */
+function readText(path: string, label = path): string {
+  let bytes: Buffer;
+  if (path === '-') bytes = readFd(0, 'stdin');
+  else {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (e) {
+      throw new CliError(fsMessage(label, e));
+    }
+    try {
+      bytes = readFd(fd, label);
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      throw new CliError(fsMessage(label, e));
+    } finally {
+      closeSync(fd);
+    }
+  }
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new Error('input is not valid UTF-8 (YAML and Kubernetes manifests must be UTF-8)');
+    throw new CliError(`${label}: not valid UTF-8 (YAML and Kubernetes manifests must be UTF-8)`);
   }
 }
 
-function main(): void {
-  const args = parseArgs(process.argv.slice(2));
-  if (typeof args === 'string') {
-    process.stderr.write(`meshinject: ${args}\nRun 'meshinject --help' for usage.\n`);
-    process.exitCode = 2;
-    return;
-  }
-  if (args.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (args.version) {
-    process.stdout.write(`meshinject ${VERSION}\n`);
-    return;
-  }
-  const logToStderr = /^(true|1)$/i.test(process.env.LOG_TO_STDERR ?? '');
-  let functionConfig: string | undefined;
-  try {
-    if (args.config !== undefined) functionConfig = readInput(args.config);
-  } catch (e) {
-    process.stderr.write(`meshinject: error: cannot read --config ${args.config}: ${(e as Error).message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const files = args.files.length ? args.files : ['-'];
-  const outputs: RunOutput[] = [];
-  for (const f of files) {
-    let text: string;
+const MANIFEST = /\.(ya?ml|json)$/i;
+
+/**
+ * The manifest files under a directory: `*.yaml`, `*.yml`, `*.json`, recursively, sorted by path (code
+ * unit order). Entries whose name starts with `.` (`.git`, `.github`) and symbolic links to directories
+ * are not followed.
+ */
+function manifestFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    let entries;
     try {
-      text = readInput(f);
+      entries = readdirSync(d, { withFileTypes: true });
     } catch (e) {
-      process.stderr.write(`meshinject: error: cannot read ${f}: ${(e as Error).message}\n`);
-      process.exitCode = 2;
-      return;
+      throw new CliError(fsMessage(d, e));
     }
-    const inputName = f === '-' ? undefined : f;
-    const out = run(text, { logToStderr, ...(functionConfig !== undefined ? { functionConfig } : {}), ...(inputName ? { inputName } : {}) });
-    outputs.push(out);
-    if (out.exitCode === 2) break;
-  }
-  const exitCode = Math.max(...outputs.map((o) => o.exitCode));
-  for (const o of outputs) if (o.stderr) process.stderr.write(o.stderr);
-  // Output is complete or absent: nothing on stdout when any input was bad.
-  if (exitCode !== 2) {
-    const parts = outputs.map((o) => o.stdout).filter((s) => s.length > 0);
-    // Several inputs become one YAML stream: each part on its own lines, separated by `---`.
-    const joined = parts
-      .map((p, i) => (i > 0 && !p.startsWith('---') ? `---\n${p}` : p))
-      .map((p, i, all) => (i < all.length - 1 && !p.endsWith('\n') ? `${p}\n` : p))
-      .join('');
-    if (joined) process.stdout.write(joined);
-  }
-  process.exitCode = exitCode;
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (MANIFEST.test(e.name) && (e.isFile() || (e.isSymbolicLink() && statSync(p, { throwIfNoEntry: false })?.isFile()))) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-try {
-  main();
-} catch (e) {
-  process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+/** The inputs named on the command line, read: files, directories (expanded), `-` for stdin. */
+function readInputs(paths: readonly string[]): RunInput[] {
+  const inputs: RunInput[] = [];
+  let stdinUsed = false;
+  for (const p of paths.length ? paths : ['-']) {
+    if (p === '-') {
+      if (stdinUsed) throw new CliError("'-' (stdin) is given twice");
+      stdinUsed = true;
+      inputs.push({ text: readText('-') });
+      continue;
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) {
+      throw new CliError(`${p}: URLs are not read (meshinject works offline); download it first, e.g. curl -fsSL '${p}' | meshinject -`);
+    }
+    let st;
+    try {
+      st = statSync(p);
+    } catch (e) {
+      throw new CliError(fsMessage(p, e));
+    }
+    if (st.isDirectory()) {
+      const files = manifestFiles(p);
+      if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
+      for (const f of files) inputs.push({ name: f, text: readText(f) });
+    } else {
+      inputs.push({ name: p, text: readText(p) });
+    }
+  }
+  return inputs;
+}
+
+/** Settings from flags and the environment that win over the functionConfig. */
+function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
+  const flagFile = (flag: string, path: string | undefined) => (path === undefined ? undefined : { name: `--${flag} ${path}`, text: readText(path, `--${flag} ${path}`) });
+  const meshConfigFile = flagFile('meshConfigFile', cmd.meshConfigFile);
+  const valuesFile = flagFile('valuesFile', cmd.valuesFile);
+  const injectConfigFile = flagFile('injectConfigFile', cmd.injectConfigFile);
+  const operatorFileName = flagFile('operatorFileName', cmd.operatorFileName);
+  const istio = istioFlagOverrides({
+    ...(cmd.revision !== undefined ? { revision: cmd.revision } : {}),
+    ...(meshConfigFile ? { meshConfigFile } : {}),
+    ...(valuesFile ? { valuesFile } : {}),
+    ...(injectConfigFile ? { injectConfigFile } : {}),
+    ...(operatorFileName ? { operatorFileName } : {}),
+  });
+  if (!istio.ok) throw new CliError(istio.message);
+  const o = istio.overrides;
+  // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
+  if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
+  else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  return o;
+}
+
+/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line. */
+let outputFailed = false;
+
+function onOutputError(e: NodeJS.ErrnoException): void {
+  if (outputFailed) return;
+  outputFailed = true;
+  if (e.code === 'EPIPE') return; // the reader went away (`| head`): stop quietly, as Unix tools do
+  process.stderr.write(`meshinject: error: cannot write the output: ${e.code === 'ENOSPC' ? 'no space left on device' : e.message}\n`);
   process.exitCode = 2;
+}
+
+function writeStdout(text: string): void {
+  if (!text || outputFailed) return;
+  try {
+    process.stdout.write(text);
+  } catch (e) {
+    onOutputError(e as NodeJS.ErrnoException);
+  }
+}
+
+/** The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 errors (120 ms)`. */
+function summaryLine(out: RunOutput, startedAt: number): string {
+  const s = summarize(out.results);
+  return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) (${Math.round(performance.now() - startedAt)} ms)\n`;
+}
+
+function runInject(cmd: Command, startedAt: number): void {
+  const env = process.env;
+  const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
+  budget = budgetTotal = cmd.maxInputBytes;
+  const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
+  const overrides = overridesFrom(cmd, env);
+  const inputs = readInputs(cmd.inputs);
+  const opts: RunOptions = {
+    logToStderr,
+    ...(functionConfigs.length ? { functionConfigs } : {}),
+    ...(Object.keys(overrides).length ? { overrides } : {}),
+    ...(env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}),
+  };
+  const out = runInputs(inputs, opts);
+  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.exitCode !== 2 && out.stdout) {
+    if (cmd.outputFile !== undefined) {
+      try {
+        writeFileSync(cmd.outputFile, out.stdout);
+      } catch (e) {
+        throw new CliError(`cannot write --output-file ${fsMessage(cmd.outputFile, e)}`);
+      }
+    } else writeStdout(out.stdout);
+  }
+  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(out, startedAt));
+  if (!outputFailed) process.exitCode = out.exitCode;
+}
+
+function main(startedAt: number): void {
+  const cmd = parseCommandLine(process.argv.slice(2));
+  if ('error' in cmd) {
+    process.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (cmd.help) return writeStdout(USAGE);
+  if (cmd.version) return writeStdout(`meshinject ${VERSION}\n`);
+  if (cmd.command !== 'inject') throw new CliError(`meshinject ${cmd.command} is not available in this build`);
+  runInject(cmd, startedAt);
+}
+
+process.stdout.on('error', onOutputError);
+try {
+  main(performance.now());
+} catch (e) {
+  process.exitCode = 2;
+  if (e instanceof CliError) process.stderr.write(`meshinject: error: ${e.message}\n`);
+  else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
+    process.stderr.write(`meshinject: error: the input is too large to hold in memory (${(e as Error).message}); lower --max-input-bytes\n`);
+  } else process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
 }
