@@ -3,9 +3,8 @@
 // the built CLI, prints the injected YAML, then a short summary of what was injected and skipped and why.
 // Needs nothing but this repository and `npm ci`.
 //
-// The shop's files (the `resources:` of examples/shop/kustomization.yaml) go to meshinject as ONE stream
-// on stdin, as `kubectl kustomize examples/shop | meshinject --config examples/shop/injection.yaml` would
-// send them: the Namespace objects (and their labels) then apply to the workloads of every file.
+// The shop's files are the `resources:` of examples/shop/kustomization.yaml; meshinject reads several
+// files as one input, so the Namespace objects (and their labels) apply to the workloads of every file.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,21 +20,18 @@ function fail(message) {
   process.exitCode = 1;
 }
 
-/** The shop's manifests as one multi-document stream, in kustomization.yaml's order. */
-function shopStream() {
-  const files = parse(readFileSync(new URL(`../${dir}/kustomization.yaml`, import.meta.url), 'utf8')).resources;
-  return files.map((f) => readFileSync(new URL(`../${dir}/${f}`, import.meta.url), 'utf8').replace(/\n*$/, '\n')).join('---\n');
-}
+/** The shop's manifest files, in kustomization.yaml's order. */
+const files = parse(readFileSync(new URL(`../${dir}/kustomization.yaml`, import.meta.url), 'utf8')).resources.map((f) => `${dir}/${f}`);
 
 if (!existsSync(new URL('../dist/meshinject.cjs', import.meta.url))) {
   fail('dist/meshinject.cjs is missing: run `npm run build` (or `npm ci`) first');
 } else {
-  const r = spawnSync(process.execPath, ['bin/meshinject.js', '--config', config], {
+  const r = spawnSync(process.execPath, ['bin/meshinject.js', '--config', config, ...files], {
     cwd: root,
-    input: shopStream(),
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, LOG_TO_STDERR: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (r.status !== 0) {
     process.stderr.write(r.stderr);
@@ -57,6 +53,6 @@ if (!existsSync(new URL('../dist/meshinject.cjs', import.meta.url))) {
     process.stdout.write(`\n${line}\n# meshinject demo: ${config} on the ${dir} manifests\n`);
     for (const x of rows) process.stdout.write(`#   ${x.what.padEnd(width)}  ${x.outcome}\n`);
     process.stdout.write(`# ${injected} workload(s) injected, ${rows.length - injected} skipped; ${other} other resource(s) passed through unchanged\n`);
-    process.stdout.write(`# the same by hand: kubectl kustomize ${dir} | npx meshinject --config ${config}\n${line}\n`);
+    process.stdout.write(`# the same by hand: npx meshinject --config ${config} ${files.join(' ')}\n${line}\n`);
   }
 }

@@ -185,7 +185,7 @@ for (const shell of ['bash', 'sh'] as const) {
     t.equal(get(dep, 'metadata', 'namespace'), undefined, 'no namespace written into the manifest');
     t.match(JSON.stringify(dep), /namespaces\/ledger\/deployments\/ledger/, 'decided and rendered for namespace ledger (ARGOCD_APP_NAMESPACE)');
     t.match(JSON.stringify(dep), /docker\.io\/istio\/proxyv2:1\.31\.0/, 'proxy image from the central config');
-    t.match(r.stderr, /\[info\] apps\/v1\/Deployment\/ledger\/ledger: injected/, 'ARGOCD_ENV_MESHINJECT_LOG=true: one line per workload on stderr (the sidecar log)');
+    t.match(r.stderr, /^\[info\] apps\/v1\/Deployment\/ledger: injected \(istio, revision default\)/m, 'ARGOCD_ENV_MESHINJECT_LOG=true: one line per workload on stderr (the sidecar log)');
   });
 }
 
