@@ -7,8 +7,8 @@
  * - `meshinject`: the repository's bin/meshinject.js run by this node, as `npm install -g meshinject`
  *   (or the argocd-cmp image) puts it on PATH.
  * - `docker`: there is no container engine on these machines. kpt and kustomize run a container function
- *   as `docker run --rm -i ... IMAGE`; the stand-in records its arguments and runs bin/meshinject.js in
- *   place of the image (krm-ecosystem.md §7.3). `docker version` answers so that kpt's check passes.
+ *   as `docker run --rm -i ... IMAGE`; the stand-in records its arguments and stdin and runs
+ *   bin/meshinject.js on that stdin in place of the image (krm-ecosystem.md §7.3). `docker version` answers so that kpt's check passes.
  * - `kustomize`: the standalone binary is not on these machines; the wrapper runs `kubectl kustomize`
  *   (kustomize v5.5), which builds the same plain overlays.
  */
@@ -27,6 +27,8 @@ export interface StandIns {
   bin: string;
   /** File to which the stand-in docker appends one line per call (its arguments). */
   dockerLog: string;
+  /** What the last `docker run` read on stdin (the ResourceList the runner sent). */
+  dockerStdin: string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -35,6 +37,7 @@ export function makeStandIns(dir: string, extra: Record<string, string> = {}): S
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
   const dockerLog = join(dir, 'docker-calls.txt');
+  const dockerStdin = join(dir, 'docker-stdin.yaml');
   const node = shQuote(process.execPath);
   const scripts: Record<string, string> = {
     // NODE_OPTIONS: tap's process tracking adds itself there; the meshinject a user's PATH runs has none.
@@ -43,7 +46,7 @@ export function makeStandIns(dir: string, extra: Record<string, string> = {}): S
       `printf '%s\\n' "$*" >> ${shQuote(dockerLog)}`,
       'case "$1" in',
       '  version) echo 24.0.0-stand-in ;;',
-      `  run) unset NODE_OPTIONS; exec ${node} ${shQuote(BIN)} ;;`,
+      `  run) cat > ${shQuote(dockerStdin)}; unset NODE_OPTIONS; exec ${node} ${shQuote(BIN)} < ${shQuote(dockerStdin)} ;;`,
       '  *) echo "stand-in docker: unexpected: $*" >&2; exit 1 ;;',
       'esac',
     ].join('\n'),
@@ -61,7 +64,7 @@ export function makeStandIns(dir: string, extra: Record<string, string> = {}): S
   }
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
   delete env.LOG_TO_STDERR;
-  return { bin, dockerLog, env };
+  return { bin, dockerLog, dockerStdin, env };
 }
 
 /** Runs a command with an explicit environment (the stand-ins' PATH); throws only when it cannot start. */
