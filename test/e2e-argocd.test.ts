@@ -10,7 +10,7 @@
 // - PATH holds the stand-ins of runner-helpers.ts: `meshinject` (bin/meshinject.js), `kustomize` (a wrapper
 //   over `kubectl kustomize`), and for the Helm variant a `helm` TEST DOUBLE that checks its arguments and
 //   prints fixed manifests (what the sample chart renders to), since helm is not on these machines.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -61,6 +61,16 @@ interface Sidecar {
   tmp: string;
   home: string;
   helmArgs: string;
+}
+
+/** A sidecar in a fresh temp dir, removed when the test `t` ends. */
+function tempSidecar(t: Test, name: string, edit?: (repo: string) => void): Sidecar {
+  const tmp = makeTempDir(name);
+  t.teardown(() => {
+    makeWritable(join(tmp.dir, 'repo'));
+    tmp.cleanup();
+  });
+  return sidecar(tmp.dir, edit);
 }
 
 /** A sidecar: stand-ins (with the helm double), a read-only checkout of examples/, its own /tmp. */
@@ -169,12 +179,7 @@ t.test('every plugin.yaml: a ConfigManagementPlugin run by bash, with the four U
 
 for (const shell of ['bash', 'sh'] as const) {
   t.test(`directory variant under ${shell}: ARGOCD_APP_NAMESPACE decides, the app layer applies, local-config dropped`, async (t) => {
-    const tmp = makeTempDir(`argocd-dir-${shell}`);
-    t.teardown(() => {
-      makeWritable(join(tmp.dir, 'repo'));
-      tmp.cleanup();
-    });
-    const s = sidecar(tmp.dir);
+    const s = tempSidecar(t, `argocd-dir-${shell}`);
     const r = generate(s, { ...LEDGER, shell });
     t.equal(r.status, 0, r.stderr);
     const objs = objects(r.stdout);
@@ -190,12 +195,7 @@ for (const shell of ['bash', 'sh'] as const) {
 }
 
 t.test('directory variant: another destination namespace is not selected', async (t) => {
-  const tmp = makeTempDir('argocd-dir-ns');
-  t.teardown(() => {
-    makeWritable(join(tmp.dir, 'repo'));
-    tmp.cleanup();
-  });
-  const s = sidecar(tmp.dir);
+  const s = tempSidecar(t, 'argocd-dir-ns');
   const r = generate(s, { ...LEDGER, namespace: 'sandbox' });
   t.equal(r.status, 0, r.stderr);
   const dep = byName(objects(r.stdout), 'Deployment', 'ledger');
@@ -210,12 +210,7 @@ t.test('directory variant: another destination namespace is not selected', async
 });
 
 t.test('kustomize variant (bash and sh): the shop through `kustomize build`, same result as the CLI pipe', async (t) => {
-  const tmp = makeTempDir('argocd-kustomize');
-  t.teardown(() => {
-    makeWritable(join(tmp.dir, 'repo'));
-    tmp.cleanup();
-  });
-  const s = sidecar(tmp.dir);
+  const s = tempSidecar(t, 'argocd-kustomize');
   const viaBash = generate(s, SHOP);
   const viaSh = generate(s, { ...SHOP, shell: 'sh' });
   t.equal(viaBash.status, 0, viaBash.stderr);
@@ -236,12 +231,7 @@ t.test('kustomize variant (bash and sh): the shop through `kustomize build`, sam
 });
 
 t.test('helm variant: helm template with the app name and namespace; the revision parameter', async (t) => {
-  const tmp = makeTempDir('argocd-helm');
-  t.teardown(() => {
-    makeWritable(join(tmp.dir, 'repo'));
-    tmp.cleanup();
-  });
-  const s = sidecar(tmp.dir);
+  const s = tempSidecar(t, 'argocd-helm');
   for (const shell of ['bash', 'sh'] as const) {
     const r = generate(s, { ...REVIEWS, shell });
     t.equal(r.status, 0, r.stderr);
@@ -256,12 +246,7 @@ t.test('helm variant: helm template with the app name and namespace; the revisio
 });
 
 t.test('failures: non-zero exit, the reason on stderr, nothing on stdout', async (t) => {
-  const tmp = makeTempDir('argocd-fail');
-  t.teardown(() => {
-    makeWritable(join(tmp.dir, 'repo'));
-    tmp.cleanup();
-  });
-  const s = sidecar(tmp.dir, (repo) => {
+  const s = tempSidecar(t, 'argocd-fail', (repo) => {
     writeFileSync(join(repo, 'examples/argocd/apps/kustomize/kustomization.yaml'), 'resources:\n  - missing.yaml\n');
     mkdirSync(join(repo, 'examples/argocd/apps/empty'));
     writeFileSync(join(repo, 'examples/argocd/apps/empty/injection.yaml'), readFileSync(join(ROOT, 'examples/argocd/apps/directory/injection.yaml')));

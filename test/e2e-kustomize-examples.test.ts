@@ -36,12 +36,18 @@ function checkShop(t: Test, objs: Obj[]) {
   for (const id of SKIPPED) t.same(skippedProblems(byId.get(id)!), [], `${id} skipped`);
 }
 
-t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the image', async (t) => {
+/** `kubectl kustomize --enable-alpha-plugins` of the container overlay, the stand-in docker recording what it got. */
+function buildContainerOverlay(t: Test) {
   const tmp = makeTempDir('kustomize-container');
   t.teardown(tmp.cleanup);
   const tools = makeStandIns(tmp.dir);
   const r = runWith('kubectl', ['kustomize', '--enable-alpha-plugins', join(EXAMPLES, 'container')], { cwd: tmp.dir, env: tools.env });
   t.equal(r.status, 0, r.stderr);
+  return { r, tools };
+}
+
+t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the image', async (t) => {
+  const { r, tools } = buildContainerOverlay(t);
   const argv = readFileSync(tools.dockerLog, 'utf8').trim().split('\n').at(-1)!;
   t.match(argv, /^run --rm -i .*--network none --user nobody .*-e LOG_TO_STDERR=true .*ghcr\.io\/meshinject\/meshinject:v\d+\.\d+\.\d+$/, 'the released image, sandboxed');
   const objs = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
@@ -70,13 +76,9 @@ t.test('exec overlay: kubectl kustomize cannot run it (skipped silently)', async
 });
 
 t.test('exec overlay: the function fed the exact ResourceList kustomize sends', async (t) => {
-  const tmp = makeTempDir('kustomize-exec');
-  t.teardown(tmp.cleanup);
-  const tools = makeStandIns(tmp.dir);
   // What kustomize sends any KRM function of this overlay: captured through the container overlay (same
   // resources), the functionConfig replaced by the exec overlay's config as kustomize passes it.
-  const cap = runWith('kubectl', ['kustomize', '--enable-alpha-plugins', join(EXAMPLES, 'container')], { cwd: tmp.dir, env: tools.env });
-  t.equal(cap.status, 0, cap.stderr);
+  const { tools } = buildContainerOverlay(t);
   const sent = parse(readFileSync(tools.dockerStdin, 'utf8')) as Obj;
   const config = parse(readFileSync(join(EXAMPLES, 'exec/injection.yaml'), 'utf8')) as Obj;
   (config.metadata as { annotations: Obj }).annotations['config.kubernetes.io/local-config'] = 'true';
