@@ -9,6 +9,10 @@ import { parseCommandLine, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
+import { convertOutput } from './cli/convert.ts';
+import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
+import { locateInput } from './reports/locate.ts';
+import { buildReport, type Report } from './reports/report.ts';
 import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
 import { summarize } from './results/result.ts';
 
@@ -211,9 +215,36 @@ function summaryLine(out: RunOutput, startedAt: number): string {
   return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) (${Math.round(performance.now() - startedAt)} ms)\n`;
 }
 
+/** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
+function writeReports(cmd: Command, report: () => Report): void {
+  if (cmd.reports.length === 0) return;
+  const r = report();
+  for (const { format, path } of cmd.reports) {
+    const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
+    if (path !== undefined) {
+      try {
+        writeFileSync(path, text);
+      } catch (e) {
+        throw new CliError(`cannot write --report ${format}=${fsMessage(path, e)}`);
+      }
+    } else if (format === 'table') process.stderr.write(text);
+    else writeStdout(text);
+  }
+}
+
+/** The report of a run, with positions from the inputs' text. */
+function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Report {
+  const located = inputs.map((i) => locateInput(i.text, i.name)).filter((x) => x !== undefined);
+  return buildReport(out.results, located, { mesh: out.config?.mesh ?? 'istio', command: cmd.command, toolVersion: VERSION });
+}
+
 function runInject(cmd: Command, startedAt: number): void {
   const env = process.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
+  const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
+  if (stdoutReport && cmd.outputFile === undefined) {
+    throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
+  }
   budget = budgetTotal = cmd.maxInputBytes;
   const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
   const overrides = overridesFrom(cmd, env);
@@ -227,14 +258,23 @@ function runInject(cmd: Command, startedAt: number): void {
   const out = runInputs(inputs, opts);
   if (out.stderr) process.stderr.write(out.stderr);
   if (out.exitCode !== 2 && out.stdout) {
+    let text = out.stdout;
+    if (cmd.output) {
+      try {
+        text = convertOutput(text, cmd.output);
+      } catch (e) {
+        throw new CliError((e as Error).message);
+      }
+    }
     if (cmd.outputFile !== undefined) {
       try {
-        writeFileSync(cmd.outputFile, out.stdout);
+        writeFileSync(cmd.outputFile, text);
       } catch (e) {
         throw new CliError(`cannot write --output-file ${fsMessage(cmd.outputFile, e)}`);
       }
-    } else writeStdout(out.stdout);
+    } else writeStdout(text);
   }
+  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
   if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(out, startedAt));
   if (!outputFailed) process.exitCode = out.exitCode;
 }

@@ -3,6 +3,7 @@ import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, typ
 import { driverFor } from './drivers/registry.ts';
 import { parseSource, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput } from './krm/write.ts';
+import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult } from './model.ts';
 import { collectNamespaces, processItems } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
@@ -57,6 +58,8 @@ export interface RunOutput {
   results: KrmResult[];
   /** Per input, its text and its output (empty unless the run got as far as writing output). */
   files: FileOutput[];
+  /** The config the run used (absent when it could not be loaded). */
+  config?: Config;
 }
 
 const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
@@ -185,9 +188,9 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const single = sources.length === 1 ? sources[0]! : undefined;
   const results: KrmResult[] = [];
   /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
-  const failed = (): RunOutput => {
+  const failed = (used?: Config): RunOutput => {
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [] };
+    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], ...(used ? { config: used } : {}) };
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
@@ -226,7 +229,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
     return badInput(e.message);
   }
-  if (exitCodeOf(results) !== 0) return failed();
+  if (exitCodeOf(results) !== 0) return failed(config);
   let kept = 0;
   const files = sources.map((source, i): FileOutput => {
     const { changed, drops } = processed[i]!;
@@ -244,5 +247,5 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }
   const stdout = single ? files[0]!.output : joinStreams(files.map((f) => f.output));
-  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files };
+  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config };
 }
