@@ -134,6 +134,10 @@ export interface Inventory {
   initContainers: string[];
   volumes: string[];
   imagePullSecrets: string[];
+  /** Pod annotation keys the injection added (the status annotation itself included), when the driver knows them. */
+  annotations?: string[];
+  /** Pod label keys the injection added, when the driver knows them. */
+  labels?: string[];
 }
 
 /**
@@ -154,6 +158,12 @@ export interface MeshDriver<S = unknown> {
   inject(req: InjectRequest<S>): InjectResponse;
   /** What this driver injected into the pod template (from its status annotation), or undefined if nothing. */
   inventory(pod: PodTemplate): Inventory | undefined;
+  /**
+   * Optional: removes what the generic removal of the inventory (containers, init containers, volumes,
+   * image pull secrets, annotations, labels) cannot, e.g. changes to app containers or probes the injection
+   * made. Called by uninject with the pod after the generic removal. Pure.
+   */
+  uninject?(pod: PodTemplate, inventory: Inventory, settings: S): PodTemplate;
 }
 
 /**
