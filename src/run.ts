@@ -1,11 +1,11 @@
 import { loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
-import { driverFor } from './drivers/registry.ts';
+import { DRIVERS } from './drivers/registry.ts';
 import { parseSource, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput } from './krm/write.ts';
 import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult } from './model.ts';
-import { collectNamespaces, processItems } from './pipeline.ts';
+import { collectNamespaces, processItems, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, summarize } from './results/result.ts';
 
@@ -45,6 +45,8 @@ export interface FileOutput {
   input: string;
   /** The output text in the input's framing (equal to `input` when nothing changed). */
   output: string;
+  /** New text of each changed resource, by `SourceItem.position` (what a fix replaces). */
+  changed: ReadonlyMap<number, string>;
 }
 
 /**
@@ -60,6 +62,8 @@ export interface RunOutput {
   files: FileOutput[];
   /** The config the run used (absent when it could not be loaded). */
   config?: Config;
+  /** Every decided workload (with the index of its input), in input order; empty when the run stopped before deciding. */
+  workloads: Array<WorkloadRecord & { input: number }>;
 }
 
 const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
@@ -75,7 +79,7 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
 
 /** Exit 2: bad input, nothing on stdout, the reason on stderr. */
 function badInput(message: string, results: KrmResult[] = []): RunOutput {
-  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [] };
+  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
 /**
@@ -115,10 +119,10 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
     }
     layers.push(...o.layers);
   }
-  if (layers.length === 0) return { loaded: loadConfig(undefined) };
+  if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS) };
   const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
-  return { loaded: loadConfig(merged.value as JsonObject) };
+  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS) };
 }
 
 /**
@@ -188,9 +192,9 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const single = sources.length === 1 ? sources[0]! : undefined;
   const results: KrmResult[] = [];
   /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
-  const failed = (used?: Config): RunOutput => {
+  const failed = (used?: Config, workloads: RunOutput['workloads'] = []): RunOutput => {
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], ...(used ? { config: used } : {}) };
+    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}) };
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
@@ -204,32 +208,30 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     return failed();
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
-  const driver = driverFor(loaded.config.mesh);
-  if (!driver) {
-    results.push(generalResult('error', `functionConfig: mesh "${loaded.config.mesh}" is not implemented in this version`, 'spec.mesh'));
-    return failed();
-  }
-  let config = loaded.config;
+  const mesh = loaded.mesh;
+  const config = loaded.config;
   const processed: Array<{ changed: Map<number, string>; drops: SourceItem[] }> = [];
+  const workloads: Array<WorkloadRecord & { input: number }> = [];
   try {
-    if (sources.length > 1) {
-      // One namespace table for all inputs: every Namespace object of every input (they win over
-      // spec.namespaces entries of the same name, as within one input).
-      const all = collectNamespaces(sources.flatMap((s) => s.items), config);
-      config = { ...config, namespaces: [...all.values()] };
-    }
+    // Several inputs are one run: one namespace table over every input's Namespace objects, unknown
+    // namespaces reported once.
+    const shared: SharedRun | undefined = sources.length > 1
+      ? { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() }
+      : undefined;
     sources.forEach((source, i) => {
       const drops = opts.dropLocalConfig ? localConfigDrops(source) : [];
-      const out = processItems(source, config, driver, inputs[i]!.name);
+      const out = processItems(source, config, mesh, inputs[i]!.name, shared);
       results.push(...out.results);
       processed.push({ changed: out.changed, drops });
+      for (const w of out.workloads) workloads.push({ ...w, input: i });
     });
+    if (shared) results.push(...unknownNamespaceResults(shared.unknownNamespaces));
   } catch (e) {
     // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
     return badInput(e.message);
   }
-  if (exitCodeOf(results) !== 0) return failed(config);
+  if (exitCodeOf(results) !== 0) return failed(config, workloads);
   let kept = 0;
   const files = sources.map((source, i): FileOutput => {
     const { changed, drops } = processed[i]!;
@@ -241,11 +243,11 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     }
     kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
     const name = inputs[i]!.name;
-    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results) };
+    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results), changed };
   });
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }
   const stdout = single ? files[0]!.output : joinStreams(files.map((f) => f.output));
-  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config };
+  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads };
 }
