@@ -8,6 +8,8 @@ import type { JsonObject, KrmResult } from './model.ts';
 import { collectNamespaces, processItems, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, summarize } from './results/result.ts';
+import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
+import { lookupWorkloadKind } from './workloads/kinds.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -30,6 +32,12 @@ export interface RunOptions {
    * them), and an output without resources is an error rather than an empty stream.
    */
   dropLocalConfig?: boolean;
+  /**
+   * Check mode (`meshinject check`; also when the functionConfig says `spec.mode: check`): nothing is
+   * changed; findings (`src/reports/check.ts`) are results, and any error result fails the run. A
+   * ResourceList comes back with its items unchanged and the results; other forms write nothing.
+   */
+  check?: { failOn: FailOn };
 }
 
 /** One input of a run: its text and its name (a file path; absent for stdin). */
@@ -64,6 +72,8 @@ export interface RunOutput {
   config?: Config;
   /** Every decided workload (with the index of its input), in input order; empty when the run stopped before deciding. */
   workloads: Array<WorkloadRecord & { input: number }>;
+  /** Check mode: the resource text that fixes a finding (injecting it), by result. */
+  fixes?: Map<KrmResult, string>;
 }
 
 const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
@@ -93,7 +103,7 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
 }
 
 /** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
-function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string } {
+function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
   const layers: ConfigLayer[] = [];
   const texts = opts.functionConfigs ?? (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
   if (texts) {
@@ -122,7 +132,7 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
   if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS) };
   const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
-  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS) };
+  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS), raw: merged.value };
 }
 
 /**
@@ -209,27 +219,41 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
   const mesh = loaded.mesh;
-  const config = loaded.config;
+  const checkSpec = readCheckRules(cfg.raw);
+  if (checkSpec.issues.length > 0) {
+    for (const issue of checkSpec.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+    return failed();
+  }
+  const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
+  // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
+  const config = check ? { ...loaded.config, resultAnnotations: false } : loaded.config;
   const processed: Array<{ changed: Map<number, string>; drops: SourceItem[] }> = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
+  // All inputs are one run: one namespace table over every input's Namespace objects (they win over
+  // spec.namespaces entries), unknown namespaces reported once.
+  let shared: SharedRun;
   try {
-    // Several inputs are one run: one namespace table over every input's Namespace objects, unknown
-    // namespaces reported once.
-    const shared: SharedRun | undefined = sources.length > 1
-      ? { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() }
-      : undefined;
+    shared = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() };
     sources.forEach((source, i) => {
-      const drops = opts.dropLocalConfig ? localConfigDrops(source) : [];
+      const drops = opts.dropLocalConfig && !check ? localConfigDrops(source) : [];
       const out = processItems(source, config, mesh, inputs[i]!.name, shared);
       results.push(...out.results);
       processed.push({ changed: out.changed, drops });
       for (const w of out.workloads) workloads.push({ ...w, input: i });
     });
-    if (shared) results.push(...unknownNamespaceResults(shared.unknownNamespaces));
+    results.push(...unknownNamespaceResults(shared.unknownNamespaces));
   } catch (e) {
     // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
     return badInput(e.message);
+  }
+  if (check) {
+    const templatePath = (w: WorkloadRecord) => lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
+    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath);
+    results.push(...found.results);
+    applyFailOn(results, check.failOn);
+    const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
+    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes };
   }
   if (exitCodeOf(results) !== 0) return failed(config, workloads);
   let kept = 0;

@@ -82,8 +82,8 @@ function keyOf(r: KrmResult): string {
 
 /**
  * Builds a report from a run's results: results with a `resourceRef` are grouped per workload (in
- * order of first appearance), the others are general. Every error fails; `failWarnings` makes warnings
- * fail too.
+ * order of first appearance), the others are general. Every error fails (a check's `--fail-on warning`
+ * has already made warnings errors). `fixes` gives the new resource text for check findings fixed by injecting.
  *
  * @param results the run's KRM results
  * @param inputs the inputs as read by the CLI (for file, line and column)
@@ -92,7 +92,7 @@ function keyOf(r: KrmResult): string {
 export function buildReport(
   results: readonly KrmResult[],
   inputs: readonly LocatedInput[],
-  opts: { mesh: string; command: string; toolVersion: string; failWarnings?: boolean },
+  opts: { mesh: string; command: string; toolVersion: string; fixes?: ReadonlyMap<KrmResult, string> },
 ): Report {
   const workloads = new Map<string, WorkloadReport>();
   const general: Finding[] = [];
@@ -105,11 +105,13 @@ export function buildReport(
     const finding: Finding = {
       rule: ruleOf(r),
       level: levelOf(r),
-      fails: r.severity === 'error' || (r.severity === 'warning' && opts.failWarnings === true),
+      fails: r.severity === 'error',
       message: r.message,
       ...(r.field?.path ? { field: r.field.path } : {}),
       location,
     };
+    const fix = opts.fixes?.get(r);
+    if (fix !== undefined && pos) finding.fix = { description: 'inject the sidecar (the resource as meshinject writes it)', span: pos.span, text: fix };
     if (!r.resourceRef) {
       general.push(finding);
       continue;
@@ -133,11 +135,15 @@ export function buildReport(
       workloads.set(key, w);
     }
     const outcome = r.tags?.['meshinject.dev/outcome'];
-    if (outcome && w.decision === 'error' && !w.findings.some((f) => f.level === 'error')) {
+    if (outcome && r.tags?.['meshinject.dev/check']) {
+      // A check finding is the workload's outcome (the decision before it is what the config says).
+      w.decision = outcome;
+      w.reason = finding.rule;
+    } else if (outcome && w.decision === 'error' && !w.findings.some((f) => f.level === 'error')) {
       w.decision = outcome;
       w.reason = finding.rule;
     }
-    if (r.severity === 'error') {
+    if (r.severity === 'error' && !r.tags?.['meshinject.dev/check']) {
       w.decision = 'error';
       w.reason = finding.rule;
     }
