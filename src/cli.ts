@@ -249,6 +249,22 @@ function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Re
   });
 }
 
+/** Inputs above this many resources show progress on a terminal. */
+const PROGRESS_FROM = 2000;
+
+/** A progress line on stderr when it is a terminal: `meshinject: 12000/50000 resources`, at most 10 times a second. */
+function progressOnTty(cmd: Command): RunOptions['progress'] {
+  if (cmd.quiet || !process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    if (total <= PROGRESS_FROM) return;
+    const now = performance.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    process.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
+  };
+}
+
 /** What every command reads: the size budget, config files, flag overrides, inputs. */
 function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
@@ -257,8 +273,10 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
   const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
   const overrides = overridesFrom(cmd, env);
   const inputs = readInputs(cmd.inputs);
+  const progress = progressOnTty(cmd);
   const opts: RunOptions = {
     logToStderr,
+    ...(progress ? { progress } : {}),
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
   };

@@ -48,6 +48,8 @@ export interface SharedRun {
   namespaces: Map<string, NamespaceInfo>;
   /** Unknown namespaces a decision needed, counted over all inputs; the caller reports them once (`unknownNamespaceResults`). */
   unknownNamespaces: Map<string, number>;
+  /** Called after each resource is processed (progress on a terminal). */
+  onItem?: () => void;
 }
 
 function obj(v: Json | undefined): JsonObject | undefined {
@@ -331,6 +333,7 @@ export function processItems(source: ParsedSource, config: Config, mesh: ActiveM
       }
     }
     release(item);
+    shared?.onItem?.();
   }
   if (!shared) results.push(...unknownNamespaceResults(ctx.unknownNamespaces));
   return { changed, results, workloads };

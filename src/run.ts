@@ -38,6 +38,8 @@ export interface RunOptions {
    * ResourceList comes back with its items unchanged and the results; other forms write nothing.
    */
   check?: { failOn: FailOn };
+  /** Progress: called after each resource with the count done and the total (the CLI draws it on a terminal). */
+  progress?: (done: number, total: number) => void;
 }
 
 /** One input of a run: its text and its name (a file path; absent for stdin). */
@@ -234,6 +236,12 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   let shared: SharedRun;
   try {
     shared = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() };
+    if (opts.progress) {
+      const total = sources.reduce((n, s) => n + s.items.length, 0);
+      let done = 0;
+      const progress = opts.progress;
+      shared.onItem = () => progress(++done, total);
+    }
     sources.forEach((source, i) => {
       const drops = opts.dropLocalConfig && !check ? localConfigDrops(source) : [];
       const out = processItems(source, config, mesh, inputs[i]!.name, shared);
