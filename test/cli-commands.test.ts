@@ -96,7 +96,7 @@ t.test('check: spec.check.requireInjection and forbidOptOut', async (t) => {
   t.notMatch(inject.stdout, /istio-proxy/, 'the opt-out holds');
   const plain = runCli(['check', '-c', 'require.yaml', 'ns.yaml', 'app.yaml'], { cwd: dir });
   t.equal(plain.status, 1);
-  t.match(plain.stderr, /injection-required: namespace shop matches spec\.check\.requireInjection\[0\] \(mesh=on\)/);
+  t.match(plain.stderr, /injection-required: skipped \(annotation-false\) in namespace shop, where spec\.check\.requireInjection\[0\] \(mesh=on\) requires injection/);
   const forbid = runCli(['check', '-c', 'forbid.yaml', 'ns.yaml', 'app.yaml'], { cwd: dir });
   t.equal(forbid.status, 1);
   t.match(forbid.stderr, /opt-out-forbidden: it opts out \(annotation-false/);

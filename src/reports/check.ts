@@ -86,20 +86,20 @@ export function checkWorkloads(
     const next = changedText[w.input]?.get(w.position);
     const sidecar = w.previous ? `${w.previous.statusAnnotation} lists ${[...w.previous.initContainers, ...w.previous.containers].join(', ') || 'an injection'}` : '';
     if (d.inject && !w.previous) {
-      add(w, 'not-injected', 'error', `the config injects it (${d.reason}: ${d.detail}) but it carries no sidecar; run meshinject on it`, next);
+      add(w, 'not-injected', 'error', `the config injects it (${d.reason}) but it carries no sidecar`, next);
     } else if (d.inject && next !== undefined) {
-      add(w, 'injection-drift', failOn === 'error' ? 'warning' : 'error', `it is injected (${sidecar}), but injecting with the current config changes its pod template (proxy version, values or revision differ); re-run meshinject on it`, next);
+      add(w, 'injection-drift', failOn === 'error' ? 'warning' : 'error', `its sidecar (${sidecar}) differs from what the current config injects (proxy version, values or revision)`, next);
     } else if (!d.inject && w.previous) {
-      add(w, 'unwanted-sidecar', 'error', `the config skips it (${d.reason}: ${d.detail}) but it carries a sidecar (${sidecar}); remove the injected containers or re-enable injection`);
+      add(w, 'unwanted-sidecar', 'error', `the config skips it (${d.reason}) but it carries a sidecar (${sidecar})`);
     }
     if (!d.inject && d.reason !== 'host-network') {
       const ns = namespaces.get(w.namespace);
       const labels = { ...(ns?.labels ?? {}), 'kubernetes.io/metadata.name': w.namespace };
       const i = rules.requireInjection.findIndex((s) => matchesSelector(s, labels));
       if (i >= 0) {
-        add(w, 'injection-required', 'error', `namespace ${w.namespace} matches spec.check.requireInjection[${i}] (${formatSelector(rules.requireInjection[i]!)}), where every workload must be injected; it is skipped (${d.reason}: ${d.detail})`);
+        add(w, 'injection-required', 'error', `skipped (${d.reason}) in namespace ${w.namespace}, where spec.check.requireInjection[${i}] (${formatSelector(rules.requireInjection[i]!)}) requires injection`);
       } else if (rules.forbidOptOut && isOptOut(d.reason)) {
-        add(w, 'opt-out-forbidden', 'error', `it opts out (${d.reason}: ${d.detail}) and spec.check.forbidOptOut is true`);
+        add(w, 'opt-out-forbidden', 'error', `it opts out (${d.reason}) and spec.check.forbidOptOut is true`);
       }
     }
   }
