@@ -3,11 +3,11 @@
 // reports to files and stdout, and the istioctl-compatible flags.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { XMLValidator } from 'fast-xml-parser';
-import { BIN, makeTempDir, runCli, type Obj } from './e2e-helpers.ts';
+import { BIN, runCli, workspace, type Obj } from './e2e-helpers.ts';
 
 const NS = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {mesh: "on"}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ops\n';
 const deployment = (name: string, ns = 'shop') => `apiVersion: apps/v1
@@ -28,15 +28,6 @@ spec:
 `;
 const CONFIG = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n';
 
-function workspace(t: { teardown(fn: () => void): void }, files: Record<string, string>): string {
-  const tmp = makeTempDir('cmd');
-  t.teardown(tmp.cleanup);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(join(tmp.dir, name, '..'), { recursive: true });
-    writeFileSync(join(tmp.dir, name), text);
-  }
-  return tmp.dir;
-}
 const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);
 
 t.test('check: fails on uninjected manifests, passes on injected ones, writes nothing', async (t) => {

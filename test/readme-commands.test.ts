@@ -37,7 +37,7 @@ t.test('README console examples run as documented on the shop example', { skip: 
   mkdirSync(join(tmp.dir, 'bin'));
   writeFileSync(join(tmp.dir, 'bin/meshinject'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
   chmodSync(join(tmp.dir, 'bin/meshinject'), 0o755);
-  const env = { ...process.env, PATH: `${join(tmp.dir, 'bin')}:${process.env.PATH}` };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(tmp.dir, 'bin')}:${process.env.PATH}` };
   delete env.LOG_TO_STDERR;
   delete env.ARGOCD_APP_NAME;
   delete env.ARGOCD_APP_NAMESPACE;
