@@ -9,8 +9,15 @@ import { parseCommandLine, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
+import { completionScript } from './cli/completion.ts';
+import { convertOutput } from './cli/convert.ts';
+import { unifiedDiff } from './cli/diff.ts';
+import { explainText, explainWorkloads } from './reports/explain.ts';
+import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
+import { locateInput, type LocatedInput } from './reports/locate.ts';
+import { buildReport, type Report } from './reports/report.ts';
 import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
-import { summarize } from './results/result.ts';
+import { formatResultLine, summarize } from './results/result.ts';
 
 export { USAGE };
 
@@ -211,32 +218,154 @@ function summaryLine(out: RunOutput, startedAt: number): string {
   return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) (${Math.round(performance.now() - startedAt)} ms)\n`;
 }
 
-function runInject(cmd: Command, startedAt: number): void {
+/** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
+function writeReports(cmd: Command, report: () => Report): void {
+  if (cmd.reports.length === 0) return;
+  const r = report();
+  for (const { format, path } of cmd.reports) {
+    const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
+    if (path !== undefined) {
+      try {
+        writeFileSync(path, text);
+      } catch (e) {
+        throw new CliError(`cannot write --report ${format}=${fsMessage(path, e)}`);
+      }
+    } else if (format === 'table') process.stderr.write(text);
+    else writeStdout(text);
+  }
+}
+
+function locate(inputs: readonly RunInput[]): LocatedInput[] {
+  return inputs.map((i) => locateInput(i.text, i.name)).filter((x) => x !== undefined);
+}
+
+/** The report of a run, with positions from the inputs' text (and, for a check, the fixes). */
+function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Report {
+  return buildReport(out.results, locate(inputs), {
+    mesh: out.config?.mesh ?? 'istio',
+    command: cmd.command,
+    toolVersion: VERSION,
+    ...(out.fixes ? { fixes: out.fixes } : {}),
+  });
+}
+
+/** Inputs above this many resources show progress on a terminal. */
+const PROGRESS_FROM = 2000;
+
+/** A progress line on stderr when it is a terminal: `meshinject: 12000/50000 resources`, at most 10 times a second. */
+function progressOnTty(cmd: Command): RunOptions['progress'] {
+  if (cmd.quiet || !process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    if (total <= PROGRESS_FROM) return;
+    const now = performance.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    process.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
+  };
+}
+
+/** What every command reads: the size budget, config files, flag overrides, inputs. */
+function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
   budget = budgetTotal = cmd.maxInputBytes;
   const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
   const overrides = overridesFrom(cmd, env);
   const inputs = readInputs(cmd.inputs);
+  const progress = progressOnTty(cmd);
   const opts: RunOptions = {
     logToStderr,
+    ...(progress ? { progress } : {}),
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
-    ...(env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}),
   };
-  const out = runInputs(inputs, opts);
-  if (out.stderr) process.stderr.write(out.stderr);
-  if (out.exitCode !== 2 && out.stdout) {
-    if (cmd.outputFile !== undefined) {
-      try {
-        writeFileSync(cmd.outputFile, out.stdout);
-      } catch (e) {
-        throw new CliError(`cannot write --output-file ${fsMessage(cmd.outputFile, e)}`);
-      }
-    } else writeStdout(out.stdout);
-  }
+  return { inputs, opts, logToStderr };
+}
+
+function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
   if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(out, startedAt));
   if (!outputFailed) process.exitCode = out.exitCode;
+}
+
+function writeFile(path: string, text: string, what: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (e) {
+    throw new CliError(`cannot write ${what} ${fsMessage(path, e)}`);
+  }
+}
+
+function runInject(cmd: Command, startedAt: number): void {
+  const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
+  if (stdoutReport && cmd.outputFile === undefined) {
+    throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
+  }
+  const { inputs, opts, logToStderr } = prepare(cmd);
+  const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
+  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.exitCode !== 2 && out.stdout) {
+    let text = out.stdout;
+    if (cmd.output) {
+      try {
+        text = convertOutput(text, cmd.output);
+      } catch (e) {
+        throw new CliError((e as Error).message);
+      }
+    }
+    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, text, '--output-file');
+    else writeStdout(text);
+  }
+  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
+  finish(cmd, out, logToStderr, startedAt);
+}
+
+/** `meshinject check`: nothing changes; findings on stderr (and in reports); exit 1 when one fails. */
+function runCheck(cmd: Command, startedAt: number): void {
+  const { inputs, opts, logToStderr } = prepare(cmd);
+  const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
+  // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
+  const shown = logToStderr ? out.stderr : out.results.filter((r) => r.severity !== 'info').map((r) => `${formatResultLine(r)}\n`).join('');
+  if (shown) process.stderr.write(shown);
+  if (out.stdout) writeStdout(out.stdout);
+  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
+  finish(cmd, out, logToStderr, startedAt);
+}
+
+/** `meshinject explain`: the decision trace per workload. */
+function runExplain(cmd: Command): void {
+  const { inputs, opts } = prepare(cmd);
+  const out = runInputs(inputs, opts);
+  if (out.exitCode === 2) {
+    process.stderr.write(out.stderr);
+    process.exitCode = 2;
+    return;
+  }
+  const general = out.results.filter((r) => !r.resourceRef && r.severity !== 'info');
+  for (const r of general) process.stderr.write(`${formatResultLine(r)}\n`);
+  const list = explainWorkloads(out.workloads, out.results, locate(inputs));
+  writeStdout(cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
+  if (!outputFailed) process.exitCode = out.exitCode;
+}
+
+/** `meshinject diff`: the unified diff per file; `--in-place` writes the changed files back. */
+function runDiff(cmd: Command): void {
+  const { inputs, opts } = prepare(cmd);
+  if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
+  const out = runInputs(inputs, opts);
+  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.exitCode !== 0) {
+    process.exitCode = out.exitCode;
+    return;
+  }
+  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
+  if (cmd.inPlace) {
+    const changed = out.files.filter((f) => f.output !== f.input);
+    for (const f of changed) writeFile(f.name!, f.output, '--in-place');
+    process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
+  } else writeStdout(text);
+  process.exitCode = 0;
 }
 
 function main(startedAt: number): void {
@@ -248,7 +377,10 @@ function main(startedAt: number): void {
   }
   if (cmd.help) return writeStdout(USAGE);
   if (cmd.version) return writeStdout(`meshinject ${VERSION}\n`);
-  if (cmd.command !== 'inject') throw new CliError(`meshinject ${cmd.command} is not available in this build`);
+  if (cmd.command === 'completion') return writeStdout(completionScript(cmd.shell!));
+  if (cmd.command === 'check') return runCheck(cmd, startedAt);
+  if (cmd.command === 'explain') return runExplain(cmd);
+  if (cmd.command === 'diff') return runDiff(cmd);
   runInject(cmd, startedAt);
 }
 

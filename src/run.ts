@@ -1,12 +1,15 @@
 import { loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
-import { driverFor } from './drivers/registry.ts';
+import { DRIVERS } from './drivers/registry.ts';
 import { parseSource, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput } from './krm/write.ts';
+import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult } from './model.ts';
-import { collectNamespaces, processItems } from './pipeline.ts';
+import { collectNamespaces, processItems, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, summarize } from './results/result.ts';
+import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
+import { lookupWorkloadKind } from './workloads/kinds.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -29,6 +32,14 @@ export interface RunOptions {
    * them), and an output without resources is an error rather than an empty stream.
    */
   dropLocalConfig?: boolean;
+  /**
+   * Check mode (`meshinject check`; also when the functionConfig says `spec.mode: check`): nothing is
+   * changed; findings (`src/reports/check.ts`) are results, and any error result fails the run. A
+   * ResourceList comes back with its items unchanged and the results; other forms write nothing.
+   */
+  check?: { failOn: FailOn };
+  /** Progress: called after each resource with the count done and the total (the CLI draws it on a terminal). */
+  progress?: (done: number, total: number) => void;
 }
 
 /** One input of a run: its text and its name (a file path; absent for stdin). */
@@ -44,6 +55,8 @@ export interface FileOutput {
   input: string;
   /** The output text in the input's framing (equal to `input` when nothing changed). */
   output: string;
+  /** New text of each changed resource, by `SourceItem.position` (what a fix replaces). */
+  changed: ReadonlyMap<number, string>;
 }
 
 /**
@@ -57,6 +70,12 @@ export interface RunOutput {
   results: KrmResult[];
   /** Per input, its text and its output (empty unless the run got as far as writing output). */
   files: FileOutput[];
+  /** The config the run used (absent when it could not be loaded). */
+  config?: Config;
+  /** Every decided workload (with the index of its input), in input order; empty when the run stopped before deciding. */
+  workloads: Array<WorkloadRecord & { input: number }>;
+  /** Check mode: the resource text that fixes a finding (injecting it), by result. */
+  fixes?: Map<KrmResult, string>;
 }
 
 const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
@@ -72,7 +91,7 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
 
 /** Exit 2: bad input, nothing on stdout, the reason on stderr. */
 function badInput(message: string, results: KrmResult[] = []): RunOutput {
-  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [] };
+  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
 /**
@@ -86,7 +105,7 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
 }
 
 /** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
-function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string } {
+function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
   const layers: ConfigLayer[] = [];
   const texts = opts.functionConfigs ?? (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
   if (texts) {
@@ -112,10 +131,10 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
     }
     layers.push(...o.layers);
   }
-  if (layers.length === 0) return { loaded: loadConfig(undefined) };
+  if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS) };
   const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
-  return { loaded: loadConfig(merged.value as JsonObject) };
+  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS), raw: merged.value };
 }
 
 /**
@@ -185,9 +204,9 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const single = sources.length === 1 ? sources[0]! : undefined;
   const results: KrmResult[] = [];
   /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
-  const failed = (): RunOutput => {
+  const failed = (used?: Config, workloads: RunOutput['workloads'] = []): RunOutput => {
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [] };
+    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}) };
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
@@ -201,32 +220,50 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     return failed();
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
-  const driver = driverFor(loaded.config.mesh);
-  if (!driver) {
-    results.push(generalResult('error', `functionConfig: mesh "${loaded.config.mesh}" is not implemented in this version`, 'spec.mesh'));
+  const mesh = loaded.mesh;
+  const checkSpec = readCheckRules(cfg.raw);
+  if (checkSpec.issues.length > 0) {
+    for (const issue of checkSpec.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
     return failed();
   }
-  let config = loaded.config;
+  const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
+  // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
+  const config = check ? { ...loaded.config, resultAnnotations: false } : loaded.config;
   const processed: Array<{ changed: Map<number, string>; drops: SourceItem[] }> = [];
+  const workloads: Array<WorkloadRecord & { input: number }> = [];
+  // All inputs are one run: one namespace table over every input's Namespace objects (they win over
+  // spec.namespaces entries), unknown namespaces reported once.
+  let shared: SharedRun;
   try {
-    if (sources.length > 1) {
-      // One namespace table for all inputs: every Namespace object of every input (they win over
-      // spec.namespaces entries of the same name, as within one input).
-      const all = collectNamespaces(sources.flatMap((s) => s.items), config);
-      config = { ...config, namespaces: [...all.values()] };
+    shared = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() };
+    if (opts.progress) {
+      const total = sources.reduce((n, s) => n + s.items.length, 0);
+      let done = 0;
+      const progress = opts.progress;
+      shared.onItem = () => progress(++done, total);
     }
     sources.forEach((source, i) => {
-      const drops = opts.dropLocalConfig ? localConfigDrops(source) : [];
-      const out = processItems(source, config, driver, inputs[i]!.name);
+      const drops = opts.dropLocalConfig && !check ? localConfigDrops(source) : [];
+      const out = processItems(source, config, mesh, inputs[i]!.name, shared);
       results.push(...out.results);
       processed.push({ changed: out.changed, drops });
+      for (const w of out.workloads) workloads.push({ ...w, input: i });
     });
+    results.push(...unknownNamespaceResults(shared.unknownNamespaces));
   } catch (e) {
     // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
     return badInput(e.message);
   }
-  if (exitCodeOf(results) !== 0) return failed();
+  if (check) {
+    const templatePath = (w: WorkloadRecord) => lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
+    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath);
+    results.push(...found.results);
+    applyFailOn(results, check.failOn);
+    const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
+    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes };
+  }
+  if (exitCodeOf(results) !== 0) return failed(config, workloads);
   let kept = 0;
   const files = sources.map((source, i): FileOutput => {
     const { changed, drops } = processed[i]!;
@@ -238,11 +275,11 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     }
     kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
     const name = inputs[i]!.name;
-    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results) };
+    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results), changed };
   });
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }
   const stdout = single ? files[0]!.output : joinStreams(files.map((f) => f.output));
-  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files };
+  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads };
 }

@@ -2,10 +2,9 @@
 // errors, option errors, layered configs and Argo CD's build environment. Runs the built CLI.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { BIN, makeTempDir, runCli, type Obj } from './e2e-helpers.ts';
+import { BIN, runCli, workspace, type Obj } from './e2e-helpers.ts';
 
 const NS = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {mesh: "on"}\n';
 const deployment = (name: string, ns = 'shop') => `apiVersion: apps/v1
@@ -28,15 +27,6 @@ function docs(text: string): Obj[] {
 }
 const proxied = (o: Obj) => JSON.stringify(o).includes('"istio-proxy"');
 
-function workspace(t: { teardown(fn: () => void): void }, files: Record<string, string>): string {
-  const tmp = makeTempDir('cli');
-  t.teardown(tmp.cleanup);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(join(tmp.dir, name, '..'), { recursive: true });
-    writeFileSync(join(tmp.dir, name), text);
-  }
-  return tmp.dir;
-}
 
 t.test('several files are one input: a Namespace in ns.yaml selects a Deployment in app.yaml', async (t) => {
   const dir = workspace(t, { 'cfg.yaml': SELECTOR, 'ns.yaml': NS, 'app.yaml': deployment('web') });

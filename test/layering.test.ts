@@ -124,9 +124,9 @@ t.test('run: the layers decide together (a later file does not lose the earlier 
 t.test('run: default namespace override; a ResourceList functionConfig that is a list says so', async (t) => {
   const cfg = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec:\n  defaultNamespace: other\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n  namespaces: [{name: shop, labels: {mesh: "on"}}]\n';
   const plain = run(DEPLOYMENT, { functionConfig: cfg });
-  t.match(plain.results.at(-1)?.message, /namespace-not-selected/, 'spec.defaultNamespace alone: other');
+  t.match(plain.results.find((r) => r.resourceRef)?.message, /namespace-not-selected/, 'spec.defaultNamespace alone: other');
   const over = run(DEPLOYMENT, { functionConfig: cfg, overrides: { defaultNamespace: { value: 'shop', from: 'ARGOCD_APP_NAMESPACE' } } });
-  t.match(over.results.at(-1)?.message, /^injected/, 'the override wins over spec.defaultNamespace');
+  t.match(over.results.find((r) => r.resourceRef)?.message, /^injected/, 'the override wins over spec.defaultNamespace');
   const rl = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- ${DEPLOYMENT.trimEnd().replace(/\n/g, '\n  ')}\nfunctionConfig:\n- a\n- b\n`;
   const listCfg = run(rl);
   t.equal(listCfg.exitCode, 1);

@@ -38,7 +38,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (nothing is written on failure)', only: ['inject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
   { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
-  { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'warning', 'drift'], help: 'check fails on: error (default: findings that break the config), warning (also warnings), drift (only stale injections)', only: ['check'] },
+  { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
   { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files (untouched files stay untouched)', only: ['diff'] },
   { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
   { name: 'revision', type: 'string', arg: 'REV', help: 'Istio control-plane revision (spec.istio.revision)' },
@@ -63,7 +63,7 @@ export interface Command {
   /** Input size limit in bytes. */
   maxInputBytes: number;
   reports: Array<{ format: ReportFormat; path?: string }>;
-  failOn: 'error' | 'warning' | 'drift';
+  failOn: 'error' | 'drift' | 'warning';
   inPlace: boolean;
   color: 'auto' | 'always' | 'never';
   revision?: string;
@@ -207,7 +207,7 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     configs: list('config'),
     maxInputBytes,
     reports,
-    failOn: (str('fail-on') as Command['failOn'] | undefined) ?? 'error',
+    failOn: (str('fail-on') as Command['failOn'] | undefined) ?? 'drift',
     inPlace: v['in-place'] === true,
     color: (str('color') as Command['color'] | undefined) ?? 'auto',
     quiet: v.quiet === true,

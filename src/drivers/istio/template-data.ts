@@ -1,10 +1,11 @@
-import type { Config } from '../../config/types.ts';
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import type { WorkloadRef } from '../driver.ts';
+import type { IstioSettings } from './config.ts';
 import { goSprint } from '../../render/go-values.ts';
 import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
+import { objectAt } from '../../json.ts';
 
 /** What {@link buildTemplateData} needs. */
 export interface TemplateDataInput {
@@ -12,7 +13,7 @@ export interface TemplateDataInput {
   pod: PodTemplate;
   workload: WorkloadRef;
   namespace?: NamespaceInfo;
-  config: Config;
+  settings: IstioSettings;
   /** The effective ProxyConfig (from `effectiveProxyConfig`). */
   proxyConfig: JsonObject;
   /** Native sidecars as resolved by the pipeline (config and node-version rules), before the pod annotation. */
@@ -35,7 +36,7 @@ export interface IstioTemplateData {
   ProxyConfig: JsonObject & { interceptionMode: string; proxyMetadata: Record<string, string> };
   MeshConfig: JsonObject;
   Values: JsonObject;
-  /** `config.istio.revision`, or `default`. */
+  /** `spec.istio.revision`, or `default`. */
   Revision: string;
   NativeSidecars: boolean;
   ProxyImage: string;
@@ -77,11 +78,6 @@ function isObject(v: Json | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function objectAt(o: Json | undefined, ...path: string[]): JsonObject {
-  let cur: Json | undefined = o;
-  for (const p of path) cur = isObject(cur) ? cur[p] : undefined;
-  return isObject(cur) ? cur : {};
-}
 
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -124,9 +120,9 @@ function isGoTrue(v: Json | undefined): boolean {
  * pkg/kube/inject/inject.go). Pure: reads only its input.
  */
 export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
-  const { pod, workload, namespace, config } = input;
-  const values = config.istio.values;
-  const mesh = config.istio.meshConfig;
+  const { pod, workload, namespace, settings } = input;
+  const values = settings.values;
+  const mesh = settings.meshConfig;
   const labels = stringMap(pod.metadata.labels);
   const annotations = stringMap(pod.metadata.annotations);
   const rawSpec = pod.spec ?? {};
@@ -147,7 +143,7 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
 
   let uid = PROXY_UID;
   let gid = PROXY_UID;
-  if (config.istio.platform === 'openshift') {
+  if (settings.platform === 'openshift') {
     const nsAnnotations = namespace?.annotations ?? {};
     uid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.uid-range']) ?? PROXY_UID;
     gid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.supplemental-groups']) ?? uid;
@@ -181,14 +177,14 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
     ProxyConfig: proxyConfig,
     MeshConfig: mesh,
     Values: values,
-    Revision: config.istio.revision || 'default',
+    Revision: settings.revision || 'default',
     NativeSidecars: input.nativeSidecars,
     ProxyImage: resolveProxyImage(values, proxyConfig, annotations),
     ProxyInitImage: resolveProxyInitImage(values, proxyConfig, annotations),
     ProxyUID: uid,
     ProxyGID: gid,
     InboundTrafficPolicyMode: inboundMode,
-    CompliancePolicy: config.istio.compliancePolicy,
+    CompliancePolicy: settings.compliancePolicy,
     AppContainers: containers.map((c) => String(c.name ?? '')).filter((n) => n !== 'istio-proxy'),
     PodPorts: containers.flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isObject) : []).map(containerPortJSON)),
     WorkloadName: workloadName,
