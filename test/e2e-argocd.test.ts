@@ -228,6 +228,9 @@ t.test('kustomize variant (bash and sh): the shop through `kustomize build`, sam
   t.same(skippedProblems(byName(objs, 'Deployment', 'payments-legacy'), { reason: /label-false/ }), [], 'the opted-out workload is skipped');
   t.same(skippedProblems(byName(objs, 'DaemonSet', 'node-exporter'), { reason: /host-network/ }), [], 'the host-network DaemonSet is skipped');
   t.same(skippedProblems(byName(objs, 'Deployment', 'admin'), { reason: /namespace-not-selected/ }), [], 'backoffice is not selected');
+  const sync = (kind: string, name: string) => get(byName(objs, kind, name), 'metadata', 'annotations', 'argocd.argoproj.io/sync-options');
+  t.equal(sync('Job', 'migrate-schema'), 'Replace=true', 'the injected Job is replaced on sync (central config)');
+  t.equal(sync('Deployment', 'web'), undefined, 'other kinds are not');
 });
 
 t.test('helm variant: helm template with the app name and namespace; the revision parameter', async (t) => {

@@ -48,6 +48,9 @@ t.test('the workflow up to the publish step: render and inject the shop', async 
   }
   for (const id of ['Deployment/storefront/payments-legacy', 'DaemonSet/ops/node-exporter', 'Deployment/backoffice/admin']) t.same(skippedProblems(byId.get(id)!), [], `${id} skipped`);
   t.notMatch(out, /SidecarInjection|local-config/, 'no config objects published');
+  const force = (id: string) => get(byId.get(id), 'metadata', 'annotations', 'kustomize.toolkit.fluxcd.io/force');
+  t.equal(force('Job/data/migrate-schema'), 'enabled', 'the injected Job carries Flux\'s force annotation (injection.yaml)');
+  t.equal(force('Deployment/storefront/web'), undefined, 'other kinds do not');
   t.match(r.stderr, /hydrate: 12 resources in hydrated\/manifests\.yaml/);
 
   // The publish step pushes exactly that directory.
