@@ -224,13 +224,8 @@ function writeReports(cmd: Command, report: () => Report): void {
   const r = report();
   for (const { format, path } of cmd.reports) {
     const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
-    if (path !== undefined) {
-      try {
-        writeFileSync(path, text);
-      } catch (e) {
-        throw new CliError(`cannot write --report ${format}=${fsMessage(path, e)}`);
-      }
-    } else if (format === 'table') process.stderr.write(text);
+    if (path !== undefined) writeFile(path, text, `--report ${format}=`);
+    else if (format === 'table') process.stderr.write(text);
     else writeStdout(text);
   }
 }
@@ -288,11 +283,12 @@ function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: n
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 
+/** Writes a file the user named; `what` names the option in the error (`--output-file `, `--report junit=`). */
 function writeFile(path: string, text: string, what: string): void {
   try {
     writeFileSync(path, text);
   } catch (e) {
-    throw new CliError(`cannot write ${what} ${fsMessage(path, e)}`);
+    throw new CliError(`cannot write ${what}${fsMessage(path, e)}`);
   }
 }
 
@@ -313,7 +309,7 @@ function runInject(cmd: Command, startedAt: number): void {
         throw new CliError((e as Error).message);
       }
     }
-    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, text, '--output-file');
+    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, text, '--output-file ');
     else writeStdout(text);
   }
   if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
@@ -362,7 +358,7 @@ function runDiff(cmd: Command): void {
   const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
-    for (const f of changed) writeFile(f.name!, f.output, '--in-place');
+    for (const f of changed) writeFile(f.name!, f.output, '--in-place: ');
     process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
   } else writeStdout(text);
   process.exitCode = 0;
