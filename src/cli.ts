@@ -5,7 +5,7 @@
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCommandLine, type Command } from './cli/args.ts';
+import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
@@ -157,7 +157,9 @@ function readInputs(paths: readonly string[]): RunInput[] {
     try {
       st = statSync(p);
     } catch (e) {
-      throw new CliError(fsMessage(p, e));
+      // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
+      const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
+      throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
       const files = manifestFiles(p);
@@ -212,10 +214,19 @@ function writeStdout(text: string): void {
   }
 }
 
-/** The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 errors (120 ms)`. */
-function summaryLine(out: RunOutput, startedAt: number): string {
+/**
+ * The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 error(s) (120 ms)`; for a
+ * check, `meshinject check: 2 failing, 1 warning(s), 7 workload(s) (120 ms)`.
+ */
+function summaryLine(cmd: Command, out: RunOutput, startedAt: number): string {
+  const ms = `(${Math.round(performance.now() - startedAt)} ms)`;
+  if (cmd.command === 'check') {
+    const failing = out.results.filter((r) => r.severity === 'error').length;
+    const warnings = out.results.filter((r) => r.severity === 'warning').length;
+    return `meshinject check: ${failing} failing, ${warnings} warning(s), ${out.workloads.length} workload(s) ${ms}\n`;
+  }
   const s = summarize(out.results);
-  return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) (${Math.round(performance.now() - startedAt)} ms)\n`;
+  return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) ${ms}\n`;
 }
 
 /** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
@@ -279,7 +290,7 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
 }
 
 function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
-  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(out, startedAt));
+  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd, out, startedAt));
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 
