@@ -7,6 +7,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statS
 import { join } from 'node:path';
 import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
+import { summaryLine } from './cli/summary.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
 import { completionScript } from './cli/completion.ts';
@@ -17,7 +18,7 @@ import { junitReport, githubReport, sarifReport, tableReport } from './reports/f
 import { locateInput, type LocatedInput } from './reports/locate.ts';
 import { buildReport, type Report } from './reports/report.ts';
 import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
-import { formatResultLine, summarize } from './results/result.ts';
+import { formatResultLine } from './results/result.ts';
 
 export { USAGE };
 
@@ -214,21 +215,6 @@ function writeStdout(text: string): void {
   }
 }
 
-/**
- * The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 error(s) (120 ms)`; for a
- * check, `meshinject check: 2 failing, 1 warning(s), 7 workload(s) (120 ms)`.
- */
-function summaryLine(cmd: Command, out: RunOutput, startedAt: number): string {
-  const ms = `(${Math.round(performance.now() - startedAt)} ms)`;
-  if (cmd.command === 'check') {
-    const failing = out.results.filter((r) => r.severity === 'error').length;
-    const warnings = out.results.filter((r) => r.severity === 'warning').length;
-    return `meshinject check: ${failing} failing, ${warnings} warning(s), ${out.workloads.length} workload(s) ${ms}\n`;
-  }
-  const s = summarize(out.results);
-  return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) ${ms}\n`;
-}
-
 /** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
 function writeReports(cmd: Command, report: () => Report): void {
   if (cmd.reports.length === 0) return;
@@ -290,7 +276,7 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
 }
 
 function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
-  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd, out, startedAt));
+  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 
