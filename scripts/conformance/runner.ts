@@ -61,14 +61,17 @@ export function splitDocuments(text: string): string[] {
 
 /**
  * The ResourceList text for one case: each document's text kept as is (indented under `items`), the function
- * config re-serialised with `spec.resultAnnotations: false` merged in.
+ * config re-serialised with `spec.resultAnnotations: false` merged in and `spec.mode: inject` (the default)
+ * left out.
  */
 export function buildResourceList(inputYaml: string, fnConfigYaml: string): string {
   const fnConfig = (parse(fnConfigYaml) ?? {}) as JsonObject;
   const spec = (typeof fnConfig.spec === 'object' && fnConfig.spec !== null && !Array.isArray(fnConfig.spec)
     ? fnConfig.spec
     : {}) as JsonObject;
-  fnConfig.spec = { ...spec, resultAnnotations: false };
+  const { mode, ...rest } = spec;
+  // `mode: inject` is the default; left out so that builds without `spec.mode` run the inject cases too.
+  fnConfig.spec = { ...rest, ...(mode !== undefined && mode !== 'inject' ? { mode } : {}), resultAnnotations: false };
   const items = splitDocuments(inputYaml).map((d) => {
     const lines = d.replace(/\s+$/, '').split('\n');
     return lines.map((l, i) => (i === 0 ? `- ${l}` : l === '' ? '' : `  ${l}`)).join('\n');

@@ -1,0 +1,37 @@
+/**
+ * What `linkerd inject` does to resources without a pod template (cli/cmd/inject.go `transform`,
+ * pkg/inject/inject.go `AnnotateNamespace` / `AnnotateService`): a `Namespace` gets
+ * `linkerd.io/inject: enabled` plus the override annotations; a `Service` gets the
+ * `config.linkerd.io/opaque-ports` override, when one is configured. Everything else is left alone.
+ */
+import type { Config } from '../../config/types.ts';
+import { matchesSelector } from '../../selection/label-selector.ts';
+import type { ObjectAnnotation, ResourceMeta } from '../driver.ts';
+import { A, INJECT_ANNOTATION } from './annotations.ts';
+import type { LinkerdSettings } from './config.ts';
+
+/**
+ * The Linkerd driver's `annotateResource`. A Namespace is annotated only when the shared namespace rules
+ * would consider its workloads (not in `ignoredNamespaces`, selected by `namespaceSelector`), when
+ * `annotateNamespaces` is on, and when it does not say `linkerd.io/inject: disabled` (which `linkerd inject`
+ * would overwrite with `enabled`; meshinject keeps the user's opt-out). Existing keys are not overwritten.
+ * @returns the annotations to add and a description for the result, or undefined to leave the resource alone
+ */
+export function annotateLinkerdResource(res: ResourceMeta, config: Config, settings: LinkerdSettings): ObjectAnnotation | undefined {
+  const add = (wanted: Record<string, string>, summary: string): ObjectAnnotation | undefined => {
+    const annotations: Record<string, string> = {};
+    for (const [k, v] of Object.entries(wanted)) if (res.annotations[k] === undefined) annotations[k] = v;
+    return Object.keys(annotations).length > 0 ? { annotations, summary } : undefined;
+  };
+  if (res.kind === 'Namespace' && res.apiVersion === 'v1') {
+    if (!settings.annotateNamespaces || res.annotations[INJECT_ANNOTATION] === 'disabled') return undefined;
+    if (config.ignoredNamespaces.includes(res.name)) return undefined;
+    if (config.namespaceSelector && !matchesSelector(config.namespaceSelector, { ...res.labels, 'kubernetes.io/metadata.name': res.name })) return undefined;
+    return add({ ...settings.overrideAnnotations, [INJECT_ANNOTATION]: res.annotations[INJECT_ANNOTATION] ?? 'enabled' }, `${INJECT_ANNOTATION} for the workloads of namespace ${res.name}`);
+  }
+  if (res.kind === 'Service' && res.apiVersion === 'v1') {
+    const ports = settings.overrideAnnotations[A.opaquePorts];
+    return ports === undefined ? undefined : add({ [A.opaquePorts]: ports }, `opaque ports ${ports}`);
+  }
+  return undefined;
+}
