@@ -190,6 +190,11 @@ export interface MeshDriver<S = unknown> {
    */
   annotateResource?(resource: ResourceMeta, config: Config, settings: S): ObjectAnnotation | undefined;
   /**
+   * Optional: the annotation and label keys this mesh put on a resource that is not a workload (the
+   * counterpart of `annotateResource`, for uninject), or undefined when there are none.
+   */
+  resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  /**
    * True when the driver reads and writes the pod template's own metadata for every kind, ignoring
    * `WorkloadKind.metaPath` (Istio kube-inject's CronJob `spec.jobTemplate.metadata`). Default false.
    */
@@ -211,6 +216,7 @@ export interface ActiveMesh {
   inject(req: Omit<InjectRequest, 'settings'>): InjectResponse;
   inventory(pod: PodTemplate): Inventory | undefined;
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
+  resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   readonly ownPodMetadata?: boolean;
   readonly checksHostNetwork?: boolean;
 }
@@ -224,6 +230,7 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
+    ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
     ...(driver.ownPodMetadata ? { ownPodMetadata: true } : {}),
     ...(driver.checksHostNetwork ? { checksHostNetwork: true } : {}),
   };

@@ -10,7 +10,7 @@ import { loadLinkerdConfig, type LinkerdSettings } from './config.ts';
 import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';
 import { linkerdInventory } from './inventory.ts';
-import { annotateLinkerdResource } from './objects.ts';
+import { annotateLinkerdResource, linkerdResourceInventory } from './objects.ts';
 
 export type { LinkerdSettings } from './config.ts';
 
@@ -29,6 +29,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = {
   },
   inventory: linkerdInventory,
   annotateResource: annotateLinkerdResource,
+  resourceInventory: linkerdResourceInventory,
   ownPodMetadata: true,
   checksHostNetwork: true,
 };

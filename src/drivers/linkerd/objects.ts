@@ -9,6 +9,7 @@ import { matchesSelector } from '../../selection/label-selector.ts';
 import type { ObjectAnnotation, ResourceMeta } from '../driver.ts';
 import { A, INJECT_ANNOTATION } from './annotations.ts';
 import type { LinkerdSettings } from './config.ts';
+import { linkerdAnnotationKeys, linkerdLabelKeys } from './inventory.ts';
 
 /**
  * The Linkerd driver's `annotateResource`. A Namespace is annotated only when the shared namespace rules
@@ -34,4 +35,16 @@ export function annotateLinkerdResource(res: ResourceMeta, config: Config, setti
     return ports === undefined ? undefined : add({ [A.opaquePorts]: ports }, `opaque ports ${ports}`);
   }
   return undefined;
+}
+
+/**
+ * The Linkerd driver's `resourceInventory`: the `linkerd.io/*` annotations (except `linkerd.io/inject:
+ * disabled`) and labels of a Namespace or Service, which `linkerd uninject` removes (`uninjectObjectMeta`,
+ * pkg/inject/uninject.go); `config.linkerd.io/*` keys stay. Undefined for other kinds or when there are none.
+ */
+export function linkerdResourceInventory(res: ResourceMeta): { annotations: string[]; labels: string[] } | undefined {
+  if (res.apiVersion !== 'v1' || (res.kind !== 'Namespace' && res.kind !== 'Service')) return undefined;
+  const meta = { labels: res.labels, annotations: res.annotations };
+  const inv = { annotations: linkerdAnnotationKeys(meta), labels: linkerdLabelKeys(meta) };
+  return inv.annotations.length + inv.labels.length > 0 ? inv : undefined;
 }
