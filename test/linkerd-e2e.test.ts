@@ -123,7 +123,7 @@ spec:
   t.ok(out.results.some((r) => r.resourceRef?.name === 'ok' && r.tags?.['meshinject.dev/outcome'] === 'injected'), 'the other pod is injected');
 });
 
-t.test('no annotation on the pod or a known namespace: the policy decides (disabled: the proxy injector'\''s reading)', async (t) => {
+t.test('no annotation on the pod or a known namespace: the policy decides (disabled is the proxy injector reading)', async (t) => {
   const out = run(`apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: elsewhere}\nspec:\n  containers:\n  - {name: app, image: app:1}\n`,
     { functionConfig: config('    manual: false\n', '  policy: disabled\n') });
   t.equal(out.exitCode, 0);
