@@ -7,7 +7,7 @@
  */
 import type { Json, JsonObject } from '../../model.ts';
 import { DEBUG_CONTAINER, END_ENTITY_VOLUME, INIT_CONTAINER, PROXY_CONTAINER, TOKEN_VOLUME, VALIDATOR_CONTAINER } from './annotations.ts';
-import type { ImageValues, LinkerdValues, ResourceValues } from './values.ts';
+import { VALIDATOR_SECURITY_CONTEXT, type ImageValues, type LinkerdValues, type ResourceValues } from './values.ts';
 
 /** What the pod contributes to the proxy's rendering (Linkerd `injectPodSpec`). */
 export interface PodFacts {
@@ -265,15 +265,7 @@ export function networkValidatorContainer(v: LinkerdValues): JsonObject {
     ...(resources ? { resources } : {}),
     ...(n.enableSecurityContext
       ? {
-        securityContext: Object.keys(n.securityContext).length > 0 ? n.securityContext : {
-          allowPrivilegeEscalation: false,
-          capabilities: { drop: ['ALL'] },
-          readOnlyRootFilesystem: true,
-          runAsGroup: 65534,
-          runAsNonRoot: true,
-          runAsUser: 65534,
-          seccompProfile: { type: 'RuntimeDefault' },
-        },
+        securityContext: Object.keys(n.securityContext).length > 0 ? n.securityContext : structuredClone(VALIDATOR_SECURITY_CONTEXT),
       }
       : {}),
   };

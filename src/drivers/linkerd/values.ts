@@ -13,6 +13,17 @@ import type { Json, JsonObject } from '../../model.ts';
  */
 export const DEFAULT_LINKERD_VERSION = 'edge-26.8.3';
 
+/** The network validator's securityContext: the chart default, and the partial's own fallback when it is emptied. */
+export const VALIDATOR_SECURITY_CONTEXT: JsonObject = {
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  readOnlyRootFilesystem: true,
+  runAsGroup: 65534,
+  runAsNonRoot: true,
+  runAsUser: 65534,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
 /** The chart defaults the patch reads (charts/linkerd-control-plane/values.yaml). */
 export const LINKERD_CHART_VALUES: JsonObject = {
   clusterDomain: 'cluster.local',
@@ -89,15 +100,7 @@ export const LINKERD_CHART_VALUES: JsonObject = {
     listenAddr: '',
     timeout: '10s',
     enableSecurityContext: true,
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      capabilities: { drop: ['ALL'] },
-      readOnlyRootFilesystem: true,
-      runAsGroup: 65534,
-      runAsNonRoot: true,
-      runAsUser: 65534,
-      seccompProfile: { type: 'RuntimeDefault' },
-    },
+    securityContext: structuredClone(VALIDATOR_SECURITY_CONTEXT),
   },
   debugContainer: { image: { name: 'cr.l5d.io/linkerd/debug', pullPolicy: '', version: '' } },
   identity: { serviceAccountTokenProjection: true },
