@@ -261,6 +261,7 @@ function resultFor(w: Workload, decision: Decision, injected: InjectResponse | u
 function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
   const v = obj(item.value);
   if (!v || isLocalConfig(v) || !ctx.mesh.annotateResource) return;
+  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
   const meta = obj(v.metadata) ?? {};
   const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
   const add = ctx.mesh.annotateResource(res, ctx.config);
