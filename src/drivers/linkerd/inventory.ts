@@ -39,12 +39,14 @@ export function linkerdLabelKeys(meta: PodTemplate['metadata']): string[] {
 /**
  * The Linkerd driver's `inventory`: what Linkerd put into `pod`, or undefined when it carries none of
  * Linkerd's containers, volumes, annotations or labels. `statusAnnotation` is `linkerd.io/proxy-version`
- * (the annotation `--manual` writes; Linkerd has no status annotation listing what it added).
+ * (the annotation `--manual` writes; Linkerd has no status annotation listing what it added), or
+ * `linkerd.io/inject` for a pod template that only carries the annotation-only opt-in.
  */
 export function linkerdInventory(pod: PodTemplate): Inventory | undefined {
   const spec = pod.spec;
+  const annotations = pod.metadata.annotations ?? {};
   const inv: Inventory = {
-    statusAnnotation: PROXY_VERSION_ANNOTATION,
+    statusAnnotation: !Object.hasOwn(annotations, PROXY_VERSION_ANNOTATION) && annotations[INJECT_ANNOTATION] ? INJECT_ANNOTATION : PROXY_VERSION_ANNOTATION,
     containers: names(spec.containers).filter((n) => CONTAINERS.includes(n)),
     initContainers: names(spec.initContainers).filter((n) => INIT_CONTAINERS.includes(n)),
     volumes: names(spec.volumes).filter((n) => VOLUMES.includes(n)),
