@@ -91,8 +91,10 @@ t.test('decision: linkerd.io/inject on the pod, else on the namespace', async (t
   t.match(decide({ 'linkerd.io/inject': 'enabled' }).verdict, { inject: true, reason: 'pod-annotation-enabled' });
   t.match(decide({ 'linkerd.io/inject': 'ingress' }).verdict, { inject: true, reason: 'pod-annotation-ingress' });
   t.match(decide({ 'linkerd.io/inject': 'disabled' }, { 'linkerd.io/inject': 'enabled' }).verdict, { inject: false, reason: 'pod-annotation-disabled' }, 'the pod wins over the namespace');
-  t.match(decide({}, { 'linkerd.io/inject': 'enabled' }).verdict, { inject: true, reason: 'namespace-annotation-enabled', namespaceBased: true });
-  t.match(decide({}, { 'linkerd.io/inject': 'disabled' }).verdict, { inject: false, reason: 'namespace-annotation-disabled', namespaceBased: true });
+  const nsEnabled = decide({}, { 'linkerd.io/inject': 'enabled' });
+  t.equal(nsEnabled.verdict, undefined, 'the namespace does not decide before the shared selectors');
+  t.match(nsEnabled.defaultPolicy, { inject: true, reason: 'namespace-annotation-enabled' }, 'it is the default in place of policy');
+  t.match(decide({}, { 'linkerd.io/inject': 'disabled' }).defaultPolicy, { inject: false, reason: 'namespace-annotation-disabled' });
   const none = decide({}, {});
   t.equal(none.verdict, undefined, 'nothing decides: the shared selectors and policy do');
   t.match(none.undecided, /no linkerd\.io\/inject annotation/);
@@ -246,6 +248,9 @@ t.test('Namespace and Service annotations', async (t) => {
   t.same(annotate('Namespace', 'shop')?.annotations, { 'config.linkerd.io/opaque-ports': '4000', 'linkerd.io/inject': 'enabled' });
   t.equal(annotate('Namespace', 'shop', { 'linkerd.io/inject': 'disabled' }), undefined, "a namespace's opt-out is kept");
   t.equal(annotate('Namespace', 'kube-system'), undefined, 'ignored namespaces are left alone');
+  const disabled = load({}, { policy: 'disabled' });
+  t.equal(linkerdDriver.annotateResource!({ apiVersion: 'v1', kind: 'Namespace', name: 'shop', namespace: '', labels: {}, annotations: {} }, disabled.config, disabled.settings), undefined,
+    'with policy disabled an opt-in would change what the next run decides: left alone');
   t.same(annotate('Service', 'web')?.annotations, { 'config.linkerd.io/opaque-ports': '4000' });
   t.equal(annotate('ConfigMap', 'x'), undefined);
   t.equal(linkerdDriver.annotateResource!({ apiVersion: 'v1', kind: 'Service', name: 'web', namespace: '', labels: {}, annotations: {} }, load().config, load().settings), undefined, 'no opaque-ports override: the Service is left alone');

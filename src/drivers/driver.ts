@@ -99,6 +99,12 @@ export interface DriverDecision {
   routedBy?: { reason: DecisionReason; detail: string };
   /** What the driver looked at when nothing decided, e.g. `no sidecar.istio.io/inject label or annotation decides`. */
   undecided?: string;
+  /**
+   * The workload's default in place of `config.policy`, after the shared never/always selectors (Linkerd: the
+   * namespace's `linkerd.io/inject` annotation, a namespace-wide default that a pod's own annotation or a
+   * selector overrides).
+   */
+  defaultPolicy?: { inject: boolean; reason: DecisionReason; detail: string };
   warnings: string[];
   trace: DecisionStep[];
 }

@@ -38,7 +38,8 @@ export interface DecideInput {
  *    Linkerd's `linkerd.io/inject`, OSM's `monitored-by` and `sidecar-injection`, ...).
  * 5. `neverInjectSelector` (`never-inject-selector`), then `alwaysInjectSelector` (`always-inject-selector`);
  *    empty selectors are ignored, as Istio does.
- * 6. `config.policy` (`policy-enabled` / `policy-disabled`); a driver's `routedBy` replaces `policy-enabled`.
+ * 6. `config.policy` (`policy-enabled` / `policy-disabled`); a driver's `routedBy` replaces `policy-enabled`;
+ *    a driver's `defaultPolicy` (Linkerd: the namespace's `linkerd.io/inject`) replaces the policy.
  * This is Istio's `injectRequired` order (pkg/kube/inject/inject.go): an explicit pod opt-in/opt-out wins
  * over the never/always selectors.
  *
@@ -122,8 +123,13 @@ export function decide(input: DecideInput): Decision {
   if (always >= 0) {
     return done(true, 'always-inject-selector', `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})${routed}`);
   }
-  step('policy', `policy is ${config.policy}`);
   const why = driver.undecided ?? 'nothing on the pod decides';
+  const own = driver.defaultPolicy;
+  if (own) {
+    step('policy', `${own.detail} (in place of policy ${config.policy})`);
+    return done(own.inject, own.reason, `${why}; ${own.detail}`);
+  }
+  step('policy', `policy is ${config.policy}`);
   if (config.policy === 'enabled' && driver.routedBy) {
     return done(true, driver.routedBy.reason, `${driver.routedBy.detail}; ${why}; policy is enabled`);
   }

@@ -18,10 +18,13 @@ const VALID = ['enabled', 'ingress', 'disabled'];
  *    (Linkerd: `invalid_inject_annotation_at_ns`); the same for the pod (`invalid_inject_annotation_at_workload`);
  * 2. pod annotation `linkerd.io/inject`: `enabled` → inject (`pod-annotation-enabled`), `ingress` → inject in
  *    ingress mode (`pod-annotation-ingress`), `disabled` → skip (`pod-annotation-disabled`);
- * 3. namespace annotation: the same values → `namespace-annotation-enabled`, `namespace-annotation-ingress`,
- *    `namespace-annotation-disabled` (namespace-based verdicts);
- * nothing decided → the shared never/always selectors and the policy (`policy-enabled` is what
- * `linkerd inject` does; `policy: disabled` is what the proxy injector does for pods nobody opted in).
+ * 3. otherwise the shared never/always selectors, then the namespace annotation as the namespace's default in
+ *    place of `policy` (`defaultPolicy`): the same values → `namespace-annotation-enabled`,
+ *    `namespace-annotation-ingress`, `namespace-annotation-disabled`;
+ * no namespace annotation → the policy (`policy-enabled` is what `linkerd inject` does; `policy: disabled` is
+ * what the proxy injector does for pods nobody opted in). The namespace acts as a default, below the
+ * selectors, so that annotating a Namespace `enabled` (as `linkerd inject` does) never changes a decision
+ * under `policy: enabled`: a second run decides as the first.
  * Linkerd reads annotations only; a `linkerd.io/inject` label is not an opt-in.
  * @throws InjectError for an invalid value, with the field `metadata.annotations[linkerd.io/inject]`
  */
@@ -42,10 +45,11 @@ export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): Driver
     return { verdict: { inject: pod !== 'disabled', reason: `pod-annotation-${pod}`, detail }, warnings: [], trace };
   }
   trace.push({ rule: 'linkerd.inject-annotation', saw: `no pod annotation ${INJECT_ANNOTATION}`, outcome: 'pass' });
+  const undecided = `no ${INJECT_ANNOTATION} annotation on the pod template decides`;
   if (ns !== '') {
     const detail = `namespace ${nsName} annotation ${INJECT_ANNOTATION} is "${ns}"`;
-    trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: detail, outcome: 'decided' });
-    return { verdict: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail, namespaceBased: true }, warnings: [], trace };
+    trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: detail, outcome: 'note' });
+    return { defaultPolicy: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail }, undecided, warnings: [], trace };
   }
   const known = input.namespaceInfo ? `namespace ${nsName} has none` : `namespace ${nsName} is unknown`;
   trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: `no namespace annotation ${INJECT_ANNOTATION} (${known})`, outcome: 'pass' });

@@ -21,6 +21,10 @@ export type { LinkerdSettings } from './config.ts';
  */
 export const linkerdDriver: MeshDriver<LinkerdSettings> = {
   name: 'linkerd',
+  reasons: [
+    'pod-annotation-enabled', 'pod-annotation-ingress', 'pod-annotation-disabled',
+    'namespace-annotation-enabled', 'namespace-annotation-ingress', 'namespace-annotation-disabled',
+  ],
   loadConfig: loadLinkerdConfig,
   decide: decideLinkerd,
   inject(req) {

@@ -14,8 +14,10 @@ import { linkerdAnnotationKeys, linkerdLabelKeys } from './inventory.ts';
 /**
  * The Linkerd driver's `annotateResource`. A Namespace is annotated only when the shared namespace rules
  * would consider its workloads (not in `ignoredNamespaces`, selected by `namespaceSelector`), when
- * `annotateNamespaces` is on, and when it does not say `linkerd.io/inject: disabled` (which `linkerd inject`
- * would overwrite with `enabled`; meshinject keeps the user's opt-out). Existing keys are not overwritten.
+ * `annotateNamespaces` is on, when `policy` is `enabled` (then the annotation changes no decision of this or a
+ * later run: the namespace default equals the policy; under `policy: disabled` it would opt the whole
+ * namespace in), and when it does not say `linkerd.io/inject: disabled` (which `linkerd inject` would
+ * overwrite with `enabled`; meshinject keeps the user's opt-out). Existing keys are not overwritten.
  * @returns the annotations to add and a description for the result, or undefined to leave the resource alone
  */
 export function annotateLinkerdResource(res: ResourceMeta, config: Config, settings: LinkerdSettings): ObjectAnnotation | undefined {
@@ -25,7 +27,7 @@ export function annotateLinkerdResource(res: ResourceMeta, config: Config, setti
     return Object.keys(annotations).length > 0 ? { annotations, summary } : undefined;
   };
   if (res.kind === 'Namespace' && res.apiVersion === 'v1') {
-    if (!settings.annotateNamespaces || res.annotations[INJECT_ANNOTATION] === 'disabled') return undefined;
+    if (!settings.annotateNamespaces || config.policy !== 'enabled' || res.annotations[INJECT_ANNOTATION] === 'disabled') return undefined;
     if (config.ignoredNamespaces.includes(res.name)) return undefined;
     if (config.namespaceSelector && !matchesSelector(config.namespaceSelector, { ...res.labels, 'kubernetes.io/metadata.name': res.name })) return undefined;
     return add({ ...settings.overrideAnnotations, [INJECT_ANNOTATION]: res.annotations[INJECT_ANNOTATION] ?? 'enabled' }, `${INJECT_ANNOTATION} for the workloads of namespace ${res.name}`);
