@@ -5,8 +5,9 @@
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCommandLine, type Command } from './cli/args.ts';
+import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
+import { summaryLine } from './cli/summary.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
 import { completionScript } from './cli/completion.ts';
@@ -17,7 +18,7 @@ import { junitReport, githubReport, sarifReport, tableReport } from './reports/f
 import { locateInput, type LocatedInput } from './reports/locate.ts';
 import { buildReport, type Report } from './reports/report.ts';
 import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
-import { formatResultLine, summarize } from './results/result.ts';
+import { formatResultLine } from './results/result.ts';
 
 export { USAGE };
 
@@ -157,7 +158,9 @@ function readInputs(paths: readonly string[]): RunInput[] {
     try {
       st = statSync(p);
     } catch (e) {
-      throw new CliError(fsMessage(p, e));
+      // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
+      const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
+      throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
       const files = manifestFiles(p);
@@ -212,25 +215,14 @@ function writeStdout(text: string): void {
   }
 }
 
-/** The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 errors (120 ms)`. */
-function summaryLine(out: RunOutput, startedAt: number): string {
-  const s = summarize(out.results);
-  return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) (${Math.round(performance.now() - startedAt)} ms)\n`;
-}
-
 /** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
 function writeReports(cmd: Command, report: () => Report): void {
   if (cmd.reports.length === 0) return;
   const r = report();
   for (const { format, path } of cmd.reports) {
     const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
-    if (path !== undefined) {
-      try {
-        writeFileSync(path, text);
-      } catch (e) {
-        throw new CliError(`cannot write --report ${format}=${fsMessage(path, e)}`);
-      }
-    } else if (format === 'table') process.stderr.write(text);
+    if (path !== undefined) writeFile(path, text, `--report ${format}=`);
+    else if (format === 'table') process.stderr.write(text);
     else writeStdout(text);
   }
 }
@@ -284,15 +276,16 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
 }
 
 function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
-  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(out, startedAt));
+  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 
+/** Writes a file the user named; `what` names the option in the error (`--output-file `, `--report junit=`). */
 function writeFile(path: string, text: string, what: string): void {
   try {
     writeFileSync(path, text);
   } catch (e) {
-    throw new CliError(`cannot write ${what} ${fsMessage(path, e)}`);
+    throw new CliError(`cannot write ${what}${fsMessage(path, e)}`);
   }
 }
 
@@ -313,7 +306,7 @@ function runInject(cmd: Command, startedAt: number): void {
         throw new CliError((e as Error).message);
       }
     }
-    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, text, '--output-file');
+    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, text, '--output-file ');
     else writeStdout(text);
   }
   if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
@@ -362,7 +355,7 @@ function runDiff(cmd: Command): void {
   const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
-    for (const f of changed) writeFile(f.name!, f.output, '--in-place');
+    for (const f of changed) writeFile(f.name!, f.output, '--in-place: ');
     process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
   } else writeStdout(text);
   process.exitCode = 0;

@@ -174,8 +174,9 @@ interface RunContext {
 function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   const v = obj(item.value);
   if (!v || isLocalConfig(v)) return undefined;
-  const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
-  if (!wk) return undefined;
+  const found = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
+  if (!found) return undefined;
+  const wk = ctx.mesh.ownPodMetadata ? { kind: found.kind, groups: found.groups, templatePath: found.templatePath } : found;
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
@@ -287,6 +288,27 @@ function resultFor(w: Workload, decision: Decision, injected: InjectResponse | u
   });
 }
 
+/**
+ * A resource that is not a workload, when the driver annotates such resources (`MeshDriver.annotateResource`:
+ * Linkerd's Namespace and Service annotations): the annotations are added and an info result says so.
+ */
+function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v) || !ctx.mesh.annotateResource) return;
+  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
+  const meta = obj(v.metadata) ?? {};
+  const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
+  const add = ctx.mesh.annotateResource(res, ctx.config);
+  if (!add) return;
+  let desired: Json = item.value;
+  for (const [k, val] of Object.entries(add.annotations)) desired = withAnnotation(desired, k, val);
+  const text = emitChanged(item, ctx.source, desired);
+  if (text !== undefined) changed.set(item.position, text);
+  const id = resourceId(item, ctx.source, ctx.inputName);
+  ctx.results.push(resourceResult('info', `annotated (${ctx.mesh.name}): ${Object.entries(add.annotations).map(([k, x]) => `${k}=${x}`).join(', ')}: ${add.summary}`, id,
+    { tags: { 'meshinject.dev/outcome': 'annotated', 'meshinject.dev/reason': 'driver-annotation' } }));
+}
+
 /** Run-level results: each unknown namespace a decision needed, once. */
 export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, number>): KrmResult[] {
   return [...unknownNamespaces].map(([ns, count]) => generalResult('warning',
@@ -318,6 +340,7 @@ export function processItems(source: ParsedSource, config: Config, mesh: ActiveM
   const workloads: WorkloadRecord[] = [];
   for (const item of source.items) {
     const w = readWorkload(item, ctx);
+    if (!w && ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
     if (w) {
       let decision: Decision | undefined;
       try {

@@ -55,8 +55,6 @@ export interface FileOutput {
   input: string;
   /** The output text in the input's framing (equal to `input` when nothing changed). */
   output: string;
-  /** New text of each changed resource, by `SourceItem.position` (what a fix replaces). */
-  changed: ReadonlyMap<number, string>;
 }
 
 /**
@@ -275,7 +273,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     }
     kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
     const name = inputs[i]!.name;
-    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results), changed };
+    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results) };
   });
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);

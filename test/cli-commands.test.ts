@@ -207,3 +207,12 @@ t.test('the usage is complete: every command and option is in --help', async (t)
   for (const w of ['check', 'explain', 'diff', 'completion', '--report', '--fail-on', '--in-place', '--default-namespace', '--max-input-bytes', '--operatorFileName', 'ARGOCD_APP_NAMESPACE']) t.match(help, w);
   t.equal(spawnSync(process.execPath, [BIN, 'check', '--help'], { encoding: 'utf8' }).status, 0);
 });
+
+t.test('on a terminal: a one-line summary on stderr (-q silences it)', { skip: spawnSync('script', ['--version']).status === 0 ? false : 'no script(1) to make a terminal' }, async (t) => {
+  const dir = workspace(t, { 'web.yaml': deployment('web') });
+  const tty = (args: string) => spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args} 2>&1 >/dev/null`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
+  t.match(tty('web.yaml').stdout, /^meshinject: 1 injected, 0 skipped, 0 error\(s\) \(\d+ ms\)\r?\n$/);
+  t.match(tty('check web.yaml').stdout, /meshinject check: 1 failing, 0 warning\(s\), 1 workload\(s\) \(\d+ ms\)\r?\n$/);
+  t.equal(tty('-q web.yaml').stdout, '');
+  t.equal(runCli(['web.yaml'], { cwd: dir }).stderr, '', 'no summary when stderr is not a terminal');
+});

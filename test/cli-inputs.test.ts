@@ -84,6 +84,7 @@ t.test('paths that are not manifests: named errors, no raw EISDIR/ENOENT', async
     [['empty'], /^meshinject: error: empty: a directory without manifests/],
     [['https://example.com/app.yaml'], /^meshinject: error: https:\/\/example\.com\/app\.yaml: URLs are not read/],
     [['-c', 'nope.yaml'], /^meshinject: error: --config nope\.yaml: no such file or directory\n$/],
+    [['chek'], /^meshinject: error: chek: no such file or directory \(did you mean meshinject check\?\)\n$/],
   ] as const) {
     const r = runCli([...args], { cwd: dir, input: deployment('web') });
     t.equal(r.status, 2, args.join(' '));
