@@ -7,7 +7,7 @@ import { resourceResult } from './results/result.ts';
 import { decide } from './selection/policy.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { emitChanged } from './krm/emit.ts';
-import { checkWorkload, getPodTemplate, isProblem, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
+import { checkWorkload, getPodTemplate, holdsPodTemplate, isProblem, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';
@@ -129,7 +129,7 @@ export function processItems(
     const v = obj(item.value);
     if (!v || isLocalConfig(v)) return;
     const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', config.workloadKinds);
-    if (!wk) return;
+    if (!wk || !holdsPodTemplate(item.value, wk)) return;
     const id = resourceId(item, source, inputName);
     const problems = checkWorkload(item.value, wk);
     if (problems.length > 0) {

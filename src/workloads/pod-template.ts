@@ -125,6 +125,18 @@ export function getPodTemplate(resource: Json, wk: WorkloadKind): PodTemplate | 
   return structuredClone({ metadata: (meta ?? {}) as PodMeta, spec });
 }
 
+/**
+ * Whether a resource of a workload kind holds its own pod template: false only for a kind with a
+ * `referencePath` (Argo Rollout `spec.workloadRef`) that is set while the template is absent; such a
+ * resource passes through unchanged.
+ */
+export function holdsPodTemplate(resource: Json, wk: WorkloadKind): boolean {
+  if (!wk.referencePath) return true;
+  const ref = getIn(resource, wk.referencePath);
+  const tpl = getIn(resource, wk.templatePath);
+  return ref === undefined || ref === null || (tpl !== undefined && tpl !== null);
+}
+
 /** Whether a value returned by `getPodTemplate` is a problem. */
 export function isProblem(v: PodTemplate | PodTemplateProblem): v is PodTemplateProblem {
   return 'message' in v;
