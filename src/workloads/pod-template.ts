@@ -137,6 +137,17 @@ export function holdsPodTemplate(resource: Json, wk: WorkloadKind): boolean {
   return ref === undefined || ref === null || (tpl !== undefined && tpl !== null);
 }
 
+/**
+ * The pod template's own `metadata` (a copy; `{}` when absent): the labels and annotations the pods get, which
+ * is what the cluster's admission webhook decides on. For most kinds this is the metadata `getPodTemplate`
+ * returns; for a CronJob it is `spec.jobTemplate.spec.template.metadata`, while `istioctl kube-inject` reads
+ * and writes `spec.jobTemplate.metadata` (`WorkloadKind.metaPath`).
+ */
+export function getPodOwnMeta(resource: Json, wk: WorkloadKind): PodMeta {
+  const meta = getIn(resource, [...wk.templatePath, 'metadata']);
+  return isJsonObject(meta) ? (structuredClone(meta) as PodMeta) : {};
+}
+
 /** Whether a value returned by `getPodTemplate` is a problem. */
 export function isProblem(v: PodTemplate | PodTemplateProblem): v is PodTemplateProblem {
   return 'message' in v;
