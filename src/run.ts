@@ -1,7 +1,7 @@
-import { parse as parseYaml } from 'yaml';
 import { loadConfig } from './config/load.ts';
 import { DRIVERS } from './drivers/registry.ts';
 import { parseSource, type ParsedSource } from './krm/source.ts';
+import { readConfigText } from './yaml/readers.ts';
 import { writeOutput } from './krm/write.ts';
 import type { KrmResult } from './model.ts';
 import { processItems } from './pipeline.ts';
@@ -71,7 +71,7 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
   let fnConfig: unknown = source.functionConfig;
   if (opts.functionConfig !== undefined) {
     try {
-      fnConfig = parseYaml(opts.functionConfig, { uniqueKeys: true, maxAliasCount: 100 });
+      fnConfig = readConfigText(opts.functionConfig);
     } catch (e) {
       return badInput(`functionConfig: ${(e as Error).message.split('\n')[0]}`);
     }

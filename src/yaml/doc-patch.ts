@@ -165,7 +165,7 @@ function comments(text: string): Array<{ text: string; offset: number }> {
  * @returns the new text, or why it cannot be written (with an offset into `text`)
  */
 export function patchDocument(text: string, column: number, old: Json, next: Json, style: BlockStyle, preamble = ''): DocPatch {
-  const pad = ' '.repeat(column);
+  const pad = text.includes('\n') ? ' '.repeat(column) : '';
   const doc = parseDocument(preamble + pad + text, { ...K8S_YAML_OPTIONS, intAsBigInt: true });
   const err = doc.errors[0];
   if (err) return { ok: false, reason: `it does not read as one document (${err.message.split('\n')[0]})`, offset: Math.max(0, err.pos[0] - column - preamble.length) };

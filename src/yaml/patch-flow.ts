@@ -65,9 +65,10 @@ export function entryKey(v: Json | undefined): string | undefined {
 function padOf(text: string, node: TextMap | TextSeq): string | undefined {
   const first = node.t === 'map' ? node.pairs[0]?.keyNode : node.items[0];
   if (!first) return undefined;
-  const nl = text.lastIndexOf('\n', first.start - 1);
-  if (nl < node.start) return undefined;
-  return ' '.repeat(first.start - nl - 1);
+  // Only the text between the bracket and the first entry is looked at (linear on one-line JSON).
+  const gap = text.slice(node.start, first.start);
+  const nl = gap.lastIndexOf('\n');
+  return nl < 0 ? undefined : ' '.repeat(gap.length - nl - 1);
 }
 
 function emitValue(v: Json, pad: string | undefined, style: FlowStyle): string {

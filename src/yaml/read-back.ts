@@ -82,6 +82,34 @@ export function equalsWithDelta(before: Value, after: Value, old: Json | undefin
   return readsAs(after, n);
 }
 
+/** Integer literals too long for a double to hold exactly (16 digits or more), in order. */
+function longIntegers(text: string): string[] {
+  return text.match(/-?\d{16,}/g) ?? [];
+}
+
+/**
+ * The read-back of a strict JSON resource (both texts parse with `JSON.parse`): strict JSON reads the
+ * same in YAML 1.1 and 1.2, so one reading suffices; long integers must keep their digits (compared as
+ * text, in order). Returns undefined when either text is not strict JSON (comments, YAML flow syntax),
+ * '' when it reads as intended, else the difference. `JSON.parse` instead of `yaml`: `yaml` reads long
+ * single-line flow collections slowly (compact JSON).
+ */
+function readBackJson(oldText: string, newText: string, next: Json): string | undefined {
+  if (!oldText.startsWith('{') || !newText.startsWith('{')) return undefined;
+  let after: Json;
+  try {
+    JSON.parse(oldText);
+    after = JSON.parse(newText) as Json;
+  } catch {
+    return undefined;
+  }
+  if (!jsonEqual(withoutNulls(after), withoutNulls(next))) return 'the new JSON reads differently';
+  const a = longIntegers(oldText);
+  const b = longIntegers(newText);
+  if (a.length !== b.length || a.some((x, i) => x !== b[i])) return 'an integer beyond 2^53 would lose digits';
+  return '';
+}
+
 /** The one document a read produced, or undefined when the text did not read as exactly one document. */
 function single(r: ReturnType<typeof readKubernetes>): { value: Value } | undefined {
   return r.ok && r.values.length === 1 ? { value: r.values[0] } : undefined;
@@ -98,12 +126,15 @@ function single(r: ReturnType<typeof readKubernetes>): { value: Value } | undefi
  * @returns undefined when the new text reads as intended, else a short description of the difference
  */
 export function checkReadBack(oldText: string, newText: string, column: number, old: Json, next: Json, simple: boolean, preamble = ''): string | undefined {
-  const standalone = (text: string): string => preamble + ' '.repeat(column) + text;
+  // The column matters only for continuation lines (a one-line resource, e.g. compact JSON, reads alone).
+  const standalone = (text: string): string => preamble + (text.includes('\n') ? ' '.repeat(column) : '') + text;
   if (simple) {
     const dedented = column === 0 ? newText : newText.replace(new RegExp(`\n {0,${column}}`, 'g'), '\n');
     const docs = readBlockYaml(dedented);
     if (docs && docs.length === 1) return jsonEqual(withoutNulls(docs[0]!.value), withoutNulls(next)) ? undefined : 'the new text reads differently';
   }
+  const json = readBackJson(oldText, newText, next);
+  if (json !== undefined) return json || undefined;
   const after11 = single(readKubernetes(standalone(newText), !simple));
   if (!after11) return 'the new text is not one YAML document';
   const before11 = simple ? { value: old } : single(readKubernetes(standalone(oldText), true));
