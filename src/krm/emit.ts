@@ -1,3 +1,4 @@
+import { jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import { patchDocument } from '../yaml/doc-patch.ts';
@@ -66,6 +67,8 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
   const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
   const json = item.node.t === 'map' && item.node.flow;
   const simple = item.reader === 'block';
+  // Nothing to change (null map values mean absent): the text stays as it is, whatever it holds.
+  if (jsonEqual(withoutNulls(item.value), withoutNulls(next))) return undefined;
   let why = riskyConstruct(item.node);
   if (!why) {
     try {

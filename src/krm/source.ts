@@ -146,6 +146,16 @@ function composeNode(text: string, node: CST.Token, where: string, directives: r
   return doc as Document.Parsed;
 }
 
+/** End of a value's own text: after its closing bracket or last character, before trailing space and comments. */
+function valueEnd(node: CST.Token): number {
+  if (node.type === 'flow-collection') {
+    const close = node.end.find((t) => t.type === 'flow-map-end' || t.type === 'flow-seq-end');
+    if (close) return close.offset + close.source.length;
+  }
+  if (node.type === 'scalar' || node.type === 'double-quoted-scalar' || node.type === 'single-quoted-scalar') return node.offset + node.source.length;
+  return nodeEnd(node);
+}
+
 function nodeEnd(node: CST.Token): number {
   return node.offset + CST.stringify(node).length;
 }
@@ -404,7 +414,12 @@ function parseWithYaml(text: string, where: string): ParsedSource {
         if (seen.has(k)) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${k}\` in the ${kind}`);
         seen.add(k);
       }
-      if (json) parsed.jsonLayout = jsonLayoutOf(text, root, lines);
+      if (json) {
+        const layout = jsonLayoutOf(text, root, lines);
+        // When the input's `results` is the last entry, the new one goes where it started.
+        if (parsed.resultsRange && layout.at >= parsed.resultsRange[0]) layout.at = parsed.resultsRange[0];
+        parsed.jsonLayout = layout;
+      }
       parsed.items = expandNestedLists(text, parsed.items, where, ctx);
       return parsed;
     }
@@ -429,7 +444,7 @@ function flowEntryRange(root: CST.FlowCollection, i: number): [number, number] {
   const pair = root.items[i]!;
   const value = pair.value ?? pair.key!;
   const comma = pair.start.find((t) => t.type === 'comma');
-  if (comma) return [comma.offset, nodeEnd(value)];
+  if (comma) return [comma.offset, valueEnd(value)];
   const next = root.items[i + 1];
   const nextComma = next?.start.find((t) => t.type === 'comma');
   const keyStart = pair.key ? pair.key.offset : value.offset;
@@ -437,14 +452,14 @@ function flowEntryRange(root: CST.FlowCollection, i: number): [number, number] {
     const after = next!.key ?? next!.value;
     return [keyStart, after ? after.offset : nextComma.offset + 1];
   }
-  return [keyStart, nodeEnd(value)];
+  return [keyStart, valueEnd(value)];
 }
 
 /** Where and how `results` is added to a JSON (flow mapping) ResourceList: see `JsonLayout`. */
 function jsonLayoutOf(text: string, root: CST.FlowCollection, lines: LineIndex): JsonLayout {
   const last = root.items[root.items.length - 1];
   const lastNode = last?.value ?? last?.key;
-  const at = lastNode ? nodeEnd(lastNode) : root.start.offset + 1;
+  const at = lastNode ? valueEnd(lastNode) : root.start.offset + 1;
   const first = root.items[0]?.key;
   const multiLine = !!first && lines.line(first.offset) !== lines.line(root.start.offset);
   if (!multiLine) return { at, pad: undefined, unit: 2 };

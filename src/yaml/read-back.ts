@@ -129,9 +129,9 @@ export function checkReadBack(oldText: string, newText: string, column: number, 
   // The column matters only for continuation lines (a one-line resource, e.g. compact JSON, reads alone).
   const standalone = (text: string): string => preamble + (text.includes('\n') ? ' '.repeat(column) : '') + text;
   if (simple) {
-    const dedented = column === 0 ? newText : newText.replace(new RegExp(`\n {0,${column}}`, 'g'), '\n');
+    const dedented = column === 0 || !newText.includes('\n') ? newText : newText.replace(new RegExp(`\n {0,${column}}`, 'g'), '\n');
     const docs = readBlockYaml(dedented);
-    if (docs && docs.length === 1) return jsonEqual(withoutNulls(docs[0]!.value), withoutNulls(next)) ? undefined : 'the new text reads differently';
+    if (docs && docs.length === 1) return readsAs(docs[0]!.value, next) ? undefined : 'the new text reads differently';
   }
   const json = readBackJson(oldText, newText, next);
   if (json !== undefined) return json || undefined;
