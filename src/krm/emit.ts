@@ -21,10 +21,13 @@ export function seqIndentOf(text: string, annotations: Record<string, unknown> |
   return a === 'wide' ? 'wide' : 'compact';
 }
 
-/** A construct the text patcher does not edit: aliases, merge keys (`<<`), complex keys. */
+/**
+ * A construct the text patcher does not edit: merge keys (`<<`: it would edit the merged keys as if
+ * they were the map's own) and complex keys. Aliases are left to the read-back: an edit of an anchored
+ * node that an alias elsewhere must not see reads back differently and takes the Document path.
+ */
 function riskyConstruct(node: TextNode | null): { what: string; offset: number } | undefined {
   if (!node) return undefined;
-  if (node.t === 'alias') return { what: 'an alias', offset: node.start };
   if (node.t === 'seq') {
     for (const it of node.items) {
       const r = riskyConstruct(it);

@@ -48,9 +48,11 @@ function readsAs(b: Value, n: Json | undefined): boolean {
  * parts compare exactly, changed parts must read as `next`. List entries are matched as the patcher
  * matches them (Kubernetes merge keys, `entryKey`).
  */
-export function equalsWithDelta(before: Value, after: Value, old: Json | undefined, next: Json | undefined): boolean {
+export function equalsWithDelta(before: Value, after: Value, old: Json | undefined, next: Json | undefined, mergedOnly = false): boolean {
   const o = old === undefined ? null : old;
   const n = next === undefined ? null : next;
+  // `mergedOnly` (the YAML 1.2 pass): content only a merge key brings in has no 1.2 reading to keep.
+  if (mergedOnly && before === undefined && old !== undefined) return true;
   if (jsonEqual(withoutNulls(o), withoutNulls(n))) return sameRead(before, after) || (n === null && readsAs(after, null) && readsAs(before, null));
   if (before === undefined || before === null) return readsAs(after, n);
   if (isJsonObject(o) && isJsonObject(n) && isPlainObject(before) && isPlainObject(after)) {
@@ -61,7 +63,7 @@ export function equalsWithDelta(before: Value, after: Value, old: Json | undefin
         if (!sameRead(before[k], after[k])) return false;
         continue;
       }
-      if (!equalsWithDelta(before[k], after[k], o[k], n[k])) return false;
+      if (!equalsWithDelta(before[k], after[k], o[k], n[k], mergedOnly)) return false;
     }
     return true;
   }
@@ -76,7 +78,7 @@ export function equalsWithDelta(before: Value, after: Value, old: Json | undefin
       else if (j < o.length && !used.has(j) && oldKeys[j] === undefined) i = j;
       if (i < 0) return readsAs(after[j], v);
       used.add(i);
-      return equalsWithDelta(before[i], after[j], o[i], v);
+      return equalsWithDelta(before[i], after[j], o[i], v, mergedOnly);
     });
   }
   return readsAs(after, n);
@@ -141,6 +143,6 @@ export function checkReadBack(oldText: string, newText: string, column: number, 
   if (!before11 || !equalsWithDelta(before11.value, after11.value, old, next)) return 'the new text reads differently as YAML 1.1 (kubectl)';
   const after12 = single(readCore(standalone(newText), !simple));
   const before12 = simple ? { value: old } : single(readCore(standalone(oldText), true));
-  if (!after12 || !before12 || !equalsWithDelta(before12.value, after12.value, old, next)) return 'the new text reads differently as YAML 1.2';
+  if (!after12 || !before12 || !equalsWithDelta(before12.value, after12.value, old, next, true)) return 'the new text reads differently as YAML 1.2';
   return undefined;
 }
