@@ -1,10 +1,9 @@
-import { jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import { patchDocument } from '../yaml/doc-patch.ts';
 import { Unfaithful } from '../yaml/patch-flow.ts';
 import { patchText } from '../yaml/patch-text.ts';
-import { checkReadBack } from '../yaml/read-back.ts';
+import { checkReadBack, readsAs } from '../yaml/read-back.ts';
 import type { TextNode } from '../yaml/text-node.ts';
 import { LineIndex, type ParsedSource, type SourceItem } from './source.ts';
 
@@ -71,7 +70,7 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
   const json = item.node.t === 'map' && item.node.flow;
   const simple = item.reader === 'block';
   // Nothing to change (null map values mean absent): the text stays as it is, whatever it holds.
-  if (jsonEqual(withoutNulls(item.value), withoutNulls(next))) return undefined;
+  if (readsAs(item.value, next)) return undefined;
   let why = riskyConstruct(item.node);
   if (!why) {
     try {

@@ -1,7 +1,7 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { entryKey } from './patch-flow.ts';
-import { readBlockYaml } from './block-reader.ts';
+import { parseFragment } from './fast-parse.ts';
 import { readCore, readKubernetes } from './readers.ts';
 
 /**
@@ -29,8 +29,11 @@ function sameRead(a: Value, b: Value): boolean {
   return ka.every((k) => Object.hasOwn(b, k) && sameRead(a[k], b[k]));
 }
 
-/** Whether a read value is the intended data (null map values mean absent; a bigint equals its number). */
-function readsAs(b: Value, n: Json | undefined): boolean {
+/**
+ * Whether a read value is the intended data (null map values mean absent; a bigint equals its number).
+ * Allocates nothing but the key sets of maps.
+ */
+export function readsAs(b: Value, n: Json | undefined): boolean {
   if (n === undefined || n === null) return b === undefined || b === null;
   if (typeof b === 'bigint') return typeof n === 'number' && Number(b) === n && Number.isSafeInteger(n);
   if (Array.isArray(n)) return Array.isArray(b) && b.length === n.length && n.every((x, i) => readsAs(b[i], x));
@@ -131,9 +134,14 @@ export function checkReadBack(oldText: string, newText: string, column: number, 
   // The column matters only for continuation lines (a one-line resource, e.g. compact JSON, reads alone).
   const standalone = (text: string): string => preamble + (text.includes('\n') ? ' '.repeat(column) : '') + text;
   if (simple) {
-    const dedented = column === 0 || !newText.includes('\n') ? newText : newText.replace(new RegExp(`\n {0,${column}}`, 'g'), '\n');
-    const docs = readBlockYaml(dedented);
-    if (docs && docs.length === 1) return readsAs(docs[0]!.value, next) ? undefined : 'the new text reads differently';
+    // Both readings of the input are `old` (the fast block reader declines YAML 1.1 look-alikes), so one
+    // YAML 1.1 reading of the new text suffices: the template reader's (values only, `yaml` for the rest).
+    // When it reads otherwise (or not at all), the full check below decides.
+    try {
+      if (readsAs(parseFragment(' '.repeat(newText.includes('\n') ? column : 0) + newText), next)) return undefined;
+    } catch {
+      // not one document: see below
+    }
   }
   const json = readBackJson(oldText, newText, next);
   if (json !== undefined) return json || undefined;
