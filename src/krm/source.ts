@@ -41,9 +41,9 @@ export interface SourceItem {
   value: Json;
   /**
    * Which reader read it: `block`, the fast block reader (no anchors, merge keys, tags, nor scalars YAML
-   * 1.1 and 1.2 read differently), or `yaml`, the `yaml` package (YAML 1.1 with merge keys).
+   * 1.1 and 1.2 read differently), or `yaml` (also when absent), the `yaml` package (YAML 1.1 with merge keys).
    */
-  reader: 'block' | 'yaml';
+  reader?: 'block' | 'yaml';
   /** `%TAG`/`%YAML` directive lines of the resource's document and a `---` line, for reading its text alone. */
   preamble?: string;
 }
@@ -139,7 +139,7 @@ function composeNode(text: string, node: CST.Token, where: string, directives: r
   const at = (offset: number): number => (lines ?? new LineIndex(text)).line(offset);
   const err = doc.errors[0];
   if (err) {
-    throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(err.pos[0])}: ${err.message.split('\n')[0]}`);
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(err.pos[0])}: invalid YAML: ${err.message.split('\n')[0]}`);
   }
   const problem = findKeyProblem(doc);
   if (problem) throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(problem.offset)}: ${keyProblemMessage(problem)}`);
@@ -374,7 +374,7 @@ function parseWithYaml(text: string, where: string): ParsedSource {
   let directives: CST.Directive[] = [];
   for (const t of tokens) {
     if (t.type === 'error') {
-      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lines.line(t.offset)}: ${t.message}`);
+      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lines.line(t.offset)}: invalid YAML: ${t.message}`);
     }
     if (t.type === 'directive') directives.push(t);
     if (t.type === 'document') {
