@@ -2,7 +2,7 @@ import { Lexer, Pair, Scalar, isAlias, isMap, isScalar, isSeq, parseDocument, vi
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitString, type BlockStyle } from './emit-block.ts';
-import { entryKey } from './patch-flow.ts';
+import { matchEntries } from './patch-flow.ts';
 import { K8S_YAML_OPTIONS } from './readers.ts';
 
 /**
@@ -127,17 +127,11 @@ class DocEditor {
   }
 
   private applySeq(seq: YAMLSeq<Node>, o: Json[], n: Json[]): void {
-    const oldKeys = o.map(entryKey);
-    const used = new Set<number>();
+    const matched = matchEntries(o, n);
     const items = seq.items;
     seq.items = n.map((v, j) => {
-      const key = entryKey(v);
-      let i = -1;
-      if (key !== undefined) i = oldKeys.findIndex((k, x) => k === key && !used.has(x));
-      else if (j < o.length && !used.has(j) && oldKeys[j] === undefined) i = j;
-      if (i < 0) return this.create(v);
-      used.add(i);
-      return this.apply(items[i] ?? null, o[i], v);
+      const i = matched[j]!;
+      return i < 0 ? this.create(v) : this.apply(items[i] ?? null, o[i], v);
     });
   }
 }

@@ -61,6 +61,23 @@ export function entryKey(v: Json | undefined): string | undefined {
   return undefined;
 }
 
+/**
+ * Matches list entries: for each entry of `next`, the index of the entry of `old` it continues (by
+ * `entryKey`, each old entry used once; entries without a key by position), or -1 for a new entry.
+ */
+export function matchEntries(old: readonly Json[], next: readonly Json[]): number[] {
+  const oldKeys = old.map(entryKey);
+  const used = new Set<number>();
+  return next.map((v, i) => {
+    const key = entryKey(v);
+    let at = -1;
+    if (key !== undefined) at = oldKeys.findIndex((k, j) => k === key && !used.has(j));
+    else if (i < old.length && !used.has(i) && oldKeys[i] === undefined) at = i;
+    if (at >= 0) used.add(at);
+    return at;
+  });
+}
+
 /** The layout of a collection: `pad` is its entries' indentation when they are on lines of their own. */
 function padOf(text: string, node: TextMap | TextSeq): string | undefined {
   const first = node.t === 'map' ? node.pairs[0]?.keyNode : node.items[0];
@@ -183,16 +200,9 @@ function patchSeq(text: string, seq: TextSeq, old: Json[], next: Json[], style: 
   const pad = padOf(text, seq);
   if (seq.items.some((n) => !n)) throw new Unfaithful('an empty entry in a flow sequence', seq.start);
   const items = seq.items as TextNode[];
-  const oldKeys = old.map(entryKey);
-  const used = new Set<number>();
-  const order = next.map((v, i) => {
-    const key = entryKey(v);
-    let at = -1;
-    if (key !== undefined) at = oldKeys.findIndex((k, j) => k === key && !used.has(j));
-    else if (i < old.length && !used.has(i) && oldKeys[i] === undefined) at = i;
-    if (at >= 0) used.add(at);
-    return { at, value: v };
-  });
+  const matched = matchEntries(old, next);
+  const order = next.map((v, i) => ({ at: matched[i]!, value: v }));
+  const used = new Set(matched.filter((i) => i >= 0));
   const kept = order.filter((o) => o.at >= 0);
   const monotonic = kept.every((o, i) => i === 0 || o.at > kept[i - 1]!.at);
   if (kept.length === 0 || !monotonic) {

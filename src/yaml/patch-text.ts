@@ -2,7 +2,7 @@ import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
-import { applyEdits, entryKey, patchFlow, type FlowStyle } from './patch-flow.ts';
+import { applyEdits, matchEntries, patchFlow, type FlowStyle } from './patch-flow.ts';
 
 /**
  * Edits the source text of one resource so that it reads as `next`, touching only what differs: every
@@ -199,16 +199,8 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx): void {
   const { text } = ctx;
   if (seq.items.some((n) => !n || n.t === 'alias')) throw new NeedsRewrite(seq);
   const items = seq.items as TextNode[];
-  const oldKeys = old.map(entryKey);
-  const used = new Set<number>();
-  const order: Array<{ at: number; value: Json }> = next.map((v, i) => {
-    const key = entryKey(v);
-    let at = -1;
-    if (key !== undefined) at = oldKeys.findIndex((k, j) => k === key && !used.has(j));
-    else if (i < old.length && !used.has(i) && oldKeys[i] === undefined) at = i;
-    if (at >= 0) used.add(at);
-    return { at, value: v };
-  });
+  const matched = matchEntries(old, next);
+  const order: Array<{ at: number; value: Json }> = next.map((v, i) => ({ at: matched[i]!, value: v }));
   const sameShape = order.length === old.length && order.every((o, i) => o.at === i);
   const dash = lineStartDash(text, items[0]!);
   if (!startsLine(text, dash)) throw new NeedsRewrite(seq);

@@ -1,6 +1,6 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
-import { entryKey } from './patch-flow.ts';
+import { matchEntries } from './patch-flow.ts';
 import { parseFragment } from './fast-parse.ts';
 import { readCore, readKubernetes } from './readers.ts';
 
@@ -72,16 +72,10 @@ export function equalsWithDelta(before: Value, after: Value, old: Json | undefin
   }
   if (Array.isArray(o) && Array.isArray(n) && Array.isArray(before) && Array.isArray(after)) {
     if (after.length !== n.length || before.length !== o.length) return false;
-    const oldKeys = o.map(entryKey);
-    const used = new Set<number>();
+    const matched = matchEntries(o, n);
     return n.every((v, j) => {
-      const key = entryKey(v);
-      let i = -1;
-      if (key !== undefined) i = oldKeys.findIndex((k, x) => k === key && !used.has(x));
-      else if (j < o.length && !used.has(j) && oldKeys[j] === undefined) i = j;
-      if (i < 0) return readsAs(after[j], v);
-      used.add(i);
-      return equalsWithDelta(before[i], after[j], o[i], v, mergedOnly);
+      const i = matched[j]!;
+      return i < 0 ? readsAs(after[j], v) : equalsWithDelta(before[i], after[j], o[i], v, mergedOnly);
     });
   }
   return readsAs(after, n);
