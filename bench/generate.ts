@@ -213,3 +213,76 @@ export function toStream(resources: readonly GeneratedResource[]): string {
 export function toList(resources: readonly GeneratedResource[]): string {
   return 'apiVersion: v1\nkind: List\nitems:\n' + resources.map((r) => '- ' + indent(r.text, 2).slice(2)).join('');
 }
+
+/**
+ * Input shapes that once took super-linear time (issue #8 §3), each of a given size `n`:
+ * - `compact-json`: a `kind: List` of n Deployments as JSON on one line (`kubectl get -o json | jq -c`);
+ * - `wide-configmap`: a stream of one Deployment and a ConfigMap with n `data` keys;
+ * - `wide-values`: a ResourceList with one Deployment whose functionConfig has n keys in `spec.istio.values`
+ *   (the only shape that carries its own functionConfig);
+ * (The Deployment of the YAML shapes uses an anchor, so they are read by the `yaml` path, not the fast reader.)
+ * - `huge-annotation`: one Deployment with an annotation of n KiB;
+ * - `anchored-docs`: a stream of n tiny documents (ConfigMaps using an anchor and an alias) and one Deployment.
+ */
+export type Shape = 'compact-json' | 'wide-configmap' | 'wide-values' | 'huge-annotation' | 'anchored-docs';
+
+/** Every shape, in the order the benchmark runs them. */
+export const SHAPES: readonly Shape[] = ['compact-json', 'wide-configmap', 'wide-values', 'huge-annotation', 'anchored-docs'];
+
+function jsonDeployment(i: number): unknown {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: `app-${i}`, namespace: 'shop', labels: { app: `app-${i}` } },
+    spec: {
+      selector: { matchLabels: { app: `app-${i}` } },
+      template: {
+        metadata: { labels: { app: `app-${i}` } },
+        spec: { containers: [{ name: 'app', image: 'ghcr.io/acme/app:1.0', ports: [{ containerPort: 8080 }] }] },
+      },
+    },
+  };
+}
+
+/** A Deployment whose selector is an alias of its pod labels: the input is read by the `yaml` path. */
+const SMALL_DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  selector:
+    matchLabels: &labels {app: web}
+  template:
+    metadata:
+      labels: *labels
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+`;
+
+/** The text of a shape of size `n` (see `Shape`), and the form of stdin meshinject gets. */
+export function generateShape(shape: Shape, n: number): string {
+  switch (shape) {
+    case 'compact-json':
+      return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Array.from({ length: n }, (_, i) => jsonDeployment(i)) })}\n`;
+    case 'wide-configmap': {
+      const keys = Array.from({ length: n }, (_, i) => `  key-${i}: value ${i}\n`).join('');
+      return `${SMALL_DEPLOYMENT}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wide\ndata:\n${keys}`;
+    }
+    case 'wide-values': {
+      const keys = Array.from({ length: n }, (_, i) => `        extra${i}: ${i}\n`).join('');
+      const item = SMALL_DEPLOYMENT.replace(/^/gm, '  ').replace(/^  apiVersion/, '- apiVersion').replace(/\n  $/, '\n');
+      return `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item}functionConfig:\n  apiVersion: meshinject.dev/v1alpha1\n  kind: SidecarInjection\n  metadata:\n    name: mesh\n  spec:\n    mesh: istio\n    istio:\n      values:\n${keys}`;
+    }
+    case 'huge-annotation': {
+      const value = 'x'.repeat(n * 1024);
+      return SMALL_DEPLOYMENT.replace('  namespace: shop\n', `  namespace: shop\n  annotations:\n    example.com/blob: ${value}\n`);
+    }
+    case 'anchored-docs': {
+      const doc = (i: number): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  labels: &l {app: c}\ndata: *l\n`;
+      return [SMALL_DEPLOYMENT, ...Array.from({ length: n }, (_, i) => doc(i))].join('---\n');
+    }
+  }
+}

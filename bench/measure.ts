@@ -14,6 +14,8 @@ export interface Measurement {
   stderr: string;
   /** True when the run was killed after its time limit. */
   timedOut: boolean;
+  /** User + system CPU seconds of the child (GNU time; NaN when unknown): steadier than wall time on a busy machine. */
+  cpuSeconds: number;
 }
 
 /** Options of one measured run. */
@@ -46,7 +48,7 @@ export async function measure(cmd: string, args: string[], opts: MeasureOptions 
   const rssFile = `/tmp/meshinject-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`;
   const inFd = openSync(opts.stdinFile ?? '/dev/null', 'r');
   const outFd = openSync(opts.stdoutFile ?? '/dev/null', 'w');
-  const [file, argv] = gnuTime ? [TIME_BIN, ['-f', '%M', '-o', rssFile, cmd, ...args]] : [cmd, args];
+  const [file, argv] = gnuTime ? [TIME_BIN, ['-f', '%M %U %S', '-o', rssFile, cmd, ...args]] : [cmd, args];
   const t0 = process.hrtime.bigint();
   // detached: the child leads its own process group, so a time-out kills GNU time *and* the measured command.
   const child = spawn(file, argv, { cwd: opts.cwd, stdio: [inFd, outFd, 'pipe'], detached: true });
@@ -70,12 +72,17 @@ export async function measure(cmd: string, args: string[], opts: MeasureOptions 
   closeSync(inFd);
   closeSync(outFd);
   let maxRssMB = Number.NaN;
+  let cpuSeconds = Number.NaN;
   if (gnuTime && existsSync(rssFile)) {
     const last = readFileSync(rssFile, 'utf8').trim().split('\n').pop() ?? '';
-    if (/^\d+$/.test(last)) maxRssMB = Number(last) / 1024;
+    const m = /^(\d+) ([\d.]+) ([\d.]+)$/.exec(last);
+    if (m) {
+      maxRssMB = Number(m[1]) / 1024;
+      cpuSeconds = Number(m[2]) + Number(m[3]);
+    }
     rmSync(rssFile, { force: true });
   }
-  return { seconds, maxRssMB, exitCode, stderr, timedOut };
+  return { seconds, maxRssMB, exitCode, stderr, timedOut, cpuSeconds };
 }
 
 /** Median of a non-empty list of numbers. */

@@ -2,7 +2,7 @@
  * `npm run bench`: meshinject's speed and memory against two references on identical inputs.
  *
  *   node --import tsx bench/run.ts [--with-50k] [--sizes 100,1000] [--kustomize-max N]
- *                                  [--kustomize-timeout S] [--no-write]
+ *                                  [--kustomize-timeout S] [--no-write] [--no-shapes | --shapes-only]
  *
  * For each N workloads (bench/generate.ts; ≈1.75 N resources in a kpt-style ResourceList):
  *   - meshinject: the real CLI (`node bin/meshinject.js`, stdin → stdout file), Istio, everything injected;
@@ -10,13 +10,16 @@
  *   - kustomize: `kubectl kustomize` with a strategic-merge patch adding istio-proxy + volumes to every
  *     Deployment (same resources as a YAML stream), for N ≤ --kustomize-max (default 10 000).
  * Then the start-up cost: a 10-workload ResourceList through the CLI, median of 15 runs.
+ * Then the input shapes that once took super-linear time (bench/generate.ts `SHAPES`: compact JSON, wide
+ * maps, one huge annotation, 300 000 tiny anchored documents), each at three sizes n, 2n, 4n: CPU seconds
+ * per unit of size stay flat when time grows linearly.
  * Prints a table and writes bench/RESULTS.md (unless --no-write). Figures, not tests: nothing fails.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { generateResources, toResourceList, toStream } from './generate.ts';
+import { SHAPES, generateResources, generateShape, toResourceList, toStream, type Shape } from './generate.ts';
 import { measure, measureMedian, median, type Measurement } from './measure.ts';
 import { KUSTOMIZE_PATCH, kustomization } from './kustomize.ts';
 
@@ -33,10 +36,11 @@ interface Args {
   kustomizeMax: number;
   kustomizeTimeout: number;
   write: boolean;
+  shapes: 'yes' | 'no' | 'only';
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { sizes: [100, 1000, 10000], kustomizeMax: 10000, kustomizeTimeout: 600, write: true };
+  const a: Args = { sizes: [100, 1000, 10000], kustomizeMax: 10000, kustomizeTimeout: 600, write: true, shapes: 'yes' };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i]!;
     if (x === '--with-50k') a.sizes = [...new Set([...a.sizes, 50000])];
@@ -44,6 +48,8 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--kustomize-max') a.kustomizeMax = Number(argv[++i]);
     else if (x === '--kustomize-timeout') a.kustomizeTimeout = Number(argv[++i]);
     else if (x === '--no-write') a.write = false;
+    else if (x === '--no-shapes') a.shapes = 'no';
+    else if (x === '--shapes-only') a.shapes = 'only';
     else throw new Error(`bench: unknown argument ${x}`);
   }
   return a;
@@ -193,6 +199,41 @@ function targets(rows: Row[], st: Startup): Target[] {
   return out;
 }
 
+/** Base sizes of the shapes (each is run at n, 2n and 4n). */
+const SHAPE_BASE: Record<Shape, { n: number; unit: string }> = {
+  'compact-json': { n: 5000, unit: 'items' },
+  'wide-configmap': { n: 10000, unit: 'keys' },
+  'wide-values': { n: 10000, unit: 'keys' },
+  'huge-annotation': { n: 2048, unit: 'KiB' },
+  'anchored-docs': { n: 75000, unit: 'documents' },
+};
+
+/**
+ * Runs every input shape at n, 2n and 4n through the CLI and returns a Markdown table: wall and CPU
+ * seconds, and CPU microseconds per unit (flat across the three sizes = linear growth).
+ */
+async function benchShapes(cliOk: boolean): Promise<string[]> {
+  const lines = ['| shape | size | wall s | CPU s | CPU µs per unit | CPU growth vs n (linear: 1, 2, 4) | exit |', '|---|---|---|---|---|---|---|'];
+  if (!cliOk) return lines;
+  const config = `${OUT}/shapes-config.yaml`;
+  writeFileSync(config, 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\nspec:\n  mesh: istio\n');
+  for (const shape of SHAPES) {
+    const base = SHAPE_BASE[shape];
+    let first: number | undefined;
+    for (const k of [1, 2, 4]) {
+      const n = base.n * k;
+      const file = `${OUT}/shape-${shape}-${n}.txt`;
+      writeFileSync(file, generateShape(shape, n));
+      const args = shape === 'wide-values' ? [CLI] : [CLI, '--config', config];
+      const m = await measure('node', ['--max-old-space-size=8192', ...args], { stdinFile: file, stdoutFile: `${OUT}/shape-out.txt`, timeoutSeconds: 900 });
+      first ??= m.cpuSeconds;
+      lines.push(`| ${shape} | ${n} ${base.unit} | ${fmtS(m)} | ${m.cpuSeconds.toFixed(2)} | ${((m.cpuSeconds / n) * 1e6).toFixed(1)} | ${(m.cpuSeconds / first).toFixed(2)} | ${m.exitCode} |`);
+      process.stderr.write(`  ${shape} ${n}: ${fmtS(m)} s wall, ${m.cpuSeconds.toFixed(2)} s CPU, exit ${m.exitCode}\n`);
+    }
+  }
+  return lines;
+}
+
 function metText(m: boolean | undefined): string {
   return m === undefined ? 'not measured' : m ? 'met' : 'NOT met';
 }
@@ -202,8 +243,13 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const cliOk = existsSync(`${ROOT}dist/meshinject.cjs`);
   if (!cliOk) process.stderr.write('bench: dist/meshinject.cjs missing (run `npm run build`): meshinject columns are n/a\n');
+  if (args.shapes === 'only') {
+    process.stdout.write(`\n${(await benchShapes(cliOk)).join('\n')}\n`);
+    return;
+  }
   const rows: Row[] = [];
   for (const n of args.sizes) rows.push(await benchSize(n, args, cliOk));
+  const shapeLines = args.shapes === 'yes' ? await benchShapes(cliOk) : [];
   const st = await benchStartup(cliOk);
   const tbl = table(rows);
   const ts = targets(rows, st);
@@ -215,7 +261,7 @@ async function main(): Promise<void> {
     `| yaml round trip (bench/yaml-roundtrip.mjs) | ${(st.floor * 1000).toFixed(0)} ms |`,
   ];
   const targetLines = ['| target | measured | status |', '|---|---|---|', ...ts.map((t) => `| ${t.name} | ${t.value} | ${metText(t.met)} |`)];
-  process.stdout.write(`\n${tbl.join('\n')}\n\n${startupLines.join('\n')}\n\n${targetLines.join('\n')}\n`);
+  process.stdout.write(`\n${tbl.join('\n')}\n\n${startupLines.join('\n')}\n\n${targetLines.join('\n')}\n${shapeLines.length ? `\n${shapeLines.join('\n')}\n` : ''}`);
   if (!args.write) return;
   const md = [
     '# meshinject benchmark results',
@@ -246,6 +292,7 @@ async function main(): Promise<void> {
     '',
     ...targetLines,
     '',
+    ...(shapeLines.length ? ['## Input shapes (growth must be linear)', '', ...shapeLines, ''] : []),
   ];
   writeFileSync(`${ROOT}bench/RESULTS.md`, md.join('\n'));
   process.stderr.write('bench: wrote bench/RESULTS.md\n');

@@ -1,7 +1,11 @@
 import type { Json } from '../model.ts';
-import { jsonEqual, withoutNulls } from '../json.ts';
+import { MeshInjectError } from '../results/errors.ts';
+import { patchDocument } from '../yaml/doc-patch.ts';
+import { Unfaithful } from '../yaml/patch-flow.ts';
 import { patchText } from '../yaml/patch-text.ts';
-import type { ParsedSource, SourceItem } from './source.ts';
+import { checkReadBack, readsAs } from '../yaml/read-back.ts';
+import type { TextNode } from '../yaml/text-node.ts';
+import { LineIndex, type ParsedSource, type SourceItem } from './source.ts';
 
 /**
  * List indentation of a resource's text: the style of its first block sequence under a mapping key
@@ -17,22 +21,84 @@ export function seqIndentOf(text: string, annotations: Record<string, unknown> |
 }
 
 /**
- * The new source text of a resource whose data becomes `next`, or undefined when nothing changes. Only
- * the differing parts of the text are rewritten (see `patchText`); new text uses the resource's list
- * indentation and the input's line endings (CRLF kept).
+ * A construct the text patcher does not edit: merge keys (`<<`: it would edit the merged keys as if
+ * they were the map's own) and complex keys. Aliases are left to the read-back: an edit of an anchored
+ * node that an alias elsewhere must not see reads back differently and takes the Document path.
+ */
+function riskyConstruct(node: TextNode | null): { what: string; offset: number } | undefined {
+  if (!node) return undefined;
+  if (node.t === 'seq') {
+    for (const it of node.items) {
+      const r = riskyConstruct(it);
+      if (r) return r;
+    }
+  }
+  if (node.t === 'map') {
+    for (const p of node.pairs) {
+      if (p.key === undefined) return { what: 'a complex key', offset: p.keyNode.start };
+      if (p.key === 'Symbol(<<)') return { what: 'a merge key (<<)', offset: p.keyNode.start };
+      const r = riskyConstruct(p.value);
+      if (r) return r;
+    }
+  }
+  return undefined;
+}
+
+/** The indentation step of a multi-line JSON resource (the column of its first key less that of `{`). */
+function jsonUnit(text: string, column: number): number {
+  const m = /^\{[ \t]*\r?\n([ ]+)"/.exec(text);
+  return m ? Math.max(1, m[1]!.length - column) : 2;
+}
+
+/**
+ * The new source text of a resource whose data becomes `next`, or undefined when nothing changes.
+ *
+ * The fast path edits only the differing parts of the text (see `patchText`; new text uses the resource's
+ * list indentation, JSON resources stay JSON at their indentation, CRLF is kept). Its result is read back
+ * (`checkReadBack`): it must read, as YAML 1.1 (kubectl) and as YAML 1.2, as the input plus exactly this
+ * change. Where the text patcher does not edit a construct faithfully (aliases, merge keys, a comment
+ * an edit would drop) or the read-back differs, the resource is rewritten through a `yaml` Document
+ * (`patchDocument`) and that result is read back too.
+ *
+ * @throws MeshInjectError `BAD_INPUT` naming the resource, the construct and its line when neither path
+ *   writes the change faithfully (nothing is written then)
  */
 export function emitChanged(item: SourceItem, source: ParsedSource, next: Json): string | undefined {
   const original = source.text.slice(item.start, item.end);
   const meta = (item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
-  if (item.node.t === 'map' && item.node.flow) {
-    // A flow-mapping resource (JSON input) is written back as JSON, indented to its place.
-    if (jsonEqual(item.value, withoutNulls(next))) return undefined;
-    if (!original.includes('\n')) return JSON.stringify(withoutNulls(next));
-    const pad = ' '.repeat(item.column);
-    return JSON.stringify(withoutNulls(next), null, 2).replace(/\n/g, `\n${pad}`);
-  }
   const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
-  let out = patchText(source.text, item.node, item.value, next, [item.start, item.end], style);
-  if (out !== undefined && original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
+  const json = item.node.t === 'map' && item.node.flow;
+  const simple = item.reader === 'block';
+  // Nothing to change (null map values mean absent): the text stays as it is, whatever it holds.
+  if (readsAs(item.value, next)) return undefined;
+  let why = riskyConstruct(item.node);
+  if (!why) {
+    try {
+      let out = patchText(source.text, item.node, item.value, next, [item.start, item.end], style, { json, unit: jsonUnit(original, item.column) });
+      if (out === undefined) return undefined;
+      if (original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
+      const problem = checkReadBack(original, out, item.column, item.value, next, simple, item.preamble);
+      if (!problem) return out;
+      why = { what: `a text edit (${problem})`, offset: item.start };
+    } catch (e) {
+      if (!(e instanceof Unfaithful)) throw e;
+      why = { what: e.message, offset: e.offset };
+    }
+  }
+  const refuse = (reason: string, offset: number): never => {
+    const line = new LineIndex(source.text).line(offset);
+    const v = item.value as { kind?: unknown; metadata?: { name?: unknown } } | null;
+    throw new MeshInjectError(
+      'BAD_INPUT',
+      `${String(v?.kind ?? 'resource')} "${String(v?.metadata?.name ?? '')}", line ${line}: cannot write the injection faithfully: ${reason}`,
+    );
+  };
+  if (json) return refuse(`${why.what} in a JSON resource`, why.offset);
+  const slow = patchDocument(original, item.column, item.value, next, style, item.preamble);
+  if (!slow.ok) return refuse(`${why.what}, and rewriting the resource: ${slow.reason}`, item.start + slow.offset);
+  let out = slow.text;
+  if (original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
+  const problem = checkReadBack(original, out, item.column, item.value, next, false, item.preamble);
+  if (problem) return refuse(`${why.what}, and rewriting the resource: ${problem}`, why.offset);
   return out;
 }

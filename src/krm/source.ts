@@ -2,18 +2,17 @@ import { Composer, CST, Document, Parser, type Node } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
 import { readBlockYaml, type BlockDocument } from '../yaml/block-reader.ts';
+import { K8S_YAML_OPTIONS, TO_JS_OPTIONS, findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import { fromYamlNode, type TextMap, type TextNode } from '../yaml/text-node.ts';
 
 /** How the input was framed; the output keeps the same framing. */
 export type SourceForm = 'resource-list' | 'list' | 'stream';
 
-/** Options of the `yaml` composer used for every resource (aliases capped: billion-laughs safe). */
-export const YAML_PARSE_OPTIONS = {
-  prettyErrors: false,
-  uniqueKeys: true,
-  maxAliasCount: 100,
-  strict: true,
-} as const;
+/**
+ * Nested `kind: List` resources are expanded this deep (a List in a List in a List ...); deeper nesting is
+ * refused with an error naming the List, never skipped.
+ */
+export const MAX_LIST_DEPTH = 16;
 
 /**
  * One resource of the input, kept as its source text. `start`/`end` are UTF-16 offsets of the resource's
@@ -38,8 +37,15 @@ export interface SourceItem {
    * `processItems` once the resource is processed.
    */
   node: TextNode;
-  /** The resource as plain data. Released (null) by `processItems` once processed. */
+  /** The resource as plain data (as Kubernetes reads it). Released (null) by `processItems` once processed. */
   value: Json;
+  /**
+   * Which reader read it: `block`, the fast block reader (no anchors, merge keys, tags, nor scalars YAML
+   * 1.1 and 1.2 read differently), or `yaml` (also when absent), the `yaml` package (YAML 1.1 with merge keys).
+   */
+  reader?: 'block' | 'yaml';
+  /** `%TAG`/`%YAML` directive lines of the resource's document and a `---` line, for reading its text alone. */
+  preamble?: string;
 }
 
 /** The parsed input: its framing, its resources, and the wrapper parts the output must reproduce. */
@@ -53,30 +59,101 @@ export interface ParsedSource {
   json?: boolean;
   /** ResourceList only: the source range of an input `results` entry (dropped: results are output only). */
   resultsRange?: [number, number];
+  /** JSON (flow mapping) wrapper only: where `results` goes, and the document's indentation. */
+  jsonLayout?: JsonLayout;
+}
+
+/**
+ * How `results` is added to a JSON ResourceList: inserted at `at` (the end of the wrapper's last entry,
+ * before any comment or closing brace), on its own line at `pad` indented by `unit` spaces per level, or
+ * on the same line when the wrapper is written on one line (`pad` undefined).
+ */
+export interface JsonLayout {
+  at: number;
+  pad: string | undefined;
+  unit: number;
 }
 
 function lineColumn(text: string, offset: number): number {
   return offset - (text.lastIndexOf('\n', offset - 1) + 1);
 }
 
-function lineNumber(text: string, offset: number): number {
-  let n = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
-  return n;
+/**
+ * Line starts of a text, computed once (one pass), so that positions of many resources on one long line
+ * (compact JSON) are found by binary search instead of scanning back from each.
+ */
+export class LineIndex {
+  private starts: number[] | undefined;
+  constructor(private readonly text: string) {}
+
+  private get lineStarts(): number[] {
+    if (!this.starts) {
+      const s = [0];
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) s.push(i + 1);
+      this.starts = s;
+    }
+    return this.starts;
+  }
+
+  /** 0-based index of the line holding `offset`. */
+  private lineOf(offset: number): number {
+    const s = this.lineStarts;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** 1-based line number of `offset`. */
+  line(offset: number): number {
+    return this.lineOf(offset) + 1;
+  }
+
+  /** Column (UTF-16 units from the line start) of `offset`. */
+  column(offset: number): number {
+    return offset - this.lineStarts[this.lineOf(offset)]!;
+  }
 }
 
-/** Composes one CST node as a standalone Document, throwing a BAD_INPUT error naming the line. */
-function composeNode(text: string, node: CST.Token, where: string): Document.Parsed {
-  const composer = new Composer(YAML_PARSE_OPTIONS);
-  const docToken: CST.Document = { type: 'document', offset: node.offset, start: [], value: node, end: [] };
-  const docs = [...composer.compose([docToken], true, text.length)];
+function lineNumber(text: string, offset: number): number {
+  return new LineIndex(text).line(offset);
+}
+
+/**
+ * Composes one CST node as a standalone Document read as Kubernetes reads it (YAML 1.1, merge keys; see
+ * `K8S_YAML_OPTIONS`), with the `%TAG`/`%YAML` directives of its document. Throws a BAD_INPUT error
+ * naming the line for syntax errors and duplicate keys (checked with a Set: linear in the keys).
+ */
+function composeNode(text: string, node: CST.Token, where: string, directives: readonly CST.Directive[] = [], lines?: LineIndex, docStart?: CST.SourceToken[]): Document.Parsed {
+  const composer = new Composer(K8S_YAML_OPTIONS);
+  // With directives, the document's `---` marker is needed too (the composer requires it after `%TAG`).
+  const start = directives.length > 0 && docStart ? docStart : [];
+  const docToken: CST.Document = { type: 'document', offset: node.offset, start, value: node, end: [] };
+  const docs = [...composer.compose([...directives, docToken], true, text.length)];
   const doc = docs[0];
   if (!doc) throw new MeshInjectError('BAD_INPUT', `${where}: empty document`);
+  const at = (offset: number): number => (lines ?? new LineIndex(text)).line(offset);
   const err = doc.errors[0];
   if (err) {
-    throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, err.pos[0])}: invalid YAML: ${err.message.split('\n')[0]}`);
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(err.pos[0])}: invalid YAML: ${err.message.split('\n')[0]}`);
   }
+  const problem = findKeyProblem(doc);
+  if (problem) throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(problem.offset)}: ${keyProblemMessage(problem)}`);
   return doc as Document.Parsed;
+}
+
+/** End of a value's own text: after its closing bracket or last character, before trailing space and comments. */
+function valueEnd(node: CST.Token): number {
+  if (node.type === 'flow-collection') {
+    const close = node.end.find((t) => t.type === 'flow-map-end' || t.type === 'flow-seq-end');
+    if (close) return close.offset + close.source.length;
+  }
+  if (node.type === 'scalar' || node.type === 'double-quoted-scalar' || node.type === 'single-quoted-scalar') return node.offset + node.source.length;
+  return nodeEnd(node);
 }
 
 function nodeEnd(node: CST.Token): number {
@@ -88,7 +165,7 @@ function nodeEnd(node: CST.Token): number {
  * pipeline after use), so a large input never holds every resource's syntax tree at once. Composition
  * errors (duplicate keys, alias bombs) surface on first use as `MeshInjectError` `BAD_INPUT`.
  */
-function makeItem(text: string, node: CST.Token, position: number, where: string): SourceItem {
+function makeItem(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): SourceItem {
   if (!isMapToken(node)) {
     throw new MeshInjectError('BAD_INPUT', `${where}: a Kubernetes resource must be a mapping`);
   }
@@ -97,7 +174,7 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
     end = nodeEnd(node);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, node.offset)}: nested too deeply (${e.message})`);
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(node.offset)}: nested too deeply (${e.message})`);
   }
   let token: CST.Token | undefined = node;
   let tree: TextNode | null = null;
@@ -107,13 +184,13 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
     const t = token;
     token = undefined;
     try {
-      const doc = composeNode(text, t, where);
-      value = doc.toJS({ maxAliasCount: YAML_PARSE_OPTIONS.maxAliasCount }) as Json;
+      const doc = composeNode(text, t, where, ctx.directives, ctx.lines, ctx.docStart);
+      value = doc.toJS(TO_JS_OPTIONS) as Json;
       tree = fromYamlNode(doc.contents as Node);
     } catch (e) {
       // Alias bombs (ReferenceError) and absurd nesting (RangeError) are bad input too.
       if (e instanceof MeshInjectError) throw e;
-      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, t.offset)}: ${(e as Error).message}`);
+      throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(t.offset)}: ${(e as Error).message}`);
     }
   };
   const item = {
@@ -121,8 +198,10 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
     topPosition: position,
     start: node.offset,
     end,
-    column: lineColumn(text, node.offset),
+    column: ctx.lines.column(node.offset),
     kind: rootKind(node),
+    reader: 'yaml',
+    ...(ctx.directives.length > 0 ? { preamble: `${ctx.directives.map((d) => d.source).join('\n')}\n---\n` } : {}),
     ...(rootKind(node) === 'List' ? { listToken: node } : {}),
   } as SourceItem;
   Object.defineProperty(item, 'node', {
@@ -160,15 +239,23 @@ function rootKind(root: CST.Token | undefined): string | undefined {
   return undefined;
 }
 
-function collectItems(text: string, seq: CST.Token | null | undefined, where: string): SourceItem[] {
+/** What composing a resource of the `yaml` path needs besides its node: its document's directives, line index. */
+interface YamlContext {
+  directives: readonly CST.Directive[];
+  /** The tokens before the document's root (its `---` marker line), when it has a marker. */
+  docStart?: CST.SourceToken[];
+  lines: LineIndex;
+}
+
+function collectItems(text: string, seq: CST.Token | null | undefined, where: string, ctx: YamlContext): SourceItem[] {
   if (!seq) return [];
   if (seq.type === 'block-seq') {
-    return seq.items.flatMap((it, i) => (it.value ? [makeItem(text, it.value, i, `${where} items[${i}]`)] : []));
+    return seq.items.flatMap((it, i) => (it.value ? [makeItem(text, it.value, i, `${where} items[${i}]`, ctx)] : []));
   }
   if (seq.type === 'flow-collection' && seq.start.source === '[') {
     const out: SourceItem[] = [];
     seq.items.forEach((it) => {
-      if (it.value) out.push(makeItem(text, it.value, out.length, `${where} items[${out.length}]`));
+      if (it.value) out.push(makeItem(text, it.value, out.length, `${where} items[${out.length}]`, ctx));
     });
     return out;
   }
@@ -177,19 +264,31 @@ function collectItems(text: string, seq: CST.Token | null | undefined, where: st
 }
 
 /**
- * Adds the items of nested `kind: List` resources (a List inside a ResourceList or a stream) as resources of
- * their own, after the top-level ones, as Istio's kube-inject does (`IntoResourceFile`, List items
- * recursively). The List itself stays unchanged text around them.
+ * Adds the items of nested `kind: List` resources (a List inside a ResourceList or a stream, and Lists
+ * inside those, recursively) as resources of their own, after the top-level ones, as Istio's kube-inject
+ * does (`IntoResourceFile` recurses into List items). Each List stays unchanged text around its items.
+ *
+ * @throws MeshInjectError `BAD_INPUT` for Lists nested deeper than `MAX_LIST_DEPTH`, naming the List
  */
-function expandNestedLists(text: string, items: SourceItem[], where: string): SourceItem[] {
+function expandNestedLists(text: string, items: SourceItem[], where: string, ctx: YamlContext): SourceItem[] {
   const out = items.slice();
-  for (const item of items) {
+  const depth = new Map<SourceItem, number>();
+  const names = new Map<SourceItem, string>();
+  for (let i = 0; i < out.length; i++) {
+    const item = out[i]!;
     const root = item.listToken;
     if (!isMapToken(root)) continue;
+    const d = (depth.get(item) ?? 0) + 1;
+    const name = names.get(item) ?? `${where} items[${item.position}]`;
+    if (d > MAX_LIST_DEPTH) {
+      throw new MeshInjectError('BAD_INPUT', `${name}, line ${ctx.lines.line(root.offset)}: kind: List nested more than ${MAX_LIST_DEPTH} deep`);
+    }
     const pair = root.items.find((p) => scalarText(p.key) === 'items');
-    for (const sub of collectItems(text, pair?.value, `${where} items[${item.position}]`)) {
+    for (const sub of collectItems(text, pair?.value, name, ctx)) {
+      names.set(sub, `${name} items[${sub.position}]`);
       sub.position = out.length;
       sub.topPosition = item.topPosition;
+      depth.set(sub, d);
       out.push(sub);
     }
   }
@@ -221,7 +320,7 @@ function blockItem(text: string, value: Json, node: TextNode | null, position: n
   if (!node || node.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const kind = value.kind;
   if ((kind !== undefined && typeof kind !== 'string') || kind === 'List') return undefined;
-  return { position, topPosition: position, kind, start: node.start, end: node.end, column: lineColumn(text, node.start), node, value };
+  return { position, topPosition: position, kind, start: node.start, end: node.end, column: lineColumn(text, node.start), node, value, reader: 'block' };
 }
 
 /**
@@ -269,47 +368,102 @@ function fromBlockDocuments(text: string, docs: BlockDocument[], where: string):
 
 /** `parseSource` with the `yaml` package: the whole input into its syntax tree, resources composed on first use. */
 function parseWithYaml(text: string, where: string): ParsedSource {
+  const lines = new LineIndex(text);
   const tokens = [...new Parser().parse(text)];
-  const docs = tokens.filter((t): t is CST.Document => t.type === 'document');
+  const docs: Array<{ doc: CST.Document; directives: CST.Directive[] }> = [];
+  let directives: CST.Directive[] = [];
   for (const t of tokens) {
     if (t.type === 'error') {
-      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, t.offset)}: invalid YAML: ${t.message}`);
+      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lines.line(t.offset)}: invalid YAML: ${t.message}`);
+    }
+    if (t.type === 'directive') directives.push(t);
+    if (t.type === 'document') {
+      docs.push({ doc: t, directives });
+      directives = [];
     }
   }
-  const nonEmpty = docs.filter((d) => d.value !== undefined && !(d.value.type === 'scalar' && d.value.source === ''));
+  const isEmpty = (d: CST.Document): boolean => !d.value || (d.value.type === 'scalar' && d.value.source === '');
+  const nonEmpty = docs.filter((d) => !isEmpty(d.doc));
   if (nonEmpty.length === 1) {
-    const root = nonEmpty[0]!.value;
+    const root = nonEmpty[0]!.doc.value;
+    const ctx: YamlContext = { directives: nonEmpty[0]!.directives, lines, ...docStartOf(nonEmpty[0]!.doc) };
     const kind = rootKind(root);
     if ((kind === 'ResourceList' || kind === 'List') && isMapToken(root)) {
       const form: SourceForm = kind === 'ResourceList' ? 'resource-list' : 'list';
-      const parsed: ParsedSource = { form, text, items: [], json: root.type === 'flow-collection' };
+      const json = root.type === 'flow-collection';
+      const parsed: ParsedSource = { form, text, items: [], json };
       let sawItems = false;
-      for (const pair of root.items) {
+      root.items.forEach((pair, i) => {
         const key = scalarText(pair.key);
         if (key === 'items') {
           sawItems = true;
-          parsed.items = collectItems(text, pair.value, where);
+          parsed.items = collectItems(text, pair.value, where, ctx);
         } else if (key === 'functionConfig' && form === 'resource-list' && pair.value) {
-          parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`).toJS() as Json;
-        } else if (key === 'results' && form === 'resource-list' && pair.key && root.type === 'block-map') {
-          const start = pair.start.length ? pair.start[0]!.offset : pair.key.offset;
-          parsed.resultsRange = [start, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
+          parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`, ctx.directives, lines, ctx.docStart).toJS(TO_JS_OPTIONS) as Json;
+        } else if (key === 'results' && form === 'resource-list' && pair.key) {
+          parsed.resultsRange = json ? flowEntryRange(root, i) : [pair.start.length ? pair.start[0]!.offset : pair.key.offset, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
         }
-      }
+      });
       if (!sawItems && form === 'resource-list') {
         throw new MeshInjectError('BAD_INPUT', `${where}: ResourceList has no \`items\` (an empty list is \`items: []\`)`);
       }
       const keys = root.items.map((p) => scalarText(p.key));
-      const dup = keys.find((k, i) => k !== undefined && keys.indexOf(k) !== i);
-      if (dup !== undefined) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${dup}\` in the ${kind}`);
-      parsed.items = expandNestedLists(text, parsed.items, where);
+      const seen = new Set<string>();
+      for (const k of keys) {
+        if (k === undefined) continue;
+        if (seen.has(k)) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${k}\` in the ${kind}`);
+        seen.add(k);
+      }
+      if (json) {
+        const layout = jsonLayoutOf(text, root, lines);
+        // When the input's `results` is the last entry, the new one goes where it started.
+        if (parsed.resultsRange && layout.at >= parsed.resultsRange[0]) layout.at = parsed.resultsRange[0];
+        parsed.jsonLayout = layout;
+      }
+      parsed.items = expandNestedLists(text, parsed.items, where, ctx);
       return parsed;
     }
   }
   const items: SourceItem[] = [];
   docs.forEach((d, i) => {
-    if (!d.value || (d.value.type === 'scalar' && d.value.source === '')) return;
-    items.push(makeItem(text, d.value, items.length, `${where} document ${i + 1}`));
+    if (isEmpty(d.doc)) return;
+    items.push(makeItem(text, d.doc.value!, items.length, `${where} document ${i + 1}`, { directives: d.directives, lines, ...docStartOf(d.doc) }));
   });
-  return { form: 'stream', text, items: expandNestedLists(text, items, where) };
+  return { form: 'stream', text, items: expandNestedLists(text, items, where, { directives: [], lines }) };
+}
+
+function docStartOf(doc: CST.Document): { docStart?: CST.SourceToken[] } {
+  return doc.start.some((x) => x.type === 'doc-start') ? { docStart: doc.start } : {};
+}
+
+/**
+ * The source range of entry `i` of a flow mapping together with one separating comma (the one before it,
+ * or for the first entry the one after it), so that removing it leaves valid flow syntax.
+ */
+function flowEntryRange(root: CST.FlowCollection, i: number): [number, number] {
+  const pair = root.items[i]!;
+  const value = pair.value ?? pair.key!;
+  const comma = pair.start.find((t) => t.type === 'comma');
+  if (comma) return [comma.offset, valueEnd(value)];
+  const next = root.items[i + 1];
+  const nextComma = next?.start.find((t) => t.type === 'comma');
+  const keyStart = pair.key ? pair.key.offset : value.offset;
+  if (nextComma) {
+    const after = next!.key ?? next!.value;
+    return [keyStart, after ? after.offset : nextComma.offset + 1];
+  }
+  return [keyStart, valueEnd(value)];
+}
+
+/** Where and how `results` is added to a JSON (flow mapping) ResourceList: see `JsonLayout`. */
+function jsonLayoutOf(text: string, root: CST.FlowCollection, lines: LineIndex): JsonLayout {
+  const last = root.items[root.items.length - 1];
+  const lastNode = last?.value ?? last?.key;
+  const at = lastNode ? valueEnd(lastNode) : root.start.offset + 1;
+  const first = root.items[0]?.key;
+  const multiLine = !!first && lines.line(first.offset) !== lines.line(root.start.offset);
+  if (!multiLine) return { at, pad: undefined, unit: 2 };
+  const pad = ' '.repeat(lines.column(first.offset));
+  const unit = Math.max(1, lines.column(first.offset) - lines.column(root.start.offset)) || 2;
+  return { at, pad, unit };
 }

@@ -21,7 +21,13 @@ export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, s
     const [s, e] = source.resultsRange;
     edits.push({ start: s, end: e, text: '' });
   }
-  edits.sort((a, b) => a.start - b.start);
+  const layout = source.form === 'resource-list' && results.length > 0 ? source.jsonLayout : undefined;
+  if (layout) {
+    // Inserted after the wrapper's last entry: never inside a trailing comment, never a second `results`.
+    const json = layout.pad === undefined ? JSON.stringify(results) : JSON.stringify(results, null, layout.unit).replace(/\n/g, `\n${layout.pad}`);
+    edits.push({ start: layout.at, end: layout.at, text: layout.pad === undefined ? `, "results": ${json}` : `,\n${layout.pad}"results": ${json}` });
+  }
+  edits.sort((a, b) => a.start - b.start || a.end - b.end);
   const text = source.text;
   const parts: string[] = [];
   let at = 0;
@@ -31,11 +37,7 @@ export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, s
   }
   parts.push(text.slice(at));
   let out = parts.join('');
-  if (source.form === 'resource-list' && results.length > 0 && source.json) {
-    const close = out.lastIndexOf('}');
-    return `${out.slice(0, close).replace(/\s*$/, '')},\n"results": ${JSON.stringify(results, null, 2)}\n${out.slice(close)}`;
-  }
-  if (source.form === 'resource-list' && results.length > 0) {
+  if (source.form === 'resource-list' && results.length > 0 && !source.json) {
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
     if (out.length > 0 && !out.endsWith('\n')) out += eol;
     let block = resultsYaml(results);

@@ -17,6 +17,12 @@ export interface WorkloadKind {
    * (kube-inject `IntoObject`, pkg/kube/inject/inject.go; golden `cronjob.yaml.injected`).
    */
   metaPath?: readonly string[];
+  /**
+   * A field that, present without a pod template, makes the resource reference another workload's pod
+   * template instead of holding one: such a resource is not a workload here and passes through unchanged
+   * (Argo Rollouts `spec.workloadRef`: the referenced Deployment is injected on its own).
+   */
+  referencePath?: readonly string[];
 }
 
 /**
@@ -40,7 +46,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
     metaPath: ['spec', 'jobTemplate', 'metadata'],
   },
   { kind: 'DeploymentConfig', groups: [], templatePath: ['spec', 'template'] },
-  { kind: 'Rollout', groups: ['argoproj.io'], templatePath: ['spec', 'template'] },
+  { kind: 'Rollout', groups: ['argoproj.io'], templatePath: ['spec', 'template'], referencePath: ['spec', 'workloadRef'] },
   { kind: 'PodTemplate', groups: [], templatePath: ['template'] },
 ];
 

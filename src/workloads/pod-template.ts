@@ -121,6 +121,18 @@ export function getPodTemplate(resource: Json, wk: WorkloadKind): PodTemplate | 
 }
 
 /**
+ * Whether a resource of a workload kind holds its own pod template: false only for a kind with a
+ * `referencePath` (Argo Rollout `spec.workloadRef`) that is set while the template is absent; such a
+ * resource passes through unchanged.
+ */
+export function holdsPodTemplate(resource: Json, wk: WorkloadKind): boolean {
+  if (!wk.referencePath) return true;
+  const ref = getIn(resource, wk.referencePath);
+  const tpl = getIn(resource, wk.templatePath);
+  return ref === undefined || ref === null || (tpl !== undefined && tpl !== null);
+}
+
+/**
  * The pod template's own `metadata` (a copy; `{}` when absent): the labels and annotations the pods get, which
  * is what the cluster's admission webhook decides on. For most kinds this is the metadata `getPodTemplate`
  * returns; for a CronJob it is `spec.jobTemplate.spec.template.metadata`, while `istioctl kube-inject` reads

@@ -24,22 +24,33 @@ export const DASH = 45;
 /** Collections nested deeper than this are left to the `yaml` package. */
 export const MAX_DEPTH = 200;
 
-/** YAML 1.2 core schema: a plain scalar's value (`yaml` tags null, bool, int, float; else a string). */
+/** YAML 1.1 booleans that the 1.2 core schema reads as strings (`yes`, `on`, `y`, ...). */
+const YAML11_BOOL = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO', 'on', 'On', 'ON', 'off', 'Off', 'OFF']);
+
+/**
+ * YAML 1.2 core schema: a plain scalar's value (`yaml` tags null, bool, int, float; else a string).
+ * Scalars that a YAML 1.1 reader (kubectl's sigs.k8s.io/yaml, go-yaml v2; `yaml` with `version: '1.1'`)
+ * reads differently are declined, so that what the fast reader accepts reads the same in both versions:
+ * 1.1 booleans (`yes`, `on`, `n`), legacy octal and leading zeros (`0644` is 420 in 1.1, 644 in 1.2),
+ * digit separators (`1_000`) and base 60 (`1:20`).
+ */
 export function resolveCore(s: string): Json {
   const c = s.charCodeAt(0);
   if (s.length <= 5) {
     if (s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL') return null;
     if (s === 'true' || s === 'True' || s === 'TRUE') return true;
     if (s === 'false' || s === 'False' || s === 'FALSE') return false;
+    if (s.length <= 3 && YAML11_BOOL.has(s)) decline();
   }
   if ((c >= 48 && c <= 57) || c === DASH || c === 43 || c === 46) {
     if (/^[-+]?[0-9]+$/.test(s)) {
+      if (/^[-+]?0[0-9]/.test(s)) decline();
       const n = Number(s);
       return Number.isSafeInteger(n) ? n : decline();
     }
     if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/.test(s)) return Number(s);
-    // 0o17, 0x1f, .inf, .nan: read by `yaml`.
-    if (/^0[ox]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$/.test(s)) decline();
+    // 0o17, 0x1f, .inf, .nan: read by `yaml`; 1_000, 1:20, 0b1: numbers in YAML 1.1 only.
+    if (/^0[oxb]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$|^[-+]?[0-9][0-9_]*(?:[_:][0-9_]*)+(?:\.[0-9_]*)?$/.test(s)) decline();
   }
   return s;
 }

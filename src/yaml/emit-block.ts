@@ -74,7 +74,8 @@ export function emitFlow(v: Json): string {
   }
   if (typeof v === 'string') {
     const s = emitString(v);
-    return /[,[\]{}]/.test(s) && !/^['"]/.test(s) ? `'${v.replace(/'/g, "''")}'` : s;
+    // In flow context a plain scalar must not hold flow indicators nor start with `?` or `:` (`"?page=1"`, `":8080"`).
+    return (/[,[\]{}]/.test(s) || /^[?:]/.test(s)) && !/^['"]/.test(s) ? `'${v.replace(/'/g, "''")}'` : s;
   }
   return emitInline(v)!;
 }

@@ -1,7 +1,8 @@
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
-import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
+import { emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
+import { applyEdits, matchEntries, patchFlow, type FlowStyle } from './patch-flow.ts';
 
 /**
  * Edits the source text of one resource so that it reads as `next`, touching only what differs: every
@@ -14,10 +15,12 @@ import { emitAfterDash, emitAfterKey, emitFlow, emitInline, emitMapLines, emitSt
  * @param root the resource's syntax tree (`TextNode` offsets are into `text`)
  * @param old the resource as data (`doc.toJS()`)
  * @param next the desired resource as data (`null` map values mean absent)
+ * @param flow how new entries of flow collections are written (`json` for a JSON resource)
  * @returns the new text of the range [start, end) of the resource, or undefined when nothing changed
+ * @throws Unfaithful where an edit would drop a comment (the caller takes a slower path)
  */
-export function patchText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle): string | undefined {
-  const ctx: Ctx = { text, style, edits: [] };
+export function patchText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle, flow: FlowStyle = { json: false, unit: 2 }): string | undefined {
+  const ctx: Ctx = { text, style, flow, edits: [] };
   if (root.t !== 'map' || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
   // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
   const target = next as JsonObj;
@@ -36,30 +39,15 @@ export function patchText(text: string, root: TextNode, old: Json, next: Json, r
 
 type JsonObj = { [k: string]: Json };
 
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
+type Edit = import('./patch-flow.ts').Edit;
 
 interface Ctx {
   text: string;
   style: BlockStyle;
+  flow: FlowStyle;
   edits: Edit[];
 }
 
-
-/** Applies non-overlapping edits inside [start, end) of `text`. */
-export function applyEdits(text: string, start: number, end: number, edits: Edit[]): string {
-  edits.sort((x, y) => x.start - y.start || x.end - y.end);
-  let out = '';
-  let at = start;
-  for (const e of edits) {
-    out += text.slice(at, e.start) + e.text;
-    at = e.end;
-  }
-  return out + text.slice(at, end);
-}
 
 function lineStart(text: string, pos: number): number {
   return text.lastIndexOf('\n', pos - 1) + 1;
@@ -88,7 +76,7 @@ function startsLine(text: string, pos: number): boolean {
 
 function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   if (map.flow) {
-    if (!jsonEqual(old, next)) replaceNode(map, emitFlowOrInline(next), ctx);
+    ctx.edits.push(...patchFlow(ctx.text, map, old, next, ctx.flow));
     return;
   }
   const { text } = ctx;
@@ -158,10 +146,6 @@ class NeedsRewrite extends Error {
   }
 }
 
-function emitFlowOrInline(v: Json): string {
-  return emitInline(v) ?? emitFlow(v);
-}
-
 function replaceNode(node: TextNode, replacement: string, ctx: Ctx): void {
   ctx.edits.push({ start: node.start, end: node.end, text: replacement });
 }
@@ -207,37 +191,16 @@ function scalarLike(node: TextNode, v: Json): string {
   return emitInline(v)!;
 }
 
-/** Identity of a list entry: Kubernetes merge keys first, then the value itself for scalars. */
-function entryKey(v: Json | undefined): string | undefined {
-  if (isJsonObject(v)) {
-    for (const k of ['name', 'mountPath', 'containerPort', 'devicePath', 'ip', 'topologyKey']) {
-      const x = v[k];
-      if (typeof x === 'string' || typeof x === 'number') return `${k}=${x}`;
-    }
-    return undefined;
-  }
-  if (v === null || typeof v !== 'object') return `scalar=${typeof v}:${String(v)}`;
-  return undefined;
-}
-
 function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx): void {
   if (seq.flow) {
-    if (!jsonEqual(old, next)) replaceNode(seq, emitFlowOrInline(next), ctx);
+    ctx.edits.push(...patchFlow(ctx.text, seq, old, next, ctx.flow));
     return;
   }
   const { text } = ctx;
   if (seq.items.some((n) => !n || n.t === 'alias')) throw new NeedsRewrite(seq);
   const items = seq.items as TextNode[];
-  const oldKeys = old.map(entryKey);
-  const used = new Set<number>();
-  const order: Array<{ at: number; value: Json }> = next.map((v, i) => {
-    const key = entryKey(v);
-    let at = -1;
-    if (key !== undefined) at = oldKeys.findIndex((k, j) => k === key && !used.has(j));
-    else if (i < old.length && !used.has(i) && oldKeys[i] === undefined) at = i;
-    if (at >= 0) used.add(at);
-    return { at, value: v };
-  });
+  const matched = matchEntries(old, next);
+  const order: Array<{ at: number; value: Json }> = next.map((v, i) => ({ at: matched[i]!, value: v }));
   const sameShape = order.length === old.length && order.every((o, i) => o.at === i);
   const dash = lineStartDash(text, items[0]!);
   if (!startsLine(text, dash)) throw new NeedsRewrite(seq);

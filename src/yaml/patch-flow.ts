@@ -1,0 +1,242 @@
+import type { TextMap, TextNode, TextSeq } from './text-node.ts';
+import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
+import type { Json } from '../model.ts';
+import { emitFlow } from './emit-block.ts';
+
+/**
+ * In-place edits of flow collections (`{...}`, `[...]`, and JSON, which is all flow): only the entries
+ * that change are rewritten, new entries are inserted after the last one, removed ones are cut out with
+ * their comma. Everything else (quotes, comments, big integers, line breaks, indentation, a trailing
+ * comma) stays byte for byte. An edit that would cut a comment out throws `Unfaithful`.
+ */
+
+/** How new flow entries are written: as JSON (`json`, a JSON resource) or YAML flow; `unit`: JSON indentation step. */
+export interface FlowStyle {
+  json: boolean;
+  unit: number;
+}
+
+/** A text edit: replace [start, end) of the input text with `text`. */
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** An edit the text patcher cannot make faithfully (e.g. it would drop a comment); `offset` is where. */
+export class Unfaithful extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Applies non-overlapping edits inside [start, end) of `text`. */
+export function applyEdits(text: string, start: number, end: number, edits: Edit[]): string {
+  edits.sort((x, y) => x.start - y.start || x.end - y.end);
+  let out = '';
+  let at = start;
+  for (const e of edits) {
+    out += text.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + text.slice(at, end);
+}
+
+/**
+ * Identity of a list entry: Kubernetes merge keys first (`name`, `mountPath`, `containerPort`, ...,
+ * strategic merge patch `patchMergeKey`s of the pod spec), then the value itself for scalars.
+ */
+export function entryKey(v: Json | undefined): string | undefined {
+  if (isJsonObject(v)) {
+    for (const k of ['name', 'mountPath', 'containerPort', 'devicePath', 'ip', 'topologyKey']) {
+      const x = v[k];
+      if (typeof x === 'string' || typeof x === 'number') return `${k}=${x}`;
+    }
+    return undefined;
+  }
+  if (v === null || typeof v !== 'object') return `scalar=${typeof v}:${String(v)}`;
+  return undefined;
+}
+
+/**
+ * Matches list entries: for each entry of `next`, the index of the entry of `old` it continues (by
+ * `entryKey`, each old entry used once; entries without a key by position), or -1 for a new entry.
+ */
+export function matchEntries(old: readonly Json[], next: readonly Json[]): number[] {
+  const oldKeys = old.map(entryKey);
+  const used = new Set<number>();
+  return next.map((v, i) => {
+    const key = entryKey(v);
+    let at = -1;
+    if (key !== undefined) at = oldKeys.findIndex((k, j) => k === key && !used.has(j));
+    else if (i < old.length && !used.has(i) && oldKeys[i] === undefined) at = i;
+    if (at >= 0) used.add(at);
+    return at;
+  });
+}
+
+/** The layout of a collection: `pad` is its entries' indentation when they are on lines of their own. */
+function padOf(text: string, node: TextMap | TextSeq): string | undefined {
+  const first = node.t === 'map' ? node.pairs[0]?.keyNode : node.items[0];
+  if (!first) return undefined;
+  // Only the text between the bracket and the first entry is looked at (linear on one-line JSON).
+  const gap = text.slice(node.start, first.start);
+  const nl = gap.lastIndexOf('\n');
+  return nl < 0 ? undefined : ' '.repeat(gap.length - nl - 1);
+}
+
+function emitValue(v: Json, pad: string | undefined, style: FlowStyle): string {
+  const clean = withoutNulls(v);
+  if (!style.json) return emitFlow(clean);
+  return pad === undefined ? oneLineJson(clean) : JSON.stringify(clean, null, style.unit).replace(/\n/g, `\n${pad}`);
+}
+
+/** JSON on one line in the style people write it: `{"a": 1, "b": [2, 3]}`. */
+function oneLineJson(v: Json): string {
+  if (Array.isArray(v)) return `[${v.map(oneLineJson).join(', ')}]`;
+  if (isJsonObject(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${oneLineJson(x)}`).join(', ')}}`;
+  return JSON.stringify(v);
+}
+
+function emitKey(k: string, style: FlowStyle): string {
+  return style.json ? JSON.stringify(k) : emitFlow(k);
+}
+
+function emitScalar(node: TextNode, v: Json, style: FlowStyle): string {
+  if (style.json) return JSON.stringify(v);
+  if (typeof v === 'string' && node.t === 'scalar') {
+    if (node.style === 'double') return JSON.stringify(v);
+    if (node.style === 'single' && !/[\x00-\x1f]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
+  }
+  return emitFlow(v);
+}
+
+function noComment(text: string, start: number, end: number): void {
+  const i = text.slice(start, end).indexOf('#');
+  if (i >= 0) throw new Unfaithful('a comment inside a flow collection would be removed', start + i);
+}
+
+function endOf(node: TextNode): number {
+  return node.end;
+}
+
+/**
+ * The edits that make a flow collection read as `next` (its data is `old`). Nested collections are
+ * edited in place as well; values that change type are rewritten whole.
+ *
+ * @throws Unfaithful where an edit would remove a comment
+ */
+export function patchFlow(text: string, node: TextMap | TextSeq, old: Json, next: Json, style: FlowStyle): Edit[] {
+  if (jsonEqual(old, next)) return [];
+  const edits: Edit[] = [];
+  patchValue(text, node, old, next, undefined, style, edits);
+  return edits;
+}
+
+function patchValue(text: string, node: TextNode, o: Json | undefined, n: Json, pad: string | undefined, style: FlowStyle, edits: Edit[]): void {
+  if (jsonEqual(o, n)) return;
+  if (node.t === 'alias') throw new Unfaithful('an alias inside a changed flow collection', node.start);
+  if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0) return patchMap(text, node, o, n, style, edits);
+  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0) return patchSeq(text, node, o, n, style, edits);
+  if (node.t === 'scalar' && (n === null || typeof n !== 'object') && node.end > node.start) {
+    edits.push({ start: node.start, end: node.end, text: emitScalar(node, n, style) });
+    return;
+  }
+  noComment(text, node.start, node.end);
+  edits.push({ start: node.start, end: node.end, text: emitValue(n, pad, style) });
+}
+
+function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: { [k: string]: Json }, style: FlowStyle, edits: Edit[]): void {
+  const pad = padOf(text, map);
+  const pairs = map.pairs;
+  const removed = pairs.map((p) => {
+    if (p.key === undefined) throw new Unfaithful('a complex key inside a flow mapping', p.keyNode.start);
+    const n = next[p.key];
+    return (n === undefined || n === null) && old[p.key] !== null && old[p.key] !== undefined;
+  });
+  if (removed.every(Boolean)) {
+    noComment(text, map.start, map.end);
+    edits.push({ start: map.start, end: map.end, text: emitValue(next, pad, style) });
+    return;
+  }
+  pairs.forEach((p, i) => {
+    const k = p.key!;
+    if (removed[i]) return;
+    const n = next[k];
+    if (n === undefined || n === null || jsonEqual(old[k], n)) return;
+    if (!p.value) throw new Unfaithful(`flow mapping key \`${k}\` has no value`, p.keyNode.start);
+    patchValue(text, p.value, old[k], n, pad, style, edits);
+  });
+  const ends = pairs.map((p) => endOf(p.value ?? p.keyNode));
+  const starts = pairs.map((p) => p.keyNode.start);
+  cutRemoved(text, removed, starts, ends, edits);
+  const have = new Set(pairs.map((p) => p.key));
+  const added = Object.entries(next).filter(([k, v]) => v !== null && !have.has(k));
+  if (added.length === 0) return;
+  const sep = pad === undefined ? ', ' : `,\n${pad}`;
+  const last = ends[removed.lastIndexOf(false)]!;
+  const entry = ([k, v]: [string, Json]): string => `${emitKey(k, style)}: ${emitValue(v, pad, style)}`;
+  edits.push({ start: last, end: last, text: added.map((e) => sep + entry(e)).join('') });
+}
+
+/** Cuts out removed entries with one comma each: `[end of previous kept, end)`, or up to the next kept entry. */
+function cutRemoved(text: string, removed: boolean[], starts: number[], ends: number[], edits: Edit[]): void {
+  const firstKept = removed.indexOf(false);
+  if (firstKept > 0) {
+    noComment(text, starts[0]!, starts[firstKept]!);
+    edits.push({ start: starts[0]!, end: starts[firstKept]!, text: '' });
+  }
+  for (let i = firstKept + 1; i < removed.length; i++) {
+    if (!removed[i]) continue;
+    noComment(text, ends[i - 1]!, ends[i]!);
+    edits.push({ start: ends[i - 1]!, end: ends[i]!, text: '' });
+  }
+}
+
+function patchSeq(text: string, seq: TextSeq, old: Json[], next: Json[], style: FlowStyle, edits: Edit[]): void {
+  const pad = padOf(text, seq);
+  if (seq.items.some((n) => !n)) throw new Unfaithful('an empty entry in a flow sequence', seq.start);
+  const items = seq.items as TextNode[];
+  const matched = matchEntries(old, next);
+  const order = next.map((v, i) => ({ at: matched[i]!, value: v }));
+  const used = new Set(matched.filter((i) => i >= 0));
+  const kept = order.filter((o) => o.at >= 0);
+  const monotonic = kept.every((o, i) => i === 0 || o.at > kept[i - 1]!.at);
+  if (kept.length === 0 || !monotonic) {
+    noComment(text, seq.start, seq.end);
+    const parts = order.map((o) => {
+      if (o.at < 0) return emitValue(o.value, pad, style);
+      const sub: Edit[] = [];
+      patchValue(text, items[o.at]!, old[o.at], o.value, pad, style, sub);
+      return applyEdits(text, items[o.at]!.start, items[o.at]!.end, sub);
+    });
+    const open = text.slice(seq.start, items[0]!.start);
+    const close = text.slice(items[items.length - 1]!.end, seq.end);
+    edits.push({ start: seq.start, end: seq.end, text: `${open}${parts.join(pad === undefined ? ', ' : `,\n${pad}`)}${close.replace(/^,/, '')}` });
+    return;
+  }
+  const removed = items.map((_, i) => !used.has(i));
+  for (const o of kept) patchValue(text, items[o.at]!, old[o.at], o.value, pad, style, edits);
+  const starts = items.map((n) => n.start);
+  const ends = items.map(endOf);
+  cutRemoved(text, removed, starts, ends, edits);
+  const sep = pad === undefined ? ', ' : `,\n${pad}`;
+  // New entries go after the kept entry before them, or before the first kept entry.
+  let anchor = -1;
+  const before: string[] = [];
+  const after = new Map<number, string>();
+  for (const o of order) {
+    if (o.at >= 0) {
+      anchor = o.at;
+      continue;
+    }
+    const v = emitValue(o.value, pad, style);
+    if (anchor < 0) before.push(v);
+    else after.set(anchor, (after.get(anchor) ?? '') + sep + v);
+  }
+  if (before.length) edits.push({ start: starts[kept[0]!.at]!, end: starts[kept[0]!.at]!, text: before.join(sep) + sep });
+  for (const [i, t] of after) edits.push({ start: ends[i]!, end: ends[i]!, text: t });
+}
