@@ -7,7 +7,7 @@
  */
 import type { MeshDriver } from '../driver.ts';
 import { loadOsmFamilyConfig, type OsmSettings } from './config.ts';
-import { decideOsmFamily } from './decide.ts';
+import { decideOsmFamily, OSM_FAMILY_REASONS } from './decide.ts';
 import { keys, OSM, type Flavor } from './flavor.ts';
 import { injectOsmFamily } from './inject.ts';
 import { inventoryOf, readStatus, restoreFromInventory } from './status.ts';
@@ -24,6 +24,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
   const statusKey = keys(flavor).status;
   return {
     name: flavor.mesh,
+    reasons: OSM_FAMILY_REASONS,
     loadConfig: (input) => loadOsmFamilyConfig(flavor, input),
     decide: decideOsmFamily,
     inject: injectOsmFamily,
