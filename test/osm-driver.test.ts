@@ -80,6 +80,9 @@ t.test('config: defaults per flavor, policy disabled unless set, unknown class l
   t.match(issues('osm', { meshConfig: { traffic: { outboundPortExclusionList: [0] } } })[0], /outboundPortExclusionList\/0|outboundPortExclusionList\[0\]/);
   t.match(issues('osm', { meshConfig: { traffic: { networkInterfaceExclusionList: ['eth0; reboot'] } } })[0], /networkInterfaceExclusionList\[0\] must be a network interface name/);
   t.match(issues('osm', { meshName: 'Not A Label' })[0], /spec\.osm\.meshName must be a DNS label/);
+  const cm = loadConfig({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { mesh: 'fsm', 'fsm.meshName': 'blue', 'fsm.namespace': 'blue-system' } });
+  t.ok(cm.ok, 'ConfigMap form');
+  if (cm.ok) t.same([(cm.settings as OsmSettings).meshName, (cm.settings as OsmSettings).namespace, cm.config.policy], ['blue', 'blue-system', 'disabled']);
 });
 
 t.test('config: image precedence is sidecarImage, then the sidecarDrivers entry of the class, then the default', async (t) => {
