@@ -269,7 +269,9 @@ t.test('refusals: CronJob, an injection done elsewhere, annotations not reproduc
   const bare = inject(settings('fsm'), pod(), ns('shop'), workload('Pod')).pod;
   const benv = ((bare.spec.containers as JsonObject[])[0]!.env as JsonObject[]).filter((e) => String(e.name).startsWith('POD_CONTROLLER'));
   t.same(benv, [{ name: 'POD_CONTROLLER_KIND' }, { name: 'POD_CONTROLLER_NAME' }], 'a bare pod: empty values, omitted as Go does');
-  t.throws(() => inject(s, { metadata: { annotations: { 'meshinject.dev/osm-status': '{"x":1}' } }, spec: { containers: [] } }), { message: /not a status meshinject wrote/ });
+  const garbled: PodTemplate = { metadata: { annotations: { 'meshinject.dev/osm-status': '{"x":1}' } }, spec: { containers: [] } };
+  t.throws(() => inject(s, garbled), { message: /not a status meshinject wrote/ });
+  t.equal(osmDriver.inventory(garbled), undefined, 'an unreadable status names nothing');
 });
 
 /** What the engine's generic uninject removes for an inventory (containers, init containers, volumes, annotations, labels). */

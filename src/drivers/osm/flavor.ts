@@ -79,6 +79,25 @@ export interface Flavor {
   unsupportedAnnotationPrefixes: readonly string[];
 }
 
+/**
+ * The pipy class as osm-edge and FSM both define it (`SidecarContainerName`, `SidecarBootstrapConfigVolume`,
+ * `BootstrapSecretPrefix`, `PipyProxyConfigPath`, repo port 6060, no default Windows image), with one mesh's
+ * images and repo path.
+ */
+function pipyClass(own: Pick<SidecarClassSpec, 'defaultImage' | 'defaultInitImage' | 'defaultHealthcheckImage' | 'repoSegment'>): SidecarClassSpec {
+  return {
+    name: 'pipy',
+    containerName: 'sidecar',
+    volumeName: 'sidecar-bootstrap-config-volume',
+    secretPrefix: 'sidecar-bootstrap-config-',
+    configPath: '/etc/pipy',
+    probeStyle: 'healthcheck-path',
+    defaultWindowsImage: '',
+    defaultProxyServerPort: 6060,
+    ...own,
+  };
+}
+
 /** OSM v1.2.4: Envoy (upstream), plus osm-edge's pipy. */
 export const OSM: Flavor = {
   mesh: 'osm',
@@ -102,20 +121,12 @@ export const OSM: Flavor = {
       defaultProxyServerPort: 0,
       repoSegment: '',
     },
-    pipy: {
-      name: 'pipy',
-      containerName: 'sidecar',
-      volumeName: 'sidecar-bootstrap-config-volume',
-      secretPrefix: 'sidecar-bootstrap-config-',
-      configPath: '/etc/pipy',
-      probeStyle: 'healthcheck-path',
+    pipy: pipyClass({
       defaultImage: 'flomesh/pipy:0.90.3-38',
-      defaultWindowsImage: '',
       defaultInitImage: 'flomesh/osm-edge-sidecar-init:1.3.9',
       defaultHealthcheckImage: 'flomesh/osm-edge-healthcheck:1.3.9',
-      defaultProxyServerPort: 6060,
       repoSegment: 'osm-edge-sidecar',
-    },
+    }),
   },
   interceptionModes: ['iptables', 'ebpf', 'none'],
   iptablesMode: 'iptables',
@@ -138,20 +149,12 @@ export const FSM: Flavor = {
   defaultNamespace: 'fsm-system',
   defaultClass: 'pipy',
   classes: {
-    pipy: {
-      name: 'pipy',
-      containerName: 'sidecar',
-      volumeName: 'sidecar-bootstrap-config-volume',
-      secretPrefix: 'sidecar-bootstrap-config-',
-      configPath: '/etc/pipy',
-      probeStyle: 'healthcheck-path',
+    pipy: pipyClass({
       defaultImage: 'flomesh/pipy:1.5.14',
-      defaultWindowsImage: '',
       defaultInitImage: 'flomesh/fsm-sidecar-init:1.6.0',
       defaultHealthcheckImage: 'flomesh/fsm-healthcheck:1.6.0',
-      defaultProxyServerPort: 6060,
       repoSegment: 'fsm-sidecar',
-    },
+    }),
   },
   interceptionModes: ['PodLevel', 'NodeLevel'],
   iptablesMode: 'PodLevel',

@@ -16,8 +16,8 @@ export type { OsmSettings } from './config.ts';
 export { FSM, OSM, type Flavor } from './flavor.ts';
 
 /**
- * The driver of one mesh of the family. `inventory` reads the status annotation (undefined when absent;
- * throws `InjectError` when it is not one meshinject wrote); `uninject` puts back the original probes and
+ * The driver of one mesh of the family. `inventory` reads the status annotation (undefined when absent or
+ * not one meshinject wrote; `inject` refuses the latter with an error); `uninject` puts back the original probes and
  * the label/annotation values the injection overwrote (what generic removal of the inventory cannot).
  */
 export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
@@ -29,7 +29,12 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
     decide: decideOsmFamily,
     inject: injectOsmFamily,
     inventory(pod) {
-      const rec = readStatus(pod, statusKey);
+      let rec;
+      try {
+        rec = readStatus(pod, statusKey);
+      } catch {
+        return undefined; // not a record meshinject wrote: nothing it can name (inject refuses such a pod)
+      }
       return rec ? inventoryOf(rec, statusKey) : undefined;
     },
     uninject: (pod, inventory) => restoreFromInventory(pod, inventory),
