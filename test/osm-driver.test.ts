@@ -259,6 +259,9 @@ t.test('refusals: CronJob, an injection done elsewhere, annotations not reproduc
   t.throws(() => inject(s, pod(), MONITORED, workload('CronJob')), { message: /CronJob|Jobs would never complete/ });
   const job = inject(s, pod(), MONITORED, workload('Job'));
   t.match(job.warnings.join('\n'), /OSM does not support Jobs/);
+  const native = osmDriver.inject({ pod: pod(), workload: workload(), namespace: MONITORED, config: { ...config, nativeSidecars: true }, settings: s });
+  t.same([containerNames(native.pod), native.pod.spec.initContainers && containerNames(native.pod, 'initContainers')], [['web', 'envoy'], ['osm-init']], 'nativeSidecars: still a regular container');
+  t.match(native.warnings.join('\n'), /spec\.nativeSidecars has no effect with OSM/);
   const foreign = pod({}, { containers: [{ name: 'web', image: 'w' }, { name: 'envoy', image: 'e' }] });
   t.throws(() => inject(s, foreign), { field: 'spec.containers', message: /already has "envoy" and there is no meshinject\.dev\/osm-status annotation/ });
   t.throws(() => inject(settings('fsm'), pod({ 'flomesh.io/sidecar-resource-limits-cpu': '1' }), ns('shop')), { message: /pod annotation flomesh\.io\/sidecar-resource-limits-cpu is honoured by FSM but not reproduced/ });

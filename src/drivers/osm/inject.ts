@@ -72,7 +72,8 @@ function annotationValue(key: string, pod: Record<string, string>, ns: Record<st
 
 /**
  * Injects one pod template (driver `inject`). Warnings: the identity the cluster must provide (always), a
- * Job that will not complete (OSM), a lifecycle annotation FSM would read as false.
+ * Job that will not complete (OSM), `nativeSidecars` (not supported by the meshes), a lifecycle annotation
+ * FSM would read as false.
  * @throws InjectError for a CronJob, an invalid exclusion annotation, a named probe port that does not
  *   exist, a container/volume name already taken, an annotation this driver does not reproduce, a Windows
  *   pod without a Windows image, or a status annotation it cannot read
@@ -185,6 +186,7 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
 
   setMeta('annotations', k.status, statusValue(rec));
   warnings.push(identityWarning(s, uuid, sa, workload.namespace));
+  if (req.config.nativeSidecars) warnings.push(`spec.nativeSidecars has no effect with ${f.title}: its injector adds the sidecar as a regular container`);
   if (workload.kind === 'Job' && f.mesh === 'osm') warnings.push(`${f.title} does not support Jobs: its sidecar keeps running after the job's containers finish, so the Job does not complete`);
   return { pod, summary: summaryOf(s), warnings };
 }
