@@ -63,7 +63,7 @@ function podController(workload: WorkloadRef, pod: PodTemplate, title: string): 
   }
 }
 
-/** First value of `key` among the pod's and the namespace's annotations that is set and not empty. */
+/** Where `key` is set first, the pod then the namespace (an empty value counts, as in FSM), or undefined. */
 function annotationValue(key: string, pod: Record<string, string>, ns: Record<string, string>): { value: string; where: string } | undefined {
   if (pod[key] !== undefined) return { value: pod[key]!, where: 'pod' };
   if (ns[key] !== undefined) return { value: ns[key]!, where: 'namespace' };
