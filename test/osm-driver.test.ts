@@ -254,9 +254,11 @@ t.test('platforms and modes: Windows, interception none, FSM NodeLevel', async (
   t.equal(node.summary, 'fsm, pipy, NodeLevel');
 });
 
-t.test('refusals: CronJob, an injection done elsewhere, annotations not reproduced, controllers unknown before run time', async (t) => {
+t.test('refusals and warnings: Jobs, an injection done elsewhere, annotations not reproduced, controllers unknown before run time', async (t) => {
   const s = settings('osm');
-  t.throws(() => inject(s, pod(), MONITORED, workload('CronJob')), { message: /CronJob|Jobs would never complete/ });
+  t.equal(osmDriver.ownPodMetadata, true, 'a CronJob is injected on its pods\' own metadata');
+  t.match(inject(s, pod(), MONITORED, workload('CronJob')).warnings.join('\n'), /the CronJob's Jobs do not complete/);
+  t.throws(() => inject(settings('fsm'), pod(), ns('shop'), workload('CronJob')), { message: /POD_CONTROLLER_KIND\/NAME.*CronJob/ }, 'pipy: the Job name is chosen at run time');
   const job = inject(s, pod(), MONITORED, workload('Job'));
   t.match(job.warnings.join('\n'), /OSM does not support Jobs/);
   const native = osmDriver.inject({ pod: pod(), workload: workload(), namespace: MONITORED, config: { ...config, nativeSidecars: true }, settings: s });

@@ -25,6 +25,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
   return {
     name: flavor.mesh,
     reasons: OSM_FAMILY_REASONS,
+    ownPodMetadata: true, // the webhook labels and annotates the pods themselves, a CronJob's too
     loadConfig: (input) => loadOsmFamilyConfig(flavor, input),
     decide: decideOsmFamily,
     inject: injectOsmFamily,

@@ -71,10 +71,11 @@ function annotationValue(key: string, pod: Record<string, string>, ns: Record<st
 }
 
 /**
- * Injects one pod template (driver `inject`). Warnings: the identity the cluster must provide (always), a
- * Job that will not complete (OSM), `nativeSidecars` (not supported by the meshes), a lifecycle annotation
+ * Injects one pod template (driver `inject`; a CronJob's is `spec.jobTemplate.spec.template`, metadata
+ * included: `ownPodMetadata`). Warnings: the identity the cluster must provide (always), a Job or CronJob
+ * that will not complete (OSM), `nativeSidecars` (not supported by the meshes), a lifecycle annotation
  * FSM would read as false.
- * @throws InjectError for a CronJob, an invalid exclusion annotation, a named probe port that does not
+ * @throws InjectError for an invalid exclusion annotation, a named probe port that does not
  *   exist, a container/volume name already taken, an annotation this driver does not reproduce, a Windows
  *   pod without a Windows image, or a status annotation it cannot read
  */
@@ -84,9 +85,6 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   const k = keys(f);
   const cls = s.sidecarClass;
   const { workload } = req;
-  if (workload.kind === 'CronJob') {
-    throw new InjectError(`${f.title}'s labels and annotations belong on the pods (spec.jobTemplate.spec.template), which meshinject does not hand drivers for a CronJob; and ${f.title}'s sidecar never exits, so its Jobs would never complete: not injected`);
-  }
   const pod = structuredClone(req.pod);
   const warnings: string[] = [];
 
@@ -187,7 +185,9 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   setMeta('annotations', k.status, statusValue(rec));
   warnings.push(identityWarning(s, uuid, sa, workload.namespace));
   if (req.config.nativeSidecars) warnings.push(`spec.nativeSidecars has no effect with ${f.title}: its injector adds the sidecar as a regular container`);
-  if (workload.kind === 'Job' && f.mesh === 'osm') warnings.push(`${f.title} does not support Jobs: its sidecar keeps running after the job's containers finish, so the Job does not complete`);
+  if ((workload.kind === 'Job' || workload.kind === 'CronJob') && f.mesh === 'osm') {
+    warnings.push(`${f.title} does not support Jobs: its sidecar keeps running after the job's containers finish, so the ${workload.kind === 'Job' ? 'Job does' : 'CronJob\'s Jobs do'} not complete`);
+  }
   return { pod, summary: summaryOf(s), warnings };
 }
 
