@@ -1,6 +1,8 @@
 // Composes the functionConfig schemas and generates their validators:
 // - schemas/core/*.schema.json hold the mesh-neutral fields; each driver folder may hold
-//   src/drivers/<name>/config.schema.json ({ spec: <schema of spec.<name>>, configMap?: { <key>: <schema> } });
+//   src/drivers/<name>/config.schema.json ({ spec: <schema of spec.<name>>, configMap?: { <key>: <schema> },
+//   definitions?: { <name>: <schema> } }, the definitions added to the SidecarInjection schema's own so that
+//   sections of one driver family can share them);
 // - the composed schemas (core + every driver's section) are written to schemas/*.schema.json, the published
 //   schemas users point their editors at;
 // - src/config/validators.gen.js is Ajv's standalone code for the composed schemas, so the function validates
@@ -39,6 +41,10 @@ export function composeSchemas(root = process.cwd()) {
   for (const { name, fragment } of driverFragments(root)) {
     names.push(name);
     if (fragment.spec) full.definitions.spec.properties[name] = fragment.spec;
+    for (const [def, schema] of Object.entries(fragment.definitions ?? {})) {
+      if (Object.hasOwn(full.definitions, def)) throw new Error(`gen-validators: src/drivers/${name}/config.schema.json redefines definitions.${def}`);
+      full.definitions[def] = schema; // shared by sections of one driver family (osm and fsm)
+    }
     for (const [key, schema] of Object.entries(fragment.configMap ?? {})) cm.properties.data.properties[`${name}.${key}`] = schema;
   }
   const known = `known drivers: ${names.join(', ')}`;

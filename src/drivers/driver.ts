@@ -6,7 +6,7 @@
  */
 import type { ConfigIssue } from '../config/schema-issues.ts';
 import type { Config } from '../config/types.ts';
-import type { DecisionReason, DecisionStep, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
+import type { DecisionReason, DecisionStep, JsonObject, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -146,6 +146,12 @@ export interface Inventory {
   annotations?: string[];
   /** Pod label keys the injection added, when the driver knows them. */
   labels?: string[];
+  /**
+   * Driver-private record read from the status annotation (e.g. the original probes, or annotation values
+   * the injection overwrote), handed back to the driver's `uninject`, which runs after the generic removal
+   * has taken the status annotation away.
+   */
+  detail?: JsonObject;
 }
 
 /** A resource that is not a workload, as `MeshDriver.annotateResource` sees it. */

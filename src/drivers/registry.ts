@@ -4,12 +4,14 @@
  * folder under `src/drivers/<name>/` and one line here; nothing in the core changes.
  */
 import type { MeshDriver } from './driver.ts';
+import { fsmDriver } from './fsm/index.ts';
 import { istioDriver } from './istio/index.ts';
 import { linkerdDriver } from './linkerd/index.ts';
+import { osmDriver } from './osm/index.ts';
 
 /** Every driver, by `spec.mesh` name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
-export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, linkerdDriver];
+export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, linkerdDriver, osmDriver, fsmDriver];
 
 /** The names of the known drivers, for messages (`istio, linkerd, ...`). */
 export function driverNames(): string[] {

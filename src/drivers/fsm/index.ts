@@ -1,0 +1,10 @@
+/**
+ * The `fsm` mesh driver (Flomesh Service Mesh, pipy sidecars): the OSM family's code (`../osm/`) with FSM's
+ * flavor (names, the `flomesh.io/` prefix, defaults). This folder holds only its config section
+ * (`./config.schema.json`, which uses the MeshConfig definitions of `../osm/config.schema.json`).
+ */
+import type { MeshDriver } from '../driver.ts';
+import { FSM, osmFamilyDriver, type OsmSettings } from '../osm/index.ts';
+
+/** The `fsm` mesh driver. */
+export const fsmDriver: MeshDriver<OsmSettings> = osmFamilyDriver(FSM);

@@ -1,0 +1,46 @@
+/**
+ * The OSM driver family: `osm` (Open Service Mesh: Envoy, or osm-edge's pipy) and `fsm` (Flomesh Service
+ * Mesh: pipy) share this code and differ only by their `Flavor` (`./flavor.ts`): names, the annotation
+ * prefix (`openservicemesh.io/`, `flomesh.io/`) and defaults. Decision `./decide.ts` (OSM `mustInject`),
+ * injection `./inject.ts`, status and uninject `./status.ts`. Config sections `spec.osm`
+ * (`./config.schema.json`) and `spec.fsm` (`../fsm/config.schema.json`, which reuses this folder's exports).
+ */
+import type { MeshDriver } from '../driver.ts';
+import { loadOsmFamilyConfig, type OsmSettings } from './config.ts';
+import { decideOsmFamily, OSM_FAMILY_REASONS } from './decide.ts';
+import { keys, OSM, type Flavor } from './flavor.ts';
+import { injectOsmFamily } from './inject.ts';
+import { inventoryOf, readStatus, restoreFromInventory } from './status.ts';
+
+export type { OsmSettings } from './config.ts';
+export { FSM, OSM, type Flavor } from './flavor.ts';
+
+/**
+ * The driver of one mesh of the family. `inventory` reads the status annotation (undefined when absent or
+ * not one meshinject wrote; `inject` refuses the latter with an error); `uninject` puts back the original probes and
+ * the label/annotation values the injection overwrote (what generic removal of the inventory cannot).
+ */
+export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
+  const statusKey = keys(flavor).status;
+  return {
+    name: flavor.mesh,
+    reasons: OSM_FAMILY_REASONS,
+    ownPodMetadata: true, // the webhook labels and annotates the pods themselves, a CronJob's too
+    loadConfig: (input) => loadOsmFamilyConfig(flavor, input),
+    decide: decideOsmFamily,
+    inject: injectOsmFamily,
+    inventory(pod) {
+      let rec;
+      try {
+        rec = readStatus(pod, statusKey);
+      } catch {
+        return undefined; // not a record meshinject wrote: nothing it can name (inject refuses such a pod)
+      }
+      return rec ? inventoryOf(rec, statusKey) : undefined;
+    },
+    uninject: (pod, inventory) => restoreFromInventory(pod, inventory),
+  };
+}
+
+/** The `osm` mesh driver (Open Service Mesh v1.2; osm-edge's pipy class). */
+export const osmDriver: MeshDriver<OsmSettings> = osmFamilyDriver(OSM);
