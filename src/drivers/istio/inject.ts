@@ -15,7 +15,7 @@ import { validateAnnotations } from './validate.ts';
 import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
 import { clearPrometheusAnnotations, prometheusPort } from './prometheus.ts';
-import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import {
   containersOf,
   findContainer,
@@ -167,6 +167,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   });
 
   const native = resolveNativeSidecars(annotations, config.nativeSidecars);
+  const previous = parseInjectionStatus(annotations[STATUS_ANNOTATION]);
   let merged: PodTemplate = structuredClone(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of selectedTemplates(annotations)) {
@@ -195,6 +196,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'initContainers')) &&
       !findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
     ) {
+      if (!previous?.initContainers.includes(PROXY_CONTAINER)) throw userInitProxyError(merged);
       // meshinject: the reverse move (native → classic sidecar), which Istio does not do, so that an
       // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container.
       const inits = containersOf(merged.spec, 'initContainers');
@@ -210,6 +212,16 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     } catch (e) {
       wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');
     }
+  }
+
+  if (previous) {
+    const listed = (list: Json | undefined) => (Array.isArray(list) ? list : []).filter(isObject).map((c) => String(c.name));
+    const untrusted = untrustedStatusItem(previous, annotations, {
+      containers: listed(templatePod.spec.containers),
+      initContainers: listed(templatePod.spec.initContainers),
+      volumes: listed(templatePod.spec.volumes),
+    });
+    if (untrusted) throw untrustedStatusError(untrusted);
   }
 
   const tproxy = interceptionModeOf(proxyConfig) === 'TPROXY';
@@ -228,6 +240,19 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
   return { pod: final, warnings: preconditionWarnings(original, req.workload) };
+}
+
+/**
+ * The error for a user init container named `istio-proxy` where the template injects a classic sidecar: no
+ * previous injection (status annotation) made it a native proxy, so it is the user's, and merging the proxy
+ * into it would make it vanish (issue #8); Istio would write both, an invalid pod.
+ */
+function userInitProxyError(pod: PodTemplate): InjectError {
+  const i = containersOf(pod.spec, 'initContainers').findIndex((c) => c.name === PROXY_CONTAINER);
+  return new InjectError(
+    `init container "${PROXY_CONTAINER}" is not an injected proxy (${STATUS_ANNOTATION} does not list it), and the name is that of the proxy container Istio injects: rename it`,
+    `spec.initContainers[${i}].name`,
+  );
 }
 
 /**
