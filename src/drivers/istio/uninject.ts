@@ -12,7 +12,8 @@ import type { Inventory, UninjectContext } from '../driver.ts';
 import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { injectIstioPod } from './inject.ts';
-import { OVERRIDES_ANNOTATION, reinsertOverrides } from './overrides.ts';
+import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
+import { jsonEqual } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
@@ -53,6 +54,10 @@ export const INJECTED_ANNOTATIONS: readonly string[] = [
   'prometheus.istio.io/secure-port',
 ];
 
+/** Multus networks annotation; Istio's CNI template appends `default/istio-cni` to the user's flat list. */
+const MULTUS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
+const MULTUS_APPENDED = /^(.*\S),\s*default\/istio-cni$/s;
+
 /** The revision annotation every Istio template writes (`istio.io/rev: <revision|default>`). */
 const REV_ANNOTATION = 'istio.io/rev';
 /** The scrape annotations the prometheus merge writes, and the values it writes besides the port. */
@@ -73,8 +78,8 @@ function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string |
 
 /**
  * A probe or hook rewritten to the agent (`httpGet` on `url`) with its original action put back from the
- * saved prober: the saved `httpGet` fields on the same keys, or the saved `tcpSocket`/`grpc` in the handler's
- * place (first, the Go field order of `corev1.Probe`). The saved port is the number Istio resolved a named
+ * saved prober: the saved `httpGet` fields on the same keys, or the saved `tcpSocket`/`grpc` in the place of
+ * the `httpGet` that replaced it (where the injected text has it, so only that entry's lines change). The saved port is the number Istio resolved a named
  * port to, which the kubelet reads the same. Other fields (delays, thresholds, `timeoutSeconds`) were never changed.
  */
 function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
@@ -87,8 +92,8 @@ function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
   }
   const kind = isObject(saved.tcpSocket) ? 'tcpSocket' : isObject(saved.grpc) ? 'grpc' : undefined;
   if (!kind) return handler;
-  const out: JsonObject = { [kind]: saved[kind]! };
-  for (const [k, v] of Object.entries(handler)) if (k !== 'httpGet') out[k] = v;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(handler)) out[k === 'httpGet' ? kind : k] = k === 'httpGet' ? saved[kind]! : v;
   return out;
 }
 
@@ -151,18 +156,14 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
  * and status annotation, puts back the user's container customisations (`proxy.istio.io/overrides`), the app
  * probes and hooks, and the prometheus annotations; removes `istio.io/rev` when it is the status revision;
  * removes each label and annotation of {@link INJECTED_LABELS} / {@link INJECTED_ANNOTATIONS} (and merged
- * `prometheus.io/*` without a record) that re-injecting the result with this configuration writes again with
- * the same value. A key re-injection would not write identically (the user's own, or one written by an
+ * `prometheus.io/*` without a record), and the gateway template's pod sysctl, when re-injecting the result
+ * with this configuration writes it again with the same value. A key re-injection would not write identically (the user's own, or one written by an
  * injection with another configuration) is kept.
  * @throws InjectError when a record is missing or cannot be restored faithfully, or re-injection fails
  */
 export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
-  const restored = reinsertOverrides(pod);
-  const out: PodTemplate = { metadata: { ...restored.metadata }, spec: restored.spec };
-  for (const list of ['containers', 'initContainers'] as const) {
-    if (!Array.isArray(out.spec[list])) continue;
-    out.spec[list] = containersOf(out.spec, list).map((c) => (isObject(c.resources) && Object.keys(c.resources).length === 0 && !findContainer(String(c.name), containersOf(pod.spec, list)) ? withoutKey(c, 'resources') : c));
-  }
+  const out: PodTemplate = structuredClone(pod);
+  restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION]);
   const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
   delete annos[OVERRIDES_ANNOTATION];
   const probers = proxyEnv(ctx.injected, inv, APP_PROBERS_ENV);
@@ -187,10 +188,17 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
     labels: INJECTED_LABELS.filter((k) => Object.hasOwn(labels, k)),
     annotations: [...INJECTED_ANNOTATIONS, ...(promRecord === undefined ? PROM_KEYS : [])].filter((k) => Object.hasOwn(annos, k)),
   };
-  if (candidates.labels.length + candidates.annotations.length > 0) {
+  // The user's own multus networks with Istio's appended: the proposal is the user's part (kept only if proven).
+  const multus = annos[MULTUS_ANNOTATION]?.match(MULTUS_APPENDED)?.[1];
+  const sc = withoutGatewaySysctl(out.spec.securityContext);
+  const scChanged = sc !== out.spec.securityContext;
+  if (candidates.labels.length + candidates.annotations.length > 0 || scChanged) {
     const probe: PodTemplate = structuredClone(out);
     for (const k of candidates.labels) delete probe.metadata.labels![k];
     for (const k of candidates.annotations) delete probe.metadata.annotations![k];
+    if (multus !== undefined) probe.metadata.annotations![MULTUS_ANNOTATION] = multus;
+    if (sc === undefined) delete probe.spec.securityContext;
+    else probe.spec.securityContext = sc;
     let again: PodTemplate;
     try {
       again = injectIstioPod({ pod: probe, workload: ctx.workload, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), config: ctx.config, settings }).pod;
@@ -200,20 +208,57 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
     }
     const promMerged = candidates.annotations.filter((k) => (PROM_KEYS as readonly string[]).includes(k));
     const promOk = promMerged.every((k) => again.metadata.annotations?.[k] === annos[k] && (k === 'prometheus.io/port' || annos[k] === PROM_MERGED[k as keyof typeof PROM_MERGED]));
+    if (scChanged && jsonEqual(again.spec.securityContext, out.spec.securityContext)) {
+      if (sc === undefined) delete out.spec.securityContext;
+      else out.spec.securityContext = sc;
+    }
     for (const k of candidates.labels) if (again.metadata.labels?.[k] === labels[k]) delete labels[k];
     for (const k of candidates.annotations) {
       if ((PROM_KEYS as readonly string[]).includes(k) && !promOk) continue;
-      if (again.metadata.annotations?.[k] === annos[k]) delete annos[k];
+      if (again.metadata.annotations?.[k] !== annos[k]) continue;
+      if (k === MULTUS_ANNOTATION && multus !== undefined) annos[k] = multus;
+      else delete annos[k];
     }
   }
-  if (Object.keys(labels).length > 0 || out.metadata.labels !== undefined) out.metadata.labels = labels;
-  if (Object.keys(labels).length === 0) delete out.metadata.labels;
+  if (Object.keys(labels).length > 0) out.metadata.labels = labels;
+  else delete out.metadata.labels;
   if (Object.keys(annos).length === 0) delete out.metadata.annotations;
   return out;
 }
 
-function withoutKey(o: JsonObject, key: string): JsonObject {
-  const out = { ...o };
-  delete out[key];
-  return out;
+/**
+ * Puts back the user's containers named like injected ones, as `proxy.istio.io/overrides` recorded them
+ * (Istio `reapplyOverwrittenContainers`): appended to their list, without the `resources: {}` Go's encoding
+ * adds. The record does not keep `image: auto` (Istio drops it before saving; absent and `auto` both mean
+ * "the injected image" to Istio): a container without an image gets `image: auto`, the documented spelling.
+ * Nor does it keep which list a customised proxy of a native sidecar was in: it goes back to `containers`,
+ * where Istio documents the customisation (Istio moves it to the init containers itself). A container of the same name still present is left alone.
+ */
+function restoreOverrides(pod: PodTemplate, record: string | undefined): void {
+  const saved = parseOverrides(record);
+  for (const list of ['containers', 'initContainers'] as const) {
+    for (const c of saved[list]) {
+      const to = list === 'initContainers' && c.name === PROXY_CONTAINER ? 'containers' : list;
+      const cur = containersOf(pod.spec, to);
+      if (typeof c.name !== 'string' || findContainer(c.name, cur)) continue;
+      const copy = { ...c };
+      if (isObject(copy.resources) && Object.keys(copy.resources).length === 0) delete copy.resources;
+      if (copy.image === undefined) copy.image = AUTO_IMAGE;
+      pod.spec[to] = [...cur, copy];
+    }
+  }
+}
+
+/** Gateway template's pod `securityContext.sysctls` entry letting the proxy bind low ports. */
+const GATEWAY_SYSCTL = 'net.ipv4.ip_unprivileged_port_start';
+
+/** `spec.securityContext` without the gateway template's sysctl (undefined when nothing else is left). */
+function withoutGatewaySysctl(sc: Json | undefined): Json | undefined {
+  if (!isObject(sc) || !Array.isArray(sc.sysctls)) return sc;
+  const sysctls = sc.sysctls.filter((x) => !(isObject(x) && x.name === GATEWAY_SYSCTL && x.value === '0'));
+  if (sysctls.length === sc.sysctls.length) return sc;
+  const out: JsonObject = { ...sc };
+  if (sysctls.length > 0) out.sysctls = sysctls;
+  else delete out.sysctls;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
