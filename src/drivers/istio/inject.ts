@@ -168,6 +168,9 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
 
   const native = resolveNativeSidecars(annotations, config.nativeSidecars);
   const previous = parseInjectionStatus(annotations[STATUS_ANNOTATION]);
+  if (findContainer(PROXY_CONTAINER, containersOf(original.spec, 'initContainers')) && !previous?.initContainers.includes(PROXY_CONTAINER)) {
+    throw userInitProxyError(original);
+  }
   let merged: PodTemplate = structuredClone(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of selectedTemplates(annotations)) {
@@ -196,7 +199,6 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'initContainers')) &&
       !findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
     ) {
-      if (!previous?.initContainers.includes(PROXY_CONTAINER)) throw userInitProxyError(merged);
       // meshinject: the reverse move (native → classic sidecar), which Istio does not do, so that an
       // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container.
       const inits = containersOf(merged.spec, 'initContainers');
@@ -243,9 +245,11 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
 }
 
 /**
- * The error for a user init container named `istio-proxy` where the template injects a classic sidecar: no
- * previous injection (status annotation) made it a native proxy, so it is the user's, and merging the proxy
- * into it would make it vanish (issue #8); Istio would write both, an invalid pod.
+ * The error for a user init container named `istio-proxy`: no previous injection (status annotation) made it
+ * a native proxy, so it is the user's. Merging the proxy into it would make it vanish (issue #8; Istio writes
+ * both for a classic sidecar, an invalid pod). Istio documents proxy customisation as a *container* named
+ * `istio-proxy` (moved to the init containers for a native sidecar), which is what `proxy.istio.io/overrides`
+ * then records under `initContainers`; refusing the init-container form keeps that record unambiguous for uninject.
  */
 function userInitProxyError(pod: PodTemplate): InjectError {
   const i = containersOf(pod.spec, 'initContainers').findIndex((c) => c.name === PROXY_CONTAINER);
