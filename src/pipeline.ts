@@ -108,6 +108,11 @@ function isLocalConfig(v: JsonObject): boolean {
   return ann['config.kubernetes.io/local-config'] === 'true';
 }
 
+/** The input's local-config objects (kpt package files such as a ConfigMap of templates), for `ActiveMesh.fromPackage`. */
+function localConfigOf(items: readonly SourceItem[]): JsonObject[] {
+  return items.map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined && isLocalConfig(v));
+}
+
 /**
  * Drops a processed resource's syntax tree and data: only its source range is needed to write the output,
  * and a large input then never holds every resource's syntax tree at once (peak memory).
@@ -336,8 +341,15 @@ function runResults(ctx: RunContext): KrmResult[] {
  * @param mesh the selected driver bound to its settings (`loadConfig(...).mesh`)
  * @param inputName the input's name for `file.path` of plain streams (CLI file argument)
  */
-export function processItems(source: ParsedSource, config: Config, mesh: ActiveMesh, inputName?: string): ProcessOutput {
+export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string): ProcessOutput {
   const results: KrmResult[] = [];
+  let mesh: ActiveMesh;
+  try {
+    mesh = boundMesh.fromPackage(localConfigOf(source.items));
+  } catch (e) {
+    if (!(e instanceof MeshInjectError)) throw e;
+    return { changed: new Map(), results: [generalResult('error', e.message, e.field)] };
+  }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
     namespaces: collectNamespaces(source.items, config, results),

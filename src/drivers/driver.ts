@@ -6,7 +6,7 @@
  */
 import type { ConfigIssue } from '../config/schema-issues.ts';
 import type { Config } from '../config/types.ts';
-import type { DecisionReason, DecisionStep, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
+import type { DecisionReason, DecisionStep, JsonObject, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -170,6 +170,13 @@ export interface MeshDriver<S = unknown> {
    * `InjectError` when the injection cannot be undone faithfully (an error result; the workload is unchanged).
    */
   uninject?(pod: PodTemplate, inventory: Inventory, settings: S, context: UninjectContext): PodTemplate;
+  /**
+   * Optional: completes the settings from the input's local-config resources (`config.kubernetes.io/local-config:
+   * "true"`, e.g. a ConfigMap of templates in a kpt package: a KRM function receives files only as resources).
+   * Called once per run, before any workload. Pure.
+   * @throws MeshInjectError (BAD_CONFIG) naming the missing or invalid resource: the run fails with that error
+   */
+  fromPackage?(settings: S, localConfig: readonly JsonObject[]): S;
 }
 
 /** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */
@@ -192,6 +199,8 @@ export interface ActiveMesh {
   inventory(pod: PodTemplate): Inventory | undefined;
   /** The driver's `uninject` hook bound to its settings, when it has one. */
   uninject?(pod: PodTemplate, inventory: Inventory, context: UninjectContext): PodTemplate;
+  /** The driver rebound to the settings its `fromPackage` completes (itself when it has none). */
+  fromPackage(localConfig: readonly JsonObject[]): ActiveMesh;
 }
 
 /** Binds a driver to its settings (see `ActiveMesh`). */
@@ -202,5 +211,8 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
     ...(driver.uninject ? { uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) => driver.uninject!(pod, inventory, settings, context) } : {}),
+    fromPackage(localConfig) {
+      return driver.fromPackage ? bindDriver(driver, driver.fromPackage(settings, localConfig)) : this;
+    },
   };
 }

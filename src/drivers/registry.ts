@@ -4,11 +4,12 @@
  * folder under `src/drivers/<name>/` and one line here; nothing in the core changes.
  */
 import type { MeshDriver } from './driver.ts';
+import { customDriver } from './custom/index.ts';
 import { istioDriver } from './istio/index.ts';
 
 /** Every driver, by `spec.mesh` name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
-export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver];
+export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, customDriver];
 
 /** The names of the known drivers, for messages (`istio, linkerd, ...`). */
 export function driverNames(): string[] {
