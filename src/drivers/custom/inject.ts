@@ -104,7 +104,8 @@ export function selectedTemplates(pod: PodTemplate, settings: CustomSettings): s
  * merged in order into one (a later template may patch an earlier one's container), which must only add:
  * a container, init container, volume or image pull secret whose name the pod already uses is an error, and
  * so is a label or annotation the pod already has with another value (one with the same value is left as the
- * user's and not recorded). Injected containers follow the pod's own; injected init containers precede them.
+ * user's and not recorded). Added containers, volumes and image pull secrets follow the pod's own, in template
+ * order; added init containers precede the pod's own.
  * @throws InjectError for an unknown template, a template failure, or a fragment that would change the user's pod
  */
 export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodTemplate; templates: string[] } {
@@ -113,8 +114,11 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   const templates = selectedTemplates(pod, req.settings);
   const data = customTemplateData(pod, req.workload, req.namespace, req.settings.values);
   let fragment: JsonObject = {};
+  const order: Record<(typeof LISTS)[number], string[]> = { containers: [], initContainers: [], volumes: [], imagePullSecrets: [] };
   for (const name of templates) {
     const rendered = renderCustomTemplate(name, req.settings.templates.get(name)!, data);
+    const spec = isObject(rendered.spec) ? rendered.spec : {};
+    for (const list of LISTS) for (const n of names(spec[list])) if (!order[list].includes(n)) order[list].push(n);
     fragment = strategicMerge(fragment, rendered, POD_SCHEMA);
   }
   const spec = isObject(fragment.spec) ? fragment.spec : {};
@@ -122,7 +126,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   const used = new Set([...names(pod.spec.containers), ...names(pod.spec.initContainers)]);
   const status: CustomStatus = { templates, containers: [], initContainers: [], volumes: [], imagePullSecrets: [], labels: [], annotations: [] };
   for (const list of LISTS) {
-    for (const n of names(spec[list])) {
+    for (const n of order[list]) {
       const taken = list === 'containers' || list === 'initContainers' ? used.has(n) : names(pod.spec[list]).includes(n);
       if (taken) throw new InjectError(`templates ${templates.join(', ')} add ${list} entry "${n}", but the pod already has one of that name: custom templates only add (rename it in the template or the pod)`, `spec.${list}`, 'TEMPLATE');
       status[list].push(n);
@@ -142,12 +146,14 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   }
   const merged = strategicMerge({ metadata: out.metadata as JsonObject, spec: out.spec }, fragment, POD_SCHEMA);
   const result: PodTemplate = { metadata: merged.metadata as PodTemplate['metadata'], spec: merged.spec as JsonObject };
-  // Injected containers go after the pod's own, so that the app stays the first (kubectl's default) container;
-  // injected init containers stay first (strategic merge order): they prepare the pod for the app.
-  if (Array.isArray(result.spec.containers) && status.containers.length > 0) {
-    const cs = result.spec.containers.filter(isObject);
-    const added = new Set(status.containers);
-    result.spec.containers = [...cs.filter((c) => !added.has(String(c.name))), ...cs.filter((c) => added.has(String(c.name)))];
+  // The pod's own entries keep their order; added ones follow in template order, so the app stays the first
+  // (kubectl's default) container. Added init containers come first: they prepare the pod for the app.
+  for (const list of LISTS) {
+    const entries = Array.isArray(result.spec[list]) ? (result.spec[list] as Json[]).filter(isObject) : [];
+    if (status[list].length === 0) continue;
+    const own = entries.filter((e) => !status[list].includes(String(e.name)));
+    const added = status[list].map((n) => entries.find((e) => e.name === n)!);
+    result.spec[list] = list === 'initContainers' ? [...added, ...own] : [...own, ...added];
   }
   result.metadata.annotations = { ...(result.metadata.annotations ?? {}), [CUSTOM_STATUS_ANNOTATION]: JSON.stringify(status) };
   return { pod: result, templates };
