@@ -292,16 +292,15 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
 }
 
 /**
- * Step 4: the resource as it should be written: the new pod template and the result annotation
- * (`injected (istio, revision default)`, `uninjected (istio)`, `skipped (<reason>)`). `decision` is undefined
- * in uninject mode.
+ * Step 4: the resource as it should be written: the new pod template and the result annotation, which
+ * records the workload's state so that a second run writes the same: `injected (istio, revision default)`,
+ * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
+ * `uninjected (istio)` for every workload. `decision` is undefined in uninject mode.
  */
 function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext): Json {
   let desired: Json = outcome.action === 'skipped' ? w.item.value : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: outcome.action === 'uninjected' });
   if (ctx.config.resultAnnotations) {
-    const value = outcome.action === 'uninjected' ? `uninjected (${ctx.mesh.name})`
-      : decision ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined)
-      : `skipped (${NOT_INJECTED})`;
+    const value = decision ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined) : `uninjected (${ctx.mesh.name})`;
     desired = withAnnotation(desired, RESULT_ANNOTATION, value);
   }
   return desired;

@@ -90,6 +90,8 @@ t.test('mode uninject: a workload without the injection is unchanged and reporte
   const un = run(APP, { functionConfig: config({ mode: 'uninject', resultAnnotations: false }) });
   t.equal(un.exitCode, 0);
   t.equal(un.stdout, APP, 'byte for byte');
+  const annotated = run(APP, { functionConfig: config({ mode: 'uninject' }) });
+  t.equal((parse(annotated.stdout) as Obj).metadata.annotations['meshinject.dev/injection'], 'uninjected (istio)', 'the annotation records the state: free of istio');
   const r = un.results.find((x) => x.resourceRef?.name === 'web')!;
   t.same(r.tags, { 'meshinject.dev/outcome': 'skipped', 'meshinject.dev/reason': 'not-injected' });
   t.equal(r.message, 'skipped (not-injected): nothing istio injected was found');
@@ -122,7 +124,8 @@ t.test('removeWhenSkipped: a skipped workload that still carries the sidecar', a
   t.same(names(doc.spec.template.spec.containers), ['web']);
   t.same(doc.spec.template.metadata.labels, { app: 'web', 'sidecar.istio.io/inject': 'false' }, 'the opt-out label is the user\'s: kept');
   t.equal(removed.stdout.replace(/\n  annotations:\n    meshinject.dev\/injection: .*\n/, '\n'), run(optOut(APP), { functionConfig: config({ resultAnnotations: false }) }).stdout, 'as if never injected');
-  t.equal(doc.metadata.annotations['meshinject.dev/injection'], 'uninjected (istio)');
+  t.equal(doc.metadata.annotations['meshinject.dev/injection'], 'skipped (label-false)', 'the annotation records the state');
+  t.equal(run(removed.stdout, { functionConfig: config({ removeWhenSkipped: true }) }).stdout, removed.stdout, 'a second run changes nothing');
   const r = removed.results.find((x) => x.resourceRef?.name === 'web')!;
   t.same(r.tags, { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': 'label-false' });
   t.match(r.message, /^uninjected \(istio\): skipped \(label-false\): .*; removed containers istio-proxy/);
@@ -167,6 +170,7 @@ const fakeInventory = (pod: PodTemplate): Inventory | undefined =>
 
 const fakeDriver: MeshDriver<{ tag: string }> = {
   name: 'fake',
+  reasons: [],
   loadConfig: () => ({ settings: { tag: 'x' }, issues: [], warnings: [] }),
   decide: () => ({ warnings: [], trace: [] }),
   inject: () => {

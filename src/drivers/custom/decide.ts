@@ -11,6 +11,9 @@ import type { CustomSettings } from './config.ts';
 /** Pod label (or annotation) opting a pod in or out of the custom injection. */
 export const CUSTOM_INJECT_KEY = 'meshinject.dev/inject';
 
+/** The reason codes of {@link decideCustom}. */
+export const CUSTOM_REASONS: readonly string[] = ['label-true', 'label-false', 'annotation-true', 'annotation-false'];
+
 /**
  * Decides from `meshinject.dev/inject` (label first). Reason codes `label-true`, `label-false`,
  * `annotation-true`, `annotation-false`.

@@ -7,7 +7,7 @@
  */
 import type { MeshDriver } from '../driver.ts';
 import { loadCustomConfig, templatesFromPackage, type CustomSettings } from './config.ts';
-import { decideCustom } from './decide.ts';
+import { CUSTOM_REASONS, decideCustom } from './decide.ts';
 import { customInventory, injectCustomPod } from './inject.ts';
 
 export type { CustomSettings } from './config.ts';
@@ -15,6 +15,7 @@ export type { CustomSettings } from './config.ts';
 /** The `custom` mesh driver. `inject` throws `InjectError` for template failures and fragments that would change the pod. */
 export const customDriver: MeshDriver<CustomSettings> = {
   name: 'custom',
+  reasons: CUSTOM_REASONS,
   loadConfig: loadCustomConfig,
   decide: decideCustom,
   inject(req) {
