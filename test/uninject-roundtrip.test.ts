@@ -5,7 +5,8 @@
  * - Byte for byte where meshinject's own injection was the only change (a stream's final newline aside).
  * - Where Istio's records lose the user's spelling, the output must equal the input once exactly these
  *   documented losses are applied to the input, and each such case must need one of them:
- *   a named probe port comes back as its number (ISTIO_KUBE_APP_PROBERS keeps the resolved port); a
+ *   a named probe port comes back as its number (ISTIO_KUBE_APP_PROBERS keeps the resolved port); a TCP or
+ *   gRPC probe handler comes back at the end of its probe (key order only: the data compare ignores it); a
  *   customised `istio-proxy`/`istio-init` comes back from `proxy.istio.io/overrides` in Go's encoding
  *   (key order, canonical quantities, `resources: {}`, comments dropped; with platform openshift without a
  *   runAsUser equal to the app's, which Istio drops before recording).
