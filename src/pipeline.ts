@@ -108,9 +108,12 @@ function isLocalConfig(v: JsonObject): boolean {
   return ann['config.kubernetes.io/local-config'] === 'true';
 }
 
-/** The input's local-config objects (kpt package files such as a ConfigMap of templates), for `ActiveMesh.fromPackage`. */
-function localConfigOf(items: readonly SourceItem[]): JsonObject[] {
-  return items.map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined && isLocalConfig(v));
+/**
+ * The input's local-config ConfigMaps (kpt package files such as templates), for `ActiveMesh.fromPackage`.
+ * Only ConfigMaps are composed (by their top-level kind), so other resources stay lazily parsed.
+ */
+function localConfigMaps(items: readonly SourceItem[]): JsonObject[] {
+  return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined && isLocalConfig(v));
 }
 
 /**
@@ -344,9 +347,9 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
   const results: KrmResult[] = [];
   let mesh: ActiveMesh;
   try {
-    mesh = boundMesh.fromPackage(localConfigOf(source.items));
+    mesh = boundMesh.fromPackage(() => localConfigMaps(source.items));
   } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
+    if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
     return { changed: new Map(), results: [generalResult('error', e.message, e.field)] };
   }
   const ctx: RunContext = {

@@ -176,12 +176,12 @@ export interface MeshDriver<S = unknown> {
    */
   uninject?(pod: PodTemplate, inventory: Inventory, settings: S, context: UninjectContext): PodTemplate;
   /**
-   * Optional: completes the settings from the input's local-config resources (`config.kubernetes.io/local-config:
-   * "true"`, e.g. a ConfigMap of templates in a kpt package: a KRM function receives files only as resources).
-   * Called once per run, before any workload. Pure.
+   * Optional: completes the settings from the input's local-config ConfigMaps (`config.kubernetes.io/local-config:
+   * "true"`, e.g. templates in a kpt package: a KRM function receives files only as resources). Called once
+   * per run, before any workload. Pure.
    * @throws MeshInjectError (BAD_CONFIG) naming the missing or invalid resource: the run fails with that error
    */
-  fromPackage?(settings: S, localConfig: readonly JsonObject[]): S;
+  fromPackage?(settings: S, localConfigMaps: readonly JsonObject[]): S;
 }
 
 /** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */
@@ -204,8 +204,11 @@ export interface ActiveMesh {
   inventory(pod: PodTemplate): Inventory | undefined;
   /** The driver's `uninject` hook bound to its settings, when it has one. */
   uninject?(pod: PodTemplate, inventory: Inventory, context: UninjectContext): PodTemplate;
-  /** The driver rebound to the settings its `fromPackage` completes (itself when it has none). */
-  fromPackage(localConfig: readonly JsonObject[]): ActiveMesh;
+  /**
+   * The driver rebound to the settings its `fromPackage` completes from `localConfigMaps()`, or itself when it
+   * has none (then the input's ConfigMaps are not composed).
+   */
+  fromPackage(localConfigMaps: () => readonly JsonObject[]): ActiveMesh;
 }
 
 /** Binds a driver to its settings (see `ActiveMesh`). */
@@ -216,8 +219,8 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
     ...(driver.uninject ? { uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) => driver.uninject!(pod, inventory, settings, context) } : {}),
-    fromPackage(localConfig) {
-      return driver.fromPackage ? bindDriver(driver, driver.fromPackage(settings, localConfig)) : this;
+    fromPackage(localConfigMaps) {
+      return driver.fromPackage ? bindDriver(driver, driver.fromPackage(settings, localConfigMaps())) : this;
     },
   };
 }
