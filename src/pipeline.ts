@@ -173,8 +173,9 @@ interface RunContext {
 function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   const v = obj(item.value);
   if (!v || isLocalConfig(v)) return undefined;
-  const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
-  if (!wk) return undefined;
+  const found = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
+  if (!found) return undefined;
+  const wk = ctx.mesh.ownPodMetadata ? { kind: found.kind, groups: found.groups, templatePath: found.templatePath } : found;
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
@@ -325,6 +326,56 @@ function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome
   });
 }
 
+/**
+ * A resource that is not a workload, when the driver annotates such resources (`MeshDriver.annotateResource`:
+ * Linkerd's Namespace and Service annotations): the annotations are added and an info result says so.
+ */
+function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v) || !ctx.mesh.annotateResource) return;
+  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
+  const meta = obj(v.metadata) ?? {};
+  const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
+  const add = ctx.mesh.annotateResource(res, ctx.config);
+  if (!add) return;
+  let desired: Json = item.value;
+  for (const [k, val] of Object.entries(add.annotations)) desired = withAnnotation(desired, k, val);
+  const text = emitChanged(item, ctx.source, desired);
+  if (text !== undefined) changed.set(item.position, text);
+  const id = resourceId(item, ctx.source, ctx.inputName);
+  ctx.results.push(resourceResult('info', `annotated (${ctx.mesh.name}): ${Object.entries(add.annotations).map(([k, x]) => `${k}=${x}`).join(', ')}: ${add.summary}`, id,
+    { tags: { 'meshinject.dev/outcome': 'annotated', 'meshinject.dev/reason': 'driver-annotation' } }));
+}
+
+/**
+ * Uninject of a resource that is not a workload (`MeshDriver.resourceInventory`: Linkerd's Namespace and Service
+ * annotations): the keys are removed (a map left empty is dropped) and an info result says so.
+ */
+function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v) || !ctx.mesh.resourceInventory) return;
+  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
+  const meta = obj(v.metadata) ?? {};
+  const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
+  const inv = ctx.mesh.resourceInventory(res);
+  if (!inv || inv.annotations.length + inv.labels.length === 0) return;
+  const newMeta: JsonObject = { ...meta };
+  for (const [field, keys] of [['annotations', inv.annotations], ['labels', inv.labels]] as const) {
+    const m = obj(meta[field]);
+    if (!m || keys.length === 0) continue;
+    const kept: JsonObject = {};
+    for (const [k, x] of Object.entries(m)) if (!keys.includes(k)) kept[k] = x;
+    if (Object.keys(kept).length === 0) delete newMeta[field];
+    else newMeta[field] = kept;
+  }
+  const text = emitChanged(item, ctx.source, { ...v, metadata: newMeta });
+  if (text !== undefined) changed.set(item.position, text);
+  const id = resourceId(item, ctx.source, ctx.inputName);
+  const removed = [...inv.annotations.map((k) => `annotation ${k}`), ...inv.labels.map((k) => `label ${k}`)].join(', ');
+  ctx.results.push(resourceResult('info', `uninjected (${ctx.mesh.name}): removed ${removed}`, id,
+    { tags: { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': MODE_UNINJECT } }));
+}
+
 /** Run-level results: each unknown namespace a decision needed, once. */
 function runResults(ctx: RunContext): KrmResult[] {
   return [...ctx.unknownNamespaces].map(([ns, count]) => generalResult('warning',
@@ -360,6 +411,8 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
   const changed = new Map<number, string>();
   for (const item of source.items) {
     const w = readWorkload(item, ctx);
+    if (!w && config.mode === 'uninject') unannotateResource(item, ctx, changed);
+    else if (!w && ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
     if (w) {
       let decision: Decision | undefined;
       try {
