@@ -7,7 +7,7 @@
  * `ActiveMesh` (src/drivers/driver.ts).
  */
 import type { Config } from './config/types.ts';
-import type { ActiveMesh, InjectResponse, WorkloadRef } from './drivers/driver.ts';
+import type { ActiveMesh, InjectResponse, Inventory, WorkloadRef } from './drivers/driver.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { MeshInjectError } from './results/errors.ts';
@@ -27,6 +27,32 @@ export interface ProcessOutput {
   changed: Map<number, string>;
   /** One result per workload (plus its warnings), then the run-level results. */
   results: KrmResult[];
+  /** Every decided workload in order: its decision (with the trace) and the sidecar it already carried. */
+  workloads: WorkloadRecord[];
+}
+
+/** A decided workload, for `meshinject check` and `explain`. */
+export interface WorkloadRecord {
+  /** `SourceItem.position` of the resource. */
+  position: number;
+  id: ResourceId;
+  /** Effective namespace (`metadata.namespace`, else the default namespace). */
+  namespace: string;
+  decision: Decision;
+  /** What the input's pod template already carried from this mesh (its status annotation), if anything. */
+  previous?: Inventory;
+  /** False when the injection failed (an error result was pushed). */
+  ok: boolean;
+}
+
+/** Shared state when several inputs are one run (`runInputs`). */
+export interface SharedRun {
+  /** The namespace table of all inputs (`collectNamespaces` over every input). */
+  namespaces: Map<string, NamespaceInfo>;
+  /** Unknown namespaces a decision needed, counted over all inputs; the caller reports them once (`unknownNamespaceResults`). */
+  unknownNamespaces: Map<string, number>;
+  /** Called after each resource is processed (progress on a terminal). */
+  onItem?: () => void;
 }
 
 function obj(v: Json | undefined): JsonObject | undefined {
@@ -377,8 +403,8 @@ function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<numb
 }
 
 /** Run-level results: each unknown namespace a decision needed, once. */
-function runResults(ctx: RunContext): KrmResult[] {
-  return [...ctx.unknownNamespaces].map(([ns, count]) => generalResult('warning',
+export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, number>): KrmResult[] {
+  return [...unknownNamespaces].map(([ns, count]) => generalResult('warning',
     `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)`));
 }
 
@@ -393,22 +419,25 @@ function runResults(ctx: RunContext): KrmResult[] {
  * @param config the validated core config
  * @param mesh the selected driver bound to its settings (`loadConfig(...).mesh`)
  * @param inputName the input's name for `file.path` of plain streams (CLI file argument)
+ * @param shared when several inputs are one run: their namespace table, and where unknown namespaces are
+ *   counted (the run-level results are then left to the caller)
  */
-export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string): ProcessOutput {
+export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string, shared?: SharedRun): ProcessOutput {
   const results: KrmResult[] = [];
   let mesh: ActiveMesh;
   try {
     mesh = boundMesh.fromPackage(() => localConfigMaps(source.items));
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
-    return { changed: new Map(), results: [generalResult('error', e.message, e.field)] };
+    return { changed: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };
   }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
-    namespaces: collectNamespaces(source.items, config, results),
-    unknownNamespaces: new Map(),
+    namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
+    unknownNamespaces: shared?.unknownNamespaces ?? new Map(),
   };
   const changed = new Map<number, string>();
+  const workloads: WorkloadRecord[] = [];
   for (const item of source.items) {
     const w = readWorkload(item, ctx);
     if (!w && config.mode === 'uninject') unannotateResource(item, ctx, changed);
@@ -424,7 +453,14 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
       }
       if (decision || config.mode === 'uninject') {
         for (const warning of decision?.warnings ?? []) results.push(resourceResult('warning', warning, w.id));
+        let previous: Inventory | undefined;
+        try {
+          previous = decision ? mesh.inventory(w.pod) : undefined;
+        } catch (e) {
+          if (!(e instanceof MeshInjectError)) throw e; // an untrustworthy record: injectWorkload reports it
+        }
         const outcome = decision ? injectWorkload(w, decision, ctx) : uninjectWorkload(w, ctx);
+        if (decision) workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok: outcome !== 'failed' });
         if (outcome !== 'failed') {
           const desired = annotate(w, decision, outcome, ctx);
           const text = desired === item.value ? undefined : emitChanged(item, source, desired);
@@ -434,7 +470,8 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
       }
     }
     release(item);
+    shared?.onItem?.();
   }
-  results.push(...runResults(ctx));
-  return { changed, results };
+  if (!shared) results.push(...unknownNamespaceResults(ctx.unknownNamespaces));
+  return { changed, results, workloads };
 }

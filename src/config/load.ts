@@ -36,7 +36,7 @@ interface RawSpec {
   nativeSidecars?: boolean;
   resultAnnotations?: boolean;
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
-  mode?: 'inject' | 'uninject';
+  mode?: 'inject' | 'uninject' | 'check';
   removeWhenSkipped?: boolean;
   /** Driver sections `spec.<driver>`, handed to the drivers. */
   [driver: string]: unknown;

@@ -41,7 +41,7 @@ export interface Config {
    * `inject` (default): decide and inject; `uninject`: remove what the driver injected from every workload.
    * Always set by the loader; optional so that hand-built configs (tests, tools) default to inject.
    */
-  mode?: 'inject' | 'uninject';
+  mode?: 'inject' | 'uninject' | 'check';
   /** Inject mode: a workload that is now skipped but still carries this mesh's injection is uninjected (default false: a warning). */
   removeWhenSkipped?: boolean;
 }
