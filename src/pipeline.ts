@@ -1,6 +1,8 @@
 /**
  * The pipeline for one input: for every resource, in order,
- * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor`,
+ * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor`
+ * (`spec.mode: uninject`: `readWorkload → uninjectWorkload → annotate → emitChanged → resultFor`; a skipped
+ * workload still injected goes through `uninjectWorkload` with `spec.removeWhenSkipped`),
  * then the run-level results (unknown namespaces). Mesh-neutral: everything mesh-specific is behind the
  * `ActiveMesh` (src/drivers/driver.ts).
  */
@@ -13,6 +15,7 @@ import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
 import { emitChanged } from './krm/emit.ts';
+import { uninjectPod } from './patch/uninject.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
@@ -132,6 +135,14 @@ function isLocalConfig(v: JsonObject): boolean {
 }
 
 /**
+ * The input's local-config ConfigMaps (kpt package files such as templates), for `ActiveMesh.fromPackage`.
+ * Only ConfigMaps are composed (by their top-level kind), so other resources stay lazily parsed.
+ */
+function localConfigMaps(items: readonly SourceItem[]): JsonObject[] {
+  return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined && isLocalConfig(v));
+}
+
+/**
  * Drops a processed resource's syntax tree and data: only its source range is needed to write the output,
  * and a large input then never holds every resource's syntax tree at once (peak memory).
  */
@@ -145,6 +156,20 @@ function release(item: SourceItem): void {
 export function resultAnnotationValue(decision: Decision, summary?: string): string {
   return decision.inject ? `injected (${summary ?? ''})` : `skipped (${decision.reason})`;
 }
+
+/** Reason code of a workload that uninject found nothing to remove from. */
+export const NOT_INJECTED = 'not-injected';
+/** Reason code of a workload uninjected by `spec.mode: uninject`. */
+export const MODE_UNINJECT = 'mode-uninject';
+
+/**
+ * What was done to a workload: `injected` (the driver's response), `uninjected` (the pod without the
+ * injection and a description of what was removed), or `skipped` (unchanged).
+ */
+type Outcome =
+  | { action: 'injected'; pod: PodTemplate; summary: string }
+  | { action: 'uninjected'; pod: PodTemplate; removed: string }
+  | { action: 'skipped' };
 
 /** A workload as the pipeline sees it: its identity, kind, pod template and where it is decided. */
 interface Workload {
@@ -226,24 +251,61 @@ function decideQuietly(input: Parameters<typeof decide>[0]): Decision | undefine
   }
 }
 
-/** Step 3: the injected pod template, or undefined when skipped; a driver error becomes an error result. */
-function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): InjectResponse | undefined | 'failed' {
+/** A driver error as the workload's error result (field path from the resource root); other errors propagate. */
+function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
+  if (!(e instanceof MeshInjectError)) throw e;
+  ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, e.field ? { field: resourceField(w.wk, e.field) } : {}));
+  return 'failed';
+}
+
+/**
+ * Step 3: the injected pod template, or `skipped`; a driver error becomes an error result. A skipped
+ * workload that still carries this mesh's injection is uninjected with `spec.removeWhenSkipped`, else warned about.
+ */
+function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outcome | 'failed' {
   if (!decision.inject) {
-    const previous = ctx.mesh.inventory(w.pod);
-    if (previous) {
-      ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): meshinject does not remove sidecars; remove them from the source or re-enable injection`, w.id));
+    if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
+    let previous;
+    try {
+      previous = ctx.mesh.inventory(w.pod);
+    } catch (e) {
+      return driverFailure(w, ctx, e);
     }
-    return undefined;
+    if (previous) {
+      ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): the sidecar stays; set spec.removeWhenSkipped: true to remove it, or re-enable injection`, w.id));
+    }
+    return { action: 'skipped' };
   }
   const namespace = ctx.namespaces.get(w.ref.namespace);
   try {
-    const res = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
+    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
-    return res;
+    return { action: 'injected', pod: res.pod, summary: res.summary };
   } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
-    ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, e.field ? { field: resourceField(w.wk, e.field) } : {}));
-    return 'failed';
+    return driverFailure(w, ctx, e);
+  }
+}
+
+/**
+ * Step 3 of uninject (`spec.mode: uninject`, or a skipped workload with `spec.removeWhenSkipped`): the pod
+ * template without what the driver injected (src/patch/uninject.ts), `skipped` when it finds nothing; a
+ * driver error (an untrustworthy status record, an edit it cannot undo faithfully) becomes an error result.
+ */
+function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'failed' {
+  const namespace = ctx.namespaces.get(w.ref.namespace);
+  try {
+    const done = uninjectPod(ctx.mesh, w.pod, { workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
+    if (!done) return { action: 'skipped' };
+    const inv = done.inventory;
+    const parts = [
+      ['containers', inv.containers],
+      ['init containers', inv.initContainers],
+      ['volumes', inv.volumes],
+      ['image pull secrets', inv.imagePullSecrets],
+    ].filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${(names as string[]).join(', ')}`);
+    return { action: 'uninjected', pod: done.pod, removed: `removed ${[...parts, `the annotation ${inv.statusAnnotation}`].join('; ')}` };
+  } catch (e) {
+    return driverFailure(w, ctx, e);
   }
 }
 
@@ -260,31 +322,40 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
 }
 
 /**
- * Step 4: the resource as it should be written: the new pod template, the result annotation, and for an
- * injected workload the configured `injectedWorkloadAnnotations` of its kind.
+/**
+ * Step 4: the resource as it should be written: the new pod template and the result annotation, which
+ * records the workload's state so that a second run writes the same: `injected (istio, revision default)`,
+ * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
+ * `uninjected (istio)` for every workload. `decision` is undefined in uninject mode. An injected workload
+ * also gets the configured `injectedWorkloadAnnotations` of its kind.
  */
-function annotate(w: Workload, decision: Decision, injected: InjectResponse | undefined, config: Config): Json {
-  let desired: Json = injected ? withPodTemplate(w.item.value, w.wk, injected.pod) : w.item.value;
-  if (config.resultAnnotations) {
-    desired = withAnnotation(desired, RESULT_ANNOTATION, resultAnnotationValue(decision, injected?.summary));
+function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext): Json {
+  let desired: Json = outcome.action === 'skipped' ? w.item.value : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: outcome.action === 'uninjected' });
+  if (ctx.config.resultAnnotations) {
+    const value = decision ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined) : `uninjected (${ctx.mesh.name})`;
+    desired = withAnnotation(desired, RESULT_ANNOTATION, value);
   }
-  if (injected) {
-    const byKind = config.injectedWorkloadAnnotations ?? {};
+  if (outcome.action === 'injected') {
+    const byKind = ctx.config.injectedWorkloadAnnotations ?? {};
     const extra = Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind]! : {};
     for (const [key, value] of Object.entries(extra)) desired = withAnnotation(desired, key, value);
   }
   return desired;
 }
 
-/** Step 6: the one result of a decided workload (info: injected or skipped as configured; warning: skipped unexpectedly). */
-function resultFor(w: Workload, decision: Decision, injected: InjectResponse | undefined): KrmResult {
-  const outcome = decision.inject ? 'injected' : 'skipped';
-  const severity = decision.inject || decision.intended ? 'info' : 'warning';
-  const message = decision.inject
-    ? `injected (${injected?.summary}): ${decision.detail}`
-    : `skipped (${decision.reason}): ${decision.detail}`;
+/**
+ * Step 6: the one result of a workload (info: injected, uninjected, or skipped as configured; warning:
+ * skipped unexpectedly). `decision` is undefined in uninject mode.
+ */
+function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome, mesh: ActiveMesh): KrmResult {
+  const reason = decision?.reason ?? (outcome.action === 'uninjected' ? MODE_UNINJECT : NOT_INJECTED);
+  const severity = !decision || decision.inject || decision.intended || outcome.action === 'uninjected' ? 'info' : 'warning';
+  const why = decision ? `${decision.reason}): ${decision.detail}` : undefined;
+  const message = outcome.action === 'injected' ? `injected (${outcome.summary}): ${decision!.detail}`
+    : outcome.action === 'uninjected' ? `uninjected (${mesh.name}): ${why ? `skipped (${why}; ` : ''}${outcome.removed}`
+    : why ? `skipped (${why}` : `skipped (${NOT_INJECTED}): nothing ${mesh.name} injected was found`;
   return resourceResult(severity, message, w.id, {
-    tags: { 'meshinject.dev/outcome': outcome, 'meshinject.dev/reason': decision.reason },
+    tags: { 'meshinject.dev/outcome': outcome.action, 'meshinject.dev/reason': reason },
   });
 }
 
@@ -309,6 +380,35 @@ function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number
     { tags: { 'meshinject.dev/outcome': 'annotated', 'meshinject.dev/reason': 'driver-annotation' } }));
 }
 
+/**
+ * Uninject of a resource that is not a workload (`MeshDriver.resourceInventory`: Linkerd's Namespace and Service
+ * annotations): the keys are removed (a map left empty is dropped) and an info result says so.
+ */
+function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v) || !ctx.mesh.resourceInventory) return;
+  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
+  const meta = obj(v.metadata) ?? {};
+  const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
+  const inv = ctx.mesh.resourceInventory(res);
+  if (!inv || inv.annotations.length + inv.labels.length === 0) return;
+  const newMeta: JsonObject = { ...meta };
+  for (const [field, keys] of [['annotations', inv.annotations], ['labels', inv.labels]] as const) {
+    const m = obj(meta[field]);
+    if (!m || keys.length === 0) continue;
+    const kept: JsonObject = {};
+    for (const [k, x] of Object.entries(m)) if (!keys.includes(k)) kept[k] = x;
+    if (Object.keys(kept).length === 0) delete newMeta[field];
+    else newMeta[field] = kept;
+  }
+  const text = emitChanged(item, ctx.source, { ...v, metadata: newMeta });
+  if (text !== undefined) changed.set(item.position, text);
+  const id = resourceId(item, ctx.source, ctx.inputName);
+  const removed = [...inv.annotations.map((k) => `annotation ${k}`), ...inv.labels.map((k) => `label ${k}`)].join(', ');
+  ctx.results.push(resourceResult('info', `uninjected (${ctx.mesh.name}): removed ${removed}`, id,
+    { tags: { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': MODE_UNINJECT } }));
+}
+
 /** Run-level results: each unknown namespace a decision needed, once. */
 export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, number>): KrmResult[] {
   return [...unknownNamespaces].map(([ns, count]) => generalResult('warning',
@@ -329,8 +429,15 @@ export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, n
  * @param shared when several inputs are one run: their namespace table, and where unknown namespaces are
  *   counted (the run-level results are then left to the caller)
  */
-export function processItems(source: ParsedSource, config: Config, mesh: ActiveMesh, inputName?: string, shared?: SharedRun): ProcessOutput {
+export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string, shared?: SharedRun): ProcessOutput {
   const results: KrmResult[] = [];
+  let mesh: ActiveMesh;
+  try {
+    mesh = boundMesh.fromPackage(() => localConfigMaps(source.items));
+  } catch (e) {
+    if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
+    return { changed: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };
+  }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
     namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
@@ -340,26 +447,32 @@ export function processItems(source: ParsedSource, config: Config, mesh: ActiveM
   const workloads: WorkloadRecord[] = [];
   for (const item of source.items) {
     const w = readWorkload(item, ctx);
-    if (!w && ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
+    if (!w && config.mode === 'uninject') unannotateResource(item, ctx, changed);
+    else if (!w && ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
     if (w) {
       let decision: Decision | undefined;
       try {
-        decision = decideWorkload(w, ctx);
+        if (config.mode !== 'uninject') decision = decideWorkload(w, ctx);
       } catch (e) {
         if (!(e instanceof MeshInjectError)) throw e;
         const field = e.field ? resourceField(w.wk, e.field, [...w.wk.templatePath, 'metadata']) : undefined;
         results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, field ? { field } : {}));
       }
-      if (decision) {
-        for (const warning of decision.warnings) results.push(resourceResult('warning', warning, w.id));
-        const previous = mesh.inventory(w.pod);
-        const injected = injectWorkload(w, decision, ctx);
-        workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok: injected !== 'failed' });
-        if (injected !== 'failed') {
-          const desired = annotate(w, decision, injected, config);
+      if (decision || config.mode === 'uninject') {
+        for (const warning of decision?.warnings ?? []) results.push(resourceResult('warning', warning, w.id));
+        let previous: Inventory | undefined;
+        try {
+          previous = decision ? mesh.inventory(w.pod) : undefined;
+        } catch (e) {
+          if (!(e instanceof MeshInjectError)) throw e; // an untrustworthy record: injectWorkload reports it
+        }
+        const outcome = decision ? injectWorkload(w, decision, ctx) : uninjectWorkload(w, ctx);
+        if (decision) workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok: outcome !== 'failed' });
+        if (outcome !== 'failed') {
+          const desired = annotate(w, decision, outcome, ctx);
           const text = desired === item.value ? undefined : emitChanged(item, source, desired);
           if (text !== undefined) changed.set(item.position, text);
-          results.push(resultFor(w, decision, injected));
+          results.push(resultFor(w, decision, outcome, mesh));
         }
       }
     }

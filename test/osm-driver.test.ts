@@ -323,7 +323,7 @@ t.test('status, inventory and uninject: re-injection is a no-op, uninject gives 
       labels: [s.flavor.uuidLabel],
       detail: undefined,
     }, `${s.flavor.mesh}: inventory names exactly what was added (prometheus.io/port existed: restored, not removed)`);
-    t.same(driver.uninject!(genericRemoval(once, inv), inv, s), input, `${s.flavor.mesh}: generic removal + uninject gives the input back`);
+    t.same(driver.uninject!(genericRemoval(once, inv), inv, s, { injected: once, workload: workload(), namespace: nsInfo, config }), input, `${s.flavor.mesh}: generic removal + uninject gives the input back`);
     t.equal(driver.inventory(input), undefined, 'no status annotation: nothing injected');
   }
   const changed = inject(settings('osm', { meshConfig: { sidecar: { logLevel: 'debug' } } }), inject(settings('osm'), original, metricsNs).pod, metricsNs).pod;

@@ -37,6 +37,8 @@ interface RawSpec {
   resultAnnotations?: boolean;
   injectedWorkloadAnnotations?: Record<string, Record<string, string>>;
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
+  mode?: 'inject' | 'uninject' | 'check';
+  removeWhenSkipped?: boolean;
   /** Driver sections `spec.<driver>`, handed to the drivers. */
   [driver: string]: unknown;
 }
@@ -54,7 +56,7 @@ const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION
  *
  * Core defaults: mesh istio, policy enabled, defaultNamespace `default`, ignoredNamespaces
  * `DEFAULT_IGNORED_NAMESPACES`, nativeSidecars false (offline `istioctl kube-inject` has no nodes to detect),
- * resultAnnotations true. Each driver section present (`spec.<driver>`, or `<driver>.*` ConfigMap keys) is
+ * resultAnnotations true, mode inject, removeWhenSkipped false. Each driver section present (`spec.<driver>`, or `<driver>.*` ConfigMap keys) is
  * loaded by its driver, so its problems are reported even when another mesh is selected (with a warning
  * that it is unused); the selected driver may resolve `policy` and the never/always selectors from its own
  * configuration when they are not set explicitly (Istio's values).
@@ -117,6 +119,8 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
   if (ignored !== undefined) spec.ignoredNamespaces = list(ignored);
   assign('nativeSidecars', bool(str('nativeSidecars')));
   assign('resultAnnotations', bool(str('resultAnnotations')));
+  assign('mode', str('mode') as RawSpec['mode']);
+  assign('removeWhenSkipped', bool(str('removeWhenSkipped')));
   const selector = str('namespaceSelector');
   if (selector !== undefined && selector.trim() !== '') {
     try {
@@ -216,6 +220,8 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     resultAnnotations: take(spec.resultAnnotations, 'resultAnnotations') ?? true,
     injectedWorkloadAnnotations: take(spec.injectedWorkloadAnnotations, 'injectedWorkloadAnnotations') ?? {},
     workloadKinds,
+    mode: take(spec.mode, 'mode') ?? 'inject',
+    removeWhenSkipped: take(spec.removeWhenSkipped, 'removeWhenSkipped') ?? false,
   };
   return { ok: true, config, mesh: bindDriver(driver, settings), settings, warnings };
 }

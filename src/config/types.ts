@@ -43,4 +43,11 @@ export interface Config {
   injectedWorkloadAnnotations?: Record<string, Record<string, string>>;
   /** Extra workload kinds and their pod template paths. */
   workloadKinds: ExtraWorkloadKind[];
+  /**
+   * `inject` (default): decide and inject; `uninject`: remove what the driver injected from every workload.
+   * Always set by the loader; optional so that hand-built configs (tests, tools) default to inject.
+   */
+  mode?: 'inject' | 'uninject' | 'check';
+  /** Inject mode: a workload that is now skipped but still carries this mesh's injection is uninjected (default false: a warning). */
+  removeWhenSkipped?: boolean;
 }

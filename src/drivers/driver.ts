@@ -193,14 +193,27 @@ export interface MeshDriver<S = unknown> {
   decide(input: DriverDecideInput<S>): DriverDecision;
   /** Injects the sidecar. Throws `InjectError` (invalid annotation, template failure): an error result. */
   inject(req: InjectRequest<S>): InjectResponse;
-  /** What this driver injected into the pod template (from its status annotation), or undefined if nothing. */
+  /**
+   * What this driver injected into the pod template (from its status annotation), or undefined if nothing.
+   * Throws `InjectError` (naming the annotation and the item) when the record lists something that does not
+   * look injected, e.g. the user's own container: the record is not taken on trust (an error result).
+   */
   inventory(pod: PodTemplate): Inventory | undefined;
   /**
    * Optional: removes what the generic removal of the inventory (containers, init containers, volumes,
    * image pull secrets, annotations, labels) cannot, e.g. changes to app containers or probes the injection
-   * made. Called by uninject with the pod after the generic removal. Pure.
+   * made. Called by uninject (src/patch/uninject.ts) with the pod after the generic removal; `context.injected`
+   * is the pod before it (the removed sidecar's env may hold what the injection replaced). Pure. Throws
+   * `InjectError` when the injection cannot be undone faithfully (an error result; the workload is unchanged).
    */
-  uninject?(pod: PodTemplate, inventory: Inventory, settings: S): PodTemplate;
+  uninject?(pod: PodTemplate, inventory: Inventory, settings: S, context: UninjectContext): PodTemplate;
+  /**
+   * Optional: completes the settings from the input's local-config ConfigMaps (`config.kubernetes.io/local-config:
+   * "true"`, e.g. templates in a kpt package: a KRM function receives files only as resources). Called once
+   * per run, before any workload. Pure.
+   * @throws MeshInjectError (BAD_CONFIG) naming the missing or invalid resource: the run fails with that error
+   */
+  fromPackage?(settings: S, localConfigMaps: readonly JsonObject[]): S;
   /**
    * Optional: annotations for a resource that is not a workload (Linkerd: `Namespace` and `Service`, as
    * `linkerd inject` annotates them), or undefined to leave it alone. Pure; existing keys are the driver's to keep.
@@ -223,6 +236,15 @@ export interface MeshDriver<S = unknown> {
   readonly checksHostNetwork?: boolean;
 }
 
+/** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */
+export interface UninjectContext {
+  /** The pod template as found in the input (before the generic removal); read-only. */
+  injected: PodTemplate;
+  workload: WorkloadRef;
+  namespace?: NamespaceInfo;
+  config: Config;
+}
+
 /**
  * A driver bound to its loaded settings: what the pipeline calls. Built by `bindDriver`, so that the
  * settings' type stays private to the driver.
@@ -232,6 +254,13 @@ export interface ActiveMesh {
   decide(input: Omit<DriverDecideInput<never>, 'settings'>): DriverDecision;
   inject(req: Omit<InjectRequest, 'settings'>): InjectResponse;
   inventory(pod: PodTemplate): Inventory | undefined;
+  /** The driver's `uninject` hook bound to its settings, when it has one. */
+  uninject?(pod: PodTemplate, inventory: Inventory, context: UninjectContext): PodTemplate;
+  /**
+   * The driver rebound to the settings its `fromPackage` completes from `localConfigMaps()`, or itself when it
+   * has none (then the input's ConfigMaps are not composed).
+   */
+  fromPackage(localConfigMaps: () => readonly JsonObject[]): ActiveMesh;
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   readonly ownPodMetadata?: boolean;
@@ -246,6 +275,10 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     decide: (input) => driver.decide({ ...input, settings }),
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
+    ...(driver.uninject ? { uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) => driver.uninject!(pod, inventory, settings, context) } : {}),
+    fromPackage(localConfigMaps) {
+      return driver.fromPackage ? bindDriver(driver, driver.fromPackage(settings, localConfigMaps())) : this;
+    },
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
     ...(driver.ownPodMetadata ? { ownPodMetadata: true } : {}),

@@ -4,6 +4,7 @@
  * folder under `src/drivers/<name>/` and one line here; nothing in the core changes.
  */
 import type { MeshDriver } from './driver.ts';
+import { customDriver } from './custom/index.ts';
 import { fsmDriver } from './fsm/index.ts';
 import { istioDriver } from './istio/index.ts';
 import { linkerdDriver } from './linkerd/index.ts';
@@ -11,7 +12,7 @@ import { osmDriver } from './osm/index.ts';
 
 /** Every driver, by `spec.mesh` name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
-export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, linkerdDriver, osmDriver, fsmDriver];
+export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, linkerdDriver, osmDriver, fsmDriver, customDriver];
 
 /** The names of the known drivers, for messages (`istio, linkerd, ...`). */
 export function driverNames(): string[] {

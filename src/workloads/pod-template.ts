@@ -155,14 +155,25 @@ function setIn(root: Json, path: readonly string[], value: Json): Json {
   return setOwn(base, key, setIn(Object.hasOwn(base, key) ? base[key]! : null, path.slice(1), value));
 }
 
+function deleteIn(root: Json, path: readonly string[]): Json {
+  if (path.length === 0 || !isJsonObject(root) || !(path[0]! in root)) return root;
+  const base: JsonObject = { ...root };
+  if (path.length === 1) delete base[path[0]!];
+  else base[path[0]!] = deleteIn(base[path[0]!]!, path.slice(1));
+  return base;
+}
+
 /**
  * The resource with its pod template replaced (a new value; the input is not mutated). An empty pod
- * metadata that was absent in the input stays absent.
+ * metadata that was absent in the input stays absent; with `dropEmptyMetadata` (uninject: the injection
+ * created it) an empty pod metadata is removed.
  */
-export function withPodTemplate(resource: Json, wk: WorkloadKind, pod: PodTemplate): Json {
+export function withPodTemplate(resource: Json, wk: WorkloadKind, pod: PodTemplate, opts: { dropEmptyMetadata?: boolean } = {}): Json {
   const paths = podPaths(wk);
   let out = resource;
-  if (getIn(resource, paths.meta) !== undefined || Object.keys(pod.metadata).length > 0) out = setIn(out, paths.meta, pod.metadata as Json);
+  const empty = Object.keys(pod.metadata).length === 0;
+  if (empty && opts.dropEmptyMetadata) out = deleteIn(out, paths.meta);
+  else if (getIn(resource, paths.meta) !== undefined || !empty) out = setIn(out, paths.meta, pod.metadata as Json);
   return setIn(out, paths.spec, pod.spec);
 }
 

@@ -2,13 +2,15 @@
  * The Istio driver: decides with Istio's own rules (`./decide.ts`, webhook routing in `./webhook.ts`), injects
  * Istio's sidecar into pod templates the way `istioctl kube-inject` does (templates rendered by `./render.ts`,
  * Go post-processing ported in `./inject.ts` and its modules), and reads back what it injected from the
- * `sidecar.istio.io/status` annotation. Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
+ * `sidecar.istio.io/status` annotation (not taken on trust: `untrustedStatusItem`), and undoes it for uninject
+ * (`./uninject.ts`). Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
 import type { MeshDriver } from '../driver.ts';
 import { loadIstioConfig, type IstioSettings } from './config.ts';
 import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
-import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
+import { uninjectIstio } from './uninject.ts';
 
 export type { IstioSettings } from './config.ts';
 
@@ -26,6 +28,8 @@ export const istioDriver: MeshDriver<IstioSettings> = {
     const raw = pod.metadata.annotations?.[STATUS_ANNOTATION];
     if (raw === undefined) return undefined;
     const status = parseInjectionStatus(raw);
+    const untrusted = status ? untrustedStatusItem(status, pod.metadata.annotations) : undefined;
+    if (untrusted) throw untrustedStatusError(untrusted);
     return {
       statusAnnotation: STATUS_ANNOTATION,
       containers: status?.containers ?? [],
@@ -34,4 +38,5 @@ export const istioDriver: MeshDriver<IstioSettings> = {
       imagePullSecrets: status?.imagePullSecrets ?? [],
     };
   },
+  uninject: uninjectIstio,
 };

@@ -15,7 +15,7 @@ import { validateAnnotations } from './validate.ts';
 import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
 import { clearPrometheusAnnotations, prometheusPort } from './prometheus.ts';
-import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import { objectAt } from '../../json.ts';
 import {
   containersOf,
@@ -163,6 +163,10 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   });
 
   const native = resolveNativeSidecars(annotations, config.nativeSidecars);
+  const previous = parseInjectionStatus(annotations[STATUS_ANNOTATION]);
+  if (findContainer(PROXY_CONTAINER, containersOf(original.spec, 'initContainers')) && !previous?.initContainers.includes(PROXY_CONTAINER)) {
+    throw userInitProxyError(original);
+  }
   let merged: PodTemplate = structuredClone(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of selectedTemplates(annotations)) {
@@ -208,6 +212,16 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     }
   }
 
+  if (previous) {
+    const listed = (list: Json | undefined) => (Array.isArray(list) ? list : []).filter(isObject).map((c) => String(c.name));
+    const untrusted = untrustedStatusItem(previous, annotations, {
+      containers: listed(templatePod.spec.containers),
+      initContainers: listed(templatePod.spec.initContainers),
+      volumes: listed(templatePod.spec.volumes),
+    });
+    if (untrusted) throw untrustedStatusError(untrusted);
+  }
+
   const tproxy = interceptionModeOf(proxyConfig) === 'TPROXY';
   const final = reapplyOverwrittenContainers(merged, original, templatePod.spec, tproxy, istio.revision);
   const holdApplication =
@@ -224,6 +238,21 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
   return { pod: final, warnings: preconditionWarnings(original, req.workload) };
+}
+
+/**
+ * The error for a user init container named `istio-proxy`: no previous injection (status annotation) made it
+ * a native proxy, so it is the user's. Merging the proxy into it would make it vanish (issue #8; Istio writes
+ * both for a classic sidecar, an invalid pod). Istio documents proxy customisation as a *container* named
+ * `istio-proxy` (moved to the init containers for a native sidecar), which is what `proxy.istio.io/overrides`
+ * then records under `initContainers`; refusing the init-container form keeps that record unambiguous for uninject.
+ */
+function userInitProxyError(pod: PodTemplate): InjectError {
+  const i = containersOf(pod.spec, 'initContainers').findIndex((c) => c.name === PROXY_CONTAINER);
+  return new InjectError(
+    `init container "${PROXY_CONTAINER}" is not an injected proxy (${STATUS_ANNOTATION} does not list it), and the name is that of the proxy container Istio injects: rename it`,
+    `spec.initContainers[${i}].name`,
+  );
 }
 
 /**

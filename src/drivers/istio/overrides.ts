@@ -73,12 +73,17 @@ function canonicalResources(r: JsonObject): JsonObject {
   return out;
 }
 
-interface ParsedContainers {
+/** The containers a `proxy.istio.io/overrides` annotation records, per list. */
+export interface ParsedContainers {
   containers: JsonObject[];
   initContainers: JsonObject[];
 }
 
-function parseOverrides(value: string | undefined): ParsedContainers {
+/**
+ * Parses `proxy.istio.io/overrides` (absent: empty lists).
+ * @throws InjectError (BAD_ANNOTATION) when it is not JSON
+ */
+export function parseOverrides(value: string | undefined): ParsedContainers {
   if (value === undefined) return { containers: [], initContainers: [] };
   let v: unknown;
   try {

@@ -3,6 +3,7 @@
  * Istio `getInjectionStatus`, `injectionStatus`, `parseStatus` (pkg/kube/inject/webhook.go, inject.go).
  */
 import type { JsonObject } from '../../model.ts';
+import { InjectError } from '../../results/errors.ts';
 import { containersOf, isObject } from './pod-util.ts';
 
 /** Annotation recording a previous injection. */
@@ -66,4 +67,61 @@ export function parseInjectionStatus(value: string | undefined): InjectionStatus
   if (!initContainers || !containers || !volumes || !imagePullSecrets) return undefined;
   if (o.revision !== undefined && typeof o.revision !== 'string') return undefined;
   return { initContainers, containers, volumes, imagePullSecrets, revision: (o.revision as string | undefined) ?? '' };
+}
+
+/** Containers and init containers the built-in Istio templates inject (sidecar, gateway, grpc-agent). */
+export const INJECTED_CONTAINER_NAMES: readonly string[] = ['istio-proxy', 'istio-init', 'istio-validation', 'enable-core-dump'];
+
+/**
+ * Volumes the built-in Istio templates inject (sidecar, gateway, grpc-agent, grpc-simple), besides the user
+ * volumes requested by `sidecar.istio.io/userVolume`.
+ */
+export const INJECTED_VOLUME_NAMES: readonly string[] = [
+  'workload-socket', 'credential-socket', 'workload-certs', 'gke-workload-certificate', 'custom-bootstrap-volume',
+  'istio-envoy', 'istio-data', 'istio-podinfo', 'istio-token', 'istiod-ca-cert', 'istio-ca-crl', 'istio-certs',
+  'lightstep-certs', 'istio-xds', 'grpc-io-proxyless-bootstrap',
+];
+
+/** Annotation asking for extra volumes in the proxy (JSON map name → volume); its names are injected too. */
+export const USER_VOLUME_ANNOTATION = 'sidecar.istio.io/userVolume';
+
+function userVolumeNames(annotations: Record<string, string> | undefined): string[] {
+  try {
+    const v: unknown = JSON.parse(annotations?.[USER_VOLUME_ANNOTATION] ?? '{}');
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.keys(v) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The first container, init container or volume a status annotation lists that does not look injected: a
+ * name no built-in Istio template gives (volumes: nor `sidecar.istio.io/userVolume`), and not in `alsoInjected`
+ * (what the current injection adds under the same list, e.g. the app containers `grpc-simple` patches). A
+ * status naming the user's own container or volume is then refused instead of deleting them (issue #8: the
+ * status annotation is not taken on trust; Istio's `stripPod` trusts it). Image pull secrets are not checked:
+ * their names come from the values.
+ */
+export function untrustedStatusItem(
+  status: InjectionStatus,
+  annotations: Record<string, string> | undefined,
+  alsoInjected: { containers?: readonly string[]; initContainers?: readonly string[]; volumes?: readonly string[] } = {},
+): { kind: 'container' | 'init container' | 'volume'; name: string } | undefined {
+  const volumes = new Set([...INJECTED_VOLUME_NAMES, ...userVolumeNames(annotations), ...(alsoInjected.volumes ?? [])]);
+  for (const [kind, names, extra] of [
+    ['container', status.containers, alsoInjected.containers ?? []],
+    ['init container', status.initContainers, alsoInjected.initContainers ?? []],
+  ] as const) {
+    for (const n of names) if (!INJECTED_CONTAINER_NAMES.includes(n) && !extra.includes(n)) return { kind, name: n };
+  }
+  for (const n of status.volumes) if (!volumes.has(n)) return { kind: 'volume', name: n };
+  return undefined;
+}
+
+/** The error refusing a status annotation that lists `item` (see {@link untrustedStatusItem}). */
+export function untrustedStatusError(item: { kind: string; name: string }): InjectError {
+  return new InjectError(
+    `${STATUS_ANNOTATION} lists ${item.kind} "${item.name}" as injected, but no Istio injection template adds a ${item.kind} of that name: refusing to remove it (correct or remove the annotation)`,
+    `metadata.annotations[${STATUS_ANNOTATION}]`,
+  );
 }

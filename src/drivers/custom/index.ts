@@ -1,0 +1,27 @@
+/**
+ * The `custom` driver: your own sidecar, written as Handlebars templates of a pod fragment (inline in
+ * `spec.custom.templates`, or data keys of local-config ConfigMaps in the input), with the data model of
+ * `./render.ts` and the shared helper set (src/render/template-functions.ts). It needs nothing the Istio driver
+ * does not: config section (`./config.ts`, `./config.schema.json`), decision (`./decide.ts`), injection and
+ * status (`./inject.ts`); uninject is the generic removal of what `meshinject.dev/custom-status` records.
+ */
+import type { MeshDriver } from '../driver.ts';
+import { loadCustomConfig, templatesFromPackage, type CustomSettings } from './config.ts';
+import { CUSTOM_REASONS, decideCustom } from './decide.ts';
+import { customInventory, injectCustomPod } from './inject.ts';
+
+export type { CustomSettings } from './config.ts';
+
+/** The `custom` mesh driver. `inject` throws `InjectError` for template failures and fragments that would change the pod. */
+export const customDriver: MeshDriver<CustomSettings> = {
+  name: 'custom',
+  reasons: CUSTOM_REASONS,
+  loadConfig: loadCustomConfig,
+  decide: decideCustom,
+  inject(req) {
+    const { pod, templates } = injectCustomPod(req);
+    return { pod, summary: `custom, templates ${templates.join(',')}`, warnings: [] };
+  },
+  inventory: customInventory,
+  fromPackage: templatesFromPackage,
+};

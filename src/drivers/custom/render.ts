@@ -1,0 +1,105 @@
+/**
+ * Rendering of the custom driver's templates: the template data (the documented data model), the shared
+ * Handlebars engine (src/render/: strict, no HTML escaping, prototype access off, pure helpers that read
+ * neither the environment nor files), and the check that a fragment only adds what its status can record.
+ */
+import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
+import type { WorkloadRef } from '../driver.ts';
+import { renderTemplate } from '../../render/engine.ts';
+import { parseFragment } from '../../yaml/fast-parse.ts';
+import { InjectError, MeshInjectError } from '../../results/errors.ts';
+import type { CustomTemplate } from './config.ts';
+
+/**
+ * The data every custom template renders with. Top-level names:
+ * - `pod`: the pod template as in the input without a previous custom injection: `{metadata: {name?, labels,
+ *   annotations, ...}, spec}` (`labels` and `annotations` always maps): `pod.metadata.labels.app`, `pod.spec.containers`;
+ * - `workload`: `{apiVersion, kind, name, namespace}` of the resource that owns the pod template;
+ * - `namespace`: `{name, labels, annotations}` (maps empty when the namespace is unknown);
+ * - `values`: `spec.custom.values`.
+ */
+export interface CustomTemplateData {
+  pod: { metadata: JsonObject & { labels: Record<string, string>; annotations: Record<string, string> }; spec: JsonObject };
+  workload: { apiVersion: string; kind: string; name: string; namespace: string };
+  namespace: NamespaceInfo;
+  values: JsonObject;
+}
+
+/** Builds {@link CustomTemplateData} (copies: a template cannot change the pod). */
+export function customTemplateData(pod: PodTemplate, workload: WorkloadRef, namespace: NamespaceInfo | undefined, values: JsonObject): CustomTemplateData {
+  const meta = structuredClone(pod.metadata) as JsonObject;
+  return {
+    pod: {
+      metadata: { ...meta, labels: { ...(pod.metadata.labels ?? {}) }, annotations: { ...(pod.metadata.annotations ?? {}) } },
+      spec: structuredClone(pod.spec),
+    },
+    workload: { apiVersion: workload.apiVersion, kind: workload.kind, name: workload.name, namespace: workload.namespace },
+    namespace: { name: workload.namespace, labels: { ...(namespace?.labels ?? {}) }, annotations: { ...(namespace?.annotations ?? {}) } },
+    values: structuredClone(values),
+  };
+}
+
+/** What a custom fragment may hold: what the status annotation records and uninject removes. */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  metadata: ['labels', 'annotations'],
+  spec: ['containers', 'initContainers', 'volumes', 'imagePullSecrets'],
+};
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The user's words for a Handlebars error: `line L, column C: <reason>` from a strict-mode miss
+ * (`"app" not defined in [object Object] - 2:14`) or a parse error (`Parse error on line 3: ...`).
+ */
+function withLine(reason: string): string {
+  const miss = / - (\d+):(\d+)$/.exec(reason);
+  if (miss) return `line ${miss[1]}, column ${Number(miss[2]) + 1}: ${reason.slice(0, miss.index).replace(/ in (\[object Object\]|undefined)$/, '')}`;
+  const parse = /^Parse error on line (\d+):\n(?:.*\n){2}(.*)$/.exec(reason);
+  if (parse) return `line ${parse[1]}: syntax error: ${parse[2]}`;
+  return reason.split('\n')[0]!;
+}
+
+function bad(name: string, t: CustomTemplate, what: string): InjectError {
+  return new InjectError(`template "${name}" (${t.from}) ${what}`, undefined, 'TEMPLATE');
+}
+
+/**
+ * Renders one template and returns its pod fragment `{metadata?: {labels?, annotations?}, spec?: {containers?,
+ * initContainers?, volumes?, imagePullSecrets?}}`, parsed with YAML 1.1 rules as kubectl reads manifests.
+ * @throws InjectError (TEMPLATE) naming the template, where it came from and the line, for a syntax error, a
+ *   missing field (strict mode), output that is not a YAML mapping, or a field outside the allowed ones
+ */
+export function renderCustomTemplate(name: string, t: CustomTemplate, data: CustomTemplateData): JsonObject {
+  let text: string;
+  try {
+    text = renderTemplate(`custom/${name}`, t.source, data);
+  } catch (e) {
+    if (!(e instanceof MeshInjectError)) throw e;
+    throw bad(name, t, `failed at ${withLine(e.message.replace(/^template "[^"]*" failed: /, ''))}`);
+  }
+  let parsed: Json;
+  try {
+    parsed = parseFragment(text);
+  } catch (e) {
+    throw bad(name, t, `rendered invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isObject(parsed)) throw bad(name, t, 'did not render a YAML mapping (a pod fragment with metadata and spec)');
+  for (const [top, v] of Object.entries(parsed)) {
+    const allowed = ALLOWED[top];
+    if (!allowed) throw bad(name, t, `renders ${top}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`);
+    if (v === null) continue;
+    if (!isObject(v)) throw bad(name, t, `renders ${top} that is not a mapping`);
+    for (const [k, x] of Object.entries(v)) {
+      if (!allowed.includes(k)) throw bad(name, t, `renders ${top}.${k}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`);
+      if (top === 'metadata') {
+        if (x !== null && (!isObject(x) || Object.values(x).some((s) => typeof s !== 'string'))) throw bad(name, t, `renders ${top}.${k} that is not a map of strings (quote the values)`);
+      } else if (x !== null && (!Array.isArray(x) || x.some((e) => !isObject(e) || typeof e.name !== 'string' || e.name === ''))) {
+        throw bad(name, t, `renders ${top}.${k} that is not a list of entries with a name`);
+      }
+    }
+  }
+  return parsed;
+}

@@ -1,0 +1,264 @@
+/**
+ * The Istio driver's `uninject` hook: undoes what an Istio injection changed beyond the containers, volumes
+ * and status annotation that the generic removal (src/patch/uninject.ts) takes away. Every restored value
+ * comes from a record the injection left (the removed proxy's `ISTIO_KUBE_APP_PROBERS` and
+ * `ISTIO_PROMETHEUS_ANNOTATIONS`, `proxy.istio.io/overrides`, the status revision); every removed label or
+ * annotation is one the injection provably writes: re-injecting the uninjected pod with this configuration
+ * writes it again with the same value. Istio has no uninject of its own (`istioctl x kube-uninject` was
+ * removed); the records read here are those of pkg/kube/inject (app_probe.go, webhook.go).
+ */
+import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import type { Inventory, UninjectContext } from '../driver.ts';
+import type { IstioSettings } from './config.ts';
+import { InjectError, MeshInjectError } from '../../results/errors.ts';
+import { injectIstioPod } from './inject.ts';
+import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
+import { jsonEqual } from '../../json.ts';
+import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
+import { PROMETHEUS_ENV } from './prometheus.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import { containersOf, envOf, findContainer, isObject, PROXY_CONTAINER } from './pod-util.ts';
+
+/**
+ * Labels the Istio templates and post-processing write (sidecar, gateway, grpc templates; `applyMetadata`).
+ * Each is removed only when re-injection writes it again with the same value.
+ */
+export const INJECTED_LABELS: readonly string[] = [
+  'security.istio.io/tlsMode',
+  'networking.istio.io/tunnel',
+  'service.istio.io/canonical-name',
+  'service.istio.io/canonical-revision',
+  'topology.istio.io/network',
+];
+
+/**
+ * Annotations the Istio templates and post-processing write, other than the revision and the prometheus merge
+ * (handled from their records). Each is removed only when re-injection writes it again with the same value; a
+ * user's own annotation that the template only echoes (`traffic.sidecar.istio.io/kubevirtInterfaces`) is
+ * therefore kept.
+ */
+export const INJECTED_ANNOTATIONS: readonly string[] = [
+  'kubectl.kubernetes.io/default-logs-container',
+  'kubectl.kubernetes.io/default-container',
+  'k8s.v1.cni.cncf.io/networks',
+  'sidecar.istio.io/interceptionMode',
+  'traffic.sidecar.istio.io/includeOutboundIPRanges',
+  'traffic.sidecar.istio.io/excludeOutboundIPRanges',
+  'traffic.sidecar.istio.io/includeInboundPorts',
+  'traffic.sidecar.istio.io/excludeInboundPorts',
+  'traffic.sidecar.istio.io/includeOutboundPorts',
+  'traffic.sidecar.istio.io/excludeOutboundPorts',
+  'traffic.sidecar.istio.io/kubevirtInterfaces',
+  'traffic.sidecar.istio.io/excludeInterfaces',
+  'istio.io/reroute-virtual-interfaces',
+  'prometheus.istio.io/secure-port',
+];
+
+/** Multus networks annotation; Istio's CNI template appends `default/istio-cni` to the user's flat list. */
+const MULTUS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
+const MULTUS_APPENDED = /^(.*\S),\s*default\/istio-cni$/s;
+
+/** The revision annotation every Istio template writes (`istio.io/rev: <revision|default>`). */
+const REV_ANNOTATION = 'istio.io/rev';
+/** The scrape annotations the prometheus merge writes, and the values it writes besides the port. */
+const PROM_KEYS = ['prometheus.io/port', 'prometheus.io/path', 'prometheus.io/scrape'] as const;
+const PROM_MERGED = { 'prometheus.io/path': '/stats/prometheus', 'prometheus.io/scrape': 'true' } as const;
+
+function fail(message: string, field?: string): never {
+  throw new InjectError(`cannot uninject faithfully: ${message}`, field);
+}
+
+/** The env value `name` of the removed proxy container (native or classic), if any. */
+function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string | undefined {
+  const listed = inv.containers.includes(PROXY_CONTAINER) ? 'containers' : inv.initContainers.includes(PROXY_CONTAINER) ? 'initContainers' : undefined;
+  const proxy = listed ? findContainer(PROXY_CONTAINER, containersOf(injected.spec, listed)) : undefined;
+  const e = proxy ? envOf(proxy).find((x) => x.name === name) : undefined;
+  return e && typeof e.value === 'string' ? e.value : undefined;
+}
+
+/**
+ * A probe or hook rewritten to the agent (`httpGet` on `url`) with its original action put back from the
+ * saved prober: the saved `httpGet` fields on the same keys, or the saved `tcpSocket`/`grpc` in the place of
+ * the `httpGet` that replaced it (where the injected text has it, so only that entry's lines change). The saved port is the number Istio resolved a named
+ * port to, which the kubelet reads the same. Other fields (delays, thresholds, `timeoutSeconds`) were never changed.
+ */
+function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
+  if (isObject(saved.httpGet)) {
+    const now = handler.httpGet as JsonObject;
+    const httpGet: JsonObject = {};
+    for (const k of Object.keys(now)) if (k in saved.httpGet) httpGet[k] = saved.httpGet[k]!;
+    for (const [k, v] of Object.entries(saved.httpGet)) if (!(k in httpGet)) httpGet[k] = v;
+    return { ...handler, httpGet };
+  }
+  const kind = isObject(saved.tcpSocket) ? 'tcpSocket' : isObject(saved.grpc) ? 'grpc' : undefined;
+  if (!kind) return handler;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(handler)) out[k === 'httpGet' ? kind : k] = k === 'httpGet' ? saved[kind]! : v;
+  return out;
+}
+
+/**
+ * Istio `patchRewriteProbe` undone: every app probe and lifecycle hook that points at its agent URL
+ * (`/app-health/<c>/readyz`, ...) gets its original action back from `ISTIO_KUBE_APP_PROBERS`. In place.
+ * @throws InjectError when a rewritten probe has no saved original
+ */
+function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): void {
+  for (const list of ['initContainers', 'containers'] as const) {
+    containersOf(pod.spec, list).forEach((c, i) => {
+      const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
+      const restore = (holder: JsonObject, field: string, url: string, path: string): void => {
+        const h = holder[field];
+        if (!isObject(h) || !isObject(h.httpGet) || h.httpGet.path !== url) return;
+        const saved = probers[url];
+        if (!isObject(saved)) fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
+        holder[field] = restoreHandler(h, saved);
+      };
+      const at = `spec.${list}[${i}]`;
+      restore(c, 'readinessProbe', urls.readyz, `${at}.readinessProbe`);
+      restore(c, 'livenessProbe', urls.livez, `${at}.livenessProbe`);
+      restore(c, 'startupProbe', urls.startupz, `${at}.startupProbe`);
+      if (isObject(c.lifecycle)) {
+        restore(c.lifecycle, 'preStop', urls.prestopz, `${at}.lifecycle.preStop`);
+        restore(c.lifecycle, 'postStart', urls.poststartz, `${at}.lifecycle.postStart`);
+      }
+    });
+  }
+}
+
+/**
+ * Istio `applyPrometheusMerge` undone from its record `ISTIO_PROMETHEUS_ANNOTATIONS` (`{scrape, path, port}`):
+ * the merged `prometheus.io/*` values are replaced by the saved ones, under the `prometheus.io/` keys
+ * (Prometheus reads every key variant by its sanitized name, `prometheus_io_port`, so the spelling does not
+ * change what it scrapes). In place. Without a record, the merged annotations are left to the re-injection check.
+ * @throws InjectError when the record holds `prometheus.istio.io/scrape-targets` (its original text and whether
+ *   the port and path were the user's are not recorded) or is not JSON
+ */
+function restorePrometheus(annos: Record<string, string>, record: string): void {
+  let saved: unknown;
+  try {
+    saved = JSON.parse(record);
+  } catch {
+    fail(`${PROMETHEUS_ENV} of the removed proxy is not JSON`);
+  }
+  const s = (isObject(saved as Json) ? saved : {}) as Record<string, unknown>;
+  if (s.targets !== undefined) fail(`the removed proxy's ${PROMETHEUS_ENV} records prometheus.istio.io/scrape-targets, whose original text is not recorded`, `metadata.annotations[prometheus.istio.io/scrape-targets]`);
+  for (const k of PROM_KEYS) delete annos[k];
+  const put = (k: string, v: unknown) => {
+    if (typeof v === 'string' && v !== '') annos[k] = v;
+  };
+  put('prometheus.io/scrape', s.scrape);
+  put('prometheus.io/path', s.path);
+  put('prometheus.io/port', s.port);
+}
+
+/**
+ * The Istio `uninject` hook (see `MeshDriver.uninject`): on the pod without the injected containers, volumes
+ * and status annotation, puts back the user's container customisations (`proxy.istio.io/overrides`), the app
+ * probes and hooks, and the prometheus annotations; removes `istio.io/rev` when it is the status revision;
+ * removes each label and annotation of {@link INJECTED_LABELS} / {@link INJECTED_ANNOTATIONS} (and merged
+ * `prometheus.io/*` without a record), and the gateway template's pod sysctl, when re-injecting the result
+ * with this configuration writes it again with the same value. A key re-injection would not write identically (the user's own, or one written by an
+ * injection with another configuration) is kept.
+ * @throws InjectError when a record is missing or cannot be restored faithfully, or re-injection fails
+ */
+export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
+  const out: PodTemplate = structuredClone(pod);
+  restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION]);
+  const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
+  delete annos[OVERRIDES_ANNOTATION];
+  const probers = proxyEnv(ctx.injected, inv, APP_PROBERS_ENV);
+  if (probers !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(probers);
+    } catch {
+      fail(`${APP_PROBERS_ENV} of the removed proxy is not JSON`);
+    }
+    restoreProbes(out, (isObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
+  }
+  const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
+  if (promRecord !== undefined) restorePrometheus(annos, promRecord);
+  const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
+  if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision)) delete annos[REV_ANNOTATION];
+  out.metadata.annotations = annos;
+
+  // Keys the injection may have written: remove them all, re-inject, keep the ones it does not write back identically.
+  const labels: Record<string, string> = { ...(out.metadata.labels ?? {}) };
+  const candidates = {
+    labels: INJECTED_LABELS.filter((k) => Object.hasOwn(labels, k)),
+    annotations: [...INJECTED_ANNOTATIONS, ...(promRecord === undefined ? PROM_KEYS : [])].filter((k) => Object.hasOwn(annos, k)),
+  };
+  // The user's own multus networks with Istio's appended: the proposal is the user's part (kept only if proven).
+  const multus = annos[MULTUS_ANNOTATION]?.match(MULTUS_APPENDED)?.[1];
+  const sc = withoutGatewaySysctl(out.spec.securityContext);
+  const scChanged = sc !== out.spec.securityContext;
+  if (candidates.labels.length + candidates.annotations.length > 0 || scChanged) {
+    const probe: PodTemplate = structuredClone(out);
+    for (const k of candidates.labels) delete probe.metadata.labels![k];
+    for (const k of candidates.annotations) delete probe.metadata.annotations![k];
+    if (multus !== undefined) probe.metadata.annotations![MULTUS_ANNOTATION] = multus;
+    if (sc === undefined) delete probe.spec.securityContext;
+    else probe.spec.securityContext = sc;
+    let again: PodTemplate;
+    try {
+      again = injectIstioPod({ pod: probe, workload: ctx.workload, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), config: ctx.config, settings }).pod;
+    } catch (e) {
+      if (!(e instanceof MeshInjectError)) throw e;
+      fail(`re-injecting the uninjected pod to check the injected labels and annotations failed: ${e.message}`, e.field);
+    }
+    const promMerged = candidates.annotations.filter((k) => (PROM_KEYS as readonly string[]).includes(k));
+    const promOk = promMerged.every((k) => again.metadata.annotations?.[k] === annos[k] && (k === 'prometheus.io/port' || annos[k] === PROM_MERGED[k as keyof typeof PROM_MERGED]));
+    if (scChanged && jsonEqual(again.spec.securityContext, out.spec.securityContext)) {
+      if (sc === undefined) delete out.spec.securityContext;
+      else out.spec.securityContext = sc;
+    }
+    for (const k of candidates.labels) if (again.metadata.labels?.[k] === labels[k]) delete labels[k];
+    for (const k of candidates.annotations) {
+      if ((PROM_KEYS as readonly string[]).includes(k) && !promOk) continue;
+      if (again.metadata.annotations?.[k] !== annos[k]) continue;
+      if (k === MULTUS_ANNOTATION && multus !== undefined) annos[k] = multus;
+      else delete annos[k];
+    }
+  }
+  if (Object.keys(labels).length > 0) out.metadata.labels = labels;
+  else delete out.metadata.labels;
+  if (Object.keys(annos).length === 0) delete out.metadata.annotations;
+  return out;
+}
+
+/**
+ * Puts back the user's containers named like injected ones, as `proxy.istio.io/overrides` recorded them
+ * (Istio `reapplyOverwrittenContainers`): appended to their list, without the `resources: {}` Go's encoding
+ * adds. The record does not keep `image: auto` (Istio drops it before saving; absent and `auto` both mean
+ * "the injected image" to Istio): a container without an image gets `image: auto`, the documented spelling.
+ * Nor does it keep which list a customised proxy of a native sidecar was in: it goes back to `containers`,
+ * where Istio documents the customisation (Istio moves it to the init containers itself). A container of the same name still present is left alone.
+ */
+function restoreOverrides(pod: PodTemplate, record: string | undefined): void {
+  const saved = parseOverrides(record);
+  for (const list of ['containers', 'initContainers'] as const) {
+    for (const c of saved[list]) {
+      const to = list === 'initContainers' && c.name === PROXY_CONTAINER ? 'containers' : list;
+      const cur = containersOf(pod.spec, to);
+      if (typeof c.name !== 'string' || findContainer(c.name, cur)) continue;
+      const copy = { ...c };
+      if (isObject(copy.resources) && Object.keys(copy.resources).length === 0) delete copy.resources;
+      if (copy.image === undefined) copy.image = AUTO_IMAGE;
+      pod.spec[to] = [...cur, copy];
+    }
+  }
+}
+
+/** Gateway template's pod `securityContext.sysctls` entry letting the proxy bind low ports. */
+const GATEWAY_SYSCTL = 'net.ipv4.ip_unprivileged_port_start';
+
+/** `spec.securityContext` without the gateway template's sysctl (undefined when nothing else is left). */
+function withoutGatewaySysctl(sc: Json | undefined): Json | undefined {
+  if (!isObject(sc) || !Array.isArray(sc.sysctls)) return sc;
+  const sysctls = sc.sysctls.filter((x) => !(isObject(x) && x.name === GATEWAY_SYSCTL && x.value === '0'));
+  if (sysctls.length === sc.sysctls.length) return sc;
+  const out: JsonObject = { ...sc };
+  if (sysctls.length > 0) out.sysctls = sysctls;
+  else delete out.sysctls;
+  return Object.keys(out).length > 0 ? out : undefined;
+}

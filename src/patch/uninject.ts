@@ -1,0 +1,110 @@
+/**
+ * Uninject, for every driver: removes exactly what a driver's injection added to a pod template, as its
+ * `inventory` records it (containers, init containers, volumes, image pull secrets, annotation and label
+ * keys), then lets the driver's optional `uninject` hook undo what the generic removal cannot (e.g. Istio's
+ * probe rewrite). Mesh-neutral: it never names a mesh. The rule of `linkerd uninject` (pkg/inject/uninject.go)
+ * and Istio's `stripPod`, generalised; what it does not remove is the user's.
+ */
+import type { Json, JsonObject, PodTemplate } from '../model.ts';
+import type { ActiveMesh, Inventory, UninjectContext } from '../drivers/driver.ts';
+import { InjectError } from '../results/errors.ts';
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function named(list: Json | undefined): JsonObject[] {
+  return Array.isArray(list) ? list.filter(isObject) : [];
+}
+
+/** `spec[field]` without the entries whose `name` is in `names`; the field is dropped when removal empties it. */
+function withoutNamed(spec: JsonObject, field: string, names: ReadonlySet<string>): void {
+  const list = spec[field];
+  if (!Array.isArray(list) || names.size === 0) return;
+  const kept = list.filter((e) => !(isObject(e) && typeof e.name === 'string' && names.has(e.name)));
+  if (kept.length === list.length) return;
+  if (kept.length === 0) delete spec[field];
+  else spec[field] = kept;
+}
+
+/** `map` without `keys`; returns undefined when removal emptied it (the caller drops the field). */
+function withoutKeys(map: Record<string, string> | undefined, keys: readonly string[] | undefined): Record<string, string> | undefined {
+  if (!map || !keys || keys.length === 0) return map;
+  const out = { ...map };
+  let removed = false;
+  for (const k of keys) {
+    if (Object.hasOwn(out, k)) {
+      delete out[k];
+      removed = true;
+    }
+  }
+  return removed && Object.keys(out).length === 0 ? undefined : out;
+}
+
+/**
+ * The containers that stay (not named by the inventory) and mount `volume`: a volume the injection added is
+ * mounted only by what it injected, so a hit means the record names the user's volume.
+ */
+function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySet<string>): string | undefined {
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+    for (const c of named(spec[list])) {
+      if (typeof c.name === 'string' && injected.has(c.name)) continue;
+      const uses = [...named(c.volumeMounts), ...named(c.volumeDevices)].some((m) => m.name === volume);
+      if (uses) return String(c.name);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Removes the inventory's items from a copy of `pod`: containers and init containers by name (each from its
+ * own list), volumes and image pull secrets by name, annotation and label keys. A list or map that the
+ * removal empties is dropped (the injection created it). Items the inventory names but the pod lacks are
+ * ignored. The input is not mutated.
+ * @throws InjectError (field `metadata.annotations[<status annotation>]`) when the inventory names a volume
+ *   that a container it does not name mounts: that volume is the user's, and the record is not trusted.
+ */
+export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
+  const out = structuredClone(pod);
+  const injected = new Set([...inv.containers, ...inv.initContainers]);
+  for (const v of inv.volumes) {
+    const user = mountedBy(out.spec, v, injected);
+    if (user !== undefined) {
+      throw new InjectError(
+        `${inv.statusAnnotation} lists volume "${v}" as injected, but container "${user}", which it does not list, mounts it: refusing to remove the volume (correct or remove the annotation)`,
+        `metadata.annotations[${inv.statusAnnotation}]`,
+      );
+    }
+  }
+  withoutNamed(out.spec, 'containers', new Set(inv.containers));
+  withoutNamed(out.spec, 'initContainers', new Set(inv.initContainers));
+  withoutNamed(out.spec, 'volumes', new Set(inv.volumes));
+  withoutNamed(out.spec, 'imagePullSecrets', new Set(inv.imagePullSecrets));
+  const annotations = withoutKeys(out.metadata.annotations, [inv.statusAnnotation, ...(inv.annotations ?? [])]);
+  if (annotations === undefined) delete out.metadata.annotations;
+  else out.metadata.annotations = annotations;
+  const labels = withoutKeys(out.metadata.labels, inv.labels);
+  if (labels === undefined) delete out.metadata.labels;
+  else out.metadata.labels = labels;
+  return out;
+}
+
+/** What {@link uninjectPod} did: the pod without the injection and the inventory it removed. */
+export interface Uninjected {
+  pod: PodTemplate;
+  inventory: Inventory;
+}
+
+/**
+ * Uninjects one pod template: the driver's `inventory`, the generic {@link removeInventory}, then the driver's
+ * `uninject` hook (when it has one) with the pod as injected in `context.injected`. Returns undefined when the
+ * driver finds nothing it injected. Pure.
+ * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result
+ */
+export function uninjectPod(mesh: ActiveMesh, pod: PodTemplate, context: Omit<UninjectContext, 'injected'>): Uninjected | undefined {
+  const inventory = mesh.inventory(pod);
+  if (!inventory) return undefined;
+  const removed = removeInventory(pod, inventory);
+  const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: pod }) : removed;
+  return { pod: result, inventory };
+}
