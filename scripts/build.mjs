@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { writeAll as writeTemplates } from './gen-templates.mjs';
-import { generate as generateValidators } from './gen-validators.mjs';
+import { writeAll as writeValidators } from './gen-validators.mjs';
 
 writeTemplates();
 
@@ -103,7 +103,7 @@ functionConfig:
     policy: enabled
     namespaceSelector: {matchLabels: {mesh: "on"}}
 `;
-writeFileSync('src/config/validators.gen.js', generateValidators());
+writeValidators();
 /**
  * Bundles `handlebars` as scripts/handlebars-lazy.cjs: the runtime, with the compiler initialised only
  * when a template that is not precompiled is compiled (never in a CLI run; see that file).

@@ -54,23 +54,21 @@ export interface ResourceId {
   fileIndex?: number;
 }
 
-/** Why a workload was or was not injected: a stable, machine-readable code. */
-export type DecisionReason =
+/**
+ * Why a workload was or was not injected: a stable, machine-readable code. The shared rules have fixed codes;
+ * each driver adds its own for its opt-in/opt-out rules (Istio `label-true`, Linkerd `namespace-annotation-enabled`, ...).
+ */
+export type SharedDecisionReason =
   | 'host-network'
   | 'ignored-namespace'
   | 'namespace-not-selected'
-  | 'label-false'
-  | 'label-true'
-  | 'annotation-false'
-  | 'annotation-true'
   | 'never-inject-selector'
   | 'always-inject-selector'
   | 'policy-enabled'
-  | 'policy-disabled'
-  | 'webhook-not-selected'
-  | 'webhook-namespace-label'
-  | 'webhook-object-label'
-  | 'webhook-namespace-default';
+  | 'policy-disabled';
+
+/** A shared reason code or a driver's own (kebab-case). */
+export type DecisionReason = SharedDecisionReason | (string & {});
 
 /**
  * The outcome of the injection decision for one workload. `warnings` carries non-fatal findings (e.g. a
@@ -84,6 +82,23 @@ export interface Decision {
   /** The configured intent: true when skipping is what the user asked for (info, not warning). */
   intended: boolean;
   warnings: string[];
+  /**
+   * The namespace, when a rule that reads its labels decided while they were unknown (it is neither a
+   * `Namespace` object in the input nor in `spec.namespaces`): the run reports it once.
+   */
+  unknownNamespace?: string;
+  /** Every rule in order, what it saw, and which one decided (`meshinject explain`). */
+  trace: DecisionStep[];
+}
+
+/** One rule of a decision trace: its stable name, the value it saw, and whether it decided. */
+export interface DecisionStep {
+  /** e.g. `host-network`, `namespace-selector`, `istio.inject-label`, `policy`. */
+  rule: string;
+  /** What the rule looked at, e.g. `spec.hostNetwork is false`. */
+  saw: string;
+  /** `pass`: did not decide; `decided`: this rule decided (the last step); `note`: information only. */
+  outcome: 'pass' | 'decided' | 'note';
 }
 
 /** KRM result severity (functions spec). */

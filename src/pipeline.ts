@@ -1,21 +1,28 @@
+/**
+ * The pipeline for one input: for every resource, in order,
+ * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor`,
+ * then the run-level results (unknown namespaces). Mesh-neutral: everything mesh-specific is behind the
+ * `ActiveMesh` (src/drivers/driver.ts).
+ */
 import type { Config } from './config/types.ts';
-import type { MeshDriver, WorkloadRef } from './drivers/driver.ts';
-import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodTemplate, ResourceId } from './model.ts';
+import type { ActiveMesh, InjectResponse, WorkloadRef } from './drivers/driver.ts';
+import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { MeshInjectError } from './results/errors.ts';
-import { resourceResult } from './results/result.ts';
-import { decide } from './selection/policy.ts';
-import { lookupWorkloadKind } from './workloads/kinds.ts';
+import { generalResult, resourceResult } from './results/result.ts';
+import { decide, NS_NAME_LABEL } from './selection/policy.ts';
+import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
 import { emitChanged } from './krm/emit.ts';
-import { checkWorkload, getPodTemplate, isProblem, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
+import { checkWorkload, getPodOwnMeta, getPodTemplate, isProblem, podPaths, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';
 
-/** What processing the resources produced: replaced resources by position, and one result per workload. */
+/** What processing the resources produced: replaced resources by position, and the results. */
 export interface ProcessOutput {
   /** New source text of each changed resource, by `SourceItem.position`. */
   changed: Map<number, string>;
+  /** One result per workload (plus its warnings), then the run-level results. */
   results: KrmResult[];
 }
 
@@ -36,11 +43,15 @@ function stringMap(v: Json | undefined): Record<string, string> {
 
 /**
  * The namespaces known to this run: `Namespace` objects in the list win over `spec.namespaces` entries of
- * the same name.
+ * the same name, with a warning naming both (pushed to `results`).
  */
-export function collectNamespaces(items: readonly SourceItem[], config: Config): Map<string, NamespaceInfo> {
+export function collectNamespaces(items: readonly SourceItem[], config: Config, results: KrmResult[] = []): Map<string, NamespaceInfo> {
   const out = new Map<string, NamespaceInfo>();
-  for (const n of config.namespaces) out.set(n.name, n);
+  const fromConfig = new Set<string>();
+  for (const n of config.namespaces) {
+    out.set(n.name, n);
+    fromConfig.add(n.name);
+  }
   for (const it of items) {
     if (it.kind !== 'Namespace') continue;
     const v = obj(it.value);
@@ -48,6 +59,10 @@ export function collectNamespaces(items: readonly SourceItem[], config: Config):
     const meta = obj(v.metadata);
     const name = str(meta?.name);
     if (!name) continue;
+    if (fromConfig.has(name)) {
+      results.push(generalResult('warning', `Namespace ${name} is both an object in the input and an entry of spec.namespaces: the input's Namespace object is used, the spec.namespaces entry is ignored`, 'spec.namespaces'));
+      fromConfig.delete(name);
+    }
     out.set(name, { name, labels: stringMap(meta?.labels), annotations: stringMap(meta?.annotations) });
   }
   return out;
@@ -105,102 +120,189 @@ export function resultAnnotationValue(decision: Decision, summary?: string): str
   return decision.inject ? `injected (${summary ?? ''})` : `skipped (${decision.reason})`;
 }
 
+/** A workload as the pipeline sees it: its identity, kind, pod template and where it is decided. */
+interface Workload {
+  item: SourceItem;
+  id: ResourceId;
+  wk: WorkloadKind;
+  /** The pod template as the driver injects it (CronJob metadata from `spec.jobTemplate.metadata`). */
+  pod: PodTemplate;
+  /** The pod's own metadata, which the cluster's webhook decides on. */
+  webhookMeta: PodMeta;
+  ref: WorkloadRef;
+}
+
+/** Everything one run shares across workloads. */
+interface RunContext {
+  source: ParsedSource;
+  config: Config;
+  mesh: ActiveMesh;
+  inputName: string | undefined;
+  namespaces: Map<string, NamespaceInfo>;
+  results: KrmResult[];
+  /** Unknown namespaces whose labels a decision needed, with how many workloads. */
+  unknownNamespaces: Map<string, number>;
+}
+
+/** Step 1: a workload of the input, or undefined (not a workload, local config, or an error result pushed). */
+function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v)) return undefined;
+  const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
+  if (!wk) return undefined;
+  const id = resourceId(item, ctx.source, ctx.inputName);
+  const problems = checkWorkload(item.value, wk);
+  const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
+  if (pod === undefined || isProblem(pod)) {
+    for (const p of pod ? [pod] : problems) ctx.results.push(resourceResult('error', `${describe(id)}: ${p.message}`, id, { field: p.field }));
+    return undefined;
+  }
+  const nsDeclared = str(obj(v.metadata)?.namespace);
+  const ref: WorkloadRef = {
+    apiVersion: id.apiVersion,
+    kind: id.kind,
+    name: str(obj(v.metadata)?.name) ?? '',
+    namespace: nsDeclared ?? ctx.config.defaultNamespace,
+    namespaceDefaulted: nsDeclared === undefined,
+  };
+  return { item, id, wk, pod, webhookMeta: getPodOwnMeta(item.value, wk), ref };
+}
+
+/**
+ * Step 2: the decision, from what the cluster's webhook sees (the pod's own metadata). Where
+ * `istioctl kube-inject` reads elsewhere (a CronJob's `spec.jobTemplate.metadata`) and would decide
+ * otherwise, the decision's detail says so.
+ */
+function decideWorkload(w: Workload, ctx: RunContext): Decision {
+  const namespaceInfo = ctx.namespaces.get(w.ref.namespace);
+  const base = { podSpec: w.pod.spec, namespace: w.ref.namespace, ...(namespaceInfo ? { namespaceInfo } : {}), config: ctx.config, mesh: ctx.mesh };
+  const decision = decide({ ...base, podMeta: w.webhookMeta });
+  if (w.wk.metaPath) {
+    const other = decideQuietly({ ...base, podMeta: w.pod.metadata });
+    if (other && other.inject !== decision.inject) {
+      decision.detail += ` (istioctl kube-inject reads ${w.wk.metaPath.join('.')} instead and would ${other.inject ? 'inject' : 'skip'} it: ${other.detail})`;
+    }
+  }
+  if (decision.unknownNamespace !== undefined) {
+    ctx.unknownNamespaces.set(decision.unknownNamespace, (ctx.unknownNamespaces.get(decision.unknownNamespace) ?? 0) + 1);
+  }
+  return decision;
+}
+
+/** A decision made only to compare; a driver error there is not the workload's error. */
+function decideQuietly(input: Parameters<typeof decide>[0]): Decision | undefined {
+  try {
+    return decide(input);
+  } catch (e) {
+    if (e instanceof MeshInjectError) return undefined;
+    throw e;
+  }
+}
+
+/** Step 3: the injected pod template, or undefined when skipped; a driver error becomes an error result. */
+function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): InjectResponse | undefined | 'failed' {
+  if (!decision.inject) {
+    const previous = ctx.mesh.inventory(w.pod);
+    if (previous) {
+      ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): meshinject does not remove sidecars; remove them from the source or re-enable injection`, w.id));
+    }
+    return undefined;
+  }
+  const namespace = ctx.namespaces.get(w.ref.namespace);
+  try {
+    const res = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
+    for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
+    return res;
+  } catch (e) {
+    if (!(e instanceof MeshInjectError)) throw e;
+    ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, e.field ? { field: resourceField(w.wk, e.field) } : {}));
+    return 'failed';
+  }
+}
+
+/**
+ * A driver's field path (relative to the pod template: `metadata.annotations[...]`, `spec.containers[0]`)
+ * as a path from the resource root (`spec.template.metadata.annotations[...]`). `metaPath` is where the
+ * metadata the driver read lives (default: where it injects, `podPaths(wk).meta`).
+ */
+function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).meta): string {
+  const paths = { meta: metaPath, spec: podPaths(wk).spec };
+  const [head, rest] = field.startsWith('metadata') ? [paths.meta, field.slice('metadata'.length)] : field.startsWith('spec') ? [paths.spec, field.slice('spec'.length)] : [[], `.${field}`];
+  const prefix = head.join('.');
+  return prefix === '' ? field : `${prefix}${rest}`;
+}
+
+/** Step 4: the resource as it should be written: the new pod template and the result annotation. */
+function annotate(w: Workload, decision: Decision, injected: InjectResponse | undefined, config: Config): Json {
+  let desired: Json = injected ? withPodTemplate(w.item.value, w.wk, injected.pod) : w.item.value;
+  if (config.resultAnnotations) {
+    desired = withAnnotation(desired, RESULT_ANNOTATION, resultAnnotationValue(decision, injected?.summary));
+  }
+  return desired;
+}
+
+/** Step 6: the one result of a decided workload (info: injected or skipped as configured; warning: skipped unexpectedly). */
+function resultFor(w: Workload, decision: Decision, injected: InjectResponse | undefined): KrmResult {
+  const outcome = decision.inject ? 'injected' : 'skipped';
+  const severity = decision.inject || decision.intended ? 'info' : 'warning';
+  const message = decision.inject
+    ? `injected (${injected?.summary}): ${decision.detail}`
+    : `skipped (${decision.reason}): ${decision.detail}`;
+  return resourceResult(severity, message, w.id, {
+    tags: { 'meshinject.dev/outcome': outcome, 'meshinject.dev/reason': decision.reason },
+  });
+}
+
+/** Run-level results: each unknown namespace a decision needed, once. */
+function runResults(ctx: RunContext): KrmResult[] {
+  return [...ctx.unknownNamespaces].map(([ns, count]) => generalResult('warning',
+    `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)`));
+}
+
 /**
  * Decides and injects every workload of the input. Returns the new source text of each changed resource
- * (only the differing lines rewritten) and one result per workload; a workload whose injection fails gets
- * an error result and is left unchanged. No I/O; each resource's syntax tree and data (`item.node`,
- * `item.value`) are released once processed, so afterwards only the items' source ranges are valid.
+ * (only the differing lines rewritten) and the results: one per workload (plus its warnings), then the
+ * run-level ones. A workload whose injection fails gets an error result and is left unchanged. No I/O; each
+ * resource's syntax tree and data (`item.node`, `item.value`) are released once processed, so afterwards only
+ * the items' source ranges are valid.
  *
  * @param source the parsed input
- * @param config the validated config
- * @param driver the mesh driver for `config.mesh`
+ * @param config the validated core config
+ * @param mesh the selected driver bound to its settings (`loadConfig(...).mesh`)
  * @param inputName the input's name for `file.path` of plain streams (CLI file argument)
  */
-export function processItems(
-  source: ParsedSource,
-  config: Config,
-  driver: MeshDriver,
-  inputName?: string,
-): ProcessOutput {
-  const namespaces = collectNamespaces(source.items, config);
-  const changed = new Map<number, string>();
+export function processItems(source: ParsedSource, config: Config, mesh: ActiveMesh, inputName?: string): ProcessOutput {
   const results: KrmResult[] = [];
-  const handle = (item: SourceItem): void => {
-    const v = obj(item.value);
-    if (!v || isLocalConfig(v)) return;
-    const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', config.workloadKinds);
-    if (!wk) return;
-    const id = resourceId(item, source, inputName);
-    const problems = checkWorkload(item.value, wk);
-    if (problems.length > 0) {
-      for (const p of problems) results.push(resourceResult('error', `${describe(id)}: ${p.message}`, id, { field: p.field }));
-      return;
-    }
-    const pod = getPodTemplate(item.value, wk);
-    if (isProblem(pod)) {
-      results.push(resourceResult('error', `${describe(id)}: ${pod.message}`, id, { field: pod.field }));
-      return;
-    }
-    const nsDeclared = str(obj(v.metadata)?.namespace);
-    const namespace = nsDeclared ?? config.defaultNamespace;
-    const decision = decide({
-      podMeta: pod.metadata,
-      hostNetwork: pod.spec.hostNetwork === true,
-      namespace,
-      ...(namespaces.has(namespace) ? { namespaceInfo: namespaces.get(namespace)! } : {}),
-      config,
-    });
-    for (const w of decision.warnings) results.push(resourceResult('warning', w, id));
-    const previous = decision.inject ? undefined : driver.previousInjection?.(pod);
-    if (previous) {
-      results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous}): meshinject does not remove sidecars; remove them from the source or re-enable injection`, id));
-    }
-    let next: PodTemplate | undefined;
-    let summary: string | undefined;
-    if (decision.inject) {
-      const workload: WorkloadRef = {
-        apiVersion: id.apiVersion,
-        kind: id.kind,
-        name: str(obj(v.metadata)?.name) ?? '',
-        namespace,
-        namespaceDefaulted: nsDeclared === undefined,
-      };
+  const ctx: RunContext = {
+    source, config, mesh, inputName, results,
+    namespaces: collectNamespaces(source.items, config, results),
+    unknownNamespaces: new Map(),
+  };
+  const changed = new Map<number, string>();
+  for (const item of source.items) {
+    const w = readWorkload(item, ctx);
+    if (w) {
+      let decision: Decision | undefined;
       try {
-        const res = driver.inject({
-          pod,
-          workload,
-          ...(namespaces.has(namespace) ? { namespace: namespaces.get(namespace)! } : {}),
-          config,
-        });
-        next = res.pod;
-        summary = res.summary;
-        for (const w of res.warnings) results.push(resourceResult('warning', w, id));
+        decision = decideWorkload(w, ctx);
       } catch (e) {
         if (!(e instanceof MeshInjectError)) throw e;
-        results.push(resourceResult('error', `${describe(id)}: ${e.message}`, id, e.field ? { field: e.field } : {}));
-        return;
+        const field = e.field ? resourceField(w.wk, e.field, [...w.wk.templatePath, 'metadata']) : undefined;
+        results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, field ? { field } : {}));
+      }
+      if (decision) {
+        for (const warning of decision.warnings) results.push(resourceResult('warning', warning, w.id));
+        const injected = injectWorkload(w, decision, ctx);
+        if (injected !== 'failed') {
+          const desired = annotate(w, decision, injected, config);
+          const text = desired === item.value ? undefined : emitChanged(item, source, desired);
+          if (text !== undefined) changed.set(item.position, text);
+          results.push(resultFor(w, decision, injected));
+        }
       }
     }
-    let desired: Json = next ? withPodTemplate(item.value, wk, next) : item.value;
-    if (config.resultAnnotations) {
-      desired = withAnnotation(desired, RESULT_ANNOTATION, resultAnnotationValue(decision, summary));
-    }
-    const text = desired === item.value ? undefined : emitChanged(item, source, desired);
-    if (text !== undefined) changed.set(item.position, text);
-    const outcome = decision.inject ? 'injected' : 'skipped';
-    const severity = decision.inject || decision.intended ? 'info' : 'warning';
-    const message = decision.inject
-      ? `injected (${summary}): ${decision.detail}`
-      : `skipped (${decision.reason}): ${decision.detail}`;
-    results.push(
-      resourceResult(severity, message, id, {
-        tags: { 'meshinject.dev/outcome': outcome, 'meshinject.dev/reason': decision.reason },
-      }),
-    );
-  };
-  for (const item of source.items) {
-    handle(item);
     release(item);
   }
+  results.push(...runResults(ctx));
   return { changed, results };
 }

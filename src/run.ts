@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from './config/load.ts';
-import { driverFor } from './drivers/registry.ts';
+import { DRIVERS } from './drivers/registry.ts';
 import { parseSource, type ParsedSource } from './krm/source.ts';
 import { writeOutput } from './krm/write.ts';
 import type { KrmResult } from './model.ts';
@@ -78,20 +78,15 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
   }
   const results: KrmResult[] = [];
   const unchanged = () => writeOutput(source, new Map(), results);
-  const loaded = loadConfig(fnConfig);
+  const loaded = loadConfig(fnConfig, DRIVERS);
   if (!loaded.ok) {
     for (const issue of loaded.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
     return finish(source, results, unchanged(), opts);
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
-  const driver = driverFor(loaded.config.mesh);
-  if (!driver) {
-    results.push(generalResult('error', `functionConfig: mesh "${loaded.config.mesh}" is not implemented in this version`, 'spec.mesh'));
-    return finish(source, results, unchanged(), opts);
-  }
   let out: ReturnType<typeof processItems>;
   try {
-    out = processItems(source, loaded.config, driver, opts.inputName);
+    out = processItems(source, loaded.config, loaded.mesh, opts.inputName);
   } catch (e) {
     // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;

@@ -2,7 +2,10 @@ import t from 'tap';
 import fc from 'fast-check';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
-import { loadConfig, type LoadResult } from '../src/config/load.ts';
+import type { LoadResult } from '../src/config/load.ts';
+import type { IstioSettings } from '../src/drivers/istio/config.ts';
+import { loadConfig } from './config-helpers.ts';
+import { driverNames } from '../src/drivers/registry.ts';
 import type { Config } from '../src/config/types.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS } from '../src/drivers/istio/defaults.ts';
 import type { JsonObject } from '../src/model.ts';
@@ -14,9 +17,10 @@ const sidecarInjection = (spec?: unknown, extra: Record<string, unknown> = {}) =
 const configMap = (data?: unknown) =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, ...(data === undefined ? {} : { data }) });
 
-function ok(r: LoadResult): { config: Config; warnings: string[] } {
+/** A valid result, with the Istio driver's settings shown under `config.istio` for the assertions. */
+function ok(r: LoadResult): { config: Config & { istio: IstioSettings }; warnings: string[] } {
   if (!r.ok) throw new Error(`expected a valid config, got ${JSON.stringify(r.issues, null, 2)}`);
-  return r;
+  return { config: { ...r.config, istio: r.settings as IstioSettings }, warnings: r.warnings };
 }
 function issues(r: LoadResult) {
   if (r.ok) throw new Error('expected issues');
@@ -89,7 +93,8 @@ t.test('every problem is reported at once, each naming its field and the expecta
     'spec.workloadKinds[0].templatePath',
   ]);
   t.equal(messageAt(r, 'spec.policy'), 'spec.policy must be one of enabled, disabled; got "on"');
-  t.equal(messageAt(r, 'spec.mesh'), 'spec.mesh must be one of istio, linkerd, osm, fsm, custom; got "consul"');
+  t.equal(messageAt(r, 'spec.mesh'), `spec.mesh: unknown mesh "consul"; known meshes: ${driverNames().join(', ')}`, 'OSM InstallDriver rule: the known drivers are listed');
+  t.ok(driverNames().includes('istio'));
   t.equal(messageAt(r, 'spec.nativeSidecars'), 'spec.nativeSidecars must be a boolean (true or false); got "yes"');
   t.equal(messageAt(r, 'spec.ignoredNamespaces'), 'spec.ignoredNamespaces must be an array; got "kube-system"');
   t.equal(messageAt(r, 'spec.istio.values'), 'spec.istio.values must be an object or a string; got number 42');
@@ -107,7 +112,7 @@ t.test('every problem is reported at once, each naming its field and the expecta
 
 t.test('semantic checks join the schema issues', async (t) => {
   const r = loadConfig(sidecarInjection({
-    mesh: 'linkerd',
+    mesh: 'Consul',
     namespaces: [{ name: 'shop' }, { name: 'shop' }],
     neverInjectSelector: [{ matchExpressions: [{ key: 'a', operator: 'In' }] }],
     alwaysInjectSelector: [{ matchLabels: { 'bad key': 'x' } }],
@@ -120,7 +125,7 @@ t.test('semantic checks join the schema issues', async (t) => {
     'spec.neverInjectSelector[0].matchExpressions[0].values',
     'spec.policy',
   ]);
-  t.equal(messageAt(r, 'spec.mesh'), 'spec.mesh: mesh linkerd is not implemented yet (implemented: istio)');
+  t.equal(messageAt(r, 'spec.mesh'), 'spec.mesh must be a driver name such as istio; got "Consul"');
   t.match(messageAt(r, 'spec.namespaces[1].name'), 'namespace shop is listed twice (also spec.namespaces[0])');
 });
 
@@ -309,8 +314,9 @@ t.test('every conformance case fn-config loads', async (t) => {
       continue;
     }
     t.equal(r.config.nativeSidecars, fc.spec.nativeSidecars ?? false, `${name}: nativeSidecars`);
-    t.equal(get(r.config.istio.values, 'global.hub'), fc.spec.istio.values.global.hub, `${name}: hub from the case values`);
-    if (r.config.istio.platform === 'openshift') openshift++;
+    const istio = ok(r).config.istio;
+    t.equal(get(istio.values, 'global.hub'), fc.spec.istio.values.global.hub, `${name}: hub from the case values`);
+    if (istio.platform === 'openshift') openshift++;
   }
   t.ok(openshift > 0, 'some cases use the openshift platform');
 });

@@ -1,8 +1,7 @@
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig } from '../src/config/load.ts';
-import type { Config } from '../src/config/types.ts';
+import { loaded, type Loaded } from './config-helpers.ts';
 import type { WorkloadRef } from '../src/drivers/driver.ts';
 import { applyImageType, resolveProxyImage, resolveProxyInitImage } from '../src/drivers/istio/images.ts';
 import { effectiveProxyConfig, proxyConfigToJSON } from '../src/drivers/istio/proxy-config.ts';
@@ -33,20 +32,18 @@ function firstPod(doc: JsonObject): { pod: PodTemplate; workload: WorkloadRef } 
   return { pod: { metadata: (template.metadata ?? {}) as PodTemplate['metadata'], spec: template.spec as JsonObject }, workload };
 }
 
-function configOf(caseName: string): Config {
-  const loaded = loadConfig(parse(read(caseName, 'fn-config.yaml')));
-  if (!loaded.ok) throw new Error(`bad fn-config in ${caseName}: ${JSON.stringify(loaded.issues)}`);
-  return loaded.config;
+function configOf(caseName: string): Loaded {
+  return loaded(parse(read(caseName, 'fn-config.yaml')));
 }
 
 /** Renders the case's input with its fn-config: every selected template, in order. */
 function renderCase(caseName: string): RenderedFragment[] {
-  const config = configOf(caseName);
+  const { config, istio } = configOf(caseName);
   const { pod, workload } = firstPod(parseAllDocuments(read(caseName, 'input.yaml'))[0]!.toJSON() as JsonObject);
   if (workload.namespaceDefaulted) workload.namespace = config.defaultNamespace;
   const namespace = config.namespaces.find((n) => n.name === workload.namespace);
-  const proxyConfig = effectiveProxyConfig(config.istio.meshConfig, pod.metadata.annotations);
-  const data = buildTemplateData({ pod, workload, ...(namespace ? { namespace } : {}), config, proxyConfig, nativeSidecars: config.nativeSidecars });
+  const proxyConfig = effectiveProxyConfig(istio.meshConfig, pod.metadata.annotations);
+  const data = buildTemplateData({ pod, workload, ...(namespace ? { namespace } : {}), settings: istio, proxyConfig, nativeSidecars: config.nativeSidecars });
   return selectedTemplates(pod.metadata.annotations).map((name) => renderIstioTemplate(name, data));
 }
 
@@ -202,7 +199,7 @@ t.test('template selection', async (t) => {
   t.equal(renderCase('multiple-templates').length, 3);
   const config = configOf('hello');
   const { pod, workload } = firstPod(parseAllDocuments(read('hello', 'input.yaml'))[0]!.toJSON() as JsonObject);
-  const data = buildTemplateData({ pod, workload, config, proxyConfig: effectiveProxyConfig(config.istio.meshConfig, {}), nativeSidecars: true });
+  const data = buildTemplateData({ pod, workload, settings: config.istio, proxyConfig: effectiveProxyConfig(config.istio.meshConfig, {}), nativeSidecars: true });
   t.throws(() => renderIstioTemplate('custom', data), { message: 'requested template "custom" not found; have sidecar, gateway, grpc-simple, grpc-agent' });
   t.throws(() => renderIstioTemplate('custom', data), InjectError);
 });

@@ -85,3 +85,72 @@ t.test('re-injecting under another revision, proxy image or sidecar mode equals 
     }
   }
 });
+
+const cronJob = (podAnnotations: string, jobAnnotations = '') => `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: report
+  namespace: shop
+spec:
+  schedule: "0 * * * *"
+  jobTemplate:
+    metadata:${jobAnnotations || ' {}'}
+    spec:
+      template:
+        metadata:
+          labels: {app: report}${podAnnotations}
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - name: report
+            image: report:1
+`;
+
+t.test('a CronJob is decided on its pod template, as the webhook sees its pods', async (t) => {
+  const optOut = run(cronJob('\n          annotations: {sidecar.istio.io/inject: "false"}'));
+  t.equal(optOut.exitCode, 0);
+  t.notMatch(optOut.stdout, /istio-proxy/, 'the pod-level opt-out is honoured: Job pods must be able to complete');
+  const result = optOut.results.find((r) => r.tags?.['meshinject.dev/outcome'] === 'skipped');
+  t.equal(result?.tags?.['meshinject.dev/reason'], 'annotation-false');
+  t.match(result?.message ?? '', /istioctl kube-inject reads spec\.jobTemplate\.metadata instead and would inject it/,
+    'the result says where kube-inject would differ');
+
+  const jobLevel = run(cronJob('', '\n      annotations: {sidecar.istio.io/inject: "false"}'));
+  t.match(jobLevel.stdout, /istio-proxy/, 'an opt-out on jobTemplate.metadata does not reach the pods, so the webhook injects');
+  t.match(jobLevel.results.find((r) => r.tags)?.message ?? '', /kube-inject reads spec\.jobTemplate\.metadata instead and would skip it/);
+
+  const plain = run(cronJob(''));
+  t.notMatch(plain.results.find((r) => r.tags)?.message ?? '', /kube-inject/, 'no note when both readings agree');
+});
+
+t.test('an unknown namespace under a namespaceSelector is reported once for the run, not per workload', async (t) => {
+  const input = ['a', 'b', 'c'].map((n) => deployment(n).replace('namespace: shop', 'namespace: ghost')).join('---\n');
+  const out = run(input, { functionConfig: config('  namespaceSelector: {matchLabels: {mesh: "on"}}\n') });
+  t.equal(out.exitCode, 0);
+  const perWorkload = out.results.filter((r) => r.resourceRef);
+  t.equal(perWorkload.length, 3, 'one result per workload');
+  t.ok(perWorkload.every((r) => r.severity === 'warning' && r.tags?.['meshinject.dev/reason'] === 'namespace-not-selected'));
+  const runLevel = out.results.filter((r) => !r.resourceRef);
+  t.equal(runLevel.length, 1);
+  t.match(runLevel[0]!.message, /^namespace ghost is neither a Namespace object in the input nor listed in spec\.namespaces; .*\(3 workloads skipped on that basis\)$/);
+});
+
+t.test('a spec.namespaces entry shadowed by a Namespace object of the same name is a warning naming both', async (t) => {
+  const ns = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {mesh: "on"}\n---\n';
+  const out = run(ns + deployment('web'), {
+    functionConfig: config('  namespaceSelector: {matchLabels: {mesh: "on"}}\n  namespaces:\n  - name: shop\n    labels: {mesh: "off"}\n'),
+  });
+  t.match(out.stdout, /istio-proxy/, 'the Namespace object in the input wins');
+  const w = out.results.find((r) => r.severity === 'warning' && !r.resourceRef);
+  t.match(w?.message ?? '', /Namespace shop is both an object in the input and an entry of spec\.namespaces/);
+});
+
+t.test('an invalid pod-template annotation is reported with a field path from the resource root', async (t) => {
+  const out = run(deployment('web', '\n      annotations: {traffic.sidecar.istio.io/excludeOutboundIPRanges: "*"}'));
+  t.equal(out.exitCode, 1);
+  const e = out.results.find((r) => r.severity === 'error');
+  t.equal(e?.field?.path, 'spec.template.metadata.annotations[traffic.sidecar.istio.io/excludeOutboundIPRanges]');
+  const cron = run(cronJob('', '\n      annotations: {traffic.sidecar.istio.io/excludeOutboundIPRanges: "*"}'));
+  t.equal(cron.results.find((r) => r.severity === 'error')?.field?.path,
+    'spec.jobTemplate.metadata.annotations[traffic.sidecar.istio.io/excludeOutboundIPRanges]', 'a CronJob\'s injection metadata lives on the job template');
+});

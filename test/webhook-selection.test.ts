@@ -1,8 +1,7 @@
 import t from 'tap';
-import { loadConfig } from '../src/config/load.ts';
-import type { Config } from '../src/config/types.ts';
 import { decide } from '../src/selection/policy.ts';
-import { buildIstioWebhooks } from '../src/selection/webhook.ts';
+import { buildIstioWebhooks } from '../src/drivers/istio/webhook.ts';
+import { loadSpec, type Loaded } from './config-helpers.ts';
 
 const INJECT = 'sidecar.istio.io/inject';
 const REV = 'istio.io/rev';
@@ -15,10 +14,8 @@ interface Istio {
 }
 
 /** Config with webhook selection on (through the real loader). */
-function webhookConfig(istio: Istio = {}, spec: Record<string, unknown> = {}): Config {
-  const r = loadConfig({ apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection', spec: { ...spec, istio: { selection: 'webhook', ...istio } } });
-  if (!r.ok) throw new Error(JSON.stringify(r.issues));
-  return r.config;
+function webhookConfig(istio: Istio = {}, spec: Record<string, unknown> = {}): Loaded {
+  return loadSpec({ ...spec, istio: { selection: 'webhook', ...istio } });
 }
 
 interface Case {
@@ -29,14 +26,15 @@ interface Case {
   hostNetwork?: boolean;
 }
 
-function run(cfg: Config, c: Case) {
+function run(cfg: Loaded, c: Case) {
   const namespace = c.namespace ?? 'apps';
   return decide({
     podMeta: { labels: c.pod ?? {}, annotations: c.annotations ?? {} },
-    hostNetwork: c.hostNetwork ?? false,
+    podSpec: c.hostNetwork === undefined ? {} : { hostNetwork: c.hostNetwork },
     namespace,
     ...(c.ns === null ? {} : { namespaceInfo: { name: namespace, labels: c.ns ?? {}, annotations: {} } }),
-    config: cfg,
+    config: cfg.config,
+    mesh: cfg.mesh,
   });
 }
 
@@ -162,14 +160,13 @@ t.test('the webhook set per configuration', async (t) => {
 t.test('an unknown namespace in webhook mode is flagged', async (t) => {
   const d = run(webhookConfig(), { ns: null });
   t.same([d.inject, d.reason, d.intended], [false, 'webhook-not-selected', false]);
-  t.match(d.warnings.join('\n'), /namespace apps is neither a Namespace object in the input nor listed in spec\.namespaces/);
+  t.equal(d.unknownNamespace, 'apps', 'the run reports the unknown namespace once (pipeline)');
   const byPod = run(webhookConfig(), { ns: null, pod: { [INJECT]: 'true' } });
   t.equal(byPod.inject, true, 'the object webhook needs no namespace labels');
 });
 
 t.test('kube-inject selection ignores namespace labels', async (t) => {
-  const r = loadConfig(undefined);
-  if (!r.ok) throw new Error('defaults must load');
-  const d = run(r.config, { ns: { [NS_INJ]: 'disabled' } });
+  const r = loadSpec();
+  const d = run(r, { ns: { [NS_INJ]: "disabled" } });
   t.same([d.inject, d.reason], [true, 'policy-enabled']);
 });

@@ -1,6 +1,5 @@
-import { parseDocument } from 'yaml';
-import type { Json, JsonObject, LabelSelector } from '../model.ts';
-import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from '../drivers/istio/defaults.ts';
+import type { LabelSelector } from '../model.ts';
+import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../drivers/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, MeshName } from './types.ts';
@@ -8,8 +7,13 @@ import { validateConfigMap, validateSidecarInjection } from './validators.gen.js
 
 export type { ConfigIssue } from './schema-issues.ts';
 
-/** Result of `loadConfig`: the validated config (plus non-fatal warnings) or every problem found. */
-export type LoadResult = { ok: true; config: Config; warnings: string[] } | { ok: false; issues: ConfigIssue[] };
+/**
+ * Result of `loadConfig`: the validated core config, the selected driver bound to its settings, and the
+ * driver's settings themselves (for tests and tools), plus non-fatal warnings; or every problem found.
+ */
+export type LoadResult =
+  | { ok: true; config: Config; mesh: ActiveMesh; settings: unknown; warnings: string[] }
+  | { ok: false; issues: ConfigIssue[] };
 
 /** Istio's ignored namespaces (`IgnoredNamespaces`, pkg/kube/inject/initializer.go): the default of `ignoredNamespaces`. */
 export const DEFAULT_IGNORED_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
@@ -32,17 +36,8 @@ interface RawSpec {
   nativeSidecars?: boolean;
   resultAnnotations?: boolean;
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
-  istio?: {
-    values?: JsonObject | string;
-    meshConfig?: JsonObject | string;
-    revision?: string;
-    revisionTags?: string[];
-    selection?: 'kube-inject' | 'webhook';
-    strictInjectValues?: boolean;
-    platform?: '' | 'openshift';
-    compliancePolicy?: string;
-    enableNamespacesByDefault?: boolean;
-  };
+  /** Driver sections `spec.<driver>`, handed to the drivers. */
+  [driver: string]: unknown;
 }
 
 const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION_KIND} (apiVersion ${SIDECAR_INJECTION_API_VERSION})`;
@@ -51,41 +46,37 @@ const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION
  * Validates and defaults the function's `functionConfig` (krm-ecosystem.md §1.6). Accepted:
  * - `undefined`/`null` (kpt render without config) and a `ConfigMap` with empty or absent `data` (kpt's
  *   placeholder `function-input`): all defaults;
- * - a `v1` `ConfigMap` (keys: schemas/configmap.schema.json);
+ * - a `v1` `ConfigMap` (keys: schemas/configmap.schema.json; a driver's keys are `<driver>.<field>`);
  * - a `meshinject.dev/v1alpha1` `SidecarInjection` (schemas/sidecar-injection.schema.json).
  * Every problem is reported at once, each with the field path and what is expected. Any other kind is one issue
  * naming the kind and the accepted kinds.
  *
- * Defaults: mesh istio, policy enabled, defaultNamespace `default`, ignoredNamespaces
+ * Core defaults: mesh istio, policy enabled, defaultNamespace `default`, ignoredNamespaces
  * `DEFAULT_IGNORED_NAMESPACES`, nativeSidecars false (offline `istioctl kube-inject` has no nodes to detect),
- * resultAnnotations true, istio.selection kube-inject, strictInjectValues false, revision/platform/
- * compliancePolicy `''`, revisionTags [], enableNamespacesByDefault false.
+ * resultAnnotations true. Each driver section present (`spec.<driver>`, or `<driver>.*` ConfigMap keys) is
+ * loaded by its driver, so its problems are reported even when another mesh is selected (with a warning
+ * that it is unused); the selected driver may resolve `policy` and the never/always selectors from its own
+ * configuration when they are not set explicitly (Istio's values).
  *
- * Istio values and mesh config: strings are parsed (values: JSON, else YAML; meshConfig: YAML) and merged onto
- * `ISTIO_CHART_VALUES` / `ISTIO_MESH_DEFAULTS` with `mergeValues`. Precedence for settings that exist both as
- * spec fields and in the values (an explicit spec field wins, then the values, then the default; a warning
- * when an explicit field overrides a different pasted value):
- * `policy` ← `global.proxy.autoInject`; `neverInjectSelector`/`alwaysInjectSelector` ←
- * `sidecarInjectorWebhook.*`; `istio.enableNamespacesByDefault` ← `sidecarInjectorWebhook.enableNamespacesByDefault`;
- * `istio.revision` ← `revision`. The resolved settings are written back into `config.istio.values`, so values and
- * config agree as they do in a cluster (the chart renders the injector config from those values).
+ * @param drivers the known drivers (src/drivers/registry.ts `DRIVERS`); an unknown `mesh` is an issue listing them
  */
-export function loadConfig(functionConfig: unknown): LoadResult {
-  if (functionConfig === undefined || functionConfig === null) return normalize({}, [], []);
+export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver<unknown>[]): LoadResult {
+  if (functionConfig === undefined || functionConfig === null) return normalize({}, [], 'spec', drivers, false);
   if (!isObject(functionConfig)) {
-    return fail([{ path: 'functionConfig', message: `functionConfig must be an object (a ConfigMap or a ${SIDECAR_INJECTION_KIND}); got ${typeof functionConfig}` }]);
+    const got = Array.isArray(functionConfig) ? 'a list' : typeof functionConfig;
+    return fail([{ path: 'functionConfig', message: `functionConfig must be an object (a ConfigMap or a ${SIDECAR_INJECTION_KIND}); got ${got}` }]);
   }
   const kind = functionConfig.kind;
   if (kind === 'ConfigMap') {
     const schemaProblems = validateConfigMap(functionConfig) ? [] : schemaIssues(validateConfigMap.errors ?? [], true);
     const data = isObject(functionConfig.data) ? (functionConfig.data as Record<string, unknown>) : {};
-    const { spec, issues } = specFromConfigMap(data, schemaProblems);
-    return normalize(spec, [...schemaProblems, ...issues], ['data']);
+    const { spec, issues } = specFromConfigMap(data, schemaProblems, drivers);
+    return normalize(spec, [...schemaProblems, ...issues], 'data', drivers, true);
   }
   if (kind === SIDECAR_INJECTION_KIND) {
     const schemaProblems = validateSidecarInjection(functionConfig) ? [] : schemaIssues(validateSidecarInjection.errors ?? []);
     const spec = isObject(functionConfig.spec) ? (functionConfig.spec as RawSpec) : {};
-    return normalize(spec, schemaProblems, ['spec']);
+    return normalize(spec, schemaProblems, 'spec', drivers, false);
   }
   const what = kind === undefined ? 'has no kind' : `has kind ${JSON.stringify(kind)}${functionConfig.apiVersion !== undefined ? ` (apiVersion ${JSON.stringify(functionConfig.apiVersion)})` : ''}`;
   return fail([{ path: 'kind', message: `functionConfig ${what}; ${ACCEPTED}` }]);
@@ -104,25 +95,27 @@ function hasIssueAt(issues: ConfigIssue[], path: string): boolean {
   return issues.some((i) => i.path === path || i.path.startsWith(`${path}.`) || i.path.startsWith(`${path}[`));
 }
 
-/** Converts ConfigMap `data` strings into a spec; skips keys the schema already rejected. */
-function specFromConfigMap(data: Record<string, unknown>, schemaProblems: ConfigIssue[]): { spec: RawSpec; issues: ConfigIssue[] } {
+/**
+ * Converts ConfigMap `data` strings into a spec; skips keys the schema already rejected. A driver's keys
+ * `<driver>.<field>` are collected, still as strings, into `spec.<driver>` for the driver to convert.
+ */
+function specFromConfigMap(data: Record<string, unknown>, schemaProblems: ConfigIssue[], drivers: readonly MeshDriver<unknown>[]): { spec: RawSpec; issues: ConfigIssue[] } {
   const issues: ConfigIssue[] = [];
   const spec: RawSpec = {};
-  const istio: NonNullable<RawSpec['istio']> = {};
   const str = (key: string): string | undefined =>
     typeof data[key] === 'string' && !hasIssueAt(schemaProblems, joinPath(['data', key])) ? (data[key] as string) : undefined;
   const list = (s: string) => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
   const bool = (s: string | undefined) => (s === undefined ? undefined : s === 'true');
-  const assign = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined) => {
-    if (value !== undefined) target[key] = value;
+  const assign = <K extends keyof RawSpec>(key: K, value: RawSpec[K] | undefined) => {
+    if (value !== undefined) spec[key] = value;
   };
-  assign(spec, 'mesh', str('mesh') as MeshName | undefined);
-  assign(spec, 'policy', str('policy') as RawSpec['policy']);
-  assign(spec, 'defaultNamespace', str('defaultNamespace'));
+  assign('mesh', str('mesh'));
+  assign('policy', str('policy') as RawSpec['policy']);
+  assign('defaultNamespace', str('defaultNamespace'));
   const ignored = str('ignoredNamespaces');
   if (ignored !== undefined) spec.ignoredNamespaces = list(ignored);
-  assign(spec, 'nativeSidecars', bool(str('nativeSidecars')));
-  assign(spec, 'resultAnnotations', bool(str('resultAnnotations')));
+  assign('nativeSidecars', bool(str('nativeSidecars')));
+  assign('resultAnnotations', bool(str('resultAnnotations')));
   const selector = str('namespaceSelector');
   if (selector !== undefined && selector.trim() !== '') {
     try {
@@ -131,43 +124,48 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
       issues.push({ path: 'data.namespaceSelector', message: `data.namespaceSelector is not a valid label selector: ${(e as Error).message}` });
     }
   }
-  assign(istio, 'revision', str('istio.revision'));
-  const tags = str('istio.revisionTags');
-  if (tags !== undefined) istio.revisionTags = list(tags);
-  assign(istio, 'selection', str('istio.selection') as 'kube-inject' | 'webhook' | undefined);
-  assign(istio, 'strictInjectValues', bool(str('istio.strictInjectValues')));
-  assign(istio, 'platform', str('istio.platform') as '' | 'openshift' | undefined);
-  assign(istio, 'compliancePolicy', str('istio.compliancePolicy'));
-  assign(istio, 'enableNamespacesByDefault', bool(str('istio.enableNamespacesByDefault')));
-  assign(istio, 'values', str('istio.values'));
-  assign(istio, 'meshConfig', str('istio.meshConfig'));
-  spec.istio = istio;
+  for (const d of drivers) {
+    const prefix = `${d.name}.`;
+    const section: Record<string, string> = {};
+    for (const key of Object.keys(data)) {
+      const v = str(key);
+      if (key.startsWith(prefix) && v !== undefined) section[key.slice(prefix.length)] = v;
+    }
+    if (Object.keys(section).length > 0) spec[d.name] = section;
+  }
   return { spec, issues };
 }
 
 /**
- * Applies defaults and the checks a JSON Schema cannot express. `root` prefixes issue paths (`spec` or `data`);
- * fields with a schema issue are skipped (their issue is already reported) and take their default.
+ * Applies defaults and the checks a JSON Schema cannot express, then hands each driver section to its
+ * driver. `root` prefixes issue paths (`spec` or `data`); fields with a schema issue are skipped (their
+ * issue is already reported) and take their default.
  */
-function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: string[]): LoadResult {
+function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 'data', drivers: readonly MeshDriver<unknown>[], fromConfigMap: boolean): LoadResult {
   const issues = [...schemaProblems];
   const warnings: string[] = [];
-  const at = (...keys: Array<string | number>) => joinPath([...root, ...keys]);
+  const at = (...keys: Array<string | number>) => joinPath([root, ...keys]);
   const ok = (...keys: Array<string | number>) => !hasIssueAt(schemaProblems, at(...keys));
   const take = <T>(value: T | undefined, ...keys: string[]): T | undefined => (value !== undefined && ok(...keys) ? value : undefined);
 
-  const mesh = take(spec.mesh, 'mesh') ?? 'istio';
-  if (mesh !== 'istio') issues.push({ path: at('mesh'), message: `${at('mesh')}: mesh ${mesh} is not implemented yet (implemented: istio)` });
+  const meshName = take(spec.mesh, 'mesh') ?? 'istio';
+  const driver = drivers.find((d) => d.name === meshName);
+  if (!driver) {
+    issues.push({ path: at('mesh'), message: `${at('mesh')}: unknown mesh ${JSON.stringify(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}` });
+  }
 
   const selectorIssues = (sel: LabelSelector | undefined, ...keys: Array<string | number>) => {
     if (sel !== undefined && ok(...keys)) issues.push(...validateSelector(sel, at(...keys)));
   };
   const namespaceSelector = take(spec.namespaceSelector, 'namespaceSelector');
   selectorIssues(namespaceSelector, 'namespaceSelector');
-  const neverExplicit = take(spec.neverInjectSelector, 'neverInjectSelector');
-  const alwaysExplicit = take(spec.alwaysInjectSelector, 'alwaysInjectSelector');
-  neverExplicit?.forEach((s, i) => selectorIssues(s, 'neverInjectSelector', i));
-  alwaysExplicit?.forEach((s, i) => selectorIssues(s, 'alwaysInjectSelector', i));
+  const explicit = {
+    policy: take(spec.policy, 'policy'),
+    neverInjectSelector: take(spec.neverInjectSelector, 'neverInjectSelector'),
+    alwaysInjectSelector: take(spec.alwaysInjectSelector, 'alwaysInjectSelector'),
+  };
+  explicit.neverInjectSelector?.forEach((s, i) => selectorIssues(s, 'neverInjectSelector', i));
+  explicit.alwaysInjectSelector?.forEach((s, i) => selectorIssues(s, 'alwaysInjectSelector', i));
 
   const namespaces = (take(spec.namespaces, 'namespaces') ?? []).map((n) => ({ name: n.name, labels: n.labels ?? {}, annotations: n.annotations ?? {} }));
   const seen = new Map<string, number>();
@@ -183,151 +181,45 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: string[])
     templatePath: typeof w.templatePath === 'string' ? w.templatePath.split('.') : [...w.templatePath],
   }));
 
-  const istio = spec.istio ?? {};
-  const userValues = parseEmbedded(take(istio.values, 'istio', 'values'), at('istio', 'values'), 'values', issues);
-  const userMesh = parseEmbedded(take(istio.meshConfig, 'istio', 'meshConfig'), at('istio', 'meshConfig'), 'meshConfig', issues);
-  const values = mergeValues(ISTIO_CHART_VALUES, userValues);
-  const meshConfig = mergeValues(ISTIO_MESH_DEFAULTS, userMesh);
-  const fromValues = valuesReader(values, userValues, at('istio', 'values'), issues, warnings);
-
-  const policy = fromValues.pick(take(spec.policy, 'policy'), at('policy'), ['global', 'proxy', 'autoInject'], isPolicy, 'enabled or disabled') ?? 'enabled';
-  const never = fromValues.pick(neverExplicit, at('neverInjectSelector'), ['sidecarInjectorWebhook', 'neverInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
-  const always = fromValues.pick(alwaysExplicit, at('alwaysInjectSelector'), ['sidecarInjectorWebhook', 'alwaysInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
-  const byDefault = fromValues.pick(take(istio.enableNamespacesByDefault, 'istio', 'enableNamespacesByDefault'), at('istio', 'enableNamespacesByDefault'), ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], isBoolean, 'a boolean') ?? false;
-  const revision = fromValues.pick(take(istio.revision, 'istio', 'revision'), at('istio', 'revision'), ['revision'], isRevision, 'empty or a DNS label') ?? '';
-  if (neverExplicit === undefined) never.forEach((s, i) => issues.push(...validateSelector(s, `${at('istio', 'values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`)));
-  if (alwaysExplicit === undefined) always.forEach((s, i) => issues.push(...validateSelector(s, `${at('istio', 'values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`)));
-  setIn(values, ['global', 'proxy', 'autoInject'], policy);
-  setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never as unknown as Json);
-  setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always as unknown as Json);
-  setIn(values, ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], byDefault);
-  setIn(values, ['revision'], revision);
-
-  const selection = take(istio.selection, 'istio', 'selection') ?? 'kube-inject';
-  if (selection !== 'webhook') {
-    const inert = [
-      istio.revisionTags?.length ? 'revisionTags' : undefined,
-      istio.enableNamespacesByDefault !== undefined ? 'enableNamespacesByDefault' : undefined,
-    ].filter((x) => x !== undefined);
-    for (const f of inert) warnings.push(`${at('istio', f)} has no effect unless ${at('istio', 'selection')} is webhook`);
+  let settings: unknown;
+  let resolved: DriverConfigInput['explicit'] = {};
+  for (const d of drivers) {
+    const selected = d === driver;
+    const section = spec[d.name];
+    if (!selected && section === undefined) continue;
+    const path = fromConfigMap ? at(d.name) : at(d.name);
+    const raw = withoutIssues(isObject(section) ? section : {}, path, schemaProblems);
+    const loaded = d.loadConfig({ raw, path, fromConfigMap, explicit });
+    issues.push(...loaded.issues);
+    if (!selected) {
+      warnings.push(`${path} is not used: ${at('mesh')} is ${meshName}`);
+      continue;
+    }
+    warnings.push(...loaded.warnings);
+    settings = loaded.settings;
+    resolved = loaded.resolved ?? {};
   }
 
-  if (issues.length > 0) return fail(issues);
+  if (issues.length > 0 || !driver) return fail(issues);
   const config: Config = {
-    mesh,
-    policy,
+    mesh: meshName,
+    policy: explicit.policy ?? resolved.policy ?? 'enabled',
     ...(namespaceSelector !== undefined ? { namespaceSelector } : {}),
     namespaces,
     defaultNamespace: take(spec.defaultNamespace, 'defaultNamespace') ?? 'default',
     ignoredNamespaces: take(spec.ignoredNamespaces, 'ignoredNamespaces') ?? [...DEFAULT_IGNORED_NAMESPACES],
-    neverInjectSelector: never,
-    alwaysInjectSelector: always,
+    neverInjectSelector: explicit.neverInjectSelector ?? resolved.neverInjectSelector ?? [],
+    alwaysInjectSelector: explicit.alwaysInjectSelector ?? resolved.alwaysInjectSelector ?? [],
     nativeSidecars: take(spec.nativeSidecars, 'nativeSidecars') ?? false,
     resultAnnotations: take(spec.resultAnnotations, 'resultAnnotations') ?? true,
     workloadKinds,
-    istio: {
-      values,
-      meshConfig,
-      revision,
-      revisionTags: take(istio.revisionTags, 'istio', 'revisionTags') ?? [],
-      selection,
-      strictInjectValues: take(istio.strictInjectValues, 'istio', 'strictInjectValues') ?? false,
-      platform: take(istio.platform, 'istio', 'platform') ?? '',
-      compliancePolicy: take(istio.compliancePolicy, 'istio', 'compliancePolicy') ?? '',
-      enableNamespacesByDefault: byDefault,
-    },
   };
-  return { ok: true, config, warnings };
+  return { ok: true, config, mesh: bindDriver(driver, settings), settings, warnings };
 }
 
-/**
- * Parses `spec.istio.values` / `spec.istio.meshConfig`: an object is used as is; a string is the pasted
- * ConfigMap content (values: JSON, else YAML; meshConfig: YAML). Empty text is `{}`. Pushes an issue and
- * returns `{}` when the text does not parse or does not hold an object.
- */
-function parseEmbedded(input: JsonObject | string | undefined, path: string, what: 'values' | 'meshConfig', issues: ConfigIssue[]): JsonObject {
-  if (input === undefined) return {};
-  if (typeof input !== 'string') return input;
-  let parsed: unknown;
-  const expected = what === 'values' ? 'JSON or YAML' : 'YAML';
-  try {
-    parsed = what === 'values' ? JSON.parse(input) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined) {
-    try {
-      const doc = parseDocument(input, { prettyErrors: false });
-      if (doc.errors.length > 0) throw doc.errors[0]!;
-      parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null)); // plain JSON only (no Infinity, binary)
-    } catch (e) {
-      issues.push({ path, message: `${path} is a string but not valid ${expected}: ${String((e as Error).message).split('\n')[0]}` });
-      return {};
-    }
-  }
-  if (parsed === null || parsed === undefined) return {};
-  if (!isObject(parsed)) {
-    issues.push({ path, message: `${path} must hold a ${expected} object (a map of settings); got ${Array.isArray(parsed) ? 'a list' : typeof parsed}` });
-    return {};
-  }
-  return parsed as JsonObject;
-}
-
-/** Reads derived settings from the merged values, checking their type; see `loadConfig` for precedence. */
-function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: string, issues: ConfigIssue[], warnings: string[]) {
-  return {
-    pick<T>(explicit: T | undefined, explicitPath: string, keys: string[], check: (v: unknown) => v is T, expected: string): T | undefined {
-      const fromUser = getIn(userValues, keys);
-      const source = `${valuesPath}.${keys.join('.')}`;
-      if (explicit !== undefined) {
-        if (fromUser !== undefined && JSON.stringify(fromUser) !== JSON.stringify(explicit)) {
-          warnings.push(`${explicitPath} (${JSON.stringify(explicit)}) overrides ${source} (${JSON.stringify(fromUser)})`);
-        }
-        return explicit;
-      }
-      const v = getIn(values, keys);
-      if (v === undefined || v === null) return undefined;
-      if (!check(v)) {
-        issues.push({ path: source, message: `${source} must be ${expected}; got ${JSON.stringify(v)}` });
-        return undefined;
-      }
-      return v;
-    },
-  };
-}
-
-function getIn(obj: JsonObject, keys: string[]): Json | undefined {
-  let cur: Json | undefined = obj;
-  for (const k of keys) {
-    if (typeof cur !== 'object' || cur === null || Array.isArray(cur)) return undefined;
-    cur = cur[k];
-  }
-  return cur;
-}
-
-function setIn(obj: JsonObject, keys: string[], value: Json): void {
-  let cur = obj;
-  for (const k of keys.slice(0, -1)) {
-    const next = cur[k];
-    if (typeof next !== 'object' || next === null || Array.isArray(next)) cur[k] = {};
-    cur = cur[k] as JsonObject;
-  }
-  cur[keys[keys.length - 1]!] = value;
-}
-
-const isPolicy = (v: unknown): v is 'enabled' | 'disabled' => v === 'enabled' || v === 'disabled';
-const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
-const isRevision = (v: unknown): v is string => typeof v === 'string' && /^(?=.{0,63}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/.test(v);
-
-/** Shape check of a selector list taken from free-form values (the JSON Schema does not cover values). */
-function isSelectorList(v: unknown): v is LabelSelector[] {
-  if (!Array.isArray(v)) return false;
-  const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === 'string');
-  return v.every((s) => isObject(s)
-    && Object.keys(s).every((k) => k === 'matchLabels' || k === 'matchExpressions')
-    && (s.matchLabels === undefined || (isObject(s.matchLabels) && Object.values(s.matchLabels).every((x) => typeof x === 'string')))
-    && (s.matchExpressions === undefined || (Array.isArray(s.matchExpressions) && s.matchExpressions.every((e) => isObject(e)
-      && typeof e.key === 'string'
-      && ['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator as string)
-      && (e.values === undefined || strings(e.values))))));
+/** A driver section without the fields the schema already rejected (they take their defaults). */
+function withoutIssues(section: Record<string, unknown>, path: string, schemaProblems: ConfigIssue[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(section)) if (!hasIssueAt(schemaProblems, `${path}.${k}`)) out[k] = v;
+  return out;
 }

@@ -1,7 +1,7 @@
 import type { JsonObject, LabelSelector, NamespaceInfo } from '../model.ts';
 
-/** Mesh drivers ("sidecar classes") meshinject knows. */
-export type MeshName = 'istio' | 'linkerd' | 'osm' | 'fsm' | 'custom';
+/** The name of a mesh driver ("sidecar class"): `spec.mesh`, one of the registry's names (src/drivers/registry.ts). */
+export type MeshName = string;
 
 /** A workload kind declared in config: where its pod template lives. */
 export interface ExtraWorkloadKind {
@@ -13,32 +13,10 @@ export interface ExtraWorkloadKind {
   templatePath: string[];
 }
 
-/** Istio-specific settings (`spec.istio`). */
-export interface IstioSettings {
-  /**
-   * Helm values of the istiod chart as the injector sees them: the driver's built-in chart defaults with
-   * `spec.istio.values` merged on top (objects deep-merged, everything else replaced).
-   */
-  values: JsonObject;
-  /** Mesh config: Istio `DefaultMeshConfig()` with the chart's mesh and `spec.istio.meshConfig` merged on top. */
-  meshConfig: JsonObject;
-  /** Control-plane revision; `''` means the default revision (`istio.io/rev: default`). */
-  revision: string;
-  /** Revision tags pointing at `revision` (webhook selection: namespace `istio.io/rev: <tag>` selects it too). */
-  revisionTags: string[];
-  /** `kube-inject` (pod-level rules only, the default) or `webhook` (MutatingWebhookConfiguration routing). */
-  selection: 'kube-inject' | 'webhook';
-  /** Istio >= 1.27: only exact `true`/`false` count for `sidecar.istio.io/inject`; others mean "unset". */
-  strictInjectValues: boolean;
-  /** `openshift` takes the proxy UID/GID from the namespace's `openshift.io/sa.scc.*` annotations. */
-  platform: '' | 'openshift';
-  /** Istio `COMPLIANCE_POLICY` (e.g. `fips-140-3`), `''` for none. */
-  compliancePolicy: string;
-  /** `sidecarInjectorWebhook.enableNamespacesByDefault` for webhook selection. */
-  enableNamespacesByDefault: boolean;
-}
-
-/** The validated, defaulted configuration of one run. */
+/**
+ * The validated, defaulted, mesh-neutral configuration of one run. The selected driver's own settings
+ * (`spec.<mesh>`) are loaded by the driver and stay private to it (`ActiveMesh`, src/drivers/driver.ts).
+ */
 export interface Config {
   mesh: MeshName;
   /** Default injection policy when nothing on the pod decides. */
@@ -59,5 +37,4 @@ export interface Config {
   resultAnnotations: boolean;
   /** Extra workload kinds and their pod template paths. */
   workloadKinds: ExtraWorkloadKind[];
-  istio: IstioSettings;
 }

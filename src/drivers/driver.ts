@@ -1,5 +1,12 @@
+/**
+ * The sidecar driver interface: everything mesh-specific sits behind it (OSM's "sidecar class" model,
+ * `pkg/injector/driver` `Driver.Patch` + `Register`/`InstallDriver`; peers.md §2.2; driver-model.md). The
+ * core (reading and writing, workload kinds, namespace selection, never/always selectors, policy, results)
+ * never names a mesh; a driver folder never reaches into another driver.
+ */
+import type { ConfigIssue } from '../config/schema-issues.ts';
 import type { Config } from '../config/types.ts';
-import type { NamespaceInfo, PodTemplate } from '../model.ts';
+import type { DecisionReason, DecisionStep, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -7,20 +14,102 @@ export interface WorkloadRef {
   kind: string;
   /** `metadata.name` of the workload (for a Pod: the pod name, possibly empty when only generateName is set). */
   name: string;
-  /** Effective namespace: `metadata.namespace`, else `spec.defaultNamespace`. */
+  /** Effective namespace: `metadata.namespace`, else the default namespace. */
   namespace: string;
   /** True when `metadata.namespace` was absent and the namespace is the configured default. */
   namespaceDefaulted: boolean;
 }
 
+/**
+ * What the config loader hands a driver for its section `spec.<name>` (or the `<name>.*` keys of the
+ * ConfigMap form, collected into an object of strings).
+ */
+export interface DriverConfigInput {
+  /** The raw section, already checked against the driver's `configSchema` (fields with schema issues removed). */
+  raw: Record<string, unknown>;
+  /** Field path of the section for messages: `spec.istio`, or `data` for the ConfigMap form. */
+  path: string;
+  /** True for the ConfigMap form: every value is a string (`"true"`, `"a,b"`) and must be converted. */
+  fromConfigMap: boolean;
+  /**
+   * The shared decision settings as the user wrote them (undefined when not set), for drivers whose own
+   * configuration can also carry them (Istio's values: `global.proxy.autoInject`, `sidecarInjectorWebhook.*`).
+   */
+  explicit: {
+    policy?: 'enabled' | 'disabled';
+    neverInjectSelector?: LabelSelector[];
+    alwaysInjectSelector?: LabelSelector[];
+  };
+}
+
+/** What a driver's `loadConfig` returns: its typed settings, or the problems found (every one, at once). */
+export interface DriverConfigResult<S> {
+  settings: S;
+  issues: ConfigIssue[];
+  warnings: string[];
+  /**
+   * Shared decision settings the driver's configuration resolved when the user did not set them explicitly
+   * (e.g. Istio `global.proxy.autoInject` → policy). Explicit settings always win.
+   */
+  resolved?: DriverConfigInput['explicit'];
+}
+
+/** Everything a driver's decision may read for one workload. */
+export interface DriverDecideInput<S> {
+  /** `metadata` of the pod template as the cluster's admission webhook sees it (the pod's own metadata). */
+  podMeta: PodTemplate['metadata'];
+  /** Effective namespace and what is known of it (undefined when it is neither in the input nor in config). */
+  namespace: string;
+  namespaceInfo?: NamespaceInfo;
+  /** Namespace labels as a webhook sees them: the known labels plus `kubernetes.io/metadata.name`. */
+  namespaceLabels: Record<string, string>;
+  /** `spec.hostNetwork === true` of the pod template. */
+  hostNetwork: boolean;
+  /** `spec` of the pod template (read-only; e.g. Linkerd's refusals look at `automountServiceAccountToken`). */
+  podSpec: PodTemplate['spec'];
+  config: Config;
+  settings: S;
+}
+
+/** A verdict of a driver's own opt-in/opt-out rules. */
+export interface DriverVerdict {
+  inject: boolean;
+  reason: DecisionReason;
+  detail: string;
+  /** False when the skip is not what the user asked for (shown as a warning); default true. */
+  intended?: boolean;
+  /**
+   * True when the verdict rests on the namespace's labels or annotations (a namespace opt-in/opt-out, a
+   * webhook's namespaceSelector): when those are unknown, the skip becomes a warning and the run reports the
+   * unknown namespace once.
+   */
+  namespaceBased?: boolean;
+}
+
+/**
+ * The outcome of a driver's decision step. `verdict` decides (explicit pod or namespace opt-in/opt-out,
+ * or a mesh-level gate such as Istio's webhook routing or OSM's `monitored-by`); without it the shared
+ * never/always selectors and the default policy decide, and `routedBy` (when set) replaces the reason of a
+ * `policy-enabled` outcome (Istio: the webhook that selected the pod is the real reason).
+ */
+export interface DriverDecision {
+  verdict?: DriverVerdict;
+  routedBy?: { reason: DecisionReason; detail: string };
+  /** What the driver looked at when nothing decided, e.g. `no sidecar.istio.io/inject label or annotation decides`. */
+  undecided?: string;
+  warnings: string[];
+  trace: DecisionStep[];
+}
+
 /** Input of one injection: a pod template plus everything a driver may read. */
-export interface InjectRequest {
+export interface InjectRequest<S = unknown> {
   /** The pod template as found in the input; a private deep copy the driver may mutate. */
   pod: PodTemplate;
   workload: WorkloadRef;
   /** The workload's namespace, when known (a `Namespace` object in the list or `spec.namespaces`). */
   namespace?: NamespaceInfo;
   config: Config;
+  settings: S;
 }
 
 /** Output of one injection. */
@@ -34,15 +123,66 @@ export interface InjectResponse {
 }
 
 /**
- * A mesh driver (a "sidecar class"). `inject` is pure: it returns a new pod template or throws an
- * `InjectError` (invalid annotation, template failure) that the engine turns into an error result.
+ * What a driver injected into a pod template, as its status annotation records it: the names of the
+ * containers, init containers, volumes and image pull secrets it added, and the annotation that records
+ * it. Used to warn about (or remove) a sidecar on a workload that is now skipped, and by uninject.
  */
-export interface MeshDriver {
+export interface Inventory {
+  /** The status annotation that records the injection, e.g. `sidecar.istio.io/status`. */
+  statusAnnotation: string;
+  containers: string[];
+  initContainers: string[];
+  volumes: string[];
+  imagePullSecrets: string[];
+  /** Pod annotation keys the injection added (the status annotation itself included), when the driver knows them. */
+  annotations?: string[];
+  /** Pod label keys the injection added, when the driver knows them. */
+  labels?: string[];
+}
+
+/**
+ * A mesh driver ("sidecar class"). Every method is pure. `S` is the driver's typed settings, produced by
+ * `loadConfig` from `spec.<name>` and handed back to `decide` and `inject`.
+ */
+export interface MeshDriver<S = unknown> {
+  /** `spec.mesh` value selecting the driver, and the key of its config section (`spec.<name>`). */
   readonly name: string;
-  inject(req: InjectRequest): InjectResponse;
+  /** Validates and defaults the driver's config section (schema fragment: `src/drivers/<name>/config.schema.json`). */
+  loadConfig(input: DriverConfigInput): DriverConfigResult<S>;
   /**
-   * The annotation that shows this mesh already injected the pod template (e.g. `sidecar.istio.io/status`),
-   * or undefined. Used to warn when a workload that is now skipped still carries a sidecar.
+   * The driver's own opt-in/opt-out rules, after the shared namespace rules and before the shared
+   * never/always selectors and policy. Throws `InjectError` for a value the mesh would refuse (an error result).
    */
-  previousInjection?(pod: PodTemplate): string | undefined;
+  decide(input: DriverDecideInput<S>): DriverDecision;
+  /** Injects the sidecar. Throws `InjectError` (invalid annotation, template failure): an error result. */
+  inject(req: InjectRequest<S>): InjectResponse;
+  /** What this driver injected into the pod template (from its status annotation), or undefined if nothing. */
+  inventory(pod: PodTemplate): Inventory | undefined;
+  /**
+   * Optional: removes what the generic removal of the inventory (containers, init containers, volumes,
+   * image pull secrets, annotations, labels) cannot, e.g. changes to app containers or probes the injection
+   * made. Called by uninject with the pod after the generic removal. Pure.
+   */
+  uninject?(pod: PodTemplate, inventory: Inventory, settings: S): PodTemplate;
+}
+
+/**
+ * A driver bound to its loaded settings: what the pipeline calls. Built by `bindDriver`, so that the
+ * settings' type stays private to the driver.
+ */
+export interface ActiveMesh {
+  readonly name: string;
+  decide(input: Omit<DriverDecideInput<never>, 'settings'>): DriverDecision;
+  inject(req: Omit<InjectRequest, 'settings'>): InjectResponse;
+  inventory(pod: PodTemplate): Inventory | undefined;
+}
+
+/** Binds a driver to its settings (see `ActiveMesh`). */
+export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
+  return {
+    name: driver.name,
+    decide: (input) => driver.decide({ ...input, settings }),
+    inject: (req) => driver.inject({ ...req, settings }),
+    inventory: (pod) => driver.inventory(pod),
+  };
 }

@@ -1,11 +1,21 @@
-import type { MeshName } from '../config/types.ts';
+/**
+ * The drivers this build ships: an explicit table, no import-time registration (kyaml `framework` style;
+ * OSM's `InstallDriver` rule: an unknown name is an error that lists the known ones). Adding a mesh means a
+ * folder under `src/drivers/<name>/` and one line here; nothing in the core changes.
+ */
 import type { MeshDriver } from './driver.ts';
 import { istioDriver } from './istio/index.ts';
 
-/** The drivers this build ships, by `spec.mesh`. An explicit map: no import-time registration. */
-const DRIVERS: Partial<Record<MeshName, MeshDriver>> = { istio: istioDriver };
+/** Every driver, by `spec.mesh` name. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
+export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver];
 
-/** The driver for a mesh, or undefined when the mesh is not implemented in this build. */
-export function driverFor(mesh: MeshName): MeshDriver | undefined {
-  return DRIVERS[mesh];
+/** The names of the known drivers, for messages (`istio, linkerd, ...`). */
+export function driverNames(): string[] {
+  return DRIVERS.map((d) => d.name);
+}
+
+/** The driver named `name`, or undefined. */
+export function findDriver(name: string): MeshDriver<unknown> | undefined {
+  return DRIVERS.find((d) => d.name === name);
 }

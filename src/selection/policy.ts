@@ -1,147 +1,134 @@
 import type { Config } from '../config/types.ts';
-import type { Decision, DecisionReason, NamespaceInfo, PodMeta } from '../model.ts';
+import type { ActiveMesh } from '../drivers/driver.ts';
+import type { Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate } from '../model.ts';
 import { formatSelector, isEmptySelector, matchesSelector } from './label-selector.ts';
-import { INJECT_LABEL, NS_NAME_LABEL, routeIstioWebhook } from './webhook.ts';
+
+/** Label the API server puts on every namespace (Kubernetes >= 1.21); webhooks and selectors see it. */
+export const NS_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /** Everything the injection decision reads for one workload. */
 export interface DecideInput {
-  /** `metadata` of the pod template (not of the workload): its labels/annotations decide. */
+  /** `metadata` of the pod template as the admission webhook sees it (the pod's own labels/annotations). */
   podMeta: PodMeta;
-  /** `spec.hostNetwork` of the pod template. */
-  hostNetwork: boolean;
-  /** Effective namespace of the workload (`metadata.namespace`, else `config.defaultNamespace`). */
+  /** `spec` of the pod template (`hostNetwork`; drivers may read more). */
+  podSpec: PodTemplate['spec'];
+  /** Effective namespace of the workload (`metadata.namespace`, else the default namespace). */
   namespace: string;
   /** The namespace's labels/annotations when known (a `Namespace` object in the input or `spec.namespaces`). */
   namespaceInfo?: NamespaceInfo;
   config: Config;
+  /** The selected driver, for its own opt-in/opt-out rules. */
+  mesh: ActiveMesh;
 }
 
 /**
- * Decides whether one workload's pod template gets a sidecar. Order (first hit wins):
- * 1. `hostNetwork` → no (`host-network`; not intended: a warning, Istio skips such pods silently).
+ * Decides whether one workload's pod template gets a sidecar. Shared rules first, then the driver's, then
+ * the shared selectors and policy (first hit wins; every step is recorded in `trace`):
+ * 1. `hostNetwork` → no (`host-network`; not intended: a warning, meshes skip such pods).
  * 2. namespace in `config.ignoredNamespaces` → no (`ignored-namespace`).
  * 3. `config.namespaceSelector` not matching the namespace labels (plus `kubernetes.io/metadata.name`) → no
  *    (`namespace-not-selected`); an absent selector selects every namespace.
- * 4. `config.istio.selection === 'webhook'`: Istio's MutatingWebhookConfiguration routing (`./webhook.ts`);
- *    no matching webhook → no (`webhook-not-selected`).
- * 5. Istio `injectRequired` (pkg/kube/inject/inject.go) on the pod template metadata: label
- *    `sidecar.istio.io/inject` (over the annotation of the same name), then `neverInjectSelector`,
- *    `alwaysInjectSelector` (empty selectors ignored, as Istio does), then `config.policy`.
+ * 4. the driver's own rules (`MeshDriver.decide`: Istio's webhook routing and `sidecar.istio.io/inject`,
+ *    Linkerd's `linkerd.io/inject`, OSM's `monitored-by` and `sidecar-injection`, ...).
+ * 5. `neverInjectSelector` (`never-inject-selector`), then `alwaysInjectSelector` (`always-inject-selector`);
+ *    empty selectors are ignored, as Istio does.
+ * 6. `config.policy` (`policy-enabled` / `policy-disabled`); a driver's `routedBy` replaces `policy-enabled`.
+ * This is Istio's `injectRequired` order (pkg/kube/inject/inject.go): an explicit pod opt-in/opt-out wins
+ * over the never/always selectors.
  *
- * Value rules for `sidecar.istio.io/inject` (see `readInjectValue`): Istio 1.13-1.26 semantics by default,
- * Istio >= 1.27 with `config.istio.strictInjectValues`.
+ * `intended` is true when the outcome is what the configuration asks for. It is false for `hostNetwork`, and
+ * for namespace-based skips where the namespace is unknown (no labels to go by: `unknownNamespace` names it,
+ * and the run reports it once), so that those surface as warnings rather than info.
  *
- * `intended` is true when the outcome is what the configuration asks for: every injection, explicit opt-outs
- * (label/annotation), the never-selector, policy `disabled`, ignored namespaces, a namespace the selector or the
- * webhooks do not select. It is false for `hostNetwork`, and for namespace-based skips where the namespace is
- * unknown (no labels to go by; a warning says so), so that those surface as warnings rather than info.
+ * @throws InjectError when the driver finds a value its mesh would refuse (an error result for the workload)
  */
 export function decide(input: DecideInput): Decision {
   const { config, namespace } = input;
+  const trace: DecisionStep[] = [];
   const warnings: string[] = [];
-  const done = (inject: boolean, reason: DecisionReason, detail: string, intended = true): Decision =>
-    ({ inject, reason, detail, intended, warnings });
-
-  if (input.hostNetwork) {
-    return done(false, 'host-network', 'spec.hostNetwork is true: pods on the host network are never injected', false);
-  }
-  if (config.ignoredNamespaces.includes(namespace)) {
-    return done(false, 'ignored-namespace', `namespace ${namespace} is in ignoredNamespaces`);
-  }
-  const nsLabels = namespaceLabels(namespace, input.namespaceInfo);
   const unknownNs = input.namespaceInfo === undefined;
-  const unknownNote = `namespace ${namespace} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${namespace} was used`;
-  if (config.namespaceSelector && !matchesSelector(config.namespaceSelector, nsLabels)) {
-    if (unknownNs) warnings.push(unknownNote);
-    return done(false, 'namespace-not-selected',
-      `namespace ${namespace} does not match namespaceSelector (${formatSelector(config.namespaceSelector)})`, !unknownNs);
-  }
+  const done = (inject: boolean, reason: DecisionReason, detail: string, extra: { intended?: boolean; unknownNamespace?: boolean } = {}): Decision => {
+    const last = trace[trace.length - 1];
+    if (last) last.outcome = 'decided';
+    return {
+      inject,
+      reason,
+      detail,
+      intended: extra.intended ?? true,
+      warnings,
+      trace,
+      ...(extra.unknownNamespace && unknownNs ? { unknownNamespace: namespace } : {}),
+    };
+  };
+  const step = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
 
-  let routedBy: { reason: DecisionReason; detail: string } | undefined;
-  if (config.istio.selection === 'webhook') {
-    const route = routeIstioWebhook(config.istio, namespace, nsLabels, input.podMeta.labels ?? {});
-    if (!route.matched) {
-      if (unknownNs) warnings.push(unknownNote);
-      return done(false, 'webhook-not-selected', `no injection webhook selects it: ${route.detail}`, !unknownNs);
+  const hostNetwork = input.podSpec.hostNetwork === true;
+  step('host-network', `spec.hostNetwork is ${hostNetwork}`);
+  if (hostNetwork) {
+    return done(false, 'host-network', 'spec.hostNetwork is true: pods on the host network are never injected', { intended: false });
+  }
+  const ignored = config.ignoredNamespaces.includes(namespace);
+  step('ignored-namespaces', `namespace ${namespace} is${ignored ? '' : ' not'} in ignoredNamespaces`);
+  if (ignored) return done(false, 'ignored-namespace', `namespace ${namespace} is in ignoredNamespaces`);
+
+  const nsLabels = namespaceLabels(namespace, input.namespaceInfo);
+  const known = unknownNs ? ` (labels unknown: only ${NS_NAME_LABEL}=${namespace})` : '';
+  if (config.namespaceSelector) {
+    const selected = matchesSelector(config.namespaceSelector, nsLabels);
+    step('namespace-selector', `namespace ${namespace}${known} ${selected ? 'matches' : 'does not match'} ${formatSelector(config.namespaceSelector)}`);
+    if (!selected) {
+      return done(false, 'namespace-not-selected',
+        `namespace ${namespace} does not match namespaceSelector (${formatSelector(config.namespaceSelector)})`,
+        { intended: !unknownNs, unknownNamespace: true });
     }
-    routedBy = { reason: route.webhook.reason, detail: route.detail };
+  } else {
+    step('namespace-selector', 'no namespaceSelector: every namespace is selected');
   }
 
-  const pod = decidePodLevel(input, warnings);
-  if (routedBy && pod.reason === 'policy-enabled') return done(true, routedBy.reason, `${routedBy.detail}; ${pod.detail}`);
-  return done(pod.inject, pod.reason, routedBy ? `${pod.detail}; ${routedBy.detail}` : pod.detail);
+  const driver = input.mesh.decide({
+    podMeta: input.podMeta,
+    podSpec: input.podSpec,
+    hostNetwork,
+    namespace,
+    ...(input.namespaceInfo ? { namespaceInfo: input.namespaceInfo } : {}),
+    namespaceLabels: nsLabels,
+    config,
+  });
+  warnings.push(...driver.warnings);
+  trace.push(...driver.trace);
+  const v = driver.verdict;
+  if (v) {
+    const nsBased = v.namespaceBased === true;
+    return done(v.inject, v.reason, v.detail, {
+      intended: v.intended ?? (v.inject || !(nsBased && unknownNs)),
+      unknownNamespace: nsBased && !v.inject,
+    });
+  }
+  const routed = driver.routedBy ? `; ${driver.routedBy.detail}` : '';
+  const labels = input.podMeta.labels ?? {};
+  const never = firstMatch(config.neverInjectSelector, labels);
+  step('never-inject-selector', never >= 0 ? `pod labels match neverInjectSelector[${never}]` : `no neverInjectSelector matches the pod labels`);
+  if (never >= 0) {
+    return done(false, 'never-inject-selector', `pod labels match neverInjectSelector[${never}] (${formatSelector(config.neverInjectSelector[never]!)})${routed}`);
+  }
+  const always = firstMatch(config.alwaysInjectSelector, labels);
+  step('always-inject-selector', always >= 0 ? `pod labels match alwaysInjectSelector[${always}]` : `no alwaysInjectSelector matches the pod labels`);
+  if (always >= 0) {
+    return done(true, 'always-inject-selector', `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})${routed}`);
+  }
+  step('policy', `policy is ${config.policy}`);
+  const why = driver.undecided ?? 'nothing on the pod decides';
+  if (config.policy === 'enabled' && driver.routedBy) {
+    return done(true, driver.routedBy.reason, `${driver.routedBy.detail}; ${why}; policy is enabled`);
+  }
+  return config.policy === 'enabled'
+    ? done(true, 'policy-enabled', `${why}; policy is enabled`)
+    : done(false, 'policy-disabled', `${why}; policy is disabled${routed}`);
 }
 
 /** Namespace labels as a webhook sees them: the known labels plus `kubernetes.io/metadata.name: <name>`. */
 export function namespaceLabels(namespace: string, info: NamespaceInfo | undefined): Record<string, string> {
   return { ...(info?.labels ?? {}), [NS_NAME_LABEL]: namespace };
-}
-
-/** Meaning of a `sidecar.istio.io/inject` value: inject, do not inject, or let selectors/policy decide. */
-export type InjectValue = 'true' | 'false' | 'unset';
-
-/**
- * Reads a `sidecar.istio.io/inject` value. `""` is unset (no warning). Default (Istio 1.13-1.26,
- * `inject.go`): `y|yes|true|on` in any case mean true, any other non-empty value false. `strict` (Istio >= 1.27,
- * istio/istio#56737): only exact `true`/`false` count, anything else is unset. Any non-empty value other than
- * exactly `true`/`false` yields a warning (`where` names the label or annotation).
- */
-export function readInjectValue(raw: string, strict: boolean, where: string): { value: InjectValue; warning?: string } {
-  if (raw === 'true' || raw === 'false') return { value: raw };
-  if (raw === '') return { value: 'unset' };
-  if (strict) {
-    return {
-      value: 'unset',
-      warning: `${where} is "${raw}", which Istio >= 1.27 treats as unset (only "true" and "false" count); the selectors and the policy decide instead`,
-    };
-  }
-  const value: InjectValue = /^(y|yes|true|on)$/i.test(raw) ? 'true' : 'false';
-  return {
-    value,
-    warning: `${where} is "${raw}": read as "${value}" (Istio < 1.27), but Istio >= 1.27 treats any value other than exactly "true"/"false" as unset; write "${value}"`,
-  };
-}
-
-interface PodLevel {
-  inject: boolean;
-  reason: DecisionReason;
-  detail: string;
-}
-
-/** Steps 3-5 of Istio `injectRequired` (after hostNetwork and ignored namespaces). Pushes value warnings. */
-function decidePodLevel(input: DecideInput, warnings: string[]): PodLevel {
-  const { config } = input;
-  const labels = input.podMeta.labels ?? {};
-  const annotations = input.podMeta.annotations ?? {};
-  const hasLabel = Object.prototype.hasOwnProperty.call(labels, INJECT_LABEL);
-  const hasAnnotation = Object.prototype.hasOwnProperty.call(annotations, INJECT_LABEL);
-  if (hasLabel || hasAnnotation) {
-    const source = hasLabel ? 'label' : 'annotation';
-    const raw = hasLabel ? labels[INJECT_LABEL]! : annotations[INJECT_LABEL]!;
-    const where = `pod ${source} ${INJECT_LABEL}`;
-    const read = readInjectValue(raw, config.istio.strictInjectValues, where);
-    if (read.warning) warnings.push(read.warning);
-    if (read.value !== 'unset') {
-      const shadowed = hasLabel && hasAnnotation && annotations[INJECT_LABEL] !== raw
-        ? ` (the label takes precedence over the annotation "${annotations[INJECT_LABEL]}")` : '';
-      return {
-        inject: read.value === 'true',
-        reason: `${source}-${read.value}`,
-        detail: `${where} is "${raw}"${shadowed}`,
-      };
-    }
-  }
-  const never = firstMatch(config.neverInjectSelector, labels);
-  if (never >= 0) {
-    return { inject: false, reason: 'never-inject-selector', detail: `pod labels match neverInjectSelector[${never}] (${formatSelector(config.neverInjectSelector[never]!)})` };
-  }
-  const always = firstMatch(config.alwaysInjectSelector, labels);
-  if (always >= 0) {
-    return { inject: true, reason: 'always-inject-selector', detail: `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})` };
-  }
-  return config.policy === 'enabled'
-    ? { inject: true, reason: 'policy-enabled', detail: `no ${INJECT_LABEL} label or annotation decides; policy is enabled` }
-    : { inject: false, reason: 'policy-disabled', detail: `no ${INJECT_LABEL} label or annotation decides; policy is disabled` };
 }
 
 /** Index of the first non-empty selector matching `labels`, or -1 (Istio skips empty selectors). */

@@ -125,6 +125,17 @@ export function getPodTemplate(resource: Json, wk: WorkloadKind): PodTemplate | 
   return structuredClone({ metadata: (meta ?? {}) as PodMeta, spec });
 }
 
+/**
+ * The pod template's own `metadata` (a copy; `{}` when absent): the labels and annotations the pods get, which
+ * is what the cluster's admission webhook decides on. For most kinds this is the metadata `getPodTemplate`
+ * returns; for a CronJob it is `spec.jobTemplate.spec.template.metadata`, while `istioctl kube-inject` reads
+ * and writes `spec.jobTemplate.metadata` (`WorkloadKind.metaPath`).
+ */
+export function getPodOwnMeta(resource: Json, wk: WorkloadKind): PodMeta {
+  const meta = getIn(resource, [...wk.templatePath, 'metadata']);
+  return isJsonObject(meta) ? (structuredClone(meta) as PodMeta) : {};
+}
+
 /** Whether a value returned by `getPodTemplate` is a problem. */
 export function isProblem(v: PodTemplate | PodTemplateProblem): v is PodTemplateProblem {
   return 'message' in v;

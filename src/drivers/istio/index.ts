@@ -1,19 +1,36 @@
 /**
- * The Istio driver: injects Istio's sidecar into pod templates the way `istioctl kube-inject` does (templates
- * rendered by `render.ts`, Go post-processing ported in `inject.ts` and its modules). Pure.
+ * The Istio driver: decides with Istio's own rules (`./decide.ts`, webhook routing in `./webhook.ts`), injects
+ * Istio's sidecar into pod templates the way `istioctl kube-inject` does (templates rendered by `./render.ts`,
+ * Go post-processing ported in `./inject.ts` and its modules), and reads back what it injected from the
+ * `sidecar.istio.io/status` annotation. Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
-import type { InjectRequest, InjectResponse, MeshDriver } from '../driver.ts';
+import type { MeshDriver } from '../driver.ts';
+import { loadIstioConfig, type IstioSettings } from './config.ts';
+import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
-import { STATUS_ANNOTATION } from './status.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+
+export type { IstioSettings } from './config.ts';
 
 /** The `istio` mesh driver. `inject` throws `InjectError` for invalid annotations and template failures. */
-export const istioDriver: MeshDriver = {
+export const istioDriver: MeshDriver<IstioSettings> = {
   name: 'istio',
-  inject(req: InjectRequest): InjectResponse {
+  loadConfig: loadIstioConfig,
+  decide: decideIstio,
+  inject(req) {
     const { pod, warnings } = injectIstioPod(req);
-    return { pod, summary: injectionSummary(req.config), warnings };
+    return { pod, summary: injectionSummary(req.settings), warnings };
   },
-  previousInjection(pod) {
-    return pod.metadata.annotations?.[STATUS_ANNOTATION] !== undefined ? STATUS_ANNOTATION : undefined;
+  inventory(pod) {
+    const raw = pod.metadata.annotations?.[STATUS_ANNOTATION];
+    if (raw === undefined) return undefined;
+    const status = parseInjectionStatus(raw);
+    return {
+      statusAnnotation: STATUS_ANNOTATION,
+      containers: status?.containers ?? [],
+      initContainers: status?.initContainers ?? [],
+      volumes: status?.volumes ?? [],
+      imagePullSecrets: status?.imagePullSecrets ?? [],
+    };
   },
 };

@@ -3,9 +3,9 @@
  * `injectPod` → `RunTemplate`, `reapplyOverwrittenContainers`, `postProcessPod`; pkg/kube/inject/inject.go and
  * webhook.go; istio-injection.md §5). Pure: the request's pod is not mutated, a new pod is returned.
  */
-import type { Config } from '../../config/types.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { InjectRequest } from '../driver.ts';
+import type { IstioSettings } from './config.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { effectiveProxyConfig, interceptionModeOf } from './proxy-config.ts';
@@ -143,14 +143,13 @@ function preconditionWarnings(pod: PodTemplate, workload: InjectRequest['workloa
  * post-process (cluster env, prometheus, probes, status annotation, order).
  * @throws InjectError for invalid annotations, unknown templates, template or merge failures
  */
-export function injectIstioPod(req: InjectRequest): IstioInjection {
-  const { config } = req;
+export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjection {
+  const { config, settings: istio } = req;
   const original = structuredClone(req.pod);
-  if (config.istio.platform === 'openshift') resetOpenShiftProxyUser(original);
+  if (istio.platform === 'openshift') resetOpenShiftProxyUser(original);
   const annotations = original.metadata.annotations ?? {};
   validateAnnotations(annotations);
 
-  const istio = config.istio;
   const proxyConfig = effectiveProxyConfig(istio.meshConfig, annotations);
   const meshConfig: JsonObject = { ...istio.meshConfig, defaultConfig: proxyConfig };
   const values = istio.values;
@@ -162,7 +161,7 @@ export function injectIstioPod(req: InjectRequest): IstioInjection {
     pod: stripped,
     workload: req.workload,
     ...(req.namespace ? { namespace: req.namespace } : {}),
-    config,
+    settings: istio,
     proxyConfig,
     nativeSidecars: config.nativeSidecars,
   });
@@ -281,6 +280,6 @@ export function pruneStaleInjection(pod: PodTemplate, original: PodTemplate): vo
 }
 
 /** `InjectResponse.summary` for a config: `istio, revision <revision|default>`. */
-export function injectionSummary(config: Config): string {
-  return `istio, revision ${config.istio.revision === '' ? 'default' : config.istio.revision}`;
+export function injectionSummary(settings: IstioSettings): string {
+  return `istio, revision ${settings.revision === '' ? 'default' : settings.revision}`;
 }

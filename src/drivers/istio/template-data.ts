@@ -1,6 +1,6 @@
-import type { Config } from '../../config/types.ts';
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import type { WorkloadRef } from '../driver.ts';
+import type { IstioSettings } from './config.ts';
 import { goSprint } from '../../render/go-values.ts';
 import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
@@ -12,7 +12,7 @@ export interface TemplateDataInput {
   pod: PodTemplate;
   workload: WorkloadRef;
   namespace?: NamespaceInfo;
-  config: Config;
+  settings: IstioSettings;
   /** The effective ProxyConfig (from `effectiveProxyConfig`). */
   proxyConfig: JsonObject;
   /** Native sidecars as resolved by the pipeline (config and node-version rules), before the pod annotation. */
@@ -35,7 +35,7 @@ export interface IstioTemplateData {
   ProxyConfig: JsonObject & { interceptionMode: string; proxyMetadata: Record<string, string> };
   MeshConfig: JsonObject;
   Values: JsonObject;
-  /** `config.istio.revision`, or `default`. */
+  /** `spec.istio.revision`, or `default`. */
   Revision: string;
   NativeSidecars: boolean;
   ProxyImage: string;
@@ -124,9 +124,9 @@ function isGoTrue(v: Json | undefined): boolean {
  * pkg/kube/inject/inject.go). Pure: reads only its input.
  */
 export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
-  const { pod, workload, namespace, config } = input;
-  const values = config.istio.values;
-  const mesh = config.istio.meshConfig;
+  const { pod, workload, namespace, settings } = input;
+  const values = settings.values;
+  const mesh = settings.meshConfig;
   const labels = stringMap(pod.metadata.labels);
   const annotations = stringMap(pod.metadata.annotations);
   const rawSpec = pod.spec ?? {};
@@ -147,7 +147,7 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
 
   let uid = PROXY_UID;
   let gid = PROXY_UID;
-  if (config.istio.platform === 'openshift') {
+  if (settings.platform === 'openshift') {
     const nsAnnotations = namespace?.annotations ?? {};
     uid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.uid-range']) ?? PROXY_UID;
     gid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.supplemental-groups']) ?? uid;
@@ -181,14 +181,14 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
     ProxyConfig: proxyConfig,
     MeshConfig: mesh,
     Values: values,
-    Revision: config.istio.revision || 'default',
+    Revision: settings.revision || 'default',
     NativeSidecars: input.nativeSidecars,
     ProxyImage: resolveProxyImage(values, proxyConfig, annotations),
     ProxyInitImage: resolveProxyInitImage(values, proxyConfig, annotations),
     ProxyUID: uid,
     ProxyGID: gid,
     InboundTrafficPolicyMode: inboundMode,
-    CompliancePolicy: config.istio.compliancePolicy,
+    CompliancePolicy: settings.compliancePolicy,
     AppContainers: containers.map((c) => String(c.name ?? '')).filter((n) => n !== 'istio-proxy'),
     PodPorts: containers.flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isObject) : []).map(containerPortJSON)),
     WorkloadName: workloadName,

@@ -1,6 +1,7 @@
-import type { IstioSettings } from '../config/types.ts';
-import type { DecisionReason, LabelSelector } from '../model.ts';
-import { matchesSelector } from './label-selector.ts';
+import type { IstioSettings } from './config.ts';
+import type { LabelSelector } from '../../model.ts';
+import { matchesSelector } from '../../selection/label-selector.ts';
+import { NS_NAME_LABEL } from '../../selection/policy.ts';
 
 /** Pod/namespace label that opts in or out (`label.SidecarInject`, istio/api). */
 export const INJECT_LABEL = 'sidecar.istio.io/inject';
@@ -8,13 +9,11 @@ export const INJECT_LABEL = 'sidecar.istio.io/inject';
 export const NS_INJECTION_LABEL = 'istio-injection';
 /** Revision label on a namespace or pod. */
 export const REV_LABEL = 'istio.io/rev';
-/** Label the API server puts on every namespace (Kubernetes >= 1.21). */
-export const NS_NAME_LABEL = 'kubernetes.io/metadata.name';
 /** Namespaces the chart's `auto.sidecar-injector.istio.io` webhook excludes (hard-coded in mutatingwebhook.yaml). */
 export const AUTO_WEBHOOK_EXCLUDED = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
 
-/** Webhook outcome codes (subset of `DecisionReason`). */
-export type WebhookReason = Extract<DecisionReason, 'webhook-namespace-label' | 'webhook-object-label' | 'webhook-namespace-default'>;
+/** Webhook outcome codes (Istio driver decision reasons). */
+export type WebhookReason = 'webhook-namespace-label' | 'webhook-object-label' | 'webhook-namespace-default';
 
 /** One webhook of Istio's MutatingWebhookConfiguration(s), reduced to its selectors. */
 export interface IstioWebhook {

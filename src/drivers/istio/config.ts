@@ -1,0 +1,223 @@
+/**
+ * The Istio driver's config section: `spec.istio` of a SidecarInjection, or the `istio.*` keys of the
+ * ConfigMap form (schema fragment: `./config.schema.json`). Loading merges the user's values and mesh config
+ * onto the built-in chart defaults and resolves the settings that also live in the values.
+ */
+import { parseDocument } from 'yaml';
+import type { ConfigIssue } from '../../config/schema-issues.ts';
+import { isJsonObject } from '../../json.ts';
+import type { Json, JsonObject, LabelSelector } from '../../model.ts';
+import { validateSelector } from '../../selection/label-selector.ts';
+import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
+import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from './defaults.ts';
+
+/** Istio-specific settings (`spec.istio`), validated and defaulted. */
+export interface IstioSettings {
+  /**
+   * Helm values of the istiod chart as the injector sees them: the driver's built-in chart defaults with
+   * `spec.istio.values` merged on top (objects deep-merged, everything else replaced).
+   */
+  values: JsonObject;
+  /** Mesh config: Istio `DefaultMeshConfig()` with the chart's mesh and `spec.istio.meshConfig` merged on top. */
+  meshConfig: JsonObject;
+  /** Control-plane revision; `''` means the default revision (`istio.io/rev: default`). */
+  revision: string;
+  /** Revision tags pointing at `revision` (webhook selection: namespace `istio.io/rev: <tag>` selects it too). */
+  revisionTags: string[];
+  /** `kube-inject` (pod-level rules only, the default) or `webhook` (MutatingWebhookConfiguration routing). */
+  selection: 'kube-inject' | 'webhook';
+  /** Istio >= 1.27: only exact `true`/`false` count for `sidecar.istio.io/inject`; others mean "unset". */
+  strictInjectValues: boolean;
+  /** `openshift` takes the proxy UID/GID from the namespace's `openshift.io/sa.scc.*` annotations. */
+  platform: '' | 'openshift';
+  /** Istio `COMPLIANCE_POLICY` (e.g. `fips-140-3`), `''` for none. */
+  compliancePolicy: string;
+  /** `sidecarInjectorWebhook.enableNamespacesByDefault` for webhook selection. */
+  enableNamespacesByDefault: boolean;
+}
+
+/** `spec.istio` as the schema fragment admits it (ConfigMap strings already converted). */
+interface RawIstio {
+  values?: JsonObject | string;
+  meshConfig?: JsonObject | string;
+  revision?: string;
+  revisionTags?: string[];
+  selection?: 'kube-inject' | 'webhook';
+  strictInjectValues?: boolean;
+  platform?: '' | 'openshift';
+  compliancePolicy?: string;
+  enableNamespacesByDefault?: boolean;
+}
+
+const BOOLEAN_KEYS = new Set(['strictInjectValues', 'enableNamespacesByDefault']);
+const LIST_KEYS = new Set(['revisionTags']);
+
+/** Converts the ConfigMap form's strings (`"true"`, `"a, b"`) into the spec form's types. */
+function fromConfigMapStrings(raw: Record<string, unknown>): RawIstio {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v !== 'string') continue;
+    if (BOOLEAN_KEYS.has(k)) out[k] = v === 'true';
+    else if (LIST_KEYS.has(k)) out[k] = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    else out[k] = v;
+  }
+  return out as RawIstio;
+}
+
+/**
+ * Loads `spec.istio` (Istio driver `loadConfig`). Defaults: revision/platform/compliancePolicy `''`,
+ * revisionTags `[]`, selection `kube-inject`, strictInjectValues false, enableNamespacesByDefault false.
+ *
+ * Values and mesh config: strings are parsed (values: JSON, else YAML; meshConfig: YAML) and merged onto
+ * `ISTIO_CHART_VALUES` / `ISTIO_MESH_DEFAULTS` with `mergeValues`. Settings that exist both as spec fields
+ * and in the values resolve as: an explicit spec field wins (a warning when it overrides a different pasted
+ * value), then the values, then the default: `policy` ← `global.proxy.autoInject`;
+ * `neverInjectSelector`/`alwaysInjectSelector` ← `sidecarInjectorWebhook.*`; `istio.enableNamespacesByDefault`
+ * ← `sidecarInjectorWebhook.enableNamespacesByDefault`; `istio.revision` ← `revision`. The resolved settings
+ * are written back into `values`, so values and config agree as they do in a cluster (the chart renders the
+ * injector config from those values).
+ */
+export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<IstioSettings> {
+  const istio: RawIstio = input.fromConfigMap ? fromConfigMapStrings(input.raw) : (input.raw as RawIstio);
+  const issues: ConfigIssue[] = [];
+  const warnings: string[] = [];
+  const at = (key: string) => `${input.path}.${key}`;
+  const core = input.fromConfigMap ? 'data' : 'spec';
+  const userValues = parseEmbedded(istio.values, at('values'), 'values', issues);
+  const userMesh = parseEmbedded(istio.meshConfig, at('meshConfig'), 'meshConfig', issues);
+  const values = mergeValues(ISTIO_CHART_VALUES, userValues);
+  const meshConfig = mergeValues(ISTIO_MESH_DEFAULTS, userMesh);
+  const fromValues = valuesReader(values, userValues, at('values'), issues, warnings);
+  const { explicit } = input;
+
+  const policy = fromValues.pick(explicit.policy, `${core}.policy`, ['global', 'proxy', 'autoInject'], isPolicy, 'enabled or disabled') ?? 'enabled';
+  const never = fromValues.pick(explicit.neverInjectSelector, `${core}.neverInjectSelector`, ['sidecarInjectorWebhook', 'neverInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
+  const always = fromValues.pick(explicit.alwaysInjectSelector, `${core}.alwaysInjectSelector`, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
+  const byDefault = fromValues.pick(istio.enableNamespacesByDefault, at('enableNamespacesByDefault'), ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], isBoolean, 'a boolean') ?? false;
+  const revision = fromValues.pick(istio.revision, at('revision'), ['revision'], isRevision, 'empty or a DNS label') ?? '';
+  if (explicit.neverInjectSelector === undefined) never.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`)));
+  if (explicit.alwaysInjectSelector === undefined) always.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`)));
+  setIn(values, ['global', 'proxy', 'autoInject'], policy);
+  setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never as unknown as Json);
+  setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always as unknown as Json);
+  setIn(values, ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], byDefault);
+  setIn(values, ['revision'], revision);
+
+  const selection = istio.selection ?? 'kube-inject';
+  if (selection !== 'webhook') {
+    const inert = [
+      istio.revisionTags?.length ? 'revisionTags' : undefined,
+      istio.enableNamespacesByDefault !== undefined ? 'enableNamespacesByDefault' : undefined,
+    ].filter((x) => x !== undefined);
+    for (const f of inert) warnings.push(`${at(f)} has no effect unless ${at('selection')} is webhook`);
+  }
+  return {
+    settings: {
+      values,
+      meshConfig,
+      revision,
+      revisionTags: istio.revisionTags ?? [],
+      selection,
+      strictInjectValues: istio.strictInjectValues ?? false,
+      platform: istio.platform ?? '',
+      compliancePolicy: istio.compliancePolicy ?? '',
+      enableNamespacesByDefault: byDefault,
+    },
+    issues,
+    warnings,
+    resolved: { policy, neverInjectSelector: never, alwaysInjectSelector: always },
+  };
+}
+
+/**
+ * Parses `spec.istio.values` / `spec.istio.meshConfig`: an object is used as is; a string is the pasted
+ * ConfigMap content (values: JSON, else YAML; meshConfig: YAML). Empty text is `{}`. Pushes an issue and
+ * returns `{}` when the text does not parse or does not hold an object.
+ */
+function parseEmbedded(input: JsonObject | string | undefined, path: string, what: 'values' | 'meshConfig', issues: ConfigIssue[]): JsonObject {
+  if (input === undefined) return {};
+  if (typeof input !== 'string') return input;
+  let parsed: unknown;
+  const expected = what === 'values' ? 'JSON or YAML' : 'YAML';
+  try {
+    parsed = what === 'values' ? JSON.parse(input) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined) {
+    try {
+      const doc = parseDocument(input, { prettyErrors: false });
+      if (doc.errors.length > 0) throw doc.errors[0]!;
+      parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null)); // plain JSON only (no Infinity, binary)
+    } catch (e) {
+      issues.push({ path, message: `${path} is a string but not valid ${expected}: ${String((e as Error).message).split('\n')[0]}` });
+      return {};
+    }
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isJsonObject(parsed as Json)) {
+    issues.push({ path, message: `${path} must hold a ${expected} object (a map of settings); got ${Array.isArray(parsed) ? 'a list' : typeof parsed}` });
+    return {};
+  }
+  return parsed as JsonObject;
+}
+
+/** Reads derived settings from the merged values, checking their type; see `loadIstioConfig` for precedence. */
+function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: string, issues: ConfigIssue[], warnings: string[]) {
+  return {
+    pick<T>(explicit: T | undefined, explicitPath: string, keys: string[], check: (v: unknown) => v is T, expected: string): T | undefined {
+      const fromUser = getIn(userValues, keys);
+      const source = `${valuesPath}.${keys.join('.')}`;
+      if (explicit !== undefined) {
+        if (fromUser !== undefined && JSON.stringify(fromUser) !== JSON.stringify(explicit)) {
+          warnings.push(`${explicitPath} (${JSON.stringify(explicit)}) overrides ${source} (${JSON.stringify(fromUser)})`);
+        }
+        return explicit;
+      }
+      const v = getIn(values, keys);
+      if (v === undefined || v === null) return undefined;
+      if (!check(v)) {
+        issues.push({ path: source, message: `${source} must be ${expected}; got ${JSON.stringify(v)}` });
+        return undefined;
+      }
+      return v;
+    },
+  };
+}
+
+function getIn(obj: JsonObject, keys: string[]): Json | undefined {
+  let cur: Json | undefined = obj;
+  for (const k of keys) {
+    if (!isJsonObject(cur) || !Object.hasOwn(cur, k)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+function setIn(obj: JsonObject, keys: string[], value: Json): void {
+  let cur = obj;
+  for (const k of keys.slice(0, -1)) {
+    const next = Object.hasOwn(cur, k) ? cur[k] : undefined;
+    if (!isJsonObject(next)) cur[k] = {};
+    cur = cur[k] as JsonObject;
+  }
+  cur[keys[keys.length - 1]!] = value;
+}
+
+const isPolicy = (v: unknown): v is 'enabled' | 'disabled' => v === 'enabled' || v === 'disabled';
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isRevision = (v: unknown): v is string => typeof v === 'string' && /^(?=.{0,63}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/.test(v);
+
+/** Shape check of a selector list taken from free-form values (the JSON Schema does not cover values). */
+function isSelectorList(v: unknown): v is LabelSelector[] {
+  if (!Array.isArray(v)) return false;
+  const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === 'string');
+  const obj = (x: unknown): x is Record<string, unknown> => isJsonObject(x as Json);
+  return v.every((s) => obj(s)
+    && Object.keys(s).every((k) => k === 'matchLabels' || k === 'matchExpressions')
+    && (s.matchLabels === undefined || (obj(s.matchLabels) && Object.values(s.matchLabels).every((x) => typeof x === 'string')))
+    && (s.matchExpressions === undefined || (Array.isArray(s.matchExpressions) && s.matchExpressions.every((e) => obj(e)
+      && typeof e.key === 'string'
+      && ['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator as string)
+      && (e.values === undefined || strings(e.values))))));
+}

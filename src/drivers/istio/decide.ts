@@ -1,0 +1,92 @@
+/**
+ * The Istio driver's own decision rules: webhook routing (`spec.istio.selection: webhook`) and the pod's
+ * `sidecar.istio.io/inject` label or annotation (Istio `injectRequired`, pkg/kube/inject/inject.go, the steps
+ * between ignored namespaces and the never/always selectors).
+ */
+import type { DecisionStep } from '../../model.ts';
+import type { DriverDecideInput, DriverDecision } from '../driver.ts';
+import type { IstioSettings } from './config.ts';
+import { INJECT_LABEL, routeIstioWebhook } from './webhook.ts';
+
+/** Meaning of a `sidecar.istio.io/inject` value: inject, do not inject, or let selectors/policy decide. */
+export type InjectValue = 'true' | 'false' | 'unset';
+
+/**
+ * Reads a `sidecar.istio.io/inject` value. `""` is unset (no warning). Default (Istio 1.13-1.26,
+ * `inject.go`): `y|yes|true|on` in any case mean true, any other non-empty value false. `strict` (Istio >= 1.27,
+ * istio/istio#56737): only exact `true`/`false` count, anything else is unset. Any non-empty value other than
+ * exactly `true`/`false` yields a warning (`where` names the label or annotation).
+ */
+export function readInjectValue(raw: string, strict: boolean, where: string): { value: InjectValue; warning?: string } {
+  if (raw === 'true' || raw === 'false') return { value: raw };
+  if (raw === '') return { value: 'unset' };
+  if (strict) {
+    return {
+      value: 'unset',
+      warning: `${where} is "${raw}", which Istio >= 1.27 treats as unset (only "true" and "false" count); the selectors and the policy decide instead`,
+    };
+  }
+  const value: InjectValue = /^(y|yes|true|on)$/i.test(raw) ? 'true' : 'false';
+  return {
+    value,
+    warning: `${where} is "${raw}": read as "${value}" (Istio < 1.27), but Istio >= 1.27 treats any value other than exactly "true"/"false" as unset; write "${value}"`,
+  };
+}
+
+/**
+ * Istio's decision for one pod template:
+ * 1. with `selection: webhook`, the MutatingWebhookConfiguration routing (`./webhook.ts`): no webhook selects
+ *    the pod → skip (`webhook-not-selected`; a warning when the namespace's labels are unknown); a webhook
+ *    that selects it becomes the reason of a `policy-enabled` outcome;
+ * 2. pod label `sidecar.istio.io/inject`, else the annotation: `true` → inject (`label-true`,
+ *    `annotation-true`), `false` → skip (`label-false`, `annotation-false`); other values per
+ *    `readInjectValue`.
+ * Nothing decided: the shared never/always selectors and the policy decide.
+ */
+export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDecision {
+  const { settings } = input;
+  const warnings: string[] = [];
+  const trace: DecisionStep[] = [];
+  const labels = input.podMeta.labels ?? {};
+  const annotations = input.podMeta.annotations ?? {};
+
+  let routedBy: DriverDecision['routedBy'];
+  if (settings.selection === 'webhook') {
+    const route = routeIstioWebhook(settings, input.namespace, input.namespaceLabels, labels);
+    if (!route.matched) {
+      trace.push({ rule: 'istio.webhook', saw: route.detail, outcome: 'decided' });
+      return {
+        verdict: { inject: false, reason: 'webhook-not-selected', detail: `no injection webhook selects it: ${route.detail}`, namespaceBased: true },
+        warnings,
+        trace,
+      };
+    }
+    trace.push({ rule: 'istio.webhook', saw: route.detail, outcome: 'pass' });
+    routedBy = { reason: route.webhook.reason, detail: route.detail };
+  }
+
+  const hasLabel = Object.hasOwn(labels, INJECT_LABEL);
+  const hasAnnotation = Object.hasOwn(annotations, INJECT_LABEL);
+  if (hasLabel || hasAnnotation) {
+    const source = hasLabel ? 'label' : 'annotation';
+    const raw = hasLabel ? labels[INJECT_LABEL]! : annotations[INJECT_LABEL]!;
+    const where = `pod ${source} ${INJECT_LABEL}`;
+    const read = readInjectValue(raw, settings.strictInjectValues, where);
+    if (read.warning) warnings.push(read.warning);
+    if (read.value !== 'unset') {
+      const shadowed = hasLabel && hasAnnotation && annotations[INJECT_LABEL] !== raw
+        ? ` (the label takes precedence over the annotation "${annotations[INJECT_LABEL]}")` : '';
+      const detail = `${where} is "${raw}"${shadowed}`;
+      trace.push({ rule: `istio.inject-${source}`, saw: detail, outcome: 'decided' });
+      return {
+        verdict: { inject: read.value === 'true', reason: `${source}-${read.value}`, detail: routedBy ? `${detail}; ${routedBy.detail}` : detail },
+        warnings,
+        trace,
+      };
+    }
+    trace.push({ rule: `istio.inject-${source}`, saw: `${where} is "${raw}" (unset)`, outcome: 'pass' });
+  } else {
+    trace.push({ rule: 'istio.inject-label', saw: `no ${INJECT_LABEL} label or annotation`, outcome: 'pass' });
+  }
+  return { ...(routedBy ? { routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace };
+}
