@@ -11,7 +11,7 @@ import { BUILTINS, printable } from './builtins.ts';
 import { sprint } from './fmt.ts';
 import {
   ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NIL, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
-  dynamic, indirect, indirectInterface, sortedKeys, truth, typed, zero,
+  dynamic, fieldOf, indirect, indirectInterface, sortedKeys, truth, typed, zero,
 } from './value.ts';
 
 /** An execution failure; `message` is Go's text naming the template and position. */
@@ -465,9 +465,9 @@ class Compiler {
         const f = r.t.fieldIndex?.get(name);
         if (f) {
           if (hasArgs) s.fail(tree, n, `${name} has arguments but cannot be invoked as function`);
-          return typed(f.type, (r.v as Record<string, unknown>)[f.json]);
+          return fieldOf(r.v, f);
         }
-        if (r.t.opaque) s.fail(tree, n, `can't evaluate field ${name} in type ${typName} (this Go type is not modelled by meshinject)`);
+        if (r.t.opaque || r.t.partial) s.fail(tree, n, `can't evaluate field ${name} in type ${typName} (meshinject models only part of this Go type)`);
         break;
       }
       case 'map': {

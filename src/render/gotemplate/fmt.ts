@@ -6,7 +6,7 @@
  */
 import { formatGoFloat } from '../go-values.ts';
 import { goQuoteString } from './lex.ts';
-import { type GoType, type Value, dynamic, sortedKeys, typed } from './value.ts';
+import { type GoType, type Value, dynamic, fieldOf, sortedKeys, typed } from './value.ts';
 
 /** Formatting options of one verb. */
 interface Spec {
@@ -211,10 +211,10 @@ function format(a: Value, verb: string, spec: Spec, depth: number): string {
       return `map[${keys.map((k) => `${fmtString(k, verb === 'v' ? 'v' : verb, PLAIN)}:${format(typed(elem, o[k]), verb, spec, depth + 1)}`).join(' ')}]`;
     }
     case 'struct': {
-      if (t.opaque) throw new Error(`cannot print a value of type ${t.name}`);
+      if (t.opaque || t.noPrint) throw new Error(`cannot reproduce Go's printing of type ${t.name}`);
       const raw = v.v as Record<string, unknown>;
       const parts = (t.fields ?? []).map((f) => {
-        const s = format(typed(f.type, raw[f.json]), verb, spec, depth + 1);
+        const s = format(fieldOf(raw, f), verb, spec, depth + 1);
         return spec.plus ? `${f.name}:${s}` : s;
       });
       return `{${parts.join(' ')}}`;

@@ -25,6 +25,14 @@ export interface GoField {
   json: string;
   type: GoType;
   omitempty: boolean;
+  /** Converts the JSON form to the representation (e.g. a protobuf enum name to its number). */
+  decode?: (raw: unknown) => unknown;
+}
+
+/** The Value of field `f` of a struct representation. */
+export function fieldOf(obj: unknown, f: GoField): Value {
+  const raw = f.json === '' ? obj : (obj as Record<string, unknown>)[f.json];
+  return typed(f.type, f.decode ? f.decode(raw) : raw);
 }
 
 /** A method callable from a template (`.Foo.String`, `.ProxyConfig.GetTracing`): receiver representation in, Value out. */
@@ -52,6 +60,10 @@ export interface GoType {
   implementedBy?: (t: GoType) => boolean;
   /** A type read from JSON without a Go schema: field access is refused, marshalling copies the JSON. */
   opaque?: boolean;
+  /** Go prints values of this type in a way not reproduced here (protobuf messages' text form): printing throws. */
+  noPrint?: boolean;
+  /** The type is declared with only some of Go's fields (a missing one is named in the error). */
+  partial?: boolean;
 }
 
 /** A Go value: its type and representation (see the module comment). */
@@ -344,7 +356,7 @@ export function toJSONValue(v: Value): unknown {
       const out: Record<string, unknown> = {};
       for (const f of t.fields ?? []) {
         if (f.json === '-') continue;
-        const fv = typed(f.type, raw[f.json]);
+        const fv = fieldOf(raw, f);
         if (f.omitempty && isEmptyValue(fv)) continue;
         out[f.json] = toJSONValue(fv);
       }
