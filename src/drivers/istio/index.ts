@@ -18,8 +18,9 @@ export const istioDriver: MeshDriver<IstioSettings> = {
   loadConfig: loadIstioConfig,
   decide: decideIstio,
   inject(req) {
-    const { pod, warnings } = injectIstioPod(req);
-    return { pod, summary: injectionSummary(req.settings), warnings };
+    const { pod, warnings, sources } = injectIstioPod(req);
+    const summary = injectionSummary(req.settings);
+    return { pod, summary: sources ? `${summary}; ${sources}` : summary, warnings };
   },
   inventory(pod) {
     const raw = pod.metadata.annotations?.[STATUS_ANNOTATION];

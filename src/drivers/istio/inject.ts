@@ -10,7 +10,8 @@ import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { effectiveProxyConfig, interceptionModeOf } from './proxy-config.ts';
 import { buildTemplateData } from './template-data.ts';
-import { renderIstioTemplate, selectedTemplates } from './render.ts';
+import { describeSources, type RenderContext, renderNamed, templateNamesFor } from './go-render.ts';
+import type { TemplateOrigin } from './template-sources.ts';
 import { validateAnnotations } from './validate.ts';
 import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
@@ -34,6 +35,8 @@ export const NATIVE_SIDECAR_ANNOTATION = 'sidecar.istio.io/nativeSidecar';
 export interface IstioInjection {
   pod: PodTemplate;
   warnings: string[];
+  /** Which source rendered which template (empty when only the built-in templates were used). */
+  sources: string;
 }
 
 /**
@@ -167,12 +170,18 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   });
 
   const native = resolveNativeSidecars(annotations, config.nativeSidecars);
+  // Templates of Istio 1.22-1.26 read `env "ENABLE_NATIVE_SIDECARS"`: answer it from the config (once per run).
+  if (!Object.hasOwn(istio.env, 'ENABLE_NATIVE_SIDECARS')) istio.env.ENABLE_NATIVE_SIDECARS = String(config.nativeSidecars);
+  const ctx: RenderContext = { settings: istio, builtinData: data, pod: stripped, nativeSidecars: config.nativeSidecars };
+  const used: Array<{ name: string; origin: TemplateOrigin }> = [];
   let merged: PodTemplate = structuredClone(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
-  for (const name of selectedTemplates(annotations)) {
+  for (const name of templateNamesFor(annotations, istio)) {
     let fragment: JsonObject;
     try {
-      fragment = fragmentOf(renderIstioTemplate(name, data));
+      const r = renderNamed(name, ctx);
+      used.push({ name, origin: r.origin });
+      fragment = fragmentOf(r.fragment);
     } catch (e) {
       wrap(e, `failed to run injection template "${name}"`);
     }
@@ -227,7 +236,8 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   });
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
-  return { pod: final, warnings: preconditionWarnings(original, req.workload) };
+  const sources = used.every((u) => u.origin === 'builtin') ? '' : describeSources(used, istio);
+  return { pod: final, warnings: preconditionWarnings(original, req.workload), sources };
 }
 
 /**

@@ -73,15 +73,23 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
   if (source === undefined) {
     throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, undefined, 'TEMPLATE');
   }
-  const text = renderTemplate(`istio/${name}`, source, data);
+  return fragmentFromYaml(`istio/${name}`, renderTemplate(`istio/${name}`, source, data));
+}
+
+/**
+ * Parses a rendered template (YAML 1.1 rules, as Go's sigs.k8s.io/yaml) into the pod fragment, dropping
+ * empty env values and zero probe counters as Go's typed round-trip does. `label` names the template in errors.
+ * @throws InjectError (code TEMPLATE) when the text is not YAML or not a mapping.
+ */
+export function fragmentFromYaml(label: string, text: string): RenderedFragment {
   let parsed: unknown;
   try {
     parsed = parseFragment(text);
   } catch (err) {
-    throw new InjectError(`template "istio/${name}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
+    throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isObject(parsed)) throw new InjectError(`template "istio/${name}" did not produce a YAML mapping`, undefined, 'TEMPLATE');
+  if (!isObject(parsed)) throw new InjectError(`template "${label}" did not produce a YAML mapping`, undefined, 'TEMPLATE');
   const out: RenderedFragment = {};
   if (isObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
   if (isObject(parsed.spec)) {
@@ -90,5 +98,3 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
   }
   return out;
 }
-
-
