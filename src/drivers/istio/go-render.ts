@@ -82,7 +82,7 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
     if (e instanceof TemplateExecError) throw new InjectError(e.message, undefined, 'TEMPLATE');
     throw e;
   }
-  return { fragment: fragmentFromYaml(name, text), origin: entry.origin };
+  return { fragment: fragmentFromYaml(name, text, true), origin: entry.origin };
 }
 
 /** The result line part naming the sources: `templates sidecar, spire from spec.istio.injectorConfig (Istio 1.26.0)`. */

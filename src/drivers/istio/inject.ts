@@ -201,11 +201,13 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged.spec.initContainers = [...containersOf(merged.spec, 'initContainers'), proxy];
     } else if (
       findContainer(PROXY_CONTAINER, containersOf(templatePod.spec, 'containers')) &&
+      findContainer(PROXY_CONTAINER, containersOf(original.spec, 'initContainers')) &&
       findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'initContainers')) &&
       !findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
     ) {
       // meshinject: the reverse move (native → classic sidecar), which Istio does not do, so that an
-      // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container.
+      // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container. Only for a
+      // proxy the input already had: a template run after a native `sidecar` may add its own `istio-proxy`.
       const inits = containersOf(merged.spec, 'initContainers');
       const proxy = findContainer(PROXY_CONTAINER, inits)!;
       // Native-only fields of the old proxy; the template sets `lifecycle` again when values ask for it.

@@ -81,7 +81,7 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
  * empty env values and zero probe counters as Go's typed round-trip does. `label` names the template in errors.
  * @throws InjectError (code TEMPLATE) when the text is not YAML or not a mapping.
  */
-export function fragmentFromYaml(label: string, text: string): RenderedFragment {
+export function fragmentFromYaml(label: string, text: string, goTyped = false): RenderedFragment {
   let parsed: unknown;
   try {
     parsed = parseFragment(text);
@@ -94,7 +94,26 @@ export function fragmentFromYaml(label: string, text: string): RenderedFragment 
   if (isObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
   if (isObject(parsed.spec)) {
     normalizeFragment(parsed.spec);
+    if (goTyped) defaultResourceDivisors(parsed.spec);
     out.spec = parsed.spec;
   }
   return out;
+}
+
+/**
+ * Go's typed round-trip of `corev1.ResourceFieldSelector`: `divisor` is a `resource.Quantity` value, so a
+ * missing one is written as `"0"`. Applied to fragments of Go templates (the built-in ports write their own).
+ */
+function defaultResourceDivisors(spec: JsonObject): void {
+  for (const key of ['initContainers', 'containers']) {
+    const list = spec[key];
+    if (!Array.isArray(list)) continue;
+    for (const c of list) {
+      if (!isObject(c) || !Array.isArray(c.env)) continue;
+      for (const e of c.env) {
+        const ref = isObject(e) && isObject(e.valueFrom) ? e.valueFrom.resourceFieldRef : undefined;
+        if (isObject(ref) && ref.divisor === undefined) ref.divisor = '0';
+      }
+    }
+  }
 }
