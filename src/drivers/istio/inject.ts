@@ -12,6 +12,7 @@ import { effectiveProxyConfig, interceptionModeOf } from './proxy-config.ts';
 import { buildTemplateData } from './template-data.ts';
 import { describeSources, type RenderContext, renderNamed, templateNamesFor } from './go-render.ts';
 import type { TemplateOrigin } from './template-sources.ts';
+import { normalizeFragment } from './render.ts';
 import { validateAnnotations } from './validate.ts';
 import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
@@ -220,6 +221,10 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged = mergeInto(merged, fragment);
     } catch (e) {
       wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');
+    }
+    if (used[used.length - 1]?.origin !== 'builtin') {
+      normalizeFragment(templatePod.spec);
+      normalizeFragment(merged.spec);
     }
   }
 

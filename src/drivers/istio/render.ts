@@ -54,7 +54,8 @@ function normalizeContainer(c: JsonObject): void {
   if (c.imagePullPolicy === '') delete c.imagePullPolicy;
 }
 
-function normalizeFragment(spec: JsonObject): void {
+/** The Go-typed round-trip artifacts of a (merged) pod spec: empty env values, zero probe counters, empty pull policy. In place. */
+export function normalizeFragment(spec: JsonObject): void {
   for (const key of ['initContainers', 'containers']) {
     const list = spec[key];
     if (Array.isArray(list)) for (const c of list) if (isObject(c)) normalizeContainer(c);
@@ -93,8 +94,10 @@ export function fragmentFromYaml(label: string, text: string, goTyped = false): 
   const out: RenderedFragment = {};
   if (isObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
   if (isObject(parsed.spec)) {
-    normalizeFragment(parsed.spec);
+    // Go-template fragments are normalized after the merge (`normalizeGoTyped`), as Go's typed round-trip
+    // applies to the merged pod: a zero in the template still overwrites an old value.
     if (goTyped) defaultResourceDivisors(parsed.spec);
+    else normalizeFragment(parsed.spec);
     out.spec = parsed.spec;
   }
   return out;
