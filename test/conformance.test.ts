@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { compareDocuments, normalizeDocument, parseYamlStream } from '../scripts/conformance/normalize.ts';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
-import { buildResourceList, checkMinimums, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
+import { buildResourceList, checkMinimums, corpusDirs, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const corpus = fileURLToPath(new URL('../../shared/conformance/istio', import.meta.url));
@@ -88,6 +88,10 @@ t.test('normalisation drops zero status and DeploymentConfig defaults only', asy
     spec: { replicas: 1 },
   });
   t.same(normalizeDocument({ kind: 'Deployment', spec: { paused: false } }), { kind: 'Deployment', spec: { paused: false } });
+  t.same(normalizeDocument({ kind: 'List', items: [{ kind: 'DeploymentConfig', spec: { test: false, replicas: 1 } }, { kind: 'Deployment', spec: { paused: false } }] }), {
+    kind: 'List',
+    items: [{ kind: 'DeploymentConfig', spec: { replicas: 1 } }, { kind: 'Deployment', spec: { paused: false } }],
+  }, 'List items get the same rule');
 });
 
 t.test('quantities are canonicalised like resource.Quantity', async (t) => {
@@ -141,4 +145,22 @@ t.test('Istio conformance corpus: pass counts per category do not drop', { timeo
   for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}]: ${r.reason}`);
   for (const [cat, s] of Object.entries(summary)) t.comment(`istio conformance: ${s.passed}/${s.total} passed (${cat})`);
   t.same(checkMinimums(summary, min), [], 'no category below its minimum');
+});
+
+const versionsRoot = fileURLToPath(new URL('../../shared/conformance/istio-versions', import.meta.url));
+
+t.test('Istio release corpora (istio-versions/<release>): pass counts do not drop', { timeout: 900_000 }, async (t) => {
+  const min = JSON.parse(readFileSync(join(root, 'test/conformance-versions-min.json'), 'utf8')) as Record<string, number>;
+  const releases = corpusDirs(versionsRoot);
+  t.ok(releases.length > 0, 'at least one release corpus');
+  const summary: Record<string, { passed: number; total: number }> = {};
+  for (const release of releases) {
+    const results = await runConformance(release.dir, { concurrency: 4 });
+    for (const r of results) if (!r.pass) t.comment(`FAIL ${release.label}/${r.name} [${r.category}]: ${r.reason}`);
+    for (const [cat, s] of Object.entries(summarize(results))) {
+      summary[`${release.label}/${cat}`] = s;
+      t.comment(`istio ${release.label} conformance: ${s.passed}/${s.total} passed (${cat})`);
+    }
+  }
+  t.same(checkMinimums(summary, min), [], 'no release category below its minimum');
 });

@@ -166,6 +166,18 @@ export async function runCase(caseDir: string, name: string, cli: string): Promi
 }
 
 /**
+ * The corpora under `dir`: `dir` itself when it has `cases/`, else each subdirectory that has `cases/`
+ * (e.g. `istio-versions/<release>`), sorted, labelled with the subdirectory name.
+ */
+export function corpusDirs(dir: string): Array<{ label: string; dir: string }> {
+  if (existsSync(join(dir, 'cases'))) return [{ label: '', dir }];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'cases')))
+    .map((d) => ({ label: d.name, dir: join(dir, d.name) }))
+    .sort((a, b) => a.label.localeCompare(b.label));
+}
+
+/**
  * Runs every `<dir>/cases/<name>/` (sorted by name).
  * @param dir corpus directory (`.../conformance/istio`)
  */
