@@ -271,8 +271,14 @@ function runResults(ctx: RunContext): KrmResult[] {
  * @param mesh the selected driver bound to its settings (`loadConfig(...).mesh`)
  * @param inputName the input's name for `file.path` of plain streams (CLI file argument)
  */
-export function processItems(source: ParsedSource, config: Config, mesh: ActiveMesh, inputName?: string): ProcessOutput {
+export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string): ProcessOutput {
   const results: KrmResult[] = [];
+  let mesh = boundMesh;
+  if (mesh.withResources) {
+    const adapted = mesh.withResources(source.items.map((i) => i.value));
+    mesh = adapted.mesh;
+    for (const note of adapted.notes) results.push(generalResult('info', note));
+  }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
     namespaces: collectNamespaces(source.items, config, results),

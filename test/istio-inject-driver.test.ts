@@ -40,6 +40,7 @@ function testConfig(over: { nativeSidecars?: boolean; revision?: string; platfor
       enableNamespacesByDefault: false,
       templates: builtinOnlyTemplates(),
       env: {},
+      sourceInputs: { userValues: {}, hasInjectorConfig: false, version: '' },
     },
   };
 }

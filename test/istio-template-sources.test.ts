@@ -101,3 +101,30 @@ t.test('without template sources the output is unchanged (built-in path)', async
   const empty = run(deployment(), { functionConfig: config('    values: {}\n') });
   t.equal(empty.stdout, plain.stdout);
 });
+
+t.test('an istio-sidecar-injector ConfigMap in the input supplies templates, values and version', async (t) => {
+  const cmConfig = `policy: enabled\ndefaultTemplates: [sidecar]\ntemplates:\n  sidecar: |\n    spec:\n      containers:\n      - name: web\n        env:\n        - name: HUB\n          value: {{ .Values.global.hub }}\n`;
+  const cm = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: istio-sidecar-injector
+  namespace: istio-system
+  labels: {app.kubernetes.io/version: "1.24.3"}
+data:
+  config: ${JSON.stringify(cmConfig)}
+  values: '{"global": {"hub": "cluster.example/istio"}}'
+`;
+  const out = run(`${cm}---\n${deployment()}`, { functionConfig: config('    values: {}\n') });
+  t.equal(out.exitCode, 0, out.stderr);
+  const docs = out.stdout.split(/^---$/m);
+  t.same(envOf(docs[1]!), ['HUB=cluster.example/istio'], 'the ConfigMap template rendered with the ConfigMap values');
+  t.ok(out.results.some((r) => r.severity === 'info' && /templates and values from ConfigMap istio-system\/istio-sidecar-injector in the input \(Istio 1\.24\.3\)/.test(r.message)));
+  t.ok(out.results.some((r) => /templates sidecar from ConfigMap istio-sidecar-injector \(Istio 1\.24\.3\)/.test(r.message)));
+  const user = run(`${cm}---\n${deployment()}`, { functionConfig: config('    values:\n      global: {hub: user.example}\n') });
+  t.same(envOf(user.stdout.split(/^---$/m)[1]!), ['HUB=user.example'], 'spec.istio.values applies on top of the ConfigMap values');
+  const ignored = run(`${cm}---\n${deployment()}`, { functionConfig: config(`    injectorConfig:\n      templates:\n        other: ${JSON.stringify(MARK('x'))}\n`) });
+  t.match(ignored.stdout, /name: istio-proxy/, 'with injectorConfig set, the ConfigMap is not used (sidecar is the built-in port)');
+  t.ok(ignored.results.some((r) => /is not used: spec\.istio\.injectorConfig is set/.test(r.message)));
+  const otherRevision = run(`${cm}---\n${deployment()}`, { functionConfig: config('    revision: canary\n') });
+  t.match(otherRevision.stdout, /name: istio-proxy/, 'a ConfigMap of another revision is not used');
+});

@@ -6,7 +6,7 @@
  */
 import type { ConfigIssue } from '../config/schema-issues.ts';
 import type { Config } from '../config/types.ts';
-import type { DecisionReason, DecisionStep, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
+import type { DecisionReason, DecisionStep, Json, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -150,6 +150,12 @@ export interface MeshDriver<S = unknown> {
   /** Validates and defaults the driver's config section (schema fragment: `src/drivers/<name>/config.schema.json`). */
   loadConfig(input: DriverConfigInput): DriverConfigResult<S>;
   /**
+   * Optional: settings adapted to the run's input resources, before any workload is processed (e.g. Istio
+   * takes its templates from an `istio-sidecar-injector` ConfigMap in the input). Pure; `notes` become info
+   * results of the run.
+   */
+  withResources?(settings: S, resources: readonly Json[]): { settings: S; notes: string[] };
+  /**
    * The driver's own opt-in/opt-out rules, after the shared namespace rules and before the shared
    * never/always selectors and policy. Throws `InjectError` for a value the mesh would refuse (an error result).
    */
@@ -172,6 +178,8 @@ export interface MeshDriver<S = unknown> {
  */
 export interface ActiveMesh {
   readonly name: string;
+  /** The driver's `withResources`, bound; absent when the driver has none. */
+  withResources?(resources: readonly Json[]): { mesh: ActiveMesh; notes: string[] };
   decide(input: Omit<DriverDecideInput<never>, 'settings'>): DriverDecision;
   inject(req: Omit<InjectRequest, 'settings'>): InjectResponse;
   inventory(pod: PodTemplate): Inventory | undefined;
@@ -184,5 +192,13 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     decide: (input) => driver.decide({ ...input, settings }),
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
+    ...(driver.withResources
+      ? {
+          withResources: (resources: readonly Json[]) => {
+            const r = driver.withResources!(settings, resources);
+            return { mesh: bindDriver(driver, r.settings), notes: r.notes };
+          },
+        }
+      : {}),
   };
 }

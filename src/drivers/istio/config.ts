@@ -39,6 +39,12 @@ export interface IstioSettings {
   templates: IstioTemplates;
   /** What the template function `env` answers: `spec.istio.env` plus `ENABLE_NATIVE_SIDECARS`. */
   env: Record<string, string>;
+  /** What the template sources were resolved from, to resolve them again with a ConfigMap of the input. */
+  sourceInputs: {
+    userValues: JsonObject;
+    hasInjectorConfig: boolean;
+    version: string;
+  };
 }
 
 /** `spec.istio` as the schema fragment admits it (ConfigMap strings already converted). */
@@ -147,6 +153,7 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
       enableNamespacesByDefault: byDefault,
       templates,
       env,
+      sourceInputs: { userValues, hasInjectorConfig: injector !== undefined, version: istio.version ?? '' },
     },
     issues,
     warnings,

@@ -6,6 +6,7 @@
  */
 import type { MeshDriver } from '../driver.ts';
 import { loadIstioConfig, type IstioSettings } from './config.ts';
+import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
@@ -16,6 +17,7 @@ export type { IstioSettings } from './config.ts';
 export const istioDriver: MeshDriver<IstioSettings> = {
   name: 'istio',
   loadConfig: loadIstioConfig,
+  withResources: withInjectorConfigMap,
   decide: decideIstio,
   inject(req) {
     const { pod, warnings, sources } = injectIstioPod(req);
