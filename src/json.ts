@@ -34,3 +34,33 @@ export function withoutNulls(v: Json): Json {
   }
   return v;
 }
+
+/**
+ * The value at `path` (object keys; numeric strings index arrays), or undefined. Only own properties count,
+ * so input keys named like `Object.prototype` members (`constructor`, `__proto__`) are plain keys.
+ */
+export function getIn(value: Json | undefined, path: readonly string[]): Json | undefined {
+  let cur: Json | undefined = value;
+  for (const k of path) {
+    if (Array.isArray(cur)) cur = /^\d+$/.test(k) ? cur[Number(k)] : undefined;
+    else if (isJsonObject(cur) && Object.hasOwn(cur, k)) cur = cur[k];
+    else return undefined;
+  }
+  return cur;
+}
+
+/**
+ * Sets `obj[key] = value` as an own data property, also for `__proto__` (a plain assignment would change
+ * the object's prototype instead). Returns `obj`.
+ */
+export function setOwn<T extends Json>(obj: { [key: string]: T }, key: string, value: T): { [key: string]: T } {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+  return obj;
+}
+
+/** The object at `path` (see `getIn`), or `{}` when there is none. */
+export function objectAt(value: Json | undefined, ...path: string[]): JsonObject {
+  const v = getIn(value, path);
+  return isJsonObject(v) ? v : {};
+}

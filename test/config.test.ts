@@ -336,3 +336,12 @@ t.test('any JSON under spec or data yields a config or issues, never an exceptio
   }), { numRuns: 300 });
   t.pass('no exception in 600 random configs');
 });
+
+t.test('image values of the wrong type are errors naming the field; a float tag is a warning', async (t) => {
+  const hub = loadConfig(sidecarInjection({ istio: { values: { global: { hub: { a: 1 }, tag: [1] } } } }));
+  t.same(paths(hub), ['spec.istio.values.global.hub', 'spec.istio.values.global.tag']);
+  t.equal(messageAt(hub, 'spec.istio.values.global.hub'), 'spec.istio.values.global.hub must be a string; got {"a":1}');
+  const float = ok(loadConfig(sidecarInjection({ istio: { values: 'global:\n  tag: 1.20\n' } })));
+  t.match(float.warnings.join('\n'), /spec\.istio\.values\.global\.tag is the number 1\.2: .* quote it \("1\.20"\)/);
+  t.same(ok(loadConfig(sidecarInjection({ istio: { values: { global: { tag: 131 } } } }))).warnings, [], 'an integer tag is fine');
+});

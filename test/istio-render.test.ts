@@ -11,7 +11,7 @@ import { podDeployMeta } from '../src/drivers/istio/workload-meta.ts';
 import type { JsonObject, PodTemplate } from '../src/model.ts';
 import { InjectError } from '../src/results/errors.ts';
 import { formatGoDuration, formatGoFloat } from '../src/render/go-values.ts';
-import { appendMultusNetwork, excludeInboundPort, omitNil, otelResourceAttributes } from '../src/render/template-functions.ts';
+import { appendMultusNetwork, excludeInboundPort, omitNil, otelResourceAttributes } from '../src/drivers/istio/template-functions.ts';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
 
 const casesDir = new URL('../../shared/conformance/istio/cases/', import.meta.url);

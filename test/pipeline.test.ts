@@ -154,3 +154,11 @@ t.test('an invalid pod-template annotation is reported with a field path from th
   t.equal(cron.results.find((r) => r.severity === 'error')?.field?.path,
     'spec.jobTemplate.metadata.annotations[traffic.sidecar.istio.io/excludeOutboundIPRanges]', 'a CronJob\'s injection metadata lives on the job template');
 });
+
+t.test('a containerPort that is not a port number is an error naming the field', async (t) => {
+  for (const port of ['.inf', '-1', '70000', '80.5']) {
+    const out = run(deployment('web').replace('        image: web:1\n', `        image: web:1\n        ports: [{containerPort: ${port}}]\n`));
+    t.equal(out.exitCode, 1, `${port}: exit 1`);
+    t.match(out.stderr, /spec\.template\.spec\.containers\[0\]\.ports\[0\]\.containerPort must be a port number from 1 to 65535/, `${port}: named`);
+  }
+});

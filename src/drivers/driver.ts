@@ -147,6 +147,11 @@ export interface Inventory {
 export interface MeshDriver<S = unknown> {
   /** `spec.mesh` value selecting the driver, and the key of its config section (`spec.<name>`). */
   readonly name: string;
+  /**
+   * Every reason code the driver's `decide` can return (kebab-case, stable: results, CI reports and
+   * `explain` use them as rule ids). The golden tests check each appears in a golden case.
+   */
+  readonly reasons: readonly string[];
   /** Validates and defaults the driver's config section (schema fragment: `src/drivers/<name>/config.schema.json`). */
   loadConfig(input: DriverConfigInput): DriverConfigResult<S>;
   /**

@@ -1,38 +1,58 @@
 /**
- * The template engine: one isolated Handlebars environment with the template functions registered,
- * compiled templates cached by name. Strict mode (a missing field in a `{{mustache}}` throws), no
- * HTML escaping (the output is YAML), and prototype access left at Handlebars' safe default (off).
+ * The Handlebars template engine drivers render with. Each engine is one isolated Handlebars environment
+ * with the shared helpers (`./template-functions.ts`) plus the driver's own registered, compiled templates
+ * cached by name. Strict mode (a missing field in a `{{mustache}}` throws), no HTML escaping (the output is
+ * YAML), and prototype access left at Handlebars' safe default (off).
  */
 import Handlebars from 'handlebars';
-import { PRECOMPILED } from '../drivers/templates-precompiled.gen.js';
 import { InjectError } from '../results/errors.ts';
-import { TEMPLATE_FUNCTIONS } from './template-functions.ts';
+import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
 
-const env = Handlebars.create();
-for (const [name, fn] of Object.entries(TEMPLATE_FUNCTIONS)) env.registerHelper(name, fn as Handlebars.HelperDelegate);
-
-const cache = new Map<string, { source: string; render: Handlebars.TemplateDelegate }>();
-
-function compiled(name: string, source: string): Handlebars.TemplateDelegate {
-  const hit = cache.get(name);
-  if (hit && hit.source === source) return hit.render;
-  // Built-in templates ship precompiled (scripts/gen-templates.mjs, same options): no compile at run time.
-  const pre = PRECOMPILED[name];
-  const render = pre && pre.source === source ? env.template(pre.spec) : env.compile(source, { strict: true, noEscape: true });
-  cache.set(name, { source, render });
-  return render;
+/** A driver's template engine (see `createTemplateEngine`). */
+export interface TemplateEngine {
+  /**
+   * Renders `source` (cached under `name`, e.g. `istio/sidecar`) with `data` and returns the text (YAML for
+   * mesh templates). Compilation is lazy, so syntax errors surface here too.
+   * @throws InjectError (code TEMPLATE) naming the template when compiling or rendering fails.
+   */
+  render(name: string, source: string, data: unknown): string;
 }
 
 /**
- * Renders `source` (cached under `name`, e.g. `istio/sidecar`) with `data` and returns the text (YAML
- * for the mesh templates). Compilation is lazy, so syntax errors surface here too.
- * @throws InjectError (code TEMPLATE) naming the template when compiling or rendering fails.
+ * Creates an engine with the shared helpers plus `helpers` (a driver's own functions, which may not shadow a
+ * shared one). `precompiled` holds the driver's built-in templates compiled at build time (same options) by
+ * name with their source; a template whose source matches is not compiled at run time.
  */
+export function createTemplateEngine(
+  helpers: Readonly<Record<string, Helper>> = {},
+  precompiled: Readonly<Record<string, { source: string; spec: Parameters<typeof Handlebars.template>[0] }>> = {},
+): TemplateEngine {
+  const env = Handlebars.create();
+  for (const [name, fn] of Object.entries({ ...helpers, ...TEMPLATE_FUNCTIONS })) env.registerHelper(name, fn as Handlebars.HelperDelegate);
+  const cache = new Map<string, { source: string; render: Handlebars.TemplateDelegate }>();
+  const compiled = (name: string, source: string): Handlebars.TemplateDelegate => {
+    const hit = cache.get(name);
+    if (hit && hit.source === source) return hit.render;
+    const pre = Object.hasOwn(precompiled, name) ? precompiled[name] : undefined;
+    const render = pre && pre.source === source ? env.template(pre.spec) : env.compile(source, { strict: true, noEscape: true });
+    cache.set(name, { source, render });
+    return render;
+  };
+  return {
+    render(name, source, data) {
+      try {
+        return compiled(name, source)(data);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new InjectError(`template "${name}" failed: ${reason}`, undefined, 'TEMPLATE');
+      }
+    },
+  };
+}
+
+const shared = createTemplateEngine();
+
+/** Renders with the shared helpers only (no driver helpers, no precompiled templates); see `TemplateEngine.render`. */
 export function renderTemplate(name: string, source: string, data: unknown): string {
-  try {
-    return compiled(name, source)(data);
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new InjectError(`template "${name}" failed: ${reason}`, undefined, 'TEMPLATE');
-  }
+  return shared.render(name, source, data);
 }

@@ -1,30 +1,34 @@
 /**
- * Handlebars helpers equivalent to the Go `text/template` builtins, sprig functions and Istio
- * `InjectionFuncmap` (pkg/kube/inject/template.go) used by the Istio injection templates. Every
- * helper is pure (no environment, time or randomness). Handlebars passes an `options` hash as the
- * last argument; `args()` drops it. Argument order follows the Go call (`default DEFAULT GIVEN`,
- * `join SEP LIST`, `contains NEEDLE HAYSTACK`), so a Go pipeline `x | default "a"` reads
- * `(default "a" x)` here.
+ * The shared template helpers every driver's Handlebars templates may use: the Go `text/template`
+ * builtins, the sprig functions mesh templates use, and the mesh-neutral part of Istio's
+ * `InjectionFuncmap` (pkg/kube/inject/template.go: `annotation`, `isset`, `toJSON`, `toYaml`, `indent`, ...).
+ * Mesh-specific functions live in their driver (e.g. src/drivers/istio/template-functions.ts) and are
+ * added to that driver's engine. Every helper is pure (no environment, time or randomness). Handlebars
+ * passes an `options` hash as the last argument; `args()` drops it. Argument order follows the Go call
+ * (`default DEFAULT GIVEN`, `join SEP LIST`, `contains NEEDLE HAYSTACK`), so a Go pipeline
+ * `x | default "a"` reads `(default "a" x)` here.
  */
-import { proxyConfigToJSON } from '../drivers/istio/proxy-config.ts';
-import type { Json, JsonObject } from '../model.ts';
+import type { Json } from '../model.ts';
 import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit-block.ts';
 import { formatGoDuration, goPrint, goSprint, isEmpty, isTruthy } from './go-values.ts';
 
-type Helper = (...args: unknown[]) => unknown;
+/** A template helper: Handlebars passes its options object last (see `args`). */
+export type Helper = (...args: unknown[]) => unknown;
 
 /** Drops the trailing Handlebars options object from a helper's arguments. */
-function args(raw: unknown[]): unknown[] {
+export function args(raw: unknown[]): unknown[] {
   const last = raw[raw.length - 1];
   if (typeof last === 'object' && last !== null && 'hash' in last && 'data' in last) return raw.slice(0, -1);
   return raw;
 }
 
-function asRecord(v: unknown): Record<string, unknown> | undefined {
+/** The value as a plain object, or undefined. */
+export function asRecord(v: unknown): Record<string, unknown> | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
-function str(v: unknown): string {
+/** Go's `%v` text of a value; `''` for null/undefined. */
+export function str(v: unknown): string {
   return v === null || v === undefined ? '' : goSprint(v);
 }
 
@@ -57,132 +61,8 @@ function sortKeys(v: Json): Json {
   return v;
 }
 
-/** Istio `omitNil`: recursively drops null values; a map or list left empty becomes null. */
-export function omitNil(v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  if (Array.isArray(v)) {
-    const items = v.map(omitNil).filter((x) => x !== null);
-    return items.length === 0 ? null : items;
-  }
-  const o = asRecord(v);
-  if (o) {
-    const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(o)) {
-      const cleaned = omitNil(val);
-      if (cleaned !== null) out[k] = cleaned;
-    }
-    return Object.keys(out).length === 0 ? null : out;
-  }
-  return v;
-}
-
-/** Istio `excludeInboundPort`: appends `port` to the comma list unless it is empty, `0` or present. */
-export function excludeInboundPort(port: unknown, list: unknown): string {
-  const portStr = str(port).trim();
-  const current = str(list);
-  if (portStr === '' || portStr === '0') return current;
-  const out: string[] = [];
-  for (const p of current.split(',')) {
-    if (p === portStr) return current;
-    if (p.trim() !== '') out.push(p.trim());
-  }
-  out.push(portStr);
-  return out.join(',');
-}
-
-/** Istio `includeInboundPorts`: every container's TCP ports (UDP and SCTP skipped), comma-joined. */
-export function includeInboundPorts(containers: unknown): string {
-  const parts: string[] = [];
-  for (const c of Array.isArray(containers) ? containers : []) {
-    const ports = asRecord(c)?.ports;
-    for (const p of Array.isArray(ports) ? ports : []) {
-      const port = asRecord(p);
-      if (!port || port.protocol === 'UDP' || port.protocol === 'SCTP') continue;
-      parts.push(String(port.containerPort ?? 0));
-    }
-  }
-  return parts.join(',');
-}
-
-/**
- * Istio `appendMultusNetwork`: adds `network` (`[namespace/]name`) to a `k8s.v1.cni.cncf.io/networks`
- * value. A flat list `a, b` becomes `a, b, <network>`; a JSON list gets `{"name": ..., "namespace": ...}`
- * inserted before its last `]`; a value already holding the network is returned unchanged.
- */
-export function appendMultusNetwork(existing: unknown, network: unknown): string {
-  const value = str(existing);
-  const net = str(network);
-  if (value === '') return net;
-  const slash = net.indexOf('/');
-  const ns = slash >= 0 ? net.slice(0, slash) : '';
-  const name = slash >= 0 ? net.slice(slash + 1) : net;
-  const close = value.lastIndexOf(']');
-  if (close !== -1) {
-    let items: unknown;
-    try {
-      items = JSON.parse(value);
-    } catch {
-      return value;
-    }
-    if (!Array.isArray(items)) return value;
-    for (const item of items) {
-      const r = asRecord(item);
-      if (r && r.name === name && (ns === '' || r.namespace === undefined || r.namespace === ns)) return value;
-    }
-    const entry = ns === '' ? `{"name": "${name}"}` : `{"name": "${name}", "namespace": "${ns}"}`;
-    return `${value.slice(0, close)}, ${entry}${value.slice(close)}`;
-  }
-  for (const item of value.split(',')) {
-    const t = item.trim();
-    if (t === net || t === name) return value;
-  }
-  return `${value}, ${net}`;
-}
-
-const OTEL_PREFIX = 'resource.opentelemetry.io/';
-
-function imageVersion(image: string): string {
-  const at = image.indexOf('@');
-  const digest = at >= 0 ? image.slice(at + 1) : '';
-  const ref = at >= 0 ? image.slice(0, at) : image;
-  const colon = ref.lastIndexOf(':');
-  const tag = colon > ref.lastIndexOf('/') ? ref.slice(colon + 1) : '';
-  if (tag && digest) return `${tag}@${digest}`;
-  return tag || digest;
-}
-
-/**
- * Istio `otelResourceAttributes`: `""` unless an `opentelemetry` extension provider of the mesh sets
- * `serviceAttributeEnrichment: OTEL_SEMANTIC_CONVENTIONS`; otherwise
- * `service.namespace=<ns>,service.version=<v>,service.instance.id=<id>` where each value comes from the
- * `resource.opentelemetry.io/service.*` annotation when set, else the namespace, the
- * `app.kubernetes.io/version` label or the single container's image tag, and `<ns>.$(POD_NAME).<first container>`.
- * Attributes without a value are left out.
- */
-export function otelResourceAttributes(mesh: unknown, annos: unknown, labels: unknown, ns: unknown, containers: unknown): string {
-  const providers = asRecord(mesh)?.extensionProviders;
-  const enabled = Array.isArray(providers) && providers.some((p) => {
-    const otel = asRecord(asRecord(p)?.opentelemetry);
-    return otel?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS';
-  });
-  if (!enabled) return '';
-  const a = asRecord(annos) ?? {};
-  const l = asRecord(labels) ?? {};
-  const list = (Array.isArray(containers) ? containers : []).map(asRecord).filter((c) => c && c.name !== 'istio-proxy');
-  const namespace = str(a[`${OTEL_PREFIX}service.namespace`]) || str(ns);
-  let version = str(a[`${OTEL_PREFIX}service.version`]) || str(l['app.kubernetes.io/version']);
-  if (!version && list.length === 1) version = imageVersion(str(list[0]?.image));
-  const first = str(list[0]?.name);
-  const instance = str(a[`${OTEL_PREFIX}service.instance.id`]) || (first ? `${namespace}.$(POD_NAME).${first}` : '');
-  const parts: string[] = [];
-  if (namespace) parts.push(`service.namespace=${namespace}`);
-  if (version) parts.push(`service.version=${version}`);
-  if (instance) parts.push(`service.instance.id=${instance}`);
-  return parts.join(',');
-}
-
-/** Istio `indent`: pads every line but the first with `n` spaces. */
-function istioIndent(n: unknown, s: unknown): string {
+/** Istio `indent` (sprig-style, pkg/kube/inject/template.go): pads every line but the first with `n` spaces. */
+function goIndent(n: unknown, s: unknown): string {
   const pad = ' '.repeat(Number(n));
   return str(s).split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n');
 }
@@ -251,23 +131,16 @@ export const TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
   annotation: (...raw) => { const [meta, key, def] = args(raw); const a = asRecord(asRecord(meta)?.annotations); const k = str(key); return a && Object.prototype.hasOwnProperty.call(a, k) ? str(a[k]) : goSprint(def); },
   isset: (...raw) => { const [m, key] = args(raw); const r = asRecord(m); return !!r && Object.prototype.hasOwnProperty.call(r, str(key)); },
   valueOrDefault: (...raw) => { const [v, d] = args(raw); return v === '' || v === null || v === undefined ? d : v; },
-  excludeInboundPort: (...raw) => { const [p, l] = args(raw); return excludeInboundPort(p, l); },
-  includeInboundPorts: (...raw) => includeInboundPorts(args(raw)[0]),
   toJSON: (...raw) => { const v = args(raw)[0]; return asRecord(v) ? JSON.stringify(v) : '{}'; },
   fromJSON: (...raw) => { try { return JSON.parse(str(args(raw)[0])); } catch { return '{}'; } },
   structToJSON: (...raw) => { const v = args(raw)[0]; return v === null || v === undefined ? '{}' : JSON.stringify(v); },
-  protoToJSON: (...raw) => proxyConfigToJSON(asRecord(args(raw)[0]) as JsonObject | undefined),
   formatDuration: (...raw) => formatGoDuration(args(raw)[0]),
   toYaml: (...raw) => toYamlText(args(raw)[0]),
-  indent: (...raw) => { const [n, s] = args(raw); return istioIndent(n, s); },
+  indent: (...raw) => { const [n, s] = args(raw); return goIndent(n, s); },
   indentBlock: (...raw) => { const [n, s] = args(raw); return indentBlock(n, s); },
   directory: (...raw) => { const p = str(args(raw)[0]); return p.slice(0, p.lastIndexOf('/') + 1); },
   contains: (...raw) => { const [needle, hay] = args(raw); return str(hay).includes(str(needle)); },
   toLower: (...raw) => str(args(raw)[0]).toLowerCase(),
-  appendMultusNetwork: (...raw) => { const [e, n] = args(raw); return appendMultusNetwork(e, n); },
-  env: (...raw) => args(raw)[1] ?? '',
-  omitNil: (...raw) => omitNil(args(raw)[0]),
-  otelResourceAttributes: (...raw) => { const [m, a, l, n, c] = args(raw); return otelResourceAttributes(m, a, l, n, c); },
   /** Sorted `{key, value}` pairs of a map (Go `range` over a map visits keys in sorted order). */
   entries: (...raw) => { const r = asRecord(args(raw)[0]) ?? {}; return Object.keys(r).sort().map((key) => ({ key, value: r[key] })); },
   /** JSON text of a value (a YAML flow node). */

@@ -177,6 +177,18 @@ function splitRequirements(text: string): string[] {
 
 /** Renders a selector in the kubectl syntax for messages, e.g. `app=web,tier notin (db)`; `{}` renders as `<everything>`. */
 export function formatSelector(selector: LabelSelector): string {
+  let text = formatted.get(selector);
+  if (text === undefined) {
+    text = format(selector);
+    formatted.set(selector, text);
+  }
+  return text;
+}
+
+/** Selectors come from the config and are formatted for every workload's trace: once each. */
+const formatted = new WeakMap<LabelSelector, string>();
+
+function format(selector: LabelSelector): string {
   const parts = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   for (const req of selector.matchExpressions ?? []) {
     if (req.operator === 'Exists') parts.push(req.key);

@@ -1,7 +1,12 @@
 import type { Config } from '../config/types.ts';
 import type { ActiveMesh } from '../drivers/driver.ts';
-import type { Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate } from '../model.ts';
+import type { Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate, SharedDecisionReason } from '../model.ts';
 import { formatSelector, isEmptySelector, matchesSelector } from './label-selector.ts';
+
+/** The reason codes of the shared rules (`SharedDecisionReason`), in decision order. */
+export const SHARED_REASONS: readonly SharedDecisionReason[] = [
+  'host-network', 'ignored-namespace', 'namespace-not-selected', 'never-inject-selector', 'always-inject-selector', 'policy-enabled', 'policy-disabled',
+];
 
 /** Label the API server puts on every namespace (Kubernetes >= 1.21); webhooks and selectors see it. */
 export const NS_NAME_LABEL = 'kubernetes.io/metadata.name';

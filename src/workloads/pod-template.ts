@@ -1,15 +1,7 @@
-import { isJsonObject } from '../json.ts';
+import { getIn, isJsonObject, setOwn } from '../json.ts';
 import type { Json, JsonObject, PodMeta, PodTemplate } from '../model.ts';
 import type { WorkloadKind } from './kinds.ts';
 
-function getIn(value: Json, path: readonly string[]): Json | undefined {
-  let cur: Json | undefined = value;
-  for (const k of path) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    cur = cur[k];
-  }
-  return cur;
-}
 
 
 /** Where a kind keeps the pod metadata and pod spec. */
@@ -59,6 +51,9 @@ function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProb
       const pat = `${at}.ports[${j}]`;
       if (!isJsonObject(p)) out.push({ field: pat, message: `${pat} must be a mapping; got ${typeName(p)}` });
       else if (typeof p.containerPort !== 'number') out.push({ field: `${pat}.containerPort`, message: `${pat}.containerPort must be a number; got ${typeName(p.containerPort)}` });
+      else if (!Number.isInteger(p.containerPort) || p.containerPort < 1 || p.containerPort > 65535) {
+        out.push({ field: `${pat}.containerPort`, message: `${pat}.containerPort must be a port number from 1 to 65535; got ${p.containerPort}` });
+      }
     });
   });
 }
@@ -144,8 +139,8 @@ export function isProblem(v: PodTemplate | PodTemplateProblem): v is PodTemplate
 function setIn(root: Json, path: readonly string[], value: Json): Json {
   if (path.length === 0) return value;
   const base: JsonObject = isJsonObject(root) ? { ...root } : {};
-  base[path[0]!] = setIn(base[path[0]!] ?? null, path.slice(1), value);
-  return base;
+  const key = path[0]!;
+  return setOwn(base, key, setIn(Object.hasOwn(base, key) ? base[key]! : null, path.slice(1), value));
 }
 
 /**
@@ -162,5 +157,5 @@ export function withPodTemplate(resource: Json, wk: WorkloadKind, pod: PodTempla
 /** The resource with `metadata.annotations[key] = value` (a new value; the input is not mutated). */
 export function withAnnotation(resource: Json, key: string, value: string): Json {
   const annotations = getIn(resource, ['metadata', 'annotations']);
-  return setIn(resource, ['metadata', 'annotations'], { ...(isJsonObject(annotations) ? annotations : {}), [key]: value });
+  return setIn(resource, ['metadata', 'annotations'], setOwn({ ...(isJsonObject(annotations) ? annotations : {}) }, key, value));
 }

@@ -5,7 +5,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
-import { isJsonObject } from '../../json.ts';
+import { getIn, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, LabelSelector } from '../../model.ts';
 import { validateSelector } from '../../selection/label-selector.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
@@ -131,6 +131,7 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
     version: istio.version ?? '',
     env,
   }, input.path, issues);
+  checkImageValues(values, at('values'), issues, warnings);
 
   const selection = istio.selection ?? 'kube-inject';
   if (selection !== 'webhook') {
@@ -159,6 +160,31 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
     warnings,
     resolved: { policy, neverInjectSelector: never, alwaysInjectSelector: always },
   };
+}
+
+/** Values that name images: a wrong type would silently render a wrong image reference. */
+const IMAGE_VALUE_PATHS: ReadonlyArray<readonly string[]> = [['global', 'hub'], ['global', 'proxy', 'image'], ['global', 'proxy_init', 'image'], ['global', 'variant']];
+
+/**
+ * Checks the image values after merging: `global.hub`, `global.proxy.image`, `global.proxy_init.image` and
+ * `global.variant` must be strings; `global.tag` a string or a number, and a non-integer number is a
+ * warning, since YAML reads an unquoted `1.20` as the float 1.2 (Istio renders `1.2`).
+ */
+function checkImageValues(values: JsonObject, valuesPath: string, issues: ConfigIssue[], warnings: string[]): void {
+  for (const path of IMAGE_VALUE_PATHS) {
+    const v = getIn(values, path);
+    if (v !== undefined && v !== null && typeof v !== 'string') {
+      const field = `${valuesPath}.${path.join('.')}`;
+      issues.push({ path: field, message: `${field} must be a string; got ${JSON.stringify(v)}` });
+    }
+  }
+  const tag = getIn(values, ['global', 'tag']);
+  const field = `${valuesPath}.global.tag`;
+  if (tag !== undefined && tag !== null && typeof tag !== 'string' && typeof tag !== 'number') {
+    issues.push({ path: field, message: `${field} must be a string or a number; got ${JSON.stringify(tag)}` });
+  } else if (typeof tag === 'number' && !Number.isInteger(tag)) {
+    warnings.push(`${field} is the number ${tag}: an unquoted YAML version such as 1.20 reads as the float ${tag} and the image tag becomes "${tag}"; quote it ("1.20")`);
+  }
 }
 
 /**
@@ -217,14 +243,6 @@ function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: st
   };
 }
 
-function getIn(obj: JsonObject, keys: string[]): Json | undefined {
-  let cur: Json | undefined = obj;
-  for (const k of keys) {
-    if (!isJsonObject(cur) || !Object.hasOwn(cur, k)) return undefined;
-    cur = cur[k];
-  }
-  return cur;
-}
 
 function setIn(obj: JsonObject, keys: string[], value: Json): void {
   let cur = obj;

@@ -16,6 +16,7 @@ export type { IstioSettings } from './config.ts';
 /** The `istio` mesh driver. `inject` throws `InjectError` for invalid annotations and template failures. */
 export const istioDriver: MeshDriver<IstioSettings> = {
   name: 'istio',
+  reasons: ['label-true', 'label-false', 'annotation-true', 'annotation-false', 'webhook-not-selected', 'webhook-namespace-label', 'webhook-object-label', 'webhook-namespace-default'],
   loadConfig: loadIstioConfig,
   withResources: withInjectorConfigMap,
   decide: decideIstio,

@@ -18,6 +18,7 @@ import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts'
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
 import { clearPrometheusAnnotations, prometheusPort } from './prometheus.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import { objectAt } from '../../json.ts';
 import {
   containersOf,
   findContainer,
@@ -96,11 +97,6 @@ function goTrue(v: Json | undefined): boolean {
   return v === true || v === 'true';
 }
 
-function objectAt(o: Json | undefined, ...path: string[]): JsonObject {
-  let cur: Json | undefined = o;
-  for (const p of path) cur = isObject(cur) ? cur[p] : undefined;
-  return isObject(cur) ? cur : {};
-}
 
 function wrap(e: unknown, context: string): never {
   if (e instanceof MeshInjectError) throw e;

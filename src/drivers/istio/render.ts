@@ -1,9 +1,14 @@
 import type { JsonObject, PodMeta } from '../../model.ts';
-import { renderTemplate } from '../../render/engine.ts';
+import { createTemplateEngine } from '../../render/engine.ts';
 import { parseFragment } from '../../yaml/fast-parse.ts';
 import { InjectError } from '../../results/errors.ts';
 import { TEMPLATES } from '../templates.gen.ts';
+import { PRECOMPILED } from '../templates-precompiled.gen.js';
+import { ISTIO_TEMPLATE_FUNCTIONS } from './template-functions.ts';
 import type { IstioTemplateData } from './template-data.ts';
+
+/** The Istio engine: shared helpers plus Istio's own, with the built-in templates precompiled at build. */
+const engine = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED);
 
 /** Pod annotation choosing the templates to run (comma list). */
 export const TEMPLATES_ANNOTATION = 'inject.istio.io/templates';
@@ -74,7 +79,7 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
   if (source === undefined) {
     throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, undefined, 'TEMPLATE');
   }
-  return fragmentFromYaml(`istio/${name}`, renderTemplate(`istio/${name}`, source, data));
+  return fragmentFromYaml(`istio/${name}`, engine.render(`istio/${name}`, source, data));
 }
 
 /**

@@ -5,6 +5,7 @@ import { goSprint } from '../../render/go-values.ts';
 import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
+import { objectAt } from '../../json.ts';
 
 /** What {@link buildTemplateData} needs. */
 export interface TemplateDataInput {
@@ -77,11 +78,6 @@ function isObject(v: Json | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function objectAt(o: Json | undefined, ...path: string[]): JsonObject {
-  let cur: Json | undefined = o;
-  for (const p of path) cur = isObject(cur) ? cur[p] : undefined;
-  return isObject(cur) ? cur : {};
-}
 
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};

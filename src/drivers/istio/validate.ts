@@ -153,7 +153,7 @@ export const ANNOTATION_VALIDATION: Readonly<Record<string, Check>> = {
 export function validateAnnotations(annotations: Record<string, string> | undefined, fieldPrefix = 'metadata.annotations'): void {
   const errors: Array<{ key: string; message: string }> = [];
   for (const [key, value] of Object.entries(annotations ?? {})) {
-    const check = ANNOTATION_VALIDATION[key];
+    const check = Object.hasOwn(ANNOTATION_VALIDATION, key) ? ANNOTATION_VALIDATION[key] : undefined;
     if (!check) continue;
     const reason = check(String(value));
     if (reason !== undefined) errors.push({ key, message: `invalid value '${value}' for annotation '${key}': ${reason}` });

@@ -1,0 +1,144 @@
+/**
+ * Istio's own template functions (`InjectionFuncmap`, pkg/kube/inject/template.go) that are not shared with
+ * other drivers: port lists, Multus networks, OpenTelemetry attributes, `protoToJSON` of the ProxyConfig,
+ * `omitNil`, and `env` (which reads nothing: the default argument, as offline injection has no istiod
+ * environment). Registered on the Istio driver's engine beside the shared helpers (src/render/).
+ */
+import type { JsonObject } from '../../model.ts';
+import { args, asRecord, str, type Helper } from '../../render/template-functions.ts';
+import { proxyConfigToJSON } from './proxy-config.ts';
+
+/** Istio `omitNil`: recursively drops null values; a map or list left empty becomes null. */
+export function omitNil(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) {
+    const items = v.map(omitNil).filter((x) => x !== null);
+    return items.length === 0 ? null : items;
+  }
+  const o = asRecord(v);
+  if (o) {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of Object.entries(o)) {
+      const cleaned = omitNil(val);
+      if (cleaned !== null) out[k] = cleaned;
+    }
+    return Object.keys(out).length === 0 ? null : out;
+  }
+  return v;
+}
+
+/** Istio `excludeInboundPort`: appends `port` to the comma list unless it is empty, `0` or present. */
+export function excludeInboundPort(port: unknown, list: unknown): string {
+  const portStr = str(port).trim();
+  const current = str(list);
+  if (portStr === '' || portStr === '0') return current;
+  const out: string[] = [];
+  for (const p of current.split(',')) {
+    if (p === portStr) return current;
+    if (p.trim() !== '') out.push(p.trim());
+  }
+  out.push(portStr);
+  return out.join(',');
+}
+
+/** Istio `includeInboundPorts`: every container's TCP ports (UDP and SCTP skipped), comma-joined. */
+export function includeInboundPorts(containers: unknown): string {
+  const parts: string[] = [];
+  for (const c of Array.isArray(containers) ? containers : []) {
+    const ports = asRecord(c)?.ports;
+    for (const p of Array.isArray(ports) ? ports : []) {
+      const port = asRecord(p);
+      if (!port || port.protocol === 'UDP' || port.protocol === 'SCTP') continue;
+      parts.push(String(port.containerPort ?? 0));
+    }
+  }
+  return parts.join(',');
+}
+
+/**
+ * Istio `appendMultusNetwork`: adds `network` (`[namespace/]name`) to a `k8s.v1.cni.cncf.io/networks`
+ * value. A flat list `a, b` becomes `a, b, <network>`; a JSON list gets `{"name": ..., "namespace": ...}`
+ * inserted before its last `]`; a value already holding the network is returned unchanged.
+ */
+export function appendMultusNetwork(existing: unknown, network: unknown): string {
+  const value = str(existing);
+  const net = str(network);
+  if (value === '') return net;
+  const slash = net.indexOf('/');
+  const ns = slash >= 0 ? net.slice(0, slash) : '';
+  const name = slash >= 0 ? net.slice(slash + 1) : net;
+  const close = value.lastIndexOf(']');
+  if (close !== -1) {
+    let items: unknown;
+    try {
+      items = JSON.parse(value);
+    } catch {
+      return value;
+    }
+    if (!Array.isArray(items)) return value;
+    for (const item of items) {
+      const r = asRecord(item);
+      if (r && r.name === name && (ns === '' || r.namespace === undefined || r.namespace === ns)) return value;
+    }
+    const entry = ns === '' ? `{"name": "${name}"}` : `{"name": "${name}", "namespace": "${ns}"}`;
+    return `${value.slice(0, close)}, ${entry}${value.slice(close)}`;
+  }
+  for (const item of value.split(',')) {
+    const t = item.trim();
+    if (t === net || t === name) return value;
+  }
+  return `${value}, ${net}`;
+}
+
+const OTEL_PREFIX = 'resource.opentelemetry.io/';
+
+function imageVersion(image: string): string {
+  const at = image.indexOf('@');
+  const digest = at >= 0 ? image.slice(at + 1) : '';
+  const ref = at >= 0 ? image.slice(0, at) : image;
+  const colon = ref.lastIndexOf(':');
+  const tag = colon > ref.lastIndexOf('/') ? ref.slice(colon + 1) : '';
+  if (tag && digest) return `${tag}@${digest}`;
+  return tag || digest;
+}
+
+/**
+ * Istio `otelResourceAttributes`: `""` unless an `opentelemetry` extension provider of the mesh sets
+ * `serviceAttributeEnrichment: OTEL_SEMANTIC_CONVENTIONS`; otherwise
+ * `service.namespace=<ns>,service.version=<v>,service.instance.id=<id>` where each value comes from the
+ * `resource.opentelemetry.io/service.*` annotation when set, else the namespace, the
+ * `app.kubernetes.io/version` label or the single container's image tag, and `<ns>.$(POD_NAME).<first container>`.
+ * Attributes without a value are left out.
+ */
+export function otelResourceAttributes(mesh: unknown, annos: unknown, labels: unknown, ns: unknown, containers: unknown): string {
+  const providers = asRecord(mesh)?.extensionProviders;
+  const enabled = Array.isArray(providers) && providers.some((p) => {
+    const otel = asRecord(asRecord(p)?.opentelemetry);
+    return otel?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS';
+  });
+  if (!enabled) return '';
+  const a = asRecord(annos) ?? {};
+  const l = asRecord(labels) ?? {};
+  const list = (Array.isArray(containers) ? containers : []).map(asRecord).filter((c) => c && c.name !== 'istio-proxy');
+  const namespace = str(a[`${OTEL_PREFIX}service.namespace`]) || str(ns);
+  let version = str(a[`${OTEL_PREFIX}service.version`]) || str(l['app.kubernetes.io/version']);
+  if (!version && list.length === 1) version = imageVersion(str(list[0]?.image));
+  const first = str(list[0]?.name);
+  const instance = str(a[`${OTEL_PREFIX}service.instance.id`]) || (first ? `${namespace}.$(POD_NAME).${first}` : '');
+  const parts: string[] = [];
+  if (namespace) parts.push(`service.namespace=${namespace}`);
+  if (version) parts.push(`service.version=${version}`);
+  if (instance) parts.push(`service.instance.id=${instance}`);
+  return parts.join(',');
+}
+
+/** Istio's functions by name, added to the shared helpers on the Istio engine. */
+export const ISTIO_TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
+  excludeInboundPort: (...raw) => { const [p, l] = args(raw); return excludeInboundPort(p, l); },
+  includeInboundPorts: (...raw) => includeInboundPorts(args(raw)[0]),
+  protoToJSON: (...raw) => proxyConfigToJSON(asRecord(args(raw)[0]) as JsonObject | undefined),
+  appendMultusNetwork: (...raw) => { const [e, n] = args(raw); return appendMultusNetwork(e, n); },
+  env: (...raw) => args(raw)[1] ?? '',
+  omitNil: (...raw) => omitNil(args(raw)[0]),
+  otelResourceAttributes: (...raw) => { const [m, a, l, n, c] = args(raw); return otelResourceAttributes(m, a, l, n, c); },
+};
