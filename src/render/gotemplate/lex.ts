@@ -231,21 +231,7 @@ export function lex(src: string): Token[] {
       continue;
     }
     if (c === '"') {
-      pos++;
-      for (;;) {
-        const ch = src[pos];
-        if (ch === '\\') {
-          const nx = src[pos + 1];
-          if (nx !== undefined && nx !== '\n') {
-            pos += 2;
-            continue;
-          }
-          return fail('unterminated quoted string');
-        }
-        if (ch === undefined || ch === '\n') return fail('unterminated quoted string');
-        pos++;
-        if (ch === '"') break;
-      }
+      if (!scanQuoted('"')) return fail('unterminated quoted string');
       emit(T.String);
       continue;
     }
@@ -278,21 +264,7 @@ export function lex(src: string): Token[] {
       continue;
     }
     if (c === "'") {
-      pos++;
-      for (;;) {
-        const ch = src[pos];
-        if (ch === '\\') {
-          const nx = src[pos + 1];
-          if (nx !== undefined && nx !== '\n') {
-            pos += 2;
-            continue;
-          }
-          return fail('unterminated character constant');
-        }
-        if (ch === undefined || ch === '\n') return fail('unterminated character constant');
-        pos++;
-        if (ch === "'") break;
-      }
+      if (!scanQuoted("'")) return fail('unterminated character constant');
       emit(T.CharConstant);
       continue;
     }
@@ -335,6 +307,23 @@ export function lex(src: string): Token[] {
       continue;
     }
     return fail(`unrecognized character in action: ${runeName(c)}`);
+  }
+
+  /** Scans a `"..."` or `'...'` literal from its opening quote (escapes skipped); false if unterminated on the line. */
+  function scanQuoted(quote: string): boolean {
+    pos++;
+    for (;;) {
+      const ch = src[pos];
+      if (ch === '\\') {
+        const nx = src[pos + 1];
+        if (nx === undefined || nx === '\n') return false;
+        pos += 2;
+        continue;
+      }
+      if (ch === undefined || ch === '\n') return false;
+      pos++;
+      if (ch === quote) return true;
+    }
   }
 
   /** lexNumber: scans a number (Go's scanNumber); returns an error message or ''. */

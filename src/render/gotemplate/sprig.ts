@@ -12,7 +12,7 @@ import { sprint, sprintf } from './fmt.ts';
 import { goQuoteString } from './lex.ts';
 import {
   ANY, BOOL, FALSE, FLOAT64, type GoFunc, INT, INT64, MAP_ANY, MAP_STRING, NIL, SLICE_ANY, SLICE_STRING, STRING, TRUE,
-  Value, box, dynamic, goFunc, goJSON, indirectInterface, isNil, lenOf, toJSONValue, typed, utf8Length,
+  Value, box, dynamic, goFunc, goJSON, indirectInterface, isEmptyValue, lenOf, toJSONValue, typed,
 } from './value.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
@@ -37,24 +37,7 @@ export function strval(v: Value): string {
 /** Sprig `empty`: Go's zero-ish values (nil, false, 0, "", empty collections; structs are never empty). */
 export function sprigEmpty(v0: Value): boolean {
   const v = indirectInterface(v0);
-  switch (v.t.kind) {
-    case 'invalid':
-      return true;
-    case 'string':
-    case 'slice':
-    case 'map':
-      return lenOf(v) === 0;
-    case 'bool':
-      return v.v === false;
-    case 'int':
-    case 'uint':
-    case 'float':
-      return v.v === 0;
-    case 'struct':
-      return false;
-    default:
-      return isNil(v);
-  }
+  return v.t.kind === 'invalid' || isEmptyValue(v);
 }
 
 function elements(v0: Value): Value[] | undefined {

@@ -367,8 +367,8 @@ export function toJSONValue(v: Value): unknown {
   }
 }
 
-/** encoding/json `isEmptyValue` (what `omitempty` leaves out). */
-function isEmptyValue(v: Value): boolean {
+/** encoding/json `isEmptyValue` (what `omitempty` leaves out): false, 0, "", nil, empty map or slice; structs never. */
+export function isEmptyValue(v: Value): boolean {
   switch (v.t.kind) {
     case 'bool':
       return v.v === false;
@@ -383,6 +383,7 @@ function isEmptyValue(v: Value): boolean {
       return v.v === null || lenOf(v) === 0;
     case 'ptr':
     case 'interface':
+    case 'func':
       return v.v === null;
     default:
       return false;
