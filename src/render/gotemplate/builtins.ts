@@ -5,8 +5,8 @@
  */
 import { sprint, sprintf, sprintln } from './fmt.ts';
 import {
-  BOOL, FALSE, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, TRUE, Value, dynamic, goFunc,
-  indirect, indirectInterface, lenOf, truth, typed, utf8Length, compareStrings,
+  FALSE, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, TRUE, Value, dynamic, goFunc,
+  indirect, indirectInterface, lenOf, truth, typed, compareStrings,
 } from './value.ts';
 
 type BasicKind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'other';
@@ -236,5 +236,3 @@ function dynamicOr(v: Value): Value {
   return v.t.kind === 'invalid' ? dynamic(null) : v;
 }
 
-void BOOL;
-void utf8Length;

@@ -10,8 +10,8 @@ import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
 import { sprint } from './fmt.ts';
 import {
-  ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NIL, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
-  dynamic, fieldOf, indirect, indirectInterface, sortedKeys, truth, typed, zero,
+  ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
+  fieldOf, indirect, indirectInterface, sortedKeys, truth, typed, zero,
 } from './value.ts';
 
 /** An execution failure; `message` is Go's text naming the template and position. */
@@ -621,5 +621,3 @@ function printValue(s: State, tree: Tree, n: Node, v0: Value): void {
   }
 }
 
-void dynamic;
-void NIL;

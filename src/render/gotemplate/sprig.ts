@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { sprint, sprintf } from './fmt.ts';
 import { goQuoteString } from './lex.ts';
 import {
-  ANY, BOOL, FALSE, FLOAT64, type GoFunc, INT, INT64, MAP_ANY, MAP_STRING, NIL, SLICE_ANY, SLICE_STRING, STRING, TRUE,
-  Value, box, dynamic, goFunc, goJSON, indirectInterface, isEmptyValue, lenOf, toJSONValue, typed,
+  ANY, BOOL, FALSE, FLOAT64, type GoFunc, INT, INT64, MAP_ANY, NIL, SLICE_ANY, SLICE_STRING, STRING, TRUE,
+  Value, box, dynamic, goFunc, goJSON, indirectInterface, isEmptyValue, toJSONValue, typed,
 } from './value.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
@@ -388,4 +388,3 @@ function deepEqual(a: Value, b: Value): boolean {
   return jsonOf(a) === jsonOf(b);
 }
 
-void MAP_STRING;
