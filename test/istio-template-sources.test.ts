@@ -128,3 +128,13 @@ data:
   const otherRevision = run(`${cm}---\n${deployment()}`, { functionConfig: config('    revision: canary\n') });
   t.match(otherRevision.stdout, /name: istio-proxy/, 'a ConfigMap of another revision is not used');
 });
+
+t.test('injectedAnnotations apply with webhook selection only (kube-inject passes none)', async (t) => {
+  const istio = (selection: string) => `    selection: ${selection}\n    injectorConfig:\n      injectedAnnotations: {example.com/injected: "yes"}\n      templates:\n        sidecar: ${JSON.stringify(MARK('m'))}\n`;
+  const ns = `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {istio-injection: enabled}\n---\n`;
+  const webhook = run(ns + deployment(), { functionConfig: config(istio('webhook')) });
+  t.equal(webhook.exitCode, 0, webhook.stderr);
+  t.match(webhook.stdout, /example\.com\/injected: "?yes"?/);
+  const kubeInject = run(ns + deployment(), { functionConfig: config(istio('kube-inject')) });
+  t.notMatch(kubeInject.stdout, /example\.com\/injected/);
+});

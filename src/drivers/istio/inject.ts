@@ -237,6 +237,9 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     templateSpec: templatePod.spec,
     revision: istio.revision,
   });
+  // Istio `applyMetadata`: the injector config's injectedAnnotations. The webhook passes them; kube-inject
+  // passes none (IntoObject sets `injectedAnnotations: nil`), so only webhook selection applies them.
+  if (istio.selection === 'webhook') Object.assign(final.metadata.annotations ??= {}, istio.templates.injectedAnnotations);
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
   const sources = used.every((u) => u.origin === 'builtin') ? '' : describeSources(used, istio);
