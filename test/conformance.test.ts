@@ -1,11 +1,10 @@
 import t from 'tap';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { compareDocuments, normalizeDocument, parseYamlStream } from '../scripts/conformance/normalize.ts';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
-import { buildResourceList, checkMinimums, corpusDirs, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
+import { buildResourceList, checkMinimums, ensureFreshBundle, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const corpus = fileURLToPath(new URL('../../shared/conformance/istio', import.meta.url));
@@ -123,44 +122,14 @@ t.test('minimum checks', async (t) => {
   t.equal(checkMinimums(s, { x: 2, y: 1 }).length, 2);
 });
 
-function newestMtime(dir: string): number {
-  let m = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    m = Math.max(m, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return m;
-}
 
 t.test('Istio conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {
-  const bundle = join(root, 'dist/meshinject.cjs');
-  const srcTime = newestMtime(join(root, 'src'));
-  if (!existsSync(bundle) || statSync(bundle).mtimeMs < srcTime) {
-    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
-    t.equal(b.status, 0, `build: ${b.stderr}`);
-  }
+  const b = ensureFreshBundle(root);
+  t.equal(b.status, 0, `build: ${b.stderr}`);
   const min = JSON.parse(readFileSync(join(root, 'test/conformance-min.json'), 'utf8')) as Record<string, number>;
   const results = await runConformance(corpus, { concurrency: 4 });
   const summary = summarize(results);
   for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}]: ${r.reason}`);
   for (const [cat, s] of Object.entries(summary)) t.comment(`istio conformance: ${s.passed}/${s.total} passed (${cat})`);
   t.same(checkMinimums(summary, min), [], 'no category below its minimum');
-});
-
-const versionsRoot = fileURLToPath(new URL('../../shared/conformance/istio-versions', import.meta.url));
-
-t.test('Istio release corpora (istio-versions/<release>): pass counts do not drop', { timeout: 900_000 }, async (t) => {
-  const min = JSON.parse(readFileSync(join(root, 'test/conformance-versions-min.json'), 'utf8')) as Record<string, number>;
-  const releases = corpusDirs(versionsRoot);
-  t.ok(releases.length > 0, 'at least one release corpus');
-  const summary: Record<string, { passed: number; total: number }> = {};
-  for (const release of releases) {
-    const results = await runConformance(release.dir, { concurrency: 4 });
-    for (const r of results) if (!r.pass) t.comment(`FAIL ${release.label}/${r.name} [${r.category}]: ${r.reason}`);
-    for (const [cat, s] of Object.entries(summarize(results))) {
-      summary[`${release.label}/${cat}`] = s;
-      t.comment(`istio ${release.label} conformance: ${s.passed}/${s.total} passed (${cat})`);
-    }
-  }
-  t.same(checkMinimums(summary, min), [], 'no release category below its minimum');
 });
