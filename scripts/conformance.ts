@@ -1,8 +1,9 @@
 // Conformance runner CLI: `npm run conformance -- <corpus-dir> [--min <file.json>] [--filter <regex>]`.
 // <corpus-dir> holds `cases/`, or subdirectories that do (istio-versions/<release>): then categories read
 // `<release>/<category>`. Prints `FAIL <case> [<category>]: <reason>` per failing case and
-// `istio conformance: P/N passed (<category>)` per category. Exit code 0 unless `--min` (JSON: category -> minimum passes) is not met (1), or usage (2).
+// `<corpus> conformance: P/N passed (<category>)` per category, the corpus being the directory's name. Exit code 0 unless `--min` (JSON: category -> minimum passes) is not met (1), or usage (2).
 import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { checkMinimums, corpusDirs, runConformance, summarize, type CaseResult } from './conformance/runner.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -31,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
   for (const r of results) if (!r.pass) process.stdout.write(`FAIL ${r.name} [${r.category}]: ${r.reason}\n`);
   const summary = summarize(results);
   for (const [cat, s] of Object.entries(summary)) {
-    process.stdout.write(`istio conformance: ${s.passed}/${s.total} passed (${cat})\n`);
+    process.stdout.write(`${basename(resolve(dir))} conformance: ${s.passed}/${s.total} passed (${cat})\n`);
   }
   if (minFile) {
     const min = JSON.parse(readFileSync(minFile, 'utf8')) as Record<string, number>;

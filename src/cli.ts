@@ -3,158 +3,387 @@
  * exitCode) and the file system. It never ends the process early: piped stdout over 64 KiB would be cut
  * and kpt would then delete files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
  */
-import { readFileSync } from 'node:fs';
-import { run, type RunOutput } from './run.ts';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
+import { istioFlagOverrides } from './cli/istio-flags.ts';
+import { summaryLine } from './cli/summary.ts';
+import { USAGE, VERSION } from './cli/usage.ts';
+import type { ConfigOverrides } from './config/layering.ts';
+import { completionScript } from './cli/completion.ts';
+import { convertOutput } from './cli/convert.ts';
+import { unifiedDiff } from './cli/diff.ts';
+import { explainText, explainWorkloads } from './reports/explain.ts';
+import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
+import { locateInput, type LocatedInput } from './reports/locate.ts';
+import { buildReport, type Report } from './reports/report.ts';
+import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
+import { formatResultLine } from './results/result.ts';
 
-const VERSION = '0.1.0';
+export { USAGE };
 
-export const USAGE = `meshinject ${VERSION}: inject mesh sidecars into Kubernetes workloads, offline (a KRM function)
-
-Usage:
-  meshinject [--config FILE] [FILE ...]     read FILEs (or stdin when none, or '-'), write stdout
-  meshinject --help | --version
-
-Input and output (same form out as in):
-  - a KRM ResourceList (kpt fn eval/render, kustomize): items are injected, 'results' appended
-  - a 'kind: List' or a multi-document YAML stream (CLI, Argo CD plugin): injected resources only
-  Resources that are not changed come out byte for byte; changed ones keep comments, key order, quoting.
-
-Options:
-  -c, --config FILE   functionConfig file (SidecarInjection or ConfigMap); overrides the ResourceList's
-  -h, --help          this help
-  -v, --version       print the version
-
-Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarInjection):
-  spec:
-    mesh: istio                       # sidecar class (istio in this version)
-    policy: enabled                   # enabled | disabled: default when nothing on the pod decides
-    namespaceSelector: {matchLabels: {mesh: "on"}}   # LabelSelector over namespace labels (default: all)
-    namespaces: [{name: shop, labels: {...}, annotations: {...}}]  # namespaces not in the input
-    defaultNamespace: default         # for resources without metadata.namespace
-    ignoredNamespaces: [kube-system, kube-public, kube-node-lease, local-path-storage]
-    neverInjectSelector: [...]        # LabelSelectors on pod labels: never inject (checked first)
-    alwaysInjectSelector: [...]       # LabelSelectors on pod labels: inject even with policy disabled
-    nativeSidecars: false             # proxy as an init container with restartPolicy: Always
-    resultAnnotations: true           # write meshinject.dev/injection on every considered workload
-    workloadKinds: [{kind: MyApp, apiVersion: example.com/v1, templatePath: spec.podTemplate}]
-    istio:
-      revision: ""                    # control-plane revision ("" = default)
-      selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)
-      values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)
-      meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)
-  A plain ConfigMap works for the simple fields (data: {mesh: istio, policy: disabled, ...}).
-
-Per workload: sidecar.istio.io/inject label (over the annotation) "true"/"false" decides; then
-neverInjectSelector, alwaysInjectSelector, policy. hostNetwork pods and ignored namespaces are never injected.
-
-Environment:
-  LOG_TO_STDERR=true  print one line per result on stderr (kustomize sets it for container functions)
-
-Exit codes:
-  0  success
-  1  error results (invalid annotation, bad functionConfig, ...): a ResourceList is written unchanged with
-     its results; other forms write nothing to stdout
-  2  bad input or usage (unparseable YAML, unknown option): nothing is written to stdout
-
-Examples:
-  kpt fn eval . --exec meshinject --fn-config injection.yaml
-  kubectl kustomize overlays/prod | meshinject --config injection.yaml > injected.yaml
-`;
-
-interface Args {
-  help: boolean;
-  version: boolean;
-  config?: string;
-  files: string[];
-}
-
-function parseArgs(argv: string[]): Args | string {
-  const a: Args = { help: false, version: false, files: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const x = argv[i]!;
-    if (x === '-h' || x === '--help') a.help = true;
-    else if (x === '-v' || x === '--version') a.version = true;
-    else if (x === '-c' || x === '--config') {
-      const v = argv[++i];
-      if (v === undefined) return `${x} needs a file`;
-      a.config = v;
-    } else if (x.startsWith('--config=')) a.config = x.slice('--config='.length);
-    else if (x.startsWith('-') && x !== '-') return `unknown option ${x}`;
-    else a.files.push(x);
-  }
-  return a;
-}
+/** An error for the user: one line on stderr, exit 2, nothing on stdout. */
+class CliError extends Error {}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads a file (or stdin for `-`) as UTF-8; invalid UTF-8 is an error, never silently replaced. */
-function readInput(file: string): string {
-  const bytes = readFileSync(file === '-' ? 0 : file);
+/** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
+let budget = 0;
+let budgetTotal = 0;
+
+function sizeText(n: number): string {
+  for (const [unit, f] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= f && n % f === 0) return `${n / f} ${unit}`;
+  return `${n} bytes`;
+}
+
+function tooLarge(label: string): CliError {
+  return new CliError(`${label}: input larger than the limit of ${sizeText(budgetTotal)} (--max-input-bytes)`);
+}
+
+/**
+ * Reads a file descriptor to its end, at most `budget` bytes (a regular file's size is checked first).
+ * Works for pipes, FIFOs and devices (`/dev/zero` stops at the limit); a non-blocking stdin is polled.
+ */
+function readFd(fd: number, label: string): Buffer {
+  const st = fstatSync(fd);
+  if (st.isFile() && st.size > budget) throw tooLarge(label);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      if (code === 'EOF') break;
+      throw e;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > budget) throw tooLarge(label);
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+  budget -= total;
+  return Buffer.concat(chunks, total);
+}
+
+/** A file system error in the user's terms, naming the path. */
+function fsMessage(path: string, e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const what: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EISDIR: 'is a directory',
+    ENOTDIR: 'a part of the path is not a directory',
+    ELOOP: 'too many symbolic links',
+    EMFILE: 'too many open files',
+  };
+  return `${path}: ${what[err.code ?? ''] ?? err.message}`;
+}
+
+/** Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. */
+function readText(path: string, label = path): string {
+  let bytes: Buffer;
+  if (path === '-') bytes = readFd(0, 'stdin');
+  else {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (e) {
+      throw new CliError(fsMessage(label, e));
+    }
+    try {
+      bytes = readFd(fd, label);
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      throw new CliError(fsMessage(label, e));
+    } finally {
+      closeSync(fd);
+    }
+  }
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new Error('input is not valid UTF-8 (YAML and Kubernetes manifests must be UTF-8)');
+    throw new CliError(`${label}: not valid UTF-8 (YAML and Kubernetes manifests must be UTF-8)`);
   }
 }
 
-function main(): void {
-  const args = parseArgs(process.argv.slice(2));
-  if (typeof args === 'string') {
-    process.stderr.write(`meshinject: ${args}\nRun 'meshinject --help' for usage.\n`);
-    process.exitCode = 2;
-    return;
-  }
-  if (args.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (args.version) {
-    process.stdout.write(`meshinject ${VERSION}\n`);
-    return;
-  }
-  const logToStderr = /^(true|1)$/i.test(process.env.LOG_TO_STDERR ?? '');
-  let functionConfig: string | undefined;
-  try {
-    if (args.config !== undefined) functionConfig = readInput(args.config);
-  } catch (e) {
-    process.stderr.write(`meshinject: error: cannot read --config ${args.config}: ${(e as Error).message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const files = args.files.length ? args.files : ['-'];
-  const outputs: RunOutput[] = [];
-  for (const f of files) {
-    let text: string;
+const MANIFEST = /\.(ya?ml|json)$/i;
+
+/**
+ * The manifest files under a directory: `*.yaml`, `*.yml`, `*.json`, recursively, sorted by path (code
+ * unit order). Entries whose name starts with `.` (`.git`, `.github`) and symbolic links to directories
+ * are not followed.
+ */
+function manifestFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    let entries;
     try {
-      text = readInput(f);
+      entries = readdirSync(d, { withFileTypes: true });
     } catch (e) {
-      process.stderr.write(`meshinject: error: cannot read ${f}: ${(e as Error).message}\n`);
-      process.exitCode = 2;
-      return;
+      throw new CliError(fsMessage(d, e));
     }
-    const inputName = f === '-' ? undefined : f;
-    const out = run(text, { logToStderr, ...(functionConfig !== undefined ? { functionConfig } : {}), ...(inputName ? { inputName } : {}) });
-    outputs.push(out);
-    if (out.exitCode === 2) break;
-  }
-  const exitCode = Math.max(...outputs.map((o) => o.exitCode));
-  for (const o of outputs) if (o.stderr) process.stderr.write(o.stderr);
-  // Output is complete or absent: nothing on stdout when any input was bad.
-  if (exitCode !== 2) {
-    const parts = outputs.map((o) => o.stdout).filter((s) => s.length > 0);
-    // Several inputs become one YAML stream: each part on its own lines, separated by `---`.
-    const joined = parts
-      .map((p, i) => (i > 0 && !p.startsWith('---') ? `---\n${p}` : p))
-      .map((p, i, all) => (i < all.length - 1 && !p.endsWith('\n') ? `${p}\n` : p))
-      .join('');
-    if (joined) process.stdout.write(joined);
-  }
-  process.exitCode = exitCode;
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (MANIFEST.test(e.name) && (e.isFile() || (e.isSymbolicLink() && statSync(p, { throwIfNoEntry: false })?.isFile()))) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-try {
-  main();
-} catch (e) {
-  process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+/** The inputs named on the command line, read: files, directories (expanded), `-` for stdin. */
+function readInputs(paths: readonly string[]): RunInput[] {
+  const inputs: RunInput[] = [];
+  let stdinUsed = false;
+  for (const p of paths.length ? paths : ['-']) {
+    if (p === '-') {
+      if (stdinUsed) throw new CliError("'-' (stdin) is given twice");
+      stdinUsed = true;
+      inputs.push({ text: readText('-') });
+      continue;
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) {
+      throw new CliError(`${p}: URLs are not read (meshinject works offline); download it first, e.g. curl -fsSL '${p}' | meshinject -`);
+    }
+    let st;
+    try {
+      st = statSync(p);
+    } catch (e) {
+      // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
+      const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
+      throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
+    }
+    if (st.isDirectory()) {
+      const files = manifestFiles(p);
+      if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
+      for (const f of files) inputs.push({ name: f, text: readText(f) });
+    } else {
+      inputs.push({ name: p, text: readText(p) });
+    }
+  }
+  return inputs;
+}
+
+/** Settings from flags and the environment that win over the functionConfig. */
+function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
+  const flagFile = (flag: string, path: string | undefined) => (path === undefined ? undefined : { name: `--${flag} ${path}`, text: readText(path, `--${flag} ${path}`) });
+  const meshConfigFile = flagFile('meshConfigFile', cmd.meshConfigFile);
+  const valuesFile = flagFile('valuesFile', cmd.valuesFile);
+  const injectConfigFile = flagFile('injectConfigFile', cmd.injectConfigFile);
+  const operatorFileName = flagFile('operatorFileName', cmd.operatorFileName);
+  const istio = istioFlagOverrides({
+    ...(cmd.revision !== undefined ? { revision: cmd.revision } : {}),
+    ...(meshConfigFile ? { meshConfigFile } : {}),
+    ...(valuesFile ? { valuesFile } : {}),
+    ...(injectConfigFile ? { injectConfigFile } : {}),
+    ...(operatorFileName ? { operatorFileName } : {}),
+  });
+  if (!istio.ok) throw new CliError(istio.message);
+  const o = istio.overrides;
+  // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
+  if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
+  else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  return o;
+}
+
+/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line. */
+let outputFailed = false;
+
+function onOutputError(e: NodeJS.ErrnoException): void {
+  if (outputFailed) return;
+  outputFailed = true;
+  if (e.code === 'EPIPE') return; // the reader went away (`| head`): stop quietly, as Unix tools do
+  process.stderr.write(`meshinject: error: cannot write the output: ${e.code === 'ENOSPC' ? 'no space left on device' : e.message}\n`);
   process.exitCode = 2;
+}
+
+function writeStdout(text: string): void {
+  if (!text || outputFailed) return;
+  try {
+    process.stdout.write(text);
+  } catch (e) {
+    onOutputError(e as NodeJS.ErrnoException);
+  }
+}
+
+/** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
+function writeReports(cmd: Command, report: () => Report): void {
+  if (cmd.reports.length === 0) return;
+  const r = report();
+  for (const { format, path } of cmd.reports) {
+    const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
+    if (path !== undefined) writeFile(path, text, `--report ${format}=`);
+    else if (format === 'table') process.stderr.write(text);
+    else writeStdout(text);
+  }
+}
+
+function locate(inputs: readonly RunInput[]): LocatedInput[] {
+  return inputs.map((i) => locateInput(i.text, i.name)).filter((x) => x !== undefined);
+}
+
+/** The report of a run, with positions from the inputs' text (and, for a check, the fixes). */
+function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Report {
+  return buildReport(out.results, locate(inputs), {
+    mesh: out.config?.mesh ?? 'istio',
+    command: cmd.command,
+    toolVersion: VERSION,
+    ...(out.fixes ? { fixes: out.fixes } : {}),
+  });
+}
+
+/** Inputs above this many resources show progress on a terminal. */
+const PROGRESS_FROM = 2000;
+
+/** A progress line on stderr when it is a terminal: `meshinject: 12000/50000 resources`, at most 10 times a second. */
+function progressOnTty(cmd: Command): RunOptions['progress'] {
+  if (cmd.quiet || !process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    if (total <= PROGRESS_FROM) return;
+    const now = performance.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    process.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
+  };
+}
+
+/** What every command reads: the size budget, config files, flag overrides, inputs. */
+function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
+  const env = process.env;
+  const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
+  budget = budgetTotal = cmd.maxInputBytes;
+  const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
+  const overrides = overridesFrom(cmd, env);
+  const inputs = readInputs(cmd.inputs);
+  const progress = progressOnTty(cmd);
+  const opts: RunOptions = {
+    logToStderr,
+    ...(progress ? { progress } : {}),
+    ...(functionConfigs.length ? { functionConfigs } : {}),
+    ...(Object.keys(overrides).length ? { overrides } : {}),
+  };
+  return { inputs, opts, logToStderr };
+}
+
+function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
+  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
+  if (!outputFailed) process.exitCode = out.exitCode;
+}
+
+/** Writes a file the user named; `what` names the option in the error (`--output-file `, `--report junit=`). */
+function writeFile(path: string, text: string, what: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (e) {
+    throw new CliError(`cannot write ${what}${fsMessage(path, e)}`);
+  }
+}
+
+function runInject(cmd: Command, startedAt: number): void {
+  const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
+  if (stdoutReport && cmd.outputFile === undefined) {
+    throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
+  }
+  const { inputs, opts, logToStderr } = prepare(cmd);
+  const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
+  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.exitCode !== 2 && out.stdout) {
+    let text = out.stdout;
+    if (cmd.output) {
+      try {
+        text = convertOutput(text, cmd.output);
+      } catch (e) {
+        throw new CliError((e as Error).message);
+      }
+    }
+    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, text, '--output-file ');
+    else writeStdout(text);
+  }
+  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
+  finish(cmd, out, logToStderr, startedAt);
+}
+
+/** `meshinject check`: nothing changes; findings on stderr (and in reports); exit 1 when one fails. */
+function runCheck(cmd: Command, startedAt: number): void {
+  const { inputs, opts, logToStderr } = prepare(cmd);
+  const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
+  // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
+  const shown = logToStderr ? out.stderr : out.results.filter((r) => r.severity !== 'info').map((r) => `${formatResultLine(r)}\n`).join('');
+  if (shown) process.stderr.write(shown);
+  if (out.stdout) writeStdout(out.stdout);
+  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
+  finish(cmd, out, logToStderr, startedAt);
+}
+
+/** `meshinject explain`: the decision trace per workload. */
+function runExplain(cmd: Command): void {
+  const { inputs, opts } = prepare(cmd);
+  const out = runInputs(inputs, opts);
+  if (out.exitCode === 2) {
+    process.stderr.write(out.stderr);
+    process.exitCode = 2;
+    return;
+  }
+  const general = out.results.filter((r) => !r.resourceRef && r.severity !== 'info');
+  for (const r of general) process.stderr.write(`${formatResultLine(r)}\n`);
+  const list = explainWorkloads(out.workloads, out.results, locate(inputs));
+  writeStdout(cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
+  if (!outputFailed) process.exitCode = out.exitCode;
+}
+
+/** `meshinject diff`: the unified diff per file; `--in-place` writes the changed files back. */
+function runDiff(cmd: Command): void {
+  const { inputs, opts } = prepare(cmd);
+  if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
+  const out = runInputs(inputs, opts);
+  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.exitCode !== 0) {
+    process.exitCode = out.exitCode;
+    return;
+  }
+  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
+  if (cmd.inPlace) {
+    const changed = out.files.filter((f) => f.output !== f.input);
+    for (const f of changed) writeFile(f.name!, f.output, '--in-place: ');
+    process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
+  } else writeStdout(text);
+  process.exitCode = 0;
+}
+
+function main(startedAt: number): void {
+  const cmd = parseCommandLine(process.argv.slice(2));
+  if ('error' in cmd) {
+    process.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (cmd.help) return writeStdout(USAGE);
+  if (cmd.version) return writeStdout(`meshinject ${VERSION}\n`);
+  if (cmd.command === 'completion') return writeStdout(completionScript(cmd.shell!));
+  if (cmd.command === 'check') return runCheck(cmd, startedAt);
+  if (cmd.command === 'explain') return runExplain(cmd);
+  if (cmd.command === 'diff') return runDiff(cmd);
+  runInject(cmd, startedAt);
+}
+
+process.stdout.on('error', onOutputError);
+try {
+  main(performance.now());
+} catch (e) {
+  process.exitCode = 2;
+  if (e instanceof CliError) process.stderr.write(`meshinject: error: ${e.message}\n`);
+  else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
+    process.stderr.write(`meshinject: error: the input is too large to hold in memory (${(e as Error).message}); lower --max-input-bytes\n`);
+  } else process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
 }

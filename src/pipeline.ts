@@ -5,7 +5,7 @@
  * `ActiveMesh` (src/drivers/driver.ts).
  */
 import type { Config } from './config/types.ts';
-import type { ActiveMesh, InjectResponse, WorkloadRef } from './drivers/driver.ts';
+import type { ActiveMesh, InjectResponse, Inventory, WorkloadRef } from './drivers/driver.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { MeshInjectError } from './results/errors.ts';
@@ -24,6 +24,32 @@ export interface ProcessOutput {
   changed: Map<number, string>;
   /** One result per workload (plus its warnings), then the run-level results. */
   results: KrmResult[];
+  /** Every decided workload in order: its decision (with the trace) and the sidecar it already carried. */
+  workloads: WorkloadRecord[];
+}
+
+/** A decided workload, for `meshinject check` and `explain`. */
+export interface WorkloadRecord {
+  /** `SourceItem.position` of the resource. */
+  position: number;
+  id: ResourceId;
+  /** Effective namespace (`metadata.namespace`, else the default namespace). */
+  namespace: string;
+  decision: Decision;
+  /** What the input's pod template already carried from this mesh (its status annotation), if anything. */
+  previous?: Inventory;
+  /** False when the injection failed (an error result was pushed). */
+  ok: boolean;
+}
+
+/** Shared state when several inputs are one run (`runInputs`). */
+export interface SharedRun {
+  /** The namespace table of all inputs (`collectNamespaces` over every input). */
+  namespaces: Map<string, NamespaceInfo>;
+  /** Unknown namespaces a decision needed, counted over all inputs; the caller reports them once (`unknownNamespaceResults`). */
+  unknownNamespaces: Map<string, number>;
+  /** Called after each resource is processed (progress on a terminal). */
+  onItem?: () => void;
 }
 
 function obj(v: Json | undefined): JsonObject | undefined {
@@ -148,8 +174,9 @@ interface RunContext {
 function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   const v = obj(item.value);
   if (!v || isLocalConfig(v)) return undefined;
-  const wk = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
-  if (!wk) return undefined;
+  const found = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
+  if (!found) return undefined;
+  const wk = ctx.mesh.ownPodMetadata ? { kind: found.kind, groups: found.groups, templatePath: found.templatePath } : found;
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
@@ -253,9 +280,30 @@ function resultFor(w: Workload, decision: Decision, injected: InjectResponse | u
   });
 }
 
+/**
+ * A resource that is not a workload, when the driver annotates such resources (`MeshDriver.annotateResource`:
+ * Linkerd's Namespace and Service annotations): the annotations are added and an info result says so.
+ */
+function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v) || !ctx.mesh.annotateResource) return;
+  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
+  const meta = obj(v.metadata) ?? {};
+  const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
+  const add = ctx.mesh.annotateResource(res, ctx.config);
+  if (!add) return;
+  let desired: Json = item.value;
+  for (const [k, val] of Object.entries(add.annotations)) desired = withAnnotation(desired, k, val);
+  const text = emitChanged(item, ctx.source, desired);
+  if (text !== undefined) changed.set(item.position, text);
+  const id = resourceId(item, ctx.source, ctx.inputName);
+  ctx.results.push(resourceResult('info', `annotated (${ctx.mesh.name}): ${Object.entries(add.annotations).map(([k, x]) => `${k}=${x}`).join(', ')}: ${add.summary}`, id,
+    { tags: { 'meshinject.dev/outcome': 'annotated', 'meshinject.dev/reason': 'driver-annotation' } }));
+}
+
 /** Run-level results: each unknown namespace a decision needed, once. */
-function runResults(ctx: RunContext): KrmResult[] {
-  return [...ctx.unknownNamespaces].map(([ns, count]) => generalResult('warning',
+export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, number>): KrmResult[] {
+  return [...unknownNamespaces].map(([ns, count]) => generalResult('warning',
     `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)`));
 }
 
@@ -270,8 +318,10 @@ function runResults(ctx: RunContext): KrmResult[] {
  * @param config the validated core config
  * @param mesh the selected driver bound to its settings (`loadConfig(...).mesh`)
  * @param inputName the input's name for `file.path` of plain streams (CLI file argument)
+ * @param shared when several inputs are one run: their namespace table, and where unknown namespaces are
+ *   counted (the run-level results are then left to the caller)
  */
-export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string): ProcessOutput {
+export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string, shared?: SharedRun): ProcessOutput {
   const results: KrmResult[] = [];
   let mesh = boundMesh;
   if (mesh.withResources) {
@@ -281,12 +331,14 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
   }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
-    namespaces: collectNamespaces(source.items, config, results),
-    unknownNamespaces: new Map(),
+    namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
+    unknownNamespaces: shared?.unknownNamespaces ?? new Map(),
   };
   const changed = new Map<number, string>();
+  const workloads: WorkloadRecord[] = [];
   for (const item of source.items) {
     const w = readWorkload(item, ctx);
+    if (!w && ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
     if (w) {
       let decision: Decision | undefined;
       try {
@@ -298,7 +350,9 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
       }
       if (decision) {
         for (const warning of decision.warnings) results.push(resourceResult('warning', warning, w.id));
+        const previous = mesh.inventory(w.pod);
         const injected = injectWorkload(w, decision, ctx);
+        workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok: injected !== 'failed' });
         if (injected !== 'failed') {
           const desired = annotate(w, decision, injected, config);
           const text = desired === item.value ? undefined : emitChanged(item, source, desired);
@@ -308,7 +362,8 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
       }
     }
     release(item);
+    shared?.onItem?.();
   }
-  results.push(...runResults(ctx));
-  return { changed, results };
+  if (!shared) results.push(...unknownNamespaceResults(ctx.unknownNamespaces));
+  return { changed, results, workloads };
 }

@@ -1,21 +1,60 @@
-import { parse as parseYaml } from 'yaml';
-import { loadConfig } from './config/load.ts';
+import { loadConfig, type LoadResult } from './config/load.ts';
+import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
-import { parseSource, type ParsedSource } from './krm/source.ts';
+import { parseSource, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput } from './krm/write.ts';
-import type { KrmResult } from './model.ts';
-import { processItems } from './pipeline.ts';
+import type { Config } from './config/types.ts';
+import type { JsonObject, KrmResult } from './model.ts';
+import { collectNamespaces, processItems, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, summarize } from './results/result.ts';
+import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
+import { lookupWorkloadKind } from './workloads/kinds.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
   /** functionConfig as YAML text (CLI `--config`); overrides the ResourceList's `functionConfig`. */
   functionConfig?: string;
+  /**
+   * Several functionConfig files (repeated `--config`), merged in order as Helm merges values files
+   * (`mergeConfigLayers`); they override the ResourceList's `functionConfig`. Used instead of `functionConfig`.
+   */
+  functionConfigs?: ReadonlyArray<{ name: string; text: string }>;
+  /** CLI flags and environment settings that win over the functionConfig (`overrideLayers`). */
+  overrides?: ConfigOverrides;
   /** Name of the input for messages and `file.path` of plain streams (a file path, or `stdin`). */
   inputName?: string;
   /** `LOG_TO_STDERR=true`: one human line per result on stderr. */
   logToStderr?: boolean;
+  /**
+   * Running under Argo CD (`ARGOCD_APP_NAME` set): resources annotated `config.kubernetes.io/local-config:
+   * "true"` are dropped from plain-stream output (kustomize and kpt drop them too; Argo CD would apply
+   * them), and an output without resources is an error rather than an empty stream.
+   */
+  dropLocalConfig?: boolean;
+  /**
+   * Check mode (`meshinject check`; also when the functionConfig says `spec.mode: check`): nothing is
+   * changed; findings (`src/reports/check.ts`) are results, and any error result fails the run. A
+   * ResourceList comes back with its items unchanged and the results; other forms write nothing.
+   */
+  check?: { failOn: FailOn };
+  /** Progress: called after each resource with the count done and the total (the CLI draws it on a terminal). */
+  progress?: (done: number, total: number) => void;
+}
+
+/** One input of a run: its text and its name (a file path; absent for stdin). */
+export interface RunInput {
+  text: string;
+  name?: string;
+}
+
+/** The output of one input: what `--in-place` writes back to its file. */
+export interface FileOutput {
+  name?: string;
+  /** The input text. */
+  input: string;
+  /** The output text in the input's framing (equal to `input` when nothing changed). */
+  output: string;
 }
 
 /**
@@ -27,7 +66,17 @@ export interface RunOutput {
   stderr: string;
   exitCode: 0 | 1 | 2;
   results: KrmResult[];
+  /** Per input, its text and its output (empty unless the run got as far as writing output). */
+  files: FileOutput[];
+  /** The config the run used (absent when it could not be loaded). */
+  config?: Config;
+  /** Every decided workload (with the index of its input), in input order; empty when the run stopped before deciding. */
+  workloads: Array<WorkloadRecord & { input: number }>;
+  /** Check mode: the resource text that fixes a finding (injecting it), by result. */
+  fixes?: Map<KrmResult, string>;
 }
+
+const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
 
 function stderrFor(results: readonly KrmResult[], all: boolean): string {
   const lines = results.filter((r) => all || r.severity === 'error').map(formatResultLine);
@@ -39,14 +88,8 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
 }
 
 /** Exit 2: bad input, nothing on stdout, the reason on stderr. */
-function badInput(message: string): RunOutput {
-  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results: [] };
-}
-
-function finish(source: ParsedSource, results: KrmResult[], stdout: string, opts: RunOptions): RunOutput {
-  const exitCode = exitCodeOf(results);
-  const keep = exitCode === 0 || source.form === 'resource-list';
-  return { stdout: keep ? stdout : '', stderr: stderrFor(results, opts.logToStderr === true), exitCode, results };
+function badInput(message: string, results: KrmResult[] = []): RunOutput {
+  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
 /**
@@ -56,43 +99,185 @@ function finish(source: ParsedSource, results: KrmResult[], stdout: string, opts
  * @returns stdout/stderr text and the exit code (0 ok, 1 error results, 2 bad input)
  */
 export function run(input: string, opts: RunOptions = {}): RunOutput {
-  const where = opts.inputName ?? 'input';
-  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
-  let source: ParsedSource;
+  return runInputs([{ text: input, ...(opts.inputName !== undefined ? { name: opts.inputName } : {}) }], opts);
+}
+
+/** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
+function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
+  const layers: ConfigLayer[] = [];
+  const texts = opts.functionConfigs ?? (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
+  if (texts) {
+    for (const t of texts) {
+      const p = parseConfigLayer(t.text, t.name);
+      if (!p.ok) return p.syntax ? { fatal: p.message } : { problem: p.message };
+      layers.push({ name: t.name, value: p.value });
+    }
+  } else {
+    const fc = sources.find((s) => s.form === 'resource-list')?.functionConfig;
+    if (fc !== undefined && fc !== null) {
+      if (typeof fc !== 'object' || Array.isArray(fc)) {
+        return { problem: `the ResourceList's functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(fc)}` };
+      }
+      layers.push({ name: "the ResourceList's functionConfig", value: fc });
+    }
+  }
+  if (opts.overrides) {
+    const o = overrideLayers(opts.overrides, layers[0]?.value.kind);
+    if (!o.ok) return { problem: o.message };
+    if (o.layers.length > 0 && layers.length === 0) {
+      layers.push({ name: 'the default functionConfig', value: { apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection' } });
+    }
+    layers.push(...o.layers);
+  }
+  if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS) };
+  const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
+  if (!merged.ok) return { problem: merged.message };
+  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS), raw: merged.value };
+}
+
+/**
+ * The top-level stream documents of `source` to drop under Argo CD (local-config), as replacement ranges:
+ * each covers the document and the separator and comments before it, so no empty document is left.
+ */
+function localConfigDrops(source: ParsedSource): SourceItem[] {
+  if (source.form !== 'stream') return [];
+  const out: SourceItem[] = [];
+  let prevEnd = 0;
+  for (const item of source.items) {
+    if (item.position !== item.topPosition) continue;
+    const v = item.value as { metadata?: { annotations?: Record<string, unknown> } } | null;
+    const ann = v?.metadata?.annotations;
+    if (ann && typeof ann === 'object' && Object.hasOwn(ann, LOCAL_CONFIG) && ann[LOCAL_CONFIG] === 'true') {
+      out.push({ ...copyRange(item), start: prevEnd });
+    }
+    prevEnd = item.end;
+  }
+  return out;
+}
+
+/** A resource's range without its (lazily composed) data. */
+function copyRange(item: SourceItem): SourceItem {
+  return { position: item.position, topPosition: item.topPosition, kind: item.kind, start: item.start, end: item.end, column: item.column, node: null!, value: null };
+}
+
+/** Joins the outputs of several inputs into one YAML stream: each on its own lines, separated by `---`. */
+function joinStreams(parts: string[]): string {
+  return parts
+    .filter((p) => p.length > 0)
+    .map((p, i) => (i > 0 && !/^---(\s|$)/.test(p) ? `---\n${p}` : p))
+    .map((p, i, all) => (i < all.length - 1 && !p.endsWith('\n') ? `${p}\n` : p))
+    .join('');
+}
+
+/**
+ * Runs meshinject on several inputs as one: one namespace table (a Namespace in one file selects a
+ * workload in another), one config, one set of results, one output (the inputs' outputs joined as one YAML
+ * stream, in order). Bytes in, bytes out, no process access. A ResourceList must be the only input.
+ *
+ * Output is all or nothing: with any input unreadable (exit 2) or any error result (exit 1) nothing is
+ * written, except that a single ResourceList comes back unchanged with its results (exit 1).
+ *
+ * @param inputs the inputs in order (a leading BOM of each is ignored)
+ * @returns stdout/stderr text, the exit code, the results and each input's own output (`files`)
+ */
+export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): RunOutput {
+  const sources: ParsedSource[] = [];
   try {
-    source = parseSource(text, where);
-    if (source.form === 'stream' && source.items.length === 0) {
-      throw new MeshInjectError('BAD_INPUT', `${where}: no resources: expected a ResourceList, a List or Kubernetes YAML documents`);
+    for (const input of inputs) {
+      const where = input.name ?? 'input';
+      const text = input.text.charCodeAt(0) === 0xfeff ? input.text.slice(1) : input.text;
+      const source = parseSource(text, where);
+      if (source.form === 'resource-list' && inputs.length > 1) {
+        throw new MeshInjectError('BAD_INPUT', `${where}: a ResourceList must be the only input (got ${inputs.length} inputs)`);
+      }
+      if (source.form === 'stream' && source.items.length === 0) {
+        throw new MeshInjectError('BAD_INPUT', `${where}: no resources: expected a ResourceList, a List or Kubernetes YAML documents`);
+      }
+      sources.push(source);
     }
   } catch (e) {
     if (!(e instanceof MeshInjectError)) throw e;
     return badInput(e.message);
   }
-  let fnConfig: unknown = source.functionConfig;
-  if (opts.functionConfig !== undefined) {
-    try {
-      fnConfig = parseYaml(opts.functionConfig, { uniqueKeys: true, maxAliasCount: 100 });
-    } catch (e) {
-      return badInput(`functionConfig: ${(e as Error).message.split('\n')[0]}`);
-    }
-  }
+  const single = sources.length === 1 ? sources[0]! : undefined;
   const results: KrmResult[] = [];
-  const unchanged = () => writeOutput(source, new Map(), results);
-  const loaded = loadConfig(fnConfig, DRIVERS);
+  /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
+  const failed = (used?: Config, workloads: RunOutput['workloads'] = []): RunOutput => {
+    const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
+    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}) };
+  };
+  const cfg = resolveConfig(sources, opts);
+  if (cfg.fatal !== undefined) return badInput(cfg.fatal);
+  if (cfg.problem !== undefined) {
+    results.push(generalResult('error', `functionConfig: ${cfg.problem}`));
+    return failed();
+  }
+  const loaded = cfg.loaded!;
   if (!loaded.ok) {
     for (const issue of loaded.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
-    return finish(source, results, unchanged(), opts);
+    return failed();
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
-  let out: ReturnType<typeof processItems>;
+  const mesh = loaded.mesh;
+  const checkSpec = readCheckRules(cfg.raw);
+  if (checkSpec.issues.length > 0) {
+    for (const issue of checkSpec.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+    return failed();
+  }
+  const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
+  // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
+  const config = check ? { ...loaded.config, resultAnnotations: false } : loaded.config;
+  const processed: Array<{ changed: Map<number, string>; drops: SourceItem[] }> = [];
+  const workloads: Array<WorkloadRecord & { input: number }> = [];
+  // All inputs are one run: one namespace table over every input's Namespace objects (they win over
+  // spec.namespaces entries), unknown namespaces reported once.
+  let shared: SharedRun;
   try {
-    out = processItems(source, loaded.config, loaded.mesh, opts.inputName);
+    shared = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() };
+    if (opts.progress) {
+      const total = sources.reduce((n, s) => n + s.items.length, 0);
+      let done = 0;
+      const progress = opts.progress;
+      shared.onItem = () => progress(++done, total);
+    }
+    sources.forEach((source, i) => {
+      const drops = opts.dropLocalConfig && !check ? localConfigDrops(source) : [];
+      const out = processItems(source, config, mesh, inputs[i]!.name, shared);
+      results.push(...out.results);
+      processed.push({ changed: out.changed, drops });
+      for (const w of out.workloads) workloads.push({ ...w, input: i });
+    });
+    results.push(...unknownNamespaceResults(shared.unknownNamespaces));
   } catch (e) {
     // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
     return badInput(e.message);
   }
-  results.push(...out.results);
-  if (exitCodeOf(results) !== 0) return finish(source, results, unchanged(), opts);
-  return finish(source, results, writeOutput(source, out.changed, results), opts);
+  if (check) {
+    const templatePath = (w: WorkloadRecord) => lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
+    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath);
+    results.push(...found.results);
+    applyFailOn(results, check.failOn);
+    const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
+    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes };
+  }
+  if (exitCodeOf(results) !== 0) return failed(config, workloads);
+  let kept = 0;
+  const files = sources.map((source, i): FileOutput => {
+    const { changed, drops } = processed[i]!;
+    const items = source.items.slice();
+    const edits = new Map(changed);
+    for (const d of drops) {
+      items[d.position] = d;
+      edits.set(d.position, '');
+    }
+    kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
+    const name = inputs[i]!.name;
+    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results) };
+  });
+  if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
+    return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
+  }
+  const stdout = single ? files[0]!.output : joinStreams(files.map((f) => f.output));
+  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads };
 }

@@ -1,10 +1,11 @@
-import t from 'tap';
-import { readFileSync } from 'node:fs';
+import t, { type Test } from 'tap';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { compareDocuments, normalizeDocument, parseYamlStream } from '../scripts/conformance/normalize.ts';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
-import { buildResourceList, checkMinimums, ensureFreshBundle, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
+import { buildResourceList, checkMinimums, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const corpus = fileURLToPath(new URL('../../shared/conformance/istio', import.meta.url));
@@ -79,6 +80,12 @@ spec:
   t.notOk(compareDocuments([doc!], [doc!, doc!]).equal, 'document count');
 });
 
+t.test('normalisation drops hostNetwork: false of a spec only (Go omitempty)', async (t) => {
+  t.same(normalizeDocument({ spec: { hostNetwork: false, x: 1 } }), { spec: { x: 1 } });
+  t.same(normalizeDocument({ spec: { hostNetwork: true } }), { spec: { hostNetwork: true } });
+  t.same(normalizeDocument({ data: { hostNetwork: false } }), { data: { hostNetwork: false } });
+});
+
 t.test('normalisation drops zero status and DeploymentConfig defaults only', async (t) => {
   t.same(normalizeDocument({ kind: 'DaemonSet', status: { numberReady: 0, desiredNumberScheduled: 0 } }), { kind: 'DaemonSet' });
   t.same(normalizeDocument({ kind: 'DaemonSet', status: { numberReady: 1 } }), { kind: 'DaemonSet', status: { numberReady: 1 } });
@@ -110,26 +117,60 @@ t.test('ResourceList building keeps document text and turns result annotations o
   const [parsed] = parseYamlStream(rl) as Array<Record<string, any>>;
   t.equal(parsed!.items.length, 2);
   t.same(parsed!.functionConfig.spec, { mesh: 'istio', resultAnnotations: false });
+  const modes = (mode: string) => (parseYamlStream(buildResourceList('kind: A\n', `kind: SidecarInjection\nspec:\n  mesh: linkerd\n  mode: ${mode}\n`))[0] as Record<string, any>).functionConfig.spec;
+  t.same(modes('inject'), { mesh: 'linkerd', resultAnnotations: false }, 'mode inject (the default) is left out');
+  t.same(modes('uninject'), { mesh: 'linkerd', mode: 'uninject', resultAnnotations: false }, 'other modes are kept');
 });
 
 t.test('minimum checks', async (t) => {
   const s = summarize([
-    { name: 'a', category: 'x', pass: true },
-    { name: 'b', category: 'x', pass: false },
+    { name: 'a', category: 'x', mode: 'inject', pass: true },
+    { name: 'b', category: 'x', mode: 'uninject', pass: false },
   ]);
   t.same(s, { x: { passed: 1, total: 2 } });
+  t.same(summarize([{ name: 'a', category: 'x', mode: 'inject', pass: true }, { name: 'b', category: 'y', mode: 'inject', pass: false }], (r) => r.mode), {
+    inject: { passed: 1, total: 2 },
+  });
   t.same(checkMinimums(s, { x: 1 }), []);
   t.equal(checkMinimums(s, { x: 2, y: 1 }).length, 2);
 });
 
+function newestMtime(dir: string): number {
+  let m = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    m = Math.max(m, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return m;
+}
+
+/** Rebuilds the bundle the CLI runs when a source file is newer. */
+function ensureBundle(t: Test): void {
+  const bundle = join(root, 'dist/meshinject.cjs');
+  const srcTime = newestMtime(join(root, 'src'));
+  if (!existsSync(bundle) || statSync(bundle).mtimeMs < srcTime) {
+    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+    t.equal(b.status, 0, `build: ${b.stderr}`);
+  }
+}
 
 t.test('Istio conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {
-  const b = ensureFreshBundle(root);
-  t.equal(b.status, 0, `build: ${b.stderr}`);
+  ensureBundle(t);
   const min = JSON.parse(readFileSync(join(root, 'test/conformance-min.json'), 'utf8')) as Record<string, number>;
   const results = await runConformance(corpus, { concurrency: 4 });
   const summary = summarize(results);
   for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}]: ${r.reason}`);
   for (const [cat, s] of Object.entries(summary)) t.comment(`istio conformance: ${s.passed}/${s.total} passed (${cat})`);
   t.same(checkMinimums(summary, min), [], 'no category below its minimum');
+});
+
+t.test('Linkerd conformance corpus: pass counts per mode do not drop', { timeout: 900_000 }, async (t) => {
+  ensureBundle(t);
+  const min = JSON.parse(readFileSync(join(root, 'test/conformance-min-linkerd.json'), 'utf8')) as Record<string, number>;
+  const results = await runConformance(fileURLToPath(new URL('../../shared/conformance/linkerd', import.meta.url)), { concurrency: 4 });
+  const summary = summarize(results, (r) => `linkerd-${r.mode}`);
+  for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}, ${r.mode}]: ${r.reason}`);
+  for (const [cat, s] of Object.entries(summary)) t.comment(`linkerd conformance: ${s.passed}/${s.total} passed (${cat})`);
+  t.same(checkMinimums(summary, min), [], 'no mode below its minimum');
+  t.ok(results.filter((r) => r.mode === 'inject').length >= 34, 'the whole inject corpus ran');
 });

@@ -15,7 +15,7 @@ const BAD: Array<{ name: string; spec: string; field: string }> = [
   { name: 'unknown policy', spec: 'policy: sometimes', field: 'spec.policy' },
   { name: 'wrong type', spec: 'nativeSidecars: "yes"', field: 'spec.nativeSidecars' },
   { name: 'unknown field', spec: 'polcy: enabled', field: 'polcy' },
-  { name: 'mesh not implemented', spec: 'mesh: linkerd', field: 'spec.mesh' },
+  { name: 'unknown mesh', spec: 'mesh: consul', field: 'spec.mesh' },
 ];
 
 function configText(specLine: string): string {

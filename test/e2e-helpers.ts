@@ -4,9 +4,9 @@
  * workloads against the Kubernetes schema (`kubernetes-models`). Not a test file itself.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { Deployment, StatefulSet, DaemonSet, ReplicaSet } from 'kubernetes-models/apps/v1';
@@ -66,6 +66,17 @@ export function runTool(cmd: string, args: string[], opts: { cwd?: string; input
 export function makeTempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `meshinject-e2e-${prefix}-`));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A temp dir holding `files` (relative path → text), removed when the test ends; returns its path. */
+export function workspace(t: { teardown(fn: () => void): void }, files: Record<string, string>, prefix = 'ws'): string {
+  const tmp = makeTempDir(prefix);
+  t.teardown(tmp.cleanup);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(tmp.dir, name)), { recursive: true });
+    writeFileSync(join(tmp.dir, name), text);
+  }
+  return tmp.dir;
 }
 
 /**

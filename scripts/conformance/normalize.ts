@@ -75,6 +75,8 @@ function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
     const key = path[path.length - 1];
     const parentKey = path[path.length - 2];
     for (const [k, x] of Object.entries(v)) {
+      // Go's typed re-encoding drops `hostNetwork: false` (omitempty; Linkerd corpus SOURCE.md).
+      if (k === 'hostNetwork' && x === false && key === 'spec') continue;
       let n: Json | undefined;
       if (key === 'annotations' && typeof x === 'string' && (JSON_ANNOTATIONS.includes(k) || (k === MULTUS_ANNOTATION && x.trim().startsWith('[')))) {
         n = parseJsonValue(x);
@@ -104,7 +106,7 @@ function isZeroish(v: Json | undefined): boolean {
 
 /**
  * Applies the §9.1 normalisations to one parsed document: drops nulls and empty maps (incl. `creationTimestamp:
- * null`), a top-level `status` whose values are all zero/empty, DeploymentConfig's `spec.test: false`,
+ * null`), a pod spec's `hostNetwork: false` (Go omitempty, as the Linkerd corpus' goldens show), a top-level `status` whose values are all zero/empty, DeploymentConfig's `spec.test: false`,
  * `spec.minReadySeconds: 0` and `spec.paused: false` (also in `kind: List` items); canonicalises quantities; replaces JSON-valued
  * annotations/env values by `{"$json": <parsed>}`. Lists keep their order; scalar types are kept.
  * @returns the normalised document (`null` if nothing remains)

@@ -16,6 +16,8 @@ import { compareDocuments, parseYamlStream } from './normalize.ts';
 export interface CaseResult {
   name: string;
   category: string;
+  /** `spec.mode` of the case's fn-config (`inject` when absent). */
+  mode: string;
   pass: boolean;
   /** Why it failed (first differing path, missing error text, CLI failure). */
   reason?: string;
@@ -61,14 +63,17 @@ export function splitDocuments(text: string): string[] {
 
 /**
  * The ResourceList text for one case: each document's text kept as is (indented under `items`), the function
- * config re-serialised with `spec.resultAnnotations: false` merged in.
+ * config re-serialised with `spec.resultAnnotations: false` merged in and `spec.mode: inject` (the default)
+ * left out.
  */
 export function buildResourceList(inputYaml: string, fnConfigYaml: string): string {
   const fnConfig = (parse(fnConfigYaml) ?? {}) as JsonObject;
   const spec = (typeof fnConfig.spec === 'object' && fnConfig.spec !== null && !Array.isArray(fnConfig.spec)
     ? fnConfig.spec
     : {}) as JsonObject;
-  fnConfig.spec = { ...spec, resultAnnotations: false };
+  const { mode, ...rest } = spec;
+  // `mode: inject` is the default; left out so that builds without `spec.mode` run the inject cases too.
+  fnConfig.spec = { ...rest, ...(mode !== undefined && mode !== 'inject' ? { mode } : {}), resultAnnotations: false };
   const items = splitDocuments(inputYaml).map((d) => {
     const lines = d.replace(/\s+$/, '').split('\n');
     return lines.map((l, i) => (i === 0 ? `- ${l}` : l === '' ? '' : `  ${l}`)).join('\n');
@@ -125,7 +130,9 @@ function firstLine(s: string): string {
 export async function runCase(caseDir: string, name: string, cli: string): Promise<CaseResult> {
   const caseYaml = (parse(readFileSync(join(caseDir, 'case.yaml'), 'utf8')) ?? {}) as JsonObject;
   const category = typeof caseYaml.category === 'string' ? caseYaml.category : 'unknown';
-  const fail = (reason: string): CaseResult => ({ name, category, pass: false, reason });
+  const fnSpec = (parse(readFileSync(join(caseDir, 'fn-config.yaml'), 'utf8')) as { spec?: { mode?: unknown } } | null)?.spec;
+  const mode = typeof fnSpec?.mode === 'string' ? fnSpec.mode : 'inject';
+  const fail = (reason: string): CaseResult => ({ name, category, mode, pass: false, reason });
   try {
     const input = buildResourceList(
       readFileSync(join(caseDir, 'input.yaml'), 'utf8'),
@@ -144,7 +151,7 @@ export async function runCase(caseDir: string, name: string, cli: string): Promi
         messages += '\n' + out.stdout;
       }
       if (!messages.toLowerCase().includes(want)) return fail(`error output lacks "${want}": ${firstLine(messages)}`);
-      return { name, category, pass: true };
+      return { name, category, mode, pass: true };
     }
     if (out.code !== 0) return fail(`exit code ${out.code}: ${firstLine(out.stderr) || firstLine(out.stdout)}`);
     const { items, results } = readOutput(out.stdout);
@@ -159,7 +166,7 @@ export async function runCase(caseDir: string, name: string, cli: string): Promi
       const all = results.map((r) => String(r.message).toLowerCase());
       if (!all.some((m) => m.includes(warn.toLowerCase()))) return fail(`no result message contains "${warn}"`);
     }
-    return { name, category, pass: true };
+    return { name, category, mode, pass: true };
   } catch (e) {
     return fail(`runner error: ${(e as Error).message}`);
   }
@@ -217,11 +224,14 @@ export async function runConformance(dir: string, opts: RunOptions = {}): Promis
   return results;
 }
 
-/** Pass counts per category: `{ category: { passed, total } }`, categories sorted. */
-export function summarize(results: readonly CaseResult[]): Record<string, { passed: number; total: number }> {
+/**
+ * Pass counts per category: `{ category: { passed, total } }`, categories sorted. `key` picks the category
+ * of a result (default: `case.yaml`'s category; e.g. `(r) => \`linkerd-${r.mode}\`` groups by mode).
+ */
+export function summarize(results: readonly CaseResult[], key: (r: CaseResult) => string = (r) => r.category): Record<string, { passed: number; total: number }> {
   const out: Record<string, { passed: number; total: number }> = {};
-  for (const r of [...results].sort((a, b) => a.category.localeCompare(b.category))) {
-    const s = (out[r.category] ??= { passed: 0, total: 0 });
+  for (const r of [...results].sort((a, b) => key(a).localeCompare(key(b)))) {
+    const s = (out[key(r)] ??= { passed: 0, total: 0 });
     s.total += 1;
     if (r.pass) s.passed += 1;
   }

@@ -163,6 +163,7 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     policy: take(spec.policy, 'policy'),
     neverInjectSelector: take(spec.neverInjectSelector, 'neverInjectSelector'),
     alwaysInjectSelector: take(spec.alwaysInjectSelector, 'alwaysInjectSelector'),
+    nativeSidecars: take(spec.nativeSidecars, 'nativeSidecars'),
   };
   explicit.neverInjectSelector?.forEach((s, i) => selectorIssues(s, 'neverInjectSelector', i));
   explicit.alwaysInjectSelector?.forEach((s, i) => selectorIssues(s, 'alwaysInjectSelector', i));
@@ -210,7 +211,7 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     ignoredNamespaces: take(spec.ignoredNamespaces, 'ignoredNamespaces') ?? [...DEFAULT_IGNORED_NAMESPACES],
     neverInjectSelector: explicit.neverInjectSelector ?? resolved.neverInjectSelector ?? [],
     alwaysInjectSelector: explicit.alwaysInjectSelector ?? resolved.alwaysInjectSelector ?? [],
-    nativeSidecars: take(spec.nativeSidecars, 'nativeSidecars') ?? false,
+    nativeSidecars: explicit.nativeSidecars ?? resolved.nativeSidecars ?? false,
     resultAnnotations: take(spec.resultAnnotations, 'resultAnnotations') ?? true,
     workloadKinds,
   };

@@ -39,6 +39,8 @@ export interface DriverConfigInput {
     policy?: 'enabled' | 'disabled';
     neverInjectSelector?: LabelSelector[];
     alwaysInjectSelector?: LabelSelector[];
+    /** `spec.nativeSidecars` (Linkerd's values carry their own default, `proxy.nativeSidecar`). */
+    nativeSidecars?: boolean;
   };
 }
 
@@ -97,6 +99,12 @@ export interface DriverDecision {
   routedBy?: { reason: DecisionReason; detail: string };
   /** What the driver looked at when nothing decided, e.g. `no sidecar.istio.io/inject label or annotation decides`. */
   undecided?: string;
+  /**
+   * The workload's default in place of `config.policy`, after the shared never/always selectors (Linkerd: the
+   * namespace's `linkerd.io/inject` annotation, a namespace-wide default that a pod's own annotation or a
+   * selector overrides).
+   */
+  defaultPolicy?: { inject: boolean; reason: DecisionReason; detail: string };
   warnings: string[];
   trace: DecisionStep[];
 }
@@ -140,6 +148,24 @@ export interface Inventory {
   labels?: string[];
 }
 
+/** A resource that is not a workload, as `MeshDriver.annotateResource` sees it. */
+export interface ResourceMeta {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  /** `metadata.namespace`, or `''` when absent. */
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** Annotations a driver adds to a resource that is not a workload, and a description for its result. */
+export interface ObjectAnnotation {
+  annotations: Record<string, string>;
+  /** e.g. `linkerd.io/inject for the workloads of namespace shop`. */
+  summary: string;
+}
+
 /**
  * A mesh driver ("sidecar class"). Every method is pure. `S` is the driver's typed settings, produced by
  * `loadConfig` from `spec.<name>` and handed back to `decide` and `inject`.
@@ -175,6 +201,26 @@ export interface MeshDriver<S = unknown> {
    * made. Called by uninject with the pod after the generic removal. Pure.
    */
   uninject?(pod: PodTemplate, inventory: Inventory, settings: S): PodTemplate;
+  /**
+   * Optional: annotations for a resource that is not a workload (Linkerd: `Namespace` and `Service`, as
+   * `linkerd inject` annotates them), or undefined to leave it alone. Pure; existing keys are the driver's to keep.
+   */
+  annotateResource?(resource: ResourceMeta, config: Config, settings: S): ObjectAnnotation | undefined;
+  /**
+   * Optional: the annotation and label keys this mesh put on a resource that is not a workload (the
+   * counterpart of `annotateResource`, for uninject), or undefined when there are none.
+   */
+  resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  /**
+   * True when the driver reads and writes the pod template's own metadata for every kind, ignoring
+   * `WorkloadKind.metaPath` (Istio kube-inject's CronJob `spec.jobTemplate.metadata`). Default false.
+   */
+  readonly ownPodMetadata?: boolean;
+  /**
+   * True when the driver handles `hostNetwork` pods itself (Linkerd refuses them with an error result) instead
+   * of the shared `host-network` skip. Default false.
+   */
+  readonly checksHostNetwork?: boolean;
 }
 
 /**
@@ -188,10 +234,15 @@ export interface ActiveMesh {
   decide(input: Omit<DriverDecideInput<never>, 'settings'>): DriverDecision;
   inject(req: Omit<InjectRequest, 'settings'>): InjectResponse;
   inventory(pod: PodTemplate): Inventory | undefined;
+  annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
+  resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  readonly ownPodMetadata?: boolean;
+  readonly checksHostNetwork?: boolean;
 }
 
 /** Binds a driver to its settings (see `ActiveMesh`). */
 export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
+  const annotate = driver.annotateResource?.bind(driver);
   return {
     name: driver.name,
     decide: (input) => driver.decide({ ...input, settings }),
@@ -205,5 +256,9 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
           },
         }
       : {}),
+    ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
+    ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
+    ...(driver.ownPodMetadata ? { ownPodMetadata: true } : {}),
+    ...(driver.checksHostNetwork ? { checksHostNetwork: true } : {}),
   };
 }

@@ -5,10 +5,11 @@
  */
 import type { MeshDriver } from './driver.ts';
 import { istioDriver } from './istio/index.ts';
+import { linkerdDriver } from './linkerd/index.ts';
 
 /** Every driver, by `spec.mesh` name. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
-export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver];
+export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, linkerdDriver];
 
 /** The names of the known drivers, for messages (`istio, linkerd, ...`). */
 export function driverNames(): string[] {

@@ -74,7 +74,7 @@ function composeNode(text: string, node: CST.Token, where: string): Document.Par
   if (!doc) throw new MeshInjectError('BAD_INPUT', `${where}: empty document`);
   const err = doc.errors[0];
   if (err) {
-    throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, err.pos[0])}: ${err.message.split('\n')[0]}`);
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, err.pos[0])}: invalid YAML: ${err.message.split('\n')[0]}`);
   }
   return doc as Document.Parsed;
 }
@@ -273,7 +273,7 @@ function parseWithYaml(text: string, where: string): ParsedSource {
   const docs = tokens.filter((t): t is CST.Document => t.type === 'document');
   for (const t of tokens) {
     if (t.type === 'error') {
-      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, t.offset)}: ${t.message}`);
+      throw new MeshInjectError('BAD_INPUT', `${where}, line ${lineNumber(text, t.offset)}: invalid YAML: ${t.message}`);
     }
   }
   const nonEmpty = docs.filter((d) => d.value !== undefined && !(d.value.type === 'scalar' && d.value.source === ''));

@@ -29,7 +29,8 @@ export interface DecideInput {
 /**
  * Decides whether one workload's pod template gets a sidecar. Shared rules first, then the driver's, then
  * the shared selectors and policy (first hit wins; every step is recorded in `trace`):
- * 1. `hostNetwork` → no (`host-network`; not intended: a warning, meshes skip such pods).
+ * 1. `hostNetwork` → no (`host-network`; not intended: a warning, meshes skip such pods), unless the driver
+ *    handles host-network pods itself (`MeshDriver.checksHostNetwork`: Linkerd refuses them with an error).
  * 2. namespace in `config.ignoredNamespaces` → no (`ignored-namespace`).
  * 3. `config.namespaceSelector` not matching the namespace labels (plus `kubernetes.io/metadata.name`) → no
  *    (`namespace-not-selected`); an absent selector selects every namespace.
@@ -37,7 +38,8 @@ export interface DecideInput {
  *    Linkerd's `linkerd.io/inject`, OSM's `monitored-by` and `sidecar-injection`, ...).
  * 5. `neverInjectSelector` (`never-inject-selector`), then `alwaysInjectSelector` (`always-inject-selector`);
  *    empty selectors are ignored, as Istio does.
- * 6. `config.policy` (`policy-enabled` / `policy-disabled`); a driver's `routedBy` replaces `policy-enabled`.
+ * 6. `config.policy` (`policy-enabled` / `policy-disabled`); a driver's `routedBy` replaces `policy-enabled`;
+ *    a driver's `defaultPolicy` (Linkerd: the namespace's `linkerd.io/inject`) replaces the policy.
  * This is Istio's `injectRequired` order (pkg/kube/inject/inject.go): an explicit pod opt-in/opt-out wins
  * over the never/always selectors.
  *
@@ -68,8 +70,8 @@ export function decide(input: DecideInput): Decision {
   const step = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
 
   const hostNetwork = input.podSpec.hostNetwork === true;
-  step('host-network', `spec.hostNetwork is ${hostNetwork}`);
-  if (hostNetwork) {
+  step('host-network', `spec.hostNetwork is ${hostNetwork}${hostNetwork && input.mesh.checksHostNetwork ? ` (left to the ${input.mesh.name} driver)` : ''}`);
+  if (hostNetwork && !input.mesh.checksHostNetwork) {
     return done(false, 'host-network', 'spec.hostNetwork is true: pods on the host network are never injected', { intended: false });
   }
   const ignored = config.ignoredNamespaces.includes(namespace);
@@ -121,8 +123,13 @@ export function decide(input: DecideInput): Decision {
   if (always >= 0) {
     return done(true, 'always-inject-selector', `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})${routed}`);
   }
-  step('policy', `policy is ${config.policy}`);
   const why = driver.undecided ?? 'nothing on the pod decides';
+  const own = driver.defaultPolicy;
+  if (own) {
+    step('policy', `${own.detail} (in place of policy ${config.policy})`);
+    return done(own.inject, own.reason, `${why}; ${own.detail}`);
+  }
+  step('policy', `policy is ${config.policy}`);
   if (config.policy === 'enabled' && driver.routedBy) {
     return done(true, driver.routedBy.reason, `${driver.routedBy.detail}; ${why}; policy is enabled`);
   }

@@ -1,0 +1,260 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/**
+ * Command-line parsing of meshinject: the subcommand, its options and its inputs. Pure (argv in, a
+ * `Command` or a usage error out); `src/cli.ts` reads files and the environment. Options are parsed by
+ * Node's built-in `util.parseArgs` (strict: unknown options are errors), with "did you mean" suggestions
+ * and checks it lacks (empty values, allowed values, sizes).
+ */
+
+/** The subcommands; `inject` is the default when the first argument is not one of them. */
+export const COMMANDS = ['inject', 'check', 'explain', 'diff', 'completion'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+/** One option as the parser, the help text and the shell completions see it. */
+export interface OptionSpec {
+  name: string;
+  short?: string;
+  /** `string` options take a value; `boolean` ones do not. */
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  /** The value's name in help (`FILE`, `NS`). */
+  arg?: string;
+  /** Allowed values (checked here; offered by completions). */
+  choices?: readonly string[];
+  /** Completions offer file names. */
+  file?: boolean;
+  help: string;
+  /** Subcommands that accept it (absent: every command except `completion`). */
+  only?: readonly CommandName[];
+}
+
+/** Every option of every subcommand, in help order. */
+export const OPTIONS: readonly OptionSpec[] = [
+  { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
+  { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory (as istioctl kube-inject -f); same as a PATH argument' },
+  { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
+  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json'], help: 'write the output as yaml or json (default: the form of the input)', only: ['inject', 'explain'] },
+  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (nothing is written on failure)', only: ['inject'] },
+  { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
+  { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
+  { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
+  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files (untouched files stay untouched)', only: ['diff'] },
+  { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
+  { name: 'revision', type: 'string', arg: 'REV', help: 'Istio control-plane revision (spec.istio.revision)' },
+  { name: 'meshConfigFile', type: 'string', arg: 'FILE', file: true, help: "Istio mesh config: the istio ConfigMap's `mesh` (or the ConfigMap itself)" },
+  { name: 'valuesFile', type: 'string', arg: 'FILE', file: true, help: "injector values JSON: the istio-sidecar-injector ConfigMap's `values` (or the ConfigMap)" },
+  { name: 'injectConfigFile', type: 'string', arg: 'FILE', file: true, help: "injector config: the istio-sidecar-injector ConfigMap's `config` (or the ConfigMap)" },
+  { name: 'operatorFileName', type: 'string', arg: 'FILE', file: true, help: 'an IstioOperator whose spec.values and spec.meshConfig are used' },
+  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line on stderr' },
+  { name: 'help', short: 'h', type: 'boolean', help: 'show help' },
+  { name: 'version', short: 'v', type: 'boolean', help: 'print the version' },
+];
+
+/** A parsed command line. */
+export interface Command {
+  command: CommandName;
+  /** Input paths in order (`-` is stdin); empty means stdin. */
+  inputs: string[];
+  configs: string[];
+  defaultNamespace?: string;
+  output?: 'yaml' | 'json';
+  outputFile?: string;
+  /** Input size limit in bytes. */
+  maxInputBytes: number;
+  reports: Array<{ format: ReportFormat; path?: string }>;
+  failOn: 'error' | 'drift' | 'warning';
+  inPlace: boolean;
+  color: 'auto' | 'always' | 'never';
+  revision?: string;
+  meshConfigFile?: string;
+  valuesFile?: string;
+  injectConfigFile?: string;
+  operatorFileName?: string;
+  quiet: boolean;
+  help: boolean;
+  version: boolean;
+  /** `completion SHELL`. */
+  shell?: 'bash' | 'zsh' | 'fish';
+}
+
+/** Report formats of `--report`. */
+export const REPORT_FORMATS = ['junit', 'sarif', 'github', 'table'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** 512 MiB: the default input size limit. */
+export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
+
+/** Edit distance (Levenshtein), for "did you mean". */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The closest known name to `word` (case-insensitive edit distance at most a third of its length, at
+ * least 2), or undefined.
+ */
+export function suggest(word: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = distance(word.toLowerCase(), k.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+/**
+ * Parses a size: a non-negative integer of bytes, optionally with `K`/`KiB`, `M`/`MiB`, `G`/`GiB`
+ * (powers of 1024). Undefined when malformed.
+ */
+export function parseSize(text: string): number | undefined {
+  const m = /^(\d+)\s*(|B|K|KB|KiB|M|MB|MiB|G|GB|GiB)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = m[2]!.toUpperCase()[0];
+  const factor = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
+  const n = Number(m[1]) * factor;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A usage error: the message for stderr (exit 2). */
+export interface UsageError {
+  error: string;
+}
+
+function optionLabel(o: OptionSpec): string {
+  return `--${o.name}`;
+}
+
+/**
+ * Parses meshinject's arguments (without `node` and the script).
+ *
+ * - The first argument selects a subcommand when it is one of `COMMANDS`; otherwise the command is `inject`
+ *   (a file named like a command is given as `./check`).
+ * - `--` ends options: everything after it is an input path.
+ * - Unknown options are errors with a "did you mean" suggestion; an empty value (`--config=`) is an error
+ *   naming the option; values of options with `choices` are checked.
+ *
+ * @returns the command, or a usage error message (exit 2)
+ */
+export function parseCommandLine(argv: readonly string[]): Command | UsageError {
+  let command: CommandName = 'inject';
+  let rest = [...argv];
+  if (rest.length > 0 && (COMMANDS as readonly string[]).includes(rest[0]!)) {
+    command = rest[0] as CommandName;
+    rest = rest.slice(1);
+  }
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const o of OPTIONS) {
+    options[o.name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true, tokens: true });
+  } catch (e) {
+    return { error: explainParseError(e as Error & { code?: string }, rest) };
+  }
+  const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
+  const commandName = command === 'inject' ? 'meshinject' : `meshinject ${command}`;
+  for (const t of parsed.tokens ?? []) {
+    if (t.kind !== 'option') continue;
+    const spec = OPTIONS.find((o) => o.name === t.name)!;
+    if (spec.type === 'string' && t.value === '') return { error: `option ${t.rawName} needs a value (got an empty one)` };
+    if (command === 'completion' && spec.name !== 'help') return { error: `option ${t.rawName} does not apply to meshinject completion` };
+    if (spec.only && !spec.only.includes(command)) {
+      return { error: `option ${t.rawName} does not apply to ${commandName} (it is for: ${spec.only.map((c) => (c === 'inject' ? 'meshinject' : `meshinject ${c}`)).join(', ')})` };
+    }
+    if (spec.choices && t.value !== undefined && !spec.choices.includes(t.value)) {
+      return { error: `option ${t.rawName} must be one of ${spec.choices.join(', ')}; got "${t.value}"` };
+    }
+  }
+  const str = (k: string) => v[k] as string | undefined;
+  const list = (k: string) => (v[k] as string[] | undefined) ?? [];
+  let maxInputBytes = DEFAULT_MAX_INPUT_BYTES;
+  if (str('max-input-bytes') !== undefined) {
+    const n = parseSize(str('max-input-bytes')!);
+    if (n === undefined || n === 0) return { error: `option --max-input-bytes must be a positive size such as 1048576, 64MiB or 2GiB; got "${str('max-input-bytes')}"` };
+    maxInputBytes = n;
+  }
+  const reports: Command['reports'] = [];
+  for (const r of list('report')) {
+    const eq = r.indexOf('=');
+    const format = eq < 0 ? r : r.slice(0, eq);
+    const path = eq < 0 ? undefined : r.slice(eq + 1);
+    if (!(REPORT_FORMATS as readonly string[]).includes(format)) {
+      const s = suggest(format, REPORT_FORMATS);
+      return { error: `option --report: unknown format "${format}"${s ? ` (did you mean ${s}?)` : ''}; formats: ${REPORT_FORMATS.join(', ')}` };
+    }
+    if (path === '') return { error: `option --report ${format}= needs a path after '=' (or no '=' for stdout)` };
+    reports.push({ format: format as ReportFormat, ...(path !== undefined ? { path } : {}) });
+  }
+  const cmd: Command = {
+    command,
+    inputs: [...list('filename'), ...parsed.positionals],
+    configs: list('config'),
+    maxInputBytes,
+    reports,
+    failOn: (str('fail-on') as Command['failOn'] | undefined) ?? 'drift',
+    inPlace: v['in-place'] === true,
+    color: (str('color') as Command['color'] | undefined) ?? 'auto',
+    quiet: v.quiet === true,
+    help: v.help === true,
+    version: v.version === true,
+  };
+  const copy = <K extends keyof Command>(key: K, name: string) => {
+    if (str(name) !== undefined) (cmd as unknown as Record<string, unknown>)[key] = str(name);
+  };
+  copy('defaultNamespace', 'default-namespace');
+  copy('output', 'output');
+  copy('outputFile', 'output-file');
+  copy('revision', 'revision');
+  copy('meshConfigFile', 'meshConfigFile');
+  copy('valuesFile', 'valuesFile');
+  copy('injectConfigFile', 'injectConfigFile');
+  copy('operatorFileName', 'operatorFileName');
+  if (command === 'completion' && !cmd.help) {
+    const shell = cmd.inputs[0];
+    if (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish') {
+      return { error: `meshinject completion needs a shell: bash, zsh or fish${shell ? `; got "${shell}"` : ''}` };
+    }
+    if (cmd.inputs.length > 1) return { error: `meshinject completion takes one shell; got ${cmd.inputs.join(' ')}` };
+    cmd.shell = shell;
+    cmd.inputs = [];
+  }
+  return cmd;
+}
+
+/** `util.parseArgs` errors in meshinject's terms, with "did you mean" for unknown options. */
+function explainParseError(e: Error & { code?: string }, argv: readonly string[]): string {
+  const m = /'(-[^' ,]*)/.exec(e.message);
+  const raw = m?.[1] ?? '';
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const isLong = raw.startsWith('--');
+    const word = isLong ? raw.slice(2).split('=')[0]! : raw.slice(1);
+    const known = isLong ? OPTIONS.map((o) => o.name) : OPTIONS.filter((o) => o.short).map((o) => o.short!);
+    const s = isLong ? suggest(word, known) : undefined;
+    const hint = s ? ` (did you mean --${s}?)` : '';
+    const dash = argv.includes('--') ? '' : `; to name a file that starts with '-', put it after '--'`;
+    return `unknown option ${isLong ? `--${word}` : raw}${hint}${s ? '' : dash}`;
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const spec = OPTIONS.find((o) => `--${o.name}` === raw || `-${o.short}` === raw || raw.startsWith(`--${o.name}`));
+    const name = spec ? `${raw.startsWith('--') ? optionLabel(spec) : raw}` : raw;
+    if (/argument missing|ambiguous/.test(e.message)) return `option ${name} needs ${spec?.arg ? `a value (${spec.arg})` : 'a value'}`;
+    if (spec?.type === 'boolean') return `option ${optionLabel(spec)} takes no value`;
+  }
+  return e.message.split('\n')[0]!;
+}

@@ -1,0 +1,86 @@
+import { OPTIONS, type CommandName } from './args.ts';
+
+/** meshinject's version (package.json). */
+export const VERSION = '0.1.0';
+
+function optionLines(): string {
+  const rows = OPTIONS.map((o) => {
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${o.name}${o.arg ? ` ${o.arg}` : ''}`;
+    const only = o.only ? ` [${o.only.map((c: CommandName) => (c === 'inject' ? 'inject' : c)).join(', ')}]` : '';
+    return [flag, `${o.help}${only}`] as const;
+  });
+  const width = Math.max(...rows.map(([f]) => f.length)) + 2;
+  return rows.map(([f, h]) => `  ${f.padEnd(width)}${h}`).join('\n');
+}
+
+/** `meshinject --help`. */
+export const USAGE = `meshinject ${VERSION}: inject mesh sidecars into Kubernetes workloads, offline (a KRM function)
+
+Usage:
+  meshinject [inject] [OPTIONS] [PATH ...]   inject: read PATHs (files, directories, '-' for stdin; stdin
+                                             when none), write the injected resources to stdout
+  meshinject check    [OPTIONS] [PATH ...]   change nothing; exit 1 when a workload is not injected as the
+                                             config says (missing, stale or unwanted sidecar, policy rule)
+  meshinject explain  [OPTIONS] [PATH ...]   per workload, every decision rule in order and which decided
+  meshinject diff     [OPTIONS] [PATH ...]   the unified diff injection would make; -i writes it back
+  meshinject completion bash|zsh|fish        a shell completion script
+  meshinject --help | --version
+
+Inputs: several PATHs are one input (one namespace table, one set of results, one output). A directory
+is read recursively (*.yaml, *.yml, *.json, sorted by path; names starting with '.' are skipped). '--'
+ends options.
+
+Input and output (same form out as in):
+  - a KRM ResourceList (kpt fn eval/render, kustomize): items are injected, 'results' appended
+  - a 'kind: List' or a multi-document YAML stream (CLI, Argo CD plugin): injected resources only
+  Resources that are not changed come out byte for byte; changed ones keep comments, key order, quoting.
+
+Options:
+${optionLines()}
+
+Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarInjection):
+  spec:
+    mesh: istio                       # sidecar class (istio in this version)
+    policy: enabled                   # enabled | disabled: default when nothing on the pod decides
+    namespaceSelector: {matchLabels: {mesh: "on"}}   # LabelSelector over namespace labels (default: all)
+    namespaces: [{name: shop, labels: {...}, annotations: {...}}]  # namespaces not in the input
+    defaultNamespace: default         # for resources without metadata.namespace
+    ignoredNamespaces: [kube-system, kube-public, kube-node-lease, local-path-storage]
+    neverInjectSelector: [...]        # LabelSelectors on pod labels: never inject (checked first)
+    alwaysInjectSelector: [...]       # LabelSelectors on pod labels: inject even with policy disabled
+    nativeSidecars: false             # proxy as an init container with restartPolicy: Always
+    resultAnnotations: true           # write meshinject.dev/injection on every considered workload
+    workloadKinds: [{kind: MyApp, apiVersion: example.com/v1, templatePath: spec.podTemplate}]
+    istio:
+      revision: ""                    # control-plane revision ("" = default)
+      selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)
+      values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)
+      meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)
+  A plain ConfigMap works for the simple fields (data: {mesh: istio, policy: disabled, ...}).
+  Several --config files merge in order as Helm values files do: maps merge key by key, lists and
+  scalars are replaced, null removes a field; a map against a non-map, or files of different kinds, is
+  an error naming both files. Flags (--default-namespace, --revision, the istioctl file flags) win.
+
+Per workload: sidecar.istio.io/inject label (over the annotation) "true"/"false" decides; then
+neverInjectSelector, alwaysInjectSelector, policy. hostNetwork pods and ignored namespaces are never injected.
+
+Environment:
+  LOG_TO_STDERR=true    print one line per result on stderr (kustomize sets it for container functions)
+  ARGOCD_APP_NAMESPACE  default namespace of resources without one (below --default-namespace, above
+                        spec.defaultNamespace: Argo CD applies such resources there)
+  ARGOCD_APP_NAME       (set by Argo CD) drop config.kubernetes.io/local-config objects from a plain
+                        stream, and fail rather than print an empty stream
+
+Exit codes:
+  0  success
+  1  error results (invalid annotation, bad functionConfig, ...), or a failed check: a ResourceList is
+     written unchanged with its results; other forms write nothing to stdout
+  2  bad input or usage (unparseable YAML, unknown option, missing file, input over --max-input-bytes):
+     nothing is written to stdout
+
+Examples:
+  kpt fn eval . --exec meshinject --fn-config injection.yaml
+  kubectl kustomize overlays/prod | meshinject --config injection.yaml > injected.yaml
+  meshinject -c base.yaml -c team.yaml manifests/ > injected.yaml
+  meshinject check --report junit=report.xml -c injection.yaml manifests/
+`;

@@ -1,0 +1,223 @@
+import { parseAllDocuments } from 'yaml';
+import type { Json, JsonObject } from '../model.ts';
+
+/**
+ * Configuration layering: several functionConfig files (`--config a.yaml --config b.yaml`) and the CLI's
+ * override flags become one functionConfig, as Helm merges values files (`helm -f a.yaml -f b.yaml`):
+ * - maps are merged key by key, recursively; a later file's field wins;
+ * - lists and scalars are replaced whole by a later file (never appended);
+ * - a later `null` removes the field (Helm's rule for deleting a default);
+ * - a map against a scalar or a list at the same path cannot be merged (Helm warns "cannot overwrite table"
+ *   and keeps one side; here it is an error naming both files and the field), and layers of different
+ *   `kind` or `apiVersion` (a ConfigMap over a SidecarInjection) are an error naming both files.
+ * Override layers (CLI flags, `ARGOCD_APP_NAMESPACE`) merge the same way, but they win conflicts: the flag's
+ * value replaces whatever the files hold there.
+ */
+
+/** One functionConfig layer: its name for messages (`--config base.yaml`) and its content. */
+export interface ConfigLayer {
+  name: string;
+  value: JsonObject;
+  /** An override (a CLI flag): wins a map/non-map conflict instead of failing. */
+  override?: boolean;
+}
+
+/** The merged functionConfig, or the one message explaining why the layers cannot be merged. */
+export type MergeResult = { ok: true; value: JsonObject } | { ok: false; message: string };
+
+/** `a list`, `a string`, `a map`, ... for messages about the shape of a value. */
+export function describeShape(v: unknown): string {
+  if (v === null || v === undefined) return 'nothing (null)';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a map';
+  if (typeof v === 'number') return 'a number';
+  if (typeof v === 'boolean') return 'a boolean';
+  return `a ${typeof v}`;
+}
+
+function isMap(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function lineOf(text: string, offset: number): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** The `yaml` package's error codes, in the user's terms. */
+const YAML_MESSAGES: Record<string, string> = {
+  DUPLICATE_KEY: 'a key appears twice in the same map',
+  TAB_AS_INDENT: 'a tab is used for indentation (YAML indents with spaces)',
+};
+
+/**
+ * Reads one functionConfig file: exactly one YAML (or JSON) document holding a map.
+ *
+ * @param text the file's content (UTF-8 decoded)
+ * @param name how to name it in messages, e.g. `--config base.yaml`
+ * @returns the document as data, or a message naming the file, the line and the problem in YAML terms
+ *   ("holds 2 YAML documents", "got a list", "a key appears twice in the same map"); `syntax` is false
+ *   when the file is YAML but not a map (a wrong functionConfig rather than unreadable input)
+ */
+export function parseConfigLayer(
+  text: string,
+  name: string,
+): { ok: true; value: JsonObject } | { ok: false; message: string; syntax: boolean } {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const list = [...parseAllDocuments(body, { uniqueKeys: true, prettyErrors: false, strict: true })];
+  for (const d of list) {
+    const err = d.errors[0];
+    if (err) {
+      const what = YAML_MESSAGES[err.code] ?? err.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
+      return { ok: false, syntax: true, message: `${name}, line ${lineOf(body, err.pos[0])}: ${what}` };
+    }
+  }
+  const nonEmpty = list.filter((d) => d.contents !== null);
+  if (nonEmpty.length === 0) return { ok: false, syntax: false, message: `${name}: is empty; expected a SidecarInjection or a ConfigMap` };
+  if (nonEmpty.length > 1) {
+    return { ok: false, syntax: true, message: `${name}: holds ${nonEmpty.length} YAML documents; a functionConfig is one document (pass each file with its own --config to layer them)` };
+  }
+  let value: unknown;
+  try {
+    value = nonEmpty[0]!.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return { ok: false, syntax: true, message: `${name}: ${(e as Error).message.split('\n')[0]}` };
+  }
+  if (!isMap(value)) {
+    return { ok: false, syntax: false, message: `${name}: a functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(value)}` };
+  }
+  return { ok: true, value: value as JsonObject };
+}
+
+function setOwn(o: JsonObject, key: string, v: Json): void {
+  // defineProperty: `__proto__` and other Object.prototype names are ordinary keys here.
+  Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
+function clone(v: Json): Json {
+  if (Array.isArray(v)) return v.map(clone);
+  if (isMap(v)) {
+    const out: JsonObject = {};
+    for (const k of Object.keys(v)) setOwn(out, k, clone(v[k]!));
+    return out;
+  }
+  return v;
+}
+
+function joinKey(path: string, key: string): string {
+  return /^[A-Za-z_][\w-]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${key}]`;
+}
+
+/**
+ * Merges functionConfig layers in order (see the module comment for the rules). The first layer's
+ * `kind`/`apiVersion` fix those of the result; a later layer with another kind or apiVersion is an error
+ * naming both layers. Inputs are not modified.
+ *
+ * @param layers in order, earliest first; an empty array gives `{ ok: true, value: {} }`
+ * @returns the merged functionConfig, or the first conflict: the field path and both layers' names
+ */
+export function mergeConfigLayers(layers: readonly ConfigLayer[]): MergeResult {
+  const out: JsonObject = {};
+  /** Which layer last set a path (a path without an entry inherits its parent's). */
+  const origin = new Map<string, string>();
+  const originOf = (path: string): string => {
+    for (let p = path; ; ) {
+      const o = origin.get(p);
+      if (o !== undefined) return o;
+      const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+      if (cut <= 0) return origin.get('') ?? '?';
+      p = p.slice(0, cut);
+    }
+  };
+  let first: ConfigLayer | undefined;
+  for (const layer of layers) {
+    if (!first) first = layer;
+    else if (!layer.override) {
+      for (const key of ['kind', 'apiVersion'] as const) {
+        const a = first.value[key];
+        const b = layer.value[key];
+        if (a !== undefined && b !== undefined && a !== b) {
+          return {
+            ok: false,
+            message: `${layer.name} has ${key} ${JSON.stringify(b)} but ${first.name} has ${key} ${JSON.stringify(a)}; layered functionConfigs must all be of one kind`,
+          };
+        }
+      }
+    }
+    origin.set('', origin.get('') ?? layer.name);
+    const problem = mergeInto(out, layer.value, '', layer, origin, originOf);
+    if (problem) return { ok: false, message: problem };
+  }
+  return { ok: true, value: out };
+}
+
+function mergeInto(
+  dst: JsonObject,
+  src: JsonObject,
+  path: string,
+  layer: ConfigLayer,
+  origin: Map<string, string>,
+  originOf: (p: string) => string,
+): string | undefined {
+  for (const key of Object.keys(src)) {
+    const at = joinKey(path, key);
+    const v = src[key]!;
+    const had = Object.hasOwn(dst, key);
+    const cur = had ? dst[key]! : undefined;
+    if (v === null) {
+      if (had) delete dst[key];
+      continue;
+    }
+    if (had && isMap(cur) && isMap(v)) {
+      const p = mergeInto(cur, v, at, layer, origin, originOf);
+      if (p) return p;
+      continue;
+    }
+    if (had && isMap(cur) !== isMap(v) && !layer.override) {
+      return `${at}: ${layer.name} sets ${describeShape(v)} where ${originOf(at)} sets ${describeShape(cur)}; a map merges only with a map (write it as a map in both files)`;
+    }
+    setOwn(dst, key, clone(v));
+    origin.set(at, layer.name);
+    for (const p of origin.keys()) if (p.startsWith(`${at}.`) || p.startsWith(`${at}[`)) origin.delete(p);
+  }
+  return undefined;
+}
+
+/** Settings given outside the functionConfig files: CLI flags and the Argo CD environment. */
+export interface ConfigOverrides {
+  /** Namespace for resources without `metadata.namespace`, and where it came from (`--default-namespace`, `ARGOCD_APP_NAMESPACE`). */
+  defaultNamespace?: { value: string; from: string };
+  /** `--revision`. */
+  revision?: { value: string; from: string };
+  /** Istio values (`--valuesFile`, `--operatorFileName`'s `spec.values`), as a map. */
+  values?: { value: JsonObject; from: string };
+  /** Istio mesh config (`--meshConfigFile`, `--operatorFileName`'s `spec.meshConfig`), as a map. */
+  meshConfig?: { value: JsonObject; from: string };
+  /** The injector ConfigMap's `config` (`--injectConfigFile`), as text or a map. */
+  injectorConfig?: { value: string | JsonObject; from: string };
+}
+
+/**
+ * The override layers for a base functionConfig of the given kind, one per flag (so a message names the
+ * flag). A `ConfigMap` base gets `data` keys (`defaultNamespace`, `istio.revision`, `istio.values` and
+ * `istio.meshConfig` as JSON text); anything else gets `SidecarInjection` `spec` fields.
+ *
+ * @returns the layers, or a message for an override the base's kind cannot hold (the injector config in a ConfigMap)
+ */
+export function overrideLayers(o: ConfigOverrides, baseKind: unknown): { ok: true; layers: ConfigLayer[] } | { ok: false; message: string } {
+  const layers: ConfigLayer[] = [];
+  const configMap = baseKind === 'ConfigMap';
+  const add = (from: string, cm: [string, string] | undefined, spec: JsonObject): void => {
+    layers.push({ name: from, override: true, value: configMap ? { data: { [cm![0]]: cm![1] } } : { spec } });
+  };
+  if (o.defaultNamespace) add(o.defaultNamespace.from, ['defaultNamespace', o.defaultNamespace.value], { defaultNamespace: o.defaultNamespace.value });
+  if (o.revision) add(o.revision.from, ['istio.revision', o.revision.value], { istio: { revision: o.revision.value } });
+  if (o.values) add(o.values.from, ['istio.values', JSON.stringify(o.values.value)], { istio: { values: o.values.value } });
+  if (o.meshConfig) add(o.meshConfig.from, ['istio.meshConfig', JSON.stringify(o.meshConfig.value)], { istio: { meshConfig: o.meshConfig.value } });
+  if (o.injectorConfig) {
+    if (configMap) return { ok: false, message: `${o.injectorConfig.from} needs a SidecarInjection functionConfig (spec.istio.injectorConfig); the functionConfig is a ConfigMap` };
+    add(o.injectorConfig.from, undefined, { istio: { injectorConfig: o.injectorConfig.value } });
+  }
+  return { ok: true, layers };
+}

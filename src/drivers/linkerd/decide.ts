@@ -1,0 +1,57 @@
+/**
+ * The Linkerd driver's own decision rules: the `linkerd.io/inject` annotation of the pod template, else of
+ * its namespace (the proxy injector's truth table, `Report.disabledByAnnotation`, pkg/inject/report.go).
+ * `linkerd inject` itself ignores the namespace (it cannot read it offline); meshinject knows namespaces from
+ * `Namespace` objects in the input and `spec.namespaces`.
+ */
+import type { DecisionStep } from '../../model.ts';
+import { InjectError } from '../../results/errors.ts';
+import type { DriverDecideInput, DriverDecision } from '../driver.ts';
+import { INJECT_ANNOTATION } from './annotations.ts';
+import type { LinkerdSettings } from './config.ts';
+
+const VALID = ['enabled', 'ingress', 'disabled'];
+
+/**
+ * Linkerd's decision for one pod template (reason codes in parentheses):
+ * 1. a namespace `linkerd.io/inject` value other than enabled, ingress, disabled or "" → InjectError
+ *    (Linkerd: `invalid_inject_annotation_at_ns`); the same for the pod (`invalid_inject_annotation_at_workload`);
+ * 2. pod annotation `linkerd.io/inject`: `enabled` → inject (`pod-annotation-enabled`), `ingress` → inject in
+ *    ingress mode (`pod-annotation-ingress`), `disabled` → skip (`pod-annotation-disabled`);
+ * 3. otherwise the shared never/always selectors, then the namespace annotation as the namespace's default in
+ *    place of `policy` (`defaultPolicy`): the same values → `namespace-annotation-enabled`,
+ *    `namespace-annotation-ingress`, `namespace-annotation-disabled`;
+ * no namespace annotation → the policy (`policy-enabled` is what `linkerd inject` does; `policy: disabled` is
+ * what the proxy injector does for pods nobody opted in). The namespace acts as a default, below the
+ * selectors, so that annotating a Namespace `enabled` (as `linkerd inject` does) never changes a decision
+ * under `policy: enabled`: a second run decides as the first.
+ * Linkerd reads annotations only; a `linkerd.io/inject` label is not an opt-in.
+ * @throws InjectError for an invalid value, with the field `metadata.annotations[linkerd.io/inject]`
+ */
+export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): DriverDecision {
+  const trace: DecisionStep[] = [];
+  const pod = input.podMeta.annotations?.[INJECT_ANNOTATION] ?? '';
+  const nsName = input.namespace;
+  const ns = input.namespaceInfo?.annotations[INJECT_ANNOTATION] ?? '';
+  if (ns !== '' && !VALID.includes(ns)) {
+    throw new InjectError(`invalid value for annotation "${INJECT_ANNOTATION}" at namespace ${nsName}: "${ns}" (valid: ${VALID.join(', ')})`);
+  }
+  if (pod !== '' && !VALID.includes(pod)) {
+    throw new InjectError(`invalid value for annotation "${INJECT_ANNOTATION}" at workload: "${pod}" (valid: ${VALID.join(', ')})`, `metadata.annotations[${INJECT_ANNOTATION}]`);
+  }
+  if (pod !== '') {
+    const detail = `pod annotation ${INJECT_ANNOTATION} is "${pod}"`;
+    trace.push({ rule: 'linkerd.inject-annotation', saw: detail, outcome: 'decided' });
+    return { verdict: { inject: pod !== 'disabled', reason: `pod-annotation-${pod}`, detail }, warnings: [], trace };
+  }
+  trace.push({ rule: 'linkerd.inject-annotation', saw: `no pod annotation ${INJECT_ANNOTATION}`, outcome: 'pass' });
+  const undecided = `no ${INJECT_ANNOTATION} annotation on the pod template decides`;
+  if (ns !== '') {
+    const detail = `namespace ${nsName} annotation ${INJECT_ANNOTATION} is "${ns}"`;
+    trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: detail, outcome: 'note' });
+    return { defaultPolicy: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail }, undecided, warnings: [], trace };
+  }
+  const known = input.namespaceInfo ? `namespace ${nsName} has none` : `namespace ${nsName} is unknown`;
+  trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: `no namespace annotation ${INJECT_ANNOTATION} (${known})`, outcome: 'pass' });
+  return { undecided: `no ${INJECT_ANNOTATION} annotation on the pod template or its namespace decides`, warnings: [], trace };
+}

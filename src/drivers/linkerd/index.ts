@@ -1,0 +1,44 @@
+/**
+ * The Linkerd driver: decides with Linkerd's `linkerd.io/inject` annotation on the pod template or its
+ * namespace (`./decide.ts`), injects like `linkerd inject` (annotations only) or `linkerd inject --manual`
+ * (the proxy, its init container and volumes; `./inject.ts`, `./containers.ts`), annotates Namespace and
+ * Service objects as the CLI does (`./objects.ts`), and reads back what Linkerd put into a pod from Linkerd's
+ * own markers (`./inventory.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
+ */
+import type { MeshDriver } from '../driver.ts';
+import { loadLinkerdConfig, type LinkerdSettings } from './config.ts';
+import { decideLinkerd } from './decide.ts';
+import { injectLinkerdPod } from './inject.ts';
+import { linkerdInventory } from './inventory.ts';
+import { annotateLinkerdResource, linkerdResourceInventory } from './objects.ts';
+
+export type { LinkerdSettings } from './config.ts';
+
+/**
+ * The `linkerd` mesh driver. `inject` throws `InjectError` for Linkerd's refusals (host network, another
+ * sidecar, no service account token, an unsupported kind, a control-plane component without `manual`).
+ * No `uninject` hook: a generic removal of the inventory undoes everything Linkerd's injection does.
+ */
+export const linkerdDriver: MeshDriver<LinkerdSettings> = {
+  name: 'linkerd',
+  reasons: [
+    'pod-annotation-enabled', 'pod-annotation-ingress', 'pod-annotation-disabled',
+    'namespace-annotation-enabled', 'namespace-annotation-ingress', 'namespace-annotation-disabled',
+  ],
+  loadConfig: loadLinkerdConfig,
+  decide: decideLinkerd,
+  inject(req) {
+    const { pod, warnings } = injectLinkerdPod(req);
+    return { pod, summary: summary(req.settings), warnings };
+  },
+  inventory: linkerdInventory,
+  annotateResource: annotateLinkerdResource,
+  resourceInventory: linkerdResourceInventory,
+  ownPodMetadata: true,
+  checksHostNetwork: true,
+};
+
+/** `linkerd, manual, proxy edge-26.8.3` / `linkerd, annotations only`. */
+function summary(s: LinkerdSettings): string {
+  return s.manual ? `linkerd, manual, proxy ${s.values.proxy.image.version || s.values.linkerdVersion}` : 'linkerd, annotations only';
+}

@@ -1,0 +1,226 @@
+/**
+ * Per-pod configuration: the `config.linkerd.io/*` annotations of the namespace, the configured override
+ * annotations and the pod template, applied onto the values (Linkerd `ApplyAnnotationOverrides` and
+ * `MergeAdditionalEnv`, pkg/inject/inject.go). Linkerd ignores a value it cannot parse and logs a warning; so
+ * does this module, returning the warning for the workload's results.
+ */
+import { isJsonObject } from '../../json.ts';
+import type { JsonObject } from '../../model.ts';
+import { A, INJECT_ANNOTATION } from './annotations.ts';
+import type { LinkerdValues } from './values.ts';
+
+/** Go `time.ParseDuration` in seconds, or undefined (e.g. `1m30s`, `100ms`, `2h`). */
+export function parseGoDuration(s: string): number | undefined {
+  if (s === '0') return 0;
+  const m = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(s);
+  if (!m) return undefined;
+  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  let total = 0;
+  for (const part of s.replace(/^[-+]/, '').matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(part[1]) * unit[part[2]!]!;
+  return m[1] === '-' ? -total : total;
+}
+
+/** A Kubernetes quantity (`resource.ParseQuantity`) as a number of base units, or undefined when invalid. */
+export function parseQuantity(s: string): number | undefined {
+  const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/.exec(s.trim());
+  if (!m) return undefined;
+  const suffix = m[2] ?? '';
+  const binary: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+  const decimal: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+  const factor = binary[suffix] ?? decimal[suffix] ?? (/^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : undefined);
+  return factor === undefined ? undefined : Number(m[1]) * factor;
+}
+
+/** Linkerd `ToWholeCPUCores`: a CPU quantity rounded up to whole cores. */
+function wholeCores(q: number): number {
+  return Math.ceil(q - 1e-9);
+}
+
+/** Go `strconv.ParseBool`. */
+function parseGoBool(s: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+  return undefined;
+}
+
+/** Go `strconv.ParseInt(s, 10, 32)` as a port-sized integer, or undefined. */
+function parseInt32(s: string): number | undefined {
+  return /^[+-]?\d+$/.test(s) && Math.abs(Number(s)) < 2 ** 31 ? Number(s) : undefined;
+}
+
+const INBOUND_POLICIES = ['all-unauthenticated', 'all-authenticated', 'cluster-unauthenticated', 'cluster-authenticated', 'deny', 'audit'];
+
+/**
+ * Linkerd `ParseContainerOpaquePorts` + `PortRange.ToString`: a comma-separated list of ports, ranges
+ * (`8000-8010`) and container port names (resolved with `namedPorts`), rewritten as numbers. Invalid entries
+ * are dropped with a warning, as Linkerd does.
+ */
+export function resolveOpaquePorts(list: string, namedPorts: Map<string, number>, warnings: string[]): string {
+  const out: string[] = [];
+  for (const raw of list.replace(/,$/, '').split(',').map((p) => p.trim())) {
+    const named = namedPorts.get(raw);
+    if (named !== undefined) {
+      out.push(String(named));
+      continue;
+    }
+    const bounds = raw.split('-');
+    const ok = (b: string | undefined) => b !== undefined && /^\d+$/.test(b) && Number(b) <= 65535;
+    const [lo, hi] = [bounds[0], bounds.length === 2 ? bounds[1] : bounds[0]];
+    if (bounds.length > 2 || !ok(lo) || !ok(hi) || Number(hi) < Number(lo)) {
+      warnings.push(`${A.opaquePorts}: "${raw}" is neither a port, a port range nor a container port name; Linkerd ignores it`);
+      continue;
+    }
+    out.push(lo === hi ? String(Number(lo)) : `${Number(lo)}-${Number(hi)}`);
+  }
+  return out.join(',');
+}
+
+/**
+ * The annotations that configure one pod, lowest precedence first: the namespace's `config.*linkerd.io/*`
+ * annotations (and its `linkerd.io/inject`, `AppendNamespaceAnnotations`), the configured override
+ * annotations, then the pod template's own annotations.
+ */
+export function effectiveAnnotations(ns: Record<string, string>, overrides: Record<string, string>, pod: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ns)) if (k === INJECT_ANNOTATION || /^config\.(alpha\.|beta\.)?linkerd\.io\//.test(k)) out[k] = v;
+  return { ...out, ...overrides, ...pod };
+}
+
+/**
+ * Applies the override annotations to `values` in place (Linkerd `ApplyAnnotationOverrides`): images,
+ * ports, log settings, timeouts (Go durations, rewritten as `<n>ms` / `<n>s` like Linkerd), resources (CPU
+ * requests/limits also set the proxy's worker counts), uid/gid, skip/opaque ports, default inbound policy,
+ * access log, native sidecar (GA key over beta over alpha), await, debug image, additional env (namespace
+ * then pod, merged by name). Returns a warning for every value Linkerd would ignore.
+ * @param nsAnnotations the namespace's annotations (for `proxy-additional-env`, merged before the pod's)
+ * @param namedPorts container port names of the pod (for `opaque-ports`)
+ */
+export function applyOverrides(values: LinkerdValues, ann: Record<string, string>, nsAnnotations: Record<string, string>, podAnnotations: Record<string, string>, namedPorts: Map<string, number>): string[] {
+  const warnings: string[] = [];
+  const p = values.proxy;
+  const has = (k: string) => Object.hasOwn(ann, k);
+  const v = (k: string) => ann[k]!;
+  const ignored = (k: string, why: string) => warnings.push(`annotation ${k}: "${v(k)}" ${why}; Linkerd ignores it`);
+  const str = (k: string, set: (s: string) => void) => { if (has(k)) set(v(k)); };
+  const int = (k: string, set: (n: number) => void) => {
+    if (!has(k)) return;
+    const n = parseInt32(v(k));
+    if (n === undefined) ignored(k, 'is not an integer');
+    else set(n);
+  };
+  const bool = (k: string, set: (b: boolean) => void) => {
+    if (!has(k)) return;
+    const b = parseGoBool(v(k));
+    if (b === undefined) ignored(k, 'is not a boolean');
+    else set(b);
+  };
+  const enabled = (k: string, set: (b: boolean) => void) => {
+    if (!has(k)) return;
+    if (v(k) === 'enabled' || v(k) === 'disabled') set(v(k) === 'enabled');
+    else ignored(k, 'is neither enabled nor disabled');
+  };
+  const duration = (k: string, unit: 'ms' | 's', set: (s: string) => void) => {
+    if (!has(k)) return;
+    const secs = parseGoDuration(v(k));
+    if (secs === undefined) ignored(k, 'is not a duration (e.g. 100ms, 2s)');
+    else set(unit === 'ms' ? `${Math.trunc(secs * 1000)}ms` : `${Math.trunc(secs)}s`);
+  };
+  const quantity = (k: string, set: (s: string, q: number) => void) => {
+    if (!has(k)) return;
+    const q = parseQuantity(v(k));
+    if (q === undefined) ignored(k, 'is not a Kubernetes quantity');
+    else set(v(k), q);
+  };
+
+  if (ann[INJECT_ANNOTATION] === 'ingress') p.isIngress = true;
+  str(A.proxyImage, (s) => (p.image.name = s));
+  str(A.proxyVersion, (s) => (p.image.version = s));
+  str(A.imagePullPolicy, (s) => (p.image.pullPolicy = s));
+  int(A.controlPort, (n) => (p.ports.control = n));
+  int(A.inboundPort, (n) => (p.ports.inbound = n));
+  int(A.adminPort, (n) => (p.ports.admin = n));
+  int(A.outboundPort, (n) => (p.ports.outbound = n));
+  str(A.podInboundPorts, (s) => (p.podInboundPorts = s));
+  enabled(A.adminShutdown, (b) => (p.enableShutdownEndpoint = b));
+  str(A.logLevel, (s) => (p.logLevel = s));
+  str(A.logHttpHeaders, (s) => (p.logHTTPHeaders = s));
+  str(A.logFormat, (s) => (p.logFormat = s));
+  str(A.requireIdentity, (s) => (p.requireIdentityOnInboundPorts = s));
+  bool(A.hostnameLabels, (b) => (p.hostnameLabels = b));
+  duration(A.outboundConnectTimeout, 'ms', (s) => (p.outboundConnectTimeout = s));
+  duration(A.inboundConnectTimeout, 'ms', (s) => (p.inboundConnectTimeout = s));
+  duration(A.outboundDiscoveryTimeout, 's', (s) => (p.outboundDiscoveryCacheUnusedTimeout = s));
+  duration(A.inboundDiscoveryTimeout, 's', (s) => (p.inboundDiscoveryCacheUnusedTimeout = s));
+  bool(A.disableOutboundDetectTimeout, (b) => (p.disableOutboundProtocolDetectTimeout = b));
+  bool(A.disableInboundDetectTimeout, (b) => (p.disableInboundProtocolDetectTimeout = b));
+  duration(A.shutdownGracePeriod, 'ms', (s) => (p.shutdownGracePeriod = s));
+  bool(A.enableGateway, (b) => (p.isGateway = b));
+  if (has(A.waitBeforeExitSeconds)) {
+    if (/^\d+$/.test(v(A.waitBeforeExitSeconds))) p.waitBeforeExitSeconds = Number(v(A.waitBeforeExitSeconds));
+    else ignored(A.waitBeforeExitSeconds, 'is not a non-negative integer');
+  }
+  const nativeKey = [A.nativeSidecar, A.nativeSidecarBeta, A.nativeSidecarAlpha].find(has);
+  if (nativeKey) bool(nativeKey, (b) => (p.nativeSidecar = b));
+
+  quantity(A.cpuRequest, (s, q) => {
+    p.resources.cpu.request = s;
+    p.workers.minimum = wholeCores(q);
+  });
+  quantity(A.cpuLimit, (s, q) => {
+    p.resources.cpu.limit = s;
+    p.workers.maximum = wholeCores(q);
+  });
+  if (has(A.cpuRatioLimit)) {
+    const r = Number(v(A.cpuRatioLimit));
+    if (v(A.cpuRatioLimit).trim() === '' || Number.isNaN(r)) ignored(A.cpuRatioLimit, 'is not a number');
+    else if (r <= 0 || r >= 1) ignored(A.cpuRatioLimit, 'is not between 0.0 and 1.0');
+    else p.workers.maximumCPURatio = r;
+  }
+  quantity(A.memoryRequest, (s) => (p.resources.memory.request = s));
+  quantity(A.memoryLimit, (s) => (p.resources.memory.limit = s));
+  quantity(A.ephemeralRequest, (s) => (p.resources['ephemeral-storage'].request = s));
+  quantity(A.ephemeralLimit, (s) => (p.resources['ephemeral-storage'].limit = s));
+  int(A.uid, (n) => (p.uid = n));
+  int(A.gid, (n) => (p.gid = n));
+  bool(A.externalProfiles, (b) => (p.enableExternalProfiles = b));
+  str(A.skipInboundPorts, (s) => (values.proxyInit.ignoreInboundPorts = s));
+  str(A.skipOutboundPorts, (s) => (values.proxyInit.ignoreOutboundPorts = s));
+  str(A.opaquePorts, (s) => (p.opaquePorts = resolveOpaquePorts(s, namedPorts, warnings)));
+  str(A.debugImage, (s) => (values.debugImage.name = s));
+  str(A.debugImageVersion, (s) => (values.debugImage.version = s));
+  str(A.debugImagePullPolicy, (s) => (values.debugImage.pullPolicy = s));
+  enabled(A.await, (b) => (p.await = b));
+  if (has(A.defaultInboundPolicy)) {
+    if (INBOUND_POLICIES.includes(v(A.defaultInboundPolicy))) p.defaultInboundPolicy = v(A.defaultInboundPolicy);
+    else ignored(A.defaultInboundPolicy, `is not one of ${INBOUND_POLICIES.join(', ')}`);
+  }
+  str(A.skipSubnets, (s) => (values.proxyInit.skipSubnets = s));
+  str(A.accessLog, (s) => (p.accessLog = s));
+
+  for (const [source, where] of [[nsAnnotations, 'namespace'], [podAnnotations, 'pod']] as const) {
+    const raw = source[A.additionalEnv];
+    if (raw === undefined || raw === '') continue;
+    const env = parseEnvList(raw);
+    if (!env) {
+      warnings.push(`${where} annotation ${A.additionalEnv} is not a JSON list of EnvVar objects; Linkerd ignores it`);
+      continue;
+    }
+    for (const e of env) {
+      const i = p.additionalEnv.findIndex((x) => x.name === e.name);
+      if (i >= 0) p.additionalEnv[i] = e;
+      else p.additionalEnv.push(e);
+    }
+  }
+  return warnings;
+}
+
+/** A JSON list of EnvVar objects (each with a string `name`), or undefined. */
+function parseEnvList(raw: string): JsonObject[] | undefined {
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (Array.isArray(v) && v.every((e) => isJsonObject(e) && typeof e.name === 'string')) return v as JsonObject[];
+  } catch {
+    // not JSON: reported by the caller
+  }
+  return undefined;
+}

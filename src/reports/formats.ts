@@ -1,0 +1,194 @@
+import type * as Sarif from 'sarif';
+import type { Finding, Report, WorkloadReport } from './report.ts';
+import { reportTotals } from './report.ts';
+
+/**
+ * CI report formats, each a pure function of a `Report`:
+ * - `junitReport`: JUnit XML (the schema Jenkins, GitLab and GitHub test reporters read): one testcase per
+ *   workload, a failure per failing finding with its message and `file:line:column`;
+ * - `sarifReport`: SARIF 2.1.0 (OASIS), rule ids = reason codes, `physicalLocation` regions, `fixes` for
+ *   findings whose fix is injecting;
+ * - `githubReport`: GitHub Actions workflow commands (`::error file=...,line=...::message`);
+ * - `tableReport`: a plain-text table (one row per workload, then totals), for stderr.
+ */
+
+/** Short descriptions of the rule ids, for SARIF `rules` (and their help in the README). */
+export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'host-network': 'pods on the host network are never injected',
+  'ignored-namespace': 'the namespace is in ignoredNamespaces',
+  'namespace-not-selected': 'the namespace does not match namespaceSelector',
+  'webhook-not-selected': 'no Istio injection webhook selects the pod',
+  'label-true': 'the pod label sidecar.istio.io/inject is "true"',
+  'label-false': 'the pod label sidecar.istio.io/inject is "false"',
+  'annotation-true': 'the pod annotation sidecar.istio.io/inject is "true"',
+  'annotation-false': 'the pod annotation sidecar.istio.io/inject is "false"',
+  'never-inject-selector': 'the pod labels match a neverInjectSelector',
+  'always-inject-selector': 'the pod labels match an alwaysInjectSelector',
+  'policy-enabled': 'nothing on the pod decides and the policy is enabled',
+  'policy-disabled': 'nothing on the pod decides and the policy is disabled',
+  'webhook-namespace-label': 'an Istio webhook selects the namespace label',
+  'webhook-object-label': 'an Istio webhook selects the pod label',
+  'webhook-namespace-default': 'the default Istio webhook selects the namespace',
+  'not-injected': 'check: a workload the config selects carries no sidecar',
+  'injection-drift': 'check: the injection differs from what the current config produces',
+  'unwanted-sidecar': 'check: a workload the config skips carries a sidecar',
+  'injection-required': 'check: spec.check.requireInjection: the namespace requires injection',
+  'opt-out-forbidden': 'check: the workload opts out where spec.check forbids it',
+  'invalid-workload': 'the workload cannot be injected as written (invalid field or annotation)',
+  'workload-warning': 'a warning about the workload',
+  'invalid-config': 'the functionConfig is invalid',
+  'config-warning': 'a warning about the functionConfig',
+};
+
+/** XML 1.0 text: escapes markup characters; characters XML cannot hold (C0 controls, lone surrogates) become U+FFFD. */
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;');
+}
+
+function where(f: Finding): string {
+  const l = f.location;
+  return l.file ? `${l.file}${l.line ? `:${l.line}:${l.column ?? 1}` : ''}` : '';
+}
+
+function workloadTitle(w: WorkloadReport): string {
+  return `${w.kind} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`;
+}
+
+/** JUnit XML: a testsuite per command, a testcase per workload, a `functionConfig` testcase for run-level findings. */
+export function junitReport(report: Report): string {
+  const cases: Array<{ name: string; classname: string; file?: string; line?: number; failures: Finding[]; out: string[] }> = [];
+  if (report.general.length > 0) {
+    cases.push({ name: 'functionConfig', classname: 'meshinject', failures: report.general.filter((f) => f.fails), out: report.general.map((f) => `[${f.level}] ${f.message}`) });
+  }
+  for (const w of report.workloads) {
+    cases.push({
+      name: workloadTitle(w),
+      classname: `${w.namespace ?? '(default namespace)'}.${w.kind}`,
+      ...(w.location.file ? { file: w.location.file } : {}),
+      ...(w.location.line ? { line: w.location.line } : {}),
+      failures: w.findings.filter((f) => f.fails),
+      out: w.findings.map((f) => `[${f.level}] ${f.rule}: ${f.message}`),
+    });
+  }
+  const failures = cases.filter((c) => c.failures.length > 0).length;
+  const suite = `meshinject ${report.command}`;
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="meshinject" tests="${cases.length}" failures="${failures}" errors="0">`,
+    `  <testsuite name="${xmlEscape(suite)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0">`,
+  ];
+  for (const c of cases) {
+    const attrs = `name="${xmlEscape(c.name)}" classname="${xmlEscape(c.classname)}"${c.file ? ` file="${xmlEscape(c.file)}"` : ''}${c.line ? ` line="${c.line}"` : ''}`;
+    lines.push(`    <testcase ${attrs}>`);
+    for (const f of c.failures) {
+      const at = where(f);
+      lines.push(`      <failure message="${xmlEscape(f.message)}" type="${xmlEscape(f.rule)}">${xmlEscape(`${at ? `${at}: ` : ''}${f.field ? `${f.field}: ` : ''}${f.message}`)}</failure>`);
+    }
+    if (c.out.length) lines.push(`      <system-out>${xmlEscape(c.out.join('\n'))}</system-out>`);
+    lines.push('    </testcase>');
+  }
+  lines.push('  </testsuite>', '</testsuites>', '');
+  return lines.join('\n');
+}
+
+/** A relative file path as a URI reference (each segment percent-encoded). */
+function fileUri(path: string): string {
+  return path.split(/[\\/]/).map((s) => encodeURIComponent(s)).join('/');
+}
+
+/** SARIF 2.1.0 log: errors and warnings (notes left out), rules for the rule ids used, fixes where known. */
+export function sarifReport(report: Report): string {
+  const findings = [...report.general, ...report.workloads.flatMap((w) => w.findings.map((f) => ({ ...f, workload: w })))]
+    .filter((f) => f.level !== 'note') as Array<Finding & { workload?: WorkloadReport }>;
+  const ruleIds = [...new Set(findings.map((f) => f.rule))];
+  const rules: Sarif.ReportingDescriptor[] = ruleIds.map((id) => ({
+    id,
+    shortDescription: { text: RULE_DESCRIPTIONS[id] ?? id },
+  }));
+  const results: Sarif.Result[] = findings.map((f) => {
+    const r: Sarif.Result = {
+      ruleId: f.rule,
+      ruleIndex: ruleIds.indexOf(f.rule),
+      level: f.level,
+      message: { text: f.field ? `${f.message} (${f.field})` : f.message },
+    };
+    if (f.location.file) {
+      const physical: Sarif.PhysicalLocation = { artifactLocation: { uri: fileUri(f.location.file) } };
+      if (f.location.line) physical.region = { startLine: f.location.line, startColumn: f.location.column ?? 1 };
+      const loc: Sarif.Location = { physicalLocation: physical };
+      if (f.workload) {
+        loc.logicalLocations = [{ name: f.workload.name, fullyQualifiedName: `${f.workload.apiVersion}/${f.workload.kind}/${f.workload.namespace ? `${f.workload.namespace}/` : ''}${f.workload.name}`, kind: 'resource' }];
+      }
+      r.locations = [loc];
+    }
+    if (f.fix && f.location.file) {
+      const { start, end } = f.fix.span;
+      r.fixes = [{
+        description: { text: f.fix.description },
+        artifactChanges: [{
+          artifactLocation: { uri: fileUri(f.location.file) },
+          replacements: [{
+            deletedRegion: { startLine: start.line, startColumn: start.column, endLine: end.line, endColumn: end.column },
+            insertedContent: { text: f.fix.text },
+          }],
+        }],
+      }];
+    }
+    return r;
+  });
+  const log: Sarif.Log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [{
+      tool: { driver: { name: 'meshinject', version: report.toolVersion, rules } },
+      results,
+    }],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+/** Escapes a workflow command's message (`%`, CR, LF) and, for properties, also `:` and `,`. */
+function ghEscape(s: string, property: boolean): string {
+  let out = s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  if (property) out = out.replace(/:/g, '%3A').replace(/,/g, '%2C');
+  return out;
+}
+
+/** GitHub Actions workflow commands: `::error` / `::warning` per finding (notes left out). */
+export function githubReport(report: Report): string {
+  const all = [...report.general, ...report.workloads.flatMap((w) => w.findings)].filter((f) => f.level !== 'note');
+  return all
+    .map((f) => {
+      const props = [
+        f.location.file ? `file=${ghEscape(f.location.file, true)}` : '',
+        f.location.line ? `line=${f.location.line}` : '',
+        f.location.column ? `col=${f.location.column}` : '',
+        `title=${ghEscape(`meshinject ${f.rule}`, true)}`,
+      ].filter((p) => p !== '');
+      const cmd = f.fails || f.level === 'error' ? 'error' : 'warning';
+      return `::${cmd} ${props.join(',')}::${ghEscape(f.field ? `${f.message} (${f.field})` : f.message, false)}\n`;
+    })
+    .join('');
+}
+
+/** A text table: NAMESPACE KIND NAME DECISION REASON MESH, one row per workload, then totals. */
+export function tableReport(report: Report): string {
+  const head = ['NAMESPACE', 'KIND', 'NAME', 'DECISION', 'REASON', 'MESH'];
+  const rows = report.workloads.map((w) => [w.namespace ?? '(default)', w.kind, w.name, w.decision, w.reason, w.mesh]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const t = reportTotals(report);
+  const parts = [...t.byDecision].map(([d, n]) => `${n} ${d}`);
+  const general = report.general.filter((f) => f.level !== 'note').length;
+  const totals = `${t.workloads} workload(s)${parts.length ? `: ${parts.join(', ')}` : ''}; ${t.failing} failing finding(s)${general ? `; ${general} about the functionConfig` : ''}`;
+  return `${[line(head), ...rows.map(line), totals].join('\n')}\n`;
+}
