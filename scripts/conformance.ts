@@ -1,9 +1,10 @@
 // Conformance runner CLI: `npm run conformance -- <corpus-dir> [--min <file.json>] [--filter <regex>]`.
-// Prints `FAIL <case> [<category>]: <reason>` per failing case and `<corpus> conformance: P/N passed (<category>)`
-// per category, the corpus being the directory's name. Exit code 0 unless `--min` (JSON: category -> minimum passes) is not met (1), or usage (2).
+// <corpus-dir> holds `cases/`, or subdirectories that do (istio-versions/<release>): then categories read
+// `<release>/<category>`. Prints `FAIL <case> [<category>]: <reason>` per failing case and
+// `<corpus> conformance: P/N passed (<category>)` per category, the corpus being the directory's name. Exit code 0 unless `--min` (JSON: category -> minimum passes) is not met (1), or usage (2).
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { checkMinimums, runConformance, summarize } from './conformance/runner.ts';
+import { checkMinimums, corpusDirs, runConformance, summarize, type CaseResult } from './conformance/runner.ts';
 
 async function main(argv: string[]): Promise<number> {
   let dir: string | undefined;
@@ -23,7 +24,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('usage: conformance <corpus-dir> [--min <file.json>] [--filter <regex>]\n');
     return 2;
   }
-  const results = await runConformance(dir, filter ? { filter } : {});
+  const results: CaseResult[] = [];
+  for (const corpus of corpusDirs(dir)) {
+    const prefix = corpus.label ? `${corpus.label}/` : '';
+    for (const r of await runConformance(corpus.dir, filter ? { filter } : {})) results.push({ ...r, category: prefix + r.category });
+  }
   for (const r of results) if (!r.pass) process.stdout.write(`FAIL ${r.name} [${r.category}]: ${r.reason}\n`);
   const summary = summarize(results);
   for (const [cat, s] of Object.entries(summary)) {

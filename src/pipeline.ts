@@ -135,11 +135,11 @@ function isLocalConfig(v: JsonObject): boolean {
 }
 
 /**
- * The input's local-config ConfigMaps (kpt package files such as templates), for `ActiveMesh.fromPackage`.
- * Only ConfigMaps are composed (by their top-level kind), so other resources stay lazily parsed.
+ * The input's ConfigMaps, for `ActiveMesh.fromInput` (kpt package files such as templates, a mesh's own
+ * config). Only ConfigMaps are composed (by their top-level kind), so other resources stay lazily parsed.
  */
-function localConfigMaps(items: readonly SourceItem[]): JsonObject[] {
-  return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined && isLocalConfig(v));
+function inputConfigMaps(items: readonly SourceItem[]): JsonObject[] {
+  return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined);
 }
 
 /**
@@ -433,7 +433,9 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
   const results: KrmResult[] = [];
   let mesh: ActiveMesh;
   try {
-    mesh = boundMesh.fromPackage(() => localConfigMaps(source.items));
+    const adapted = boundMesh.fromInput(() => inputConfigMaps(source.items));
+    mesh = adapted.mesh;
+    for (const note of adapted.notes) results.push(generalResult('info', note));
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
     return { changed: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };

@@ -1,11 +1,10 @@
 import t, { type Test } from 'tap';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { compareDocuments, normalizeDocument, parseYamlStream } from '../scripts/conformance/normalize.ts';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
-import { buildResourceList, checkMinimums, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
+import { buildResourceList, checkMinimums, ensureFreshBundle, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const corpus = fileURLToPath(new URL('../../shared/conformance/istio', import.meta.url));
@@ -94,6 +93,10 @@ t.test('normalisation drops zero status and DeploymentConfig defaults only', asy
     spec: { replicas: 1 },
   });
   t.same(normalizeDocument({ kind: 'Deployment', spec: { paused: false } }), { kind: 'Deployment', spec: { paused: false } });
+  t.same(normalizeDocument({ kind: 'List', items: [{ kind: 'DeploymentConfig', spec: { test: false, replicas: 1 } }, { kind: 'Deployment', spec: { paused: false } }] }), {
+    kind: 'List',
+    items: [{ kind: 'DeploymentConfig', spec: { replicas: 1 } }, { kind: 'Deployment', spec: { paused: false } }],
+  }, 'List items get the same rule');
 });
 
 t.test('quantities are canonicalised like resource.Quantity', async (t) => {
@@ -131,23 +134,11 @@ t.test('minimum checks', async (t) => {
   t.equal(checkMinimums(s, { x: 2, y: 1 }).length, 2);
 });
 
-function newestMtime(dir: string): number {
-  let m = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    m = Math.max(m, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return m;
-}
 
 /** Rebuilds the bundle the CLI runs when a source file is newer. */
 function ensureBundle(t: Test): void {
-  const bundle = join(root, 'dist/meshinject.cjs');
-  const srcTime = newestMtime(join(root, 'src'));
-  if (!existsSync(bundle) || statSync(bundle).mtimeMs < srcTime) {
-    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
-    t.equal(b.status, 0, `build: ${b.stderr}`);
-  }
+  const b = ensureFreshBundle(root);
+  t.equal(b.status, 0, `build: ${b.stderr}`);
 }
 
 t.test('Istio conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {

@@ -1,3 +1,4 @@
+import { builtinOnlyTemplates } from '../src/drivers/istio/template-sources.ts';
 import t from 'tap';
 import type { JsonObject, PodTemplate } from '../src/model.ts';
 import { istioDriver } from '../src/drivers/istio/index.ts';
@@ -37,6 +38,9 @@ function testConfig(over: { nativeSidecars?: boolean; revision?: string; platfor
       platform: over.platform ?? '',
       compliancePolicy: '',
       enableNamespacesByDefault: false,
+      templates: builtinOnlyTemplates(),
+      env: {},
+      sourceInputs: { userValues: {}, hasInjectorConfig: false, version: '' },
     },
   };
 }

@@ -107,23 +107,28 @@ function isZeroish(v: Json | undefined): boolean {
 /**
  * Applies the §9.1 normalisations to one parsed document: drops nulls and empty maps (incl. `creationTimestamp:
  * null`), a pod spec's `hostNetwork: false` (Go omitempty, as the Linkerd corpus' goldens show), a top-level `status` whose values are all zero/empty, DeploymentConfig's `spec.test: false`,
- * `spec.minReadySeconds: 0` and `spec.paused: false`; canonicalises quantities; replaces JSON-valued
+ * `spec.minReadySeconds: 0` and `spec.paused: false` (also in `kind: List` items); canonicalises quantities; replaces JSON-valued
  * annotations/env values by `{"$json": <parsed>}`. Lists keep their order; scalar types are kept.
  * @returns the normalised document (`null` if nothing remains)
  */
 export function normalizeDocument(doc: Json): Json {
   let d: Json = structuredClone(doc);
-  if (isObject(d)) {
-    if ('status' in d && isZeroish(d.status)) delete d.status;
-    if (d.kind === 'DeploymentConfig' && isObject(d.spec)) {
-      const spec = d.spec;
-      if (spec.test === false) delete spec.test;
-      if (spec.minReadySeconds === 0) delete spec.minReadySeconds;
-      if (spec.paused === false) delete spec.paused;
-    }
-  }
+  normalizeObject(d);
+  // The items of a `kind: List` are objects of their own (Go round-trips each one typed).
+  if (isObject(d) && d.kind === 'List' && Array.isArray(d.items)) d.items.forEach(normalizeObject);
   d = normalizeValue(d, []) ?? null;
   return d;
+}
+
+function normalizeObject(d: Json): void {
+  if (!isObject(d)) return;
+  if ('status' in d && isZeroish(d.status)) delete d.status;
+  if (d.kind === 'DeploymentConfig' && isObject(d.spec)) {
+    const spec = d.spec;
+    if (spec.test === false) delete spec.test;
+    if (spec.minReadySeconds === 0) delete spec.minReadySeconds;
+    if (spec.paused === false) delete spec.paused;
+  }
 }
 
 /** The outcome of comparing an expected and an actual stream. */

@@ -4,8 +4,8 @@
  * (`node bin/meshinject.js`) and compare the output items with `expected.yaml` (normalised, see
  * `normalize.ts`) or, for error cases, check the exit code and the error text (`expected-error.txt`).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
@@ -170,6 +170,35 @@ export async function runCase(caseDir: string, name: string, cli: string): Promi
   } catch (e) {
     return fail(`runner error: ${(e as Error).message}`);
   }
+}
+
+function newestMtime(dir: string): number {
+  let m = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    m = Math.max(m, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return m;
+}
+
+/** Rebuilds the CLI bundle (`scripts/build.mjs`) when a file under `src/` is newer; `status` 0 when fresh. */
+export function ensureFreshBundle(root: string): { status: number | null; stderr: string } {
+  const bundle = join(root, 'dist/meshinject.cjs');
+  if (existsSync(bundle) && statSync(bundle).mtimeMs >= newestMtime(join(root, 'src'))) return { status: 0, stderr: '' };
+  const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+  return { status: b.status, stderr: b.stderr };
+}
+
+/**
+ * The corpora under `dir`: `dir` itself when it has `cases/`, else each subdirectory that has `cases/`
+ * (e.g. `istio-versions/<release>`), sorted, labelled with the subdirectory name.
+ */
+export function corpusDirs(dir: string): Array<{ label: string; dir: string }> {
+  if (existsSync(join(dir, 'cases'))) return [{ label: '', dir }];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'cases')))
+    .map((d) => ({ label: d.name, dir: join(dir, d.name) }))
+    .sort((a, b) => a.label.localeCompare(b.label));
 }
 
 /**

@@ -208,12 +208,13 @@ export interface MeshDriver<S = unknown> {
    */
   uninject?(pod: PodTemplate, inventory: Inventory, settings: S, context: UninjectContext): PodTemplate;
   /**
-   * Optional: completes the settings from the input's local-config ConfigMaps (`config.kubernetes.io/local-config:
-   * "true"`, e.g. templates in a kpt package: a KRM function receives files only as resources). Called once
-   * per run, before any workload. Pure.
+   * Optional: completes the settings from the input's ConfigMaps, once per run before any workload: files of a
+   * kpt package arrive only as resources (the custom driver's templates in local-config ConfigMaps), and an
+   * input may hold the mesh's own configuration (Istio's `istio-sidecar-injector` ConfigMap). `configMaps`
+   * composes the input's ConfigMaps on first call only. Pure; `notes` become info results of the run.
    * @throws MeshInjectError (BAD_CONFIG) naming the missing or invalid resource: the run fails with that error
    */
-  fromPackage?(settings: S, localConfigMaps: readonly JsonObject[]): S;
+  fromInput?(settings: S, configMaps: () => readonly JsonObject[]): { settings: S; notes: string[] };
   /**
    * Optional: annotations for a resource that is not a workload (Linkerd: `Namespace` and `Service`, as
    * `linkerd inject` annotates them), or undefined to leave it alone. Pure; existing keys are the driver's to keep.
@@ -257,10 +258,10 @@ export interface ActiveMesh {
   /** The driver's `uninject` hook bound to its settings, when it has one. */
   uninject?(pod: PodTemplate, inventory: Inventory, context: UninjectContext): PodTemplate;
   /**
-   * The driver rebound to the settings its `fromPackage` completes from `localConfigMaps()`, or itself when it
-   * has none (then the input's ConfigMaps are not composed).
+   * The driver rebound to the settings its `fromInput` completes from the input's ConfigMaps, with its notes;
+   * itself and no notes when it has no such hook (then the ConfigMaps are not composed).
    */
-  fromPackage(localConfigMaps: () => readonly JsonObject[]): ActiveMesh;
+  fromInput(configMaps: () => readonly JsonObject[]): { mesh: ActiveMesh; notes: string[] };
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   readonly ownPodMetadata?: boolean;
@@ -276,8 +277,10 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
     ...(driver.uninject ? { uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) => driver.uninject!(pod, inventory, settings, context) } : {}),
-    fromPackage(localConfigMaps) {
-      return driver.fromPackage ? bindDriver(driver, driver.fromPackage(settings, localConfigMaps())) : this;
+    fromInput(configMaps) {
+      if (!driver.fromInput) return { mesh: this, notes: [] };
+      const r = driver.fromInput(settings, configMaps);
+      return { mesh: bindDriver(driver, r.settings), notes: r.notes };
     },
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),

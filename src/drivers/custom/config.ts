@@ -66,11 +66,12 @@ export function loadCustomConfig(input: DriverConfigInput): DriverConfigResult<C
  * @throws MeshInjectError (BAD_CONFIG) for a named ConfigMap missing from the input's local-config objects, a
  *   key that is not a template name, or a name given twice (inline and in a ConfigMap, or in two ConfigMaps)
  */
-export function templatesFromPackage(settings: CustomSettings, localConfig: readonly JsonObject[]): CustomSettings {
+export function templatesFromPackage(settings: CustomSettings, configMaps: readonly JsonObject[]): CustomSettings {
   if (settings.templateConfigMaps.length === 0) return settings;
   const templates = new Map(settings.templates);
   for (const name of settings.templateConfigMaps) {
-    const cm = localConfig.find((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isObject(o.metadata) && o.metadata.name === name);
+    const cm = configMaps.find((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isObject(o.metadata) && o.metadata.name === name
+      && isObject(o.metadata.annotations) && o.metadata.annotations['config.kubernetes.io/local-config'] === 'true');
     if (!cm) {
       throw new MeshInjectError('BAD_CONFIG', `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`, `${settings.path}.templateConfigMaps`);
     }

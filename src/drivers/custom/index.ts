@@ -23,5 +23,5 @@ export const customDriver: MeshDriver<CustomSettings> = {
     return { pod, summary: `custom, templates ${templates.join(',')}`, warnings: [] };
   },
   inventory: customInventory,
-  fromPackage: templatesFromPackage,
+  fromInput: (settings, configMaps) => ({ settings: settings.templateConfigMaps.length === 0 ? settings : templatesFromPackage(settings, configMaps()), notes: [] }),
 };

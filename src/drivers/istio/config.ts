@@ -10,6 +10,7 @@ import type { Json, JsonObject, LabelSelector } from '../../model.ts';
 import { validateSelector } from '../../selection/label-selector.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from './defaults.ts';
+import { type IstioTemplates, parseInjectorConfig, resolveTemplates } from './template-sources.ts';
 
 /** Istio-specific settings (`spec.istio`), validated and defaulted. */
 export interface IstioSettings {
@@ -34,6 +35,16 @@ export interface IstioSettings {
   compliancePolicy: string;
   /** `sidecarInjectorWebhook.enableNamespacesByDefault` for webhook selection. */
   enableNamespacesByDefault: boolean;
+  /** The injection templates of every source (see `./template-sources.ts`), Go templates parsed. */
+  templates: IstioTemplates;
+  /** What the template function `env` answers: `spec.istio.env` plus `ENABLE_NATIVE_SIDECARS`. */
+  env: Record<string, string>;
+  /** What the template sources were resolved from, to resolve them again with a ConfigMap of the input. */
+  sourceInputs: {
+    userValues: JsonObject;
+    hasInjectorConfig: boolean;
+    version: string;
+  };
 }
 
 /** `spec.istio` as the schema fragment admits it (ConfigMap strings already converted). */
@@ -47,6 +58,9 @@ interface RawIstio {
   platform?: '' | 'openshift';
   compliancePolicy?: string;
   enableNamespacesByDefault?: boolean;
+  injectorConfig?: JsonObject | string;
+  version?: string;
+  env?: Record<string, string>;
 }
 
 const BOOLEAN_KEYS = new Set(['strictInjectValues', 'enableNamespacesByDefault']);
@@ -85,10 +99,16 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
   const core = input.fromConfigMap ? 'data' : 'spec';
   const userValues = parseEmbedded(istio.values, at('values'), 'values', issues);
   const userMesh = parseEmbedded(istio.meshConfig, at('meshConfig'), 'meshConfig', issues);
-  const values = mergeValues(ISTIO_CHART_VALUES, userValues);
+  const injector = parseInjectorConfig(istio.injectorConfig, at('injectorConfig'), issues);
+  // Next to an injector config, values are that release's complete rendered values (not a delta).
+  const values = injector ? structuredClone(userValues) : mergeValues(ISTIO_CHART_VALUES, userValues);
   const meshConfig = mergeValues(ISTIO_MESH_DEFAULTS, userMesh);
   const fromValues = valuesReader(values, userValues, at('values'), issues, warnings);
-  const { explicit } = input;
+  const explicit = {
+    policy: input.explicit.policy ?? injector?.policy,
+    neverInjectSelector: input.explicit.neverInjectSelector ?? injector?.neverInjectSelector,
+    alwaysInjectSelector: input.explicit.alwaysInjectSelector ?? injector?.alwaysInjectSelector,
+  };
 
   const policy = fromValues.pick(explicit.policy, `${core}.policy`, ['global', 'proxy', 'autoInject'], isPolicy, 'enabled or disabled') ?? 'enabled';
   const never = fromValues.pick(explicit.neverInjectSelector, `${core}.neverInjectSelector`, ['sidecarInjectorWebhook', 'neverInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
@@ -103,6 +123,14 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
   setIn(values, ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], byDefault);
   setIn(values, ['revision'], revision);
 
+  const env = { ...(istio.env ?? {}) };
+  const swi = userValues.sidecarInjectorWebhook;
+  const templates = resolveTemplates({
+    valuesTemplates: isJsonObject(swi) ? swi.templates : undefined,
+    injectorConfig: injector,
+    version: istio.version ?? '',
+    env,
+  }, input.path, issues);
   checkImageValues(values, at('values'), issues, warnings);
 
   const selection = istio.selection ?? 'kube-inject';
@@ -124,6 +152,9 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
       platform: istio.platform ?? '',
       compliancePolicy: istio.compliancePolicy ?? '',
       enableNamespacesByDefault: byDefault,
+      templates,
+      env,
+      sourceInputs: { userValues, hasInjectorConfig: injector !== undefined, version: istio.version ?? '' },
     },
     issues,
     warnings,

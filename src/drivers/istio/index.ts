@@ -7,6 +7,7 @@
  */
 import type { MeshDriver } from '../driver.ts';
 import { loadIstioConfig, type IstioSettings } from './config.ts';
+import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
@@ -19,10 +20,12 @@ export const istioDriver: MeshDriver<IstioSettings> = {
   name: 'istio',
   reasons: ['label-true', 'label-false', 'annotation-true', 'annotation-false', 'webhook-not-selected', 'webhook-namespace-label', 'webhook-object-label', 'webhook-namespace-default'],
   loadConfig: loadIstioConfig,
+  fromInput: withInjectorConfigMap,
   decide: decideIstio,
   inject(req) {
-    const { pod, warnings } = injectIstioPod(req);
-    return { pod, summary: injectionSummary(req.settings), warnings };
+    const { pod, warnings, sources } = injectIstioPod(req);
+    const summary = injectionSummary(req.settings);
+    return { pod, summary: sources ? `${summary}; ${sources}` : summary, warnings };
   },
   inventory(pod) {
     const raw = pod.metadata.annotations?.[STATUS_ANNOTATION];

@@ -10,7 +10,9 @@ import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { effectiveProxyConfig, interceptionModeOf } from './proxy-config.ts';
 import { buildTemplateData } from './template-data.ts';
-import { renderIstioTemplate, selectedTemplates } from './render.ts';
+import { describeSources, type RenderContext, renderNamed, templateNamesFor } from './go-render.ts';
+import type { TemplateOrigin } from './template-sources.ts';
+import { normalizeFragment } from './render.ts';
 import { validateAnnotations } from './validate.ts';
 import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
@@ -35,6 +37,8 @@ export const NATIVE_SIDECAR_ANNOTATION = 'sidecar.istio.io/nativeSidecar';
 export interface IstioInjection {
   pod: PodTemplate;
   warnings: string[];
+  /** Which source rendered which template (empty when only the built-in templates were used). */
+  sources: string;
 }
 
 /**
@@ -167,12 +171,18 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   if (findContainer(PROXY_CONTAINER, containersOf(original.spec, 'initContainers')) && !previous?.initContainers.includes(PROXY_CONTAINER)) {
     throw userInitProxyError(original);
   }
+  // Templates of Istio 1.22-1.26 read `env "ENABLE_NATIVE_SIDECARS"`: answer it from the config (once per run).
+  if (!Object.hasOwn(istio.env, 'ENABLE_NATIVE_SIDECARS')) istio.env.ENABLE_NATIVE_SIDECARS = String(config.nativeSidecars);
+  const ctx: RenderContext = { settings: istio, builtinData: data, pod: stripped, nativeSidecars: config.nativeSidecars };
+  const used: Array<{ name: string; origin: TemplateOrigin }> = [];
   let merged: PodTemplate = structuredClone(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
-  for (const name of selectedTemplates(annotations)) {
+  for (const name of templateNamesFor(annotations, istio)) {
     let fragment: JsonObject;
     try {
-      fragment = fragmentOf(renderIstioTemplate(name, data));
+      const r = renderNamed(name, ctx);
+      used.push({ name, origin: r.origin });
+      fragment = fragmentOf(r.fragment);
     } catch (e) {
       wrap(e, `failed to run injection template "${name}"`);
     }
@@ -192,11 +202,13 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged.spec.initContainers = [...containersOf(merged.spec, 'initContainers'), proxy];
     } else if (
       findContainer(PROXY_CONTAINER, containersOf(templatePod.spec, 'containers')) &&
+      findContainer(PROXY_CONTAINER, containersOf(original.spec, 'initContainers')) &&
       findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'initContainers')) &&
       !findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
     ) {
       // meshinject: the reverse move (native → classic sidecar), which Istio does not do, so that an
-      // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container.
+      // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container. Only for a
+      // proxy the input already had: a template run after a native `sidecar` may add its own `istio-proxy`.
       const inits = containersOf(merged.spec, 'initContainers');
       const proxy = findContainer(PROXY_CONTAINER, inits)!;
       // Native-only fields of the old proxy; the template sets `lifecycle` again when values ask for it.
@@ -209,6 +221,10 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged = mergeInto(merged, fragment);
     } catch (e) {
       wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');
+    }
+    if (used[used.length - 1]?.origin !== 'builtin') {
+      normalizeFragment(templatePod.spec);
+      normalizeFragment(merged.spec);
     }
   }
 
@@ -235,9 +251,13 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     templateSpec: templatePod.spec,
     revision: istio.revision,
   });
+  // Istio `applyMetadata`: the injector config's injectedAnnotations. The webhook passes them; kube-inject
+  // passes none (IntoObject sets `injectedAnnotations: nil`), so only webhook selection applies them.
+  if (istio.selection === 'webhook') Object.assign(final.metadata.annotations ??= {}, istio.templates.injectedAnnotations);
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
-  return { pod: final, warnings: preconditionWarnings(original, req.workload) };
+  const sources = used.every((u) => u.origin === 'builtin') ? '' : describeSources(used, istio);
+  return { pod: final, warnings: preconditionWarnings(original, req.workload), sources };
 }
 
 /**

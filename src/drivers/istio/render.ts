@@ -59,7 +59,8 @@ function normalizeContainer(c: JsonObject): void {
   if (c.imagePullPolicy === '') delete c.imagePullPolicy;
 }
 
-function normalizeFragment(spec: JsonObject): void {
+/** The Go-typed round-trip artifacts of a (merged) pod spec: empty env values, zero probe counters, empty pull policy. In place. */
+export function normalizeFragment(spec: JsonObject): void {
   for (const key of ['initContainers', 'containers']) {
     const list = spec[key];
     if (Array.isArray(list)) for (const c of list) if (isObject(c)) normalizeContainer(c);
@@ -78,22 +79,49 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
   if (source === undefined) {
     throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, undefined, 'TEMPLATE');
   }
-  const text = engine.render(`istio/${name}`, source, data);
+  return fragmentFromYaml(`istio/${name}`, engine.render(`istio/${name}`, source, data));
+}
+
+/**
+ * Parses a rendered template (YAML 1.1 rules, as Go's sigs.k8s.io/yaml) into the pod fragment, dropping
+ * empty env values and zero probe counters as Go's typed round-trip does. `label` names the template in errors.
+ * @throws InjectError (code TEMPLATE) when the text is not YAML or not a mapping.
+ */
+export function fragmentFromYaml(label: string, text: string, goTyped = false): RenderedFragment {
   let parsed: unknown;
   try {
     parsed = parseFragment(text);
   } catch (err) {
-    throw new InjectError(`template "istio/${name}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
+    throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isObject(parsed)) throw new InjectError(`template "istio/${name}" did not produce a YAML mapping`, undefined, 'TEMPLATE');
+  if (!isObject(parsed)) throw new InjectError(`template "${label}" did not produce a YAML mapping`, undefined, 'TEMPLATE');
   const out: RenderedFragment = {};
   if (isObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
   if (isObject(parsed.spec)) {
-    normalizeFragment(parsed.spec);
+    // Go-template fragments are normalized after the merge (`normalizeGoTyped`), as Go's typed round-trip
+    // applies to the merged pod: a zero in the template still overwrites an old value.
+    if (goTyped) defaultResourceDivisors(parsed.spec);
+    else normalizeFragment(parsed.spec);
     out.spec = parsed.spec;
   }
   return out;
 }
 
-
+/**
+ * Go's typed round-trip of `corev1.ResourceFieldSelector`: `divisor` is a `resource.Quantity` value, so a
+ * missing one is written as `"0"`. Applied to fragments of Go templates (the built-in ports write their own).
+ */
+function defaultResourceDivisors(spec: JsonObject): void {
+  for (const key of ['initContainers', 'containers']) {
+    const list = spec[key];
+    if (!Array.isArray(list)) continue;
+    for (const c of list) {
+      if (!isObject(c) || !Array.isArray(c.env)) continue;
+      for (const e of c.env) {
+        const ref = isObject(e) && isObject(e.valueFrom) ? e.valueFrom.resourceFieldRef : undefined;
+        if (isObject(ref) && ref.divisor === undefined) ref.divisor = '0';
+      }
+    }
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The functions Istio's injector gives its Go templates: Sprig's `TxtFuncMap` overlaid with Istio's
+ * `InjectionFuncmap` (pkg/kube/inject/template.go, 1.18–1.29; `toJson` only before 1.22, `mergeMaps` from 1.22),
+ * written from their Go behaviour. Pure: `env` answers from an allow-list given by the caller, never from the
+ * process environment.
+ */
+import { toYamlText } from '../../render/template-functions.ts';
+import { formatGoDuration } from '../../render/go-values.ts';
+import type { FuncMap } from '../../render/gotemplate/index.ts';
+import { SPRIG_FUNCS, goTrimSpace } from '../../render/gotemplate/sprig.ts';
+import { sprint } from '../../render/gotemplate/fmt.ts';
+import {
+  ANY, FALSE, type GoFunc, type GoType, INT, MAP_STRING, NIL, STRING, TRUE, Value, dynamic, fieldOf, goFunc, goJSON,
+  toJSONValue,
+} from '../../render/gotemplate/value.ts';
+import { proxyConfigToJSON } from './proxy-config.ts';
+import { ISTIO_TYPES } from './go-model.ts';
+
+const str = (s: string): Value => new Value(STRING, s);
+const bool = (b: boolean): Value => (b ? TRUE : FALSE);
+
+/** `proto.Message`: any pointer to a protobuf message type. */
+const PROTO_MESSAGE: GoType = {
+  kind: 'interface',
+  name: 'protoreflect.ProtoMessage',
+  implementedBy: (t) => t.kind === 'ptr' && t.elem?.noPrint === true,
+};
+
+function stringMap(v: Value): Record<string, string> {
+  return (v.v as Record<string, string> | null) ?? {};
+}
+
+function mapValue(o: Record<string, string> | null): Value {
+  return new Value(MAP_STRING, o);
+}
+
+/** Go `json.Marshal` of a map[string]string (sorted keys); nil → `null`. */
+function stringMapJSON(o: Record<string, string> | null): string {
+  if (o === null) return 'null';
+  const sorted: Record<string, string> = {};
+  for (const k of Object.keys(o).sort()) sorted[k] = o[k] as string;
+  return goJSON(sorted);
+}
+
+function containerPorts(containers: Value, include: (name: string) => boolean): string {
+  const parts: string[] = [];
+  for (const c of (containers.v as Array<Record<string, unknown>> | null) ?? []) {
+    if (!include(String(c.name ?? ''))) continue;
+    for (const p of (c.ports as Array<Record<string, unknown>> | undefined) ?? []) {
+      if (p.protocol === 'UDP' || p.protocol === 'SCTP') continue;
+      parts.push(String(Math.trunc(Number(p.containerPort ?? 0))));
+    }
+  }
+  return parts.join(',');
+}
+
+function excludeInboundPort(port: Value, list: string): string {
+  const portStr = goTrimSpace(port.t.kind === 'invalid' || (port.t === ANY && port.v === null) ? '<nil>' : sprint([port]));
+  if (portStr === '' || portStr === '0') return list;
+  const out: string[] = [];
+  for (const p of list.split(',')) {
+    if (p === portStr) return list;
+    const t = p.trim();
+    if (t !== '') out.push(t);
+  }
+  out.push(portStr);
+  return out.join(',');
+}
+
+/**
+ * Istio `appendMultusNetwork`. From 1.26 a `namespace/name` network is matched and appended to a JSON list as
+ * `{"name": ..., "namespace": ...}`; before, the whole value is the name (`{"name": "ns/name"}`).
+ */
+function appendMultusNetwork(existing: string, network: string, splitNamespace: boolean): string {
+  if (existing === '') return network;
+  const i = existing.lastIndexOf(']');
+  if (i !== -1) {
+    let networks: unknown;
+    try {
+      networks = JSON.parse(existing);
+    } catch {
+      return existing;
+    }
+    if (!Array.isArray(networks) || networks.some((n) => n !== null && (typeof n !== 'object' || Array.isArray(n)))) return existing;
+    const slash = network.indexOf('/');
+    const ns = splitNamespace && slash >= 0 ? network.slice(0, slash) : '';
+    const name = splitNamespace && slash >= 0 ? network.slice(slash + 1) : network;
+    for (const n of networks as Array<Record<string, unknown> | null>) {
+      if (n?.name !== name) continue;
+      if (!splitNamespace || (n.namespace ?? '') === ns) return existing;
+    }
+    const entry = ns === '' ? `, {"name": "${name}"}` : `, {"name": "${name}", "namespace": "${ns}"}`;
+    return existing.slice(0, i) + entry + existing.slice(i);
+  }
+  for (const n of existing.split(',')) if (n.trim() === network) return existing;
+  return `${existing}, ${network}`;
+}
+
+/** Options of {@link istioFuncMap}. */
+export interface IstioFuncOptions {
+  /** Istio minor version of the templates (e.g. 26 for 1.26.x); selects `appendMultusNetwork` and `toJson`. */
+  minor: number;
+  /** What `env KEY DEFAULT` sees: only these variables exist; any other reads as unset (→ DEFAULT). */
+  env: Readonly<Record<string, string>>;
+}
+
+/** Sprig's text functions overlaid with Istio's `InjectionFuncmap` for one Istio version. */
+export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
+  const m = new Map<string, GoFunc>(SPRIG_FUNCS);
+  const { CONTAINERS, OBJECT_META, DURATION } = ISTIO_TYPES;
+  const toJSON = goFunc([MAP_STRING], (v) => str(v.v === null ? '{}' : stringMapJSON(stringMap(v))));
+  const istio: Array<[string, GoFunc]> = [
+    ['formatDuration', goFunc([DURATION], (d) => str(d.v === null ? '0s' : formatGoDuration(d.v)))],
+    ['isset', goFunc([MAP_STRING, STRING], (mv, k) => bool(mv.v !== null && Object.prototype.hasOwnProperty.call(mv.v, k.v as string)))],
+    ['excludeInboundPort', goFunc([ANY, STRING], (p, l) => str(excludeInboundPort(p, l.v as string)))],
+    ['includeInboundPorts', goFunc([CONTAINERS], (c) => str(containerPorts(c, () => true)))],
+    ['applicationPorts', goFunc([CONTAINERS], (c) => str(containerPorts(c, (n) => n !== 'istio-proxy')))],
+    ['kubevirtInterfaces', goFunc([STRING], (s) => s)],
+    ['excludeInterfaces', goFunc([STRING], (s) => s)],
+    ['annotation', goFunc([OBJECT_META, STRING, ANY], (meta, name, def) => {
+      const annos = fieldOf(meta.v, OBJECT_META.fieldIndex!.get('Annotations')!).v as Record<string, string> | null;
+      const key = name.v as string;
+      if (annos && Object.prototype.hasOwnProperty.call(annos, key)) return str(annos[key] ?? '');
+      return str(def.t === ANY && def.v === null ? '<nil>' : sprint([def]));
+    })],
+    ['valueOrDefault', goFunc([ANY, ANY], (v, d) => ((v.t === ANY && v.v === null) || (v.t === STRING && v.v === '') ? d : v))],
+    ['toJSON', toJSON],
+    ['fromJSON', goFunc([STRING], (s) => {
+      try {
+        return dynamic(JSON.parse(s.v as string));
+      } catch {
+        return str('{}');
+      }
+    })],
+    ['structToJSON', goFunc([ANY], (v) => {
+      if (v.t === ANY && v.v === null) return str('{}');
+      try {
+        return str(goJSON(toJSONValue(v)));
+      } catch {
+        return str('{}');
+      }
+    })],
+    ['protoToJSON', goFunc([PROTO_MESSAGE], (v) => {
+      if (v.v === null) return str('{}');
+      if (v.t !== ISTIO_TYPES.PROXY_CONFIG) return str(goJSON(toJSONValue(v)));
+      return str(proxyConfigToJSON(v.v as JsonObjectLike));
+    })],
+    ['toYaml', goFunc([ANY], (v) => str(toYamlText(toJSONValue(v.t === ANY && v.v === null ? NIL : v))))],
+    ['indent', goFunc([INT, STRING], (n, s) => {
+      const pad = ' '.repeat(Math.max(0, n.v as number));
+      return str((s.v as string).split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n'));
+    })],
+    ['directory', goFunc([STRING], (p) => {
+      const s = p.v as string;
+      return str(s.slice(0, s.lastIndexOf('/') + 1));
+    })],
+    ['contains', goFunc([STRING, STRING], (needle, hay) => bool((hay.v as string).includes(needle.v as string)))],
+    ['toLower', goFunc([STRING], (s) => str((s.v as string).toLowerCase()))],
+    ['appendMultusNetwork', goFunc([STRING, STRING], (e, n) => str(appendMultusNetwork(e.v as string, n.v as string, opts.minor >= 26)))],
+    ['env', goFunc([STRING, STRING], (k, d) => {
+      const v = Object.prototype.hasOwnProperty.call(opts.env, k.v as string) ? opts.env[k.v as string] : undefined;
+      return v === undefined || v === '' ? d : str(v);
+    })],
+    ['omit', goFunc([MAP_STRING, STRING], (mv, ...keys) => {
+      const drop = new Set(keys.map((k) => k.v as string));
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(stringMap(mv))) if (!drop.has(k)) out[k] = v;
+      return mapValue(out);
+    }, true)],
+    ['strdict', goFunc([STRING], (...vs) => {
+      const out: Record<string, string> = {};
+      for (let i = 0; i < vs.length; i += 2) out[vs[i]!.v as string] = i + 1 < vs.length ? (vs[i + 1]!.v as string) : '';
+      return mapValue(out);
+    }, true)],
+    ['toJsonMap', goFunc([MAP_STRING], (...maps) => str(stringMapJSON(mergeMaps(maps))), true)],
+  ];
+  if (opts.minor < 22) istio.push(['toJson', toJSON]);
+  if (opts.minor >= 22) istio.push(['mergeMaps', goFunc([MAP_STRING], (...maps) => mapValue(mergeMaps(maps)), true)]);
+  for (const [name, f] of istio) m.set(name, f);
+  return m;
+}
+
+type JsonObjectLike = Parameters<typeof proxyConfigToJSON>[0];
+
+function mergeMaps(maps: Value[]): Record<string, string> | null {
+  if (maps.length === 0) return null;
+  const out: Record<string, string> = {};
+  for (const mv of maps) Object.assign(out, stringMap(mv));
+  return out;
+}
+

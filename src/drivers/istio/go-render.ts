@@ -1,0 +1,101 @@
+/**
+ * Chooses and renders the templates of one pod (Istio `RunTemplate`'s loop, pkg/kube/inject/inject.go): names
+ * from `inject.istio.io/templates` or `defaultTemplates`, aliases resolved; each name rendered from the
+ * highest-precedence source that has it (`./template-sources.ts`), the built-in Handlebars ports last.
+ */
+import { InjectError } from '../../results/errors.ts';
+import { TemplateExecError } from '../../render/gotemplate/index.ts';
+import type { Value } from '../../render/gotemplate/value.ts';
+import type { IstioSettings } from './config.ts';
+import { sidecarTemplateData } from './go-model.ts';
+import { ISTIO_TEMPLATE_NAMES, TEMPLATES_ANNOTATION, fragmentFromYaml, renderIstioTemplate, type RenderedFragment } from './render.ts';
+import type { IstioTemplateData } from './template-data.ts';
+import { ORIGIN_LABEL, type TemplateOrigin, resolveAliases } from './template-sources.ts';
+import type { PodTemplate } from '../../model.ts';
+
+/**
+ * Template names for a pod: the annotation split on `,` and trimmed (duplicates kept), else the injector
+ * config's `defaultTemplates`; then aliases (Istio `selectTemplates` + `resolveAliases`).
+ */
+export function templateNamesFor(annotations: Record<string, string> | undefined, settings: IstioSettings): string[] {
+  const value = annotations?.[TEMPLATES_ANNOTATION];
+  const names = value === undefined ? settings.templates.defaultTemplates : value.split(',').map((s) => s.trim());
+  return resolveAliases(names, settings.templates.aliases);
+}
+
+/** What rendering one pod needs: the settings and the two data models (the Go one built on first use). */
+export interface RenderContext {
+  settings: IstioSettings;
+  /** Data of the built-in Handlebars ports. */
+  builtinData: IstioTemplateData;
+  /** The pod after stripPod/reinsertOverrides (the Go data's ObjectMeta and Spec). */
+  pod: PodTemplate;
+  nativeSidecars: boolean;
+  /** Filled on first Go render. */
+  goData?: Value;
+}
+
+function goDataOf(ctx: RenderContext): Value {
+  if (ctx.goData) return ctx.goData;
+  const d = ctx.builtinData;
+  const s = ctx.settings;
+  ctx.goData = sidecarTemplateData({
+    typeMeta: { kind: d.TypeMeta.Kind, apiVersion: d.TypeMeta.APIVersion },
+    deploymentMeta: { name: d.DeploymentMeta.Name, namespace: d.DeploymentMeta.Namespace },
+    pod: ctx.pod,
+    proxyConfig: d.ProxyConfig,
+    meshConfig: s.meshConfig,
+    values: s.values,
+    revision: s.revision,
+    nativeSidecars: ctx.nativeSidecars,
+    proxyImage: d.ProxyImage,
+    proxyUID: d.ProxyUID,
+    proxyGID: d.ProxyGID,
+    inboundTrafficPolicyMode: d.InboundTrafficPolicyMode,
+    compliancePolicy: d.CompliancePolicy,
+  });
+  return ctx.goData;
+}
+
+/** Every template name some source has, sorted (Istio `knownTemplates`). */
+export function availableTemplates(settings: IstioSettings): string[] {
+  return [...new Set([...settings.templates.go.keys(), ...ISTIO_TEMPLATE_NAMES])].sort();
+}
+
+/**
+ * Renders template `name` for the pod and returns its fragment and origin.
+ * @throws InjectError `requested template "x" not found; have a, b, ...` when no source has it; InjectError
+ *   (code TEMPLATE) with Go's message when a Go template fails.
+ */
+export function renderNamed(name: string, ctx: RenderContext): { fragment: RenderedFragment; origin: TemplateOrigin } {
+  const entry = ctx.settings.templates.go.get(name);
+  if (!entry) {
+    if (ctx.settings.templates.go.size > 0 && !ISTIO_TEMPLATE_NAMES.includes(name)) {
+      throw new InjectError(`requested template "${name}" not found; have ${availableTemplates(ctx.settings).join(', ')}`, undefined, 'TEMPLATE');
+    }
+    return { fragment: renderIstioTemplate(name, ctx.builtinData), origin: 'builtin' };
+  }
+  let text: string;
+  try {
+    text = entry.template.execute(goDataOf(ctx));
+  } catch (e) {
+    if (e instanceof TemplateExecError) throw new InjectError(e.message, undefined, 'TEMPLATE');
+    throw e;
+  }
+  return { fragment: fragmentFromYaml(name, text, true), origin: entry.origin };
+}
+
+/** The result line part naming the sources: `templates sidecar, spire from spec.istio.injectorConfig (Istio 1.26.0)`. */
+export function describeSources(used: Array<{ name: string; origin: TemplateOrigin }>, settings: IstioSettings): string {
+  const byOrigin = new Map<TemplateOrigin, string[]>();
+  for (const u of used) {
+    const list = byOrigin.get(u.origin) ?? [];
+    if (!list.includes(u.name)) list.push(u.name);
+    byOrigin.set(u.origin, list);
+  }
+  const version = settings.templates.version ? `Istio ${settings.templates.version}` : 'Istio version not given';
+  return [...byOrigin].map(([origin, names]) => {
+    const v = origin === 'builtin' ? 'Istio 1.31 line' : version;
+    return `templates ${names.join(', ')} from ${ORIGIN_LABEL[origin]} (${v})`;
+  }).join('; ');
+}
