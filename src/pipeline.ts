@@ -259,11 +259,19 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
   return prefix === '' ? field : `${prefix}${rest}`;
 }
 
-/** Step 4: the resource as it should be written: the new pod template and the result annotation. */
+/**
+ * Step 4: the resource as it should be written: the new pod template, the result annotation, and for an
+ * injected workload the configured `injectedWorkloadAnnotations` of its kind.
+ */
 function annotate(w: Workload, decision: Decision, injected: InjectResponse | undefined, config: Config): Json {
   let desired: Json = injected ? withPodTemplate(w.item.value, w.wk, injected.pod) : w.item.value;
   if (config.resultAnnotations) {
     desired = withAnnotation(desired, RESULT_ANNOTATION, resultAnnotationValue(decision, injected?.summary));
+  }
+  if (injected) {
+    const byKind = config.injectedWorkloadAnnotations ?? {};
+    const extra = Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind]! : {};
+    for (const [key, value] of Object.entries(extra)) desired = withAnnotation(desired, key, value);
   }
   return desired;
 }

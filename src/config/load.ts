@@ -35,6 +35,7 @@ interface RawSpec {
   alwaysInjectSelector?: LabelSelector[];
   nativeSidecars?: boolean;
   resultAnnotations?: boolean;
+  injectedWorkloadAnnotations?: Record<string, Record<string, string>>;
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
   /** Driver sections `spec.<driver>`, handed to the drivers. */
   [driver: string]: unknown;
@@ -213,6 +214,7 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     alwaysInjectSelector: explicit.alwaysInjectSelector ?? resolved.alwaysInjectSelector ?? [],
     nativeSidecars: explicit.nativeSidecars ?? resolved.nativeSidecars ?? false,
     resultAnnotations: take(spec.resultAnnotations, 'resultAnnotations') ?? true,
+    injectedWorkloadAnnotations: take(spec.injectedWorkloadAnnotations, 'injectedWorkloadAnnotations') ?? {},
     workloadKinds,
   };
   return { ok: true, config, mesh: bindDriver(driver, settings), settings, warnings };
