@@ -382,11 +382,12 @@ t.test('read-back: a rewritten text that reads differently is caught', async (t)
   if (out2 !== undefined) t.same(k8s(out2)[0], { kind: 'X', args: ['a'] });
 });
 
-t.test('YAML 1.1 look-alikes read as kubectl reads them', async (t) => {
+t.test('YAML 1.1 look-alikes read as kubectl and kustomize read them', async (t) => {
   const input = `apiVersion: v1
 kind: Pod
 metadata:
   name: web
+  namespace: off
   annotations:
     a: yes
 spec:
@@ -396,12 +397,12 @@ spec:
     env:
     - {name: X, value: "on"}
 `;
-  const { out, code } = inject(input);
-  // kubectl reads the annotation as a boolean, which Kubernetes refuses: an error naming it, never a guess.
-  t.equal(code, 1);
-  t.equal(out, '');
-  const ok = inject(input.replace('a: yes', 'a: "yes"'));
-  t.equal(ok.code, 0, ok.err);
-  t.match(ok.out, /a: "yes"\n/);
-  t.equal(k8s(ok.out)[0]!.spec.containers[0].env[0].value, 'on');
+  const { out, code, err } = inject(input);
+  t.equal(code, 0, err);
+  t.match(out, /namespace: off\n  annotations:\n    a: yes\n/, 'written as they were');
+  const d = k8s(out)[0]!;
+  t.equal(d.metadata.namespace, 'off', 'namespace: off is the namespace "off" (a string field)');
+  t.equal(d.metadata.annotations.a, 'yes');
+  t.equal(d.spec.containers[0].env[0].value, 'on');
+  t.same(names(d.spec.containers), ['web', 'istio-proxy']);
 });

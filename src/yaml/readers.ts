@@ -4,8 +4,9 @@ import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document
  * The two ways a resource's text is read, and the options meshinject gives the `yaml` package for them.
  *
  * - **Kubernetes reading (YAML 1.1).** What kubectl, kustomize, kpt and the API server read:
- *   sigs.k8s.io/yaml and go-yaml v2 resolve plain scalars with YAML 1.1 rules (`yes`/`on` are booleans,
- *   `0644` is the octal 420, `1_000` is 1000) and apply `<<` merge keys. Timestamps stay strings (go-yaml
+ *   sigs.k8s.io/yaml and go-yaml resolve plain scalars with YAML 1.1 number rules (`0644` is the octal 420,
+ *   `1_000` is 1000) and apply `<<` merge keys; `yes`/`on`/`off` stay strings (go-yaml v3, and kubectl's
+ *   typed decoding of string fields), only `true`/`false` are booleans. Timestamps stay strings (go-yaml
  *   only makes a time of them for a typed time field, and JSON conversion writes them back as text). This
  *   is the data meshinject decides and injects on, and what every output must read back as.
  * - **YAML 1.2 core reading.** What `yaml` and other 1.2 readers (yq v4, Python ruamel) read. An output
@@ -22,7 +23,12 @@ export const K8S_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = 
   uniqueKeys: false,
   strict: true,
   prettyErrors: false,
-  customTags: (tags) => tags.filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp')),
+  // YAML 1.1 booleans (`yes`, `on`, `off`) stay strings, `true`/`false` are booleans: kustomize (go-yaml v3)
+  // reads them so, and kubectl's typed decoding keeps them as text in string fields (`namespace: off`).
+  customTags: (tags) => [
+    ...tags.filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.tag !== 'tag:yaml.org,2002:bool')),
+    'bool',
+  ],
 };
 
 /** Options of the YAML 1.2 core reading. */
