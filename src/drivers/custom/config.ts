@@ -18,7 +18,7 @@ export interface CustomTemplate {
 export interface CustomSettings {
   /** Templates by name, in the order they were declared (inline first, then each ConfigMap). */
   templates: Map<string, CustomTemplate>;
-  /** ConfigMaps in the input to read templates from (`fromPackage`). */
+  /** Local-config ConfigMaps in the input to read templates from (the driver's `fromInput`). */
   templateConfigMaps: string[];
   /** `spec.custom.values`, the `values` of the template data. */
   values: JsonObject;
