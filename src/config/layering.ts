@@ -1,4 +1,5 @@
 import { parseAllDocuments } from 'yaml';
+import { findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import type { Json, JsonObject } from '../model.ts';
 
 /**
@@ -65,12 +66,19 @@ export function parseConfigLayer(
   name: string,
 ): { ok: true; value: JsonObject } | { ok: false; message: string; syntax: boolean } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const list = [...parseAllDocuments(body, { uniqueKeys: true, prettyErrors: false, strict: true })];
+  // Duplicate keys are found with a Set per map (`findKeyProblem`): `yaml`'s own check is quadratic in a
+  // map's size (a 40 000-key `values` took 40 s).
+  const list = [...parseAllDocuments(body, { uniqueKeys: false, prettyErrors: false, strict: true })];
   for (const d of list) {
     const err = d.errors[0];
     if (err) {
       const what = YAML_MESSAGES[err.code] ?? err.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
       return { ok: false, syntax: true, message: `${name}, line ${lineOf(body, err.pos[0])}: ${what}` };
+    }
+    const dup = findKeyProblem(d);
+    if (dup) {
+      const what = dup.problem === 'duplicate' ? `${YAML_MESSAGES.DUPLICATE_KEY} (\`${dup.key}\`)` : keyProblemMessage(dup);
+      return { ok: false, syntax: true, message: `${name}, line ${lineOf(body, dup.offset)}: ${what}` };
     }
   }
   const nonEmpty = list.filter((d) => d.contents !== null);
