@@ -322,16 +322,23 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
 }
 
 /**
- * Step 4: the resource as it should be written: the new pod template and the result annotation, which
+ * Step 4: the resource as it should be written: the new pod template, the result annotation, which
  * records the workload's state so that a second run writes the same: `injected (istio, revision default)`,
  * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
- * `uninjected (istio)` for every workload. `decision` is undefined in uninject mode.
+ * `uninjected (istio)` for every workload; and for an injected workload the configured
+ * `injectedWorkloadAnnotations` of its kind. `decision` is undefined in uninject mode.
  */
 function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext): Json {
+  const config = ctx.config;
   let desired: Json = outcome.action === 'skipped' ? w.item.value : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: outcome.action === 'uninjected' });
-  if (ctx.config.resultAnnotations) {
+  if (config.resultAnnotations) {
     const value = decision ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined) : `uninjected (${ctx.mesh.name})`;
     desired = withAnnotation(desired, RESULT_ANNOTATION, value);
+  }
+  if (outcome.action === 'injected') {
+    const byKind = config.injectedWorkloadAnnotations ?? {};
+    const extra = Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind]! : {};
+    for (const [key, value] of Object.entries(extra)) desired = withAnnotation(desired, key, value);
   }
   return desired;
 }

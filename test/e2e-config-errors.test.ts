@@ -85,7 +85,7 @@ t.test('kpt fn render with a bad config: FAIL and the package left untouched', a
   const tmp = makeTempDir('config-kpt');
   t.teardown(tmp.cleanup);
   const pkg = join(tmp.dir, 'pkg');
-  const setup = runTool(process.execPath, [join(ROOT, 'examples/online-boutique/render.mjs'), '--setup-only', '--out', pkg]);
+  const setup = runTool(process.execPath, [join(ROOT, 'test/fixtures/real-world/online-boutique/render.mjs'), '--setup-only', '--out', pkg]);
   t.equal(setup.status, 0, setup.stderr);
   writeFileSync(join(pkg, 'injection.yaml'), `${configText('policy: sometimes').replace('metadata:\n', 'metadata:\n  annotations:\n    config.kubernetes.io/local-config: "true"\n')}`);
   const git = (...a: string[]) => runTool('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', ...a], { cwd: pkg });

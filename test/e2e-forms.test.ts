@@ -8,7 +8,7 @@ import { SHARED, get, injectionProblems, makeTempDir, runCli, splitStream, type 
 
 const BOOKINFO_PATH = `${SHARED}real-world/bookinfo/bookinfo.yaml`;
 const BOOKINFO = readFileSync(BOOKINFO_PATH, 'utf8');
-const CONFIG = 'examples/bookinfo/injection.yaml';
+const CONFIG = 'test/fixtures/real-world/bookinfo/injection.yaml';
 const DOCS = parseAllDocuments(BOOKINFO)
   .map((d) => d.toJS() as Obj | null)
   .filter((x): x is Obj => x !== null);

@@ -1,9 +1,9 @@
-// End to end: the Online Boutique manifests as a kpt package (examples/online-boutique), rendered with
+// End to end: the Online Boutique manifests as a kpt package (test/fixtures/real-world/online-boutique), rendered with
 // the real `kpt fn render --allow-exec` running bin/meshinject.js as an `exec:` mutator.
 //
 // kpt re-serialises every file it reads (indentation of sequences, the blank line after a header:
 // krm-ecosystem.md G6), so "unchanged" here means: identical to the same package rendered by kpt with a
-// no-op `cat` mutator (the baseline). The package is rendered through examples/online-boutique/render.mjs.
+// no-op `cat` mutator (the baseline). The package is rendered through test/fixtures/real-world/online-boutique/render.mjs.
 import t from 'tap';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ import {
 
 const SRC = `${SHARED}real-world/online-boutique/`;
 const MANIFESTS = readdirSync(SRC).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
-const RENDER = join(ROOT, 'examples/online-boutique/render.mjs');
+const RENDER = join(ROOT, 'test/fixtures/real-world/online-boutique/render.mjs');
 const ALL_DEPLOYMENTS = 12;
 
 function git(dir: string, ...args: string[]) {
@@ -92,7 +92,7 @@ t.test('online-boutique: kpt fn render with meshinject as an exec mutator', asyn
   }
   t.equal(injected, ALL_DEPLOYMENTS - 1, 'eleven Deployments injected');
   const kptfileOut = readFileSync(join(pkg, 'Kptfile'), 'utf8');
-  t.same(commentDiff(commentCounts(readFileSync(join(ROOT, 'examples/online-boutique/Kptfile'), 'utf8')), commentCounts(kptfileOut)), [], 'Kptfile comments kept');
+  t.same(commentDiff(commentCounts(readFileSync(join(ROOT, 'test/fixtures/real-world/online-boutique/Kptfile'), 'utf8')), commentCounts(kptfileOut)), [], 'Kptfile comments kept');
 
   // Second render of the committed result: nothing changes (idempotent, no comment growth: hazard G4).
   t.equal(git(pkg, 'init', '-q', '.').status, 0);
@@ -140,7 +140,7 @@ t.test('online-boutique: a relative exec path works only from inside the package
 t.test('CLI: a skipped workload differs from its input only by the result annotation', async (t) => {
   const file = join(SRC, 'loadgenerator.yaml');
   const input = readFileSync(file, 'utf8');
-  const r = runCli(['--config', 'examples/online-boutique/injection.yaml', file]);
+  const r = runCli(['--config', 'test/fixtures/real-world/online-boutique/injection.yaml', file]);
   t.equal(r.status, 0);
   const expected = input.replace(
     /^(metadata:\n  name: loadgenerator\n  labels:\n    app: loadgenerator\n)/m,
@@ -152,7 +152,7 @@ t.test('CLI: a skipped workload differs from its input only by the result annota
 
 t.test('CLI: untouched lines of an injected Deployment keep their indentation', async (t) => {
   const file = join(SRC, 'adservice.yaml');
-  const r = runCli(['--config', 'examples/online-boutique/injection.yaml', file]);
+  const r = runCli(['--config', 'test/fixtures/real-world/online-boutique/injection.yaml', file]);
   t.equal(r.status, 0);
   t.match(r.stdout, /^ {10}capabilities:\n {12}drop:\n {14}- ALL\n/m, 'the app container securityContext as written');
 });

@@ -1,6 +1,6 @@
 // End to end: the podinfo production overlay rendered by the real `kubectl kustomize` and piped through
-// the CLI with examples/podinfo/injection.yaml (namespace selector, native sidecars, a never-inject
-// selector), as in examples/podinfo/README.md.
+// the CLI with test/fixtures/real-world/podinfo/injection.yaml (namespace selector, native sidecars, a never-inject
+// selector), as the former podinfo example did.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -17,9 +17,9 @@ import {
   type Obj,
 } from './e2e-helpers.ts';
 
-const CONFIG = 'examples/podinfo/injection.yaml';
+const CONFIG = 'test/fixtures/real-world/podinfo/injection.yaml';
 const RENDERED = readFileSync(`${SHARED}real-world/podinfo/production.rendered.yaml`, 'utf8');
-// From examples/podinfo/injection.yaml: namespace `production` carries the selected label; the cache
+// From test/fixtures/real-world/podinfo/injection.yaml: namespace `production` carries the selected label; the cache
 // Deployment matches neverInjectSelector; everything else that has a pod template is injected.
 const INJECTED = [
   'Deployment/production/backend',

@@ -35,6 +35,7 @@ interface RawSpec {
   alwaysInjectSelector?: LabelSelector[];
   nativeSidecars?: boolean;
   resultAnnotations?: boolean;
+  injectedWorkloadAnnotations?: Record<string, Record<string, string>>;
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
   mode?: 'inject' | 'uninject' | 'check';
   removeWhenSkipped?: boolean;
@@ -217,6 +218,7 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     alwaysInjectSelector: explicit.alwaysInjectSelector ?? resolved.alwaysInjectSelector ?? [],
     nativeSidecars: explicit.nativeSidecars ?? resolved.nativeSidecars ?? false,
     resultAnnotations: take(spec.resultAnnotations, 'resultAnnotations') ?? true,
+    injectedWorkloadAnnotations: take(spec.injectedWorkloadAnnotations, 'injectedWorkloadAnnotations') ?? {},
     workloadKinds,
     mode: take(spec.mode, 'mode') ?? 'inject',
     removeWhenSkipped: take(spec.removeWhenSkipped, 'removeWhenSkipped') ?? false,

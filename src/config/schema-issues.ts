@@ -97,6 +97,9 @@ export function schemaIssues(errors: SchemaError[], stringData = false): ConfigI
         issues.push({ path: at, message: `${at} must be ${expected}; ${got}` });
         break;
       }
+      case 'propertyNames':
+        // Ajv adds this summary after the failing rule of the key itself (its pattern, naming the key).
+        break;
       case 'minItems':
         issues.push({ path: at, message: `${at} must have at least ${String(err.params.limit)} item(s)` });
         break;

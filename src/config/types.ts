@@ -35,6 +35,12 @@ export interface Config {
   nativeSidecars: boolean;
   /** Write `meshinject.dev/injection` on every considered workload (default true). */
   resultAnnotations: boolean;
+  /**
+   * Annotations to write on every injected workload, by the resource's `kind` (absent or `{}`: none): opt-in hints
+   * for deployment tools, e.g. `{Job: {'kustomize.toolkit.fluxcd.io/force': 'enabled'}}` so that Flux
+   * recreates a Job whose immutable pod template changed (krm-ecosystem.md §5.1).
+   */
+  injectedWorkloadAnnotations?: Record<string, Record<string, string>>;
   /** Extra workload kinds and their pod template paths. */
   workloadKinds: ExtraWorkloadKind[];
   /**
