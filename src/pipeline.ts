@@ -7,7 +7,7 @@
  * `ActiveMesh` (src/drivers/driver.ts).
  */
 import type { Config } from './config/types.ts';
-import type { ActiveMesh, InjectResponse, Inventory, WorkloadRef } from './drivers/driver.ts';
+import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './drivers/driver.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { MeshInjectError } from './results/errors.ts';
@@ -322,21 +322,21 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
 }
 
 /**
-/**
- * Step 4: the resource as it should be written: the new pod template and the result annotation, which
+ * Step 4: the resource as it should be written: the new pod template, the result annotation, which
  * records the workload's state so that a second run writes the same: `injected (istio, revision default)`,
  * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
- * `uninjected (istio)` for every workload. `decision` is undefined in uninject mode. An injected workload
- * also gets the configured `injectedWorkloadAnnotations` of its kind.
+ * `uninjected (istio)` for every workload; and for an injected workload the configured
+ * `injectedWorkloadAnnotations` of its kind. `decision` is undefined in uninject mode.
  */
 function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext): Json {
+  const config = ctx.config;
   let desired: Json = outcome.action === 'skipped' ? w.item.value : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: outcome.action === 'uninjected' });
-  if (ctx.config.resultAnnotations) {
+  if (config.resultAnnotations) {
     const value = decision ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined) : `uninjected (${ctx.mesh.name})`;
     desired = withAnnotation(desired, RESULT_ANNOTATION, value);
   }
   if (outcome.action === 'injected') {
-    const byKind = ctx.config.injectedWorkloadAnnotations ?? {};
+    const byKind = config.injectedWorkloadAnnotations ?? {};
     const extra = Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind]! : {};
     for (const [key, value] of Object.entries(extra)) desired = withAnnotation(desired, key, value);
   }
@@ -359,17 +359,23 @@ function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome
   });
 }
 
+/** A resource that is neither a workload nor local config, as a driver's `annotateResource`/`resourceInventory` reads it. */
+function otherResource(item: SourceItem, ctx: RunContext): { v: JsonObject; meta: JsonObject; res: ResourceMeta } | undefined {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v)) return undefined;
+  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return undefined; // a workload with an error result
+  const meta = obj(v.metadata) ?? {};
+  return { v, meta, res: { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) } };
+}
+
 /**
  * A resource that is not a workload, when the driver annotates such resources (`MeshDriver.annotateResource`:
  * Linkerd's Namespace and Service annotations): the annotations are added and an info result says so.
  */
 function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
-  const v = obj(item.value);
-  if (!v || isLocalConfig(v) || !ctx.mesh.annotateResource) return;
-  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
-  const meta = obj(v.metadata) ?? {};
-  const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
-  const add = ctx.mesh.annotateResource(res, ctx.config);
+  const found = ctx.mesh.annotateResource ? otherResource(item, ctx) : undefined;
+  if (!found) return;
+  const add = ctx.mesh.annotateResource!(found.res, ctx.config);
   if (!add) return;
   let desired: Json = item.value;
   for (const [k, val] of Object.entries(add.annotations)) desired = withAnnotation(desired, k, val);
@@ -385,12 +391,10 @@ function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number
  * annotations): the keys are removed (a map left empty is dropped) and an info result says so.
  */
 function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
-  const v = obj(item.value);
-  if (!v || isLocalConfig(v) || !ctx.mesh.resourceInventory) return;
-  if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return; // a workload with an error result
-  const meta = obj(v.metadata) ?? {};
-  const res = { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) };
-  const inv = ctx.mesh.resourceInventory(res);
+  const found = ctx.mesh.resourceInventory ? otherResource(item, ctx) : undefined;
+  if (!found) return;
+  const { v, meta } = found;
+  const inv = ctx.mesh.resourceInventory!(found.res);
   if (!inv || inv.annotations.length + inv.labels.length === 0) return;
   const newMeta: JsonObject = { ...meta };
   for (const [field, keys] of [['annotations', inv.annotations], ['labels', inv.labels]] as const) {
