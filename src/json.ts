@@ -17,7 +17,7 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
   if (Array.isArray(b)) return false;
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
+  for (const k of ka) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
   return true;
 }
 
@@ -29,7 +29,7 @@ export function withoutNulls(v: Json): Json {
   if (Array.isArray(v)) return v.map(withoutNulls);
   if (isJsonObject(v)) {
     const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+    for (const [k, x] of Object.entries(v)) if (x !== null) setOwn(out, k, withoutNulls(x));
     return out;
   }
   return v;
