@@ -406,3 +406,11 @@ spec:
   t.equal(d.spec.containers[0].env[0].value, 'on');
   t.same(names(d.spec.containers), ['web', 'istio-proxy']);
 });
+
+t.test('YAML 1.1 reading: `e0` is a string (as Go and YAML 1.2 read it), `1e3` a number', async (t) => {
+  const input = 'apiVersion: v1\nkind: Pod\nmetadata: {name: a, annotations: {x: N}}\nspec:\n  containers:\n  - name: e0\n    image: x\n';
+  const out = run(input);
+  t.equal(out.exitCode, 0, `the container named e0 is read as a name (stderr: ${out.stderr})`);
+  t.match(out.stdout, /- name: e0\n/);
+  t.match(out.stdout, /istio-proxy/);
+});

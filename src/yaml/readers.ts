@@ -17,6 +17,9 @@ import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document
  */
 
 /** Options of the Kubernetes (YAML 1.1) reading. */
+/** A YAML 1.1 exponent float with at least one digit before the exponent (`1e3`, `1.5E-2`, `.5e1`; not `e0`). */
+const FLOAT_EXP_1_1 = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
+
 export const K8S_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
   merge: true,
@@ -25,8 +28,12 @@ export const K8S_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = 
   prettyErrors: false,
   // YAML 1.1 booleans (`yes`, `on`, `off`) stay strings, `true`/`false` are booleans: kustomize (go-yaml v3)
   // reads them so, and kubectl's typed decoding keeps them as text in string fields (`namespace: off`).
+  // `yaml`'s YAML 1.1 exponent float also matches `e0` (no digit before the exponent) and reads it as NaN;
+  // Go's readers (strconv.ParseFloat) and YAML 1.2 read such a scalar as a string: require a digit.
   customTags: (tags) => [
-    ...tags.filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.tag !== 'tag:yaml.org,2002:bool')),
+    ...tags
+      .filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.tag !== 'tag:yaml.org,2002:bool'))
+      .map((t) => (typeof t !== 'string' && t.tag === 'tag:yaml.org,2002:float' && t.format === 'EXP' ? ({ ...t, test: FLOAT_EXP_1_1 } as typeof t) : t)),
     'bool',
   ],
 };
