@@ -414,3 +414,11 @@ t.test('YAML 1.1 reading: `e0` is a string (as Go and YAML 1.2 read it), `1e3` a
   t.match(out.stdout, /- name: e0\n/);
   t.match(out.stdout, /istio-proxy/);
 });
+
+t.test('YAML 1.1 reading: `.` and `-.` are strings, as Go reads them', async (t) => {
+  const input = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    metadata:\n      annotations: {example.com/note: ., example.com/other: -.}\n    spec:\n      containers:\n      - {name: a, image: "nginx:1.27"}\n';
+  const out = run(input);
+  t.equal(out.exitCode, 0, `injected (stderr: ${out.stderr})`);
+  t.match(out.stdout, /example\.com\/note: \.,/);
+  t.match(out.stdout, /istio-proxy/);
+});

@@ -168,11 +168,17 @@ function decorate(doc: Document, node: YamlNode, r: GenResource, isTopLevelDoc: 
 }
 
 /** Serialises a generated input in its form. */
+/**
+ * Generated manifests are written as people write valid ones: strings that a YAML 1.1 reader (kubectl)
+ * would read as numbers or booleans (`1:20`, `0b1`, `.`) are quoted, as YAML 1.1 quoting does.
+ */
+const K8S_WRITE = { version: '1.1' } as const;
+
 function render(g: GenInput): string {
   if (g.form === 'stream') {
     return g.resources
       .map((r) => {
-        const d = new Document(r.obj);
+        const d = new Document(r.obj, K8S_WRITE);
         decorate(d, d.contents as YamlNode, r, true);
         return d.toString({ indentSeq: g.indentSeq });
       })
@@ -182,7 +188,7 @@ function render(g: GenInput): string {
     g.form === 'resource-list'
       ? { apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: g.resources.map((r) => r.obj) }
       : { apiVersion: 'v1', kind: 'List', items: g.resources.map((r) => r.obj) };
-  const d = new Document(wrapper);
+  const d = new Document(wrapper, K8S_WRITE);
   const items = d.get('items', true);
   if (isSeq(items)) items.items.forEach((n, i) => decorate(d, n as YamlNode, g.resources[i]!, false));
   return d.toString({ indentSeq: g.indentSeq });

@@ -1,4 +1,4 @@
-import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
+import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags, type ToJSOptions } from 'yaml';
 
 /**
  * The two ways a resource's text is read, and the options meshinject gives the `yaml` package for them.
@@ -17,8 +17,21 @@ import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document
  */
 
 /** Options of the Kubernetes (YAML 1.1) reading. */
-/** A YAML 1.1 exponent float with at least one digit before the exponent (`1e3`, `1.5E-2`, `.5e1`; not `e0`). */
+/**
+ * YAML 1.1 floats with at least one digit: `yaml`'s own patterns also match `.`, `-.` and `e0`, reading them as
+ * NaN, where Go's readers (strconv.ParseFloat) and YAML 1.2 read strings. Exponent form: `1e3`, `1.5E-2`, `.5e1`;
+ * plain form: `1.5`, `1.`, `.5`, `1_000.5`.
+ */
 const FLOAT_EXP_1_1 = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
+const FLOAT_1_1 = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
+
+/** The 1.1 float tags with the patterns above (the `.inf`/`.nan` tag is kept as it is). */
+function withDigitFloats(t: Tags[number]): Tags[number] {
+  if (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:float' || !('test' in t) || !t.test) return t;
+  if (t.format === 'EXP') return { ...t, test: FLOAT_EXP_1_1 } as typeof t;
+  if (t.format === 'FLOAT' || (t.format === undefined && !t.test.test('.nan'))) return { ...t, test: FLOAT_1_1 } as typeof t;
+  return t;
+}
 
 export const K8S_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
@@ -28,12 +41,11 @@ export const K8S_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = 
   prettyErrors: false,
   // YAML 1.1 booleans (`yes`, `on`, `off`) stay strings, `true`/`false` are booleans: kustomize (go-yaml v3)
   // reads them so, and kubectl's typed decoding keeps them as text in string fields (`namespace: off`).
-  // `yaml`'s YAML 1.1 exponent float also matches `e0` (no digit before the exponent) and reads it as NaN;
-  // Go's readers (strconv.ParseFloat) and YAML 1.2 read such a scalar as a string: require a digit.
+  // Floats need a digit (`withDigitFloats`).
   customTags: (tags) => [
     ...tags
       .filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.tag !== 'tag:yaml.org,2002:bool'))
-      .map((t) => (typeof t !== 'string' && t.tag === 'tag:yaml.org,2002:float' && t.format === 'EXP' ? ({ ...t, test: FLOAT_EXP_1_1 } as typeof t) : t)),
+      .map(withDigitFloats),
     'bool',
   ],
 };
