@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isScalar, parseAllDocuments, type Node } from 'yaml';
-import { readBlockYaml } from '../src/yaml/block-reader.ts';
+import { readBlockYaml } from '../src/yaml/manifest-reader.ts';
 import { fromYamlNode, type TextNode } from '../src/yaml/text-node.ts';
 import { jsonEqual } from '../src/json.ts';
 import type { Json } from '../src/model.ts';
@@ -167,6 +167,17 @@ t.test('edge cases: read as yaml reads them', async (t) => {
     t.notOk(compare(c).accepted, `YAML 1.1 and 1.2 read ${JSON.stringify(c)} differently: declined`);
   }
   t.ok(compare('x: 0\ny: "0644"\nz: 10\nw: -1.5\n'.replace('y:', 'k:')).accepted, 'unambiguous numbers and quoted look-alikes stay on the fast path');
+});
+
+t.test('scalar rules shared with the fragment reader (scalars.ts): cases where the old copies read otherwise', async (t) => {
+  // In flow, `-`, `?` and `:` before `,`, `]`, `}` are indicators: `[?,x]` is `[{"": null}, x]` to yaml, and
+  // `[-]`, `{x: -}` are errors. The reader took them for the plain strings "?" and "-".
+  for (const c of ['a: [-,x]\n', 'a: [?,x]\n', 'a: [:,x]\n', 'a: {x: -}\n', 'a: [-]\n']) t.notOk(compare(c).accepted, `declined: ${JSON.stringify(c)}`);
+  // Signed and upper-case base prefixes are numbers to YAML 1.1 readers (`-0x1f` is -31 to yaml 1.1 and Go,
+  // `0X1F` is 31 to Go's strconv.ParseInt), strings to 1.2: declined. The reader accepted them as strings.
+  for (const c of ['x: -0x1f\n', 'x: +0b1\n', 'x: 0X1F\n', 'x: -0o17\n', 'x: 1.5_0\n']) t.notOk(compare(c).accepted, `declined: ${JSON.stringify(c)}`);
+  // Base 60 needs digits after the colon: `1:` and `9:` are strings everywhere (and keys here).
+  t.ok(compare('t: 2024-01-01\nu: 2001-12-14t21:59:43.10-05:00\n').accepted, 'timestamps are strings in YAML 1.2 and for Go: accepted');
 });
 
 // Generated text: random data written in random styles, then sometimes mangled by one edit.

@@ -1,7 +1,7 @@
 import { Composer, CST, Document, Parser, type Node } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
-import { readBlockYaml, type BlockDocument } from '../yaml/block-reader.ts';
+import { readBlockYaml, type BlockDocument } from '../yaml/manifest-reader.ts';
 import { K8S_YAML_OPTIONS, TO_JS_OPTIONS, findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import { fromYamlNode, type TextMap, type TextNode } from '../yaml/text-node.ts';
 

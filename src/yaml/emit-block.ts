@@ -1,5 +1,5 @@
 import type { Json } from '../model.ts';
-import { needsQuotes } from './quoting.ts';
+import { needsQuotes } from './scalars.ts';
 
 /**
  * A small, fast emitter for new YAML text (what injection adds): block maps and sequences, plain scalars
@@ -22,7 +22,7 @@ function isPlainSafe(s: string): boolean {
   if (s === '' || s !== s.trim() || needsQuotes(s)) return false;
   if (INDICATOR_START.test(s) && !/^[-?:][^\s,[\]{}]/.test(s)) return false;
   if (s.includes(': ') || s.includes(' #') || s.endsWith(':') || /[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return false;
-  if (/^(?:[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN|0o[0-7]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|---|\.\.\.)$/.test(s)) return false;
+  if (s === '---' || s === '...') return false;
   return true;
 }
 
@@ -33,7 +33,7 @@ function isPlainSafe(s: string): boolean {
  */
 export function emitString(s: string): string {
   if (isPlainSafe(s)) return s;
-  if (needsQuotes(s) || /^[-+]?(?:\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|0o[0-7]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$/.test(s)) return JSON.stringify(s);
+  if (needsQuotes(s)) return JSON.stringify(s);
   if (!/[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return `'${s.replace(/'/g, "''")}'`;
   return JSON.stringify(s);
 }

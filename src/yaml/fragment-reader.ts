@@ -1,55 +1,49 @@
 import { parse } from 'yaml';
 import type { Json } from '../model.ts';
+import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
+import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
 
 /**
- * A fast reader for the block YAML that driver templates render (the hot path of injection: one fragment
- * per workload). It reads the subset templates produce: block maps and sequences, plain / single- /
- * double-quoted scalars, `|` and `>` block scalars, flow collections on one line (trailing commas allowed,
- * as in Istio's `annotations: {...}`), comments and blank lines. Plain scalars resolve with YAML 1.1 rules
- * like Go's sigs.k8s.io/yaml (`yes`/`on` are booleans, `0x1f` and `017` numbers). Anything else (anchors,
- * aliases, tags, complex keys, multi-line plain scalars, tabs) falls back to the `yaml` package in YAML 1.1
- * mode, so the result always equals `parse(text, {version: '1.1'})` for the input's data.
+ * Reads the block YAML that driver templates render (the hot path of injection: one fragment per
+ * workload) as Istio's injector reads it: YAML 1.1 as Go's sigs.k8s.io/yaml does (`yes`/`on` are booleans,
+ * `0x1f` and `017` numbers; the rules are in `scalars.ts`), i.e. `yaml`'s `parse(text, FRAGMENT_YAML_OPTIONS)`.
+ * The fast reader (`readFragmentFast`) reads the subset templates produce and declines the rest, which
+ * `yaml` reads instead. Returns the document's data (null for an empty text).
+ *
+ * @throws the `yaml` package's error for text that is not YAML
  */
 export function parseFragment(text: string): Json {
+  const fast = readFragmentFast(text);
+  return fast !== undefined ? fast : (parse(text, FRAGMENT_YAML_OPTIONS) as Json);
+}
+
+/**
+ * The fast fragment reader: the data of `text`, or `undefined` where it declines. It reads block maps and
+ * sequences, plain / single- / double-quoted scalars, `|` literal block scalars (any chomping), flow
+ * collections (`readFlow`, trailing commas allowed, spread over lines), comments and blank lines.
+ *
+ * It declines (the decline list, pinned by test/fragment-reader.test.ts): anchors, aliases and tags
+ * (`&`, `*`, `!`), explicit keys (`?`), directives and document markers (`%`, `---`, `...`), tabs in
+ * indentation, multi-line plain or quoted scalars, `>` folded block scalars and block scalars with an
+ * indentation indicator, `<<` merge keys and duplicate keys in flow collections, implicit nulls in flow
+ * (`{a}`), keys in flow that are not strings, plain scalars whose readers disagree or that JSON cannot
+ * hold exactly (`0x1f`, `0644`, `1_000`, `1:20`, `.inf`, integers beyond 2^53: `scalars.ts`), and any
+ * structure it does not recognise (wrong indentation, `a: b: c`, text after a flow collection).
+ */
+export function readFragmentFast(text: string): Json | undefined {
   try {
     return new FastReader(text).document();
   } catch (e) {
-    if (!(e instanceof Unsupported)) throw e;
-    return parse(text, { version: '1.1', uniqueKeys: false }) as Json;
+    if (e instanceof Declined) return undefined;
+    throw e;
   }
 }
 
-class Unsupported extends Error {}
+/** Flow collections in templates: YAML 1.1 as Go reads it, trailing commas allowed (`{a: "1",}`). */
+const FRAGMENT_FLOW: FlowRules = { resolve: resolveGo11, trailingComma: true };
 
-const BOOL_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
-const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
-const NULLS = new Set(['', '~', 'null', 'Null', 'NULL']);
-const INT_DEC = /^[-+]?(?:0|[1-9][0-9_]*)$/;
-const FLOAT = /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+][0-9]+)?$|^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$/;
-const SPECIAL = /^[-+]?0x[0-9a-fA-F_]+$|^[-+]?0b[01_]+$|^[-+]?0[0-7_]+$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$|:[0-5]?[0-9]$|^\d{4}-\d\d?-\d\d?/;
-
-/** YAML 1.1 resolution of a plain scalar (the forms templates emit; rarer ones are Unsupported). */
-function resolvePlain(s: string): Json {
-  if (NULLS.has(s)) return null;
-  if (BOOL_TRUE.has(s)) return true;
-  if (BOOL_FALSE.has(s)) return false;
-  const c = s.charCodeAt(0);
-  const numeric = (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46;
-  if (numeric) {
-    if (INT_DEC.test(s)) {
-      if (s.includes('_')) throw new Unsupported();
-      const n = Number(s);
-      if (!Number.isSafeInteger(n)) throw new Unsupported();
-      return n;
-    }
-    if (FLOAT.test(s)) {
-      if (s.includes('_')) throw new Unsupported();
-      return Number(s);
-    }
-  }
-  if (SPECIAL.test(s)) throw new Unsupported();
-  return s;
-}
+/** What may follow a value on its line: spaces, then perhaps a comment (a `#` after a space). */
+const ONLY_COMMENT = /^(?: *| +#.*)$/;
 
 interface Line {
   indent: number;
@@ -66,14 +60,18 @@ class FastReader {
 
   constructor(text: string) {
     this.raw = text.split('\n');
+    // The text's final line break ends its last line: it does not start an empty one (`|+` keeps empty lines).
+    // Nor does a last line of spaces without a line break after it.
+    if (this.raw.length > 1 && /^ *$/.test(this.raw[this.raw.length - 1]!)) this.raw.pop();
     this.raw.forEach((l, index) => {
       if (l.endsWith('\r')) l = l.slice(0, -1);
       let i = 0;
       while (l.charCodeAt(i) === 32) i++;
-      if (l.charCodeAt(i) === 9) throw new Unsupported();
+      // Tabs (as indentation, as separation, or in text) are left to yaml.
+      if (l.includes('\t')) decline();
       const t = l.slice(i);
       if (t === '' || t[0] === '#') return;
-      if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') throw new Unsupported();
+      if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
       this.lines.push({ indent: i, text: t, index });
     });
   }
@@ -81,14 +79,14 @@ class FastReader {
   document(): Json {
     if (this.lines.length === 0) return null;
     const v = this.node(this.lines[0]!.indent);
-    if (this.pos < this.lines.length) throw new Unsupported();
+    if (this.pos < this.lines.length) decline();
     return v;
   }
 
   /** A block node whose lines start at `indent` (or a scalar on its own line). */
   private node(indent: number): Json {
     const line = this.lines[this.pos]!;
-    if (line.indent !== indent) throw new Unsupported();
+    if (line.indent !== indent) decline();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent);
     if (this.keyEnd(line.text) >= 0) return this.map(indent);
     // A lone scalar or flow collection.
@@ -101,7 +99,7 @@ class FastReader {
     while (this.pos < this.lines.length) {
       const line = this.lines[this.pos]!;
       if (line.indent !== indent || !(line.text === '-' || line.text.startsWith('- '))) {
-        if (line.indent > indent) throw new Unsupported();
+        if (line.indent > indent) decline();
         break;
       }
       const rest = line.text === '-' ? '' : line.text.slice(2).replace(/^ +/, '');
@@ -118,7 +116,7 @@ class FastReader {
         out.push(this.node(col));
       } else {
         this.pos++;
-        out.push(this.inlineValue(rest, line, col));
+        out.push(this.inlineValue(rest, line, indent));
       }
     }
     return out;
@@ -129,12 +127,13 @@ class FastReader {
     while (this.pos < this.lines.length) {
       const line = this.lines[this.pos]!;
       if (line.indent !== indent) {
-        if (line.indent > indent) throw new Unsupported();
+        if (line.indent > indent) decline();
         break;
       }
       const end = this.keyEnd(line.text);
-      if (end < 0) throw new Unsupported();
+      if (end < 0) decline();
       const key = this.key(line.text.slice(0, end));
+      if (key === '<<' || key === '__proto__') decline();
       const rest = line.text.slice(end + 1).replace(/^ +/, '');
       this.pos++;
       let value: Json;
@@ -155,11 +154,10 @@ class FastReader {
   private keyEnd(t: string): number {
     const c = t[0];
     if (c === '"' || c === "'") {
-      const close = c === '"' ? this.doubleEnd(t, 0) : this.singleEnd(t, 0);
-      if (close < 0) return -1;
+      const close = quoteEnd(t, 0, t.length);
       return t[close + 1] === ':' && (close + 2 === t.length || t[close + 2] === ' ') ? close + 1 : -1;
     }
-    if (c === '?' || c === '&' || c === '*' || c === '!' || c === '|' || c === '>' || c === '{' || c === '[' || c === '-' && t[1] === ' ') return -1;
+    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))) return -1;
     for (let i = 0; i < t.length; i++) {
       const ch = t[i];
       if (ch === ':' && (i + 1 === t.length || t[i + 1] === ' ')) return i;
@@ -170,63 +168,37 @@ class FastReader {
 
   private key(k: string): string {
     if (k[0] === '"' || k[0] === "'") return String(this.quoted(k));
-    const v = resolvePlain(k.trimEnd());
+    const v = resolveGo11(k.trimEnd());
     return v === null ? '' : String(v);
   }
 
-  private doubleEnd(t: string, from: number): number {
-    for (let i = from + 1; i < t.length; i++) {
-      if (t[i] === '\\') i++;
-      else if (t[i] === '"') return i;
-    }
-    return -1;
-  }
-
-  private singleEnd(t: string, from: number): number {
-    for (let i = from + 1; i < t.length; i++) {
-      if (t[i] === "'") {
-        if (t[i + 1] === "'") i++;
-        else return i;
-      }
-    }
-    return -1;
-  }
-
   /** A quoted scalar that is the whole of `t` (trailing comment allowed). */
-  private quoted(t: string): Json {
-    const end = t[0] === '"' ? this.doubleEnd(t, 0) : this.singleEnd(t, 0);
-    if (end < 0) throw new Unsupported();
-    const after = t.slice(end + 1).trim();
-    if (after !== '' && after[0] !== '#') throw new Unsupported();
-    const body = t.slice(1, end);
-    if (t[0] === "'") return body.replace(/''/g, "'");
-    if (!body.includes('\\')) return body;
-    try {
-      return JSON.parse(`"${body.replace(/\\\//g, '/').replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1')}"`) as string;
-    } catch {
-      throw new Unsupported();
-    }
+  private quoted(t: string): string {
+    const end = quoteEnd(t, 0, t.length);
+    if (!ONLY_COMMENT.test(t.slice(end + 1))) decline();
+    return unquote(t, 0, end);
   }
 
   /** The value after `key: ` or `- ` on one line, or a block scalar starting there. */
   private inlineValue(t: string, line: Line, indent: number): Json {
     const c = t[0];
     if (c === '"' || c === "'") return this.quoted(t);
-    if (c === '{' || c === '[') return this.flow(this.flowText(t, line));
+    if (c === '{' || c === '[') return this.flow(this.flowText(t, line, indent));
     if (c === '|' || c === '>') return this.blockScalar(t, line, indent);
-    if (c === '&' || c === '*' || c === '!' || c === '?' || c === '%' || c === '@' || c === '`') throw new Unsupported();
+    // Indicators cannot start a plain scalar; `- x`, `? x` and `: x` are not scalars.
+    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))) decline();
     const hash = t.indexOf(' #');
     const s = (hash >= 0 ? t.slice(0, hash) : t).trimEnd();
-    if (s.includes(': ') || s.endsWith(':')) throw new Unsupported();
+    if (s.includes(': ') || s.endsWith(':')) decline();
     // A plain scalar continued on more-indented lines is a multi-line scalar: not handled here.
     const next = this.lines[this.pos];
-    if (next && next.indent > indent) throw new Unsupported();
-    return resolvePlain(s);
+    if (next && next.indent > indent) decline();
+    return resolveGo11(s);
   }
 
   private blockScalar(header: string, line: Line, parentIndent: number): string {
     const m = /^([|>])([-+]?)(?:\s+#.*)?\s*$/.exec(header);
-    if (!m) throw new Unsupported();
+    if (!m) decline();
     const folded = m[1] === '>';
     const chomp = m[2];
     // Consume raw lines (including blank and comment-looking ones) more indented than the parent.
@@ -236,7 +208,9 @@ class FastReader {
     for (; i < this.raw.length; i++) {
       const l = this.raw[i]!.replace(/\r$/, '');
       if (l.trim() === '') {
-        body.push('');
+        // Spaces past the block's indentation are content; before the first text line they are left to yaml.
+        if (blockIndent < 0 && l !== '') decline();
+        body.push(l.length > blockIndent ? l.slice(blockIndent) : '');
         continue;
       }
       let ind = 0;
@@ -255,7 +229,7 @@ class FastReader {
       body.pop();
       trailing++;
     }
-    if (folded) throw new Unsupported();
+    if (folded) decline();
     let text = body.join('\n');
     if (chomp === '-') return text;
     if (body.length === 0) return '';
@@ -268,7 +242,7 @@ class FastReader {
    * The text of a flow collection that starts on `line` with `t`, joined with the following lines until
    * its brackets balance (outside quotes); consumed lines are skipped by the block reader.
    */
-  private flowText(t: string, line: Line): string {
+  private flowText(t: string, line: Line, parentIndent: number): string {
     let depth = 0;
     let quote = '';
     let acc = '';
@@ -291,81 +265,30 @@ class FastReader {
       }
       acc += (acc ? ' ' : '') + text.slice(0, cut).trim();
       if (depth === 0) break;
-      if (quote) throw new Unsupported();
+      // A comment inside the collection ends a plain scalar there, which yaml alone reads right.
+      if (cut < text.length) decline();
+      if (quote) decline();
       idx++;
-      if (idx >= this.raw.length) throw new Unsupported();
-      text = this.raw[idx]!.replace(/\r$/, '').trim();
+      if (idx >= this.raw.length) decline();
+      const raw = this.raw[idx]!.replace(/\r$/, '');
+      text = raw.trim();
+      // Continuation lines are indented past the parent (`yaml`: "must be sufficiently indented"); only the
+      // line that closes the collection may stand at the parent's column (`annotations: {` ... `}`).
+      let ind = 0;
+      while (raw.charCodeAt(ind) === 32) ind++;
+      if (raw.charCodeAt(ind) === 9) decline();
+      // A blank or comment line inside would end or fold a plain scalar that spans lines: left to yaml.
+      if (text === '' || text[0] === '#') decline();
+      if (ind <= parentIndent && !(ind === parentIndent && depth === 1 && (text[0] === '}' || text[0] === ']'))) decline();
     }
     while (this.pos < this.lines.length && this.lines[this.pos]!.index <= idx) this.pos++;
     return acc;
   }
 
-  /** A flow collection (already joined onto one line): `{a: b, "c": 'd',}` / `[x, "y"]`, nested allowed. */
+  /** A flow collection joined onto one line by `flowText` (`readFlow`, then nothing but a comment). */
   private flow(t: string): Json {
-    let i = 0;
-    const ws = () => {
-      while (t[i] === ' ') i++;
-    };
-    const scalarUntil = (stops: string): Json => {
-      ws();
-      if (t[i] === '"' || t[i] === "'") {
-        const end = t[i] === '"' ? this.doubleEnd(t, i) : this.singleEnd(t, i);
-        if (end < 0) throw new Unsupported();
-        const v = this.quoted(t.slice(i, end + 1));
-        i = end + 1;
-        return v;
-      }
-      if (t[i] === '{' || t[i] === '[') return value();
-      const start = i;
-      while (i < t.length && !stops.includes(t[i]!) && !(t[i] === ':' && (t[i + 1] === ' ' || t[i + 1] === ',' || t[i + 1] === '}'))) i++;
-      const s = t.slice(start, i).trim();
-      if (/[&*!#?]/.test(s[0] ?? '')) throw new Unsupported();
-      return resolvePlain(s);
-    };
-    const value = (): Json => {
-      ws();
-      if (t[i] === '{') {
-        i++;
-        const o: { [k: string]: Json } = {};
-        for (;;) {
-          ws();
-          if (t[i] === '}') {
-            i++;
-            return o;
-          }
-          const k = scalarUntil(',}');
-          ws();
-          let v: Json = null;
-          if (t[i] === ':') {
-            i++;
-            v = scalarUntil(',}');
-          }
-          o[k === null ? '' : String(k)] = v;
-          ws();
-          if (t[i] === ',') i++;
-          else if (t[i] !== '}') throw new Unsupported();
-        }
-      }
-      if (t[i] === '[') {
-        i++;
-        const a: Json[] = [];
-        for (;;) {
-          ws();
-          if (t[i] === ']') {
-            i++;
-            return a;
-          }
-          a.push(scalarUntil(',]'));
-          ws();
-          if (t[i] === ',') i++;
-          else if (t[i] !== ']') throw new Unsupported();
-        }
-      }
-      throw new Unsupported();
-    };
-    const v = value();
-    const after = t.slice(i).trim();
-    if (after !== '' && after[0] !== '#') throw new Unsupported();
-    return v;
+    const { value, node } = readFlow(t, 0, t.length, 0, FRAGMENT_FLOW);
+    if (!ONLY_COMMENT.test(t.slice(node.end))) decline();
+    return value;
   }
 }

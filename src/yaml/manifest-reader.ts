@@ -1,6 +1,6 @@
 import type { Json } from '../model.ts';
 import type { TextMap, TextNode, TextPair, TextScalar, TextSeq } from './text-node.ts';
-import { COLON, CR, DASH, Declined, HASH, MAX_DEPTH, NOT_PLAIN_START, SPACE, TAB, decline, quoteEnd, readFlow, resolveCore, unquote } from './block-scan.ts';
+import { COLON, CR, DASH, Declined, HASH, MAX_DEPTH, NOT_PLAIN_START, SPACE, TAB, decline, quoteEnd, readFlow, resolveCore, unquote } from './scan.ts';
 
 /**
  * One document of a YAML stream read by `readBlockYaml`: its root as data and as a text tree, or both

@@ -1,7 +1,7 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { matchEntries } from './patch-flow.ts';
-import { parseFragment } from './fast-parse.ts';
+import { parseFragment } from './fragment-reader.ts';
 import { readCore, readKubernetes } from './readers.ts';
 
 /**

@@ -16,7 +16,6 @@ import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document
  * check is quadratic in the number of keys of a map.
  */
 
-/** Options of the Kubernetes (YAML 1.1) reading. */
 /**
  * YAML 1.1 floats with at least one digit: `yaml`'s own patterns also match `.`, `-.` and `e0`, reading them as
  * NaN, where Go's readers (strconv.ParseFloat) and YAML 1.2 read strings. Exponent form: `1e3`, `1.5E-2`, `.5e1`;
@@ -33,6 +32,22 @@ function withDigitFloats(t: Tags[number]): Tags[number] {
   return t;
 }
 
+/**
+ * `yaml`'s YAML 1.1 tags made to read plain scalars as Go's go-yaml v2 does (`scalars.ts` has the rules):
+ * floats need a digit (`withDigitFloats`), timestamps stay strings, base 60 (`1:20`) is a string (go-yaml
+ * never read it), and 1.1 booleans (`yes`, `on`) are booleans only with `yaml11Booleans`.
+ */
+function goYaml11Tags(yaml11Booleans: boolean): (tags: Tags) => Tags {
+  return (tags) => {
+    const kept = tags
+      .filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'))
+      .filter((t) => yaml11Booleans || typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:bool')
+      .map(withDigitFloats);
+    return yaml11Booleans ? kept : [...kept, 'bool'];
+  };
+}
+
+/** Options of the Kubernetes (YAML 1.1) reading. */
 export const K8S_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
   merge: true,
@@ -41,13 +56,19 @@ export const K8S_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = 
   prettyErrors: false,
   // YAML 1.1 booleans (`yes`, `on`, `off`) stay strings, `true`/`false` are booleans: kustomize (go-yaml v3)
   // reads them so, and kubectl's typed decoding keeps them as text in string fields (`namespace: off`).
-  // Floats need a digit (`withDigitFloats`).
-  customTags: (tags) => [
-    ...tags
-      .filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.tag !== 'tag:yaml.org,2002:bool'))
-      .map(withDigitFloats),
-    'bool',
-  ],
+  customTags: goYaml11Tags(false),
+};
+
+/**
+ * Options of the reading of rendered template output (`parseFragment`): YAML 1.1 as Istio's injector reads
+ * it (sigs.k8s.io/yaml `YAMLToJSON`, untyped, go-yaml v2), so `yes`/`on` are booleans, merge keys apply,
+ * and a repeated key keeps its last value.
+ */
+export const FRAGMENT_YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  merge: true,
+  uniqueKeys: false,
+  customTags: goYaml11Tags(true),
 };
 
 /** Options of the YAML 1.2 core reading. */

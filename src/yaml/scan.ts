@@ -1,10 +1,11 @@
 import type { Json } from '../model.ts';
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
+import { resolvePlain } from './scalars.ts';
 
 /**
- * The pieces of the fast block reader (`block-reader.ts`) that read one line's worth of YAML: plain scalar
- * resolution (YAML 1.2 core schema), quoted scalars and one-line flow collections. Anything they do not
- * read exactly as the `yaml` package does throws `Declined`.
+ * The pieces of the two fast readers (`manifest-reader.ts`, `fragment-reader.ts`) that read one line's worth
+ * of YAML: plain scalar resolution (the rules are in `scalars.ts`), quoted scalars and one-line flow
+ * collections. Anything they do not read exactly as the `yaml` package does throws `Declined`.
  */
 
 /** Thrown inside the reader for anything it does not read itself. */
@@ -24,36 +25,23 @@ export const DASH = 45;
 /** Collections nested deeper than this are left to the `yaml` package. */
 export const MAX_DEPTH = 200;
 
-/** YAML 1.1 booleans that the 1.2 core schema reads as strings (`yes`, `on`, `y`, ...). */
-const YAML11_BOOL = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'n', 'N', 'no', 'No', 'NO', 'on', 'On', 'ON', 'off', 'Off', 'OFF']);
-
 /**
- * YAML 1.2 core schema: a plain scalar's value (`yaml` tags null, bool, int, float; else a string).
- * Scalars that a YAML 1.1 reader (kubectl's sigs.k8s.io/yaml, go-yaml v2; `yaml` with `version: '1.1'`)
- * reads differently are declined, so that what the fast reader accepts reads the same in both versions:
- * 1.1 booleans (`yes`, `on`, `n`), legacy octal and leading zeros (`0644` is 420 in 1.1, 644 in 1.2),
- * digit separators (`1_000`) and base 60 (`1:20`).
+ * A plain scalar's YAML 1.2 core value (`resolvePlain` in `scalars.ts`); declines the forms a YAML 1.1
+ * reader reads otherwise (`yes`, `0644`, `1_000`, `-0x1f`, `1:20`) and numbers JSON cannot hold exactly.
  */
 export function resolveCore(s: string): Json {
-  const c = s.charCodeAt(0);
-  if (s.length <= 5) {
-    if (s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL') return null;
-    if (s === 'true' || s === 'True' || s === 'TRUE') return true;
-    if (s === 'false' || s === 'False' || s === 'FALSE') return false;
-    if (s.length <= 3 && YAML11_BOOL.has(s)) decline();
-  }
-  if ((c >= 48 && c <= 57) || c === DASH || c === 43 || c === 46) {
-    if (/^[-+]?[0-9]+$/.test(s)) {
-      if (/^[-+]?0[0-9]/.test(s)) decline();
-      const n = Number(s);
-      return Number.isSafeInteger(n) ? n : decline();
-    }
-    if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/.test(s)) return Number(s);
-    // 0o17, 0x1f, .inf, .nan: read by `yaml`; 1_000, 1:20, 0b1: numbers in YAML 1.1 only.
-    if (/^0[oxb]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$|^[-+]?[0-9][0-9_]*(?:[_:][0-9_]*)+(?:\.[0-9_]*)?$/.test(s)) decline();
-  }
-  return s;
+  const v = resolvePlain(s, '1.2');
+  return v === undefined ? decline() : v;
 }
+
+/** A plain scalar's value as Go reads YAML 1.1 (`yes` is true); declines rare forms (`0x1f`, `1_000`, `.inf`). */
+export function resolveGo11(s: string): Json {
+  const v = resolvePlain(s, '1.1');
+  return v === undefined ? decline() : v;
+}
+
+/** A space and the flow indicators `,[]{}`: after `-`, `?` or `:` in flow, they make it an indicator. */
+const FLOW_BREAK = new Set([SPACE, 44, 91, 93, 123, 125]);
 
 /** Characters that cannot start a plain scalar in block context (YAML 1.2 `c-indicator`, less `-?:`). */
 export const NOT_PLAIN_START = new Set([',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
@@ -106,11 +94,23 @@ if (text.charCodeAt(i) === 39) return body.includes("'") ? body.replace(/''/g, "
   return out;
 }
 
+/** How a flow collection is read: the scalar rules, and whether a trailing comma (`{a: 1,}`) is read. */
+export interface FlowRules {
+  /** Resolves a plain scalar (declining what it does not read): `resolveCore` or `resolveGo11`. */
+  resolve: (s: string) => Json;
+  /** Read `[a, b,]` as `[a, b]` (YAML allows it; Istio's templates write `annotations: {...,}`). */
+  trailingComma: boolean;
+}
+
+/** The manifest reader's flow rules: YAML 1.2 core with 1.1 look-alikes declined; trailing commas declined. */
+export const MANIFEST_FLOW: FlowRules = { resolve: resolveCore, trailingComma: false };
+
 /**
  * A flow collection at `i` that closes before `ce` (on the same line: `{a: 1, "b": [x, y]}`), nested at
- * most `MAX_DEPTH - depth` deep; trailing commas, implicit nulls and anything unusual are declined.
+ * most `MAX_DEPTH - depth` deep; implicit nulls (`{a}`), non-string keys, duplicate keys, `<<` and
+ * anything unusual are declined, and so are trailing commas unless `rules` allow them.
  */
-export function readFlow(text: string, i: number, ce: number, depth: number): { value: Json; node: TextMap | TextSeq } {
+export function readFlow(text: string, i: number, ce: number, depth: number, rules: FlowRules = MANIFEST_FLOW): { value: Json; node: TextMap | TextSeq } {
   let p = i;
   const ws = (): void => {
     while (text.charCodeAt(p) === SPACE) p++;
@@ -129,7 +129,8 @@ export function readFlow(text: string, i: number, ce: number, depth: number): { 
       p = close + 1;
       return { value: unquote(text, start, close), node: { t: 'scalar', style: c === 34 ? 'double' : 'single', start, end: p, outerEnd: p } };
     }
-    if (NOT_PLAIN_START.has(text[p]!) || ((c === DASH || c === 63 || c === COLON) && text.charCodeAt(p + 1) === SPACE)) decline();
+    // `-`, `?` and `:` start a plain scalar only before a character that is part of it (`-x`, not `- `, `-,`, `-]`).
+    if (NOT_PLAIN_START.has(text[p]!) || ((c === DASH || c === 63 || c === COLON) && (p + 1 >= ce || FLOW_BREAK.has(text.charCodeAt(p + 1))))) decline();
     while (p < ce) {
       const ch = text.charCodeAt(p);
       if (ch === 44 || ch === 93 || ch === 125 || ch === 91 || ch === 123) break;
@@ -149,7 +150,7 @@ export function readFlow(text: string, i: number, ce: number, depth: number): { 
     while (text.charCodeAt(e - 1) === SPACE) e--;
     const s = text.slice(start, e);
     if (s === '') decline();
-    return { value: resolveCore(s), node: { t: 'scalar', style: 'plain', start, end: e, outerEnd: e } };
+    return { value: rules.resolve(s), node: { t: 'scalar', style: 'plain', start, end: e, outerEnd: e } };
   };
   /** After an entry: true at the closing bracket `close`; past the `,` before another entry otherwise. */
   const entryEnds = (close: number): boolean => {
@@ -159,9 +160,9 @@ export function readFlow(text: string, i: number, ce: number, depth: number): { 
     if (c !== 44) decline();
     p++;
     ws();
-    // A trailing comma (`[a, ]`) is left to yaml.
-    if (text.charCodeAt(p) === close) decline();
-    return false;
+    if (text.charCodeAt(p) !== close) return false;
+    // A trailing comma (`[a, ]`): read by the fragment reader, left to yaml by the manifest reader.
+    return rules.trailingComma ? true : decline();
   };
   const collection = (): { value: Json; node: TextMap | TextSeq } => {
     const start = p;

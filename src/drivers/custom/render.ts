@@ -6,7 +6,7 @@
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import type { WorkloadRef } from '../driver.ts';
 import { renderTemplate } from '../../render/engine.ts';
-import { parseFragment } from '../../yaml/fast-parse.ts';
+import { parseFragment } from '../../yaml/fragment-reader.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import type { CustomTemplate } from './config.ts';
 
