@@ -14,7 +14,7 @@ import { MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
-import { emitChanged } from './krm/emit.ts';
+import { emitChanged } from './krm/rewrite.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 

@@ -19,7 +19,7 @@ import {
   isObject,
   VALIDATION_CONTAINER,
   type ContainerList,
-} from './pod-util.ts';
+} from './pod-fields.ts';
 
 /** Annotation holding the user's container customisations (JSON `{"containers":[…],"initContainers":[…]}`). */
 export const OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
