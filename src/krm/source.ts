@@ -33,7 +33,7 @@ export interface SourceItem {
   /** Column of the node's first character; continuation lines of a re-serialised node are indented by it. */
   column: number;
   /**
-   * Where each node of the resource sits in the input text (what `patchText` edits). Released (null) by
+   * Where each node of the resource sits in the input text (what `editText` edits). Released (null) by
    * `processItems` once the resource is processed.
    */
   node: TextNode;

@@ -1,6 +1,6 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
-import { matchEntries } from './patch-flow.ts';
+import { matchEntries } from './flow-edit.ts';
 import { parseFragment } from './fragment-reader.ts';
 import { readCore, readKubernetes } from './readers.ts';
 
@@ -48,7 +48,7 @@ export function readsAs(b: Value, n: Json | undefined): boolean {
 /**
  * Whether `after` (a reading of the new text) equals `before` (the same reading of the old text) plus
  * exactly the change from `old` to `next` (the Kubernetes reading the pipeline worked on): unchanged
- * parts compare exactly, changed parts must read as `next`. List entries are matched as the patcher
+ * parts compare exactly, changed parts must read as `next`. List entries are matched as the text editor
  * matches them (Kubernetes merge keys, `entryKey`).
  */
 export function equalsWithDelta(before: Value, after: Value, old: Json | undefined, next: Json | undefined, mergedOnly = false): boolean {

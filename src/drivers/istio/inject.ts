@@ -28,7 +28,7 @@ import {
   modifyContainers,
   PROXY_CONTAINER,
   VALIDATION_CONTAINER,
-} from './pod-util.ts';
+} from './pod-fields.ts';
 
 /** Pod annotation choosing native sidecars per pod (`"false"` → off, any other value → on). */
 export const NATIVE_SIDECAR_ANNOTATION = 'sidecar.istio.io/nativeSidecar';

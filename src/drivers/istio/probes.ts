@@ -7,7 +7,7 @@
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { STATUS_ANNOTATION } from './status.ts';
-import { annotationsOf, containersOf, envOf, findSidecar, isObject, parseGoBool, PROXY_CONTAINER } from './pod-util.ts';
+import { annotationsOf, containersOf, envOf, findSidecar, isObject, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
 
 /** Proxy env carrying the original probes. */
 export const APP_PROBERS_ENV = 'ISTIO_KUBE_APP_PROBERS';

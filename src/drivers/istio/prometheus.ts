@@ -5,7 +5,7 @@
  */
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import { annotationsOf, envOf, findSidecar, parseGoBool } from './pod-util.ts';
+import { annotationsOf, envOf, findSidecar, parseGoBool } from './pod-fields.ts';
 
 /** Annotation switching the merge per pod (Go bool). */
 export const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';

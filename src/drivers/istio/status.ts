@@ -4,7 +4,7 @@
  */
 import type { JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import { containersOf, isObject } from './pod-util.ts';
+import { containersOf, isObject } from './pod-fields.ts';
 
 /** Annotation recording a previous injection. */
 export const STATUS_ANNOTATION = 'sidecar.istio.io/status';

@@ -17,7 +17,7 @@ import { jsonEqual } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
-import { containersOf, envOf, findContainer, isObject, PROXY_CONTAINER } from './pod-util.ts';
+import { containersOf, envOf, findContainer, isObject, PROXY_CONTAINER } from './pod-fields.ts';
 
 /**
  * Labels the Istio templates and post-processing write (sidecar, gateway, grpc templates; `applyMetadata`).

@@ -5,7 +5,7 @@
  */
 import { InjectError } from '../../results/errors.ts';
 import { effectiveProxyConfig } from './proxy-config.ts';
-import { parseGoBool } from './pod-util.ts';
+import { parseGoBool } from './pod-fields.ts';
 
 type Check = (value: string) => string | undefined;
 
