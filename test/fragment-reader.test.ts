@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 import { parseFragment, readFragmentFast } from '../src/yaml/fragment-reader.ts';
 import { FRAGMENT_YAML_OPTIONS } from '../src/yaml/readers.ts';
@@ -273,4 +274,36 @@ t.test('generated fragments without declined forms: all read by the fast reader'
     { numRuns: runs },
   );
   t.equal(accepted, runs, `${accepted} of ${runs} everyday fragments read by the fast reader`);
+});
+
+t.test('real template output: the Istio conformance cases, rendered by a run, are read by the fast reader', async (t) => {
+  const real = await import('../src/yaml/fragment-reader.ts');
+  const texts: string[] = [];
+  const { run } = await t.mockImport<typeof import('../src/run.ts')>('../src/run.ts', {
+    '../src/yaml/fragment-reader.ts': {
+      ...real,
+      parseFragment: (text: string) => {
+        texts.push(text);
+        return real.parseFragment(text);
+      },
+    },
+  });
+  const cases = new URL('../../shared/conformance/istio/cases/', import.meta.url);
+  // Every third case (sorted): one run per case takes a while on a shared machine.
+  const names = readdirSync(cases)
+    .sort()
+    .filter((c) => existsSync(new URL(`${c}/fn-config.yaml`, cases)) && existsSync(new URL(`${c}/input.yaml`, cases)))
+    .filter((_, i) => i % 3 === 0);
+  for (const c of names) {
+    run(readFileSync(new URL(`${c}/input.yaml`, cases), 'utf8'), { functionConfig: readFileSync(new URL(`${c}/fn-config.yaml`, cases), 'utf8') });
+  }
+  const declined = texts.filter((x) => readFragmentFast(x) === undefined);
+  t.ok(texts.length > 50, `${texts.length} fragments rendered by ${names.length} cases`);
+  t.comment(`${texts.length - declined.length} of ${texts.length} real fragments read by the fast reader`);
+  for (const x of declined.slice(0, 3)) t.comment(`declined: ${JSON.stringify(x).slice(0, 300)}`);
+  t.ok(declined.length <= texts.length * 0.01, `acceptance rate on real fragments: ${texts.length - declined.length} of ${texts.length} (at least 99%)`);
+  for (const x of texts.slice(0, 200)) {
+    const v = compare(x);
+    if (v.accepted && v.problem) t.fail(v.problem);
+  }
 });

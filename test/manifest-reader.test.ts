@@ -10,6 +10,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isScalar, parseAllDocuments, type Node } from 'yaml';
 import { readBlockYaml } from '../src/yaml/manifest-reader.ts';
+import { readKubernetes } from '../src/yaml/readers.ts';
 import { fromYamlNode, type TextNode } from '../src/yaml/text-node.ts';
 import { jsonEqual } from '../src/json.ts';
 import type { Json } from '../src/model.ts';
@@ -178,6 +179,10 @@ t.test('scalar rules shared with the fragment reader (scalars.ts): cases where t
   for (const c of ['x: -0x1f\n', 'x: +0b1\n', 'x: 0X1F\n', 'x: -0o17\n', 'x: 1.5_0\n']) t.notOk(compare(c).accepted, `declined: ${JSON.stringify(c)}`);
   // Base 60 needs digits after the colon: `1:` and `9:` are strings everywhere (and keys here).
   t.ok(compare('t: 2024-01-01\nu: 2001-12-14t21:59:43.10-05:00\n').accepted, 'timestamps are strings in YAML 1.2 and for Go: accepted');
+  // The Kubernetes reading (the fallback, and the oracle's YAML 1.1 reader) reads base 60 as Go does: a string.
+  // It read `1:20` as 80 (yaml's YAML 1.1 schema); go-yaml v2 and v3 never read base 60.
+  const k8s = readKubernetes('a: 1:20\nb: -1:20.5\nc: 0644\nd: 1_000\ne: -0x1f\n');
+  t.same(k8s.ok ? k8s.values[0] : k8s, { a: '1:20', b: '-1:20.5', c: 420, d: 1000, e: -31 }, 'Kubernetes reading: base 60 is text; octal, separators and signed hex are numbers');
 });
 
 // Generated text: random data written in random styles, then sometimes mangled by one edit.

@@ -2,8 +2,9 @@
  * Strategic merge patch (SMP) of plain JSON objects, as `k8s.io/apimachinery/pkg/util/strategicpatch` applies it
  * (`StrategicMergeMapPatchUsingLookupPatchMeta` with `MergeParallelList` and `IgnoreUnmatchedNulls`). Generic and
  * driver-independent: the caller passes a {@link PatchSchema} describing which lists merge by which key. The
- * schemas for `corev1.Pod` and `corev1.PodTemplateSpec` ship here ({@link POD_SCHEMA}); their merge keys are the
- * `patchMergeKey`/`patchStrategy` struct tags of `k8s.io/api` (table in istio-injection.md §7).
+ * schemas for `corev1.Pod` and `corev1.PodTemplateSpec` ship here ({@link POD_SCHEMA}); their merge keys come from the
+ * one table `MERGE_KEYS` (`src/workloads/merge-keys.ts`: the `patchMergeKey` struct tags of `k8s.io/api`), which the
+ * text editors use too.
  *
  * Rules (strategicpatch `mergeMap`, `mergeSlice`, `normalizeElementOrder`, `mergeSortedSlice`):
  * - maps merge key by key; a `null` patch value deletes the key; `{"$patch": "replace"}` replaces the whole map,
@@ -21,6 +22,7 @@
  */
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
+import { MERGE_KEYS } from '../workloads/merge-keys.ts';
 
 /** What the strategic merge knows about one field: a struct (fields), or a list (merge key, item schema). */
 export interface PatchSchema {
@@ -43,32 +45,32 @@ const SET_ELEMENT_ORDER = '$setElementOrder/';
 
 const CONTAINER: PatchSchema = {
   fields: {
-    ports: { mergeKey: 'containerPort' },
-    env: { mergeKey: 'name' },
-    volumeMounts: { mergeKey: 'mountPath' },
-    volumeDevices: { mergeKey: 'devicePath' },
+    ports: { mergeKey: MERGE_KEYS.ports },
+    env: { mergeKey: MERGE_KEYS.env },
+    volumeMounts: { mergeKey: MERGE_KEYS.volumeMounts },
+    volumeDevices: { mergeKey: MERGE_KEYS.volumeDevices },
   },
 };
 
 /** `corev1.PodSpec` merge keys. */
 export const POD_SPEC_SCHEMA: PatchSchema = {
   fields: {
-    volumes: { mergeKey: 'name' },
-    initContainers: { mergeKey: 'name', items: CONTAINER },
-    containers: { mergeKey: 'name', items: CONTAINER },
-    ephemeralContainers: { mergeKey: 'name', items: CONTAINER },
-    imagePullSecrets: { mergeKey: 'name' },
-    hostAliases: { mergeKey: 'ip' },
-    topologySpreadConstraints: { mergeKey: 'topologyKey' },
-    schedulingGates: { mergeKey: 'name' },
-    resourceClaims: { mergeKey: 'name' },
+    volumes: { mergeKey: MERGE_KEYS.volumes },
+    initContainers: { mergeKey: MERGE_KEYS.initContainers, items: CONTAINER },
+    containers: { mergeKey: MERGE_KEYS.containers, items: CONTAINER },
+    ephemeralContainers: { mergeKey: MERGE_KEYS.ephemeralContainers, items: CONTAINER },
+    imagePullSecrets: { mergeKey: MERGE_KEYS.imagePullSecrets },
+    hostAliases: { mergeKey: MERGE_KEYS.hostAliases },
+    topologySpreadConstraints: { mergeKey: MERGE_KEYS.topologySpreadConstraints },
+    schedulingGates: { mergeKey: MERGE_KEYS.schedulingGates },
+    resourceClaims: { mergeKey: MERGE_KEYS.resourceClaims },
   },
 };
 
 /** `metav1.ObjectMeta` merge keys. */
 export const OBJECT_META_SCHEMA: PatchSchema = {
   fields: {
-    ownerReferences: { mergeKey: 'uid' },
+    ownerReferences: { mergeKey: MERGE_KEYS.ownerReferences },
     finalizers: { mergeScalars: true },
   },
 };

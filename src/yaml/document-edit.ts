@@ -66,13 +66,13 @@ class DocEditor {
   }
 
   /** The node that reads as `n` in place of `node` (which reads as `o`); `node` itself when edited in place. */
-  apply(node: Node | null, o: Json | undefined, n: Json): Node {
+  apply(node: Node | null, o: Json | undefined, n: Json, field?: string): Node {
     if (node === null) return this.create(n);
     if (jsonEqual(o, n)) return node;
     if (isAlias(node)) {
       const target = node.resolve(this.doc) as Node | undefined;
       if (!target) return this.create(n);
-      return this.apply(this.detachedCopy(target), o, n);
+      return this.apply(this.detachedCopy(target), o, n, field);
     }
     this.detachAliases(node);
     if (isMap(node) && isJsonObject(o) && isJsonObject(n)) {
@@ -80,7 +80,7 @@ class DocEditor {
       return node;
     }
     if (isSeq(node) && Array.isArray(o) && Array.isArray(n)) {
-      this.applySeq(node as YAMLSeq<Node>, o, n);
+      this.applySeq(node as YAMLSeq<Node>, o, n, field);
       return node;
     }
     const created = this.create(n);
@@ -120,14 +120,14 @@ class DocEditor {
         else map.items.push(new Pair(this.create(k), this.doc.createNode(null) as Node));
         continue;
       }
-      if (pair) pair.value = this.apply(pair.value, ok, nk);
-      else if (merged) map.items.push(new Pair(this.create(k), this.apply(this.detachedCopy(merged.get(k, true) as Node), ok, nk)));
+      if (pair) pair.value = this.apply(pair.value, ok, nk, k);
+      else if (merged) map.items.push(new Pair(this.create(k), this.apply(this.detachedCopy(merged.get(k, true) as Node), ok, nk, k)));
       else map.items.push(new Pair(this.create(k), this.create(nk)));
     }
   }
 
-  private applySeq(seq: YAMLSeq<Node>, o: Json[], n: Json[]): void {
-    const matched = matchEntries(o, n);
+  private applySeq(seq: YAMLSeq<Node>, o: Json[], n: Json[], field: string | undefined): void {
+    const matched = matchEntries(o, n, field);
     const items = seq.items;
     seq.items = n.map((v, j) => {
       const i = matched[j]!;

@@ -2,6 +2,7 @@ import type { TextMap, TextNode, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitFlow } from './emit-block.ts';
+import { MERGE_KEYS, mergeKeyOf } from '../workloads/merge-keys.ts';
 
 /**
  * In-place edits of flow collections (`{...}`, `[...]`, and JSON, which is all flow): only the entries
@@ -45,13 +46,19 @@ export function applyEdits(text: string, start: number, end: number, edits: Edit
   return out + text.slice(at, end);
 }
 
+/** Every merge key of the table, for lists the table does not name (`MERGE_KEYS`, in its order). */
+const ANY_MERGE_KEY = [...new Set(Object.values(MERGE_KEYS))];
+
 /**
- * Identity of a list entry: Kubernetes merge keys first (`name`, `mountPath`, `containerPort`, ...,
- * strategic merge patch `patchMergeKey`s of the pod spec), then the value itself for scalars.
+ * Identity of an entry of the list `field`: the value of the field's strategic-merge key (`MERGE_KEYS`:
+ * `volumeMounts` by `mountPath`, `ports` by `containerPort`); for a list the table does not name (a list
+ * Kubernetes replaces whole, or a list in a list), the first merge key of the table the entry has; for a
+ * scalar, the value itself.
  */
-export function entryKey(v: Json | undefined): string | undefined {
+export function entryKey(v: Json | undefined, field?: string): string | undefined {
   if (isJsonObject(v)) {
-    for (const k of ['name', 'mountPath', 'containerPort', 'devicePath', 'ip', 'topologyKey']) {
+    const own = mergeKeyOf(field);
+    for (const k of own !== undefined ? [own] : ANY_MERGE_KEY) {
       const x = v[k];
       if (typeof x === 'string' || typeof x === 'number') return `${k}=${x}`;
     }
@@ -62,14 +69,15 @@ export function entryKey(v: Json | undefined): string | undefined {
 }
 
 /**
- * Matches list entries: for each entry of `next`, the index of the entry of `old` it continues (by
- * `entryKey`, each old entry used once; entries without a key by position), or -1 for a new entry.
+ * Matches the entries of the list `field`: for each entry of `next`, the index of the entry of `old` it
+ * continues (by `entryKey`, each old entry used once; entries without a key by position), or -1 for a new
+ * entry.
  */
-export function matchEntries(old: readonly Json[], next: readonly Json[]): number[] {
-  const oldKeys = old.map(entryKey);
+export function matchEntries(old: readonly Json[], next: readonly Json[], field?: string): number[] {
+  const oldKeys = old.map((v) => entryKey(v, field));
   const used = new Set<number>();
   return next.map((v, i) => {
-    const key = entryKey(v);
+    const key = entryKey(v, field);
     let at = -1;
     if (key !== undefined) at = oldKeys.findIndex((k, j) => k === key && !used.has(j));
     else if (i < old.length && !used.has(i) && oldKeys[i] === undefined) at = i;
@@ -129,18 +137,18 @@ function endOf(node: TextNode): number {
  *
  * @throws Unfaithful where an edit would remove a comment
  */
-export function editFlow(text: string, node: TextMap | TextSeq, old: Json, next: Json, style: FlowStyle): Edit[] {
+export function editFlow(text: string, node: TextMap | TextSeq, old: Json, next: Json, style: FlowStyle, field?: string): Edit[] {
   if (jsonEqual(old, next)) return [];
   const edits: Edit[] = [];
-  patchValue(text, node, old, next, undefined, style, edits);
+  patchValue(text, node, old, next, undefined, style, edits, field);
   return edits;
 }
 
-function patchValue(text: string, node: TextNode, o: Json | undefined, n: Json, pad: string | undefined, style: FlowStyle, edits: Edit[]): void {
+function patchValue(text: string, node: TextNode, o: Json | undefined, n: Json, pad: string | undefined, style: FlowStyle, edits: Edit[], field?: string): void {
   if (jsonEqual(o, n)) return;
   if (node.t === 'alias') throw new Unfaithful('an alias inside a changed flow collection', node.start);
   if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0) return patchMap(text, node, o, n, style, edits);
-  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0) return patchSeq(text, node, o, n, style, edits);
+  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0) return patchSeq(text, node, o, n, style, edits, field);
   if (node.t === 'scalar' && (n === null || typeof n !== 'object') && node.end > node.start) {
     edits.push({ start: node.start, end: node.end, text: emitScalar(node, n, style) });
     return;
@@ -168,7 +176,7 @@ function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: 
     const n = next[k];
     if (n === undefined || n === null || jsonEqual(old[k], n)) return;
     if (!p.value) throw new Unfaithful(`flow mapping key \`${k}\` has no value`, p.keyNode.start);
-    patchValue(text, p.value, old[k], n, pad, style, edits);
+    patchValue(text, p.value, old[k], n, pad, style, edits, k);
   });
   const ends = pairs.map((p) => endOf(p.value ?? p.keyNode));
   const starts = pairs.map((p) => p.keyNode.start);
@@ -196,11 +204,11 @@ function cutRemoved(text: string, removed: boolean[], starts: number[], ends: nu
   }
 }
 
-function patchSeq(text: string, seq: TextSeq, old: Json[], next: Json[], style: FlowStyle, edits: Edit[]): void {
+function patchSeq(text: string, seq: TextSeq, old: Json[], next: Json[], style: FlowStyle, edits: Edit[], field: string | undefined): void {
   const pad = padOf(text, seq);
   if (seq.items.some((n) => !n)) throw new Unfaithful('an empty entry in a flow sequence', seq.start);
   const items = seq.items as TextNode[];
-  const matched = matchEntries(old, next);
+  const matched = matchEntries(old, next, field);
   const order = next.map((v, i) => ({ at: matched[i]!, value: v }));
   const used = new Set(matched.filter((i) => i >= 0));
   const kept = order.filter((o) => o.at >= 0);

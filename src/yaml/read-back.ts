@@ -49,9 +49,9 @@ export function readsAs(b: Value, n: Json | undefined): boolean {
  * Whether `after` (a reading of the new text) equals `before` (the same reading of the old text) plus
  * exactly the change from `old` to `next` (the Kubernetes reading the pipeline worked on): unchanged
  * parts compare exactly, changed parts must read as `next`. List entries are matched as the text editor
- * matches them (Kubernetes merge keys, `entryKey`).
+ * matches them (`matchEntries`: by the merge key of `field`, the key the values are under).
  */
-export function equalsWithDelta(before: Value, after: Value, old: Json | undefined, next: Json | undefined, mergedOnly = false): boolean {
+export function equalsWithDelta(before: Value, after: Value, old: Json | undefined, next: Json | undefined, mergedOnly = false, field?: string): boolean {
   const o = old === undefined ? null : old;
   const n = next === undefined ? null : next;
   // `mergedOnly` (the YAML 1.2 pass): content only a merge key brings in has no 1.2 reading to keep.
@@ -66,13 +66,13 @@ export function equalsWithDelta(before: Value, after: Value, old: Json | undefin
         if (!sameRead(before[k], after[k])) return false;
         continue;
       }
-      if (!equalsWithDelta(before[k], after[k], o[k], n[k], mergedOnly)) return false;
+      if (!equalsWithDelta(before[k], after[k], o[k], n[k], mergedOnly, k)) return false;
     }
     return true;
   }
   if (Array.isArray(o) && Array.isArray(n) && Array.isArray(before) && Array.isArray(after)) {
     if (after.length !== n.length || before.length !== o.length) return false;
-    const matched = matchEntries(o, n);
+    const matched = matchEntries(o, n, field);
     return n.every((v, j) => {
       const i = matched[j]!;
       return i < 0 ? readsAs(after[j], v) : equalsWithDelta(before[i], after[j], o[i], v, mergedOnly);

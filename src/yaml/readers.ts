@@ -1,14 +1,19 @@
 import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags, type ToJSOptions } from 'yaml';
+import { FLOAT_1_1, FLOAT_EXP_1_1 } from './scalars.ts';
 
 /**
- * The two ways a resource's text is read, and the options meshinject gives the `yaml` package for them.
+ * The ways a text is read, and the options meshinject gives the `yaml` package for them.
  *
  * - **Kubernetes reading (YAML 1.1).** What kubectl, kustomize, kpt and the API server read:
  *   sigs.k8s.io/yaml and go-yaml resolve plain scalars with YAML 1.1 number rules (`0644` is the octal 420,
  *   `1_000` is 1000) and apply `<<` merge keys; `yes`/`on`/`off` stay strings (go-yaml v3, and kubectl's
  *   typed decoding of string fields), only `true`/`false` are booleans. Timestamps stay strings (go-yaml
- *   only makes a time of them for a typed time field, and JSON conversion writes them back as text). This
- *   is the data meshinject decides and injects on, and what every output must read back as.
+ *   only makes a time of them for a typed time field, and JSON conversion writes them back as text), and so
+ *   does base 60 (`1:20`: go-yaml never read it). This is the data meshinject decides and injects on, and
+ *   what every output must read back as. The same rules, written for the fast readers and the emitter, are
+ *   in `scalars.ts`.
+ * - **Template output (YAML 1.1 with 1.1 booleans).** What Istio's injector reads a rendered template as
+ *   (`FRAGMENT_YAML_OPTIONS`, used by `fragment-reader.ts`).
  * - **YAML 1.2 core reading.** What `yaml` and other 1.2 readers (yq v4, Python ruamel) read. An output
  *   must read back as the input does in both, except where meshinject changed it.
  *
@@ -16,15 +21,7 @@ import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document
  * check is quadratic in the number of keys of a map.
  */
 
-/**
- * YAML 1.1 floats with at least one digit: `yaml`'s own patterns also match `.`, `-.` and `e0`, reading them as
- * NaN, where Go's readers (strconv.ParseFloat) and YAML 1.2 read strings. Exponent form: `1e3`, `1.5E-2`, `.5e1`;
- * plain form: `1.5`, `1.`, `.5`, `1_000.5`.
- */
-const FLOAT_EXP_1_1 = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
-const FLOAT_1_1 = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
-
-/** The 1.1 float tags with the patterns above (the `.inf`/`.nan` tag is kept as it is). */
+/** The 1.1 float tags with patterns that need a digit (`scalars.ts`; the `.inf`/`.nan` tag is kept as it is). */
 function withDigitFloats(t: Tags[number]): Tags[number] {
   if (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:float' || !('test' in t) || !t.test) return t;
   if (t.format === 'EXP') return { ...t, test: FLOAT_EXP_1_1 } as typeof t;

@@ -41,6 +41,15 @@ const DISPUTED_NUMBER =
   /^[-+]?0[xXoObB]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$|^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$|^(?=[^_]*_)[-+]?[0-9_]*\.?[0-9_]*(?:[eE][-+]?[0-9]+)?$/;
 
 /**
+ * YAML 1.1 floats as `yaml`'s 1.1 schema tests them (with `_`), but needing a digit: `yaml`'s own patterns
+ * also match `.`, `-.` and `e0`, reading them as NaN, where Go's readers (strconv.ParseFloat) and YAML 1.2
+ * read strings. Exponent form: `1e3`, `1.5E-2`, `.5e1`; plain form: `1.5`, `1.`, `.5`, `1_000.5`. Used as
+ * the tests of `yaml`'s float tags by `readers.ts`.
+ */
+export const FLOAT_EXP_1_1 = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
+export const FLOAT_1_1 = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
+
+/**
  * The value of a plain scalar, or `undefined` where the caller must decline it (leave it to the `yaml`
  * package). With `version: '1.1'`, the value Go's YAML 1.1 reading gives (`yes` is true); with `'1.2'`,
  * the YAML 1.2 core value, declining every form a YAML 1.1 reader reads otherwise (`yes`, `0644`, `1_000`,

@@ -168,7 +168,7 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
     if (node?.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)) {
       patchMap(node, o, n, sub);
     } else if (node?.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow ? o.length > 0 : n.length > 0)) {
-      patchSeq(node, o, n, sub);
+      patchSeq(node, o, n, sub, pair.key);
     } else if (node?.t === 'scalar' && node.style !== 'block' && node.end > node.start && emitInline(n) !== undefined && typeof n !== 'object') {
       replaceNode(node, scalarLike(node, n), sub);
     } else {
@@ -191,15 +191,16 @@ function scalarLike(node: TextNode, v: Json): string {
   return emitInline(v)!;
 }
 
-function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx): void {
+/** Edits the block or flow list `field` (its entries matched by the field's merge key, `matchEntries`). */
+function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: string): void {
   if (seq.flow) {
-    ctx.edits.push(...editFlow(ctx.text, seq, old, next, ctx.flow));
+    ctx.edits.push(...editFlow(ctx.text, seq, old, next, ctx.flow, field));
     return;
   }
   const { text } = ctx;
   if (seq.items.some((n) => !n || n.t === 'alias')) throw new NeedsRewrite(seq);
   const items = seq.items as TextNode[];
-  const matched = matchEntries(old, next);
+  const matched = matchEntries(old, next, field);
   const order: Array<{ at: number; value: Json }> = next.map((v, i) => ({ at: matched[i]!, value: v }));
   const sameShape = order.length === old.length && order.every((o, i) => o.at === i);
   const dash = lineStartDash(text, items[0]!);
