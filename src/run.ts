@@ -226,7 +226,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   }
   const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
   // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
-  const config = check ? { ...loaded.config, resultAnnotations: false } : loaded.config;
+  const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
   const processed: Array<{ changed: Map<number, string>; drops: SourceItem[] }> = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
   // All inputs are one run: one namespace table over every input's Namespace objects (they win over
