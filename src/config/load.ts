@@ -123,11 +123,9 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
   assign('removeWhenSkipped', bool(str('removeWhenSkipped')));
   const selector = str('namespaceSelector');
   if (selector !== undefined && selector.trim() !== '') {
-    try {
-      spec.namespaceSelector = parseSelectorString(selector);
-    } catch (e) {
-      issues.push({ path: 'data.namespaceSelector', message: `data.namespaceSelector is not a valid label selector: ${(e as Error).message}` });
-    }
+    const parsed = parseSelectorString(selector);
+    if (parsed.ok) spec.namespaceSelector = parsed.selector;
+    else issues.push({ path: 'data.namespaceSelector', message: `data.namespaceSelector is not a valid label selector: ${parsed.error.message}` });
   }
   for (const d of drivers) {
     const prefix = `${d.name}.`;

@@ -72,7 +72,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
     if (user !== undefined) {
       throw new InjectError(
         `${inv.statusAnnotation} lists volume "${v}" as injected, but container "${user}", which it does not list, mounts it: refusing to remove the volume (correct or remove the annotation)`,
-        `metadata.annotations[${inv.statusAnnotation}]`,
+        { field: `metadata.annotations[${inv.statusAnnotation}]` },
       );
     }
   }

@@ -73,17 +73,17 @@ export function templatesFromPackage(settings: CustomSettings, configMaps: reado
     const cm = configMaps.find((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isObject(o.metadata) && o.metadata.name === name
       && isObject(o.metadata.annotations) && o.metadata.annotations['config.kubernetes.io/local-config'] === 'true');
     if (!cm) {
-      throw new MeshInjectError('BAD_CONFIG', `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`, `${settings.path}.templateConfigMaps`);
+      throw new MeshInjectError('BAD_CONFIG', `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`, { field: `${settings.path}.templateConfigMaps` });
     }
     const data = isObject(cm.data) ? cm.data : {};
     for (const [key, source] of Object.entries(data) as Array<[string, Json]>) {
       const tname = key.replace(/\.hbs$/, '');
       const from = `ConfigMap ${name} data.${key}`;
       if (!NAME.test(tname) || typeof source !== 'string') {
-        throw new MeshInjectError('BAD_CONFIG', `${from}: not a template (a key must be a template name, lower-case letters, digits and '-', optionally ending in .hbs, with a string value)`, `${settings.path}.templateConfigMaps`);
+        throw new MeshInjectError('BAD_CONFIG', `${from}: not a template (a key must be a template name, lower-case letters, digits and '-', optionally ending in .hbs, with a string value)`, { field: `${settings.path}.templateConfigMaps` });
       }
       const other = templates.get(tname);
-      if (other) throw new MeshInjectError('BAD_CONFIG', `template "${tname}" is defined twice: ${other.from} and ${from}`, `${settings.path}.templateConfigMaps`);
+      if (other) throw new MeshInjectError('BAD_CONFIG', `template "${tname}" is defined twice: ${other.from} and ${from}`, { field: `${settings.path}.templateConfigMaps` });
       templates.set(tname, { source, from });
     }
   }

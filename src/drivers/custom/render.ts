@@ -62,7 +62,7 @@ function withLine(reason: string): string {
 }
 
 function bad(name: string, t: CustomTemplate, what: string): InjectError {
-  return new InjectError(`template "${name}" (${t.from}) ${what}`, undefined, 'TEMPLATE');
+  return new InjectError(`template "${name}" (${t.from}) ${what}`, { code: 'TEMPLATE' });
 }
 
 /**

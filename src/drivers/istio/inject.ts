@@ -98,9 +98,13 @@ function goTrue(v: Json | undefined): boolean {
 }
 
 
+/**
+ * A template or overlay failure as a `TEMPLATE` error with Istio's context (`failed applying injection
+ * overlay: ...`, pkg/kube/inject/webhook.go); an error a driver step already words for the user passes.
+ */
 function wrap(e: unknown, context: string): never {
-  if (e instanceof MeshInjectError) throw e;
-  throw new InjectError(`${context}: ${(e as Error).message}`, undefined, 'TEMPLATE');
+  if (e instanceof MeshInjectError && e.code !== 'BAD_MERGE') throw e;
+  throw new InjectError(`${context}: ${(e as Error).message}`, { code: 'TEMPLATE' });
 }
 
 /**
@@ -271,7 +275,7 @@ function userInitProxyError(pod: PodTemplate): InjectError {
   const i = containersOf(pod.spec, 'initContainers').findIndex((c) => c.name === PROXY_CONTAINER);
   return new InjectError(
     `init container "${PROXY_CONTAINER}" is not an injected proxy (${STATUS_ANNOTATION} does not list it), and the name is that of the proxy container Istio injects: rename it`,
-    `spec.initContainers[${i}].name`,
+    { field: `spec.initContainers[${i}].name` },
   );
 }
 

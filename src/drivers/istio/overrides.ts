@@ -91,8 +91,7 @@ export function parseOverrides(value: string | undefined): ParsedContainers {
   } catch (e) {
     throw new InjectError(
       `invalid value for annotation '${OVERRIDES_ANNOTATION}': ${(e as Error).message}`,
-      `metadata.annotations[${OVERRIDES_ANNOTATION}]`,
-      'BAD_ANNOTATION',
+      { field: `metadata.annotations[${OVERRIDES_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
     );
   }
   const o = isObject(v as Json) ? (v as JsonObject) : {};

@@ -91,22 +91,31 @@ export function effectiveProxyConfig(
     : structuredClone(ISTIO_DEFAULT_PROXY_CONFIG);
   const text = annotations?.[PROXY_CONFIG_ANNOTATION];
   if (text === undefined) return fromMesh;
+  const read = readProxyConfigAnnotation(text);
+  if (!read.ok) throw proxyConfigError(text, read.reason);
+  return read.value === null ? fromMesh : applyProxyConfig(fromMesh, normalizeProxyConfig(read.value));
+}
+
+/**
+ * The `proxy.istio.io/config` annotation read as YAML 1.1: a mapping, `null` when empty, or why it is not
+ * a ProxyConfig (`could not parse proxy config: <reason>`, Istio's wording).
+ */
+export function readProxyConfigAnnotation(text: string): { ok: true; value: JsonObject | null } | { ok: false; reason: string } {
   let parsed: unknown;
   try {
     parsed = parse(text, { version: '1.1' });
   } catch (err) {
-    throw proxyConfigError(text, (err as Error).message);
+    return { ok: false, reason: `could not parse proxy config: ${(err as Error).message}` };
   }
-  if (parsed === null || parsed === undefined) return fromMesh;
-  if (!isObject(parsed)) throw proxyConfigError(text, 'not a mapping');
-  return applyProxyConfig(fromMesh, normalizeProxyConfig(parsed as JsonObject));
+  if (parsed === null || parsed === undefined) return { ok: true, value: null };
+  if (!isObject(parsed)) return { ok: false, reason: 'could not parse proxy config: not a mapping' };
+  return { ok: true, value: parsed };
 }
 
 function proxyConfigError(value: string, reason: string): InjectError {
   return new InjectError(
-    `invalid value '${value}' for annotation '${PROXY_CONFIG_ANNOTATION}': could not parse proxy config: ${reason}`,
-    `metadata.annotations[${PROXY_CONFIG_ANNOTATION}]`,
-    'BAD_ANNOTATION',
+    `invalid value '${value}' for annotation '${PROXY_CONFIG_ANNOTATION}': ${reason}`,
+    { field: `metadata.annotations[${PROXY_CONFIG_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
   );
 }
 

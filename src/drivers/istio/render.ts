@@ -77,7 +77,7 @@ export function normalizeFragment(spec: JsonObject): void {
 export function renderIstioTemplate(name: string, data: IstioTemplateData): RenderedFragment {
   const source = ISTIO_TEMPLATE_NAMES.includes(name) ? TEMPLATES[`istio/${name}`] : undefined;
   if (source === undefined) {
-    throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, undefined, 'TEMPLATE');
+    throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, { code: 'TEMPLATE' });
   }
   return fragmentFromYaml(`istio/${name}`, engine.render(`istio/${name}`, source, data));
 }
@@ -92,10 +92,10 @@ export function fragmentFromYaml(label: string, text: string, goTyped = false): 
   try {
     parsed = parseFragment(text);
   } catch (err) {
-    throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
+    throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, { code: 'TEMPLATE' });
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isObject(parsed)) throw new InjectError(`template "${label}" did not produce a YAML mapping`, undefined, 'TEMPLATE');
+  if (!isObject(parsed)) throw new InjectError(`template "${label}" did not produce a YAML mapping`, { code: 'TEMPLATE' });
   const out: RenderedFragment = {};
   if (isObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
   if (isObject(parsed.spec)) {

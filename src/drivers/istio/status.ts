@@ -122,6 +122,6 @@ export function untrustedStatusItem(
 export function untrustedStatusError(item: { kind: string; name: string }): InjectError {
   return new InjectError(
     `${STATUS_ANNOTATION} lists ${item.kind} "${item.name}" as injected, but no Istio injection template adds a ${item.kind} of that name: refusing to remove it (correct or remove the annotation)`,
-    `metadata.annotations[${STATUS_ANNOTATION}]`,
+    { field: `metadata.annotations[${STATUS_ANNOTATION}]` },
   );
 }

@@ -65,7 +65,7 @@ const PROM_KEYS = ['prometheus.io/port', 'prometheus.io/path', 'prometheus.io/sc
 const PROM_MERGED = { 'prometheus.io/path': '/stats/prometheus', 'prometheus.io/scrape': 'true' } as const;
 
 function fail(message: string, field?: string): never {
-  throw new InjectError(`cannot uninject faithfully: ${message}`, field);
+  throw new InjectError(`cannot uninject faithfully: ${message}`, { field });
 }
 
 /** The env value `name` of the removed proxy container (native or classic), if any. */

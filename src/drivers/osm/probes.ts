@@ -81,7 +81,7 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
       const at = `spec.containers[${ci}].${kind.field}`;
       const original = structuredClone(probe);
       const unresolved = (field: string, port: Json | undefined) => new InjectError(
-        `${at}.${field}.port ${JSON.stringify(port)} names no port of container ${name}: ${flavor.title} would write port 0 into the probe's Original-* header; declare the port or use its number`, `${at}.${field}.port`);
+        `${at}.${field}.port ${JSON.stringify(port)} names no port of container ${name}: ${flavor.title} would write port 0 into the probe's Original-* header; declare the port or use its number`, { field: `${at}.${field}.port` });
       let isTcp: boolean;
       let rewritten: JsonObject;
       if (isObj(probe.httpGet)) {
