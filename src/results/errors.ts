@@ -3,7 +3,8 @@
  * Modules that can collect problems return them as data (`ErrorData`, config `issues`); the ones that cannot
  * go on throw a `MeshInjectError`, and exactly one boundary turns it into output:
  * - per workload, `src/pipeline.ts` turns it into an error result for that workload (`INJECT`, `TEMPLATE`,
- *   `BAD_ANNOTATION`, `BAD_MERGE`, `BAD_CONFIG` from a driver reading the input's ConfigMaps);
+ *   `BAD_ANNOTATION`, `BAD_MERGE`, `BAD_CONFIG` from a driver reading the input's ConfigMaps), and a
+ *   resource's `UNFAITHFUL_EDIT` into an error result for that resource;
  * - per input, `src/run.ts` turns `BAD_INPUT` into exit code 2 with nothing written (`badInput`); error
  *   results give exit code 1 (`exitCodeOf`, src/results/result.ts).
  * Anything else that is thrown is a bug and propagates.
@@ -18,9 +19,19 @@
  * - `BAD_MERGE`: a strategic merge patch cannot be applied (a list entry without its merge key, an
  *   unknown `$patch` directive);
  * - `TEMPLATE`: an injection template failed to render or rendered something unusable;
- * - `INJECT`: any other reason a driver cannot inject or uninject a workload faithfully.
+ * - `INJECT`: any other reason a driver cannot inject or uninject a workload faithfully;
+ * - `UNFAITHFUL_EDIT`: neither the text edit nor the `yaml` Document rewrite writes a resource's change
+ *   faithfully (src/krm/rewrite.ts); the resource stays as it was.
  */
-export type ErrorCode = 'BAD_INPUT' | 'BAD_CONFIG' | 'BAD_ANNOTATION' | 'BAD_SELECTOR' | 'BAD_MERGE' | 'TEMPLATE' | 'INJECT';
+export type ErrorCode =
+  | 'BAD_INPUT'
+  | 'BAD_CONFIG'
+  | 'BAD_ANNOTATION'
+  | 'BAD_SELECTOR'
+  | 'BAD_MERGE'
+  | 'TEMPLATE'
+  | 'INJECT'
+  | 'UNFAITHFUL_EDIT';
 
 /**
  * An error as data. `field` is a KRM field path such as
