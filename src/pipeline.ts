@@ -17,6 +17,7 @@ import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
 import { emitChanged } from './krm/rewrite.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
+import { isJsonObject } from './json.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';
@@ -56,7 +57,7 @@ export interface SharedRun {
 }
 
 function obj(v: Json | undefined): JsonObject | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
+  return isJsonObject(v) ? v : undefined;
 }
 
 function str(v: Json | undefined): string | undefined {

@@ -7,6 +7,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { MeshInjectError } from '../../results/errors.ts';
+import { isJsonObject as isObject } from '../../json.ts';
 
 /** A template and where it came from, for messages (`spec.custom.templates.sidecar`, `ConfigMap log-templates data.sidecar.hbs`). */
 export interface CustomTemplate {
@@ -30,10 +31,6 @@ export interface CustomSettings {
 export const DEFAULT_TEMPLATE = 'sidecar';
 /** Template names: a DNS label (also what `meshinject.dev/templates` lists). */
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Loads `spec.custom` (already checked against `config.schema.json`): inline templates, the template ConfigMap

@@ -11,6 +11,7 @@ import { removeInventory } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
+import { isJsonObject as isObject } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -29,10 +30,6 @@ export interface CustomStatus {
 }
 
 const LISTS = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'] as const;
-
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function names(list: Json | undefined): string[] {
   return Array.isArray(list) ? list.filter(isObject).map((e) => String(e.name)) : [];

@@ -9,6 +9,7 @@ import { renderTemplate } from '../../render/engine.ts';
 import { parseFragment } from '../../yaml/fast-parse.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import type { CustomTemplate } from './config.ts';
+import { isJsonObject as isObject } from '../../json.ts';
 
 /**
  * The data every custom template renders with. Top-level names:
@@ -44,10 +45,6 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   metadata: ['labels', 'annotations'],
   spec: ['containers', 'initContainers', 'volumes', 'imagePullSecrets'],
 };
-
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * The user's words for a Handlebars error: `line L, column C: <reason>` from a strict-mode miss

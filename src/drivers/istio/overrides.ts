@@ -4,6 +4,7 @@
  * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
  * (pkg/kube/inject/webhook.go; istio-injection.md §7).
  */
+import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
@@ -16,7 +17,6 @@ import {
   findSidecar,
   INIT_CONTAINER,
   PROXY_CONTAINER,
-  isObject,
   VALIDATION_CONTAINER,
   type ContainerList,
 } from './pod-fields.ts';
@@ -44,7 +44,7 @@ export function goContainerJSON(c: JsonObject): JsonObject {
   for (const k of keys) {
     const v = c[k];
     if (k === 'resources') {
-      out[k] = isObject(v) ? canonicalResources(v) : {};
+      out[k] = isJsonObject(v) ? canonicalResources(v) : {};
       continue;
     }
     if (k === 'name') {
@@ -63,7 +63,7 @@ function canonicalResources(r: JsonObject): JsonObject {
   const out: JsonObject = { ...r };
   for (const key of ['limits', 'requests']) {
     const m = r[key];
-    if (!isObject(m)) continue;
+    if (!isJsonObject(m)) continue;
     const c: JsonObject = {};
     for (const [name, q] of Object.entries(m)) {
       c[name] = typeof q === 'string' || typeof q === 'number' ? (canonicalQuantity(q) ?? q) : q;
@@ -94,8 +94,8 @@ export function parseOverrides(value: string | undefined): ParsedContainers {
       { field: `metadata.annotations[${OVERRIDES_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
     );
   }
-  const o = isObject(v as Json) ? (v as JsonObject) : {};
-  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isObject) as JsonObject[]) : []);
+  const o = isJsonObject(v as Json) ? (v as JsonObject) : {};
+  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isJsonObject) as JsonObject[]) : []);
   return { containers: list(o.containers), initContainers: list(o.initContainers) };
 }
 
@@ -195,7 +195,7 @@ export function reapplyOverwrittenContainers(
  */
 export function adjustInitContainerUser(finalPod: PodTemplate, originalPod: PodTemplate, tproxyMesh: boolean): void {
   const user = findSidecar(originalPod.spec);
-  const sc = user && isObject(user.securityContext) ? user.securityContext : undefined;
+  const sc = user && isJsonObject(user.securityContext) ? user.securityContext : undefined;
   if (!sc || (sc.runAsUser == null && sc.runAsGroup == null)) return;
   const init = containersOf(finalPod.spec, 'initContainers');
   const initContainer = findContainer(INIT_CONTAINER, init) ?? findContainer(VALIDATION_CONTAINER, init);
@@ -204,11 +204,11 @@ export function adjustInitContainerUser(finalPod: PodTemplate, originalPod: PodT
   if (tproxy && sc.runAsUser != null) {
     const sidecar = findSidecar(finalPod.spec);
     if (!sidecar) return;
-    if (isObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
+    if (isJsonObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
     else sidecar.securityContext = { runAsUser: 0 };
   }
   if (!tproxy && initContainer.name === VALIDATION_CONTAINER) {
-    const isc = isObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
+    const isc = isJsonObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
     if (sc.runAsUser != null) isc.runAsUser = sc.runAsUser;
     if (sc.runAsGroup != null) isc.runAsGroup = sc.runAsGroup;
   }
