@@ -145,6 +145,8 @@ function preconditionWarnings(pod: PodTemplate, workload: InjectRequest['workloa
  * init containers when the template made it native); re-apply user containers named like injected ones;
  * post-process (cluster env, prometheus, probes, status annotation, order).
  * @throws InjectError for invalid annotations, unknown templates, template or merge failures
+ *
+ * Long by design: ported recipe (Istio `injectPod`: `RunTemplate` → `reapplyOverwrittenContainers` → `postProcessPod`, in its order).
  */
 export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjection {
   const { config, settings: istio } = req;

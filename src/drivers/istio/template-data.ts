@@ -114,6 +114,8 @@ function isGoTrue(v: Json | undefined): boolean {
 /**
  * Builds the template data for one pod (Istio `RunTemplate` building `SidecarTemplateData`,
  * pkg/kube/inject/inject.go). Pure: reads only its input.
+ *
+ * Long by design: ported recipe (Istio `SidecarTemplateData` and the values it derives, field by field).
  */
 export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
   const { pod, workload, namespace, settings } = input;

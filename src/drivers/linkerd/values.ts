@@ -228,6 +228,8 @@ export interface LinkerdValues {
  * field's type. A wrong type is an issue naming `<path>.<field>` (and the default is used). Values the
  * driver cannot render faithfully are issues too: `proxy.tracing.enabled: true` (tracing is not implemented).
  * @param path field path of the values for messages, e.g. `spec.linkerd.values`
+ *
+ * Long by design: table (one typed read per chart value).
  */
 export function readValues(merged: JsonObject, path: string, issues: ConfigIssue[]): LinkerdValues {
   const get = (keys: string): Json | undefined => getIn(merged, keys.split('.'));
