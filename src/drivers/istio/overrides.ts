@@ -4,6 +4,7 @@
  * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
  * (pkg/kube/inject/webhook.go; istio-injection.md §7).
  */
+import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
@@ -16,7 +17,6 @@ import {
   findSidecar,
   INIT_CONTAINER,
   PROXY_CONTAINER,
-  isObject,
   VALIDATION_CONTAINER,
   type ContainerList,
 } from './pod-fields.ts';
@@ -44,7 +44,7 @@ export function goContainerJSON(c: JsonObject): JsonObject {
   for (const k of keys) {
     const v = c[k];
     if (k === 'resources') {
-      out[k] = isObject(v) ? canonicalResources(v) : {};
+      out[k] = isJsonObject(v) ? canonicalResources(v) : {};
       continue;
     }
     if (k === 'name') {
@@ -63,7 +63,7 @@ function canonicalResources(r: JsonObject): JsonObject {
   const out: JsonObject = { ...r };
   for (const key of ['limits', 'requests']) {
     const m = r[key];
-    if (!isObject(m)) continue;
+    if (!isJsonObject(m)) continue;
     const c: JsonObject = {};
     for (const [name, q] of Object.entries(m)) {
       c[name] = typeof q === 'string' || typeof q === 'number' ? (canonicalQuantity(q) ?? q) : q;
@@ -91,12 +91,11 @@ export function parseOverrides(value: string | undefined): ParsedContainers {
   } catch (e) {
     throw new InjectError(
       `invalid value for annotation '${OVERRIDES_ANNOTATION}': ${(e as Error).message}`,
-      `metadata.annotations[${OVERRIDES_ANNOTATION}]`,
-      'BAD_ANNOTATION',
+      { field: `metadata.annotations[${OVERRIDES_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
     );
   }
-  const o = isObject(v as Json) ? (v as JsonObject) : {};
-  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isObject) as JsonObject[]) : []);
+  const o = isJsonObject(v as Json) ? (v as JsonObject) : {};
+  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isJsonObject) as JsonObject[]) : []);
   return { containers: list(o.containers), initContainers: list(o.initContainers) };
 }
 
@@ -179,7 +178,7 @@ export function reapplyOverwrittenContainers(
       overrides[list].push(goContainerJSON(overlay));
       if (recorded && alreadyInjected) {
         // Go writes struct fields it cannot omit as `{}` (`"resources":{}`): they add nothing to merge.
-        for (const [k, v] of Object.entries(overlay)) if (isObject(v) && Object.keys(v).length === 0) delete overlay[k];
+        for (const [k, v] of Object.entries(overlay)) if (isJsonObject(v) && Object.keys(v).length === 0) delete overlay[k];
         keepQuantitySpelling(overlay, findContainerInSpec(name, originalPod.spec));
       }
       const merged = strategicMerge({ metadata: pod.metadata as JsonObject, spec: pod.spec }, { spec: { [list]: [overlay] } }, POD_SCHEMA);
@@ -205,12 +204,12 @@ export function reapplyOverwrittenContainers(
  * already has for the same quantity, so re-injecting an unchanged pod leaves its text as it is.
  */
 function keepQuantitySpelling(overlay: JsonObject, current: JsonObject | undefined): void {
-  const have = current && isObject(current.resources) ? current.resources : undefined;
-  if (!have || !isObject(overlay.resources)) return;
+  const have = current && isJsonObject(current.resources) ? current.resources : undefined;
+  if (!have || !isJsonObject(overlay.resources)) return;
   for (const kind of ['limits', 'requests', 'claims'] as const) {
     const want = overlay.resources[kind];
     const got = have[kind];
-    if (!isObject(want) || !isObject(got)) continue;
+    if (!isJsonObject(want) || !isJsonObject(got)) continue;
     for (const [k, v] of Object.entries(want)) {
       const g = got[k];
       if ((typeof v === 'string' || typeof v === 'number') && (typeof g === 'string' || typeof g === 'number') &&
@@ -226,7 +225,7 @@ function keepQuantitySpelling(overlay: JsonObject, current: JsonObject | undefin
  * container becomes the user's runAsUser (unless it is 0).
  */
 export function adjustInitContainerUser(finalPod: PodTemplate, user: JsonObject | undefined, tproxyMesh: boolean): void {
-  const sc = user && isObject(user.securityContext) ? user.securityContext : undefined;
+  const sc = user && isJsonObject(user.securityContext) ? user.securityContext : undefined;
   if (!sc || (sc.runAsUser == null && sc.runAsGroup == null)) return;
   const init = containersOf(finalPod.spec, 'initContainers');
   const initContainer = findContainer(INIT_CONTAINER, init) ?? findContainer(VALIDATION_CONTAINER, init);
@@ -235,11 +234,11 @@ export function adjustInitContainerUser(finalPod: PodTemplate, user: JsonObject 
   if (tproxy && sc.runAsUser != null) {
     const sidecar = findSidecar(finalPod.spec);
     if (!sidecar) return;
-    if (isObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
+    if (isJsonObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
     else sidecar.securityContext = { runAsUser: 0 };
   }
   if (!tproxy && initContainer.name === VALIDATION_CONTAINER) {
-    const isc = isObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
+    const isc = isJsonObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
     if (sc.runAsUser != null) isc.runAsUser = sc.runAsUser;
     if (sc.runAsGroup != null) isc.runAsGroup = sc.runAsGroup;
   }

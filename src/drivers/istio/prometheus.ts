@@ -76,8 +76,7 @@ function parseTargets(value: string, statusPort: number): Target[] {
   const bad = (why: string): InjectError =>
     new InjectError(
       `invalid value '${value}' for annotation '${SCRAPE_TARGETS_ANNOTATION}': ${why}`,
-      `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`,
-      'BAD_ANNOTATION',
+      { field: `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
     );
   for (const raw of value.split(',')) {
     const entry = raw.trim();
