@@ -318,6 +318,8 @@ class BlockReader {
   /**
    * A `|` or `>` block scalar whose header is at `i`; its content is the following lines indented more than
    * `indent`. Indentation indicators, and folded scalars with more-indented lines, are declined.
+   *
+   * Long by design: parser (YAML 1.2 block scalars, spec chapter 8.1).
    */
   private blockScalar(i: number, indent: number): { value: Json; node: TextNode } {
     const { text } = this;

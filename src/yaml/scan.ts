@@ -109,6 +109,8 @@ export const MANIFEST_FLOW: FlowRules = { resolve: resolveCore, trailingComma: f
  * A flow collection at `i` that closes before `ce` (on the same line: `{a: 1, "b": [x, y]}`), nested at
  * most `MAX_DEPTH - depth` deep; implicit nulls (`{a}`), non-string keys, duplicate keys, `<<` and
  * anything unusual are declined, and so are trailing commas unless `rules` allow them.
+ *
+ * Long by design: parser (YAML 1.2 flow collections, spec chapter 7.4).
  */
 export function readFlow(text: string, i: number, ce: number, depth: number, rules: FlowRules = MANIFEST_FLOW): { value: Json; node: TextMap | TextSeq } {
   let p = i;
