@@ -262,7 +262,8 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
     } catch (e) {
       return driverFailure(w, ctx, e);
     }
-    if (previous) {
+    // In check mode the check reports it once, as an `unwanted-sidecar` finding (src/reports/check.ts).
+    if (previous && ctx.config.mode !== 'check') {
       ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): the sidecar stays; set spec.removeWhenSkipped: true to remove it, or re-enable injection`, w.id));
     }
     return { action: 'skipped' };

@@ -283,7 +283,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   }
   const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
   // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
-  const config = check ? { ...loaded.config, resultAnnotations: false } : loaded.config;
+  const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
   const run = orBadInput(() => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check }));
   if (!run.ok) return badInput(run.message);
