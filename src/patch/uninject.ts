@@ -8,10 +8,7 @@
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../drivers/driver.ts';
 import { InjectError } from '../results/errors.ts';
-
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isJsonObject as isObject } from '../json.ts';
 
 function named(list: Json | undefined): JsonObject[] {
   return Array.isArray(list) ? list.filter(isObject) : [];
@@ -72,7 +69,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
     if (user !== undefined) {
       throw new InjectError(
         `${inv.statusAnnotation} lists volume "${v}" as injected, but container "${user}", which it does not list, mounts it: refusing to remove the volume (correct or remove the annotation)`,
-        `metadata.annotations[${inv.statusAnnotation}]`,
+        { field: `metadata.annotations[${inv.statusAnnotation}]` },
       );
     }
   }
