@@ -88,9 +88,10 @@ interface Row {
   plans?: { hits: number; lookups: number };
 }
 
-/** Counts `istio-proxy` container entries (`name: istio-proxy` as a whole scalar line). */
+/** Counts `istio-proxy` container entries: `name: istio-proxy` as a whole YAML line, or `"name": "istio-proxy"` in JSON. */
 function countProxies(file: string): number {
-  return (readFileSync(file, 'utf8').match(/\bname: istio-proxy\s*$/gm) ?? []).length;
+  const text = readFileSync(file, 'utf8');
+  return (text.match(/\bname: istio-proxy\s*$/gm) ?? []).length + (text.match(/"name": ?"istio-proxy"/g) ?? []).length;
 }
 
 function fmtS(m: Measurement | undefined): string {
