@@ -332,3 +332,36 @@ t.test('#8: a native proxy recorded by the status is still re-injected', async (
   t.equal(classic.exitCode, 0, 'native → classic upgrade still allowed');
   t.same(names(podOf(classic.stdout).spec.containers), ['web', 'istio-proxy']);
 });
+
+t.test('injectedWorkloadAnnotations: uninject removes those holding the configured value, keeps the others', async (t) => {
+  const job = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: migrate:1
+`;
+  const spec = { resultAnnotations: false, injectedWorkloadAnnotations: { Job: { 'kustomize.toolkit.fluxcd.io/force': 'enabled' } } };
+  const injected = run(job, { functionConfig: config(spec) });
+  t.equal((parse(injected.stdout) as Obj).metadata.annotations['kustomize.toolkit.fluxcd.io/force'], 'enabled', 'precondition: written on inject');
+  const un = run(injected.stdout, { functionConfig: config({ ...spec, mode: 'uninject' }) });
+  t.equal(un.exitCode, 0);
+  t.equal(un.stdout, job, 'byte for byte: the annotations map the injection created is gone too');
+  const own = injected.stdout.replace('kustomize.toolkit.fluxcd.io/force: enabled', 'kustomize.toolkit.fluxcd.io/force: disabled');
+  const kept = run(own, { functionConfig: config({ ...spec, mode: 'uninject' }) });
+  t.equal((parse(kept.stdout) as Obj).metadata.annotations['kustomize.toolkit.fluxcd.io/force'], 'disabled', 'another value is the user\'s: kept');
+  const removed = run(optOutJob(injected.stdout), { functionConfig: config({ ...spec, removeWhenSkipped: true }) });
+  t.notOk((parse(removed.stdout) as Obj).metadata.annotations, 'removeWhenSkipped removes it too');
+});
+
+/** A Job's injected text with its pod opting out by annotation. */
+function optOutJob(text: string): string {
+  const out = text.replace(/( {6}annotations:\n)/, '$1        sidecar.istio.io/inject: "false"\n');
+  if (out === text) throw new Error('test input has no pod annotations block');
+  return out;
+}
