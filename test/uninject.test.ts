@@ -365,3 +365,47 @@ function optOutJob(text: string): string {
   if (out === text) throw new Error('test input has no pod annotations block');
   return out;
 }
+
+t.test('#8: a status listing the user\'s container with an overrides record of it is refused unless re-injection proves it', async (t) => {
+  // The record claims `app` was patched by the template (as grpc-simple patches the app), but the sidecar
+  // template does not touch it: injecting the recorded original does not give the container back.
+  const lying = LYING_STATUS.replace('"volumes":["data"]', '"volumes":null').replace(
+    "        sidecar.istio.io/status:",
+    `        proxy.istio.io/overrides: '{"containers":[{"name":"app","image":"app:0"}]}'\n        sidecar.istio.io/status:`,
+  );
+  const out = run(lying, { functionConfig: config({ mode: 'uninject' }) });
+  t.equal(out.exitCode, 1, 'error');
+  const err = out.results.find((r) => r.severity === 'error')!;
+  t.match(err.message, /sidecar\.istio\.io\/status lists container "app" as injected, and injecting the original that proxy\.istio\.io\/overrides records does not give it back/);
+  t.equal(err.field?.path, 'spec.template.metadata.annotations[sidecar.istio.io/status]');
+  t.notOk(out.results.some((r) => r.tags?.['meshinject.dev/outcome'] === 'uninjected'), 'nothing reported uninjected');
+});
+
+t.test('proxyless gRPC (grpc-simple): uninject restores the patched app container in place from proxy.istio.io/overrides', async (t) => {
+  const input = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: grpc}
+spec:
+  template:
+    metadata:
+      annotations:
+        inject.istio.io/templates: grpc-simple
+    spec:
+      containers:
+      - name: before
+        image: before:1
+      - name: traffic
+        image: traffic:1 # the app
+        ports:
+        - containerPort: 8080
+      - name: after
+        image: after:1
+`;
+  const cfg = { resultAnnotations: false };
+  const injected = run(input, { functionConfig: config(cfg) });
+  t.equal(injected.exitCode, 0);
+  t.same(podOf(injected.stdout).spec.containers.map((c: Obj) => [c.name, (c.env ?? []).length > 0]), [['before', true], ['traffic', true], ['after', true]], 'precondition: every app container patched');
+  const un = run(injected.stdout, { functionConfig: config({ ...cfg, mode: 'uninject' }) });
+  t.equal(un.exitCode, 0, JSON.stringify(un.results));
+  t.equal(un.stdout, input, 'byte for byte, each container in its place');
+});

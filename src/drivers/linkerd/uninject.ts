@@ -26,7 +26,6 @@ export function uninjectLinkerd(pod: PodTemplate, _inv: Inventory, settings: Lin
   if (drop.length === 0) return pod;
   const kept = { ...annotations };
   for (const k of drop) delete kept[k];
-  const metadata = { ...pod.metadata, annotations: kept };
-  if (Object.keys(kept).length === 0) delete metadata.annotations;
-  return { ...pod, metadata };
+  const { annotations: _, ...rest } = pod.metadata;
+  return { ...pod, metadata: Object.keys(kept).length === 0 ? rest : { ...rest, annotations: kept } };
 }
