@@ -409,3 +409,32 @@ spec:
   t.equal(un.exitCode, 0, JSON.stringify(un.results));
   t.equal(un.stdout, input, 'byte for byte, each container in its place');
 });
+
+t.test('custom driver: the status record is checked against what its templates add, in uninject and re-injection', async (t) => {
+  const custom = { templates: { sidecar: 'spec:\n  containers:\n  - name: shipper\n    image: shipper:1\n  volumes:\n  - name: shipper-buffer\n    emptyDir: {}\n' } };
+  const customConfig = (extra: Obj = {}) => config({ mesh: 'custom', resultAnnotations: false, custom, ...extra });
+  const injected = run(APP, { functionConfig: customConfig() });
+  t.equal(injected.exitCode, 0);
+  t.equal(run(injected.stdout, { functionConfig: customConfig({ mode: 'uninject' }) }).stdout, APP, 'a true record: uninject gives the input back');
+  const status = (pod: Obj) => JSON.parse(pod.metadata.annotations['meshinject.dev/custom-status']) as Obj;
+  const recorded = status(podOf(injected.stdout));
+  const lie = (change: (s: Obj) => void) => {
+    const s = structuredClone(recorded);
+    change(s);
+    return injected.stdout.replace(/meshinject\.dev\/custom-status: .*/, `meshinject.dev/custom-status: '${JSON.stringify(s)}'`);
+  };
+  for (const [what, text, message] of [
+    ['the user\'s container', lie((s) => s.containers.push('web')), /meshinject\.dev\/custom-status lists container "web" as injected, but its templates \(sidecar\) add no container of that name: refusing to remove it/],
+    ['the user\'s volume', lie((s) => s.volumes.push('data')), /lists volume "data" as injected/],
+    ['the user\'s annotation', lie((s) => s.annotations.push('team')), /lists annotation "team" as injected/],
+    ['a template not defined', lie((s) => { s.templates = ['gone']; }), /records template "gone", which spec\.custom does not define/],
+  ] as const) {
+    for (const mode of ['uninject', 'inject']) {
+      const out = run(text, { functionConfig: customConfig({ mode }) });
+      t.equal(out.exitCode, 1, `${what}, ${mode}: error`);
+      const err = out.results.find((r) => r.severity === 'error')!;
+      t.match(err?.message, message, `${what}, ${mode}: the message names the item`);
+      t.equal(err?.field?.path, 'spec.template.metadata.annotations[meshinject.dev/custom-status]', `${what}, ${mode}: the field`);
+    }
+  }
+});

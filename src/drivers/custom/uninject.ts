@@ -1,0 +1,72 @@
+/**
+ * The custom driver's status record (`meshinject.dev/custom-status`) is not taken on trust (issue #8, as
+ * Istio's `sidecar.istio.io/status`): before a re-injection or an uninject removes what it lists, every
+ * container, init container, volume, label and annotation it names must be one that the templates it records
+ * add when rendered for the pod without them. A record naming the user's own container or volume is refused
+ * with an error naming the annotation, instead of deleting them. The check is the engine's
+ * `unexpectedRecordItem` (src/patch/uninject.ts); only what the driver can inject is the driver's.
+ */
+import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
+import type { Inventory, UninjectContext, WorkloadRef } from '../driver.ts';
+import { unexpectedRecordItem, untrustedRecordError } from '../../patch/uninject.ts';
+import { InjectError } from '../../results/errors.ts';
+import type { CustomSettings } from './config.ts';
+import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, type CustomStatus } from './inject.ts';
+import { customTemplateData, renderCustomTemplate } from './render.ts';
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const namesIn = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter(isObject).map((e) => String(e.name)) : []);
+const keysIn = (v: Json | undefined): string[] => (isObject(v) ? Object.keys(v) : []);
+
+/**
+ * Checks `status` (read from the pod as injected) against what its templates add when rendered for `stripped`
+ * (the pod without what the status lists: the data the injection rendered with).
+ * @throws InjectError naming `metadata.annotations[meshinject.dev/custom-status]` when the record names a
+ *   template `spec.custom` does not define, or an item none of its templates adds; a template's own error
+ */
+export function checkCustomStatus(
+  stripped: PodTemplate,
+  status: CustomStatus,
+  where: { workload: WorkloadRef; namespace?: NamespaceInfo; settings: CustomSettings },
+): void {
+  const data = customTemplateData(stripped, where.workload, where.namespace, where.settings.values);
+  const added = { containers: new Set<string>(), initContainers: new Set<string>(), volumes: new Set<string>(), labels: new Set<string>(), annotations: new Set<string>() };
+  for (const name of status.templates) {
+    const template = where.settings.templates.get(name);
+    if (!template) {
+      throw new InjectError(
+        `${CUSTOM_STATUS_ANNOTATION} records template "${name}", which spec.custom does not define: what it injected cannot be checked, so nothing is removed (define the template again, or correct or remove the annotation)`,
+        `metadata.annotations[${CUSTOM_STATUS_ANNOTATION}]`,
+      );
+    }
+    const fragment = renderCustomTemplate(name, template, data);
+    const spec = isObject(fragment.spec) ? fragment.spec : {};
+    const meta = isObject(fragment.metadata) ? fragment.metadata : {};
+    for (const n of namesIn(spec.containers)) added.containers.add(n);
+    for (const n of namesIn(spec.initContainers)) added.initContainers.add(n);
+    for (const n of namesIn(spec.volumes)) added.volumes.add(n);
+    for (const k of keysIn(meta.labels)) added.labels.add(k);
+    for (const k of keysIn(meta.annotations)) added.annotations.add(k);
+  }
+  const item = unexpectedRecordItem([
+    ['container', status.containers, added.containers],
+    ['init container', status.initContainers, added.initContainers],
+    ['volume', status.volumes, added.volumes],
+    ['label', status.labels, added.labels],
+    ['annotation', status.annotations, added.annotations],
+  ]);
+  if (item) throw untrustedRecordError(CUSTOM_STATUS_ANNOTATION, item, `its templates (${status.templates.join(', ')}) add no ${item.kind} of that name`);
+}
+
+/**
+ * The custom driver's `uninject` hook: the generic removal already took away what the status lists; this
+ * refuses the result unless the record passes {@link checkCustomStatus}. Returns `pod` unchanged.
+ */
+export function uninjectCustom(pod: PodTemplate, _inv: Inventory, settings: CustomSettings, ctx: UninjectContext): PodTemplate {
+  const status = parseCustomStatus(ctx.injected);
+  if (status) checkCustomStatus(pod, status, { workload: ctx.workload, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), settings });
+  return pod;
+}
