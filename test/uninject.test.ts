@@ -424,10 +424,10 @@ t.test('custom driver: the status record is checked against what its templates a
     return injected.stdout.replace(/meshinject\.dev\/custom-status: .*/, `meshinject.dev/custom-status: '${JSON.stringify(s)}'`);
   };
   for (const [what, text, message] of [
-    ['the user\'s container', lie((s) => s.containers.push('web')), /meshinject\.dev\/custom-status lists container "web" as injected, but its templates \(sidecar\) add no container of that name: refusing to remove it/],
+    ['the user\'s container', lie((s) => s.containers.push('web')), /meshinject\.dev\/custom-status lists container "web" as injected, but no template \(sidecar\) adds a container of that name: refusing to remove it/],
     ['the user\'s volume', lie((s) => s.volumes.push('data')), /lists volume "data" as injected/],
     ['the user\'s annotation', lie((s) => s.annotations.push('team')), /lists annotation "team" as injected/],
-    ['a template not defined', lie((s) => { s.templates = ['gone']; }), /records template "gone", which spec\.custom does not define/],
+    ['the user\'s container, with a template no longer defined', lie((s) => { s.templates = ['gone']; s.containers.push('web'); }), /lists container "web" as injected, but no template \(sidecar\) adds/],
   ] as const) {
     for (const mode of ['uninject', 'inject']) {
       const out = run(text, { functionConfig: customConfig({ mode }) });

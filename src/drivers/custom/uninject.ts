@@ -1,17 +1,21 @@
 /**
  * The custom driver's status record (`meshinject.dev/custom-status`) is not taken on trust (issue #8, as
  * Istio's `sidecar.istio.io/status`): before a re-injection or an uninject removes what it lists, every
- * container, init container, volume, label and annotation it names must be one that the templates it records
- * add when rendered for the pod without them. A record naming the user's own container or volume is refused
- * with an error naming the annotation, instead of deleting them. The check is the engine's
- * `unexpectedRecordItem` (src/patch/uninject.ts); only what the driver can inject is the driver's.
+ * container, init container, label and annotation it names must be one that a template adds when rendered
+ * for the pod without them: a template the record names, or one the pod selects now (so that re-injection
+ * after a template change still replaces the old injection); a template no longer defined is skipped. A
+ * recorded volume must be added by such a template too, or be mounted by no container that stays (the
+ * engine's `removeInventory` proves the latter: removing it changes no container). A record naming the user's
+ * own container, label or annotation is refused with an error naming the annotation instead of deleting
+ * them. The check is the engine's `unexpectedRecordItem` (src/patch/uninject.ts); only what the driver can
+ * inject is the driver's.
  */
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import type { Inventory, UninjectContext, WorkloadRef } from '../driver.ts';
 import { unexpectedRecordItem, untrustedRecordError } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';
-import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, type CustomStatus } from './inject.ts';
+import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, selectedTemplates, type CustomStatus } from './inject.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 
 function isObject(v: Json | undefined): v is JsonObject {
@@ -22,27 +26,27 @@ const namesIn = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter(
 const keysIn = (v: Json | undefined): string[] => (isObject(v) ? Object.keys(v) : []);
 
 /**
- * Checks `status` (read from the pod as injected) against what its templates add when rendered for `stripped`
- * (the pod without what the status lists: the data the injection rendered with).
- * @throws InjectError naming `metadata.annotations[meshinject.dev/custom-status]` when the record names a
- *   template `spec.custom` does not define, or an item none of its templates adds; a template's own error
+ * Checks `status` (read from the pod as injected) against what the templates add when rendered for `stripped`
+ * (the pod without what the status lists: the data the injection rendered with); see the module comment.
+ * @throws InjectError naming `metadata.annotations[meshinject.dev/custom-status]` for an item no template
+ *   adds; a template's own error
  */
 export function checkCustomStatus(
   stripped: PodTemplate,
   status: CustomStatus,
   where: { workload: WorkloadRef; namespace?: NamespaceInfo; settings: CustomSettings },
 ): void {
+  let selected: string[] = [];
+  try {
+    selected = selectedTemplates(stripped, where.settings);
+  } catch (e) {
+    if (!(e instanceof InjectError)) throw e; // a template the pod names is not defined: only the recorded ones
+  }
+  const templates = [...new Set([...status.templates, ...selected])].filter((n) => where.settings.templates.has(n));
   const data = customTemplateData(stripped, where.workload, where.namespace, where.settings.values);
   const added = { containers: new Set<string>(), initContainers: new Set<string>(), volumes: new Set<string>(), labels: new Set<string>(), annotations: new Set<string>() };
-  for (const name of status.templates) {
-    const template = where.settings.templates.get(name);
-    if (!template) {
-      throw new InjectError(
-        `${CUSTOM_STATUS_ANNOTATION} records template "${name}", which spec.custom does not define: what it injected cannot be checked, so nothing is removed (define the template again, or correct or remove the annotation)`,
-        `metadata.annotations[${CUSTOM_STATUS_ANNOTATION}]`,
-      );
-    }
-    const fragment = renderCustomTemplate(name, template, data);
+  for (const name of templates) {
+    const fragment = renderCustomTemplate(name, where.settings.templates.get(name)!, data);
     const spec = isObject(fragment.spec) ? fragment.spec : {};
     const meta = isObject(fragment.metadata) ? fragment.metadata : {};
     for (const n of namesIn(spec.containers)) added.containers.add(n);
@@ -51,6 +55,11 @@ export function checkCustomStatus(
     for (const k of keysIn(meta.labels)) added.labels.add(k);
     for (const k of keysIn(meta.annotations)) added.annotations.add(k);
   }
+  const stays = new Set([...namesIn(stripped.spec.containers), ...namesIn(stripped.spec.initContainers), ...namesIn(stripped.spec.ephemeralContainers)]);
+  const mountedByNone = (volume: string) =>
+    ['containers', 'initContainers', 'ephemeralContainers'].every((list) => (Array.isArray(stripped.spec[list]) ? (stripped.spec[list] as Json[]) : []).filter(isObject)
+      .every((c) => !stays.has(String(c.name)) || ![c.volumeMounts, c.volumeDevices].some((m) => namesIn(m).includes(volume))));
+  for (const v of status.volumes) if (mountedByNone(v)) added.volumes.add(v);
   const item = unexpectedRecordItem([
     ['container', status.containers, added.containers],
     ['init container', status.initContainers, added.initContainers],
@@ -58,7 +67,7 @@ export function checkCustomStatus(
     ['label', status.labels, added.labels],
     ['annotation', status.annotations, added.annotations],
   ]);
-  if (item) throw untrustedRecordError(CUSTOM_STATUS_ANNOTATION, item, `its templates (${status.templates.join(', ')}) add no ${item.kind} of that name`);
+  if (item) throw untrustedRecordError(CUSTOM_STATUS_ANNOTATION, item, `no template (${templates.join(', ') || 'none defined'}) adds a ${item.kind} of that name`);
 }
 
 /**
