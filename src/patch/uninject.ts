@@ -73,10 +73,10 @@ export function untrustedRecordError(annotation: string, item: { kind: string; n
 }
 
 /**
- * The containers that stay (not named by the inventory) and mount `volume`: a volume the injection added is
- * mounted only by what it injected, so a hit means the record names the user's volume.
+ * The first container that stays (not in `injected`) and mounts `volume`, or undefined: a volume the injection
+ * added is mounted only by what it injected, so a hit means the record names the user's volume.
  */
-function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySet<string>): string | undefined {
+export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySet<string>): string | undefined {
   for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
     for (const c of named(spec[list])) {
       if (typeof c.name === 'string' && injected.has(c.name)) continue;

@@ -12,7 +12,7 @@
  */
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import type { Inventory, UninjectContext, WorkloadRef } from '../driver.ts';
-import { unexpectedRecordItem, untrustedRecordError } from '../../patch/uninject.ts';
+import { mountedBy, unexpectedRecordItem, untrustedRecordError } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';
 import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, selectedTemplates, type CustomStatus } from './inject.ts';
@@ -55,11 +55,7 @@ export function checkCustomStatus(
     for (const k of keysIn(meta.labels)) added.labels.add(k);
     for (const k of keysIn(meta.annotations)) added.annotations.add(k);
   }
-  const stays = new Set([...namesIn(stripped.spec.containers), ...namesIn(stripped.spec.initContainers), ...namesIn(stripped.spec.ephemeralContainers)]);
-  const mountedByNone = (volume: string) =>
-    ['containers', 'initContainers', 'ephemeralContainers'].every((list) => (Array.isArray(stripped.spec[list]) ? (stripped.spec[list] as Json[]) : []).filter(isObject)
-      .every((c) => !stays.has(String(c.name)) || ![c.volumeMounts, c.volumeDevices].some((m) => namesIn(m).includes(volume))));
-  for (const v of status.volumes) if (mountedByNone(v)) added.volumes.add(v);
+  for (const v of status.volumes) if (mountedBy(stripped.spec, v, new Set()) === undefined) added.volumes.add(v);
   const item = unexpectedRecordItem([
     ['container', status.containers, added.containers],
     ['init container', status.initContainers, added.initContainers],
