@@ -362,6 +362,26 @@ function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome
   });
 }
 
+/**
+ * Writes a changed resource's new text into `changed` (nothing when its text already reads as `desired`).
+ * Where the change cannot be written faithfully (`emitChanged` refuses with `UNFAITHFUL_EDIT`), the
+ * resource stays as it was and gets an error result naming the construct and its line (issue #8: refuse
+ * with an error result, never guess).
+ *
+ * @returns whether the change was written (or needed no text change)
+ */
+function writeChange(item: SourceItem, ctx: RunContext, desired: Json, changed: Map<number, string>): boolean {
+  try {
+    const text = emitChanged(item, ctx.source, desired);
+    if (text !== undefined) changed.set(item.position, text);
+    return true;
+  } catch (e) {
+    if (!(e instanceof MeshInjectError) || e.code !== 'UNFAITHFUL_EDIT') throw e;
+    ctx.results.push(resourceResult('error', e.message, resourceId(item, ctx.source, ctx.inputName)));
+    return false;
+  }
+}
+
 /** A resource that is neither a workload nor local config, as a driver's `annotateResource`/`resourceInventory` reads it. */
 function otherResource(item: SourceItem, ctx: RunContext): { v: JsonObject; meta: JsonObject; res: ResourceMeta } | undefined {
   const v = obj(item.value);
@@ -382,8 +402,7 @@ function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number
   if (!add) return;
   let desired: Json = item.value;
   for (const [k, val] of Object.entries(add.annotations)) desired = withAnnotation(desired, k, val);
-  const text = emitChanged(item, ctx.source, desired);
-  if (text !== undefined) changed.set(item.position, text);
+  if (!writeChange(item, ctx, desired, changed)) return;
   const id = resourceId(item, ctx.source, ctx.inputName);
   ctx.results.push(resourceResult('info', `annotated (${ctx.mesh.name}): ${Object.entries(add.annotations).map(([k, x]) => `${k}=${x}`).join(', ')}: ${add.summary}`, id,
     { tags: { 'meshinject.dev/outcome': 'annotated', 'meshinject.dev/reason': 'driver-annotation' } }));
@@ -408,8 +427,7 @@ function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<numb
     if (Object.keys(kept).length === 0) delete newMeta[field];
     else newMeta[field] = kept;
   }
-  const text = emitChanged(item, ctx.source, { ...v, metadata: newMeta });
-  if (text !== undefined) changed.set(item.position, text);
+  if (!writeChange(item, ctx, { ...v, metadata: newMeta }, changed)) return;
   const id = resourceId(item, ctx.source, ctx.inputName);
   const removed = [...inv.annotations.map((k) => `annotation ${k}`), ...inv.labels.map((k) => `label ${k}`)].join(', ');
   ctx.results.push(resourceResult('info', `uninjected (${ctx.mesh.name}): removed ${removed}`, id,
@@ -476,13 +494,13 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
           if (!(e instanceof MeshInjectError)) throw e; // an untrustworthy record: injectWorkload reports it
         }
         const outcome = decision ? injectWorkload(w, decision, ctx) : uninjectWorkload(w, ctx);
-        if (decision) workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok: outcome !== 'failed' });
+        let written = false;
         if (outcome !== 'failed') {
           const desired = annotate(w, decision, outcome, ctx);
-          const text = desired === item.value ? undefined : emitChanged(item, source, desired);
-          if (text !== undefined) changed.set(item.position, text);
-          results.push(resultFor(w, decision, outcome, mesh));
+          written = desired === item.value || writeChange(item, ctx, desired, changed);
+          if (written) results.push(resultFor(w, decision, outcome, mesh));
         }
+        if (decision) workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok: written });
       }
     }
     release(item);

@@ -172,6 +172,47 @@ spec:
   t.match(c[1]!.env.find((e: Obj) => e.name === 'ISTIO_META_POD_PORTS').value, /9090/);
 });
 
+t.test('a change neither path writes faithfully is an error result; the resource stays as it was', async (t) => {
+  // Merge key: the text patcher declines, the Document rewrite would write the untouched `1_000` as
+  // `1000`, which a YAML 1.2 reader reads as a number instead of the string "1_000": refused.
+  const refused = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  terminationGracePeriodSeconds: 1_000
+  <<: {dnsPolicy: ClusterFirst}
+  containers:
+  - name: web
+    image: nginx
+`;
+  const fine = `apiVersion: v1
+kind: Pod
+metadata:
+  name: ok
+spec:
+  containers:
+  - name: web
+    image: nginx
+`;
+  const stream = run(`${refused}---\n${fine}`, { functionConfig: CONFIG, inputName: 'pods.yaml' });
+  t.equal(stream.exitCode, 1, 'exit 1: an error result');
+  t.equal(stream.stdout, '', 'a plain stream with an error result: nothing on stdout');
+  const errors = stream.results.filter((r) => r.severity === 'error');
+  t.equal(errors.length, 1, 'one error result');
+  t.match(errors[0]!.message, /^Pod "web", line 7: cannot write the injection faithfully: a merge key \(<<\), and rewriting the resource: the new text reads differently as YAML 1\.2$/);
+  t.same(errors[0]!.resourceRef, { apiVersion: 'v1', kind: 'Pod', name: 'web' });
+  t.match(stream.stderr, /\[error\] v1\/Pod\/web: .*line 7/);
+  t.ok(stream.results.some((r) => r.severity === 'info' && r.resourceRef?.name === 'ok' && /^injected/.test(r.message)), 'the other Pod is still decided and reported');
+
+  const indent = (doc: string) => doc.trimEnd().split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n');
+  const list = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${indent(refused)}\n${indent(fine)}\n`;
+  const rl = run(list, { functionConfig: CONFIG });
+  t.equal(rl.exitCode, 1);
+  t.ok(rl.stdout.startsWith(list), 'a ResourceList comes back unchanged, with its results appended');
+  t.match(rl.stdout.slice(list.length), /^results:\n- message: 'Pod "web", line 10: cannot write the injection faithfully/);
+});
+
 t.test('explicit keys are read; complex keys are refused naming the line', async (t) => {
   const explicit = `apiVersion: v1
 kind: Pod

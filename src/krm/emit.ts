@@ -60,8 +60,9 @@ function jsonUnit(text: string, column: number): number {
  * an edit would drop) or the read-back differs, the resource is rewritten through a `yaml` Document
  * (`patchDocument`) and that result is read back too.
  *
- * @throws MeshInjectError `BAD_INPUT` naming the resource, the construct and its line when neither path
- *   writes the change faithfully (nothing is written then)
+ * @throws MeshInjectError `UNFAITHFUL_EDIT` naming the resource, the construct and its line when neither
+ *   path writes the change faithfully (the pipeline turns it into an error result for the resource, which
+ *   stays as it was)
  */
 export function emitChanged(item: SourceItem, source: ParsedSource, next: Json): string | undefined {
   const original = source.text.slice(item.start, item.end);
@@ -89,7 +90,7 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
     const line = new LineIndex(source.text).line(offset);
     const v = item.value as { kind?: unknown; metadata?: { name?: unknown } } | null;
     throw new MeshInjectError(
-      'BAD_INPUT',
+      'UNFAITHFUL_EDIT',
       `${String(v?.kind ?? 'resource')} "${String(v?.metadata?.name ?? '')}", line ${line}: cannot write the injection faithfully: ${reason}`,
     );
   };

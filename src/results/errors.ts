@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'BAD_ANNOTATION'
   | 'TEMPLATE'
   | 'INJECT'
+  | 'UNFAITHFUL_EDIT'
   | 'USAGE';
 
 /**
