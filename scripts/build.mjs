@@ -105,13 +105,13 @@ functionConfig:
 `;
 writeValidators();
 /**
- * Bundles `handlebars` as scripts/handlebars-lazy.cjs: the runtime, with the compiler initialised only
+ * Bundles `handlebars` as src/render/handlebars-lazy.cjs: the runtime, with the compiler initialised only
  * when a template that is not precompiled is compiled (never in a CLI run; see that file).
  */
 const lazyHandlebars = {
   name: 'lazy-handlebars',
   setup(b) {
-    b.onResolve({ filter: /^handlebars$/ }, () => ({ path: fileURLToPath(new URL('./handlebars-lazy.cjs', import.meta.url)) }));
+    b.onResolve({ filter: /^handlebars$/ }, () => ({ path: fileURLToPath(new URL('../src/render/handlebars-lazy.cjs', import.meta.url)) }));
   },
 };
 await build({

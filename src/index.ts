@@ -28,5 +28,5 @@ export type { ParsedSource, SourceItem, SourceForm } from './krm/source.ts';
 export { writeOutput } from './krm/write.ts';
 export { processItems, RESULT_ANNOTATION } from './pipeline.ts';
 export { MeshInjectError, InjectError } from './results/errors.ts';
-export type { ErrorCode } from './results/errors.ts';
+export type { ErrorCode, ErrorData, ErrorPlace } from './results/errors.ts';
 export type { Decision, DecisionReason, DecisionStep, KrmResult, LabelSelector, NamespaceInfo, PodTemplate, Severity } from './model.ts';

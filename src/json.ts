@@ -1,7 +1,10 @@
 import type { Json, JsonObject } from './model.ts';
 
-/** Whether a JSON value is an object (not null, not an array). */
-export function isJsonObject(v: Json | undefined): v is JsonObject {
+/**
+ * Whether a value is a map: an object, not null, not an array. The one such guard of the code base; `V` is
+ * the value type the caller reads (`Json` by default; `unknown` for raw input).
+ */
+export function isJsonObject<V = Json>(v: unknown): v is { [key: string]: V } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -14,9 +14,10 @@ import { MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
-import { emitChanged } from './krm/emit.ts';
+import { emitChanged } from './krm/rewrite.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
+import { isJsonObject } from './json.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';
@@ -56,7 +57,7 @@ export interface SharedRun {
 }
 
 function obj(v: Json | undefined): JsonObject | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
+  return isJsonObject(v) ? v : undefined;
 }
 
 function str(v: Json | undefined): string | undefined {
@@ -140,16 +141,6 @@ function isLocalConfig(v: JsonObject): boolean {
  */
 function inputConfigMaps(items: readonly SourceItem[]): JsonObject[] {
   return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined);
-}
-
-/**
- * Drops a processed resource's syntax tree and data: only its source range is needed to write the output,
- * and a large input then never holds every resource's syntax tree at once (peak memory).
- */
-function release(item: SourceItem): void {
-  (item as { node: unknown }).node = null;
-  (item as { value: unknown }).value = null;
-  delete item.listToken;
 }
 
 /** The annotation value meshinject writes for a decision: `injected (istio, revision default)` / `skipped (host-network)`. */
@@ -271,7 +262,8 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
     } catch (e) {
       return driverFailure(w, ctx, e);
     }
-    if (previous) {
+    // In check mode the check reports it once, as an `unwanted-sidecar` finding (src/reports/check.ts).
+    if (previous && ctx.config.mode !== 'check') {
       ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): the sidecar stays; set spec.removeWhenSkipped: true to remove it, or re-enable injection`, w.id));
     }
     return { action: 'skipped' };
@@ -441,6 +433,67 @@ export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, n
 }
 
 /**
+ * One resource, as the recipe of the module comment: a workload goes
+ * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor` (in uninject mode
+ * `readWorkload → uninjectWorkload → ...`); another resource may be annotated by the driver.
+ */
+function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): void {
+  const w = readWorkload(item, ctx);
+  if (!w) return processOtherResource(item, ctx, out.changed);
+  if (ctx.config.mode === 'uninject') {
+    const outcome = uninjectWorkload(w, ctx);
+    if (outcome !== 'failed') writeOutcome(w, undefined, outcome, ctx, out.changed);
+    return;
+  }
+  const decision = decideOrReport(w, ctx);
+  if (!decision) return;
+  for (const warning of decision.warnings ?? []) ctx.results.push(resourceResult('warning', warning, w.id));
+  const previous = previousInventory(w, ctx);
+  const outcome = injectWorkload(w, decision, ctx);
+  const ok = outcome !== 'failed' && writeOutcome(w, decision, outcome, ctx, out.changed);
+  out.workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok });
+}
+
+/** A resource that is not a workload: the driver's annotations added (inject) or removed (uninject). */
+function processOtherResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  if (ctx.config.mode === 'uninject') unannotateResource(item, ctx, changed);
+  else if (ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
+}
+
+/** Step 2 with its failure: the decision, or undefined after pushing the driver's error as the workload's result. */
+function decideOrReport(w: Workload, ctx: RunContext): Decision | undefined {
+  try {
+    return decideWorkload(w, ctx);
+  } catch (e) {
+    if (!(e instanceof MeshInjectError)) throw e;
+    const field = e.field ? resourceField(w.wk, e.field, [...w.wk.templatePath, 'metadata']) : undefined;
+    ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, field ? { field } : {}));
+    return undefined;
+  }
+}
+
+/** What the input's pod template already carries from this mesh; an untrustworthy record is reported by `injectWorkload`. */
+function previousInventory(w: Workload, ctx: RunContext): Inventory | undefined {
+  try {
+    return ctx.mesh.inventory(w.pod);
+  } catch (e) {
+    if (!(e instanceof MeshInjectError)) throw e;
+    return undefined;
+  }
+}
+
+/**
+ * Steps 4 to 6: `annotate`, `emitChanged` (through `writeChange`) and `resultFor`. Returns whether the
+ * change was written (a change that cannot be written faithfully is an error result instead).
+ */
+function writeOutcome(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext, changed: Map<number, string>): boolean {
+  const desired = annotate(w, decision, outcome, ctx);
+  const written = desired === w.item.value || writeChange(w.item, ctx, desired, changed);
+  if (written) ctx.results.push(resultFor(w, decision, outcome, ctx.mesh));
+  return written;
+}
+
+/**
  * Decides and injects every workload of the input. Returns the new source text of each changed resource
  * (only the differing lines rewritten) and the results: one per workload (plus its warnings), then the
  * run-level ones. A workload whose injection fails gets an error result and is left unchanged. No I/O; each
@@ -470,42 +523,15 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
     namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
     unknownNamespaces: shared?.unknownNamespaces ?? new Map(),
   };
-  const changed = new Map<number, string>();
-  const workloads: WorkloadRecord[] = [];
+  const out: ProcessOutput = { changed: new Map(), results, workloads: [] };
   for (const item of source.items) {
-    const w = readWorkload(item, ctx);
-    if (!w && config.mode === 'uninject') unannotateResource(item, ctx, changed);
-    else if (!w && ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
-    if (w) {
-      let decision: Decision | undefined;
-      try {
-        if (config.mode !== 'uninject') decision = decideWorkload(w, ctx);
-      } catch (e) {
-        if (!(e instanceof MeshInjectError)) throw e;
-        const field = e.field ? resourceField(w.wk, e.field, [...w.wk.templatePath, 'metadata']) : undefined;
-        results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, field ? { field } : {}));
-      }
-      if (decision || config.mode === 'uninject') {
-        for (const warning of decision?.warnings ?? []) results.push(resourceResult('warning', warning, w.id));
-        let previous: Inventory | undefined;
-        try {
-          previous = decision ? mesh.inventory(w.pod) : undefined;
-        } catch (e) {
-          if (!(e instanceof MeshInjectError)) throw e; // an untrustworthy record: injectWorkload reports it
-        }
-        const outcome = decision ? injectWorkload(w, decision, ctx) : uninjectWorkload(w, ctx);
-        let written = false;
-        if (outcome !== 'failed') {
-          const desired = annotate(w, decision, outcome, ctx);
-          written = desired === item.value || writeChange(item, ctx, desired, changed);
-          if (written) results.push(resultFor(w, decision, outcome, mesh));
-        }
-        if (decision) workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok: written });
-      }
-    }
-    release(item);
+    item.load();
+    processItem(item, ctx, out);
+    // Only the source range is needed to write the output, and a large input then never holds every
+    // resource's syntax tree at once (peak memory).
+    item.release();
     shared?.onItem?.();
   }
   if (!shared) results.push(...unknownNamespaceResults(ctx.unknownNamespaces));
-  return { changed, results, workloads };
+  return out;
 }

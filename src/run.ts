@@ -1,7 +1,8 @@
 import { loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
-import { parseSource, type ParsedSource, type SourceItem } from './krm/source.ts';
+import type { ActiveMesh } from './drivers/driver.ts';
+import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput } from './krm/write.ts';
 import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult } from './model.ts';
@@ -148,16 +149,11 @@ function localConfigDrops(source: ParsedSource): SourceItem[] {
     const v = item.value as { metadata?: { annotations?: Record<string, unknown> } } | null;
     const ann = v?.metadata?.annotations;
     if (ann && typeof ann === 'object' && Object.hasOwn(ann, LOCAL_CONFIG) && ann[LOCAL_CONFIG] === 'true') {
-      out.push({ ...copyRange(item), start: prevEnd });
+      out.push(Object.assign(rangeOf(item), { start: prevEnd }));
     }
     prevEnd = item.end;
   }
   return out;
-}
-
-/** A resource's range without its (lazily composed) data. */
-function copyRange(item: SourceItem): SourceItem {
-  return { position: item.position, topPosition: item.topPosition, kind: item.kind, start: item.start, end: item.end, column: item.column, node: null!, value: null };
 }
 
 /** Joins the outputs of several inputs into one YAML stream: each on its own lines, separated by `---`. */
@@ -167,6 +163,82 @@ function joinStreams(parts: string[]): string {
     .map((p, i) => (i > 0 && !/^---(\s|$)/.test(p) ? `---\n${p}` : p))
     .map((p, i, all) => (i < all.length - 1 && !p.endsWith('\n') ? `${p}\n` : p))
     .join('');
+}
+
+/**
+ * Reads every input (a leading BOM ignored). A ResourceList must be the only input; a stream needs a resource.
+ * @throws MeshInjectError `BAD_INPUT` naming the input
+ */
+function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
+  return inputs.map((input) => {
+    const where = input.name ?? 'input';
+    const text = input.text.charCodeAt(0) === 0xfeff ? input.text.slice(1) : input.text;
+    const source = parseSource(text, where);
+    if (source.form === 'resource-list' && inputs.length > 1) {
+      throw new MeshInjectError('BAD_INPUT', `${where}: a ResourceList must be the only input (got ${inputs.length} inputs)`);
+    }
+    if (source.form === 'stream' && source.items.length === 0) {
+      throw new MeshInjectError('BAD_INPUT', `${where}: no resources: expected a ResourceList, a List or Kubernetes YAML documents`);
+    }
+    return source;
+  });
+}
+
+/** `f()`, or the message of the `BAD_INPUT` error it throws (the run then writes nothing, exit 2); other errors propagate. */
+function orBadInput<T>(f: () => T): { ok: true; value: T } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: f() };
+  } catch (e) {
+    if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
+    return { ok: false, message: e.message };
+  }
+}
+
+/** What processing the inputs gave: per input its changed resources and dropped local-config documents. */
+type Processed = Array<{ changed: Map<number, string>; drops: SourceItem[] }>;
+
+/**
+ * Processes every input as one run: one namespace table over every input's Namespace objects (they win
+ * over spec.namespaces entries), unknown namespaces reported once. Results are pushed to `results`.
+ * @throws MeshInjectError `BAD_INPUT` for a resource that cannot be composed
+ */
+function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInput[], config: Config, mesh: ActiveMesh, results: KrmResult[], opts: RunOptions): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
+  const processed: Processed = [];
+  const workloads: Array<WorkloadRecord & { input: number }> = [];
+  const shared: SharedRun = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() };
+  if (opts.progress) {
+    const total = sources.reduce((n, s) => n + s.items.length, 0);
+    let done = 0;
+    const progress = opts.progress;
+    shared.onItem = () => progress(++done, total);
+  }
+  sources.forEach((source, i) => {
+    const drops = opts.dropLocalConfig ? localConfigDrops(source) : [];
+    const out = processItems(source, config, mesh, inputs[i]!.name, shared);
+    results.push(...out.results);
+    processed.push({ changed: out.changed, drops });
+    for (const w of out.workloads) workloads.push({ ...w, input: i });
+  });
+  results.push(...unknownNamespaceResults(shared.unknownNamespaces));
+  return { shared, processed, workloads };
+}
+
+/** Each input's output text (changed resources spliced in, dropped documents cut out), and how many top-level resources are kept. */
+function writeFiles(sources: readonly ParsedSource[], inputs: readonly RunInput[], processed: Processed, results: readonly KrmResult[]): { files: FileOutput[]; kept: number } {
+  let kept = 0;
+  const files = sources.map((source, i): FileOutput => {
+    const { changed, drops } = processed[i]!;
+    const items = source.items.slice();
+    const edits = new Map(changed);
+    for (const d of drops) {
+      items[d.position] = d;
+      edits.set(d.position, '');
+    }
+    kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
+    const name = inputs[i]!.name;
+    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results) };
+  });
+  return { files, kept };
 }
 
 /**
@@ -181,24 +253,9 @@ function joinStreams(parts: string[]): string {
  * @returns stdout/stderr text, the exit code, the results and each input's own output (`files`)
  */
 export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): RunOutput {
-  const sources: ParsedSource[] = [];
-  try {
-    for (const input of inputs) {
-      const where = input.name ?? 'input';
-      const text = input.text.charCodeAt(0) === 0xfeff ? input.text.slice(1) : input.text;
-      const source = parseSource(text, where);
-      if (source.form === 'resource-list' && inputs.length > 1) {
-        throw new MeshInjectError('BAD_INPUT', `${where}: a ResourceList must be the only input (got ${inputs.length} inputs)`);
-      }
-      if (source.form === 'stream' && source.items.length === 0) {
-        throw new MeshInjectError('BAD_INPUT', `${where}: no resources: expected a ResourceList, a List or Kubernetes YAML documents`);
-      }
-      sources.push(source);
-    }
-  } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
-    return badInput(e.message);
-  }
+  const parsed = orBadInput(() => parseInputs(inputs));
+  if (!parsed.ok) return badInput(parsed.message);
+  const sources = parsed.value;
   const single = sources.length === 1 ? sources[0]! : undefined;
   const results: KrmResult[] = [];
   /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
@@ -226,33 +283,11 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   }
   const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
   // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
-  const config = check ? { ...loaded.config, resultAnnotations: false } : loaded.config;
-  const processed: Array<{ changed: Map<number, string>; drops: SourceItem[] }> = [];
-  const workloads: Array<WorkloadRecord & { input: number }> = [];
-  // All inputs are one run: one namespace table over every input's Namespace objects (they win over
-  // spec.namespaces entries), unknown namespaces reported once.
-  let shared: SharedRun;
-  try {
-    shared = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() };
-    if (opts.progress) {
-      const total = sources.reduce((n, s) => n + s.items.length, 0);
-      let done = 0;
-      const progress = opts.progress;
-      shared.onItem = () => progress(++done, total);
-    }
-    sources.forEach((source, i) => {
-      const drops = opts.dropLocalConfig && !check ? localConfigDrops(source) : [];
-      const out = processItems(source, config, mesh, inputs[i]!.name, shared);
-      results.push(...out.results);
-      processed.push({ changed: out.changed, drops });
-      for (const w of out.workloads) workloads.push({ ...w, input: i });
-    });
-    results.push(...unknownNamespaceResults(shared.unknownNamespaces));
-  } catch (e) {
-    // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
-    if (!(e instanceof MeshInjectError) || e.code !== 'BAD_INPUT') throw e;
-    return badInput(e.message);
-  }
+  const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
+  // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
+  const run = orBadInput(() => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check }));
+  if (!run.ok) return badInput(run.message);
+  const { shared, processed, workloads } = run.value;
   if (check) {
     const templatePath = (w: WorkloadRecord) => lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
     const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath);
@@ -262,19 +297,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes };
   }
   if (exitCodeOf(results) !== 0) return failed(config, workloads);
-  let kept = 0;
-  const files = sources.map((source, i): FileOutput => {
-    const { changed, drops } = processed[i]!;
-    const items = source.items.slice();
-    const edits = new Map(changed);
-    for (const d of drops) {
-      items[d.position] = d;
-      edits.set(d.position, '');
-    }
-    kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
-    const name = inputs[i]!.name;
-    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results) };
-  });
+  const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }

@@ -67,6 +67,9 @@ t.test('check: drift, unwanted sidecars and --fail-on', async (t) => {
   const unwanted = runCli(['check', '-c', 'injection.yaml', 'moved.yaml'], { cwd: dir });
   t.equal(unwanted.status, 1);
   t.match(unwanted.stderr, /unwanted-sidecar: the config skips it \(namespace-not-selected/);
+  const sarifUnwanted = runCli(['check', '-c', 'injection.yaml', 'moved.yaml', '--report', 'sarif'], { cwd: dir });
+  const found = JSON.parse(sarifUnwanted.stdout).runs[0].results.map((r: { ruleId: string; level: string }) => `${r.level} ${r.ruleId}`);
+  t.same(found, ['error unwanted-sidecar'], 'the unwanted sidecar is reported once (no second "already injected" warning)');
   const host = runCli(['check', '-c', 'injection.yaml', 'ns.yaml', '-'], { cwd: dir, input: out.split('---\n').find((d) => d.includes('kind: Deployment'))!.replace('    spec:\n', '    spec:\n      hostNetwork: true\n') });
   t.equal(host.status, 1, 'a host-network pod with a sidecar is unwanted');
   const warn = runCli(['check', '--fail-on', 'warning', '-c', 'injection.yaml', 'ns.yaml', '-'], { cwd: dir, input: deployment('agent').replace('    spec:\n', '    spec:\n      hostNetwork: true\n') });

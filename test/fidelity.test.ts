@@ -6,7 +6,7 @@
 import t from 'tap';
 import { run } from '../src/run.ts';
 import { parseSource } from '../src/krm/source.ts';
-import { emitChanged } from '../src/krm/emit.ts';
+import { emitChanged } from '../src/krm/rewrite.ts';
 import { checkReadBack } from '../src/yaml/read-back.ts';
 import { readCore, readKubernetes } from '../src/yaml/readers.ts';
 
@@ -415,7 +415,7 @@ t.test('read-back: a rewritten text that reads differently is caught', async (t)
   t.match(checkReadBack(text, out.replace('"1"', '1'), 0, item.value, next, true), /reads differently/, 'an unquoted "1" is a number: caught');
   t.match(checkReadBack(text, out.replace('"1"', '1'), 0, item.value, next, false), /YAML 1\.1/, 'caught by the YAML 1.1 reading too');
   t.match(checkReadBack(text, out.replace('r]', 'r]]'), 0, item.value, next, true), /not one YAML document|reads differently/, 'unparseable: caught');
-  // Removing a flow entry would cut a comment out: the text patcher declines, the Document path keeps it.
+  // Removing a flow entry would cut a comment out: the text editor declines, the Document path keeps it.
   const withComment = 'kind: X\nargs: [a, # keep me\n  b]\n';
   const s2 = parseSource(withComment);
   const out2 = emitChanged(s2.items[0]!, s2, { kind: 'X', args: ['a'] });

@@ -4,10 +4,10 @@ import Handlebars from 'handlebars';
 import { PRECOMPILED } from '../src/drivers/templates-precompiled.gen.js';
 import { TEMPLATE_FUNCTIONS } from '../src/render/template-functions.ts';
 
-// scripts/handlebars-lazy.cjs stands in for `handlebars` in the CLI bundle (runtime first, compiler on
+// src/render/handlebars-lazy.cjs stands in for `handlebars` in the CLI bundle (runtime first, compiler on
 // first use): its environments must render and fail exactly as real Handlebars environments do.
 const require = createRequire(import.meta.url);
-const Lazy = require('../scripts/handlebars-lazy.cjs') as typeof Handlebars;
+const Lazy = require('../src/render/handlebars-lazy.cjs') as typeof Handlebars;
 
 function envs(): Array<[string, typeof Handlebars]> {
   return [

@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import jsonPatch from 'fast-json-patch';
 import type { Json, JsonObject } from '../../src/model.ts';
 import { canonicalQuantity } from '../../src/drivers/istio/quantity.ts';
+import { isJsonObject } from '../../src/json.ts';
 
 /** Pod-template annotations whose values are JSON documents (§9.1 rule 7). */
 export const JSON_ANNOTATIONS: readonly string[] = ['sidecar.istio.io/status', 'proxy.istio.io/overrides'];
@@ -19,10 +20,6 @@ export const JSON_ENVS: readonly string[] = [
 ];
 /** Annotation compared as parsed JSON only when it holds a JSON list (Multus network list). */
 const MULTUS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
-
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Splits a YAML stream into parsed documents with YAML 1.1 rules (as Go's yaml.v2 reads it), ignoring empty
@@ -62,7 +59,7 @@ function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
   if (Array.isArray(v)) {
     const parent = path[path.length - 1];
     return v.map((x) => {
-      if (parent === 'env' && isObject(x) && typeof x.name === 'string' && JSON_ENVS.includes(x.name) && typeof x.value === 'string') {
+      if (parent === 'env' && isJsonObject(x) && typeof x.name === 'string' && JSON_ENVS.includes(x.name) && typeof x.value === 'string') {
         const n = normalizeValue({ ...x, value: '' }, [...path, '[]']) as JsonObject;
         return { ...n, value: parseJsonValue(x.value) };
       }
@@ -70,7 +67,7 @@ function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
       return n === undefined ? null : n;
     });
   }
-  if (isObject(v)) {
+  if (isJsonObject(v)) {
     const out: JsonObject = {};
     const key = path[path.length - 1];
     const parentKey = path[path.length - 2];
@@ -100,7 +97,7 @@ function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
 function isZeroish(v: Json | undefined): boolean {
   if (v === null || v === undefined || v === 0 || v === false || v === '') return true;
   if (Array.isArray(v)) return v.length === 0;
-  if (isObject(v)) return Object.values(v).every(isZeroish);
+  if (isJsonObject(v)) return Object.values(v).every(isZeroish);
   return false;
 }
 
@@ -115,15 +112,15 @@ export function normalizeDocument(doc: Json): Json {
   let d: Json = structuredClone(doc);
   normalizeObject(d);
   // The items of a `kind: List` are objects of their own (Go round-trips each one typed).
-  if (isObject(d) && d.kind === 'List' && Array.isArray(d.items)) d.items.forEach(normalizeObject);
+  if (isJsonObject(d) && d.kind === 'List' && Array.isArray(d.items)) d.items.forEach(normalizeObject);
   d = normalizeValue(d, []) ?? null;
   return d;
 }
 
 function normalizeObject(d: Json): void {
-  if (!isObject(d)) return;
+  if (!isJsonObject(d)) return;
   if ('status' in d && isZeroish(d.status)) delete d.status;
-  if (d.kind === 'DeploymentConfig' && isObject(d.spec)) {
+  if (d.kind === 'DeploymentConfig' && isJsonObject(d.spec)) {
     const spec = d.spec;
     if (spec.test === false) delete spec.test;
     if (spec.minReadySeconds === 0) delete spec.minReadySeconds;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { Json, JsonObject } from '../../src/model.ts';
 import { compareDocuments, parseYamlStream } from './normalize.ts';
+import { isJsonObject } from '../../src/json.ts';
 
 /** Outcome of one case. */
 export interface CaseResult {
@@ -109,7 +110,7 @@ function runCli(cli: string, input: string): Promise<CliOutput> {
 }
 
 function asObject(v: unknown): JsonObject | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : undefined;
+  return isJsonObject(v) ? v : undefined;
 }
 
 /** Items and results of the CLI's ResourceList output. */

@@ -149,6 +149,8 @@ function optionLabel(o: OptionSpec): string {
  *   naming the option; values of options with `choices` are checked.
  *
  * @returns the command, or a usage error message (exit 2)
+ *
+ * Long by design: parser (the command line, option by option).
  */
 export function parseCommandLine(argv: readonly string[]): Command | UsageError {
   let command: CommandName = 'inject';

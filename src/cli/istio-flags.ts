@@ -2,6 +2,7 @@ import { parseDocument } from 'yaml';
 import type { ConfigOverrides } from '../config/layering.ts';
 import { describeShape } from '../config/layering.ts';
 import type { JsonObject } from '../model.ts';
+import { isJsonObject } from '../json.ts';
 
 /**
  * istioctl-compatible flags (`istioctl kube-inject`, istioctl/pkg/kubeinject/kubeinject.go): files a user
@@ -25,10 +26,6 @@ export interface IstioFlagFiles {
   operatorFileName?: { name: string; text: string };
 }
 
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function readYaml(name: string, text: string): unknown {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
@@ -38,9 +35,9 @@ function readYaml(name: string, text: string): unknown {
 
 /** The bare content of a ConfigMap key, when `value` is that ConfigMap; else undefined. */
 function configMapData(value: unknown, key: string, name: string): string | undefined {
-  if (!isMap(value) || value.kind !== 'ConfigMap') return undefined;
+  if (!isJsonObject(value) || value.kind !== 'ConfigMap') return undefined;
   const data = value.data;
-  const v = isMap(data) ? data[key] : undefined;
+  const v = isJsonObject(data) ? data[key] : undefined;
   if (typeof v !== 'string') throw new Error(`${name}: a ConfigMap without data.${key}`);
   return v;
 }
@@ -50,7 +47,7 @@ function mapFrom(name: string, text: string, key: string): JsonObject {
   const inner = configMapData(value, key, name);
   if (inner !== undefined) value = readYaml(`${name} data.${key}`, inner);
   if (value === null) return {};
-  if (!isMap(value)) throw new Error(`${name}: expected a map; got ${describeShape(value)}`);
+  if (!isJsonObject(value)) throw new Error(`${name}: expected a map; got ${describeShape(value)}`);
   return value;
 }
 
@@ -65,16 +62,16 @@ export function istioFlagOverrides(f: IstioFlagFiles): { ok: true; overrides: Co
     if (f.operatorFileName) {
       const { name, text } = f.operatorFileName;
       const iop = readYaml(name, text);
-      if (!isMap(iop) || iop.kind !== 'IstioOperator') {
-        throw new Error(`${name}: expected an IstioOperator (kind: IstioOperator); got ${isMap(iop) ? `kind ${JSON.stringify(iop.kind)}` : describeShape(iop)}`);
+      if (!isJsonObject(iop) || iop.kind !== 'IstioOperator') {
+        throw new Error(`${name}: expected an IstioOperator (kind: IstioOperator); got ${isJsonObject(iop) ? `kind ${JSON.stringify(iop.kind)}` : describeShape(iop)}`);
       }
-      const spec = isMap(iop.spec) ? iop.spec : {};
+      const spec = isJsonObject(iop.spec) ? iop.spec : {};
       if (spec.values !== undefined) {
-        if (!isMap(spec.values)) throw new Error(`${name}: spec.values must be a map; got ${describeShape(spec.values)}`);
+        if (!isJsonObject(spec.values)) throw new Error(`${name}: spec.values must be a map; got ${describeShape(spec.values)}`);
         o.values = { value: spec.values, from: name };
       }
       if (spec.meshConfig !== undefined) {
-        if (!isMap(spec.meshConfig)) throw new Error(`${name}: spec.meshConfig must be a map; got ${describeShape(spec.meshConfig)}`);
+        if (!isJsonObject(spec.meshConfig)) throw new Error(`${name}: spec.meshConfig must be a map; got ${describeShape(spec.meshConfig)}`);
         o.meshConfig = { value: spec.meshConfig, from: name };
       }
       if (typeof spec.revision === 'string' && spec.revision !== '') o.revision = { value: spec.revision, from: `${name} spec.revision` };

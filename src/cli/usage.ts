@@ -40,7 +40,8 @@ ${optionLines()}
 
 Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarInjection):
   spec:
-    mesh: istio                       # sidecar class (istio in this version)
+    mesh: istio                       # the driver: istio | linkerd | osm | fsm | custom
+    mode: inject                      # inject | uninject (remove what the driver injected) | check (report only)
     policy: enabled                   # enabled | disabled: default when nothing on the pod decides
     namespaceSelector: {matchLabels: {mesh: "on"}}   # LabelSelector over namespace labels (default: all)
     namespaces: [{name: shop, labels: {...}, annotations: {...}}]  # namespaces not in the input
@@ -50,19 +51,28 @@ Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarI
     alwaysInjectSelector: [...]       # LabelSelectors on pod labels: inject even with policy disabled
     nativeSidecars: false             # proxy as an init container with restartPolicy: Always
     resultAnnotations: true           # write meshinject.dev/injection on every considered workload
+    removeWhenSkipped: false          # uninject a workload that is now skipped but still injected
+    injectedWorkloadAnnotations: {Job: {...}}  # annotations on injected workloads, by kind (opt-in)
     workloadKinds: [{kind: MyApp, apiVersion: example.com/v1, templatePath: spec.podTemplate}]
+    check: {requireInjection: [...], forbidOptOut: false}   # rules of mode check / meshinject check
     istio:
       revision: ""                    # control-plane revision ("" = default)
       selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)
       values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)
       meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)
+    linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values
+    osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)
+    custom: {templates: {sidecar: "..."}, values: {...}}           # Handlebars templates of your own
   A plain ConfigMap works for the simple fields (data: {mesh: istio, policy: disabled, ...}).
   Several --config files merge in order as Helm values files do: maps merge key by key, lists and
   scalars are replaced, null removes a field; a map against a non-map, or files of different kinds, is
   an error naming both files. Flags (--default-namespace, --revision, the istioctl file flags) win.
+  Every field: functions/meshinject/README.md, and the JSON Schemas in schemas/.
 
-Per workload: sidecar.istio.io/inject label (over the annotation) "true"/"false" decides; then
-neverInjectSelector, alwaysInjectSelector, policy. hostNetwork pods and ignored namespaces are never injected.
+Per workload: hostNetwork pods and ignored namespaces are never injected; then the namespaceSelector;
+then the driver's own opt-in/opt-out (Istio sidecar.istio.io/inject, Linkerd linkerd.io/inject, OSM
+openservicemesh.io/sidecar-injection, custom meshinject.dev/inject); then neverInjectSelector,
+alwaysInjectSelector and the policy. 'meshinject explain' shows the rules in order for each workload.
 
 Environment:
   LOG_TO_STDERR=true    print one line per result on stderr (kustomize sets it for container functions)

@@ -1,6 +1,7 @@
 import { parseAllDocuments } from 'yaml';
 import { findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import type { Json, JsonObject } from '../model.ts';
+import { isJsonObject } from '../json.ts';
 
 /**
  * Configuration layering: several functionConfig files (`--config a.yaml --config b.yaml`) and the CLI's
@@ -34,10 +35,6 @@ export function describeShape(v: unknown): string {
   if (typeof v === 'number') return 'a number';
   if (typeof v === 'boolean') return 'a boolean';
   return `a ${typeof v}`;
-}
-
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function lineOf(text: string, offset: number): number {
@@ -92,7 +89,7 @@ export function parseConfigLayer(
   } catch (e) {
     return { ok: false, syntax: true, message: `${name}: ${(e as Error).message.split('\n')[0]}` };
   }
-  if (!isMap(value)) {
+  if (!isJsonObject(value)) {
     return { ok: false, syntax: false, message: `${name}: a functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(value)}` };
   }
   return { ok: true, value: value as JsonObject };
@@ -105,7 +102,7 @@ function setOwn(o: JsonObject, key: string, v: Json): void {
 
 function clone(v: Json): Json {
   if (Array.isArray(v)) return v.map(clone);
-  if (isMap(v)) {
+  if (isJsonObject(v)) {
     const out: JsonObject = {};
     for (const k of Object.keys(v)) setOwn(out, k, clone(v[k]!));
     return out;
@@ -177,12 +174,12 @@ function mergeInto(
       if (had) delete dst[key];
       continue;
     }
-    if (had && isMap(cur) && isMap(v)) {
+    if (had && isJsonObject(cur) && isJsonObject(v)) {
       const p = mergeInto(cur, v, at, layer, origin, originOf);
       if (p) return p;
       continue;
     }
-    if (had && isMap(cur) !== isMap(v) && !layer.override) {
+    if (had && isJsonObject(cur) !== isJsonObject(v) && !layer.override) {
       return `${at}: ${layer.name} sets ${describeShape(v)} where ${originOf(at)} sets ${describeShape(cur)}; a map merges only with a map (write it as a map in both files)`;
     }
     setOwn(dst, key, clone(v));

@@ -4,6 +4,7 @@ import { parseSelectorString, validateSelector } from '../selection/label-select
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, MeshName } from './types.ts';
 import { validateConfigMap, validateSidecarInjection } from './validators.gen.js';
+import { isJsonObject } from '../json.ts';
 
 export type { ConfigIssue } from './schema-issues.ts';
 
@@ -65,20 +66,20 @@ const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION
  */
 export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver<unknown>[]): LoadResult {
   if (functionConfig === undefined || functionConfig === null) return normalize({}, [], 'spec', drivers, false);
-  if (!isObject(functionConfig)) {
+  if (!isJsonObject<unknown>(functionConfig)) {
     const got = Array.isArray(functionConfig) ? 'a list' : typeof functionConfig;
     return fail([{ path: 'functionConfig', message: `functionConfig must be an object (a ConfigMap or a ${SIDECAR_INJECTION_KIND}); got ${got}` }]);
   }
   const kind = functionConfig.kind;
   if (kind === 'ConfigMap') {
     const schemaProblems = validateConfigMap(functionConfig) ? [] : schemaIssues(validateConfigMap.errors ?? [], true);
-    const data = isObject(functionConfig.data) ? (functionConfig.data as Record<string, unknown>) : {};
+    const data = isJsonObject<unknown>(functionConfig.data) ? (functionConfig.data as Record<string, unknown>) : {};
     const { spec, issues } = specFromConfigMap(data, schemaProblems, drivers);
     return normalize(spec, [...schemaProblems, ...issues], 'data', drivers, true);
   }
   if (kind === SIDECAR_INJECTION_KIND) {
     const schemaProblems = validateSidecarInjection(functionConfig) ? [] : schemaIssues(validateSidecarInjection.errors ?? []);
-    const spec = isObject(functionConfig.spec) ? (functionConfig.spec as RawSpec) : {};
+    const spec = isJsonObject<unknown>(functionConfig.spec) ? (functionConfig.spec as RawSpec) : {};
     return normalize(spec, schemaProblems, 'spec', drivers, false);
   }
   const what = kind === undefined ? 'has no kind' : `has kind ${JSON.stringify(kind)}${functionConfig.apiVersion !== undefined ? ` (apiVersion ${JSON.stringify(functionConfig.apiVersion)})` : ''}`;
@@ -87,10 +88,6 @@ export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver
 
 function fail(issues: ConfigIssue[]): LoadResult {
   return { ok: false, issues };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** True when a schema issue concerns `path` or something below it (that field is then left at its default). */
@@ -123,11 +120,9 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
   assign('removeWhenSkipped', bool(str('removeWhenSkipped')));
   const selector = str('namespaceSelector');
   if (selector !== undefined && selector.trim() !== '') {
-    try {
-      spec.namespaceSelector = parseSelectorString(selector);
-    } catch (e) {
-      issues.push({ path: 'data.namespaceSelector', message: `data.namespaceSelector is not a valid label selector: ${(e as Error).message}` });
-    }
+    const parsed = parseSelectorString(selector);
+    if (parsed.ok) spec.namespaceSelector = parsed.selector;
+    else issues.push({ path: 'data.namespaceSelector', message: `data.namespaceSelector is not a valid label selector: ${parsed.error.message}` });
   }
   for (const d of drivers) {
     const prefix = `${d.name}.`;
@@ -194,7 +189,7 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     const section = spec[d.name];
     if (!selected && section === undefined) continue;
     const path = fromConfigMap ? at(d.name) : at(d.name);
-    const raw = withoutIssues(isObject(section) ? section : {}, path, schemaProblems);
+    const raw = withoutIssues(isJsonObject<unknown>(section) ? section : {}, path, schemaProblems);
     const loaded = d.loadConfig({ raw, path, fromConfigMap, explicit });
     issues.push(...loaded.issues);
     if (!selected) {

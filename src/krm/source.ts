@@ -33,12 +33,24 @@ export interface SourceItem {
   /** Column of the node's first character; continuation lines of a re-serialised node are indented by it. */
   column: number;
   /**
-   * Where each node of the resource sits in the input text (what `patchText` edits). Released (null) by
-   * `processItems` once the resource is processed.
+   * Where each node of the resource sits in the input text (what `editText` edits). Loaded on first read
+   * (see `load`); reading it after `release` throws.
    */
-  node: TextNode;
-  /** The resource as plain data (as Kubernetes reads it). Released (null) by `processItems` once processed. */
-  value: Json;
+  readonly node: TextNode;
+  /** The resource as plain data (as Kubernetes reads it). Loaded on first read (see `load`); reading it after `release` throws. */
+  readonly value: Json;
+  /**
+   * Loads the resource's syntax tree and data now: a resource of the `yaml` path is composed on first use
+   * (one resource at a time, so a large input never holds every syntax tree at once); the block reader's
+   * are loaded as read. Idempotent.
+   * @throws MeshInjectError `BAD_INPUT` naming the resource and line (duplicate keys, alias bombs, ...)
+   */
+  load(): void;
+  /**
+   * Drops the syntax tree and data (and `listToken`): `processItems` calls it once the resource is
+   * processed; only the source range is valid afterwards.
+   */
+  release(): void;
   /**
    * Which reader read it: `block`, the fast block reader (no anchors, merge keys, tags, nor scalars YAML
    * 1.1 and 1.2 read differently), or `yaml` (also when absent), the `yaml` package (YAML 1.1 with merge keys).
@@ -160,10 +172,81 @@ function nodeEnd(node: CST.Token): number {
   return node.offset + CST.stringify(node).length;
 }
 
+/** A resource's syntax tree and data. */
+interface ItemContent {
+  node: TextNode;
+  value: Json;
+}
+
+/** The fields of a `SourceItem` other than its content. */
+type ItemRange = Pick<SourceItem, 'position' | 'topPosition' | 'kind' | 'start' | 'end' | 'column' | 'reader' | 'preamble' | 'listToken'>;
+
 /**
- * A resource of the input. Its Document and data are composed on first use (and released by the
- * pipeline after use), so a large input never holds every resource's syntax tree at once. Composition
- * errors (duplicate keys, alias bombs) surface on first use as `MeshInjectError` `BAD_INPUT`.
+ * A resource of the input: its source range, and its content, which is either loaded, still to be
+ * composed (a function, run once by `load`), or released.
+ */
+class ResourceItem implements SourceItem {
+  position: number;
+  topPosition: number;
+  kind: string | undefined;
+  listToken?: CST.Token;
+  start: number;
+  end: number;
+  column: number;
+  reader?: 'block' | 'yaml';
+  preamble?: string;
+  private content: ItemContent | (() => ItemContent) | 'released';
+
+  constructor(range: ItemRange, content: ItemContent | (() => ItemContent) | 'released') {
+    this.position = range.position;
+    this.topPosition = range.topPosition;
+    this.kind = range.kind;
+    this.start = range.start;
+    this.end = range.end;
+    this.column = range.column;
+    if (range.reader !== undefined) this.reader = range.reader;
+    if (range.preamble !== undefined) this.preamble = range.preamble;
+    if (range.listToken !== undefined) this.listToken = range.listToken;
+    this.content = content;
+  }
+
+  get node(): TextNode {
+    return this.loaded().node;
+  }
+
+  get value(): Json {
+    return this.loaded().value;
+  }
+
+  load(): void {
+    this.loaded();
+  }
+
+  release(): void {
+    this.content = 'released';
+    delete this.listToken;
+  }
+
+  private loaded(): ItemContent {
+    if (typeof this.content === 'function') this.content = this.content();
+    if (this.content === 'released') throw new Error(`resource ${this.position} of the input was read after its release`);
+    return this.content;
+  }
+}
+
+/**
+ * A copy of a resource's source range without its content (released): for output edits that only need
+ * the range (`run`'s dropped local-config documents).
+ */
+export function rangeOf(item: SourceItem): SourceItem {
+  const { position, topPosition, kind, start, end, column } = item;
+  return new ResourceItem({ position, topPosition, kind, start, end, column }, 'released');
+}
+
+/**
+ * A resource of the `yaml` path. Its Document and data are composed by `load` (on first use) and
+ * released by the pipeline after use. Composition errors (duplicate keys, alias bombs) surface then as
+ * `MeshInjectError` `BAD_INPUT`.
  */
 function makeItem(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): SourceItem {
   if (!isMapToken(node)) {
@@ -176,45 +259,28 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
     if (!(e instanceof RangeError)) throw e;
     throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(node.offset)}: nested too deeply (${e.message})`);
   }
-  let token: CST.Token | undefined = node;
-  let tree: TextNode | null = null;
-  let value: Json = null;
-  const compose = (): void => {
-    if (!token) return;
-    const t = token;
-    token = undefined;
+  const compose = (): ItemContent => {
     try {
-      const doc = composeNode(text, t, where, ctx.directives, ctx.lines, ctx.docStart);
-      value = doc.toJS(TO_JS_OPTIONS) as Json;
-      tree = fromYamlNode(doc.contents as Node);
+      const doc = composeNode(text, node, where, ctx.directives, ctx.lines, ctx.docStart);
+      return { value: doc.toJS(TO_JS_OPTIONS) as Json, node: fromYamlNode(doc.contents as Node) };
     } catch (e) {
       // Alias bombs (ReferenceError) and absurd nesting (RangeError) are bad input too.
       if (e instanceof MeshInjectError) throw e;
-      throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(t.offset)}: ${(e as Error).message}`);
+      throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(node.offset)}: ${(e as Error).message}`);
     }
   };
-  const item = {
+  const kind = rootKind(node);
+  return new ResourceItem({
     position,
     topPosition: position,
     start: node.offset,
     end,
     column: ctx.lines.column(node.offset),
-    kind: rootKind(node),
+    kind,
     reader: 'yaml',
     ...(ctx.directives.length > 0 ? { preamble: `${ctx.directives.map((d) => d.source).join('\n')}\n---\n` } : {}),
-    ...(rootKind(node) === 'List' ? { listToken: node } : {}),
-  } as SourceItem;
-  Object.defineProperty(item, 'node', {
-    enumerable: true,
-    get: () => (compose(), tree),
-    set: (v: TextNode | null) => ((token = undefined), (tree = v)),
-  });
-  Object.defineProperty(item, 'value', {
-    enumerable: true,
-    get: () => (compose(), value),
-    set: (v: Json) => ((token = undefined), (value = v)),
-  });
-  return item;
+    ...(kind === 'List' ? { listToken: node } : {}),
+  }, compose);
 }
 
 function scalarText(node: CST.Token | null | undefined): string | undefined {
@@ -315,12 +381,28 @@ export function parseSource(text: string, where = 'input'): ParsedSource {
   return (docs && fromBlockDocuments(text, docs, where)) ?? parseWithYaml(text, where);
 }
 
+/**
+ * The framing rules both readers apply (the KRM functions spec; kubectl for `kind: List`): a single
+ * document whose `kind` is `ResourceList` (any apiVersion) or `List` frames the resources in its `items`;
+ * anything else is a stream of resources.
+ */
+function wrapperForm(kind: unknown): 'resource-list' | 'list' | undefined {
+  return kind === 'ResourceList' ? 'resource-list' : kind === 'List' ? 'list' : undefined;
+}
+
+/** A ResourceList must have `items` (an empty list is `items: []`); a List without `items` holds nothing. */
+function requireItems(form: SourceForm, hasItems: boolean, where: string): void {
+  if (!hasItems && form === 'resource-list') {
+    throw new MeshInjectError('BAD_INPUT', `${where}: ResourceList has no \`items\` (an empty list is \`items: []\`)`);
+  }
+}
+
 /** A resource read by the fast reader; undefined (decline) for what only the `yaml` path handles. */
 function blockItem(text: string, value: Json, node: TextNode | null, position: number): SourceItem | undefined {
   if (!node || node.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const kind = value.kind;
   if ((kind !== undefined && typeof kind !== 'string') || kind === 'List') return undefined;
-  return { position, topPosition: position, kind, start: node.start, end: node.end, column: lineColumn(text, node.start), node, value, reader: 'block' };
+  return new ResourceItem({ position, topPosition: position, kind, start: node.start, end: node.end, column: lineColumn(text, node.start), reader: 'block' }, { node, value });
 }
 
 /**
@@ -332,12 +414,11 @@ function fromBlockDocuments(text: string, docs: BlockDocument[], where: string):
   const nonEmpty = docs.filter((d) => d.node !== null);
   const root = nonEmpty.length === 1 ? nonEmpty[0]! : undefined;
   const rootValue = root?.value as { [k: string]: Json } | undefined;
-  const rootKind = root?.node?.t === 'map' ? rootValue?.kind : undefined;
-  if (rootKind === 'ResourceList' || rootKind === 'List') {
-    const form: SourceForm = rootKind === 'ResourceList' ? 'resource-list' : 'list';
+  const form = root?.node?.t === 'map' ? wrapperForm(rootValue?.kind) : undefined;
+  if (form) {
     if (form === 'resource-list' && 'results' in rootValue!) return undefined;
     if (!('items' in rootValue!)) {
-      if (form === 'resource-list') throw new MeshInjectError('BAD_INPUT', `${where}: ResourceList has no \`items\` (an empty list is \`items: []\`)`);
+      requireItems(form, false, where);
       return { form, text, items: [] };
     }
     const itemsNode = (root!.node as TextMap).pairs.find((p) => p.key === 'items')!.value;
@@ -388,41 +469,8 @@ function parseWithYaml(text: string, where: string): ParsedSource {
     const root = nonEmpty[0]!.doc.value;
     const ctx: YamlContext = { directives: nonEmpty[0]!.directives, lines, ...docStartOf(nonEmpty[0]!.doc) };
     const kind = rootKind(root);
-    if ((kind === 'ResourceList' || kind === 'List') && isMapToken(root)) {
-      const form: SourceForm = kind === 'ResourceList' ? 'resource-list' : 'list';
-      const json = root.type === 'flow-collection';
-      const parsed: ParsedSource = { form, text, items: [], json };
-      let sawItems = false;
-      root.items.forEach((pair, i) => {
-        const key = scalarText(pair.key);
-        if (key === 'items') {
-          sawItems = true;
-          parsed.items = collectItems(text, pair.value, where, ctx);
-        } else if (key === 'functionConfig' && form === 'resource-list' && pair.value) {
-          parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`, ctx.directives, lines, ctx.docStart).toJS(TO_JS_OPTIONS) as Json;
-        } else if (key === 'results' && form === 'resource-list' && pair.key) {
-          parsed.resultsRange = json ? flowEntryRange(root, i) : [pair.start.length ? pair.start[0]!.offset : pair.key.offset, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
-        }
-      });
-      if (!sawItems && form === 'resource-list') {
-        throw new MeshInjectError('BAD_INPUT', `${where}: ResourceList has no \`items\` (an empty list is \`items: []\`)`);
-      }
-      const keys = root.items.map((p) => scalarText(p.key));
-      const seen = new Set<string>();
-      for (const k of keys) {
-        if (k === undefined) continue;
-        if (seen.has(k)) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${k}\` in the ${kind}`);
-        seen.add(k);
-      }
-      if (json) {
-        const layout = jsonLayoutOf(text, root, lines);
-        // When the input's `results` is the last entry, the new one goes where it started.
-        if (parsed.resultsRange && layout.at >= parsed.resultsRange[0]) layout.at = parsed.resultsRange[0];
-        parsed.jsonLayout = layout;
-      }
-      parsed.items = expandNestedLists(text, parsed.items, where, ctx);
-      return parsed;
-    }
+    const form = wrapperForm(kind);
+    if (form && isMapToken(root)) return parseWrapper(text, root, form, kind!, where, ctx);
   }
   const items: SourceItem[] = [];
   docs.forEach((d, i) => {
@@ -430,6 +478,44 @@ function parseWithYaml(text: string, where: string): ParsedSource {
     items.push(makeItem(text, d.doc.value!, items.length, `${where} document ${i + 1}`, { directives: d.directives, lines, ...docStartOf(d.doc) }));
   });
   return { form: 'stream', text, items: expandNestedLists(text, items, where, { directives: [], lines }) };
+}
+
+/**
+ * A ResourceList or List document read with the `yaml` package: its `items` (nested Lists expanded), and
+ * for a ResourceList its `functionConfig` and the range of an input `results`; JSON wrappers also get
+ * where `results` goes. Keys of the wrapper must be unique.
+ */
+function parseWrapper(text: string, root: CST.BlockMap | CST.FlowCollection, form: 'resource-list' | 'list', kind: string, where: string, ctx: YamlContext): ParsedSource {
+  const json = root.type === 'flow-collection';
+  const parsed: ParsedSource = { form, text, items: [], json };
+  let sawItems = false;
+  root.items.forEach((pair, i) => {
+    const key = scalarText(pair.key);
+    if (key === 'items') {
+      sawItems = true;
+      parsed.items = collectItems(text, pair.value, where, ctx);
+    } else if (key === 'functionConfig' && form === 'resource-list' && pair.value) {
+      parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`, ctx.directives, ctx.lines, ctx.docStart).toJS(TO_JS_OPTIONS) as Json;
+    } else if (key === 'results' && form === 'resource-list' && pair.key) {
+      parsed.resultsRange = json ? flowEntryRange(root, i) : [pair.start.length ? pair.start[0]!.offset : pair.key.offset, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
+    }
+  });
+  requireItems(form, sawItems, where);
+  const keys = root.items.map((p) => scalarText(p.key));
+  const seen = new Set<string>();
+  for (const k of keys) {
+    if (k === undefined) continue;
+    if (seen.has(k)) throw new MeshInjectError('BAD_INPUT', `${where}: duplicate key \`${k}\` in the ${kind}`);
+    seen.add(k);
+  }
+  if (json) {
+    const layout = jsonLayoutOf(text, root, ctx.lines);
+    // When the input's `results` is the last entry, the new one goes where it started.
+    if (parsed.resultsRange && layout.at >= parsed.resultsRange[0]) layout.at = parsed.resultsRange[0];
+    parsed.jsonLayout = layout;
+  }
+  parsed.items = expandNestedLists(text, parsed.items, where, ctx);
+  return parsed;
 }
 
 function docStartOf(doc: CST.Document): { docStart?: CST.SourceToken[] } {

@@ -17,10 +17,17 @@
  *   and an original-only element goes before a patch element only when both occur in the original in that order, so
  *   patch elements that are new to the original come first (e.g. an injected container before the app).
  * Null values inside values taken from the patch are dropped (Go drops them when it decodes into typed structs).
- * Inputs are not mutated. Errors (`Error`) for a merge-key element without its key or an unknown `$patch` value.
+ * Inputs are not mutated. Errors: `MeshInjectError` with code `BAD_MERGE` (message worded as strategicpatch's) for a
+ * merge-key element without its key or an unknown `$patch` value.
  */
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
+import { MeshInjectError } from '../results/errors.ts';
+
+/** A patch strategicpatch rejects (its wording), as the `BAD_MERGE` error. */
+function mergeError(message: string): MeshInjectError {
+  return new MeshInjectError('BAD_MERGE', message);
+}
 
 /** What the strategic merge knows about one field: a struct (fields), or a list (merge key, item schema). */
 export interface PatchSchema {
@@ -148,7 +155,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
       return withoutNulls(rest) as JsonObject;
     }
     if (directive === 'delete') return {};
-    throw new Error(`unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(patch)}`);
+    throw mergeError(`unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(patch)}`);
   }
   const retain = patch[RETAIN_KEYS];
   if (Array.isArray(retain)) {
@@ -204,25 +211,25 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
     const [patchItems, serverOnly] = partition(merged, (x) => inPatch.has(canonical(x)));
     return normalizeOrder(patchItems, serverOnly, patch, original, canonical);
   }
-  if (!mergeKey) throw new Error('cannot merge lists without merge key');
+  if (!mergeKey) throw mergeError('cannot merge lists without merge key');
   // mergeSliceWithSpecialElements
   let orig = original;
   let plain: Json[] = [];
   let replace = false;
   for (const v of patch) {
-    if (!isJsonObject(v)) throw new Error(`list element is not an object: ${JSON.stringify(v)}`);
+    if (!isJsonObject(v)) throw mergeError(`list element is not an object: ${JSON.stringify(v)}`);
     const d = v[DIRECTIVE];
     if (d === undefined) {
       plain.push(v);
     } else if (d === 'delete') {
-      if (!(mergeKey in v)) throw new Error(`map: ${JSON.stringify(v)} does not contain declared merge key: ${mergeKey}`);
+      if (!(mergeKey in v)) throw mergeError(`map: ${JSON.stringify(v)} does not contain declared merge key: ${mergeKey}`);
       orig = orig.filter((o) => !(isJsonObject(o) && jsonEqual(o[mergeKey], v[mergeKey])));
     } else if (d === 'replace') {
       replace = true;
     } else if (d === 'merge') {
-      throw new Error('merging lists cannot yet be specified in the patch');
+      throw mergeError('merging lists cannot yet be specified in the patch');
     } else {
-      throw new Error(`unknown patch type: ${JSON.stringify(d)} in map: ${JSON.stringify(v)}`);
+      throw mergeError(`unknown patch type: ${JSON.stringify(d)} in map: ${JSON.stringify(v)}`);
     }
   }
   if (replace) {
@@ -238,7 +245,7 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
   });
   for (const v of plain) {
     const pv = v as JsonObject;
-    if (!(mergeKey in pv)) throw new Error(`map: ${JSON.stringify(pv)} does not contain declared merge key: ${mergeKey}`);
+    if (!(mergeKey in pv)) throw mergeError(`map: ${JSON.stringify(pv)} does not contain declared merge key: ${mergeKey}`);
     const idx = pv[mergeKey] === undefined ? -1 : (at.get(keyId(pv)) ?? -1);
     if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items);
     else {

@@ -8,10 +8,7 @@
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../drivers/driver.ts';
 import { InjectError } from '../results/errors.ts';
-
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isJsonObject as isObject } from '../json.ts';
 
 function named(list: Json | undefined): JsonObject[] {
   return Array.isArray(list) ? list.filter(isObject) : [];
@@ -68,7 +65,7 @@ export function unexpectedRecordItem(
 export function untrustedRecordError(annotation: string, item: { kind: string; name: string }, why: string): InjectError {
   return new InjectError(
     `${annotation} lists ${item.kind} "${item.name}" as injected, but ${why}: refusing to remove it (correct or remove the annotation)`,
-    `metadata.annotations[${annotation}]`,
+    { field: `metadata.annotations[${annotation}]` },
   );
 }
 

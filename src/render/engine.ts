@@ -44,7 +44,7 @@ export function createTemplateEngine(
         return compiled(name, source)(data);
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        throw new InjectError(`template "${name}" failed: ${reason}`, undefined, 'TEMPLATE');
+        throw new InjectError(`template "${name}" failed: ${reason}`, { code: 'TEMPLATE' });
       }
     },
   };

@@ -11,6 +11,7 @@
 import type { Json } from '../model.ts';
 import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit-block.ts';
 import { formatGoDuration, goPrint, goSprint, isEmpty, isTruthy } from './go-values.ts';
+import { isJsonObject } from '../json.ts';
 
 /** A template helper: Handlebars passes its options object last (see `args`). */
 export type Helper = (...args: unknown[]) => unknown;
@@ -24,7 +25,7 @@ export function args(raw: unknown[]): unknown[] {
 
 /** The value as a plain object, or undefined. */
 export function asRecord(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return isJsonObject<unknown>(v) ? v : undefined;
 }
 
 /** Go's `%v` text of a value; `''` for null/undefined. */

@@ -98,20 +98,7 @@ export function buildReport(
   const general: Finding[] = [];
   for (const r of results) {
     const pos = r.resourceRef ? locateResult(inputs, r) : undefined;
-    const location: Location = {
-      ...(pos?.file ?? r.file?.path ? { file: pos?.file ?? r.file!.path } : {}),
-      ...(pos ? { line: pos.line, column: pos.column } : {}),
-    };
-    const finding: Finding = {
-      rule: ruleOf(r),
-      level: levelOf(r),
-      fails: r.severity === 'error',
-      message: r.message,
-      ...(r.field?.path ? { field: r.field.path } : {}),
-      location,
-    };
-    const fix = opts.fixes?.get(r);
-    if (fix !== undefined && pos) finding.fix = { description: 'inject the sidecar (the resource as meshinject writes it)', span: pos.span, text: fix };
+    const finding = findingOf(r, pos, opts.fixes?.get(r));
     if (!r.resourceRef) {
       general.push(finding);
       continue;
@@ -119,37 +106,69 @@ export function buildReport(
     const key = keyOf(r);
     let w = workloads.get(key);
     if (!w) {
-      const ref = r.resourceRef;
-      const resourcePos = r.field?.path ? locateResult(inputs, { ...r, field: { path: '' } }) : pos;
-      w = {
-        apiVersion: ref.apiVersion,
-        kind: ref.kind,
-        name: ref.name,
-        ...(ref.namespace ? { namespace: ref.namespace } : {}),
-        decision: 'error',
-        reason: finding.rule,
-        mesh: opts.mesh,
-        location: { ...(location.file ? { file: location.file } : {}), ...(resourcePos ? { line: resourcePos.line, column: resourcePos.column } : {}) },
-        findings: [],
-      };
+      w = workloadOf(r, inputs, pos, finding, opts.mesh);
       workloads.set(key, w);
     }
-    const outcome = r.tags?.['meshinject.dev/outcome'];
-    if (outcome && r.tags?.['meshinject.dev/check']) {
-      // A check finding is the workload's outcome (the decision before it is what the config says).
-      w.decision = outcome;
-      w.reason = finding.rule;
-    } else if (outcome && w.decision === 'error' && !w.findings.some((f) => f.level === 'error')) {
-      w.decision = outcome;
-      w.reason = finding.rule;
-    }
-    if (r.severity === 'error' && !r.tags?.['meshinject.dev/check']) {
-      w.decision = 'error';
-      w.reason = finding.rule;
-    }
+    applyOutcome(w, r, finding);
     w.findings.push(finding);
   }
   return { command: opts.command, toolVersion: opts.toolVersion, workloads: [...workloads.values()], general };
+}
+
+/** A result as a finding: its rule, level, location (`pos` from the CLI's inputs) and the fix text, if any. */
+function findingOf(r: KrmResult, pos: ReturnType<typeof locateResult>, fix: string | undefined): Finding {
+  const location: Location = {
+    ...(pos?.file ?? r.file?.path ? { file: pos?.file ?? r.file!.path } : {}),
+    ...(pos ? { line: pos.line, column: pos.column } : {}),
+  };
+  const finding: Finding = {
+    rule: ruleOf(r),
+    level: levelOf(r),
+    fails: r.severity === 'error',
+    message: r.message,
+    ...(r.field?.path ? { field: r.field.path } : {}),
+    location,
+  };
+  if (fix !== undefined && pos) finding.fix = { description: 'inject the sidecar (the resource as meshinject writes it)', span: pos.span, text: fix };
+  return finding;
+}
+
+/** The report entry of the workload a result is about, first seen with `finding` (located at the resource itself). */
+function workloadOf(r: KrmResult, inputs: readonly LocatedInput[], pos: ReturnType<typeof locateResult>, finding: Finding, mesh: string): WorkloadReport {
+  const ref = r.resourceRef!;
+  const resourcePos = r.field?.path ? locateResult(inputs, { ...r, field: { path: '' } }) : pos;
+  const file = finding.location.file;
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    name: ref.name,
+    ...(ref.namespace ? { namespace: ref.namespace } : {}),
+    decision: 'error',
+    reason: finding.rule,
+    mesh,
+    location: { ...(file ? { file } : {}), ...(resourcePos ? { line: resourcePos.line, column: resourcePos.column } : {}) },
+    findings: [],
+  };
+}
+
+/**
+ * The workload's decision and reason after one more result: a check finding is the workload's outcome
+ * (the decision before it is what the config says); an outcome replaces a provisional `error`; an error
+ * result makes it `error`.
+ */
+function applyOutcome(w: WorkloadReport, r: KrmResult, finding: Finding): void {
+  const outcome = r.tags?.['meshinject.dev/outcome'];
+  if (outcome && r.tags?.['meshinject.dev/check']) {
+    w.decision = outcome;
+    w.reason = finding.rule;
+  } else if (outcome && w.decision === 'error' && !w.findings.some((f) => f.level === 'error')) {
+    w.decision = outcome;
+    w.reason = finding.rule;
+  }
+  if (r.severity === 'error' && !r.tags?.['meshinject.dev/check']) {
+    w.decision = 'error';
+    w.reason = finding.rule;
+  }
 }
 
 /** Counts for summaries: workloads per decision, failing findings. */

@@ -1,4 +1,5 @@
 import type { LabelSelector } from '../model.ts';
+import type { ErrorData } from '../results/errors.ts';
 
 /** A problem found in a selector: `path` is the field path of the offending part (e.g. `spec.namespaceSelector.matchExpressions[0].values`). */
 export interface SelectorIssue {
@@ -117,62 +118,79 @@ export function validateSelector(selector: LabelSelector, path: string): Selecto
  * Parses the kubectl / `labels.Parse` selector syntax into a `LabelSelector`: comma-separated requirements
  * `key`, `!key`, `key=value`, `key==value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`.
  * `=`/`==` become `matchLabels`; the rest `matchExpressions`. An empty or blank string gives `{}` (everything).
- * Throws an `Error` whose message explains the first syntax problem; keys and values are checked by
- * `validateSelector`, not here.
+ * A syntax problem is returned as data (`BAD_SELECTOR`, the first problem, `position` = offset of the
+ * requirement in `text`); keys and values are checked by `validateSelector`, not here.
  */
-export function parseSelectorString(text: string): LabelSelector {
+export function parseSelectorString(text: string): { ok: true; selector: LabelSelector } | { ok: false; error: ErrorData } {
+  const split = splitRequirements(text);
+  if (!Array.isArray(split)) return { ok: false, error: split };
   const selector: LabelSelector = {};
-  for (const part of splitRequirements(text)) {
-    const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
-    if (setMatch) {
-      const values = setMatch[3]!.split(',').map((v) => v.trim());
-      if (values.some((v) => v === '') && values.length > 1) throw new Error(`empty value in "${part}"`);
-      const operator = setMatch[2] === 'in' ? 'In' : 'NotIn';
-      pushExpression(selector, { key: setMatch[1]!, operator, values: values.filter((v) => v !== '') });
-      continue;
-    }
-    const cmp = /^([^=!\s]+)\s*(==|=|!=)\s*([^=!\s]*)$/.exec(part);
-    if (cmp) {
-      const [, key, op, value] = cmp as unknown as [string, string, string, string];
-      if (op === '!=') pushExpression(selector, { key, operator: 'NotIn', values: [value] });
-      else (selector.matchLabels ??= {})[key] = value;
-      continue;
-    }
-    const exists = /^(!?)\s*([^=!\s()]+)$/.exec(part);
-    if (exists) {
-      pushExpression(selector, { key: exists[2]!, operator: exists[1] ? 'DoesNotExist' : 'Exists' });
-      continue;
-    }
-    throw new Error(`cannot parse requirement "${part}" (expected key, !key, key=value, key!=value, key in (a,b) or key notin (a,b))`);
+  for (const { part, offset } of split) {
+    const problem = addRequirement(selector, part);
+    if (problem) return { ok: false, error: { code: 'BAD_SELECTOR', message: problem, position: offset } };
   }
-  return selector;
+  return { ok: true, selector };
+}
+
+/** Adds one requirement to `selector`; returns the problem when it does not parse. */
+function addRequirement(selector: LabelSelector, part: string): string | undefined {
+  const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
+  if (setMatch) {
+    const values = setMatch[3]!.split(',').map((v) => v.trim());
+    if (values.some((v) => v === '') && values.length > 1) return `empty value in "${part}"`;
+    const operator = setMatch[2] === 'in' ? 'In' : 'NotIn';
+    pushExpression(selector, { key: setMatch[1]!, operator, values: values.filter((v) => v !== '') });
+    return undefined;
+  }
+  const cmp = /^([^=!\s]+)\s*(==|=|!=)\s*([^=!\s]*)$/.exec(part);
+  if (cmp) {
+    const [, key, op, value] = cmp as unknown as [string, string, string, string];
+    if (op === '!=') pushExpression(selector, { key, operator: 'NotIn', values: [value] });
+    else (selector.matchLabels ??= {})[key] = value;
+    return undefined;
+  }
+  const exists = /^(!?)\s*([^=!\s()]+)$/.exec(part);
+  if (exists) {
+    pushExpression(selector, { key: exists[2]!, operator: exists[1] ? 'DoesNotExist' : 'Exists' });
+    return undefined;
+  }
+  return `cannot parse requirement "${part}" (expected key, !key, key=value, key!=value, key in (a,b) or key notin (a,b))`;
 }
 
 function pushExpression(selector: LabelSelector, req: Requirement): void {
   (selector.matchExpressions ??= []).push(req);
 }
 
-/** Splits on commas outside parentheses; trims; drops nothing (an empty requirement is an error). */
-function splitRequirements(text: string): string[] {
+/**
+ * Splits on commas outside parentheses; trims; drops nothing: an empty requirement or unbalanced
+ * parentheses are a `BAD_SELECTOR` error. Each part comes with its offset in `text`.
+ */
+function splitRequirements(text: string): Array<{ part: string; offset: number }> | ErrorData {
   if (text.trim() === '') return [];
-  const parts: string[] = [];
+  const parts: Array<{ part: string; offset: number }> = [];
+  const bad = (message: string, position: number): ErrorData => ({ code: 'BAD_SELECTOR', message, position });
   let depth = 0;
-  let current = '';
-  for (const ch of text) {
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
     if (ch === '(') depth++;
     if (ch === ')') depth--;
-    if (depth < 0) throw new Error(`unbalanced ")" in "${text}"`);
+    if (depth < 0) return bad(`unbalanced ")" in "${text}"`, i);
     if (ch === ',' && depth === 0) {
-      parts.push(current.trim());
-      current = '';
-    } else {
-      current += ch;
+      parts.push(trimmedPart(text, start, i));
+      start = i + 1;
     }
   }
-  if (depth !== 0) throw new Error(`unbalanced "(" in "${text}"`);
-  parts.push(current.trim());
-  for (const p of parts) if (p === '') throw new Error(`empty requirement in "${text}"`);
+  if (depth !== 0) return bad(`unbalanced "(" in "${text}"`, text.lastIndexOf('('));
+  parts.push(trimmedPart(text, start, text.length));
+  const empty = parts.find((p) => p.part === '');
+  if (empty) return bad(`empty requirement in "${text}"`, empty.offset);
   return parts;
+}
+
+function trimmedPart(text: string, start: number, end: number): { part: string; offset: number } {
+  const raw = text.slice(start, end);
+  return { part: raw.trim(), offset: start + (raw.length - raw.trimStart().length) };
 }
 
 /** Renders a selector in the kubectl syntax for messages, e.g. `app=web,tier notin (db)`; `{}` renders as `<everything>`. */

@@ -48,6 +48,8 @@ export interface DecideInput {
  * and the run reports it once), so that those surface as warnings rather than info.
  *
  * @throws InjectError when the driver finds a value its mesh would refuse (an error result for the workload)
+ *
+ * Long by design: ported recipe (Istio `injectRequired`, one step per rule in its order; splitting it would hide the precedence).
  */
 export function decide(input: DecideInput): Decision {
   const { config, namespace } = input;

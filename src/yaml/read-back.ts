@@ -1,6 +1,6 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
-import { matchEntries } from './patch-flow.ts';
+import { matchEntries } from './flow-edit.ts';
 import { parseFragment } from './fast-parse.ts';
 import { readCore, readKubernetes } from './readers.ts';
 
@@ -13,17 +13,13 @@ import { readCore, readKubernetes } from './readers.ts';
 
 type Value = unknown;
 
-function isPlainObject(v: Value): v is Record<string, Value> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Exact deep equality of read values (bigints by value, key order ignored, null distinct from absent). */
 function sameRead(a: Value, b: Value): boolean {
   if (a === b) return true;
   if (typeof a === 'bigint' || typeof b === 'bigint') return typeof a === typeof b && a === b;
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameRead(x, b[i]));
-  if (!isPlainObject(a) || !isPlainObject(b) || Array.isArray(b)) return false;
+  if (!isJsonObject<Value>(a) || !isJsonObject<Value>(b) || Array.isArray(b)) return false;
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
   return ka.every((k) => Object.hasOwn(b, k) && sameRead(a[k], b[k]));
@@ -38,7 +34,7 @@ export function readsAs(b: Value, n: Json | undefined): boolean {
   if (typeof b === 'bigint') return typeof n === 'number' && Number(b) === n && Number.isSafeInteger(n);
   if (Array.isArray(n)) return Array.isArray(b) && b.length === n.length && n.every((x, i) => readsAs(b[i], x));
   if (isJsonObject(n)) {
-    if (!isPlainObject(b)) return false;
+    if (!isJsonObject<Value>(b)) return false;
     for (const k of new Set([...Object.keys(n), ...Object.keys(b)])) if (!readsAs(b[k], n[k])) return false;
     return true;
   }
@@ -48,7 +44,7 @@ export function readsAs(b: Value, n: Json | undefined): boolean {
 /**
  * Whether `after` (a reading of the new text) equals `before` (the same reading of the old text) plus
  * exactly the change from `old` to `next` (the Kubernetes reading the pipeline worked on): unchanged
- * parts compare exactly, changed parts must read as `next`. List entries are matched as the patcher
+ * parts compare exactly, changed parts must read as `next`. List entries are matched as the text editor
  * matches them (Kubernetes merge keys, `entryKey`).
  */
 export function equalsWithDelta(before: Value, after: Value, old: Json | undefined, next: Json | undefined, mergedOnly = false): boolean {
@@ -58,7 +54,7 @@ export function equalsWithDelta(before: Value, after: Value, old: Json | undefin
   if (mergedOnly && before === undefined && old !== undefined) return true;
   if (jsonEqual(withoutNulls(o), withoutNulls(n))) return sameRead(before, after) || (n === null && readsAs(after, null) && readsAs(before, null));
   if (before === undefined || before === null) return readsAs(after, n);
-  if (isJsonObject(o) && isJsonObject(n) && isPlainObject(before) && isPlainObject(after)) {
+  if (isJsonObject(o) && isJsonObject(n) && isJsonObject<Value>(before) && isJsonObject<Value>(after)) {
     const keys = new Set([...Object.keys(o), ...Object.keys(n), ...Object.keys(before), ...Object.keys(after)]);
     for (const k of keys) {
       const inData = k in o || k in n;

@@ -1,7 +1,7 @@
 import { Scalar, isAlias, isMap, isPair, isScalar, isSeq, type Node } from 'yaml';
 
 /**
- * The syntax tree `patchText` edits: where each node of a resource sits in the input text. Both YAML
+ * The syntax tree `editText` edits: where each node of a resource sits in the input text. Both YAML
  * readers produce it: the fast block reader (`readBlockYaml`) directly, and the `yaml` package (used for
  * everything the fast reader declines) through `fromYamlNode`.
  *

@@ -7,6 +7,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { MeshInjectError } from '../../results/errors.ts';
+import { isJsonObject as isObject } from '../../json.ts';
 
 /** A template and where it came from, for messages (`spec.custom.templates.sidecar`, `ConfigMap log-templates data.sidecar.hbs`). */
 export interface CustomTemplate {
@@ -30,10 +31,6 @@ export interface CustomSettings {
 export const DEFAULT_TEMPLATE = 'sidecar';
 /** Template names: a DNS label (also what `meshinject.dev/templates` lists). */
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Loads `spec.custom` (already checked against `config.schema.json`): inline templates, the template ConfigMap
@@ -73,17 +70,17 @@ export function templatesFromPackage(settings: CustomSettings, configMaps: reado
     const cm = configMaps.find((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isObject(o.metadata) && o.metadata.name === name
       && isObject(o.metadata.annotations) && o.metadata.annotations['config.kubernetes.io/local-config'] === 'true');
     if (!cm) {
-      throw new MeshInjectError('BAD_CONFIG', `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`, `${settings.path}.templateConfigMaps`);
+      throw new MeshInjectError('BAD_CONFIG', `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`, { field: `${settings.path}.templateConfigMaps` });
     }
     const data = isObject(cm.data) ? cm.data : {};
     for (const [key, source] of Object.entries(data) as Array<[string, Json]>) {
       const tname = key.replace(/\.hbs$/, '');
       const from = `ConfigMap ${name} data.${key}`;
       if (!NAME.test(tname) || typeof source !== 'string') {
-        throw new MeshInjectError('BAD_CONFIG', `${from}: not a template (a key must be a template name, lower-case letters, digits and '-', optionally ending in .hbs, with a string value)`, `${settings.path}.templateConfigMaps`);
+        throw new MeshInjectError('BAD_CONFIG', `${from}: not a template (a key must be a template name, lower-case letters, digits and '-', optionally ending in .hbs, with a string value)`, { field: `${settings.path}.templateConfigMaps` });
       }
       const other = templates.get(tname);
-      if (other) throw new MeshInjectError('BAD_CONFIG', `template "${tname}" is defined twice: ${other.from} and ${from}`, `${settings.path}.templateConfigMaps`);
+      if (other) throw new MeshInjectError('BAD_CONFIG', `template "${tname}" is defined twice: ${other.from} and ${from}`, { field: `${settings.path}.templateConfigMaps` });
       templates.set(tname, { source, from });
     }
   }

@@ -12,6 +12,7 @@ import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 import { checkCustomStatus } from './uninject.ts';
+import { isJsonObject as isObject } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -31,10 +32,6 @@ export interface CustomStatus {
 
 const LISTS = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'] as const;
 
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function names(list: Json | undefined): string[] {
   return Array.isArray(list) ? list.filter(isObject).map((e) => String(e.name)) : [];
 }
@@ -53,7 +50,7 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
   try {
     v = JSON.parse(raw);
   } catch {
-    throw new InjectError(`${CUSTOM_STATUS_ANNOTATION} is not valid JSON: ${JSON.stringify(raw)}`, statusField);
+    throw new InjectError(`${CUSTOM_STATUS_ANNOTATION} is not valid JSON: ${JSON.stringify(raw)}`, { field: statusField });
   }
   const o = (isObject(v as Json) ? v : {}) as Record<string, unknown>;
   const keys = ['templates', ...LISTS, 'labels', 'annotations'] as const;
@@ -61,7 +58,7 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
   for (const k of keys) {
     const list = o[k] ?? [];
     if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
-      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${JSON.stringify(o[k])}`, statusField);
+      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${JSON.stringify(o[k])}`, { field: statusField });
     }
     out[k] = list as string[];
   }
@@ -94,7 +91,7 @@ export function selectedTemplates(pod: PodTemplate, settings: CustomSettings): s
   for (const n of wanted) {
     if (!settings.templates.has(n)) {
       const where = value === undefined ? `no ${TEMPLATES_ANNOTATION} annotation, so the default template "${DEFAULT_TEMPLATE}" is used, but` : `${TEMPLATES_ANNOTATION} names template "${n}", but`;
-      throw new InjectError(`${where} it is not defined; known templates: ${known.join(', ') || '(none)'}`, `metadata.annotations[${TEMPLATES_ANNOTATION}]`, 'BAD_ANNOTATION');
+      throw new InjectError(`${where} it is not defined; known templates: ${known.join(', ') || '(none)'}`, { field: `metadata.annotations[${TEMPLATES_ANNOTATION}]`, code: 'BAD_ANNOTATION' });
     }
   }
   return wanted;
@@ -130,7 +127,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   for (const list of LISTS) {
     for (const n of order[list]) {
       const taken = list === 'containers' || list === 'initContainers' ? used.has(n) : names(pod.spec[list]).includes(n);
-      if (taken) throw new InjectError(`templates ${templates.join(', ')} add ${list} entry "${n}", but the pod already has one of that name: custom templates only add (rename it in the template or the pod)`, `spec.${list}`, 'TEMPLATE');
+      if (taken) throw new InjectError(`templates ${templates.join(', ')} add ${list} entry "${n}", but the pod already has one of that name: custom templates only add (rename it in the template or the pod)`, { field: `spec.${list}`, code: 'TEMPLATE' });
       status[list].push(n);
     }
   }
@@ -143,7 +140,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
         status[kind].push(k);
         continue;
       }
-      if (have[k] !== v) throw new InjectError(`templates ${templates.join(', ')} set ${kind.slice(0, -1)} ${k} to ${JSON.stringify(v)}, but the pod has ${JSON.stringify(have[k])}: custom templates only add`, `metadata.${kind}[${k}]`, 'TEMPLATE');
+      if (have[k] !== v) throw new InjectError(`templates ${templates.join(', ')} set ${kind.slice(0, -1)} ${k} to ${JSON.stringify(v)}, but the pod has ${JSON.stringify(have[k])}: custom templates only add`, { field: `metadata.${kind}[${k}]`, code: 'TEMPLATE' });
     }
   }
   const merged = strategicMerge({ metadata: out.metadata as JsonObject, spec: out.spec }, fragment, POD_SCHEMA);

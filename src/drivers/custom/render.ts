@@ -9,6 +9,7 @@ import { renderTemplate } from '../../render/engine.ts';
 import { parseFragment } from '../../yaml/fast-parse.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import type { CustomTemplate } from './config.ts';
+import { isJsonObject as isObject } from '../../json.ts';
 
 /**
  * The data every custom template renders with. Top-level names:
@@ -45,10 +46,6 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   spec: ['containers', 'initContainers', 'volumes', 'imagePullSecrets'],
 };
 
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * The user's words for a Handlebars error: `line L, column C: <reason>` from a strict-mode miss
  * (`"app" not defined in [object Object] - 2:14`) or a parse error (`Parse error on line 3: ...`).
@@ -62,7 +59,7 @@ function withLine(reason: string): string {
 }
 
 function bad(name: string, t: CustomTemplate, what: string): InjectError {
-  return new InjectError(`template "${name}" (${t.from}) ${what}`, undefined, 'TEMPLATE');
+  return new InjectError(`template "${name}" (${t.from}) ${what}`, { code: 'TEMPLATE' });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from '../../model.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** The Istio release whose chart defaults ship here (images tag `1.31.0` on `docker.io/istio`). */
 export const ISTIO_VERSION = '1.31.0';
@@ -157,10 +158,6 @@ export const ISTIO_MESH_DEFAULTS: JsonObject = {
   ],
 };
 
-function isPlainObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function cloneJson<T extends Json>(v: T): T {
   return structuredClone(v);
 }
@@ -177,7 +174,7 @@ export function mergeValues(base: JsonObject, override: JsonObject | null | unde
   if (!override) return out;
   for (const [key, value] of Object.entries(override)) {
     const current = out[key];
-    if (isPlainObject(value) && isPlainObject(current)) out[key] = mergeValues(current, value);
+    if (isJsonObject(value) && isJsonObject(current)) out[key] = mergeValues(current, value);
     else out[key] = cloneJson(value);
   }
   return out;

@@ -104,7 +104,11 @@ export interface IstioFuncOptions {
   env: Readonly<Record<string, string>>;
 }
 
-/** Sprig's text functions overlaid with Istio's `InjectionFuncmap` for one Istio version. */
+/**
+ * Sprig's text functions overlaid with Istio's `InjectionFuncmap` for one Istio version.
+ *
+ * Long by design: table (Istio `InjectionFuncmap`, one entry per function).
+ */
 export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
   const m = new Map<string, GoFunc>(SPRIG_FUNCS);
   const { CONTAINERS, OBJECT_META, DURATION } = ISTIO_TYPES;

@@ -71,7 +71,7 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
   const entry = ctx.settings.templates.go.get(name);
   if (!entry) {
     if (ctx.settings.templates.go.size > 0 && !ISTIO_TEMPLATE_NAMES.includes(name)) {
-      throw new InjectError(`requested template "${name}" not found; have ${availableTemplates(ctx.settings).join(', ')}`, undefined, 'TEMPLATE');
+      throw new InjectError(`requested template "${name}" not found; have ${availableTemplates(ctx.settings).join(', ')}`, { code: 'TEMPLATE' });
     }
     return { fragment: renderIstioTemplate(name, ctx.builtinData), origin: 'builtin' };
   }
@@ -79,7 +79,7 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
   try {
     text = entry.template.execute(goDataOf(ctx));
   } catch (e) {
-    if (e instanceof TemplateExecError) throw new InjectError(e.message, undefined, 'TEMPLATE');
+    if (e instanceof TemplateExecError) throw new InjectError(e.message, { code: 'TEMPLATE' });
     throw e;
   }
   return { fragment: fragmentFromYaml(name, text, true), origin: entry.origin };

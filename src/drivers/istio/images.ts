@@ -1,3 +1,4 @@
+import { getIn, isJsonObject, objectAt } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import { goSprint } from '../../render/go-values.ts';
 
@@ -8,12 +9,6 @@ export const PROXY_IMAGE_ANNOTATION = 'sidecar.istio.io/proxyImage';
 
 /** Image types Istio publishes as tag suffixes (`-distroless`, `-debug`); Istio `KnownImageTypes`. */
 const KNOWN_IMAGE_TYPES = ['distroless', 'debug'];
-
-function objectAt(o: Json | undefined, key: string): JsonObject | undefined {
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined;
-  const v = o[key];
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
-}
 
 function stringOr(v: Json | undefined, fallback: string): string {
   return typeof v === 'string' && v !== '' ? v : fallback;
@@ -42,10 +37,9 @@ export function applyImageType(tag: string, imageType: string): string {
  * the `sidecar.istio.io/proxyImageType` annotation when present.
  */
 function imageTypeOf(values: JsonObject, proxyConfig: JsonObject, annotations: Record<string, string> | undefined): string {
-  const global = objectAt(values, 'global');
-  let imageType = stringOr(global?.variant, '');
-  const image = objectAt(proxyConfig, 'image');
-  if (image) imageType = typeof image.imageType === 'string' ? image.imageType : '';
+  let imageType = stringOr(objectAt(values, 'global').variant, '');
+  const image = getIn(proxyConfig, ['image']);
+  if (isJsonObject(image)) imageType = typeof image.imageType === 'string' ? image.imageType : '';
   const fromAnnotation = annotations?.[PROXY_IMAGE_TYPE_ANNOTATION];
   if (fromAnnotation !== undefined) imageType = fromAnnotation;
   return imageType;
@@ -53,8 +47,8 @@ function imageTypeOf(values: JsonObject, proxyConfig: JsonObject, annotations: R
 
 function imageUrl(values: JsonObject, imageName: string, imageType: string): string {
   const global = objectAt(values, 'global');
-  const hub = typeof global?.hub === 'string' ? global.hub : '';
-  const tagValue = global?.tag;
+  const hub = typeof global.hub === 'string' ? global.hub : '';
+  const tagValue = global.tag;
   const tag = tagValue === undefined || tagValue === null ? '' : goSprint(tagValue);
   return `${hub}/${imageName}:${applyImageType(tag, imageType)}`;
 }
@@ -66,7 +60,7 @@ function imageUrl(values: JsonObject, imageName: string, imageType: string): str
  * prefers a value containing `/` from `sidecar.istio.io/proxyImage` or `global.proxy.image`.
  */
 export function resolveProxyImage(values: JsonObject, proxyConfig: JsonObject, annotations?: Record<string, string>): string {
-  const name = stringOr(objectAt(objectAt(values, 'global'), 'proxy')?.image, 'proxyv2');
+  const name = stringOr(objectAt(values, 'global', 'proxy').image, 'proxyv2');
   return imageUrl(values, name, imageTypeOf(values, proxyConfig, annotations));
 }
 
@@ -75,6 +69,6 @@ export function resolveProxyImage(values: JsonObject, proxyConfig: JsonObject, a
  * `global.proxy_init.image` as the image name.
  */
 export function resolveProxyInitImage(values: JsonObject, proxyConfig: JsonObject, annotations?: Record<string, string>): string {
-  const name = stringOr(objectAt(objectAt(values, 'global'), 'proxy_init')?.image, 'proxyv2');
+  const name = stringOr(objectAt(values, 'global', 'proxy_init').image, 'proxyv2');
   return imageUrl(values, name, imageTypeOf(values, proxyConfig, annotations));
 }

@@ -18,17 +18,16 @@ import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts'
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
 import { clearPrometheusAnnotations, prometheusPort } from './prometheus.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
-import { objectAt } from '../../json.ts';
+import { objectAt, isJsonObject } from '../../json.ts';
 import {
   containersOf,
   findContainer,
   findSidecar,
   INIT_CONTAINER,
-  isObject,
   modifyContainers,
   PROXY_CONTAINER,
   VALIDATION_CONTAINER,
-} from './pod-util.ts';
+} from './pod-fields.ts';
 
 /** Pod annotation choosing native sidecars per pod (`"false"` → off, any other value → on). */
 export const NATIVE_SIDECAR_ANNOTATION = 'sidecar.istio.io/nativeSidecar';
@@ -73,8 +72,8 @@ export function stripPod(pod: PodTemplate, statusPort: number): PodTemplate {
 
 function asPod(o: JsonObject): PodTemplate {
   return {
-    metadata: (isObject(o.metadata) ? o.metadata : {}) as PodTemplate['metadata'],
-    spec: isObject(o.spec) ? o.spec : {},
+    metadata: (isJsonObject(o.metadata) ? o.metadata : {}) as PodTemplate['metadata'],
+    spec: isJsonObject(o.spec) ? o.spec : {},
   };
 }
 
@@ -84,8 +83,8 @@ function mergeInto(pod: PodTemplate, fragment: JsonObject): PodTemplate {
 
 function fragmentOf(rendered: { metadata?: unknown; spec?: unknown }): JsonObject {
   const f: JsonObject = {};
-  if (isObject(rendered.metadata as Json)) f.metadata = rendered.metadata as JsonObject;
-  if (isObject(rendered.spec as Json)) f.spec = rendered.spec as JsonObject;
+  if (isJsonObject(rendered.metadata as Json)) f.metadata = rendered.metadata as JsonObject;
+  if (isJsonObject(rendered.spec as Json)) f.spec = rendered.spec as JsonObject;
   return f;
 }
 
@@ -98,9 +97,13 @@ function goTrue(v: Json | undefined): boolean {
 }
 
 
+/**
+ * A template or overlay failure as a `TEMPLATE` error with Istio's context (`failed applying injection
+ * overlay: ...`, pkg/kube/inject/webhook.go); an error a driver step already words for the user passes.
+ */
 function wrap(e: unknown, context: string): never {
-  if (e instanceof MeshInjectError) throw e;
-  throw new InjectError(`${context}: ${(e as Error).message}`, undefined, 'TEMPLATE');
+  if (e instanceof MeshInjectError && e.code !== 'BAD_MERGE') throw e;
+  throw new InjectError(`${context}: ${(e as Error).message}`, { code: 'TEMPLATE' });
 }
 
 /**
@@ -110,11 +113,11 @@ function wrap(e: unknown, context: string): never {
  */
 export function resetOpenShiftProxyUser(pod: PodTemplate): void {
   const sidecar = findSidecar(pod.spec);
-  if (!sidecar || !isObject(sidecar.securityContext)) return;
+  if (!sidecar || !isJsonObject(sidecar.securityContext)) return;
   let sidecarUser: Json = 0;
   let appUser: Json = 0;
   for (const c of containersOf(pod.spec, 'containers')) {
-    const uid = isObject(c.securityContext) ? c.securityContext.runAsUser : undefined;
+    const uid = isJsonObject(c.securityContext) ? c.securityContext.runAsUser : undefined;
     if (uid === undefined || uid === null) continue;
     if (c.name === PROXY_CONTAINER) sidecarUser = uid;
     else if (c.name !== VALIDATION_CONTAINER && c.name !== INIT_CONTAINER) appUser = uid;
@@ -142,6 +145,8 @@ function preconditionWarnings(pod: PodTemplate, workload: InjectRequest['workloa
  * init containers when the template made it native); re-apply user containers named like injected ones;
  * post-process (cluster env, prometheus, probes, status annotation, order).
  * @throws InjectError for invalid annotations, unknown templates, template or merge failures
+ *
+ * Long by design: ported recipe (Istio `injectPod`: `RunTemplate` → `reapplyOverwrittenContainers` → `postProcessPod`, in its order).
  */
 export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjection {
   const { config, settings: istio } = req;
@@ -229,7 +234,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   }
 
   if (previous) {
-    const listed = (list: Json | undefined) => (Array.isArray(list) ? list : []).filter(isObject).map((c) => String(c.name));
+    const listed = (list: Json | undefined) => (Array.isArray(list) ? list : []).filter(isJsonObject).map((c) => String(c.name));
     const untrusted = untrustedStatusItem(previous, annotations, {
       containers: listed(templatePod.spec.containers),
       initContainers: listed(templatePod.spec.initContainers),
@@ -271,7 +276,7 @@ function userInitProxyError(pod: PodTemplate): InjectError {
   const i = containersOf(pod.spec, 'initContainers').findIndex((c) => c.name === PROXY_CONTAINER);
   return new InjectError(
     `init container "${PROXY_CONTAINER}" is not an injected proxy (${STATUS_ANNOTATION} does not list it), and the name is that of the proxy container Istio injects: rename it`,
-    `spec.initContainers[${i}].name`,
+    { field: `spec.initContainers[${i}].name` },
   );
 }
 
@@ -319,7 +324,7 @@ export function pruneStaleInjection(pod: PodTemplate, original: PodTemplate): vo
     const drop = stale(names, new Set(keep));
     const list = pod.spec[field];
     if (drop.size === 0 || !Array.isArray(list)) continue;
-    pod.spec[field] = list.filter((v) => !(isObject(v) && drop.has(String(v.name))));
+    pod.spec[field] = list.filter((v) => !(isJsonObject(v) && drop.has(String(v.name))));
     if ((pod.spec[field] as Json[]).length === 0) delete pod.spec[field];
   }
 }

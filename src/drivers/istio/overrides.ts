@@ -4,6 +4,7 @@
  * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
  * (pkg/kube/inject/webhook.go; istio-injection.md §7).
  */
+import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
@@ -16,10 +17,9 @@ import {
   findSidecar,
   INIT_CONTAINER,
   PROXY_CONTAINER,
-  isObject,
   VALIDATION_CONTAINER,
   type ContainerList,
-} from './pod-util.ts';
+} from './pod-fields.ts';
 
 /** Annotation holding the user's container customisations (JSON `{"containers":[…],"initContainers":[…]}`). */
 export const OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
@@ -44,7 +44,7 @@ export function goContainerJSON(c: JsonObject): JsonObject {
   for (const k of keys) {
     const v = c[k];
     if (k === 'resources') {
-      out[k] = isObject(v) ? canonicalResources(v) : {};
+      out[k] = isJsonObject(v) ? canonicalResources(v) : {};
       continue;
     }
     if (k === 'name') {
@@ -63,7 +63,7 @@ function canonicalResources(r: JsonObject): JsonObject {
   const out: JsonObject = { ...r };
   for (const key of ['limits', 'requests']) {
     const m = r[key];
-    if (!isObject(m)) continue;
+    if (!isJsonObject(m)) continue;
     const c: JsonObject = {};
     for (const [name, q] of Object.entries(m)) {
       c[name] = typeof q === 'string' || typeof q === 'number' ? (canonicalQuantity(q) ?? q) : q;
@@ -91,12 +91,11 @@ export function parseOverrides(value: string | undefined): ParsedContainers {
   } catch (e) {
     throw new InjectError(
       `invalid value for annotation '${OVERRIDES_ANNOTATION}': ${(e as Error).message}`,
-      `metadata.annotations[${OVERRIDES_ANNOTATION}]`,
-      'BAD_ANNOTATION',
+      { field: `metadata.annotations[${OVERRIDES_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
     );
   }
-  const o = isObject(v as Json) ? (v as JsonObject) : {};
-  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isObject) as JsonObject[]) : []);
+  const o = isJsonObject(v as Json) ? (v as JsonObject) : {};
+  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isJsonObject) as JsonObject[]) : []);
   return { containers: list(o.containers), initContainers: list(o.initContainers) };
 }
 
@@ -164,9 +163,12 @@ export function reapplyOverwrittenContainers(
   for (const list of ['containers', 'initContainers'] as const) {
     for (const c of containersOf(templateSpec, list)) {
       const name = typeof c.name === 'string' ? c.name : '';
-      if (injected[list].includes(name)) continue;
+      // A container the previous injection added is not the user's, unless the overrides record says the
+      // user customised it (meshinject re-injects: without this a second run would drop the customisation).
+      const recorded = findContainer(name, existing[list]);
+      if (injected[list].includes(name) && !recorded) continue;
       const match =
-        findContainer(name, existing[list]) ??
+        recorded ??
         (list === 'containers'
           ? findContainer(name, containersOf(originalPod.spec, 'containers'))
           : findContainerInSpec(name, originalPod.spec));
@@ -174,6 +176,11 @@ export function reapplyOverwrittenContainers(
       const overlay = structuredClone(match);
       if (overlay.image === AUTO_IMAGE) delete overlay.image;
       overrides[list].push(goContainerJSON(overlay));
+      if (recorded && alreadyInjected) {
+        // Go writes struct fields it cannot omit as `{}` (`"resources":{}`): they add nothing to merge.
+        for (const [k, v] of Object.entries(overlay)) if (isJsonObject(v) && Object.keys(v).length === 0) delete overlay[k];
+        keepQuantitySpelling(overlay, findContainerInSpec(name, originalPod.spec));
+      }
       const merged = strategicMerge({ metadata: pod.metadata as JsonObject, spec: pod.spec }, { spec: { [list]: [overlay] } }, POD_SCHEMA);
       pod = { metadata: merged.metadata as PodTemplate['metadata'], spec: merged.spec as JsonObject };
     }
@@ -184,8 +191,31 @@ export function reapplyOverwrittenContainers(
     if (overrides.initContainers.length > 0) js.initContainers = overrides.initContainers;
     (pod.metadata.annotations ??= {})[OVERRIDES_ANNOTATION] = JSON.stringify(js);
   }
-  adjustInitContainerUser(pod, originalPod, tproxyMesh);
+  // The user's istio-proxy: on re-injection the recorded one (the pod's own was changed by the injection,
+  // e.g. runAsUser forced to 0 under TPROXY), else the pod's.
+  const userProxy = findContainer(PROXY_CONTAINER, existing.containers) ?? findContainer(PROXY_CONTAINER, existing.initContainers) ?? findSidecar(originalPod.spec);
+  adjustInitContainerUser(pod, userProxy, tproxyMesh);
   return pod;
+}
+
+/**
+ * In place: each resource quantity of `overlay` (a recorded override, which Istio stores in Go's canonical
+ * form: `3000m` is recorded as `"3"`) takes the spelling `current` (the pod's container of the same name)
+ * already has for the same quantity, so re-injecting an unchanged pod leaves its text as it is.
+ */
+function keepQuantitySpelling(overlay: JsonObject, current: JsonObject | undefined): void {
+  const have = current && isJsonObject(current.resources) ? current.resources : undefined;
+  if (!have || !isJsonObject(overlay.resources)) return;
+  for (const kind of ['limits', 'requests', 'claims'] as const) {
+    const want = overlay.resources[kind];
+    const got = have[kind];
+    if (!isJsonObject(want) || !isJsonObject(got)) continue;
+    for (const [k, v] of Object.entries(want)) {
+      const g = got[k];
+      if ((typeof v === 'string' || typeof v === 'number') && (typeof g === 'string' || typeof g === 'number') &&
+        v !== g && canonicalQuantity(v) !== undefined && canonicalQuantity(v) === canonicalQuantity(g)) want[k] = g;
+    }
+  }
 }
 
 /**
@@ -194,9 +224,8 @@ export function reapplyOverwrittenContainers(
  * `istio-validation` container takes the same uid/gid; and the `-u <uid>` argument of the init/validation
  * container becomes the user's runAsUser (unless it is 0).
  */
-export function adjustInitContainerUser(finalPod: PodTemplate, originalPod: PodTemplate, tproxyMesh: boolean): void {
-  const user = findSidecar(originalPod.spec);
-  const sc = user && isObject(user.securityContext) ? user.securityContext : undefined;
+export function adjustInitContainerUser(finalPod: PodTemplate, user: JsonObject | undefined, tproxyMesh: boolean): void {
+  const sc = user && isJsonObject(user.securityContext) ? user.securityContext : undefined;
   if (!sc || (sc.runAsUser == null && sc.runAsGroup == null)) return;
   const init = containersOf(finalPod.spec, 'initContainers');
   const initContainer = findContainer(INIT_CONTAINER, init) ?? findContainer(VALIDATION_CONTAINER, init);
@@ -205,11 +234,11 @@ export function adjustInitContainerUser(finalPod: PodTemplate, originalPod: PodT
   if (tproxy && sc.runAsUser != null) {
     const sidecar = findSidecar(finalPod.spec);
     if (!sidecar) return;
-    if (isObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
+    if (isJsonObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
     else sidecar.securityContext = { runAsUser: 0 };
   }
   if (!tproxy && initContainer.name === VALIDATION_CONTAINER) {
-    const isc = isObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
+    const isc = isJsonObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
     if (sc.runAsUser != null) isc.runAsUser = sc.runAsUser;
     if (sc.runAsGroup != null) isc.runAsGroup = sc.runAsGroup;
   }

@@ -8,7 +8,7 @@ import { applyPrometheusMerge, applySecurePrometheusAnnotation } from './prometh
 import { applyRewrite } from './probes.ts';
 import { reorderPod } from './reorder.ts';
 import { injectionStatusValue, STATUS_ANNOTATION } from './status.ts';
-import { annotationsOf, envOf, findSidecar, labelsOf } from './pod-util.ts';
+import { annotationsOf, envOf, findSidecar, labelsOf } from './pod-fields.ts';
 
 /** Label carrying the pod's network (read before injection, written after). */
 export const NETWORK_LABEL = 'topology.istio.io/network';

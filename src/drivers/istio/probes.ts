@@ -5,9 +5,10 @@
  * `DumpAppProbers`, `patchRewriteProbe`, `mergeOrAppendProbers` (pkg/kube/inject/app_probe.go, webhook.go;
  * istio-injection.md §6.7).
  */
+import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { STATUS_ANNOTATION } from './status.ts';
-import { annotationsOf, containersOf, envOf, findSidecar, isObject, parseGoBool, PROXY_CONTAINER } from './pod-util.ts';
+import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
 
 /** Proxy env carrying the original probes. */
 export const APP_PROBERS_ENV = 'ISTIO_KUBE_APP_PROBERS';
@@ -43,7 +44,7 @@ function appContainers(spec: JsonObject): JsonObject[] {
 function resolvePort(port: Json | undefined, container: JsonObject): number | undefined {
   if (typeof port === 'number') return port;
   if (typeof port !== 'string') return undefined;
-  const ports = Array.isArray(container.ports) ? container.ports.filter(isObject) : [];
+  const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
   for (const p of ports) {
     if (p.name === port && typeof p.containerPort === 'number' && p.containerPort > 0) return p.containerPort;
   }
@@ -52,11 +53,11 @@ function resolvePort(port: Json | undefined, container: JsonObject): number | un
 
 /** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
 function proberOf(handler: Json | undefined, container: JsonObject, statusPort: number, isProbe: boolean): JsonObject | undefined {
-  if (!isObject(handler)) return undefined;
+  if (!isJsonObject(handler)) return undefined;
   const timeout = isProbe && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0 ? handler.timeoutSeconds : undefined;
   const withTimeout = (o: JsonObject): JsonObject => (timeout === undefined ? o : { ...o, timeoutSeconds: timeout });
-  if (isProbe && isObject(handler.grpc)) return withTimeout({ grpc: structuredClone(handler.grpc) });
-  const kind = isObject(handler.httpGet) ? 'httpGet' : isObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
+  if (isProbe && isJsonObject(handler.grpc)) return withTimeout({ grpc: structuredClone(handler.grpc) });
+  const kind = isJsonObject(handler.httpGet) ? 'httpGet' : isJsonObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
   if (!kind) return undefined;
   const action = structuredClone(handler[kind] as JsonObject);
   const port = resolvePort(action.port, container);
@@ -82,7 +83,7 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
     add(urls.readyz, proberOf(c.readinessProbe, c, statusPort, true));
     add(urls.livez, proberOf(c.livenessProbe, c, statusPort, true));
     add(urls.startupz, proberOf(c.startupProbe, c, statusPort, true));
-    if (isObject(c.lifecycle)) {
+    if (isJsonObject(c.lifecycle)) {
       add(urls.prestopz, proberOf(c.lifecycle.preStop, c, statusPort, false));
       add(urls.poststartz, proberOf(c.lifecycle.postStart, c, statusPort, false));
     }
@@ -96,15 +97,15 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
 
 /** `rewriteHTTPGetAction` on a probe or hook: httpGet/tcpSocket/grpc → httpGet {path: url, port}, HTTPS → HTTP. */
 function convertHandler(handler: Json | undefined, url: string, port: number, isProbe: boolean): JsonObject | undefined {
-  if (!isObject(handler)) return undefined;
+  if (!isJsonObject(handler)) return undefined;
   const h = structuredClone(handler);
-  if (isObject(h.httpGet)) {
+  if (isJsonObject(h.httpGet)) {
     h.httpGet.port = port;
     h.httpGet.path = url;
     if (h.httpGet.scheme === 'HTTPS') h.httpGet.scheme = 'HTTP';
     return h;
   }
-  const other = isObject(h.tcpSocket) ? 'tcpSocket' : isProbe && isObject(h.grpc) ? 'grpc' : undefined;
+  const other = isJsonObject(h.tcpSocket) ? 'tcpSocket' : isProbe && isJsonObject(h.grpc) ? 'grpc' : undefined;
   if (!other) return undefined;
   delete h[other];
   h.httpGet = { path: url, port };
@@ -123,7 +124,7 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
       const p = convertHandler(c[field], url, statusPort, true);
       if (p) c[field] = p;
     }
-    if (isObject(c.lifecycle)) {
+    if (isJsonObject(c.lifecycle)) {
       const pre = convertHandler(c.lifecycle.preStop, urls.prestopz, statusPort, false);
       if (pre) c.lifecycle.preStop = pre;
       const post = convertHandler(c.lifecycle.postStart, urls.poststartz, statusPort, false);

@@ -5,7 +5,7 @@
  */
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import { annotationsOf, envOf, findSidecar, parseGoBool } from './pod-util.ts';
+import { annotationsOf, envOf, findSidecar, parseGoBool } from './pod-fields.ts';
 
 /** Annotation switching the merge per pod (Go bool). */
 export const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
@@ -76,8 +76,7 @@ function parseTargets(value: string, statusPort: number): Target[] {
   const bad = (why: string): InjectError =>
     new InjectError(
       `invalid value '${value}' for annotation '${SCRAPE_TARGETS_ANNOTATION}': ${why}`,
-      `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`,
-      'BAD_ANNOTATION',
+      { field: `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
     );
   for (const raw of value.split(',')) {
     const entry = raw.trim();

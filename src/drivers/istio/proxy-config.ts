@@ -2,6 +2,7 @@ import { parse } from 'yaml';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { ISTIO_DEFAULT_PROXY_CONFIG } from './defaults.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** The pod annotation carrying a per-workload ProxyConfig (YAML or JSON). */
 export const PROXY_CONFIG_ANNOTATION = 'proxy.istio.io/config';
@@ -35,10 +36,6 @@ const ENUM_NUMBERS: Record<string, Record<number, string>> = {
   controlPlaneAuthPolicy: { 0: 'NONE', 1: 'MUTUAL_TLS', 1000: 'INHERIT' },
 };
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function camelCase(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
@@ -64,8 +61,8 @@ function applyProxyConfig(base: JsonObject, overlay: JsonObject): JsonObject {
   for (const [key, value] of Object.entries(overlay)) {
     const current = out[key];
     if (key === 'proxyMetadata' || key === 'runtimeValues') {
-      out[key] = { ...(isObject(current) ? current : {}), ...(isObject(value) ? value : {}) };
-    } else if (isObject(value) && isObject(current) && Object.keys(value).length > 0) {
+      out[key] = { ...(isJsonObject(current) ? current : {}), ...(isJsonObject(value) ? value : {}) };
+    } else if (isJsonObject(value) && isJsonObject(current) && Object.keys(value).length > 0) {
       out[key] = applyProxyConfig(current, value);
     } else {
       out[key] = structuredClone(value);
@@ -86,27 +83,36 @@ export function effectiveProxyConfig(
   meshConfig: JsonObject,
   annotations: Record<string, string> | undefined,
 ): JsonObject {
-  const fromMesh = isObject(meshConfig.defaultConfig)
+  const fromMesh = isJsonObject(meshConfig.defaultConfig)
     ? normalizeProxyConfig(meshConfig.defaultConfig)
     : structuredClone(ISTIO_DEFAULT_PROXY_CONFIG);
   const text = annotations?.[PROXY_CONFIG_ANNOTATION];
   if (text === undefined) return fromMesh;
+  const read = readProxyConfigAnnotation(text);
+  if (!read.ok) throw proxyConfigError(text, read.reason);
+  return read.value === null ? fromMesh : applyProxyConfig(fromMesh, normalizeProxyConfig(read.value));
+}
+
+/**
+ * The `proxy.istio.io/config` annotation read as YAML 1.1: a mapping, `null` when empty, or why it is not
+ * a ProxyConfig (`could not parse proxy config: <reason>`, Istio's wording).
+ */
+export function readProxyConfigAnnotation(text: string): { ok: true; value: JsonObject | null } | { ok: false; reason: string } {
   let parsed: unknown;
   try {
     parsed = parse(text, { version: '1.1' });
   } catch (err) {
-    throw proxyConfigError(text, (err as Error).message);
+    return { ok: false, reason: `could not parse proxy config: ${(err as Error).message}` };
   }
-  if (parsed === null || parsed === undefined) return fromMesh;
-  if (!isObject(parsed)) throw proxyConfigError(text, 'not a mapping');
-  return applyProxyConfig(fromMesh, normalizeProxyConfig(parsed as JsonObject));
+  if (parsed === null || parsed === undefined) return { ok: true, value: null };
+  if (!isJsonObject(parsed)) return { ok: false, reason: 'could not parse proxy config: not a mapping' };
+  return { ok: true, value: parsed };
 }
 
 function proxyConfigError(value: string, reason: string): InjectError {
   return new InjectError(
-    `invalid value '${value}' for annotation '${PROXY_CONFIG_ANNOTATION}': could not parse proxy config: ${reason}`,
-    `metadata.annotations[${PROXY_CONFIG_ANNOTATION}]`,
-    'BAD_ANNOTATION',
+    `invalid value '${value}' for annotation '${PROXY_CONFIG_ANNOTATION}': ${reason}`,
+    { field: `metadata.annotations[${PROXY_CONFIG_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
   );
 }
 
@@ -124,7 +130,7 @@ function isStrippedDefault(key: string, value: Json | undefined): boolean {
     case 'controlPlaneAuthPolicy':
       return value === 'MUTUAL_TLS';
     case 'proxyMetadata':
-      return !isObject(value) || Object.keys(value).length === 0;
+      return !isJsonObject(value) || Object.keys(value).length === 0;
     default:
       return false;
   }
@@ -135,7 +141,7 @@ function isOmittedByProtojson(key: string, value: Json | undefined): boolean {
   if (value === null || value === undefined) return true;
   if (key in ZERO_OMITTED && value === ZERO_OMITTED[key]) return true;
   if (Array.isArray(value)) return value.length === 0;
-  if ((key === 'proxyMetadata' || key === 'runtimeValues') && isObject(value)) return Object.keys(value).length === 0;
+  if ((key === 'proxyMetadata' || key === 'runtimeValues') && isJsonObject(value)) return Object.keys(value).length === 0;
   return false;
 }
 
@@ -153,7 +159,7 @@ export function proxyConfigToJSON(pc: JsonObject | null | undefined): string {
   for (const key of keys) {
     const value = pc[key];
     if (isStrippedDefault(key, value) || isOmittedByProtojson(key, value)) continue;
-    out[key] = isObject(value) && (key === 'proxyMetadata' || key === 'runtimeValues') ? sortKeys(value) : (value as Json);
+    out[key] = isJsonObject(value) && (key === 'proxyMetadata' || key === 'runtimeValues') ? sortKeys(value) : (value as Json);
   }
   return JSON.stringify(out);
 }

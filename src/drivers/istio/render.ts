@@ -6,6 +6,7 @@ import { TEMPLATES } from '../templates.gen.ts';
 import { PRECOMPILED } from '../templates-precompiled.gen.js';
 import { ISTIO_TEMPLATE_FUNCTIONS } from './template-functions.ts';
 import type { IstioTemplateData } from './template-data.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** The Istio engine: shared helpers plus Istio's own, with the built-in templates precompiled at build. */
 const engine = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED);
@@ -36,10 +37,6 @@ export interface RenderedFragment {
   spec?: JsonObject;
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 const PROBE_INT_FIELDS = ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'];
 
 /**
@@ -49,11 +46,11 @@ const PROBE_INT_FIELDS = ['initialDelaySeconds', 'timeoutSeconds', 'periodSecond
  */
 function normalizeContainer(c: JsonObject): void {
   if (Array.isArray(c.env)) {
-    for (const e of c.env) if (isObject(e) && e.value === '') delete e.value;
+    for (const e of c.env) if (isJsonObject(e) && e.value === '') delete e.value;
   }
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
     const p = c[probe];
-    if (!isObject(p)) continue;
+    if (!isJsonObject(p)) continue;
     for (const f of PROBE_INT_FIELDS) if (p[f] === 0) delete p[f];
   }
   if (c.imagePullPolicy === '') delete c.imagePullPolicy;
@@ -63,7 +60,7 @@ function normalizeContainer(c: JsonObject): void {
 export function normalizeFragment(spec: JsonObject): void {
   for (const key of ['initContainers', 'containers']) {
     const list = spec[key];
-    if (Array.isArray(list)) for (const c of list) if (isObject(c)) normalizeContainer(c);
+    if (Array.isArray(list)) for (const c of list) if (isJsonObject(c)) normalizeContainer(c);
   }
 }
 
@@ -77,7 +74,7 @@ export function normalizeFragment(spec: JsonObject): void {
 export function renderIstioTemplate(name: string, data: IstioTemplateData): RenderedFragment {
   const source = ISTIO_TEMPLATE_NAMES.includes(name) ? TEMPLATES[`istio/${name}`] : undefined;
   if (source === undefined) {
-    throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, undefined, 'TEMPLATE');
+    throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, { code: 'TEMPLATE' });
   }
   return fragmentFromYaml(`istio/${name}`, engine.render(`istio/${name}`, source, data));
 }
@@ -92,13 +89,13 @@ export function fragmentFromYaml(label: string, text: string, goTyped = false): 
   try {
     parsed = parseFragment(text);
   } catch (err) {
-    throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, undefined, 'TEMPLATE');
+    throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, { code: 'TEMPLATE' });
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isObject(parsed)) throw new InjectError(`template "${label}" did not produce a YAML mapping`, undefined, 'TEMPLATE');
+  if (!isJsonObject(parsed)) throw new InjectError(`template "${label}" did not produce a YAML mapping`, { code: 'TEMPLATE' });
   const out: RenderedFragment = {};
-  if (isObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
-  if (isObject(parsed.spec)) {
+  if (isJsonObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
+  if (isJsonObject(parsed.spec)) {
     // Go-template fragments are normalized after the merge (`normalizeGoTyped`), as Go's typed round-trip
     // applies to the merged pod: a zero in the template still overwrites an old value.
     if (goTyped) defaultResourceDivisors(parsed.spec);
@@ -117,10 +114,10 @@ function defaultResourceDivisors(spec: JsonObject): void {
     const list = spec[key];
     if (!Array.isArray(list)) continue;
     for (const c of list) {
-      if (!isObject(c) || !Array.isArray(c.env)) continue;
+      if (!isJsonObject(c) || !Array.isArray(c.env)) continue;
       for (const e of c.env) {
-        const ref = isObject(e) && isObject(e.valueFrom) ? e.valueFrom.resourceFieldRef : undefined;
-        if (isObject(ref) && ref.divisor === undefined) ref.divisor = '0';
+        const ref = isJsonObject(e) && isJsonObject(e.valueFrom) ? e.valueFrom.resourceFieldRef : undefined;
+        if (isJsonObject(ref) && ref.divisor === undefined) ref.divisor = '0';
       }
     }
   }

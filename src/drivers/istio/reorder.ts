@@ -11,7 +11,7 @@ import {
   PROXY_CONTAINER,
   setContainers,
   VALIDATION_CONTAINER,
-} from './pod-util.ts';
+} from './pod-fields.ts';
 
 /** Annotation naming init containers that must start before a native-sidecar proxy (comma list). */
 export const INIT_CONTAINERS_BEFORE_PROXY = 'sidecar.istio.io/init-containers-before-proxy';

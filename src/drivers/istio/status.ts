@@ -2,10 +2,11 @@
  * The `sidecar.istio.io/status` annotation: what an injection added, used to strip it on re-injection.
  * Istio `getInjectionStatus`, `injectionStatus`, `parseStatus` (pkg/kube/inject/webhook.go, inject.go).
  */
+import { isJsonObject } from '../../json.ts';
 import type { JsonObject } from '../../model.ts';
 import type { InjectError } from '../../results/errors.ts';
 import { unexpectedRecordItem, untrustedRecordError, type RecordedKind } from '../../patch/uninject.ts';
-import { containersOf, isObject } from './pod-util.ts';
+import { containersOf } from './pod-fields.ts';
 
 /** Annotation recording a previous injection. */
 export const STATUS_ANNOTATION = 'sidecar.istio.io/status';
@@ -21,7 +22,7 @@ export interface InjectionStatus {
 
 function names(list: unknown): string[] | null {
   if (!Array.isArray(list)) return null;
-  const out = list.filter(isObject).map((x) => (typeof x.name === 'string' ? x.name : ''));
+  const out = list.filter(isJsonObject).map((x) => (typeof x.name === 'string' ? x.name : ''));
   return out.length > 0 ? out : null;
 }
 
@@ -59,7 +60,7 @@ export function parseInjectionStatus(value: string | undefined): InjectionStatus
   } catch {
     return undefined;
   }
-  if (!isObject(v as JsonObject)) return undefined;
+  if (!isJsonObject(v as JsonObject)) return undefined;
   const o = v as Record<string, unknown>;
   const initContainers = stringList(o.initContainers);
   const containers = stringList(o.containers);
@@ -89,7 +90,7 @@ export const USER_VOLUME_ANNOTATION = 'sidecar.istio.io/userVolume';
 function userVolumeNames(annotations: Record<string, string> | undefined): string[] {
   try {
     const v: unknown = JSON.parse(annotations?.[USER_VOLUME_ANNOTATION] ?? '{}');
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.keys(v) : [];
+    return isJsonObject(v) ? Object.keys(v) : [];
   } catch {
     return [];
   }

@@ -5,7 +5,7 @@ import { goSprint } from '../../render/go-values.ts';
 import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
-import { objectAt } from '../../json.ts';
+import { objectAt, isJsonObject } from '../../json.ts';
 
 /** What {@link buildTemplateData} needs. */
 export interface TemplateDataInput {
@@ -74,10 +74,6 @@ export interface IstioTemplateData {
 
 const PROXY_UID = 1337;
 
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -118,6 +114,8 @@ function isGoTrue(v: Json | undefined): boolean {
 /**
  * Builds the template data for one pod (Istio `RunTemplate` building `SidecarTemplateData`,
  * pkg/kube/inject/inject.go). Pure: reads only its input.
+ *
+ * Long by design: ported recipe (Istio `SidecarTemplateData` and the values it derives, field by field).
  */
 export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
   const { pod, workload, namespace, settings } = input;
@@ -126,7 +124,7 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
   const labels = stringMap(pod.metadata.labels);
   const annotations = stringMap(pod.metadata.annotations);
   const rawSpec = pod.spec ?? {};
-  const containers = (Array.isArray(rawSpec.containers) ? rawSpec.containers : []).filter(isObject);
+  const containers = (Array.isArray(rawSpec.containers) ? rawSpec.containers : []).filter(isJsonObject);
   const spec = {
     ...rawSpec,
     containers,
@@ -156,7 +154,7 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
   const capAnnotation = annotations['sidecar.istio.io/capNetBindService'];
   const capNetBind = capAnnotation !== undefined ? capAnnotation === 'true' : isGoTrue(proxyValues.capNetBindService);
   const pcHold = proxyConfig.holdApplicationUntilProxyStarts;
-  const hold = (isObject(pcHold) ? isGoTrue(pcHold.value) : isGoTrue(pcHold)) || isGoTrue(proxyValues.holdApplicationUntilProxyStarts);
+  const hold = (isJsonObject(pcHold) ? isGoTrue(pcHold.value) : isGoTrue(pcHold)) || isGoTrue(proxyValues.holdApplicationUntilProxyStarts);
   const modeValue = objectAt(mesh, 'inboundTrafficPolicy').mode;
   const inboundMode = modeValue === 'LOCALHOST' || modeValue === 1 ? 'localhost'
     : modeValue === undefined || modeValue === 'PASSTHROUGH' || modeValue === 0 ? 'passthrough' : 'undefined';
@@ -186,7 +184,7 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
     InboundTrafficPolicyMode: inboundMode,
     CompliancePolicy: settings.compliancePolicy,
     AppContainers: containers.map((c) => String(c.name ?? '')).filter((n) => n !== 'istio-proxy'),
-    PodPorts: containers.flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isObject) : []).map(containerPortJSON)),
+    PodPorts: containers.flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isJsonObject) : []).map(containerPortJSON)),
     WorkloadName: workloadName,
     Owner: typeMeta.APIVersion && deployMeta.Name ? ownerUri(typeMeta, deployMeta) : '',
     InterceptionMode: interceptionMode,

@@ -13,11 +13,11 @@ import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { injectIstioPod } from './inject.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
-import { jsonEqual } from '../../json.ts';
+import { jsonEqual, isJsonObject as isObject } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
 import { INJECTED_CONTAINER_NAMES, parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
-import { containersOf, envOf, findContainer, isObject, PROXY_CONTAINER } from './pod-util.ts';
+import { containersOf, envOf, findContainer, PROXY_CONTAINER } from './pod-fields.ts';
 
 /**
  * Labels the Istio templates and post-processing write (sidecar, gateway, grpc templates; `applyMetadata`).
@@ -66,7 +66,7 @@ const PROM_KEYS = ['prometheus.io/port', 'prometheus.io/path', 'prometheus.io/sc
 const PROM_MERGED = { 'prometheus.io/path': '/stats/prometheus', 'prometheus.io/scrape': 'true' } as const;
 
 function fail(message: string, field?: string): never {
-  throw new InjectError(`cannot uninject faithfully: ${message}`, field);
+  throw new InjectError(`cannot uninject faithfully: ${message}`, { field });
 }
 
 /** The env value `name` of the removed proxy container (native or classic), if any. */

@@ -4,8 +4,8 @@
  * `invalid value '<v>' for annotation '<k>': <reason>`.
  */
 import { InjectError } from '../../results/errors.ts';
-import { effectiveProxyConfig } from './proxy-config.ts';
-import { parseGoBool } from './pod-util.ts';
+import { readProxyConfigAnnotation } from './proxy-config.ts';
+import { parseGoBool } from './pod-fields.ts';
 
 type Check = (value: string) => string | undefined;
 
@@ -98,15 +98,8 @@ function quantityError(v: string): string | undefined {
 }
 
 function proxyConfigError(v: string): string | undefined {
-  try {
-    effectiveProxyConfig({}, { 'proxy.istio.io/config': v });
-    return undefined;
-  } catch (e) {
-    if (!(e instanceof InjectError)) throw e;
-    // effectiveProxyConfig already words the message as "invalid value ... for annotation ...: <reason>".
-    const m = /for annotation '[^']*': ([\s\S]*)$/.exec(e.message);
-    return m ? m[1]! : e.message;
-  }
+  const read = readProxyConfigAnnotation(v);
+  return read.ok ? undefined : read.reason;
 }
 
 /** The annotations Istio validates and how (Istio `AnnotationValidation`). */
@@ -159,5 +152,5 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
     if (reason !== undefined) errors.push({ key, message: `invalid value '${value}' for annotation '${key}': ${reason}` });
   }
   if (errors.length === 0) return;
-  throw new InjectError(errors.map((e) => e.message).join('; '), `${fieldPrefix}[${errors[0]!.key}]`, 'BAD_ANNOTATION');
+  throw new InjectError(errors.map((e) => e.message).join('; '), { field: `${fieldPrefix}[${errors[0]!.key}]`, code: 'BAD_ANNOTATION' });
 }

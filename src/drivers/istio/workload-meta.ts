@@ -1,5 +1,6 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { WorkloadRef } from '../driver.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** Istio `DeploymentMeta`: the owning workload's name and namespace. */
 export interface DeployMeta {
@@ -14,10 +15,6 @@ export interface TypeMeta {
 }
 
 const CRONJOB_JOB_NAME = /^(.+)-\d{8,10}$/;
-
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function text(v: Json | undefined): string {
   return typeof v === 'string' ? v : '';
@@ -36,7 +33,7 @@ export function podDeployMeta(pod: PodTemplate, namespace: string): { deployMeta
   const deployMeta: DeployMeta = { Name: text(meta.name), Namespace: namespace };
   const typeMeta: TypeMeta = { APIVersion: 'v1', Kind: 'Pod' };
   const controller = text(meta.generateName) !== ''
-    ? (meta.ownerReferences ?? []).find((r) => isObject(r) && r.controller === true)
+    ? (meta.ownerReferences ?? []).find((r) => isJsonObject(r) && r.controller === true)
     : undefined;
   if (controller) {
     const ownerName = text(controller.name);

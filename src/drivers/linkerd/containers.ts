@@ -70,7 +70,9 @@ function paramEnv(v: LinkerdValues): JsonObject[] {
   return out;
 }
 
-/** The `linkerd-proxy` container (`partials.proxy`). */
+/** The `linkerd-proxy` container (`partials.proxy`). *
+ * Long by design: ported recipe (Linkerd's `_proxy.tpl` partial, field by field in its order).
+ */
 export function proxyContainer(v: LinkerdValues, pod: PodFacts): JsonObject {
   const p = v.proxy;
   const ns = pod.controlPlaneNamespace;

@@ -37,7 +37,7 @@ export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): Driver
     throw new InjectError(`invalid value for annotation "${INJECT_ANNOTATION}" at namespace ${nsName}: "${ns}" (valid: ${VALID.join(', ')})`);
   }
   if (pod !== '' && !VALID.includes(pod)) {
-    throw new InjectError(`invalid value for annotation "${INJECT_ANNOTATION}" at workload: "${pod}" (valid: ${VALID.join(', ')})`, `metadata.annotations[${INJECT_ANNOTATION}]`);
+    throw new InjectError(`invalid value for annotation "${INJECT_ANNOTATION}" at workload: "${pod}" (valid: ${VALID.join(', ')})`, { field: `metadata.annotations[${INJECT_ANNOTATION}]` });
   }
   if (pod !== '') {
     const detail = `pod annotation ${INJECT_ANNOTATION} is "${pod}"`;

@@ -89,17 +89,17 @@ function refuse(req: InjectRequest<LinkerdSettings>, pod: PodTemplate): void {
     throw new InjectError(`linkerd inject does not handle kind ${workload.kind} (supported: ${Object.keys(LINKERD_KINDS).join(', ')}); annotate its pod template with linkerd.io/inject yourself if Linkerd's proxy injector should inject its pods`);
   }
   if (!settings.manual && Object.hasOwn(pod.metadata.labels ?? {}, CONTROL_PLANE_COMPONENT_LABEL)) {
-    throw new InjectError(`spec.linkerd.manual must be set when injecting control plane components (pod label ${CONTROL_PLANE_COMPONENT_LABEL}; linkerd: --manual must be set when injecting control plane components)`, `metadata.labels[${CONTROL_PLANE_COMPONENT_LABEL}]`);
+    throw new InjectError(`spec.linkerd.manual must be set when injecting control plane components (pod label ${CONTROL_PLANE_COMPONENT_LABEL}; linkerd: --manual must be set when injecting control plane components)`, { field: `metadata.labels[${CONTROL_PLANE_COMPONENT_LABEL}]` });
   }
   if (pod.spec.hostNetwork === true) {
-    throw new InjectError('hostNetwork is enabled: Linkerd cannot inject pods on the host network', 'spec.hostNetwork');
+    throw new InjectError('hostNetwork is enabled: Linkerd cannot inject pods on the host network', { field: 'spec.hostNetwork' });
   }
   const sidecar = existingSidecar(pod.spec);
   if (sidecar !== undefined) {
-    throw new InjectError(`pod has a sidecar injected already (container ${sidecar}); Linkerd does not inject next to another proxy`, 'spec');
+    throw new InjectError(`pod has a sidecar injected already (container ${sidecar}); Linkerd does not inject next to another proxy`, { field: 'spec' });
   }
   if (pod.spec.automountServiceAccountToken === false && !settings.values.serviceAccountTokenProjection) {
-    throw new InjectError('automountServiceAccountToken set to "false", with Values.identity.serviceAccountTokenProjection set to "false": the proxy has no token to get its identity with', 'spec.automountServiceAccountToken');
+    throw new InjectError('automountServiceAccountToken set to "false", with Values.identity.serviceAccountTokenProjection set to "false": the proxy has no token to get its identity with', { field: 'spec.automountServiceAccountToken' });
   }
 }
 
@@ -155,7 +155,7 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
   }
 
   if (!['insecure', 'off', ''].includes(values.proxy.logHTTPHeaders)) {
-    throw new InjectError(`${A.logHttpHeaders} (or values proxy.logHTTPHeaders) must be insecure or off; got "${values.proxy.logHTTPHeaders}"`, `metadata.annotations[${A.logHttpHeaders}]`);
+    throw new InjectError(`${A.logHttpHeaders} (or values proxy.logHTTPHeaders) must be insecure or off; got "${values.proxy.logHTTPHeaders}"`, { field: `metadata.annotations[${A.logHttpHeaders}]` });
   }
   for (const net of values.clusterNetworks.replace(/^,+|,+$/g, '').split(',').filter((n) => n !== '')) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(net)) throw new InjectError(`cannot parse destination get networks: clusterNetworks entry "${net}" is not a CIDR`);

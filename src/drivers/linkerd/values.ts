@@ -4,7 +4,7 @@
  * rest of the driver works on. The field names are the chart's (json tags of pkg/charts/linkerd2/values.go).
  */
 import type { ConfigIssue } from '../../config/schema-issues.ts';
-import { isJsonObject } from '../../json.ts';
+import { getIn, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 
 /**
@@ -228,18 +228,12 @@ export interface LinkerdValues {
  * field's type. A wrong type is an issue naming `<path>.<field>` (and the default is used). Values the
  * driver cannot render faithfully are issues too: `proxy.tracing.enabled: true` (tracing is not implemented).
  * @param path field path of the values for messages, e.g. `spec.linkerd.values`
+ *
+ * Long by design: table (one typed read per chart value).
  */
 export function readValues(merged: JsonObject, path: string, issues: ConfigIssue[]): LinkerdValues {
-  const get = (keys: string): Json | undefined => {
-    let cur: Json | undefined = merged;
-    for (const k of keys.split('.')) cur = isJsonObject(cur) ? cur[k] : undefined;
-    return cur;
-  };
-  const fallback = (keys: string): Json | undefined => {
-    let cur: Json | undefined = LINKERD_CHART_VALUES;
-    for (const k of keys.split('.')) cur = isJsonObject(cur) ? cur[k] : undefined;
-    return cur;
-  };
+  const get = (keys: string): Json | undefined => getIn(merged, keys.split('.'));
+  const fallback = (keys: string): Json | undefined => getIn(LINKERD_CHART_VALUES, keys.split('.'));
   const bad = (keys: string, expected: string, v: Json | undefined): void => {
     issues.push({ path: `${path}.${keys}`, message: `${path}.${keys} must be ${expected}; got ${JSON.stringify(v)}` });
   };

@@ -49,7 +49,7 @@ export interface OsmSettings {
 type Obj = Record<string, unknown>;
 
 function obj(v: unknown): Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {};
+  return isJsonObject<unknown>(v) ? v : {};
 }
 
 function str(v: unknown): string | undefined {

@@ -97,7 +97,7 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   ] as const) {
     const taken = list(pod.spec, field).find((c) => (names as readonly string[]).includes(c.name as string));
     if (taken) {
-      throw new InjectError(`spec.${field} already has ${JSON.stringify(taken.name)} and there is no ${k.status} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`, `spec.${field}`);
+      throw new InjectError(`spec.${field} already has ${JSON.stringify(taken.name)} and there is no ${k.status} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`, { field: `spec.${field}` });
     }
   }
 
@@ -105,11 +105,11 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   const nsAnnotations = req.namespace?.annotations ?? {};
   for (const [where, ann] of [['pod', podAnnotations], [`namespace ${workload.namespace}`, nsAnnotations]] as const) {
     const bad = Object.keys(ann).find((a) => f.unsupportedAnnotationPrefixes.some((p) => a.startsWith(p)));
-    if (bad) throw new InjectError(`${where} annotation ${bad} is honoured by ${f.title} but not reproduced by meshinject: not injected`, where === 'pod' ? `metadata.annotations[${bad}]` : undefined, 'BAD_ANNOTATION');
+    if (bad) throw new InjectError(`${where} annotation ${bad} is honoured by ${f.title} but not reproduced by meshinject: not injected`, { field: where === 'pod' ? `metadata.annotations[${bad}]` : undefined, code: 'BAD_ANNOTATION' });
   }
 
   const name = workload.name !== '' ? workload.name : (pod.metadata.generateName ?? '');
-  if (name === '') throw new InjectError(`the ${workload.kind} has neither metadata.name nor metadata.generateName: no stable proxy identity can be derived`, 'metadata.name');
+  if (name === '') throw new InjectError(`the ${workload.kind} has neither metadata.name nor metadata.generateName: no stable proxy identity can be derived`, { field: 'metadata.name' });
   const uuid = proxyUuid(f.mesh, s.meshName, workload, name);
   const rec: StatusRecord = { class: cls.name, uuid, initContainers: [], containers: [], volumes: [], labels: {}, annotations: {}, probes: [] };
   const setMeta = (field: 'labels' | 'annotations', key: string, value: string) => {
@@ -128,10 +128,10 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
 
   const os = isJsonObject(pod.spec.nodeSelector) ? pod.spec.nodeSelector['kubernetes.io/os'] : undefined;
   const windows = typeof os === 'string' && os.toLowerCase() === 'windows';
-  if (windows && f.mesh === 'fsm') throw new InjectError(`${f.title} has no Windows sidecar (nodeSelector kubernetes.io/os: ${os}): not injected`, 'spec.nodeSelector');
+  if (windows && f.mesh === 'fsm') throw new InjectError(`${f.title} has no Windows sidecar (nodeSelector kubernetes.io/os: ${os}): not injected`, { field: 'spec.nodeSelector' });
   const image = windows ? s.images.windows : imageFor(s, podAnnotations, nsAnnotations);
   if (image === '') {
-    throw new InjectError(`Windows pod (nodeSelector kubernetes.io/os: ${os}) but no Windows image for sidecar class ${cls.name}: set spec.${f.mesh}.meshConfig.sidecar.sidecarWindowsImage`, 'spec.nodeSelector');
+    throw new InjectError(`Windows pod (nodeSelector kubernetes.io/os: ${os}) but no Windows image for sidecar class ${cls.name}: set spec.${f.mesh}.meshConfig.sidecar.sidecarWindowsImage`, { field: 'spec.nodeSelector' });
   }
 
   const containers = list(pod.spec, 'containers');
@@ -142,7 +142,7 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   const metrics = nsAnnotations[k.metrics];
   if (metrics !== undefined && metrics !== '') {
     const on = readSwitch(metrics);
-    if (on === undefined) throw new InjectError(`invalid value ${JSON.stringify(metrics)} of annotation ${k.metrics} on Namespace ${workload.namespace}: expected enabled, yes, true, disabled, no or false`, undefined, 'BAD_ANNOTATION');
+    if (on === undefined) throw new InjectError(`invalid value ${JSON.stringify(metrics)} of annotation ${k.metrics} on Namespace ${workload.namespace}: expected enabled, yes, true, disabled, no or false`, { code: 'BAD_ANNOTATION' });
     if (on) {
       setMeta('annotations', 'prometheus.io/scrape', 'true');
       setMeta('annotations', 'prometheus.io/port', String(PORTS.prometheus));

@@ -13,6 +13,7 @@
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { PORTS, type Flavor, type ProbeStyle } from './flavor.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** The probe fields, in the order OSM rewrites them, with their sidecar port and OSM path stem. */
 const KINDS = [
@@ -37,10 +38,6 @@ export interface ProbeRewrite {
   usesTcp: boolean;
 }
 
-function isObj(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * A probe port as a number (k8s `IntOrString.IntValue()`, else the container port of that name), or
  * undefined when a name matches no port.
@@ -49,7 +46,7 @@ function resolvePort(port: Json | undefined, container: JsonObject): number | un
   if (typeof port === 'number') return port;
   if (typeof port !== 'string') return undefined;
   if (/^[+-]?\d+$/.test(port) && Number(port) !== 0) return Number(port);
-  const ports = Array.isArray(container.ports) ? container.ports.filter(isObj) : [];
+  const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
   const hit = ports.find((p) => typeof p.name === 'string' && p.name !== '' && p.name === port);
   return typeof hit?.containerPort === 'number' ? hit.containerPort : undefined;
 }
@@ -77,14 +74,14 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
     const name = typeof c.name === 'string' ? c.name : '';
     for (const kind of KINDS) {
       const probe = c[kind.field];
-      if (!isObj(probe)) continue;
+      if (!isJsonObject(probe)) continue;
       const at = `spec.containers[${ci}].${kind.field}`;
       const original = structuredClone(probe);
       const unresolved = (field: string, port: Json | undefined) => new InjectError(
-        `${at}.${field}.port ${JSON.stringify(port)} names no port of container ${name}: ${flavor.title} would write port 0 into the probe's Original-* header; declare the port or use its number`, `${at}.${field}.port`);
+        `${at}.${field}.port ${JSON.stringify(port)} names no port of container ${name}: ${flavor.title} would write port 0 into the probe's Original-* header; declare the port or use its number`, { field: `${at}.${field}.port` });
       let isTcp: boolean;
       let rewritten: JsonObject;
-      if (isObj(probe.httpGet)) {
+      if (isJsonObject(probe.httpGet)) {
         const get: JsonObject = { ...probe.httpGet };
         const scheme = typeof get.scheme === 'string' ? get.scheme : '';
         const isHttp = scheme === '' || scheme === 'HTTP';
@@ -108,7 +105,7 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
         }
         get.port = kind.port;
         rewritten = { ...probe, httpGet: get };
-      } else if (isObj(probe.tcpSocket)) {
+      } else if (isJsonObject(probe.tcpSocket)) {
         isTcp = true;
         const port = resolvePort(probe.tcpSocket.port, c);
         if (port === undefined) throw unresolved('tcpSocket', probe.tcpSocket.port);
@@ -139,6 +136,6 @@ export function restoreProbes(containers: JsonObject[], originals: readonly Orig
     const c = containers.find((x) => x.name === o.container);
     if (!c) continue;
     const current = c[o.probe];
-    if (isObj(current) && isObj(current.httpGet) && rewrittenPorts.has(current.httpGet.port ?? null)) c[o.probe] = structuredClone(o.original);
+    if (isJsonObject(current) && isJsonObject(current.httpGet) && rewrittenPorts.has(current.httpGet.port ?? null)) c[o.probe] = structuredClone(o.original);
   }
 }

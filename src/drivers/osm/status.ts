@@ -64,7 +64,7 @@ export function readStatus(pod: PodTemplate, key: string): StatusRecord | undefi
   }
   if (!isJsonObject(v) || typeof v.class !== 'string' || typeof v.uuid !== 'string' || !strings(v.initContainers) || !strings(v.containers)
     || !strings(v.volumes) || !previous(v.labels) || !previous(v.annotations) || !Array.isArray(v.probes) || !v.probes.every(isProbe)) {
-    throw new InjectError(`annotation ${key} is not a status meshinject wrote (${JSON.stringify(raw.slice(0, 80))}): cannot tell what a previous injection added; remove the injected containers and the annotation, then run again`, `metadata.annotations[${key}]`);
+    throw new InjectError(`annotation ${key} is not a status meshinject wrote (${JSON.stringify(raw.slice(0, 80))}): cannot tell what a previous injection added; remove the injected containers and the annotation, then run again`, { field: `metadata.annotations[${key}]` });
   }
   return v as unknown as StatusRecord;
 }

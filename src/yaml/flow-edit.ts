@@ -23,7 +23,7 @@ export interface Edit {
   text: string;
 }
 
-/** An edit the text patcher cannot make faithfully (e.g. it would drop a comment); `offset` is where. */
+/** An edit the text editor cannot make faithfully (e.g. it would drop a comment); `offset` is where. */
 export class Unfaithful extends Error {
   constructor(
     message: string,
@@ -129,7 +129,7 @@ function endOf(node: TextNode): number {
  *
  * @throws Unfaithful where an edit would remove a comment
  */
-export function patchFlow(text: string, node: TextMap | TextSeq, old: Json, next: Json, style: FlowStyle): Edit[] {
+export function editFlow(text: string, node: TextMap | TextSeq, old: Json, next: Json, style: FlowStyle): Edit[] {
   if (jsonEqual(old, next)) return [];
   const edits: Edit[] = [];
   patchValue(text, node, old, next, undefined, style, edits);

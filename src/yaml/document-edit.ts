@@ -2,11 +2,11 @@ import { Lexer, Pair, Scalar, isAlias, isMap, isScalar, isSeq, parseDocument, vi
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitString, type BlockStyle } from './emit-block.ts';
-import { matchEntries } from './patch-flow.ts';
+import { matchEntries } from './flow-edit.ts';
 import { K8S_YAML_OPTIONS } from './readers.ts';
 
 /**
- * The slow, proven path for resources the text patcher does not edit: the resource is parsed into a full
+ * The slow, proven path for resources the text editor does not edit: the resource is parsed into a full
  * `yaml` Document (YAML 1.1, merge keys, integers as bigint so no digit is lost), changed node by node, and
  * written again by `yaml`. Anchors and aliases are resolved only where needed:
  *
@@ -17,11 +17,11 @@ import { K8S_YAML_OPTIONS } from './readers.ts';
  *   a copy of the merged value with the change: explicit keys win over merged ones in YAML 1.1, so nothing
  *   merged is shadowed by a partial value; the merged source stays as written.
  *
- * Comments are kept where `yaml` keeps them; `patchDocument` reports the first one it would lose.
+ * Comments are kept where `yaml` keeps them; `editDocument` reports the first one it would lose.
  */
 
 /** The result of the slow path: the resource's new text, or why it cannot be written. */
-export type DocPatch = { ok: true; text: string } | { ok: false; reason: string; offset: number };
+export type DocumentEdit = { ok: true; text: string } | { ok: false; reason: string; offset: number };
 
 function quoteLikeEmitter(node: Node): void {
   visit(node, {
@@ -158,7 +158,7 @@ function comments(text: string): Array<{ text: string; offset: number }> {
  * @param preamble the document's directives (`%TAG`) and `---` line, when it has directives
  * @returns the new text, or why it cannot be written (with an offset into `text`)
  */
-export function patchDocument(text: string, column: number, old: Json, next: Json, style: BlockStyle, preamble = ''): DocPatch {
+export function editDocument(text: string, column: number, old: Json, next: Json, style: BlockStyle, preamble = ''): DocumentEdit {
   const pad = text.includes('\n') ? ' '.repeat(column) : '';
   const doc = parseDocument(preamble + pad + text, { ...K8S_YAML_OPTIONS, intAsBigInt: true });
   const err = doc.errors[0];

@@ -3,6 +3,7 @@
  * maps. Mirrors the helpers of Istio's pkg/kube/inject (`FindContainer`, `FindSidecar`, `modifyContainers`).
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** Name of the proxy container (Istio `ProxyContainerName`). */
 export const PROXY_CONTAINER = 'istio-proxy';
@@ -16,15 +17,10 @@ export const ENABLE_CORE_DUMP_CONTAINER = 'enable-core-dump';
 /** Which container list of a pod spec. */
 export type ContainerList = 'containers' | 'initContainers';
 
-/** True for a JSON object (not null, not an array). */
-export function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The objects of `spec[list]` (the live array when it exists, else a new empty one not attached). */
 export function containersOf(spec: JsonObject, list: ContainerList): JsonObject[] {
   const v = spec[list];
-  return Array.isArray(v) ? (v.filter(isObject) as JsonObject[]) : [];
+  return Array.isArray(v) ? (v.filter(isJsonObject) as JsonObject[]) : [];
 }
 
 /** The first container named `name` in `list` (Istio `FindContainer`). */

@@ -2,7 +2,7 @@ import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
-import { applyEdits, matchEntries, patchFlow, type FlowStyle } from './patch-flow.ts';
+import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
 
 /**
  * Edits the source text of one resource so that it reads as `next`, touching only what differs: every
@@ -19,7 +19,7 @@ import { applyEdits, matchEntries, patchFlow, type FlowStyle } from './patch-flo
  * @returns the new text of the range [start, end) of the resource, or undefined when nothing changed
  * @throws Unfaithful where an edit would drop a comment (the caller takes a slower path)
  */
-export function patchText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle, flow: FlowStyle = { json: false, unit: 2 }): string | undefined {
+export function editText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle, flow: FlowStyle = { json: false, unit: 2 }): string | undefined {
   const ctx: Ctx = { text, style, flow, edits: [] };
   if (root.t !== 'map' || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
   // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
@@ -29,7 +29,7 @@ export function patchText(text: string, root: TextNode, old: Json, next: Json, r
     patchMap(root, old, target, ctx);
   } catch (e) {
     if (!(e instanceof NeedsRewrite)) throw e;
-    // Only for shapes the patcher does not edit in place (e.g. removing the first key after `- `).
+    // Only for shapes the text editor does not edit in place (e.g. removing the first key after `- `).
     const col = column(text, range[0]);
     return emitMapLines(target, col, style).slice(col).replace(/\n$/, text[range[1] - 1] === '\n' ? '\n' : '');
   }
@@ -41,7 +41,7 @@ export function patchText(text: string, root: TextNode, old: Json, next: Json, r
 
 type JsonObj = { [k: string]: Json };
 
-type Edit = import('./patch-flow.ts').Edit;
+type Edit = import('./flow-edit.ts').Edit;
 
 interface Ctx {
   text: string;
@@ -78,7 +78,7 @@ function startsLine(text: string, pos: number): boolean {
 
 function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   if (map.flow) {
-    ctx.edits.push(...patchFlow(ctx.text, map, old, next, ctx.flow));
+    ctx.edits.push(...editFlow(ctx.text, map, old, next, ctx.flow));
     return;
   }
   const { text } = ctx;
@@ -195,7 +195,7 @@ function scalarLike(node: TextNode, v: Json): string {
 
 function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx): void {
   if (seq.flow) {
-    ctx.edits.push(...patchFlow(ctx.text, seq, old, next, ctx.flow));
+    ctx.edits.push(...editFlow(ctx.text, seq, old, next, ctx.flow));
     return;
   }
   const { text } = ctx;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { parse } from 'yaml';
 import { parseSource } from '../src/krm/source.ts';
-import { emitChanged } from '../src/krm/emit.ts';
+import { emitChanged } from '../src/krm/rewrite.ts';
 import type { Json } from '../src/model.ts';
 import { emitString } from '../src/yaml/emit-block.ts';
 

@@ -1,8 +1,13 @@
+/**
+ * The new text of one changed resource (pipeline step `emitChanged`): the text editor (src/yaml/text-edit.ts)
+ * rewrites only what differs, the result is read back and compared with `next`, and where that cannot be
+ * proven the resource goes through a `yaml` Document (src/yaml/document-edit.ts) or is refused.
+ */
 import type { Json } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
-import { patchDocument } from '../yaml/doc-patch.ts';
-import { Unfaithful } from '../yaml/patch-flow.ts';
-import { patchText } from '../yaml/patch-text.ts';
+import { editDocument } from '../yaml/document-edit.ts';
+import { Unfaithful } from '../yaml/flow-edit.ts';
+import { editText } from '../yaml/text-edit.ts';
 import { checkReadBack, readsAs } from '../yaml/read-back.ts';
 import type { TextNode } from '../yaml/text-node.ts';
 import { LineIndex, type ParsedSource, type SourceItem } from './source.ts';
@@ -21,7 +26,7 @@ export function seqIndentOf(text: string, annotations: Record<string, unknown> |
 }
 
 /**
- * A construct the text patcher does not edit: merge keys (`<<`: it would edit the merged keys as if
+ * A construct the text editor does not edit: merge keys (`<<`: it would edit the merged keys as if
  * they were the map's own) and complex keys. Aliases are left to the read-back: an edit of an anchored
  * node that an alias elsewhere must not see reads back differently and takes the Document path.
  */
@@ -53,12 +58,12 @@ function jsonUnit(text: string, column: number): number {
 /**
  * The new source text of a resource whose data becomes `next`, or undefined when nothing changes.
  *
- * The fast path edits only the differing parts of the text (see `patchText`; new text uses the resource's
+ * The fast path edits only the differing parts of the text (see `editText`; new text uses the resource's
  * list indentation, JSON resources stay JSON at their indentation, CRLF is kept). Its result is read back
  * (`checkReadBack`): it must read, as YAML 1.1 (kubectl) and as YAML 1.2, as the input plus exactly this
- * change. Where the text patcher does not edit a construct faithfully (aliases, merge keys, a comment
+ * change. Where the text editor does not edit a construct faithfully (aliases, merge keys, a comment
  * an edit would drop) or the read-back differs, the resource is rewritten through a `yaml` Document
- * (`patchDocument`) and that result is read back too.
+ * (`editDocument`) and that result is read back too.
  *
  * @throws MeshInjectError `UNFAITHFUL_EDIT` naming the resource, the construct and its line when neither
  *   path writes the change faithfully (the pipeline turns it into an error result for the resource, which
@@ -75,7 +80,7 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
   let why = riskyConstruct(item.node);
   if (!why) {
     try {
-      let out = patchText(source.text, item.node, item.value, next, [item.start, item.end], style, { json, unit: jsonUnit(original, item.column) });
+      let out = editText(source.text, item.node, item.value, next, [item.start, item.end], style, { json, unit: jsonUnit(original, item.column) });
       if (out === undefined) return undefined;
       if (original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
       const problem = checkReadBack(original, out, item.column, item.value, next, simple, item.preamble);
@@ -95,7 +100,7 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
     );
   };
   if (json) return refuse(`${why.what} in a JSON resource`, why.offset);
-  const slow = patchDocument(original, item.column, item.value, next, style, item.preamble);
+  const slow = editDocument(original, item.column, item.value, next, style, item.preamble);
   if (!slow.ok) return refuse(`${why.what}, and rewriting the resource: ${slow.reason}`, item.start + slow.offset);
   let out = slow.text;
   if (original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
