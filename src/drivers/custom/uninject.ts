@@ -10,17 +10,14 @@
  * them. The check is the engine's `unexpectedRecordItem` (src/patch/uninject.ts); only what the driver can
  * inject is the driver's.
  */
-import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
+import type { Json, NamespaceInfo, PodTemplate } from '../../model.ts';
+import { isJsonObject as isObject } from '../../json.ts';
 import type { Inventory, UninjectContext, WorkloadRef } from '../driver.ts';
 import { mountedBy, unexpectedRecordItem, untrustedRecordError } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';
 import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, selectedTemplates, type CustomStatus } from './inject.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
-
-function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const namesIn = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter(isObject).map((e) => String(e.name)) : []);
 const keysIn = (v: Json | undefined): string[] => (isObject(v) ? Object.keys(v) : []);
