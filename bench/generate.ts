@@ -7,14 +7,14 @@
 
 /** One generated resource: its kind, name, the file kpt would read it from, and its block-YAML text. */
 export interface GeneratedResource {
-  kind: 'Deployment' | 'StatefulSet' | 'CronJob' | 'Service' | 'ConfigMap';
+  kind: 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob' | 'Service' | 'ConfigMap';
   name: string;
   namespace: string;
   /** Package-relative file path (`<namespace>/<kind>-<name>.yaml`), as kpt's `internal.config.kubernetes.io/path`. */
   path: string;
   /** The resource as block YAML at column 0, ending with a newline. */
   text: string;
-  /** True for Deployment, StatefulSet and CronJob. */
+  /** True for the workload kinds (Deployment, StatefulSet, DaemonSet, Job, CronJob). */
   workload: boolean;
 }
 
@@ -127,14 +127,47 @@ function podTemplate(rnd: () => number, app: string, comment: boolean, withAnn: 
   ].join('\n');
 }
 
-function workload(rnd: () => number, kind: GeneratedResource['kind'], name: string, ns: string, app: string, kpt: string | undefined, comment: boolean): string {
+/**
+ * A pod template unlike any other in the input (the `every-shape-different` class): workload `i` gets
+ * `1 + i % 4` containers, each with `1 + (i + c) % 3` ports numbered from `1024 + (i * 7) % 50000`, and pod
+ * annotations that reach the sidecar template (proxy CPU and memory, excluded outbound ports) with values of
+ * its own.
+ */
+function distinctPodTemplate(i: number, app: string): string {
+  const base = 1024 + ((i * 7) % 50000);
+  const containers: string[] = [];
+  for (let c = 0; c < 1 + (i % 4); c++) {
+    const ports: string[] = [];
+    for (let p = 0; p < 1 + ((i + c) % 3); p++) ports.push(`  - name: p${c}-${p}`, `    containerPort: ${base + c * 3 + p}`);
+    containers.push(`- name: ${app}-${c}`, `  image: ghcr.io/acme/${app}:${i}.${c}`, '  ports:', ...ports);
+  }
+  return [
+    'template:',
+    '  metadata:',
+    '    labels:',
+    `      app.kubernetes.io/name: ${app}`,
+    '    annotations:',
+    `      sidecar.istio.io/proxyCPU: ${10 + (i % 990)}m`,
+    `      sidecar.istio.io/proxyMemory: ${64 + i}Mi`,
+    `      traffic.sidecar.istio.io/excludeOutboundPorts: "${1 + (i % 65000)}"`,
+    '  spec:',
+    '    containers:',
+    ...containers.map((l) => `    ${l}`),
+  ].join('\n');
+}
+
+function workload(rnd: () => number, kind: GeneratedResource['kind'], name: string, ns: string, app: string, kpt: string | undefined, comment: boolean, distinct?: number): string {
   const head = comment ? `# ${kind} ${name}: generated for the benchmark\n` : '';
   const meta = metadata(name, ns, app, rnd() < 0.3 ? [`    example.com/owner: "team-${app}"`] : [], kpt, comment);
-  const tmpl = podTemplate(rnd, app, comment, rnd() < 0.5);
+  const tmpl = distinct === undefined ? podTemplate(rnd, app, comment, rnd() < 0.5) : distinctPodTemplate(distinct, app);
   if (kind === 'CronJob') {
     return `${head}apiVersion: batch/v1\nkind: CronJob\n${meta}\nspec:\n  schedule: "*/${5 + Math.floor(rnd() * 50)} * * * *"\n  jobTemplate:\n    spec:\n      backoffLimit: 2\n${indent(tmpl.replace('  spec:\n', '  spec:\n    restartPolicy: OnFailure\n'), 6)}\n`;
   }
+  if (kind === 'Job') {
+    return `${head}apiVersion: batch/v1\nkind: Job\n${meta}\nspec:\n  backoffLimit: 3\n${indent(tmpl.replace('  spec:\n', '  spec:\n    restartPolicy: Never\n'), 2)}\n`;
+  }
   const sel = `  selector:\n    matchLabels:\n      app.kubernetes.io/name: ${app}\n`;
+  if (kind === 'DaemonSet') return `${head}apiVersion: apps/v1\nkind: DaemonSet\n${meta}\nspec:\n${sel}${indent(tmpl, 2)}\n`;
   const replicas = `  replicas: ${1 + Math.floor(rnd() * 5)}\n`;
   if (kind === 'StatefulSet') {
     const vct = '  volumeClaimTemplates:\n  - metadata:\n      name: data\n    spec:\n      accessModes: [ReadWriteOnce]\n      resources:\n        requests:\n          storage: 1Gi\n';
@@ -166,7 +199,7 @@ export function generateResources(n: number, opts: GenerateOptions = {}): Genera
     const path = `${ns}/${kind.toLowerCase()}-${name}.yaml`;
     const comment = out.length % 7 === 3;
     const text = make(kpt ? kptAnnotationLines(path, id++) : undefined, comment);
-    out.push({ kind, name, namespace: ns, path, text, workload: kind === 'Deployment' || kind === 'StatefulSet' || kind === 'CronJob' });
+    out.push({ kind, name, namespace: ns, path, text, workload: kind !== 'Service' && kind !== 'ConfigMap' });
   };
   for (let i = 0; i < n; i++) {
     const app = APPS[i % APPS.length]!;
@@ -177,6 +210,29 @@ export function generateResources(n: number, opts: GenerateOptions = {}): Genera
     add(kind, name, ns, (k, c) => workload(rnd, kind, name, ns, app, k, c));
     if (i % 2 === 0) add('Service', name, ns, (k, c) => service(rnd, name, ns, app, k, c));
     if (i % 4 === 1) add('ConfigMap', `${name}-config`, ns, (k, c) => configMap(rnd, `${name}-config`, ns, app, k, c));
+  }
+  return out;
+}
+
+/**
+ * The `all-workloads` and `every-shape-different` classes: `n` resources, every one a workload that is
+ * injected, of five kinds (≈50% Deployments, 20% StatefulSets, 10% each DaemonSets, Jobs, CronJobs). With
+ * `distinct`, every pod template has a shape of its own (`distinctPodTemplate`); otherwise the shapes come
+ * from the same few random choices as the mixed input (containers, probes, volumes, annotations).
+ */
+export function generateWorkloads(n: number, distinct = false, opts: GenerateOptions = {}): GeneratedResource[] {
+  const rnd = makeRandom(opts.seed ?? 2);
+  const kpt = opts.kptAnnotations ?? true;
+  const out: GeneratedResource[] = [];
+  for (let i = 0; i < n; i++) {
+    const app = APPS[i % APPS.length]!;
+    const ns = `team-${i % 20}`;
+    const name = `${app}-${i}`;
+    const r = rnd();
+    const kind = r < 0.5 ? 'Deployment' : r < 0.7 ? 'StatefulSet' : r < 0.8 ? 'DaemonSet' : r < 0.9 ? 'Job' : 'CronJob';
+    const path = `${ns}/${kind.toLowerCase()}-${name}.yaml`;
+    const text = workload(rnd, kind, name, ns, app, kpt ? kptAnnotationLines(path, i) : undefined, i % 7 === 3, distinct ? i : undefined);
+    out.push({ kind, name, namespace: ns, path, text, workload: true });
   }
   return out;
 }

@@ -27,6 +27,8 @@ export interface MeasureOptions {
   cwd?: string;
   /** Kill the child after this many seconds (default 900). */
   timeoutSeconds?: number;
+  /** Extra environment variables of the child (added to this process's environment). */
+  env?: Record<string, string>;
 }
 
 const TIME_BIN = '/usr/bin/time';
@@ -51,7 +53,7 @@ export async function measure(cmd: string, args: string[], opts: MeasureOptions 
   const [file, argv] = gnuTime ? [TIME_BIN, ['-f', '%M %U %S', '-o', rssFile, cmd, ...args]] : [cmd, args];
   const t0 = process.hrtime.bigint();
   // detached: the child leads its own process group, so a time-out kills GNU time *and* the measured command.
-  const child = spawn(file, argv, { cwd: opts.cwd, stdio: [inFd, outFd, 'pipe'], detached: true });
+  const child = spawn(file, argv, { cwd: opts.cwd, stdio: [inFd, outFd, 'pipe'], detached: true, ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}) });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (d: string) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { strategicMerge, POD_SCHEMA } from '../src/patch/strategic-merge.ts';
+import { cloneJson, strategicMerge, strategicMergeTrusted, trustedPatch, POD_SCHEMA } from '../src/patch/strategic-merge.ts';
 import type { JsonObject } from '../src/model.ts';
 
 const names = (list: unknown): string[] => (list as Array<{ name: string }>).map((x) => x.name);
@@ -126,4 +126,54 @@ t.test('mergeSortedSlice interleaving: server-only elements keep their place bef
   const original: JsonObject = { spec: { volumes: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } };
   const patch: JsonObject = { spec: { volumes: [{ name: 'c' }, { name: 'd' }, { name: 'a' }] } };
   t.same(names((strategicMerge(original, patch, POD_SCHEMA).spec as JsonObject).volumes), ['b', 'c', 'd', 'a']);
+});
+
+t.test('a trusted patch merges exactly as the checked merge does, and only plain null-free patches are trusted', async (t) => {
+  const original: JsonObject = {
+    metadata: { annotations: { a: '1' } },
+    spec: {
+      containers: [{ name: 'app', image: 'a', env: [{ name: 'X', value: '1' }], ports: [{ containerPort: 80 }] }],
+      volumes: [{ name: 'data', emptyDir: {} }],
+    },
+  };
+  const patch: JsonObject = {
+    metadata: { annotations: { b: '2' }, labels: { l: 'v' } },
+    spec: {
+      containers: [
+        { name: 'istio-proxy', image: 'p', args: ['proxy'] },
+        { name: 'app', env: [{ name: 'Y', value: '2' }], ports: [{ containerPort: 15090 }] },
+      ],
+      initContainers: [{ name: 'istio-init', image: 'p' }],
+      volumes: [{ name: 'istio-envoy', emptyDir: { medium: 'Memory' } }],
+    },
+  };
+  const checked = trustedPatch(patch, POD_SCHEMA);
+  t.ok(checked, 'a plain patch is trusted');
+  const expected = strategicMerge(original, patch, POD_SCHEMA);
+  const copied = strategicMergeTrusted(original, checked!, POD_SCHEMA, true);
+  t.same(copied, expected);
+  t.equal(JSON.stringify(copied), JSON.stringify(expected), 'same key and element order');
+  t.not((copied.spec as JsonObject).initContainers, (patch.spec as JsonObject).initContainers, 'copy: true shares nothing with the patch');
+  const shared = strategicMergeTrusted(original, checked!, POD_SCHEMA, false);
+  t.equal(JSON.stringify(shared), JSON.stringify(expected));
+  t.equal((shared.spec as JsonObject).initContainers, (patch.spec as JsonObject).initContainers, 'copy: false takes new values as they are');
+  t.same(original.metadata, { annotations: { a: '1' } }, 'original not mutated');
+
+  t.equal(trustedPatch({ metadata: { annotations: { a: null } } }, POD_SCHEMA), undefined, 'a null deletes a key: not trusted');
+  t.equal(trustedPatch({ spec: { containers: [{ name: 'c', env: [{ name: 'E', value: null }] }] } }, POD_SCHEMA), undefined, 'a nested null is pruned: not trusted');
+  t.equal(trustedPatch({ spec: { $patch: 'replace' } }, POD_SCHEMA), undefined, 'a directive: not trusted');
+  t.equal(trustedPatch({ spec: { containers: [{ name: 'c' }, { name: 'c', image: 'x' }] } }, POD_SCHEMA), undefined, 'duplicate merge keys: not trusted');
+  t.ok(trustedPatch({ spec: { containers: [{ name: 'c', args: [null] }] } }, POD_SCHEMA), 'null list entries are kept by both paths');
+});
+
+t.test('cloneJson copies deeply and keeps non-finite numbers and __proto__ keys', async (t) => {
+  const src = JSON.parse('{"a":{"b":[1,{"c":"d"}]},"__proto__":{"x":1}}') as JsonObject;
+  (src.a as JsonObject).inf = Number.POSITIVE_INFINITY;
+  const copy = cloneJson(src);
+  t.same(copy, src);
+  t.not(copy.a, src.a);
+  t.not((copy.a as JsonObject).b, (src.a as JsonObject).b);
+  t.equal((copy.a as JsonObject).inf, Number.POSITIVE_INFINITY);
+  t.ok(Object.hasOwn(copy, '__proto__'), '__proto__ stays an own key');
+  t.equal(Object.getPrototypeOf(copy), Object.prototype);
 });

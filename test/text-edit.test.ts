@@ -87,3 +87,12 @@ t.test('strings are quoted so YAML 1.1 and 1.2 readers read them back as strings
   t.equal(emitString('--log_output_level=default:info'), '--log_output_level=default:info', 'plain when safe');
   t.equal(emitString('$(POD_NAMESPACE).svc.cluster.local'), '$(POD_NAMESPACE).svc.cluster.local');
 });
+
+t.test('emitString gives the same text on a repeated call (its cache) and after the cache is cleared', async (t) => {
+  const tricky = ['true', '15020', "it's", '*', '{"a":1}', 'a: b', 'x\ty', 'plain-name', '0o17', '.inf'];
+  const first = tricky.map(emitString);
+  t.same(tricky.map(emitString), first, 'cached answers are the first answers');
+  for (let i = 0; i < 9000; i++) emitString(`filler-${i}: x`); // more than the cache holds: it is cleared
+  t.same(tricky.map(emitString), first, 'answers after clearing are the same');
+  for (const [i, s] of tricky.entries()) t.equal(parse(`v: ${first[i]}`, { version: '1.1' }).v, s, `${JSON.stringify(s)} reads back`);
+});

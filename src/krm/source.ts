@@ -182,31 +182,16 @@ interface ItemContent {
 type ItemRange = Pick<SourceItem, 'position' | 'topPosition' | 'kind' | 'start' | 'end' | 'column' | 'reader' | 'preamble' | 'listToken'>;
 
 /**
- * A resource of the input: its source range, and its content, which is either loaded, still to be
- * composed (a function, run once by `load`), or released.
+ * A resource of the input: its source range (the `ItemRange` fields, declared once by `SourceItem` and
+ * merged into the class), and its content, which is either loaded, still to be composed (a function, run
+ * once by `load`), or released.
  */
+interface ResourceItem extends ItemRange {}
 class ResourceItem implements SourceItem {
-  position: number;
-  topPosition: number;
-  kind: string | undefined;
-  listToken?: CST.Token;
-  start: number;
-  end: number;
-  column: number;
-  reader?: 'block' | 'yaml';
-  preamble?: string;
   private content: ItemContent | (() => ItemContent) | 'released';
 
   constructor(range: ItemRange, content: ItemContent | (() => ItemContent) | 'released') {
-    this.position = range.position;
-    this.topPosition = range.topPosition;
-    this.kind = range.kind;
-    this.start = range.start;
-    this.end = range.end;
-    this.column = range.column;
-    if (range.reader !== undefined) this.reader = range.reader;
-    if (range.preamble !== undefined) this.preamble = range.preamble;
-    if (range.listToken !== undefined) this.listToken = range.listToken;
+    Object.assign(this, range);
     this.content = content;
   }
 

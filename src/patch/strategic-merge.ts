@@ -20,7 +20,7 @@
  * Inputs are not mutated. Errors: `MeshInjectError` with code `BAD_MERGE` (message worded as strategicpatch's) for a
  * merge-key element without its key or an unknown `$patch` value.
  */
-import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
+import { isJsonObject, jsonEqual, setOwn, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 
@@ -89,8 +89,26 @@ export const POD_SCHEMA: PatchSchema = {
 export const EMPTY_SCHEMA: PatchSchema = {};
 
 
+/**
+ * A deep copy of a JSON value: objects and arrays are copied, scalars (including non-finite numbers, which
+ * a `JSON.parse(JSON.stringify(v))` round trip would turn into `null`) are kept as they are. Own keys only,
+ * in order; a `__proto__` key stays an own data property. Several times faster than `structuredClone` on
+ * pod-sized data.
+ */
+export function cloneJson<T extends Json>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out: Json[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i]!);
+    return out as T;
+  }
+  const out: JsonObject = {};
+  for (const k of Object.keys(v)) setOwn(out, k, cloneJson((v as JsonObject)[k]!));
+  return out as T;
+}
+
 function clone<T extends Json>(v: T): T {
-  return structuredClone(v);
+  return cloneJson(v);
 }
 
 /**
@@ -134,6 +152,43 @@ function stripDirectives(v: Json, schema: PatchSchema | undefined): Json {
   return v;
 }
 
+/** A patch that {@link trustedPatch} checked: plain data, applied without further checks or copies. */
+export interface TrustedPatch {
+  readonly trusted: JsonObject;
+}
+
+function hasNull(v: Json): boolean {
+  if (v === null) return true;
+  if (typeof v !== 'object') return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (x !== null && typeof x === 'object' && hasNull(x)) return true;
+    return false;
+  }
+  for (const k in v) if (hasNull(v[k]!)) return true;
+  return false;
+}
+
+/**
+ * `patch` as a {@link TrustedPatch} when merging it needs neither directive handling nor null pruning: no `$`
+ * key, no `null` anywhere (a null in a patch deletes a key, inside a new value it is dropped: both need the
+ * checked path), and every merge-keyed list holds objects with distinct merge keys. Otherwise undefined, and
+ * the caller uses {@link strategicMerge}. Used for data meshinject built (a parsed template fragment), which
+ * is then merged twice with one check instead of two.
+ */
+export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
+  return isPlain(patch, schema) && !hasNull(patch) ? { trusted: patch } : undefined;
+}
+
+/**
+ * {@link strategicMerge} of a checked patch (see {@link trustedPatch}): the same result, without the plain
+ * check and null pruning per value. Values new to `original` are taken from the patch **without a copy**:
+ * the result shares them with the patch, so the caller either owns the patch (and never uses it again) or
+ * passes `copy: true`. `original` is not mutated.
+ */
+export function strategicMergeTrusted(original: JsonObject, patch: TrustedPatch, schema: PatchSchema = EMPTY_SCHEMA, copy = false): JsonObject {
+  return mergeMap(clone(original), copy ? cloneJson(patch.trusted) : patch.trusted, schema, true);
+}
+
 /**
  * Applies `patch` to `original` with strategic-merge semantics (see the module comment).
  * @param original the current object (not mutated)
@@ -145,8 +200,11 @@ export function strategicMerge(original: JsonObject, patch: JsonObject, schema: 
   return mergeMap(clone(original), patch, schema);
 }
 
-/** `mergeMap`: merges `patch` into `original` (which it owns and may mutate). */
-function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema | undefined): JsonObject {
+/**
+ * `mergeMap`: merges `patch` into `original` (which it owns and may mutate). `trusted`: the patch is plain
+ * data without nulls (see `trustedPatch`) that the caller gives away, so new values are taken as they are.
+ */
+function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema | undefined, trusted = false): JsonObject {
   const directive = patch[DIRECTIVE];
   if (directive !== undefined) {
     if (directive === 'replace') {
@@ -179,23 +237,24 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
       continue;
     }
     const origV = original[k];
+    const taken = (): Json => (trusted ? patchV : withoutNulls(stripDirectives(patchV, sub)));
     if (origV === undefined) {
-      original[k] = withoutNulls(stripDirectives(patchV, sub));
+      original[k] = taken();
       continue;
     }
     if (isJsonObject(origV) && isJsonObject(patchV)) {
-      original[k] = sub?.replace ? (withoutNulls(stripDirectives(patchV, sub)) as JsonObject) : mergeMap(origV, patchV, sub);
+      original[k] = sub?.replace ? (taken() as JsonObject) : mergeMap(origV, patchV, sub, trusted);
     } else if (Array.isArray(origV) && Array.isArray(patchV)) {
-      original[k] = sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub) : withoutNulls(stripDirectives(patchV, sub));
+      original[k] = sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub, trusted) : taken();
     } else {
-      original[k] = withoutNulls(stripDirectives(patchV, sub));
+      original[k] = taken();
     }
   }
   return original;
 }
 
 /** `mergeSlice` for a list with a merge strategy; `original` is owned. */
-function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefined): Json[] {
+function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefined, trusted = false): Json[] {
   if (original.length === 0 && patch.length === 0) return original;
   const mergeKey = schema?.mergeKey;
   const isMaps = original.some(isJsonObject) || patch.some(isJsonObject);
@@ -247,10 +306,10 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
     const pv = v as JsonObject;
     if (!(mergeKey in pv)) throw mergeError(`map: ${JSON.stringify(pv)} does not contain declared merge key: ${mergeKey}`);
     const idx = pv[mergeKey] === undefined ? -1 : (at.get(keyId(pv)) ?? -1);
-    if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items);
+    if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items, trusted);
     else {
       if (pv[mergeKey] !== undefined) at.set(keyId(pv), merged.length);
-      merged.push(mergeMap({}, pv, schema?.items));
+      merged.push(trusted ? pv : mergeMap({}, pv, schema?.items));
     }
   }
   const inPatch = new Set(plain.map(keyId));

@@ -32,6 +32,26 @@ function isPlainSafe(s: string): boolean {
  * cannot be plain (`'*'`, `'{"a":1}'`); double quotes with escapes for control characters.
  */
 export function emitString(s: string): string {
+  const hit = QUOTED.get(s);
+  if (hit !== undefined) return hit;
+  const out = quote(s);
+  if (s.length <= QUOTED_MAX_LENGTH) {
+    if (QUOTED.size >= QUOTED_MAX_ENTRIES) QUOTED.clear();
+    QUOTED.set(s, out);
+  }
+  return out;
+}
+
+/**
+ * Emitted forms of short strings already seen (emission cache, issue #13 §3): `emitString` is a pure
+ * function of its argument, and injected text repeats the same keys and values (`name`, `istio-proxy`,
+ * `/var/run/secrets/...`) in every workload. Bounded: cleared when full.
+ */
+const QUOTED = new Map<string, string>();
+const QUOTED_MAX_ENTRIES = 8192;
+const QUOTED_MAX_LENGTH = 256;
+
+function quote(s: string): string {
   if (isPlainSafe(s)) return s;
   if (needsQuotes(s) || /^[-+]?(?:\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|0o[0-7]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$/.test(s)) return JSON.stringify(s);
   if (!/[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return `'${s.replace(/'/g, "''")}'`;

@@ -6,9 +6,9 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { InjectRequest } from '../driver.ts';
 import type { IstioSettings } from './config.ts';
-import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
+import { cloneJson, POD_SCHEMA, strategicMerge, strategicMergeTrusted, trustedPatch, type TrustedPatch } from '../../patch/strategic-merge.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
-import { effectiveProxyConfig, interceptionModeOf } from './proxy-config.ts';
+import { effectiveProxyConfig, interceptionModeOf, PROXY_CONFIG_ANNOTATION } from './proxy-config.ts';
 import { buildTemplateData } from './template-data.ts';
 import { describeSources, type RenderContext, renderNamed, templateNamesFor } from './go-render.ts';
 import type { TemplateOrigin } from './template-sources.ts';
@@ -77,8 +77,36 @@ function asPod(o: JsonObject): PodTemplate {
   };
 }
 
-function mergeInto(pod: PodTemplate, fragment: JsonObject): PodTemplate {
-  return asPod(strategicMerge({ metadata: pod.metadata as JsonObject, spec: pod.spec }, fragment, POD_SCHEMA));
+/**
+ * `pod` with `fragment` strategic-merged in. With `checked` (the fragment passed `trustedPatch`), values new
+ * to the pod are taken without checks; `copy: false` gives them away uncopied (the fragment must not be used
+ * again by anyone who mutates).
+ */
+function mergeInto(pod: PodTemplate, fragment: JsonObject, checked?: TrustedPatch, copy = true): PodTemplate {
+  const base = { metadata: pod.metadata as JsonObject, spec: pod.spec };
+  return asPod(checked ? strategicMergeTrusted(base, checked, POD_SCHEMA, copy) : strategicMerge(base, fragment, POD_SCHEMA));
+}
+
+/** The mesh's ProxyConfig per mesh config object (deep-frozen: shared by every pod without `proxy.istio.io/config`). */
+const meshProxyConfigs = new WeakMap<JsonObject, JsonObject>();
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/**
+ * `effectiveProxyConfig` computed once per run for pods without a `proxy.istio.io/config` annotation (it then
+ * depends on the mesh config alone); the shared result is frozen, so a caller that would mutate it throws.
+ */
+function proxyConfigFor(meshConfig: JsonObject, annotations: Record<string, string>): JsonObject {
+  if (Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION)) return effectiveProxyConfig(meshConfig, annotations);
+  let pc = meshProxyConfigs.get(meshConfig);
+  if (!pc) meshProxyConfigs.set(meshConfig, (pc = deepFreeze(effectiveProxyConfig(meshConfig, annotations))));
+  return pc;
 }
 
 function fragmentOf(rendered: { metadata?: unknown; spec?: unknown }): JsonObject {
@@ -150,12 +178,12 @@ function preconditionWarnings(pod: PodTemplate, workload: InjectRequest['workloa
  */
 export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjection {
   const { config, settings: istio } = req;
-  const original = structuredClone(req.pod);
+  const original = cloneJson(req.pod as unknown as JsonObject) as unknown as PodTemplate;
   if (istio.platform === 'openshift') resetOpenShiftProxyUser(original);
   const annotations = original.metadata.annotations ?? {};
   validateAnnotations(annotations);
 
-  const proxyConfig = effectiveProxyConfig(istio.meshConfig, annotations);
+  const proxyConfig = proxyConfigFor(istio.meshConfig, annotations);
   const meshConfig: JsonObject = { ...istio.meshConfig, defaultConfig: proxyConfig };
   const values = istio.values;
   const statusPort = numberOr(proxyConfig.statusPort, 15020);
@@ -180,7 +208,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   if (!Object.hasOwn(istio.env, 'ENABLE_NATIVE_SIDECARS')) istio.env.ENABLE_NATIVE_SIDECARS = String(config.nativeSidecars);
   const ctx: RenderContext = { settings: istio, builtinData: data, pod: stripped, nativeSidecars: config.nativeSidecars };
   const used: Array<{ name: string; origin: TemplateOrigin }> = [];
-  let merged: PodTemplate = structuredClone(original);
+  let merged = cloneJson(original as unknown as JsonObject) as unknown as PodTemplate;
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of templateNamesFor(annotations, istio)) {
     let fragment: JsonObject;
@@ -191,8 +219,11 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     } catch (e) {
       wrap(e, `failed to run injection template "${name}"`);
     }
+    // A freshly parsed fragment without directives or nulls is checked once for both merges; the template
+    // pod takes its values uncopied (nobody else holds the fragment), the merged pod gets a copy.
+    const checked = trustedPatch(fragment, POD_SCHEMA);
     try {
-      templatePod = mergeInto(templatePod, fragment);
+      templatePod = mergeInto(templatePod, fragment, checked, false);
     } catch (e) {
       wrap(e, 'failed applying injection overlay');
     }
@@ -223,7 +254,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged.spec.containers = [...containersOf(merged.spec, 'containers'), proxy];
     }
     try {
-      merged = mergeInto(merged, fragment);
+      merged = mergeInto(merged, fragment, checked, true);
     } catch (e) {
       wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');
     }
