@@ -16,7 +16,7 @@ import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
 import { emitChanged } from './krm/rewrite.ts';
 import { uninjectPod } from './patch/uninject.ts';
-import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withPodTemplate } from './workloads/pod-template.ts';
+import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 import { isJsonObject } from './json.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
@@ -318,7 +318,8 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
  * records the workload's state so that a second run writes the same: `injected (istio, revision default)`,
  * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
  * `uninjected (istio)` for every workload; and for an injected workload the configured
- * `injectedWorkloadAnnotations` of its kind. `decision` is undefined in uninject mode.
+ * `injectedWorkloadAnnotations` of its kind (removed from an uninjected one where they hold the configured
+ * value). `decision` is undefined in uninject mode.
  */
 function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext): Json {
   const config = ctx.config;
@@ -327,10 +328,12 @@ function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome,
     const value = decision ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined) : `uninjected (${ctx.mesh.name})`;
     desired = withAnnotation(desired, RESULT_ANNOTATION, value);
   }
-  if (outcome.action === 'injected') {
-    const byKind = config.injectedWorkloadAnnotations ?? {};
-    const extra = Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind]! : {};
-    for (const [key, value] of Object.entries(extra)) desired = withAnnotation(desired, key, value);
+  const byKind = config.injectedWorkloadAnnotations ?? {};
+  const extra = Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind]! : {};
+  for (const [key, value] of Object.entries(extra)) {
+    // Uninject removes what injection wrote: the configured value only (re-injection writes it again).
+    if (outcome.action === 'injected') desired = withAnnotation(desired, key, value);
+    else if (outcome.action === 'uninjected') desired = withoutAnnotation(desired, key, value);
   }
   return desired;
 }

@@ -230,7 +230,12 @@ t.test('inventory: what linkerd uninject removes, and nothing else', async (t) =
   t.same(inv.annotations, ['linkerd.io/created-by', 'linkerd.io/proxy-version', 'linkerd.io/trust-root-sha256']);
   t.same(inv.labels, ['linkerd.io/control-plane-ns', 'linkerd.io/proxy-deployment', 'linkerd.io/workload-ns']);
   t.same(removeInventory(injected, inv), original, 'removing the inventory gives back the pod template');
-  t.equal(linkerdDriver.uninject, undefined, 'no uninject hook: the injection changes nothing but what the inventory names');
+  const ctx = { injected, workload: deployment, config: l.config };
+  t.same(linkerdDriver.uninject!(removeInventory(injected, inv), inv, l.settings, ctx), original, 'the uninject hook changes nothing more without configured override annotations');
+  const o = manual({}, { overrideAnnotations: { 'config.linkerd.io/admin-port': '1234' }, debugSidecar: true });
+  const withOverrides = inject(original, o).pod;
+  const invO = linkerdDriver.inventory(withOverrides)!;
+  t.same(linkerdDriver.uninject!(removeInventory(withOverrides, invO), invO, o.settings, { ...ctx, injected: withOverrides }), original, 'the override annotations this configuration writes are removed');
 
   const cp = appPod({ 'linkerd.io/created-by': 'x' });
   cp.metadata.labels!['linkerd.io/control-plane-component'] = 'tap';

@@ -332,3 +332,109 @@ t.test('#8: a native proxy recorded by the status is still re-injected', async (
   t.equal(classic.exitCode, 0, 'native → classic upgrade still allowed');
   t.same(names(podOf(classic.stdout).spec.containers), ['web', 'istio-proxy']);
 });
+
+t.test('injectedWorkloadAnnotations: uninject removes those holding the configured value, keeps the others', async (t) => {
+  const job = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: migrate:1
+`;
+  const spec = { resultAnnotations: false, injectedWorkloadAnnotations: { Job: { 'kustomize.toolkit.fluxcd.io/force': 'enabled' } } };
+  const injected = run(job, { functionConfig: config(spec) });
+  t.equal((parse(injected.stdout) as Obj).metadata.annotations['kustomize.toolkit.fluxcd.io/force'], 'enabled', 'precondition: written on inject');
+  const un = run(injected.stdout, { functionConfig: config({ ...spec, mode: 'uninject' }) });
+  t.equal(un.exitCode, 0);
+  t.equal(un.stdout, job, 'byte for byte: the annotations map the injection created is gone too');
+  const own = injected.stdout.replace('kustomize.toolkit.fluxcd.io/force: enabled', 'kustomize.toolkit.fluxcd.io/force: disabled');
+  const kept = run(own, { functionConfig: config({ ...spec, mode: 'uninject' }) });
+  t.equal((parse(kept.stdout) as Obj).metadata.annotations['kustomize.toolkit.fluxcd.io/force'], 'disabled', 'another value is the user\'s: kept');
+  const removed = run(optOutJob(injected.stdout), { functionConfig: config({ ...spec, removeWhenSkipped: true }) });
+  t.notOk((parse(removed.stdout) as Obj).metadata.annotations, 'removeWhenSkipped removes it too');
+});
+
+/** A Job's injected text with its pod opting out by annotation. */
+function optOutJob(text: string): string {
+  const out = text.replace(/( {6}annotations:\n)/, '$1        sidecar.istio.io/inject: "false"\n');
+  if (out === text) throw new Error('test input has no pod annotations block');
+  return out;
+}
+
+t.test('#8: a status listing the user\'s container with an overrides record of it is refused unless re-injection proves it', async (t) => {
+  // The record claims `app` was patched by the template (as grpc-simple patches the app), but the sidecar
+  // template does not touch it: injecting the recorded original does not give the container back.
+  const lying = LYING_STATUS.replace('"volumes":["data"]', '"volumes":null').replace(
+    "        sidecar.istio.io/status:",
+    `        proxy.istio.io/overrides: '{"containers":[{"name":"app","image":"app:0"}]}'\n        sidecar.istio.io/status:`,
+  );
+  const out = run(lying, { functionConfig: config({ mode: 'uninject' }) });
+  t.equal(out.exitCode, 1, 'error');
+  const err = out.results.find((r) => r.severity === 'error')!;
+  t.match(err.message, /sidecar\.istio\.io\/status lists container "app" as injected, and injecting the original that proxy\.istio\.io\/overrides records does not give it back/);
+  t.equal(err.field?.path, 'spec.template.metadata.annotations[sidecar.istio.io/status]');
+  t.notOk(out.results.some((r) => r.tags?.['meshinject.dev/outcome'] === 'uninjected'), 'nothing reported uninjected');
+});
+
+t.test('proxyless gRPC (grpc-simple): uninject restores the patched app container in place from proxy.istio.io/overrides', async (t) => {
+  const input = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: grpc}
+spec:
+  template:
+    metadata:
+      annotations:
+        inject.istio.io/templates: grpc-simple
+    spec:
+      containers:
+      - name: before
+        image: before:1
+      - name: traffic
+        image: traffic:1 # the app
+        ports:
+        - containerPort: 8080
+      - name: after
+        image: after:1
+`;
+  const cfg = { resultAnnotations: false };
+  const injected = run(input, { functionConfig: config(cfg) });
+  t.equal(injected.exitCode, 0);
+  t.same(podOf(injected.stdout).spec.containers.map((c: Obj) => [c.name, (c.env ?? []).length > 0]), [['before', true], ['traffic', true], ['after', true]], 'precondition: every app container patched');
+  const un = run(injected.stdout, { functionConfig: config({ ...cfg, mode: 'uninject' }) });
+  t.equal(un.exitCode, 0, JSON.stringify(un.results));
+  t.equal(un.stdout, input, 'byte for byte, each container in its place');
+});
+
+t.test('custom driver: the status record is checked against what its templates add, in uninject and re-injection', async (t) => {
+  const custom = { templates: { sidecar: 'spec:\n  containers:\n  - name: shipper\n    image: shipper:1\n  volumes:\n  - name: shipper-buffer\n    emptyDir: {}\n' } };
+  const customConfig = (extra: Obj = {}) => config({ mesh: 'custom', resultAnnotations: false, custom, ...extra });
+  const injected = run(APP, { functionConfig: customConfig() });
+  t.equal(injected.exitCode, 0);
+  t.equal(run(injected.stdout, { functionConfig: customConfig({ mode: 'uninject' }) }).stdout, APP, 'a true record: uninject gives the input back');
+  const status = (pod: Obj) => JSON.parse(pod.metadata.annotations['meshinject.dev/custom-status']) as Obj;
+  const recorded = status(podOf(injected.stdout));
+  const lie = (change: (s: Obj) => void) => {
+    const s = structuredClone(recorded);
+    change(s);
+    return injected.stdout.replace(/meshinject\.dev\/custom-status: .*/, `meshinject.dev/custom-status: '${JSON.stringify(s)}'`);
+  };
+  for (const [what, text, message] of [
+    ['the user\'s container', lie((s) => s.containers.push('web')), /meshinject\.dev\/custom-status lists container "web" as injected, but no template \(sidecar\) adds a container of that name: refusing to remove it/],
+    ['the user\'s volume', lie((s) => s.volumes.push('data')), /lists volume "data" as injected/],
+    ['the user\'s annotation', lie((s) => s.annotations.push('team')), /lists annotation "team" as injected/],
+    ['the user\'s container, with a template no longer defined', lie((s) => { s.templates = ['gone']; s.containers.push('web'); }), /lists container "web" as injected, but no template \(sidecar\) adds/],
+  ] as const) {
+    for (const mode of ['uninject', 'inject']) {
+      const out = run(text, { functionConfig: customConfig({ mode }) });
+      t.equal(out.exitCode, 1, `${what}, ${mode}: error`);
+      const err = out.results.find((r) => r.severity === 'error')!;
+      t.match(err?.message, message, `${what}, ${mode}: the message names the item`);
+      t.equal(err?.field?.path, 'spec.template.metadata.annotations[meshinject.dev/custom-status]', `${what}, ${mode}: the field`);
+    }
+  }
+});

@@ -38,11 +38,42 @@ function withoutKeys(map: Record<string, string> | undefined, keys: readonly str
   return removed && Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** A kind of item a driver's status record lists, as messages name it. */
+export type RecordedKind = 'container' | 'init container' | 'volume' | 'label' | 'annotation';
+
 /**
- * The containers that stay (not named by the inventory) and mount `volume`: a volume the injection added is
- * mounted only by what it injected, so a hit means the record names the user's volume.
+ * The first item a driver's status record lists that the driver would not have injected: for each kind, in
+ * order, a recorded name not among `injectable` (the names the driver's templates give that kind). A record
+ * naming the user's own container or volume is then refused instead of deleting it (issue #8: a status
+ * annotation is not taken on trust). Mesh-neutral: each driver says what it can inject.
+ * @param checks `[kind, recorded names, names the driver injects]` triples
  */
-function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySet<string>): string | undefined {
+export function unexpectedRecordItem(
+  checks: ReadonlyArray<readonly [RecordedKind, readonly string[], ReadonlySet<string> | readonly string[]]>,
+): { kind: RecordedKind; name: string } | undefined {
+  for (const [kind, recorded, injectable] of checks) {
+    const known = injectable instanceof Set ? injectable : new Set(injectable as readonly string[]);
+    for (const name of recorded) if (!known.has(name)) return { kind, name };
+  }
+  return undefined;
+}
+
+/**
+ * The error refusing a status record (field `metadata.annotations[<annotation>]`) that lists `item` as
+ * injected; `why` says why it cannot be (`no Istio injection template adds a container of that name`).
+ */
+export function untrustedRecordError(annotation: string, item: { kind: string; name: string }, why: string): InjectError {
+  return new InjectError(
+    `${annotation} lists ${item.kind} "${item.name}" as injected, but ${why}: refusing to remove it (correct or remove the annotation)`,
+    { field: `metadata.annotations[${annotation}]` },
+  );
+}
+
+/**
+ * The first container that stays (not in `injected`) and mounts `volume`, or undefined: a volume the injection
+ * added is mounted only by what it injected, so a hit means the record names the user's volume.
+ */
+export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySet<string>): string | undefined {
   for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
     for (const c of named(spec[list])) {
       if (typeof c.name === 'string' && injected.has(c.name)) continue;
@@ -66,12 +97,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const injected = new Set([...inv.containers, ...inv.initContainers]);
   for (const v of inv.volumes) {
     const user = mountedBy(out.spec, v, injected);
-    if (user !== undefined) {
-      throw new InjectError(
-        `${inv.statusAnnotation} lists volume "${v}" as injected, but container "${user}", which it does not list, mounts it: refusing to remove the volume (correct or remove the annotation)`,
-        { field: `metadata.annotations[${inv.statusAnnotation}]` },
-      );
-    }
+    if (user !== undefined) throw untrustedRecordError(inv.statusAnnotation, { kind: 'volume', name: v }, `container "${user}", which it does not list, mounts it`);
   }
   withoutNamed(out.spec, 'containers', new Set(inv.containers));
   withoutNamed(out.spec, 'initContainers', new Set(inv.initContainers));

@@ -182,3 +182,15 @@ export function withAnnotation(resource: Json, key: string, value: string): Json
   const annotations = getIn(resource, ['metadata', 'annotations']);
   return setIn(resource, ['metadata', 'annotations'], setOwn({ ...(isJsonObject(annotations) ? annotations : {}) }, key, value));
 }
+
+/**
+ * The resource without `metadata.annotations[key]` when it holds exactly `value` (a new value; the input is not
+ * mutated); a map the removal empties is removed. Returns `resource` itself when there is nothing to remove.
+ */
+export function withoutAnnotation(resource: Json, key: string, value: string): Json {
+  const annotations = getIn(resource, ['metadata', 'annotations']);
+  if (!isJsonObject(annotations) || annotations[key] !== value) return resource;
+  const kept: JsonObject = { ...annotations };
+  delete kept[key];
+  return Object.keys(kept).length === 0 ? deleteIn(resource, ['metadata', 'annotations']) : setIn(resource, ['metadata', 'annotations'], kept);
+}

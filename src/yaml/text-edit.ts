@@ -34,7 +34,9 @@ export function editText(text: string, root: TextNode, old: Json, next: Json, ra
     return emitMapLines(target, col, style).slice(col).replace(/\n$/, text[range[1] - 1] === '\n' ? '\n' : '');
   }
   if (ctx.edits.length === 0) return undefined;
-  return applyEdits(text, range[0], range[1], ctx.edits);
+  const out = applyEdits(text, range[0], range[1], ctx.edits);
+  // A resource without a final line break keeps it that way (removing its last lines leaves the break before them).
+  return text[range[1] - 1] === '\n' ? out : out.replace(/\r?\n$/, '');
 }
 
 type JsonObj = { [k: string]: Json };

@@ -3,12 +3,14 @@
  * `spec.custom.templates`, or data keys of local-config ConfigMaps in the input), with the data model of
  * `./render.ts` and the shared helper set (src/render/template-functions.ts). It needs nothing the Istio driver
  * does not: config section (`./config.ts`, `./config.schema.json`), decision (`./decide.ts`), injection and
- * status (`./inject.ts`); uninject is the generic removal of what `meshinject.dev/custom-status` records.
+ * status (`./inject.ts`); uninject is the generic removal of what `meshinject.dev/custom-status` records, once
+ * that record is checked against what its templates add (`./uninject.ts`).
  */
 import type { MeshDriver } from '../driver.ts';
 import { loadCustomConfig, templatesFromPackage, type CustomSettings } from './config.ts';
 import { CUSTOM_REASONS, decideCustom } from './decide.ts';
 import { customInventory, injectCustomPod } from './inject.ts';
+import { uninjectCustom } from './uninject.ts';
 
 export type { CustomSettings } from './config.ts';
 
@@ -23,5 +25,6 @@ export const customDriver: MeshDriver<CustomSettings> = {
     return { pod, summary: `custom, templates ${templates.join(',')}`, warnings: [] };
   },
   inventory: customInventory,
+  uninject: uninjectCustom,
   fromInput: (settings, configMaps) => ({ settings: settings.templateConfigMaps.length === 0 ? settings : templatesFromPackage(settings, configMaps()), notes: [] }),
 };

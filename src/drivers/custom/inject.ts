@@ -11,6 +11,7 @@ import { removeInventory } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
+import { checkCustomStatus } from './uninject.ts';
 import { isJsonObject as isObject } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
@@ -108,6 +109,7 @@ export function selectedTemplates(pod: PodTemplate, settings: CustomSettings): s
 export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodTemplate; templates: string[] } {
   const previous = customInventory(req.pod);
   const pod = previous ? removeInventory(req.pod, previous) : structuredClone(req.pod);
+  if (previous) checkCustomStatus(pod, parseCustomStatus(req.pod)!, req);
   const templates = selectedTemplates(pod, req.settings);
   const data = customTemplateData(pod, req.workload, req.namespace, req.settings.values);
   let fragment: JsonObject = {};

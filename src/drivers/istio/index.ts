@@ -5,6 +5,7 @@
  * `sidecar.istio.io/status` annotation (not taken on trust: `untrustedStatusItem`), and undoes it for uninject
  * (`./uninject.ts`). Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
+import type { JsonObject } from '../../model.ts';
 import type { MeshDriver } from '../driver.ts';
 import { loadIstioConfig, type IstioSettings } from './config.ts';
 import { withInjectorConfigMap } from './configmap-source.ts';
@@ -12,6 +13,7 @@ import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import { uninjectIstio } from './uninject.ts';
+import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 
 export type { IstioSettings } from './config.ts';
 
@@ -31,7 +33,13 @@ export const istioDriver: MeshDriver<IstioSettings> = {
     const raw = pod.metadata.annotations?.[STATUS_ANNOTATION];
     if (raw === undefined) return undefined;
     const status = parseInjectionStatus(raw);
-    const untrusted = status ? untrustedStatusItem(status, pod.metadata.annotations) : undefined;
+    // A container the template patched (grpc-simple, grpc-agent patch the app's) is one whose original
+    // `proxy.istio.io/overrides` records; uninject puts that back and proves it by re-injection (./uninject.ts).
+    const recorded = status ? parseOverrides(pod.metadata.annotations?.[OVERRIDES_ANNOTATION]) : undefined;
+    const names = (list: readonly JsonObject[]) => list.map((c) => String(c.name));
+    const untrusted = status && recorded
+      ? untrustedStatusItem(status, pod.metadata.annotations, { containers: names(recorded.containers), initContainers: names(recorded.initContainers) })
+      : undefined;
     if (untrusted) throw untrustedStatusError(untrusted);
     return {
       statusAnnotation: STATUS_ANNOTATION,

@@ -4,7 +4,8 @@
  */
 import { isJsonObject } from '../../json.ts';
 import type { JsonObject } from '../../model.ts';
-import { InjectError } from '../../results/errors.ts';
+import type { InjectError } from '../../results/errors.ts';
+import { unexpectedRecordItem, untrustedRecordError, type RecordedKind } from '../../patch/uninject.ts';
 import { containersOf } from './pod-fields.ts';
 
 /** Annotation recording a previous injection. */
@@ -70,8 +71,8 @@ export function parseInjectionStatus(value: string | undefined): InjectionStatus
   return { initContainers, containers, volumes, imagePullSecrets, revision: (o.revision as string | undefined) ?? '' };
 }
 
-/** Containers and init containers the built-in Istio templates inject (sidecar, gateway, grpc-agent). */
-export const INJECTED_CONTAINER_NAMES: readonly string[] = ['istio-proxy', 'istio-init', 'istio-validation', 'enable-core-dump'];
+/** Containers and init containers the built-in Istio templates inject (sidecar, gateway, grpc-agent, grpc-simple). */
+export const INJECTED_CONTAINER_NAMES: readonly string[] = ['istio-proxy', 'istio-init', 'istio-validation', 'enable-core-dump', 'grpc-bootstrap-init'];
 
 /**
  * Volumes the built-in Istio templates inject (sidecar, gateway, grpc-agent, grpc-simple), besides the user
@@ -101,28 +102,21 @@ function userVolumeNames(annotations: Record<string, string> | undefined): strin
  * (what the current injection adds under the same list, e.g. the app containers `grpc-simple` patches). A
  * status naming the user's own container or volume is then refused instead of deleting them (issue #8: the
  * status annotation is not taken on trust; Istio's `stripPod` trusts it). Image pull secrets are not checked:
- * their names come from the values.
+ * their names come from the values. The check itself is the engine's `unexpectedRecordItem` (src/patch/uninject.ts).
  */
 export function untrustedStatusItem(
   status: InjectionStatus,
   annotations: Record<string, string> | undefined,
   alsoInjected: { containers?: readonly string[]; initContainers?: readonly string[]; volumes?: readonly string[] } = {},
-): { kind: 'container' | 'init container' | 'volume'; name: string } | undefined {
-  const volumes = new Set([...INJECTED_VOLUME_NAMES, ...userVolumeNames(annotations), ...(alsoInjected.volumes ?? [])]);
-  for (const [kind, names, extra] of [
-    ['container', status.containers, alsoInjected.containers ?? []],
-    ['init container', status.initContainers, alsoInjected.initContainers ?? []],
-  ] as const) {
-    for (const n of names) if (!INJECTED_CONTAINER_NAMES.includes(n) && !extra.includes(n)) return { kind, name: n };
-  }
-  for (const n of status.volumes) if (!volumes.has(n)) return { kind: 'volume', name: n };
-  return undefined;
+): { kind: RecordedKind; name: string } | undefined {
+  return unexpectedRecordItem([
+    ['container', status.containers, [...INJECTED_CONTAINER_NAMES, ...(alsoInjected.containers ?? [])]],
+    ['init container', status.initContainers, [...INJECTED_CONTAINER_NAMES, ...(alsoInjected.initContainers ?? [])]],
+    ['volume', status.volumes, [...INJECTED_VOLUME_NAMES, ...userVolumeNames(annotations), ...(alsoInjected.volumes ?? [])]],
+  ]);
 }
 
 /** The error refusing a status annotation that lists `item` (see {@link untrustedStatusItem}). */
 export function untrustedStatusError(item: { kind: string; name: string }): InjectError {
-  return new InjectError(
-    `${STATUS_ANNOTATION} lists ${item.kind} "${item.name}" as injected, but no Istio injection template adds a ${item.kind} of that name: refusing to remove it (correct or remove the annotation)`,
-    { field: `metadata.annotations[${STATUS_ANNOTATION}]` },
-  );
+  return untrustedRecordError(STATUS_ANNOTATION, item, `no Istio injection template adds a ${item.kind} of that name`);
 }

@@ -16,7 +16,7 @@ import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts
 import { jsonEqual, isJsonObject as isObject } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
-import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import { INJECTED_CONTAINER_NAMES, parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
 import { containersOf, envOf, findContainer, PROXY_CONTAINER } from './pod-fields.ts';
 
 /**
@@ -52,6 +52,7 @@ export const INJECTED_ANNOTATIONS: readonly string[] = [
   'traffic.sidecar.istio.io/excludeInterfaces',
   'istio.io/reroute-virtual-interfaces',
   'prometheus.istio.io/secure-port',
+  'sidecar.istio.io/rewriteAppHTTPProbers',
 ];
 
 /** Multus networks annotation; Istio's CNI template appends `default/istio-cni` to the user's flat list. */
@@ -163,7 +164,7 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
  */
 export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
   const out: PodTemplate = structuredClone(pod);
-  restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION]);
+  restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
   const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
   delete annos[OVERRIDES_ANNOTATION];
   const probers = proxyEnv(ctx.injected, inv, APP_PROBERS_ENV);
@@ -192,7 +193,10 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
   const multus = annos[MULTUS_ANNOTATION]?.match(MULTUS_APPENDED)?.[1];
   const sc = withoutGatewaySysctl(out.spec.securityContext);
   const scChanged = sc !== out.spec.securityContext;
-  if (candidates.labels.length + candidates.annotations.length > 0 || scChanged) {
+  // App containers the template patched (grpc-simple, grpc-agent): restored from the overrides record above.
+  const patched = (['containers', 'initContainers'] as const).flatMap((list) =>
+    inv[list].filter((n) => !INJECTED_CONTAINER_NAMES.includes(n)).map((name) => ({ list, name })));
+  if (candidates.labels.length + candidates.annotations.length > 0 || scChanged || patched.length > 0) {
     const probe: PodTemplate = structuredClone(out);
     for (const k of candidates.labels) delete probe.metadata.labels![k];
     for (const k of candidates.annotations) delete probe.metadata.annotations![k];
@@ -205,6 +209,13 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
     } catch (e) {
       if (!(e instanceof MeshInjectError)) throw e;
       fail(`re-injecting the uninjected pod to check the injected labels and annotations failed: ${e.message}`, e.field);
+    }
+    // Proof for a patched app container: the restored original, injected again, is the container as injected.
+    for (const { list, name } of patched) {
+      const want = findContainer(name, containersOf(ctx.injected.spec, list));
+      if (!jsonEqual(findContainer(name, containersOf(again.spec, list)), want)) {
+        fail(`${STATUS_ANNOTATION} lists ${list === 'containers' ? 'container' : 'init container'} "${name}" as injected, and injecting the original that ${OVERRIDES_ANNOTATION} records does not give it back`, `metadata.annotations[${STATUS_ANNOTATION}]`);
+      }
     }
     const promMerged = candidates.annotations.filter((k) => (PROM_KEYS as readonly string[]).includes(k));
     const promOk = promMerged.every((k) => again.metadata.annotations?.[k] === annos[k] && (k === 'prometheus.io/port' || annos[k] === PROM_MERGED[k as keyof typeof PROM_MERGED]));
@@ -227,24 +238,33 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
 }
 
 /**
- * Puts back the user's containers named like injected ones, as `proxy.istio.io/overrides` recorded them
- * (Istio `reapplyOverwrittenContainers`): appended to their list, without the `resources: {}` Go's encoding
- * adds. The record does not keep `image: auto` (Istio drops it before saving; absent and `auto` both mean
- * "the injected image" to Istio): a container without an image gets `image: auto`, the documented spelling.
- * Nor does it keep which list a customised proxy of a native sidecar was in: it goes back to `containers`,
- * where Istio documents the customisation (Istio moves it to the init containers itself). A container of the same name still present is left alone.
+ * Puts back the user's containers that the injection overwrote, as `proxy.istio.io/overrides` recorded them
+ * (Istio `reapplyOverwrittenContainers`): containers named like injected ones (`istio-proxy`, `istio-init`)
+ * and app containers a template patched (grpc-simple, grpc-agent). Each goes back to its place among the
+ * remaining entries of its list in `injected` (else to the end), without the `resources: {}` Go's encoding
+ * adds unless the injected container has exactly that. The record does not keep `image: auto` (Istio drops it
+ * before saving; absent and `auto` both mean "the injected image" to Istio): a container without an image gets
+ * `image: auto`, the documented spelling. Nor does it keep which list a customised proxy of a native sidecar
+ * was in: it goes back to `containers`, where Istio documents the customisation (Istio moves it to the init
+ * containers itself). A container of the same name still present is left alone.
  */
-function restoreOverrides(pod: PodTemplate, record: string | undefined): void {
+function restoreOverrides(pod: PodTemplate, record: string | undefined, injected: PodTemplate): void {
   const saved = parseOverrides(record);
   for (const list of ['containers', 'initContainers'] as const) {
     for (const c of saved[list]) {
       const to = list === 'initContainers' && c.name === PROXY_CONTAINER ? 'containers' : list;
       const cur = containersOf(pod.spec, to);
       if (typeof c.name !== 'string' || findContainer(c.name, cur)) continue;
+      const before = containersOf(injected.spec, to).map((x) => x.name);
+      const was = to === list ? before.indexOf(c.name) : -1;
       const copy = { ...c };
-      if (isObject(copy.resources) && Object.keys(copy.resources).length === 0) delete copy.resources;
+      const injectedResources = was < 0 ? undefined : containersOf(injected.spec, to)[was]!.resources;
+      const emptyInjected = isObject(injectedResources) && Object.keys(injectedResources).length === 0;
+      if (isObject(copy.resources) && Object.keys(copy.resources).length === 0 && !emptyInjected) delete copy.resources;
       if (copy.image === undefined) copy.image = AUTO_IMAGE;
-      pod.spec[to] = [...cur, copy];
+      // Its place: after the remaining entries that came before it in the injected list.
+      const at = was < 0 ? cur.length : cur.filter((x) => { const i = before.indexOf(x.name); return i >= 0 && i < was; }).length;
+      pod.spec[to] = [...cur.slice(0, at), copy, ...cur.slice(at)];
     }
   }
 }

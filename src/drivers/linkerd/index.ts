@@ -11,13 +11,15 @@ import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';
 import { linkerdInventory } from './inventory.ts';
 import { annotateLinkerdResource, linkerdResourceInventory } from './objects.ts';
+import { uninjectLinkerd } from './uninject.ts';
 
 export type { LinkerdSettings } from './config.ts';
 
 /**
  * The `linkerd` mesh driver. `inject` throws `InjectError` for Linkerd's refusals (host network, another
  * sidecar, no service account token, an unsupported kind, a control-plane component without `manual`).
- * No `uninject` hook: a generic removal of the inventory undoes everything Linkerd's injection does.
+ * Uninject is the generic removal of the inventory plus `./uninject.ts` (the override annotations this
+ * configuration writes).
  */
 export const linkerdDriver: MeshDriver<LinkerdSettings> = {
   name: 'linkerd',
@@ -32,6 +34,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = {
     return { pod, summary: summary(req.settings), warnings };
   },
   inventory: linkerdInventory,
+  uninject: uninjectLinkerd,
   annotateResource: annotateLinkerdResource,
   resourceInventory: linkerdResourceInventory,
   ownPodMetadata: true,
