@@ -137,71 +137,129 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
 }
 
 /**
- * Applies defaults and the checks a JSON Schema cannot express, then hands each driver section to its
- * driver. `root` prefixes issue paths (`spec` or `data`); fields with a schema issue are skipped (their
- * issue is already reported) and take their default.
+ * Reads fields of one raw spec: `at` builds an issue path under `root`, `take` returns a field's value
+ * unless the schema already reported an issue at it; `issues` collects every problem in report order.
  */
-function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 'data', drivers: readonly MeshDriver<unknown>[], fromConfigMap: boolean): LoadResult {
+interface SpecReader {
+  issues: ConfigIssue[];
+  at: (...keys: Array<string | number>) => string;
+  take: <T>(value: T | undefined, ...keys: Array<string | number>) => T | undefined;
+  /** Reports the problems of a selector that passed the schema (nothing when `sel` is absent). */
+  selectorIssues: (sel: LabelSelector | undefined, ...keys: Array<string | number>) => void;
+}
+
+/** A `SpecReader` over `schemaProblems`; its `issues` start as a copy of them. */
+function specReader(schemaProblems: ConfigIssue[], root: 'spec' | 'data'): SpecReader {
   const issues = [...schemaProblems];
-  const warnings: string[] = [];
   const at = (...keys: Array<string | number>) => joinPath([root, ...keys]);
   const ok = (...keys: Array<string | number>) => !hasIssueAt(schemaProblems, at(...keys));
-  const take = <T>(value: T | undefined, ...keys: string[]): T | undefined => (value !== undefined && ok(...keys) ? value : undefined);
-
-  const meshName = take(spec.mesh, 'mesh') ?? 'istio';
-  const driver = drivers.find((d) => d.name === meshName);
-  if (!driver) {
-    issues.push({ path: at('mesh'), message: `${at('mesh')}: unknown mesh ${JSON.stringify(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}` });
-  }
-
-  const selectorIssues = (sel: LabelSelector | undefined, ...keys: Array<string | number>) => {
-    if (sel !== undefined && ok(...keys)) issues.push(...validateSelector(sel, at(...keys)));
+  return {
+    issues,
+    at,
+    take: <T>(value: T | undefined, ...keys: Array<string | number>): T | undefined => (value !== undefined && ok(...keys) ? value : undefined),
+    selectorIssues: (sel, ...keys) => {
+      if (sel !== undefined && ok(...keys)) issues.push(...validateSelector(sel, at(...keys)));
+    },
   };
-  const namespaceSelector = take(spec.namespaceSelector, 'namespaceSelector');
-  selectorIssues(namespaceSelector, 'namespaceSelector');
+}
+
+/** The core fields a driver may also resolve (`DriverConfigInput['explicit']`), as the user set them. */
+type ExplicitFields = DriverConfigInput['explicit'];
+
+/** The user's `policy`, selectors and `nativeSidecars`, with each selector's problems reported. */
+function readExplicitFields(spec: RawSpec, r: SpecReader): ExplicitFields {
   const explicit = {
-    policy: take(spec.policy, 'policy'),
-    neverInjectSelector: take(spec.neverInjectSelector, 'neverInjectSelector'),
-    alwaysInjectSelector: take(spec.alwaysInjectSelector, 'alwaysInjectSelector'),
-    nativeSidecars: take(spec.nativeSidecars, 'nativeSidecars'),
+    policy: r.take(spec.policy, 'policy'),
+    neverInjectSelector: r.take(spec.neverInjectSelector, 'neverInjectSelector'),
+    alwaysInjectSelector: r.take(spec.alwaysInjectSelector, 'alwaysInjectSelector'),
+    nativeSidecars: r.take(spec.nativeSidecars, 'nativeSidecars'),
   };
-  explicit.neverInjectSelector?.forEach((s, i) => selectorIssues(s, 'neverInjectSelector', i));
-  explicit.alwaysInjectSelector?.forEach((s, i) => selectorIssues(s, 'alwaysInjectSelector', i));
+  explicit.neverInjectSelector?.forEach((s, i) => r.selectorIssues(s, 'neverInjectSelector', i));
+  explicit.alwaysInjectSelector?.forEach((s, i) => r.selectorIssues(s, 'alwaysInjectSelector', i));
+  return explicit;
+}
 
-  const namespaces = (take(spec.namespaces, 'namespaces') ?? []).map((n) => ({ name: n.name, labels: n.labels ?? {}, annotations: n.annotations ?? {} }));
+/** `namespaces` with labels and annotations defaulted to `{}`; a name listed twice is an issue. */
+function readNamespaces(spec: RawSpec, r: SpecReader): Config['namespaces'] {
+  const namespaces = (r.take(spec.namespaces, 'namespaces') ?? []).map((n) => ({ name: n.name, labels: n.labels ?? {}, annotations: n.annotations ?? {} }));
   const seen = new Map<string, number>();
   namespaces.forEach((n, i) => {
     const first = seen.get(n.name);
-    if (first !== undefined) issues.push({ path: at('namespaces', i, 'name'), message: `${at('namespaces', i, 'name')}: namespace ${n.name} is listed twice (also ${at('namespaces', first)})` });
+    if (first !== undefined) r.issues.push({ path: r.at('namespaces', i, 'name'), message: `${r.at('namespaces', i, 'name')}: namespace ${n.name} is listed twice (also ${r.at('namespaces', first)})` });
     else seen.set(n.name, i);
   });
+  return namespaces;
+}
 
-  const workloadKinds: ExtraWorkloadKind[] = (take(spec.workloadKinds, 'workloadKinds') ?? []).map((w) => ({
+/** `workloadKinds` with a dotted `templatePath` split into its keys. */
+function readWorkloadKinds(spec: RawSpec, r: SpecReader): ExtraWorkloadKind[] {
+  return (r.take(spec.workloadKinds, 'workloadKinds') ?? []).map((w) => ({
     kind: w.kind,
     ...(w.apiVersion !== undefined ? { apiVersion: w.apiVersion } : {}),
     templatePath: typeof w.templatePath === 'string' ? w.templatePath.split('.') : [...w.templatePath],
   }));
+}
 
+/**
+ * Hands each driver section present (and the selected driver's, present or not) to its driver; issues
+ * go to `r.issues`, a section of a driver not selected is a warning. Returns the selected driver's
+ * settings and the core fields it resolved (`{}` when none).
+ */
+function loadDriverSections(
+  spec: RawSpec,
+  r: SpecReader,
+  schemaProblems: ConfigIssue[],
+  drivers: readonly MeshDriver<unknown>[],
+  driver: MeshDriver<unknown> | undefined,
+  meshName: string,
+  fromConfigMap: boolean,
+  explicit: ExplicitFields,
+  warnings: string[],
+): { settings: unknown; resolved: ExplicitFields } {
   let settings: unknown;
-  let resolved: DriverConfigInput['explicit'] = {};
+  let resolved: ExplicitFields = {};
   for (const d of drivers) {
     const selected = d === driver;
     const section = spec[d.name];
     if (!selected && section === undefined) continue;
-    const path = fromConfigMap ? at(d.name) : at(d.name);
+    const path = r.at(d.name);
     const raw = withoutIssues(isJsonObject<unknown>(section) ? section : {}, path, schemaProblems);
     const loaded = d.loadConfig({ raw, path, fromConfigMap, explicit });
-    issues.push(...loaded.issues);
+    r.issues.push(...loaded.issues);
     if (!selected) {
-      warnings.push(`${path} is not used: ${at('mesh')} is ${meshName}`);
+      warnings.push(`${path} is not used: ${r.at('mesh')} is ${meshName}`);
       continue;
     }
     warnings.push(...loaded.warnings);
     settings = loaded.settings;
     resolved = loaded.resolved ?? {};
   }
+  return { settings, resolved };
+}
 
-  if (issues.length > 0 || !driver) return fail(issues);
+/**
+ * Applies defaults and the checks a JSON Schema cannot express, then hands each driver section to its
+ * driver. `root` prefixes issue paths (`spec` or `data`); fields with a schema issue are skipped (their
+ * issue is already reported) and take their default.
+ */
+function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 'data', drivers: readonly MeshDriver<unknown>[], fromConfigMap: boolean): LoadResult {
+  const r = specReader(schemaProblems, root);
+  const { at, take } = r;
+  const warnings: string[] = [];
+
+  const meshName = take(spec.mesh, 'mesh') ?? 'istio';
+  const driver = drivers.find((d) => d.name === meshName);
+  if (!driver) {
+    r.issues.push({ path: at('mesh'), message: `${at('mesh')}: unknown mesh ${JSON.stringify(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}` });
+  }
+  const namespaceSelector = take(spec.namespaceSelector, 'namespaceSelector');
+  r.selectorIssues(namespaceSelector, 'namespaceSelector');
+  const explicit = readExplicitFields(spec, r);
+  const namespaces = readNamespaces(spec, r);
+  const workloadKinds = readWorkloadKinds(spec, r);
+  const { settings, resolved } = loadDriverSections(spec, r, schemaProblems, drivers, driver, meshName, fromConfigMap, explicit, warnings);
+
+  if (r.issues.length > 0 || !driver) return fail(r.issues);
   const config: Config = {
     mesh: meshName,
     policy: explicit.policy ?? resolved.policy ?? 'enabled',
