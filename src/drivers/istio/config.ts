@@ -110,18 +110,7 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
     alwaysInjectSelector: input.explicit.alwaysInjectSelector ?? injector?.alwaysInjectSelector,
   };
 
-  const policy = fromValues.pick(explicit.policy, `${core}.policy`, ['global', 'proxy', 'autoInject'], isPolicy, 'enabled or disabled') ?? 'enabled';
-  const never = fromValues.pick(explicit.neverInjectSelector, `${core}.neverInjectSelector`, ['sidecarInjectorWebhook', 'neverInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
-  const always = fromValues.pick(explicit.alwaysInjectSelector, `${core}.alwaysInjectSelector`, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
-  const byDefault = fromValues.pick(istio.enableNamespacesByDefault, at('enableNamespacesByDefault'), ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], isBoolean, 'a boolean') ?? false;
-  const revision = fromValues.pick(istio.revision, at('revision'), ['revision'], isRevision, 'empty or a DNS label') ?? '';
-  if (explicit.neverInjectSelector === undefined) never.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`)));
-  if (explicit.alwaysInjectSelector === undefined) always.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`)));
-  setIn(values, ['global', 'proxy', 'autoInject'], policy);
-  setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never as unknown as Json);
-  setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always as unknown as Json);
-  setIn(values, ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], byDefault);
-  setIn(values, ['revision'], revision);
+  const { policy, never, always, byDefault, revision } = resolveValueSettings(values, fromValues, explicit, istio, input.path, core, issues);
 
   const env = { ...(istio.env ?? {}) };
   const swi = userValues.sidecarInjectorWebhook;
@@ -134,13 +123,7 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
   checkImageValues(values, at('values'), issues, warnings);
 
   const selection = istio.selection ?? 'kube-inject';
-  if (selection !== 'webhook') {
-    const inert = [
-      istio.revisionTags?.length ? 'revisionTags' : undefined,
-      istio.enableNamespacesByDefault !== undefined ? 'enableNamespacesByDefault' : undefined,
-    ].filter((x) => x !== undefined);
-    for (const f of inert) warnings.push(`${at(f)} has no effect unless ${at('selection')} is webhook`);
-  }
+  warnInertFields(istio, selection, at, warnings);
   return {
     settings: {
       values,
@@ -160,6 +143,55 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
     warnings,
     resolved: { policy, neverInjectSelector: never, alwaysInjectSelector: always },
   };
+}
+
+/** The settings that exist both as spec fields and in the chart values, resolved (see `loadIstioConfig`). */
+interface ValueSettings {
+  policy: 'enabled' | 'disabled';
+  never: LabelSelector[];
+  always: LabelSelector[];
+  byDefault: boolean;
+  revision: string;
+}
+
+/**
+ * Resolves the settings shared by spec fields and values (explicit field, else values, else default),
+ * checks selectors taken from the values, and writes the resolved settings back into `values`. `path` is
+ * the driver section's path, `core` the root of the core fields (`spec` or `data`).
+ */
+function resolveValueSettings(
+  values: JsonObject,
+  fromValues: ReturnType<typeof valuesReader>,
+  explicit: Pick<DriverConfigInput['explicit'], 'policy' | 'neverInjectSelector' | 'alwaysInjectSelector'>,
+  istio: RawIstio,
+  path: string,
+  core: 'spec' | 'data',
+  issues: ConfigIssue[],
+): ValueSettings {
+  const at = (key: string) => `${path}.${key}`;
+  const policy = fromValues.pick(explicit.policy, `${core}.policy`, ['global', 'proxy', 'autoInject'], isPolicy, 'enabled or disabled') ?? 'enabled';
+  const never = fromValues.pick(explicit.neverInjectSelector, `${core}.neverInjectSelector`, ['sidecarInjectorWebhook', 'neverInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
+  const always = fromValues.pick(explicit.alwaysInjectSelector, `${core}.alwaysInjectSelector`, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
+  const byDefault = fromValues.pick(istio.enableNamespacesByDefault, at('enableNamespacesByDefault'), ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], isBoolean, 'a boolean') ?? false;
+  const revision = fromValues.pick(istio.revision, at('revision'), ['revision'], isRevision, 'empty or a DNS label') ?? '';
+  if (explicit.neverInjectSelector === undefined) never.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`)));
+  if (explicit.alwaysInjectSelector === undefined) always.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`)));
+  setIn(values, ['global', 'proxy', 'autoInject'], policy);
+  setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never as unknown as Json);
+  setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always as unknown as Json);
+  setIn(values, ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], byDefault);
+  setIn(values, ['revision'], revision);
+  return { policy, never, always, byDefault, revision };
+}
+
+/** Warns about fields set that only matter under `selection: webhook` (`revisionTags`, `enableNamespacesByDefault`). */
+function warnInertFields(istio: RawIstio, selection: string, at: (key: string) => string, warnings: string[]): void {
+  if (selection === 'webhook') return;
+  const inert = [
+    istio.revisionTags?.length ? 'revisionTags' : undefined,
+    istio.enableNamespacesByDefault !== undefined ? 'enableNamespacesByDefault' : undefined,
+  ].filter((x) => x !== undefined);
+  for (const f of inert) warnings.push(`${at(f)} has no effect unless ${at('selection')} is webhook`);
 }
 
 /** Values that name images: a wrong type would silently render a wrong image reference. */
