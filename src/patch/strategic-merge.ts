@@ -260,22 +260,35 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
   if (original.length === 0 && patch.length === 0) return original;
   const mergeKey = schema?.mergeKey;
   const isMaps = original.some(isJsonObject) || patch.some(isJsonObject);
-  if (!isMaps) {
-    const merged: Json[] = [];
-    const seen = new Set<string>();
-    for (const x of [...original, ...patch]) {
-      const id = canonical(x);
-      if (!seen.has(id)) merged.push(x);
-      seen.add(id);
-    }
-    const inPatch = new Set(patch.map(canonical));
-    const [patchItems, serverOnly] = partition(merged, (x) => inPatch.has(canonical(x)));
-    return normalizeOrder(patchItems, serverOnly, patch, original, canonical);
-  }
+  if (!isMaps) return mergeScalarList(original, patch);
   if (!mergeKey) throw mergeError('cannot merge lists without merge key');
-  // mergeSliceWithSpecialElements
+  const { orig, plain } = applySpecialElements(original, patch, mergeKey, schema);
+  return mergeByKey(orig, plain, mergeKey, schema, trusted);
+}
+
+/** `mergeSlice` for a list of scalars: the union without duplicates, in the order `normalizeOrder` gives. */
+function mergeScalarList(original: Json[], patch: Json[]): Json[] {
+  const merged: Json[] = [];
+  const seen = new Set<string>();
+  for (const x of [...original, ...patch]) {
+    const id = canonical(x);
+    if (!seen.has(id)) merged.push(x);
+    seen.add(id);
+  }
+  const inPatch = new Set(patch.map(canonical));
+  const [patchItems, serverOnly] = partition(merged, (x) => inPatch.has(canonical(x)));
+  return normalizeOrder(patchItems, serverOnly, patch, original, canonical);
+}
+
+/**
+ * `mergeSliceWithSpecialElements`: applies the `$patch` directives of a list of maps. `delete` drops the
+ * original elements with the same merge key, `replace` makes the plain patch elements the whole list.
+ * Returns the original list after those and the patch elements left to merge. Throws a merge error on a
+ * non-object element, a missing merge key, `$patch: merge` or an unknown directive.
+ */
+function applySpecialElements(original: Json[], patch: Json[], mergeKey: string, schema: PatchSchema | undefined): { orig: Json[]; plain: Json[] } {
   let orig = original;
-  let plain: Json[] = [];
+  const plain: Json[] = [];
   let replace = false;
   for (const v of patch) {
     if (!isJsonObject(v)) throw mergeError(`list element is not an object: ${JSON.stringify(v)}`);
@@ -293,11 +306,16 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema | undefi
       throw mergeError(`unknown patch type: ${JSON.stringify(d)} in map: ${JSON.stringify(v)}`);
     }
   }
-  if (replace) {
-    orig = plain.map((x) => withoutNulls(stripDirectives(x, schema?.items)));
-    plain = [];
-  }
-  // mergeSliceWithoutSpecialElements
+  if (replace) return { orig: plain.map((x) => withoutNulls(stripDirectives(x, schema?.items))), plain: [] };
+  return { orig, plain };
+}
+
+/**
+ * `mergeSliceWithoutSpecialElements`: merges each patch map into the original element with the same merge
+ * key (the first one), appends the others, then orders the result with `normalizeOrder`. `orig` is owned.
+ * Throws a merge error when a patch element lacks the merge key.
+ */
+function mergeByKey(orig: Json[], plain: Json[], mergeKey: string, schema: PatchSchema | undefined, trusted: boolean): Json[] {
   const keyId = (x: Json): string => (isJsonObject(x) && x[mergeKey] !== undefined ? canonical(x[mergeKey]) : 'none');
   const merged = [...orig];
   const at = new Map<string, number>();
