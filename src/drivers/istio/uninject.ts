@@ -164,6 +164,24 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
  */
 export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
   const out: PodTemplate = structuredClone(pod);
+  const { annos, promRecorded } = restoreRecordedParts(out, inv, ctx);
+  out.metadata.annotations = annos;
+  const labels: Record<string, string> = { ...(out.metadata.labels ?? {}) };
+  removeKeysReinjectionWrites(out, labels, annos, promRecorded, inv, settings, ctx);
+  if (Object.keys(labels).length > 0) out.metadata.labels = labels;
+  else delete out.metadata.labels;
+  if (Object.keys(annos).length === 0) delete out.metadata.annotations;
+  return out;
+}
+
+/**
+ * First step of `uninjectIstio`, on `out` (owned): puts back the overwritten containers, the app probes
+ * and hooks and the prometheus annotations the removed proxy records, and drops `istio.io/rev` when it is
+ * the status revision. Returns the pod's new annotations (not yet set on `out`) and whether the proxy
+ * recorded the prometheus annotations.
+ * @throws InjectError when a record is not JSON or cannot be restored faithfully
+ */
+function restoreRecordedParts(out: PodTemplate, inv: Inventory, ctx: UninjectContext): { annos: Record<string, string>; promRecorded: boolean } {
   restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
   const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
   delete annos[OVERRIDES_ANNOTATION];
@@ -181,13 +199,29 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
   if (promRecord !== undefined) restorePrometheus(annos, promRecord);
   const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
   if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision)) delete annos[REV_ANNOTATION];
-  out.metadata.annotations = annos;
+  return { annos, promRecorded: promRecord !== undefined };
+}
 
-  // Keys the injection may have written: remove them all, re-inject, keep the ones it does not write back identically.
-  const labels: Record<string, string> = { ...(out.metadata.labels ?? {}) };
+/**
+ * Second step of `uninjectIstio`: the keys the injection may have written ({@link INJECTED_LABELS},
+ * {@link INJECTED_ANNOTATIONS}, merged `prometheus.io/*` when `promRecorded` is false, the gateway sysctl)
+ * are all removed from a copy of `out`, which is injected again; each key the re-injection writes back
+ * identically is removed from `labels` / `annos` / `out` (the user's part of a multus annotation is kept).
+ * Also proves that each app container the template patched comes back as injected.
+ * @throws InjectError when re-injection fails or a patched app container does not come back
+ */
+function removeKeysReinjectionWrites(
+  out: PodTemplate,
+  labels: Record<string, string>,
+  annos: Record<string, string>,
+  promRecorded: boolean,
+  inv: Inventory,
+  settings: IstioSettings,
+  ctx: UninjectContext,
+): void {
   const candidates = {
     labels: INJECTED_LABELS.filter((k) => Object.hasOwn(labels, k)),
-    annotations: [...INJECTED_ANNOTATIONS, ...(promRecord === undefined ? PROM_KEYS : [])].filter((k) => Object.hasOwn(annos, k)),
+    annotations: [...INJECTED_ANNOTATIONS, ...(promRecorded ? [] : PROM_KEYS)].filter((k) => Object.hasOwn(annos, k)),
   };
   // The user's own multus networks with Istio's appended: the proposal is the user's part (kept only if proven).
   const multus = annos[MULTUS_ANNOTATION]?.match(MULTUS_APPENDED)?.[1];
@@ -196,45 +230,55 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
   // App containers the template patched (grpc-simple, grpc-agent): restored from the overrides record above.
   const patched = (['containers', 'initContainers'] as const).flatMap((list) =>
     inv[list].filter((n) => !INJECTED_CONTAINER_NAMES.includes(n)).map((name) => ({ list, name })));
-  if (candidates.labels.length + candidates.annotations.length > 0 || scChanged || patched.length > 0) {
-    const probe: PodTemplate = structuredClone(out);
-    for (const k of candidates.labels) delete probe.metadata.labels![k];
-    for (const k of candidates.annotations) delete probe.metadata.annotations![k];
-    if (multus !== undefined) probe.metadata.annotations![MULTUS_ANNOTATION] = multus;
-    if (sc === undefined) delete probe.spec.securityContext;
-    else probe.spec.securityContext = sc;
-    let again: PodTemplate;
-    try {
-      again = injectIstioPod({ pod: probe, workload: ctx.workload, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), config: ctx.config, settings }).pod;
-    } catch (e) {
-      if (!(e instanceof MeshInjectError)) throw e;
-      fail(`re-injecting the uninjected pod to check the injected labels and annotations failed: ${e.message}`, e.field);
-    }
-    // Proof for a patched app container: the restored original, injected again, is the container as injected.
-    for (const { list, name } of patched) {
-      const want = findContainer(name, containersOf(ctx.injected.spec, list));
-      if (!jsonEqual(findContainer(name, containersOf(again.spec, list)), want)) {
-        fail(`${STATUS_ANNOTATION} lists ${list === 'containers' ? 'container' : 'init container'} "${name}" as injected, and injecting the original that ${OVERRIDES_ANNOTATION} records does not give it back`, `metadata.annotations[${STATUS_ANNOTATION}]`);
-      }
-    }
-    const promMerged = candidates.annotations.filter((k) => (PROM_KEYS as readonly string[]).includes(k));
-    const promOk = promMerged.every((k) => again.metadata.annotations?.[k] === annos[k] && (k === 'prometheus.io/port' || annos[k] === PROM_MERGED[k as keyof typeof PROM_MERGED]));
-    if (scChanged && jsonEqual(again.spec.securityContext, out.spec.securityContext)) {
-      if (sc === undefined) delete out.spec.securityContext;
-      else out.spec.securityContext = sc;
-    }
-    for (const k of candidates.labels) if (again.metadata.labels?.[k] === labels[k]) delete labels[k];
-    for (const k of candidates.annotations) {
-      if ((PROM_KEYS as readonly string[]).includes(k) && !promOk) continue;
-      if (again.metadata.annotations?.[k] !== annos[k]) continue;
-      if (k === MULTUS_ANNOTATION && multus !== undefined) annos[k] = multus;
-      else delete annos[k];
+  if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return;
+  const probe: PodTemplate = structuredClone(out);
+  for (const k of candidates.labels) delete probe.metadata.labels![k];
+  for (const k of candidates.annotations) delete probe.metadata.annotations![k];
+  if (multus !== undefined) probe.metadata.annotations![MULTUS_ANNOTATION] = multus;
+  if (sc === undefined) delete probe.spec.securityContext;
+  else probe.spec.securityContext = sc;
+  const again = reinject(probe, settings, ctx);
+  checkPatchedContainers(patched, again, ctx);
+  const promMerged = candidates.annotations.filter((k) => (PROM_KEYS as readonly string[]).includes(k));
+  const promOk = promMerged.every((k) => again.metadata.annotations?.[k] === annos[k] && (k === 'prometheus.io/port' || annos[k] === PROM_MERGED[k as keyof typeof PROM_MERGED]));
+  if (scChanged && jsonEqual(again.spec.securityContext, out.spec.securityContext)) {
+    if (sc === undefined) delete out.spec.securityContext;
+    else out.spec.securityContext = sc;
+  }
+  for (const k of candidates.labels) if (again.metadata.labels?.[k] === labels[k]) delete labels[k];
+  for (const k of candidates.annotations) {
+    if ((PROM_KEYS as readonly string[]).includes(k) && !promOk) continue;
+    if (again.metadata.annotations?.[k] !== annos[k]) continue;
+    if (k === MULTUS_ANNOTATION && multus !== undefined) annos[k] = multus;
+    else delete annos[k];
+  }
+}
+
+/**
+ * `probe` injected again with this configuration, in the workload and namespace of `ctx`.
+ * @throws InjectError naming the failing field when the injection fails
+ */
+function reinject(probe: PodTemplate, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
+  try {
+    return injectIstioPod({ pod: probe, workload: ctx.workload, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), config: ctx.config, settings }).pod;
+  } catch (e) {
+    if (!(e instanceof MeshInjectError)) throw e;
+    fail(`re-injecting the uninjected pod to check the injected labels and annotations failed: ${e.message}`, e.field);
+  }
+}
+
+/**
+ * Proof for each app container the template patched: the restored original, injected again (`again`), is
+ * the container as injected in `ctx.injected`.
+ * @throws InjectError naming the status annotation when one is not
+ */
+function checkPatchedContainers(patched: ReadonlyArray<{ list: 'containers' | 'initContainers'; name: string }>, again: PodTemplate, ctx: UninjectContext): void {
+  for (const { list, name } of patched) {
+    const want = findContainer(name, containersOf(ctx.injected.spec, list));
+    if (!jsonEqual(findContainer(name, containersOf(again.spec, list)), want)) {
+      fail(`${STATUS_ANNOTATION} lists ${list === 'containers' ? 'container' : 'init container'} "${name}" as injected, and injecting the original that ${OVERRIDES_ANNOTATION} records does not give it back`, `metadata.annotations[${STATUS_ANNOTATION}]`);
     }
   }
-  if (Object.keys(labels).length > 0) out.metadata.labels = labels;
-  else delete out.metadata.labels;
-  if (Object.keys(annos).length === 0) delete out.metadata.annotations;
-  return out;
 }
 
 /**
