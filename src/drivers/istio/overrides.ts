@@ -144,20 +144,7 @@ export function reapplyOverwrittenContainers(
   const existing = parseOverrides(origAnnos[OVERRIDES_ANNOTATION]);
   const statusValue = origAnnos[STATUS_ANNOTATION];
   const alreadyInjected = statusValue !== undefined;
-  const status = parseInjectionStatus(statusValue);
-  // Istio checks each list on its own, so an old classic proxy becomes a "user override" of a new native
-  // one (golden merge-probers). meshinject keeps that within one injection (same revision, same proxy
-  // image) and re-injects cleanly across an upgrade (another revision or proxy image): then a name the
-  // previous injection added to either list is never a user override.
-  const upgrade = status !== undefined && status !== null && (
-    status.revision !== (revision === '' ? 'default' : revision) ||
-    proxyImage(originalPod.spec) !== proxyImage(templateSpec)
-  );
-  const both = [...(status?.containers ?? []), ...(status?.initContainers ?? [])];
-  const injected: Record<ContainerList, string[]> = {
-    containers: upgrade ? both : status?.containers ?? [],
-    initContainers: upgrade ? both : status?.initContainers ?? [],
-  };
+  const injected = previouslyInjected(parseInjectionStatus(statusValue), originalPod, templateSpec, revision);
   const overrides: ParsedContainers = { containers: [], initContainers: [] };
   let pod = finalPod;
   for (const list of ['containers', 'initContainers'] as const) {
@@ -185,17 +172,47 @@ export function reapplyOverwrittenContainers(
       pod = { metadata: merged.metadata as PodTemplate['metadata'], spec: merged.spec as JsonObject };
     }
   }
-  if (!alreadyInjected && (overrides.containers.length > 0 || overrides.initContainers.length > 0)) {
-    const js: JsonObject = {};
-    if (overrides.containers.length > 0) js.containers = overrides.containers;
-    if (overrides.initContainers.length > 0) js.initContainers = overrides.initContainers;
-    (pod.metadata.annotations ??= {})[OVERRIDES_ANNOTATION] = JSON.stringify(js);
-  }
+  if (!alreadyInjected) recordOverrides(pod, overrides);
   // The user's istio-proxy: on re-injection the recorded one (the pod's own was changed by the injection,
   // e.g. runAsUser forced to 0 under TPROXY), else the pod's.
   const userProxy = findContainer(PROXY_CONTAINER, existing.containers) ?? findContainer(PROXY_CONTAINER, existing.initContainers) ?? findSidecar(originalPod.spec);
   adjustInitContainerUser(pod, userProxy, tproxyMesh);
   return pod;
+}
+
+/**
+ * Names of the containers / init containers the previous injection added, from its status annotation
+ * (`status`; empty lists on a first injection).
+ *
+ * Istio checks each list on its own, so an old classic proxy becomes a "user override" of a new native
+ * one (golden merge-probers). meshinject keeps that within one injection (same revision, same proxy
+ * image) and re-injects cleanly across an upgrade (another revision or proxy image): then a name the
+ * previous injection added to either list is never a user override.
+ */
+function previouslyInjected(
+  status: ReturnType<typeof parseInjectionStatus>,
+  originalPod: PodTemplate,
+  templateSpec: JsonObject,
+  revision: string,
+): Record<ContainerList, string[]> {
+  const upgrade = status !== undefined && status !== null && (
+    status.revision !== (revision === '' ? 'default' : revision) ||
+    proxyImage(originalPod.spec) !== proxyImage(templateSpec)
+  );
+  const both = [...(status?.containers ?? []), ...(status?.initContainers ?? [])];
+  return {
+    containers: upgrade ? both : status?.containers ?? [],
+    initContainers: upgrade ? both : status?.initContainers ?? [],
+  };
+}
+
+/** On a first injection: records the user's containers in `proxy.istio.io/overrides` of `pod` (in place), when there are any. */
+function recordOverrides(pod: PodTemplate, overrides: ParsedContainers): void {
+  if (overrides.containers.length === 0 && overrides.initContainers.length === 0) return;
+  const js: JsonObject = {};
+  if (overrides.containers.length > 0) js.containers = overrides.containers;
+  if (overrides.initContainers.length > 0) js.initContainers = overrides.initContainers;
+  (pod.metadata.annotations ??= {})[OVERRIDES_ANNOTATION] = JSON.stringify(js);
 }
 
 /**
