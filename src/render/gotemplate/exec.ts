@@ -262,43 +262,7 @@ class Compiler {
         }
         return true;
       };
-      let ran = false;
-      switch (val.t.kind) {
-        case 'slice': {
-          const items = val.v as unknown[] | null;
-          if (!items || items.length === 0) break;
-          ran = true;
-          const elem = val.t.elem as GoType;
-          for (let i = 0; i < items.length; i++) if (!one(new Value(INT, i), typed(elem, items[i]))) break;
-          break;
-        }
-        case 'map': {
-          const o = val.v as Record<string, unknown> | null;
-          if (!o) break;
-          const keys = sortedKeys(o);
-          if (keys.length === 0) break;
-          ran = true;
-          const elem = val.t.elem as GoType;
-          for (const k of keys) if (!one(new Value(STRING, k), typed(elem, o[k]))) break;
-          break;
-        }
-        case 'int':
-        case 'uint': {
-          if (decl.length > 1) s.fail(tree, n, `can't use ${sprint([val])} to iterate over more than one variable`);
-          const count = val.v as number;
-          if (count <= 0) break;
-          ran = true;
-          for (let i = 0; i < count; i++) {
-            const iv = new Value(val.t, i);
-            if (!one(iv, iv)) break;
-          }
-          break;
-        }
-        case 'invalid':
-          break;
-        default:
-          s.fail(tree, n, `range can't iterate over ${sprint([printable(val)])}`);
-      }
+      const ran = rangeOver(s, tree, n, val, decl.length, one);
       if (!ran && elseList) elseList(s, dot);
       s.vars.length = mark0;
     };
@@ -589,6 +553,49 @@ class Compiler {
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
     };
+  }
+}
+
+/**
+ * The iteration of Go's `walkRange` (text/template exec.go) over `val`: calls `one(index, elem)` for each
+ * slice element, each map entry in sorted key order, or each integer below an int/uint count, until `one`
+ * returns false (`break`). `declCount` is the number of range variables (an integer takes at most one).
+ * Returns whether the body ran at least once (else `else` runs); a nil/invalid value iterates nothing.
+ * @throws TemplateExecError for a value range cannot iterate over
+ */
+function rangeOver(s: State, tree: Tree, n: BranchNode, val: Value, declCount: number, one: (index: Value, elem: Value) => boolean): boolean {
+  switch (val.t.kind) {
+    case 'slice': {
+      const items = val.v as unknown[] | null;
+      if (!items || items.length === 0) return false;
+      const elem = val.t.elem as GoType;
+      for (let i = 0; i < items.length; i++) if (!one(new Value(INT, i), typed(elem, items[i]))) break;
+      return true;
+    }
+    case 'map': {
+      const o = val.v as Record<string, unknown> | null;
+      if (!o) return false;
+      const keys = sortedKeys(o);
+      if (keys.length === 0) return false;
+      const elem = val.t.elem as GoType;
+      for (const k of keys) if (!one(new Value(STRING, k), typed(elem, o[k]))) break;
+      return true;
+    }
+    case 'int':
+    case 'uint': {
+      if (declCount > 1) s.fail(tree, n, `can't use ${sprint([val])} to iterate over more than one variable`);
+      const count = val.v as number;
+      if (count <= 0) return false;
+      for (let i = 0; i < count; i++) {
+        const iv = new Value(val.t, i);
+        if (!one(iv, iv)) break;
+      }
+      return true;
+    }
+    case 'invalid':
+      return false;
+    default:
+      s.fail(tree, n, `range can't iterate over ${sprint([printable(val)])}`);
   }
 }
 
