@@ -356,30 +356,7 @@ class Compiler {
       default:
         break;
     }
-    let constant: (s: State, dot: Value) => Value;
-    switch (first.type) {
-      case 'bool': {
-        const v = new Value(BOOL, first.value);
-        constant = () => v;
-        break;
-      }
-      case 'dot':
-        constant = (_s, dot) => dot;
-        break;
-      case 'nil':
-        constant = (s) => s.fail(tree, first, 'nil is not a command');
-        break;
-      case 'number':
-        constant = (s) => idealConstant(s, tree, first);
-        break;
-      case 'string': {
-        const v = new Value(STRING, first.text);
-        constant = () => v;
-        break;
-      }
-      default:
-        constant = (s) => s.fail(tree, first, `can't evaluate command ${goQuote(nodeString(first))}`);
-    }
+    const constant = constantCommand(tree, first);
     return (s, dot, final) => {
       this.notAFunction(s, first, rest.length, final);
       return constant(s, dot);
@@ -553,6 +530,32 @@ class Compiler {
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
     };
+  }
+}
+
+/**
+ * The value of a command that is a constant or dot (the second half of Go's `evalCommand`, text/template
+ * exec.go): a bool, a number (`idealConstant`), a string, or dot. `nil` and any other node fail when
+ * evaluated (`nil is not a command`, `can't evaluate command ...`).
+ */
+function constantCommand(tree: Tree, first: ArgNode): Eval {
+  switch (first.type) {
+    case 'bool': {
+      const v = new Value(BOOL, first.value);
+      return () => v;
+    }
+    case 'dot':
+      return (_s, dot) => dot;
+    case 'nil':
+      return (s) => s.fail(tree, first, 'nil is not a command');
+    case 'number':
+      return (s) => idealConstant(s, tree, first);
+    case 'string': {
+      const v = new Value(STRING, first.text);
+      return () => v;
+    }
+    default:
+      return (s) => s.fail(tree, first, `can't evaluate command ${goQuote(nodeString(first))}`);
   }
 }
 
