@@ -169,7 +169,12 @@ const INT_VERBS = 'vdboOxXcqU';
 const FLOAT_VERBS = 'veEfFgG';
 const STRING_VERBS = 'vsqxX';
 
-/** Formats one value with one verb (Go `printArg` + `printValue`); `depth` > 0 inside composites. */
+/**
+ * Formats one value with one verb (Go `printArg` + `printValue`); `depth` > 0 inside composites.
+ *
+ * Long by design: ported recipe (Go fmt/print.go `printArg` + `printValue`: one case per kind, as in Go,
+ * so the verb checks and nil forms of each kind can be compared with the Go source).
+ */
 function format(a: Value, verb: string, spec: Spec, depth: number): string {
   const v = unpointer(a);
   const t = v.t;
@@ -259,7 +264,13 @@ function intArg(a: Arg): number | undefined {
   return v.t.kind === 'int' || v.t.kind === 'uint' ? (v.v as number) : undefined;
 }
 
-/** Go `fmt.Sprintf`. */
+/**
+ * Go `fmt.Sprintf`.
+ *
+ * Long by design: parser (the format-string scan of Go fmt/print.go `doPrintf`: flags, `[n]` argument
+ * indexes, `*` width and precision, the verb, then the `%!(EXTRA ...)` tail, in Go's order, since the
+ * error forms depend on where in that scan a problem is found).
+ */
 export function sprintf(format0: string, args: Arg[]): string {
   let out = '';
   let argNum = 0;

@@ -80,6 +80,10 @@ function runeName(c: string): string {
 /**
  * Splits `src` into tokens. Lexing errors become a final `T.Error` token whose `val` is Go's message
  * (e.g. `unclosed action`, `bad character U+0023 '#'`).
+ *
+ * Long by design: parser (the state machine of Go's text/template/parse/lex.go: lexText, lexLeftDelim,
+ * lexComment, lexInsideAction and the number, quote, identifier and variable states, one branch per
+ * state, kept together so each can be checked against the Go source side by side).
  */
 export function lex(src: string): Token[] {
   const out: Token[] = [];
