@@ -10,7 +10,7 @@ import type { Config } from './config/types.ts';
 import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './drivers/driver.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
-import { MeshInjectError } from './results/errors.ts';
+import { errorTags, MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
@@ -245,7 +245,7 @@ function decideQuietly(input: Parameters<typeof decide>[0]): Decision | undefine
 /** A driver error as the workload's error result (field path from the resource root); other errors propagate. */
 function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
   if (!(e instanceof MeshInjectError)) throw e;
-  ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, e.field ? { field: resourceField(w.wk, e.field) } : {}));
+  ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, { ...(e.field ? { field: resourceField(w.wk, e.field) } : {}), tags: errorTags(e.code) }));
   return 'failed';
 }
 
@@ -369,7 +369,7 @@ function writeChange(item: SourceItem, ctx: RunContext, desired: Json, changed: 
     return true;
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'UNFAITHFUL_EDIT') throw e;
-    ctx.results.push(resourceResult('error', e.message, resourceId(item, ctx.source, ctx.inputName)));
+    ctx.results.push(resourceResult('error', e.message, resourceId(item, ctx.source, ctx.inputName), { tags: errorTags(e.code) }));
     return false;
   }
 }
@@ -467,7 +467,7 @@ function decideOrReport(w: Workload, ctx: RunContext): Decision | undefined {
   } catch (e) {
     if (!(e instanceof MeshInjectError)) throw e;
     const field = e.field ? resourceField(w.wk, e.field, [...w.wk.templatePath, 'metadata']) : undefined;
-    ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, field ? { field } : {}));
+    ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, { ...(field ? { field } : {}), tags: errorTags(e.code) }));
     return undefined;
   }
 }

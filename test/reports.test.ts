@@ -139,7 +139,7 @@ t.test('JUnit: one testcase per workload, well-formed XML even with hostile name
   t.equal(failing.name, `Deployment shop/${HOSTILE_NAME.replace('\u0001', '\uFFFD')}`, 'the name survives escaping (a control character becomes U+FFFD)');
   t.equal(failing.file, 'a&b<c>.yaml');
   t.match(failing.failure['#text'], new RegExp(`^a&b<c>\\.yaml:${positionOf(hostile, `${BAD}: lots`).line}:9: `), 'file:line:column in the failure');
-  t.equal(failing.failure.type, 'invalid-workload');
+  t.equal(failing.failure.type, 'bad-annotation');
   t.equal(xmlEscape('a\uD800b'), 'a\uFFFDb', 'a lone surrogate cannot be written in XML');
 });
 
@@ -174,7 +174,7 @@ t.test('GitHub annotations: one command per finding, properties and messages esc
   const lines = text.trimEnd().split('\n');
   t.equal(lines.length, 1, 'one error; info results are not annotations');
   const pos = positionOf(hostile, `${BAD}: lots`);
-  t.match(lines[0], new RegExp(`^::error file=a%2Cb%3Ac%25\\.yaml,line=${pos.line},col=${pos.column},title=meshinject invalid-workload::`));
+  t.match(lines[0], new RegExp(`^::error file=a%2Cb%3Ac%25\\.yaml,line=${pos.line},col=${pos.column},title=meshinject bad-annotation::`));
   const multi = githubReport({ command: 'inject', toolVersion: '0', workloads: [], general: [{ rule: 'invalid-config', level: 'error', fails: true, message: 'a\nb%c', location: {} }] });
   t.equal(multi, '::error title=meshinject invalid-config::a%0Ab%25c\n');
 });
@@ -184,6 +184,6 @@ t.test('table: one row per workload, then totals', async (t) => {
   const rows = table.trimEnd().split('\n');
   t.match(rows[0], /^NAMESPACE\s+KIND\s+NAME\s+DECISION\s+REASON\s+MESH$/);
   t.match(rows[1], /^shop\s+Deployment\s+ok\s+injected\s+policy-enabled\s+istio$/);
-  t.match(rows[2], /^shop\s+Deployment\s+bad\s+error\s+invalid-workload\s+istio$/);
+  t.match(rows[2], /^shop\s+Deployment\s+bad\s+error\s+bad-annotation\s+istio$/);
   t.equal(rows[3], '2 workload(s): 1 injected, 1 error; 1 failing finding(s)');
 });

@@ -1,5 +1,6 @@
 import type { KrmResult } from '../model.ts';
 import { locateResult, type LocatedInput, type ResourceSpan } from './locate.ts';
+import { ERROR_TAG } from '../results/errors.ts';
 
 /**
  * The data every CI report (JUnit, SARIF, GitHub annotations, table) is written from: one entry per
@@ -63,9 +64,12 @@ export interface Report {
   general: Finding[];
 }
 
-/** Rule id of a result without a decision reason: the error classes. */
+/**
+ * Rule id of a result: its decision reason, else its error rule (`meshinject.dev/error`, src/results/errors.ts
+ * `ERROR_RULE`), else the class of what it is about (`invalid-workload`, `invalid-config`, `*-warning`).
+ */
 function ruleOf(r: KrmResult): string {
-  const reason = r.tags?.['meshinject.dev/reason'];
+  const reason = r.tags?.['meshinject.dev/reason'] ?? r.tags?.[ERROR_TAG];
   if (reason) return reason;
   if (!r.resourceRef) return r.severity === 'error' ? 'invalid-config' : 'config-warning';
   return r.severity === 'error' ? 'invalid-workload' : 'workload-warning';

@@ -34,6 +34,29 @@ export type ErrorCode =
   | 'UNFAITHFUL_EDIT';
 
 /**
+ * The rule id of each error code, as results carry it (tag `meshinject.dev/error`) and the CI reports use
+ * it (JUnit failure type, SARIF ruleId, GitHub annotation title): kebab-case, like the decision reasons.
+ */
+export const ERROR_RULE: Readonly<Record<ErrorCode, string>> = {
+  BAD_INPUT: 'bad-input',
+  BAD_CONFIG: 'invalid-config',
+  BAD_ANNOTATION: 'bad-annotation',
+  BAD_SELECTOR: 'bad-selector',
+  BAD_MERGE: 'merge-error',
+  TEMPLATE: 'template-error',
+  INJECT: 'inject-error',
+  UNFAITHFUL_EDIT: 'unfaithful-edit',
+};
+
+/** Result tag holding an error result's rule id (`ERROR_RULE`). */
+export const ERROR_TAG = 'meshinject.dev/error';
+
+/** The tags of an error result raised with `code`: `{'meshinject.dev/error': <rule id>}`. */
+export function errorTags(code: ErrorCode): Record<string, string> {
+  return { [ERROR_TAG]: ERROR_RULE[code] };
+}
+
+/**
  * An error as data. `field` is a KRM field path such as
  * `spec.template.metadata.annotations[traffic.sidecar.istio.io/excludeInboundPorts]` (drivers give it
  * relative to the pod template: `metadata.annotations[...]`); `position` is a 0-based offset into the text
