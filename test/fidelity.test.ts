@@ -202,6 +202,7 @@ spec:
   t.equal(errors.length, 1, 'one error result');
   t.match(errors[0]!.message, /^Pod "web", line 7: cannot write the injection faithfully: a merge key \(<<\), and rewriting the resource: the new text reads differently as YAML 1\.2$/);
   t.same(errors[0]!.resourceRef, { apiVersion: 'v1', kind: 'Pod', name: 'web' });
+  t.same(errors[0]!.tags, { 'meshinject.dev/error': 'unfaithful-edit' }, 'the rule id reports use');
   t.match(stream.stderr, /\[error\] v1\/Pod\/web: .*line 7/);
   t.ok(stream.results.some((r) => r.severity === 'info' && r.resourceRef?.name === 'ok' && /^injected/.test(r.message)), 'the other Pod is still decided and reported');
 
