@@ -24,6 +24,7 @@ import type { LinkerdSettings } from './config.ts';
 import { debugContainer, identityVolumes, networkValidatorContainer, proxyContainer, proxyInitContainer, type PodFacts } from './containers.ts';
 import { linkerdInventory, removeInventory } from './inventory.ts';
 import { applyOverrides, effectiveAnnotations } from './overrides.ts';
+import type { LinkerdValues } from './values.ts';
 
 type Container = JsonObject & { name?: string; image?: string };
 
@@ -117,32 +118,14 @@ function insert(spec: JsonObject, key: string, index: number | '-', item: JsonOb
  * @throws InjectError for Linkerd's refusals and for values the chart refuses to render
  */
 export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: PodTemplate; warnings: string[] } {
-  const { settings, workload } = req;
-  const warnings: string[] = [];
-  const original = req.pod;
-  const previous = linkerdInventory(original);
-  const stripped = previous
-    ? removeInventory(original, { ...previous, annotations: (previous.annotations ?? []).filter((k) => k !== INJECT_ANNOTATION) })
-    : structuredClone(original);
-  const kindLabel = LINKERD_KINDS[workload.kind];
-  refuse(req, stripped);
+  const { settings } = req;
+  const pod = withoutPreviousInjection(req.pod);
+  refuse(req, pod);
 
-  const podAnn = { ...(stripped.metadata.annotations ?? {}) };
+  const podAnn = { ...(pod.metadata.annotations ?? {}) };
   const nsAnn = req.namespace?.annotations ?? {};
-  warnings.push(...unknownConfigKeyWarnings(podAnn, 'pod annotation'));
-  if (req.namespace) warnings.push(...unknownConfigKeyWarnings(nsAnn, `namespace ${req.namespace.name} annotation`));
-  if (list(stripped.spec.containers).some((c) => list(c.ports).some((p) => p.protocol === 'UDP'))) {
-    warnings.push('a container port uses protocol: UDP; Linkerd does not proxy UDP traffic (it passes through unmeshed)');
-  }
-
-  const added: Record<string, string> = {};
-  for (const [k, v] of Object.entries(settings.overrideAnnotations)) if (!Object.hasOwn(podAnn, k)) added[k] = v;
-  if (settings.debugSidecar && !Object.hasOwn(podAnn, A.enableDebugSidecar)) added[A.enableDebugSidecar] = 'true';
-  const pod = stripped;
-  const setAnnotations = (extra: Record<string, string>) => {
-    pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...extra };
-  };
-
+  const warnings = podWarnings(req, pod, podAnn, nsAnn);
+  const added = addedAnnotations(settings, podAnn);
   const values = structuredClone(settings.values);
   const ann = effectiveAnnotations(nsAnn, settings.overrideAnnotations, { ...podAnn, ...added });
   warnings.push(...applyOverrides(values, ann, nsAnn, podAnn, namedPorts(pod.spec)));
@@ -150,39 +133,111 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
   if (!settings.manual) {
     const own = podAnn[INJECT_ANNOTATION];
     if (own !== 'enabled' && own !== 'ingress' && added[INJECT_ANNOTATION] === undefined) added[INJECT_ANNOTATION] = values.proxy.isIngress ? 'ingress' : 'enabled';
-    setAnnotations(added);
+    setAnnotations(pod, added);
     return { pod, warnings };
   }
 
+  refuseUnrenderable(values);
+  // GetPodPatch computes the inbound ports after the overrides: config.linkerd.io/pod-inbound-ports has no effect.
+  values.proxy.podInboundPorts = podInboundPorts(pod.spec);
+  annotateManual(req, pod, values, added);
+  const facts = podFacts(pod.spec, settings.controlPlaneNamespace);
+  const debug = debugSidecarEnabled(ann[A.enableDebugSidecar] ?? '', warnings);
+  addPatchItems(pod.spec, values, facts, debug);
+  return { pod, warnings };
+}
+
+/**
+ * The pod template without a previous Linkerd injection (the silent `uninject` pass of `linkerd inject`,
+ * `./inventory.ts`), keeping the pod's own `linkerd.io/inject` annotation; a copy of `original` when none.
+ */
+function withoutPreviousInjection(original: PodTemplate): PodTemplate {
+  const previous = linkerdInventory(original);
+  return previous
+    ? removeInventory(original, { ...previous, annotations: (previous.annotations ?? []).filter((k) => k !== INJECT_ANNOTATION) })
+    : structuredClone(original);
+}
+
+/** Warnings about the pod as found: unknown `config.*linkerd.io/` keys (pod, then namespace) and UDP ports. */
+function podWarnings(req: InjectRequest<LinkerdSettings>, pod: PodTemplate, podAnn: Record<string, string>, nsAnn: Record<string, string>): string[] {
+  const warnings = [...unknownConfigKeyWarnings(podAnn, 'pod annotation')];
+  if (req.namespace) warnings.push(...unknownConfigKeyWarnings(nsAnn, `namespace ${req.namespace.name} annotation`));
+  if (list(pod.spec.containers).some((c) => list(c.ports).some((p) => p.protocol === 'UDP'))) {
+    warnings.push('a container port uses protocol: UDP; Linkerd does not proxy UDP traffic (it passes through unmeshed)');
+  }
+  return warnings;
+}
+
+/**
+ * The annotations `linkerd inject` adds to the pod: the configured override annotations the pod does not
+ * set itself, and `config.linkerd.io/enable-debug-sidecar: true` for `debugSidecar`.
+ */
+function addedAnnotations(settings: LinkerdSettings, podAnn: Record<string, string>): Record<string, string> {
+  const added: Record<string, string> = {};
+  for (const [k, v] of Object.entries(settings.overrideAnnotations)) if (!Object.hasOwn(podAnn, k)) added[k] = v;
+  if (settings.debugSidecar && !Object.hasOwn(podAnn, A.enableDebugSidecar)) added[A.enableDebugSidecar] = 'true';
+  return added;
+}
+
+/** Merges `extra` into the pod's annotations (later keys win). */
+function setAnnotations(pod: PodTemplate, extra: Record<string, string>): void {
+  pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...extra };
+}
+
+/**
+ * The values Linkerd refuses when it renders the proxy patch: `proxy.logHTTPHeaders` and the
+ * `clusterNetworks` list.
+ * @throws InjectError for `logHTTPHeaders` other than insecure/off, or a `clusterNetworks` entry that is not a CIDR
+ */
+function refuseUnrenderable(values: LinkerdValues): void {
   if (!['insecure', 'off', ''].includes(values.proxy.logHTTPHeaders)) {
     throw new InjectError(`${A.logHttpHeaders} (or values proxy.logHTTPHeaders) must be insecure or off; got "${values.proxy.logHTTPHeaders}"`, { field: `metadata.annotations[${A.logHttpHeaders}]` });
   }
   for (const net of values.clusterNetworks.replace(/^,+|,+$/g, '').split(',').filter((n) => n !== '')) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(net)) throw new InjectError(`cannot parse destination get networks: clusterNetworks entry "${net}" is not a CIDR`);
   }
-  // GetPodPatch computes the inbound ports after the overrides: config.linkerd.io/pod-inbound-ports has no effect.
-  values.proxy.podInboundPorts = podInboundPorts(pod.spec);
+}
 
+/**
+ * With `manual`: the `added` annotations plus `linkerd.io/created-by`, `linkerd.io/proxy-version` and
+ * `linkerd.io/trust-root-sha256` (hex SHA-256 of the trust anchors PEM), and the labels
+ * `linkerd.io/control-plane-ns`, the workload kind's label (e.g. `linkerd.io/proxy-deployment`) and
+ * `linkerd.io/workload-ns` (empty when the namespace was defaulted), as `GetPodPatch` writes them.
+ */
+function annotateManual(req: InjectRequest<LinkerdSettings>, pod: PodTemplate, values: LinkerdValues, added: Record<string, string>): void {
+  const { settings, workload } = req;
+  const kindLabel = LINKERD_KINDS[workload.kind];
   added[CREATED_BY_ANNOTATION] = settings.createdBy;
   added[PROXY_VERSION_ANNOTATION] = values.proxy.image.version || values.linkerdVersion;
   added[TRUST_ROOT_SHA_ANNOTATION] = createHash('sha256').update(values.identityTrustAnchorsPEM).digest('hex');
-  setAnnotations(added);
+  setAnnotations(pod, added);
   pod.metadata.labels = {
     ...(pod.metadata.labels ?? {}),
     [CONTROL_PLANE_NS_LABEL]: settings.controlPlaneNamespace,
     ...(kindLabel ? { [kindLabel]: workload.name } : {}),
     [WORKLOAD_NS_LABEL]: workload.namespaceDefaulted ? '' : workload.namespace,
   };
+}
 
-  const facts = podFacts(pod.spec, settings.controlPlaneNamespace);
-  const debugValue = ann[A.enableDebugSidecar] ?? '';
-  const debug = /^(1|t|T|TRUE|true|True)$/.test(debugValue);
-  if (debugValue !== '' && !debug && !/^(0|f|F|FALSE|false|False)$/.test(debugValue)) {
-    warnings.push(`annotation ${A.enableDebugSidecar}: "${debugValue}" is not a boolean; Linkerd ignores it`);
+/** `config.linkerd.io/enable-debug-sidecar` read with Go `strconv.ParseBool`; another value is false, with a warning. */
+function debugSidecarEnabled(value: string, warnings: string[]): boolean {
+  const debug = /^(1|t|T|TRUE|true|True)$/.test(value);
+  if (value !== '' && !debug && !/^(0|f|F|FALSE|false|False)$/.test(value)) {
+    warnings.push(`annotation ${A.enableDebugSidecar}: "${value}" is not a boolean; Linkerd ignores it`);
   }
+  return debug;
+}
+
+/**
+ * Adds the items of charts/patch/templates/patch.json at its positions: the xtables volume and proxy-init
+ * container (or, with CNI, the network validator), first among init containers for a native sidecar, else
+ * last; the debug container; the identity volumes; the proxy (after the init container when native, else
+ * first container with `await`, else last).
+ * @throws InjectError when the init container's values cannot be rendered
+ */
+function addPatchItems(spec: JsonObject, values: LinkerdValues, facts: PodFacts, debug: boolean): void {
   const native = values.proxy.nativeSidecar;
   let initIndex: number | '-' = native ? 0 : '-';
-  const spec = pod.spec;
   try {
     if (!values.cniEnabled) {
       insert(spec, 'volumes', '-', { emptyDir: {}, name: XTABLES_VOLUME });
@@ -199,5 +254,4 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
   const proxy = proxyContainer(values, facts);
   if (native) insert(spec, 'initContainers', initIndex, proxy);
   else insert(spec, 'containers', values.proxy.await ? 0 : '-', proxy);
-  return { pod, warnings };
 }

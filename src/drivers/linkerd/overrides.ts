@@ -87,6 +87,59 @@ export function effectiveAnnotations(ns: Record<string, string>, overrides: Reco
 }
 
 /**
+ * Typed readers of the override annotations, one per kind of value Linkerd parses in
+ * `ApplyAnnotationOverrides` (pkg/inject/inject.go). Each `set`s the parsed value when the annotation is
+ * present; a value Linkerd cannot parse is left out and pushed to `warnings` instead.
+ */
+interface AnnotationReader {
+  /** Whether the annotation `k` is set (an empty value counts). */
+  has(k: string): boolean;
+  /** The raw value of `k` (only after `has(k)`). */
+  v(k: string): string;
+  /** Records that Linkerd ignores the value of `k` because it `why` (e.g. "is not an integer"). */
+  ignored(k: string, why: string): void;
+  /** The value as is. */
+  str(k: string, set: (s: string) => void): void;
+  /** Go `strconv.ParseInt(s, 10, 32)`. */
+  int(k: string, set: (n: number) => void): void;
+  /** Go `strconv.ParseBool`. */
+  bool(k: string, set: (b: boolean) => void): void;
+  /** `enabled` / `disabled`. */
+  enabled(k: string, set: (b: boolean) => void): void;
+  /** Go `time.ParseDuration`, written back truncated as `<n>ms` or `<n>s`. */
+  duration(k: string, unit: 'ms' | 's', set: (s: string) => void): void;
+  /** `resource.ParseQuantity`: the raw value and its number of base units. */
+  quantity(k: string, set: (s: string, q: number) => void): void;
+}
+
+/** The `AnnotationReader` of the annotations `ann`, pushing its warnings to `warnings`. */
+function annotationReader(ann: Record<string, string>, warnings: string[]): AnnotationReader {
+  const has = (k: string) => Object.hasOwn(ann, k);
+  const v = (k: string) => ann[k]!;
+  const ignored = (k: string, why: string) => {
+    warnings.push(`annotation ${k}: "${v(k)}" ${why}; Linkerd ignores it`);
+  };
+  /** Reads `k` with `parse`; undefined is an ignored value (`why`). */
+  const parsed = <T>(k: string, parse: (s: string) => T | undefined, why: string, set: (t: T) => void) => {
+    if (!has(k)) return;
+    const t = parse(v(k));
+    if (t === undefined) ignored(k, why);
+    else set(t);
+  };
+  return {
+    has,
+    v,
+    ignored,
+    str: (k, set) => { if (has(k)) set(v(k)); },
+    int: (k, set) => parsed(k, parseInt32, 'is not an integer', set),
+    bool: (k, set) => parsed(k, parseGoBool, 'is not a boolean', set),
+    enabled: (k, set) => parsed(k, (s) => (s === 'enabled' || s === 'disabled' ? s === 'enabled' : undefined), 'is neither enabled nor disabled', set),
+    duration: (k, unit, set) => parsed(k, parseGoDuration, 'is not a duration (e.g. 100ms, 2s)', (secs) => set(unit === 'ms' ? `${Math.trunc(secs * 1000)}ms` : `${Math.trunc(secs)}s`)),
+    quantity: (k, set) => parsed(k, parseQuantity, 'is not a Kubernetes quantity', (q) => set(v(k), q)),
+  };
+}
+
+/**
  * Applies the override annotations to `values` in place (Linkerd `ApplyAnnotationOverrides`): images,
  * ports, log settings, timeouts (Go durations, rewritten as `<n>ms` / `<n>s` like Linkerd), resources (CPU
  * requests/limits also set the proxy's worker counts), uid/gid, skip/opaque ports, default inbound policy,
@@ -97,106 +150,106 @@ export function effectiveAnnotations(ns: Record<string, string>, overrides: Reco
  */
 export function applyOverrides(values: LinkerdValues, ann: Record<string, string>, nsAnnotations: Record<string, string>, podAnnotations: Record<string, string>, namedPorts: Map<string, number>): string[] {
   const warnings: string[] = [];
-  const p = values.proxy;
-  const has = (k: string) => Object.hasOwn(ann, k);
-  const v = (k: string) => ann[k]!;
-  const ignored = (k: string, why: string) => warnings.push(`annotation ${k}: "${v(k)}" ${why}; Linkerd ignores it`);
-  const str = (k: string, set: (s: string) => void) => { if (has(k)) set(v(k)); };
-  const int = (k: string, set: (n: number) => void) => {
-    if (!has(k)) return;
-    const n = parseInt32(v(k));
-    if (n === undefined) ignored(k, 'is not an integer');
-    else set(n);
-  };
-  const bool = (k: string, set: (b: boolean) => void) => {
-    if (!has(k)) return;
-    const b = parseGoBool(v(k));
-    if (b === undefined) ignored(k, 'is not a boolean');
-    else set(b);
-  };
-  const enabled = (k: string, set: (b: boolean) => void) => {
-    if (!has(k)) return;
-    if (v(k) === 'enabled' || v(k) === 'disabled') set(v(k) === 'enabled');
-    else ignored(k, 'is neither enabled nor disabled');
-  };
-  const duration = (k: string, unit: 'ms' | 's', set: (s: string) => void) => {
-    if (!has(k)) return;
-    const secs = parseGoDuration(v(k));
-    if (secs === undefined) ignored(k, 'is not a duration (e.g. 100ms, 2s)');
-    else set(unit === 'ms' ? `${Math.trunc(secs * 1000)}ms` : `${Math.trunc(secs)}s`);
-  };
-  const quantity = (k: string, set: (s: string, q: number) => void) => {
-    if (!has(k)) return;
-    const q = parseQuantity(v(k));
-    if (q === undefined) ignored(k, 'is not a Kubernetes quantity');
-    else set(v(k), q);
-  };
+  const r = annotationReader(ann, warnings);
+  if (ann[INJECT_ANNOTATION] === 'ingress') values.proxy.isIngress = true;
+  applyProxyOverrides(r, values.proxy);
+  applyResourceOverrides(r, values.proxy);
+  applyPodOverrides(r, values, namedPorts, warnings);
+  mergeAdditionalEnv(values.proxy, nsAnnotations, podAnnotations, warnings);
+  return warnings;
+}
 
-  if (ann[INJECT_ANNOTATION] === 'ingress') p.isIngress = true;
-  str(A.proxyImage, (s) => (p.image.name = s));
-  str(A.proxyVersion, (s) => (p.image.version = s));
-  str(A.imagePullPolicy, (s) => (p.image.pullPolicy = s));
-  int(A.controlPort, (n) => (p.ports.control = n));
-  int(A.inboundPort, (n) => (p.ports.inbound = n));
-  int(A.adminPort, (n) => (p.ports.admin = n));
-  int(A.outboundPort, (n) => (p.ports.outbound = n));
-  str(A.podInboundPorts, (s) => (p.podInboundPorts = s));
-  enabled(A.adminShutdown, (b) => (p.enableShutdownEndpoint = b));
-  str(A.logLevel, (s) => (p.logLevel = s));
-  str(A.logHttpHeaders, (s) => (p.logHTTPHeaders = s));
-  str(A.logFormat, (s) => (p.logFormat = s));
-  str(A.requireIdentity, (s) => (p.requireIdentityOnInboundPorts = s));
-  bool(A.hostnameLabels, (b) => (p.hostnameLabels = b));
-  duration(A.outboundConnectTimeout, 'ms', (s) => (p.outboundConnectTimeout = s));
-  duration(A.inboundConnectTimeout, 'ms', (s) => (p.inboundConnectTimeout = s));
-  duration(A.outboundDiscoveryTimeout, 's', (s) => (p.outboundDiscoveryCacheUnusedTimeout = s));
-  duration(A.inboundDiscoveryTimeout, 's', (s) => (p.inboundDiscoveryCacheUnusedTimeout = s));
-  bool(A.disableOutboundDetectTimeout, (b) => (p.disableOutboundProtocolDetectTimeout = b));
-  bool(A.disableInboundDetectTimeout, (b) => (p.disableInboundProtocolDetectTimeout = b));
-  duration(A.shutdownGracePeriod, 'ms', (s) => (p.shutdownGracePeriod = s));
-  bool(A.enableGateway, (b) => (p.isGateway = b));
-  if (has(A.waitBeforeExitSeconds)) {
-    if (/^\d+$/.test(v(A.waitBeforeExitSeconds))) p.waitBeforeExitSeconds = Number(v(A.waitBeforeExitSeconds));
-    else ignored(A.waitBeforeExitSeconds, 'is not a non-negative integer');
+/**
+ * The proxy's images, ports, shutdown endpoint, logs, identity requirement, timeouts, gateway mode,
+ * wait-before-exit and native sidecar (Linkerd `ApplyAnnotationOverrides`, first part).
+ */
+function applyProxyOverrides(r: AnnotationReader, p: LinkerdValues['proxy']): void {
+  r.str(A.proxyImage, (s) => (p.image.name = s));
+  r.str(A.proxyVersion, (s) => (p.image.version = s));
+  r.str(A.imagePullPolicy, (s) => (p.image.pullPolicy = s));
+  r.int(A.controlPort, (n) => (p.ports.control = n));
+  r.int(A.inboundPort, (n) => (p.ports.inbound = n));
+  r.int(A.adminPort, (n) => (p.ports.admin = n));
+  r.int(A.outboundPort, (n) => (p.ports.outbound = n));
+  r.str(A.podInboundPorts, (s) => (p.podInboundPorts = s));
+  r.enabled(A.adminShutdown, (b) => (p.enableShutdownEndpoint = b));
+  r.str(A.logLevel, (s) => (p.logLevel = s));
+  r.str(A.logHttpHeaders, (s) => (p.logHTTPHeaders = s));
+  r.str(A.logFormat, (s) => (p.logFormat = s));
+  r.str(A.requireIdentity, (s) => (p.requireIdentityOnInboundPorts = s));
+  r.bool(A.hostnameLabels, (b) => (p.hostnameLabels = b));
+  r.duration(A.outboundConnectTimeout, 'ms', (s) => (p.outboundConnectTimeout = s));
+  r.duration(A.inboundConnectTimeout, 'ms', (s) => (p.inboundConnectTimeout = s));
+  r.duration(A.outboundDiscoveryTimeout, 's', (s) => (p.outboundDiscoveryCacheUnusedTimeout = s));
+  r.duration(A.inboundDiscoveryTimeout, 's', (s) => (p.inboundDiscoveryCacheUnusedTimeout = s));
+  r.bool(A.disableOutboundDetectTimeout, (b) => (p.disableOutboundProtocolDetectTimeout = b));
+  r.bool(A.disableInboundDetectTimeout, (b) => (p.disableInboundProtocolDetectTimeout = b));
+  r.duration(A.shutdownGracePeriod, 'ms', (s) => (p.shutdownGracePeriod = s));
+  r.bool(A.enableGateway, (b) => (p.isGateway = b));
+  if (r.has(A.waitBeforeExitSeconds)) {
+    if (/^\d+$/.test(r.v(A.waitBeforeExitSeconds))) p.waitBeforeExitSeconds = Number(r.v(A.waitBeforeExitSeconds));
+    else r.ignored(A.waitBeforeExitSeconds, 'is not a non-negative integer');
   }
-  const nativeKey = [A.nativeSidecar, A.nativeSidecarBeta, A.nativeSidecarAlpha].find(has);
-  if (nativeKey) bool(nativeKey, (b) => (p.nativeSidecar = b));
+  const nativeKey = [A.nativeSidecar, A.nativeSidecarBeta, A.nativeSidecarAlpha].find(r.has);
+  if (nativeKey) r.bool(nativeKey, (b) => (p.nativeSidecar = b));
+}
 
-  quantity(A.cpuRequest, (s, q) => {
+/**
+ * The proxy's resources (Linkerd `ApplyAnnotationOverrides`): CPU request and limit also set the minimum and
+ * maximum worker counts (`ToWholeCPUCores`); the CPU ratio limit must lie strictly between 0 and 1.
+ */
+function applyResourceOverrides(r: AnnotationReader, p: LinkerdValues['proxy']): void {
+  r.quantity(A.cpuRequest, (s, q) => {
     p.resources.cpu.request = s;
     p.workers.minimum = wholeCores(q);
   });
-  quantity(A.cpuLimit, (s, q) => {
+  r.quantity(A.cpuLimit, (s, q) => {
     p.resources.cpu.limit = s;
     p.workers.maximum = wholeCores(q);
   });
-  if (has(A.cpuRatioLimit)) {
-    const r = Number(v(A.cpuRatioLimit));
-    if (v(A.cpuRatioLimit).trim() === '' || Number.isNaN(r)) ignored(A.cpuRatioLimit, 'is not a number');
-    else if (r <= 0 || r >= 1) ignored(A.cpuRatioLimit, 'is not between 0.0 and 1.0');
-    else p.workers.maximumCPURatio = r;
+  if (r.has(A.cpuRatioLimit)) {
+    const ratio = Number(r.v(A.cpuRatioLimit));
+    if (r.v(A.cpuRatioLimit).trim() === '' || Number.isNaN(ratio)) r.ignored(A.cpuRatioLimit, 'is not a number');
+    else if (ratio <= 0 || ratio >= 1) r.ignored(A.cpuRatioLimit, 'is not between 0.0 and 1.0');
+    else p.workers.maximumCPURatio = ratio;
   }
-  quantity(A.memoryRequest, (s) => (p.resources.memory.request = s));
-  quantity(A.memoryLimit, (s) => (p.resources.memory.limit = s));
-  quantity(A.ephemeralRequest, (s) => (p.resources['ephemeral-storage'].request = s));
-  quantity(A.ephemeralLimit, (s) => (p.resources['ephemeral-storage'].limit = s));
-  int(A.uid, (n) => (p.uid = n));
-  int(A.gid, (n) => (p.gid = n));
-  bool(A.externalProfiles, (b) => (p.enableExternalProfiles = b));
-  str(A.skipInboundPorts, (s) => (values.proxyInit.ignoreInboundPorts = s));
-  str(A.skipOutboundPorts, (s) => (values.proxyInit.ignoreOutboundPorts = s));
-  str(A.opaquePorts, (s) => (p.opaquePorts = resolveOpaquePorts(s, namedPorts, warnings)));
-  str(A.debugImage, (s) => (values.debugImage.name = s));
-  str(A.debugImageVersion, (s) => (values.debugImage.version = s));
-  str(A.debugImagePullPolicy, (s) => (values.debugImage.pullPolicy = s));
-  enabled(A.await, (b) => (p.await = b));
-  if (has(A.defaultInboundPolicy)) {
-    if (INBOUND_POLICIES.includes(v(A.defaultInboundPolicy))) p.defaultInboundPolicy = v(A.defaultInboundPolicy);
-    else ignored(A.defaultInboundPolicy, `is not one of ${INBOUND_POLICIES.join(', ')}`);
-  }
-  str(A.skipSubnets, (s) => (values.proxyInit.skipSubnets = s));
-  str(A.accessLog, (s) => (p.accessLog = s));
+  r.quantity(A.memoryRequest, (s) => (p.resources.memory.request = s));
+  r.quantity(A.memoryLimit, (s) => (p.resources.memory.limit = s));
+  r.quantity(A.ephemeralRequest, (s) => (p.resources['ephemeral-storage'].request = s));
+  r.quantity(A.ephemeralLimit, (s) => (p.resources['ephemeral-storage'].limit = s));
+}
 
+/**
+ * uid/gid, external profiles, the proxy-init skip ports and subnets, opaque ports (named ports resolved with
+ * `namedPorts`), the debug image, await, the default inbound policy and the access log (Linkerd
+ * `ApplyAnnotationOverrides`, last part).
+ */
+function applyPodOverrides(r: AnnotationReader, values: LinkerdValues, namedPorts: Map<string, number>, warnings: string[]): void {
+  const p = values.proxy;
+  r.int(A.uid, (n) => (p.uid = n));
+  r.int(A.gid, (n) => (p.gid = n));
+  r.bool(A.externalProfiles, (b) => (p.enableExternalProfiles = b));
+  r.str(A.skipInboundPorts, (s) => (values.proxyInit.ignoreInboundPorts = s));
+  r.str(A.skipOutboundPorts, (s) => (values.proxyInit.ignoreOutboundPorts = s));
+  r.str(A.opaquePorts, (s) => (p.opaquePorts = resolveOpaquePorts(s, namedPorts, warnings)));
+  r.str(A.debugImage, (s) => (values.debugImage.name = s));
+  r.str(A.debugImageVersion, (s) => (values.debugImage.version = s));
+  r.str(A.debugImagePullPolicy, (s) => (values.debugImage.pullPolicy = s));
+  r.enabled(A.await, (b) => (p.await = b));
+  if (r.has(A.defaultInboundPolicy)) {
+    if (INBOUND_POLICIES.includes(r.v(A.defaultInboundPolicy))) p.defaultInboundPolicy = r.v(A.defaultInboundPolicy);
+    else r.ignored(A.defaultInboundPolicy, `is not one of ${INBOUND_POLICIES.join(', ')}`);
+  }
+  r.str(A.skipSubnets, (s) => (values.proxyInit.skipSubnets = s));
+  r.str(A.accessLog, (s) => (p.accessLog = s));
+}
+
+/**
+ * Linkerd `MergeAdditionalEnv`: the `proxy-additional-env` JSON lists of the namespace, then of the pod,
+ * merged into `p.additionalEnv` by name (a later entry replaces an earlier one in place). A value that is
+ * not a JSON list of EnvVar objects is ignored with a warning.
+ */
+function mergeAdditionalEnv(p: LinkerdValues['proxy'], nsAnnotations: Record<string, string>, podAnnotations: Record<string, string>, warnings: string[]): void {
   for (const [source, where] of [[nsAnnotations, 'namespace'], [podAnnotations, 'pod']] as const) {
     const raw = source[A.additionalEnv];
     if (raw === undefined || raw === '') continue;
@@ -211,7 +264,6 @@ export function applyOverrides(values: LinkerdValues, ann: Record<string, string
       else p.additionalEnv.push(e);
     }
   }
-  return warnings;
 }
 
 /** A JSON list of EnvVar objects (each with a string `name`), or undefined. */

@@ -85,25 +85,81 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
   const issues: ConfigIssue[] = [];
   const warnings: string[] = [];
   const raw = input.raw;
-  const at = (...keys: string[]) => [input.path, ...keys].join('.');
+  const at: At = (...keys) => [input.path, ...keys].join('.');
   const mc = obj(raw.meshConfig);
   const sidecar = obj(mc.sidecar);
   const traffic = obj(mc.traffic);
   const repo = obj(mc.repoServer);
 
+  issues.push(...unsupportedIssues(flavor, mc, at));
+  const spec = sidecarClassOf(flavor, sidecar, at, issues);
+  const { images, proxyServerPort } = imagesOf(spec, sidecar, repo);
+  const meshName = str(raw.meshName) ?? flavor.defaultMeshName;
+  const namespace = str(raw.namespace) ?? flavor.defaultNamespace;
+  const mode = str(traffic.interceptionMode) ?? flavor.interceptionModes[0]!;
+  if (!flavor.interceptionModes.includes(mode)) {
+    issues.push({ path: at('meshConfig', 'traffic', 'interceptionMode'), message: `${at('meshConfig', 'traffic', 'interceptionMode')} must be one of ${flavor.interceptionModes.join(', ')} for ${flavor.title}; got ${JSON.stringify(mode)}` });
+  }
+  const trafficLists = trafficListsOf(traffic, at, issues);
+  const fsm = fsmSidecarSettings(flavor, spec, sidecar, at, warnings);
+  const settings: OsmSettings = {
+    flavor,
+    meshName,
+    namespace,
+    sidecarClass: spec,
+    images,
+    proxyServerPort,
+    repoServer: repoServerOf(flavor, repo, namespace),
+    enablePrivilegedInitContainer: sidecar.enablePrivilegedInitContainer === true,
+    resources: isJsonObject(sidecar.resources as Json) ? (sidecar.resources as JsonObject) : {},
+    initResources: fsm.initResources,
+    healthcheckResources: fsm.healthcheckResources,
+    logLevel: str(sidecar.logLevel) ?? 'error',
+    localProxyMode: sidecar.localProxyMode === 'PodIP' ? 'PodIP' : 'Localhost',
+    interceptionMode: mode,
+    traffic: trafficLists,
+    holdApplicationUntilProxyStarts: fsm.holdApplicationUntilProxyStarts,
+    gracefulExitUntilDownstreamEnds: fsm.gracefulExitUntilDownstreamEnds,
+  };
+  return { settings, issues, warnings, resolved: { policy: 'disabled' } };
+}
+
+/** The dotted config path of `keys` under the section, e.g. `spec.osm.meshConfig.sidecar`. */
+type At = (...keys: string[]) => string;
+
+/** An issue for each `UNSUPPORTED` MeshConfig field set to true in `mc`, naming the field and why. */
+function unsupportedIssues(flavor: Flavor, mc: Obj, at: At): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
   for (const u of UNSUPPORTED) {
     let v: unknown = mc;
     for (const k of u.path) v = obj(v)[k];
     if (v === true) issues.push({ path: at('meshConfig', ...u.path), message: `${at('meshConfig', ...u.path)} is true, which meshinject's ${flavor.mesh} driver does not support: ${u.why}` });
   }
+  return issues;
+}
 
+/**
+ * The sidecar class `sidecar.sidecarClass` (case-insensitive), else the flavor's default. An unknown class
+ * is an issue listing the flavor's classes, and the default class is used so that loading goes on.
+ */
+function sidecarClassOf(flavor: Flavor, sidecar: Obj, at: At, issues: ConfigIssue[]): SidecarClassSpec {
   const known = Object.keys(flavor.classes) as SidecarClassName[];
   const className = str(sidecar.sidecarClass) ?? flavor.defaultClass;
   const cls = flavor.classes[className.toLowerCase() as SidecarClassName];
   if (!cls) {
     issues.push({ path: at('meshConfig', 'sidecar', 'sidecarClass'), message: `${at('meshConfig', 'sidecar', 'sidecarClass')}: unknown sidecar class ${JSON.stringify(className)}; known classes of ${flavor.title}: ${known.join(', ')}` });
   }
-  const spec = cls ?? flavor.classes[flavor.defaultClass]!;
+  return cls ?? flavor.classes[flavor.defaultClass]!;
+}
+
+/**
+ * Images and pipy proxy server port of class `spec`, as osm-edge's configurator resolves them
+ * (`GetSidecarImage`, `GetSidecarWindowsImage`, `GetInitContainerImage`): the `sidecar.*Image` field (or OSM
+ * v1.x `envoyImage` / `envoyWindowsImage` for envoy), else the `sidecarDrivers` entry whose `sidecarName`
+ * equals the class (case-insensitive), else the class default. The port: that entry's, else
+ * `repoServer.port` (FSM), else the class default; 0 for envoy.
+ */
+function imagesOf(spec: SidecarClassSpec, sidecar: Obj, repo: Obj): Pick<OsmSettings, 'images' | 'proxyServerPort'> {
   const entry = list<Obj>(sidecar.sidecarDrivers).map(obj).find((d) => typeof d.sidecarName === 'string' && d.sidecarName.toLowerCase() === spec.name);
   const envoyOnly = (k: string) => (spec.name === 'envoy' ? str(sidecar[k]) : undefined);
   const images = {
@@ -115,17 +171,32 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
   const proxyServerPort = spec.name === 'pipy'
     ? (typeof entry?.proxyServerPort === 'number' ? entry.proxyServerPort : typeof repo.port === 'number' ? repo.port : spec.defaultProxyServerPort)
     : 0;
+  return { images, proxyServerPort };
+}
 
-  const meshName = str(raw.meshName) ?? flavor.defaultMeshName;
-  const namespace = str(raw.namespace) ?? flavor.defaultNamespace;
+/**
+ * The pipy repo as the sidecar reaches it: `repoServer.ipaddr`, unless unset or a loopback address (then
+ * the controller Service `<controller>.<namespace>`), and `repoServer.codebase` without its outer slashes.
+ */
+function repoServerOf(flavor: Flavor, repo: Obj, namespace: string): OsmSettings['repoServer'] {
   const ipaddr = str(repo.ipaddr);
   const host = ipaddr === undefined || ipaddr.startsWith('127.') || ipaddr.toLowerCase() === 'localhost' ? `${flavor.controllerName}.${namespace}` : ipaddr;
   const codebase = (str(repo.codebase) ?? '').replace(/^\//, '').replace(/\/$/, '');
+  return { host, codebase };
+}
 
-  const mode = str(traffic.interceptionMode) ?? flavor.interceptionModes[0]!;
-  if (!flavor.interceptionModes.includes(mode)) {
-    issues.push({ path: at('meshConfig', 'traffic', 'interceptionMode'), message: `${at('meshConfig', 'traffic', 'interceptionMode')} must be one of ${flavor.interceptionModes.join(', ')} for ${flavor.title}; got ${JSON.stringify(mode)}` });
-  }
+/**
+ * The mesh-wide traffic lists of `meshConfig.traffic`. Interface names must be valid Linux names (at most 15
+ * characters) and CIDRs must parse (`net.ParseCIDR`); each invalid entry is an issue (interfaces first, then
+ * the exclusion and inclusion CIDRs) and is left out.
+ */
+function trafficListsOf(traffic: Obj, at: At, issues: ConfigIssue[]): OsmSettings['traffic'] {
+  const ifaces = list<unknown>(traffic.networkInterfaceExclusionList);
+  ifaces.forEach((n, i) => {
+    if (typeof n !== 'string' || !/^[A-Za-z0-9_.:@-]{1,15}$/.test(n)) {
+      issues.push({ path: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}]`, message: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}] must be a network interface name (letters, digits, _ . : @ -, at most 15); got ${JSON.stringify(n)}` });
+    }
+  });
   const cidrs = (key: string): string[] => {
     const out: string[] = [];
     list<unknown>(traffic[key]).forEach((c, i) => {
@@ -134,12 +205,22 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
     });
     return out;
   };
-  const ifaces = list<unknown>(traffic.networkInterfaceExclusionList);
-  ifaces.forEach((n, i) => {
-    if (typeof n !== 'string' || !/^[A-Za-z0-9_.:@-]{1,15}$/.test(n)) {
-      issues.push({ path: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}]`, message: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}] must be a network interface name (letters, digits, _ . : @ -, at most 15); got ${JSON.stringify(n)}` });
-    }
-  });
+  return {
+    inboundPortExclusionList: list<number>(traffic.inboundPortExclusionList),
+    outboundPortExclusionList: list<number>(traffic.outboundPortExclusionList),
+    outboundIPRangeExclusionList: cidrs('outboundIPRangeExclusionList'),
+    outboundIPRangeInclusionList: cidrs('outboundIPRangeInclusionList'),
+    networkInterfaceExclusionList: ifaces.filter((n): n is string => typeof n === 'string'),
+  };
+}
+
+/**
+ * FSM-only sidecar settings: init and healthcheck container resources (FSM `MeshConfig.sidecar`), and the
+ * lifecycle hooks of pipy sidecars (`holdApplicationUntilProxyStarts`, `gracefulExitUntilDownstreamEnds`,
+ * defaulting to the flavor's `lifecycleDefaults`). Each one set where the mesh or class does not read it
+ * is a warning and is ignored (`{}` / false).
+ */
+function fsmSidecarSettings(flavor: Flavor, spec: SidecarClassSpec, sidecar: Obj, at: At, warnings: string[]): Pick<OsmSettings, 'initResources' | 'healthcheckResources' | 'holdApplicationUntilProxyStarts' | 'gracefulExitUntilDownstreamEnds'> {
   const fsmOnly = (k: string): JsonObject => {
     const v = sidecar[k];
     if (v === undefined) return {};
@@ -153,30 +234,10 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
     }
     return typeof sidecar[k] === 'boolean' ? (sidecar[k] as boolean) : def;
   };
-  const settings: OsmSettings = {
-    flavor,
-    meshName,
-    namespace,
-    sidecarClass: spec,
-    images,
-    proxyServerPort,
-    repoServer: { host, codebase },
-    enablePrivilegedInitContainer: sidecar.enablePrivilegedInitContainer === true,
-    resources: isJsonObject(sidecar.resources as Json) ? (sidecar.resources as JsonObject) : {},
+  return {
     initResources: fsmOnly('initResources'),
     healthcheckResources: fsmOnly('healthcheckResources'),
-    logLevel: str(sidecar.logLevel) ?? 'error',
-    localProxyMode: sidecar.localProxyMode === 'PodIP' ? 'PodIP' : 'Localhost',
-    interceptionMode: mode,
-    traffic: {
-      inboundPortExclusionList: list<number>(traffic.inboundPortExclusionList),
-      outboundPortExclusionList: list<number>(traffic.outboundPortExclusionList),
-      outboundIPRangeExclusionList: cidrs('outboundIPRangeExclusionList'),
-      outboundIPRangeInclusionList: cidrs('outboundIPRangeInclusionList'),
-      networkInterfaceExclusionList: ifaces.filter((n): n is string => typeof n === 'string'),
-    },
     holdApplicationUntilProxyStarts: lifecycle('holdApplicationUntilProxyStarts', flavor.lifecycleDefaults?.holdApplication),
     gracefulExitUntilDownstreamEnds: lifecycle('gracefulExitUntilDownstreamEnds', flavor.lifecycleDefaults?.gracefulExit),
   };
-  return { settings, issues, warnings, resolved: { policy: 'disabled' } };
 }

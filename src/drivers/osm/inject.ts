@@ -83,82 +83,34 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   const s = req.settings;
   const f = s.flavor;
   const k = keys(f);
-  const cls = s.sidecarClass;
   const { workload } = req;
   const pod = structuredClone(req.pod);
   const warnings: string[] = [];
 
   const previous = readStatus(pod, k.status);
   if (previous) removeInjection(pod, previous, k.status);
-  for (const [field, names] of [
-    ['containers', [cls.containerName, f.healthcheckContainerName]],
-    ['initContainers', [f.initContainerName]],
-    ['volumes', [cls.volumeName]],
-  ] as const) {
-    const taken = list(pod.spec, field).find((c) => (names as readonly string[]).includes(c.name as string));
-    if (taken) {
-      throw new InjectError(`spec.${field} already has ${JSON.stringify(taken.name)} and there is no ${k.status} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`, { field: `spec.${field}` });
-    }
-  }
-
+  refuseTakenNames(pod, s, k.status);
   const podAnnotations = { ...(pod.metadata.annotations ?? {}) };
   const nsAnnotations = req.namespace?.annotations ?? {};
-  for (const [where, ann] of [['pod', podAnnotations], [`namespace ${workload.namespace}`, nsAnnotations]] as const) {
-    const bad = Object.keys(ann).find((a) => f.unsupportedAnnotationPrefixes.some((p) => a.startsWith(p)));
-    if (bad) throw new InjectError(`${where} annotation ${bad} is honoured by ${f.title} but not reproduced by meshinject: not injected`, { field: where === 'pod' ? `metadata.annotations[${bad}]` : undefined, code: 'BAD_ANNOTATION' });
-  }
+  refuseUnreproducedAnnotations(f, workload.namespace, podAnnotations, nsAnnotations);
 
-  const name = workload.name !== '' ? workload.name : (pod.metadata.generateName ?? '');
-  if (name === '') throw new InjectError(`the ${workload.kind} has neither metadata.name nor metadata.generateName: no stable proxy identity can be derived`, { field: 'metadata.name' });
-  const uuid = proxyUuid(f.mesh, s.meshName, workload, name);
-  const rec: StatusRecord = { class: cls.name, uuid, initContainers: [], containers: [], volumes: [], labels: {}, annotations: {}, probes: [] };
-  const setMeta = (field: 'labels' | 'annotations', key: string, value: string) => {
-    const m = { ...(pod.metadata[field] ?? {}) };
-    const record = rec[field];
-    if (!Object.hasOwn(record, key)) record[key] = m[key] ?? null;
-    m[key] = value;
-    pod.metadata[field] = m;
-  };
-
+  const uuid = proxyUuid(f.mesh, s.meshName, workload, proxyName(workload, pod));
+  const rec: StatusRecord = { class: s.sidecarClass.name, uuid, initContainers: [], containers: [], volumes: [], labels: {}, annotations: {}, probes: [] };
+  const setMeta = metadataSetter(pod, rec);
   if (s.interceptionMode === f.nodeLevelMode) {
     setMeta('labels', f.uuidLabel, uuid);
     setMeta('annotations', k.status, statusValue(rec));
     return { pod, summary: summaryOf(s), warnings };
   }
 
-  const os = isJsonObject(pod.spec.nodeSelector) ? pod.spec.nodeSelector['kubernetes.io/os'] : undefined;
-  const windows = typeof os === 'string' && os.toLowerCase() === 'windows';
-  if (windows && f.mesh === 'fsm') throw new InjectError(`${f.title} has no Windows sidecar (nodeSelector kubernetes.io/os: ${os}): not injected`, { field: 'spec.nodeSelector' });
-  const image = windows ? s.images.windows : imageFor(s, podAnnotations, nsAnnotations);
-  if (image === '') {
-    throw new InjectError(`Windows pod (nodeSelector kubernetes.io/os: ${os}) but no Windows image for sidecar class ${cls.name}: set spec.${f.mesh}.meshConfig.sidecar.sidecarWindowsImage`, { field: 'spec.nodeSelector' });
-  }
-
+  const { windows, image } = sidecarImage(s, pod, podAnnotations, nsAnnotations);
   const containers = list(pod.spec, 'containers');
   pod.spec.containers = containers;
-  const probes = rewriteProbes(containers, cls.probeStyle, f);
+  const probes = rewriteProbes(containers, s.sidecarClass.probeStyle, f);
   rec.probes = probes.originals;
-
-  const metrics = nsAnnotations[k.metrics];
-  if (metrics !== undefined && metrics !== '') {
-    const on = readSwitch(metrics);
-    if (on === undefined) throw new InjectError(`invalid value ${JSON.stringify(metrics)} of annotation ${k.metrics} on Namespace ${workload.namespace}: expected enabled, yes, true, disabled, no or false`, { code: 'BAD_ANNOTATION' });
-    if (on) {
-      setMeta('annotations', 'prometheus.io/scrape', 'true');
-      setMeta('annotations', 'prometheus.io/port', String(PORTS.prometheus));
-      setMeta('annotations', 'prometheus.io/path', '/stats/prometheus');
-    }
-  }
+  addPrometheusAnnotations(nsAnnotations[k.metrics], k.metrics, workload.namespace, setMeta);
   setMeta('labels', f.uuidLabel, uuid);
-
-  pod.spec.volumes = [...list(pod.spec, 'volumes'), bootstrapVolume(s, uuid)];
-  rec.volumes.push(cls.volumeName);
-
-  if (!windows && s.interceptionMode === f.iptablesMode) {
-    const script = iptablesScript(f, trafficLists(podAnnotations, s), s.localProxyMode);
-    pod.spec.initContainers = [...list(pod.spec, 'initContainers'), initContainer(s, script)];
-    rec.initContainers.push(f.initContainerName);
-  }
+  addBootstrapAndInit(pod, s, rec, uuid, windows, podAnnotations);
   if (probes.usesTcp) {
     containers.push(healthcheckContainer(s));
     rec.containers.push(f.healthcheckContainerName);
@@ -168,27 +120,133 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   const identity = `${sa}.${workload.namespace}`;
   const hold = lifecycleSwitch(k.holdApplication, s.holdApplicationUntilProxyStarts, podAnnotations, nsAnnotations, warnings, s);
   const gracefulExit = lifecycleSwitch(k.gracefulExit, s.gracefulExitUntilDownstreamEnds, podAnnotations, nsAnnotations, warnings, s);
-  const sidecar = sidecarContainer(s, {
-    image,
-    windows,
-    uses: probes.uses,
-    identity,
-    cnPrefix: `${uuid}.sidecar.${identity}`,
-    controller: cls.name === 'pipy' ? podController(workload, pod, f.title) : { kind: '', name: '' },
-    hold,
-    gracefulExit,
-  });
+  const controller = s.sidecarClass.name === 'pipy' ? podController(workload, pod, f.title) : { kind: '', name: '' };
+  const sidecar = sidecarContainer(s, { image, windows, uses: probes.uses, identity, cnPrefix: `${uuid}.sidecar.${identity}`, controller, hold, gracefulExit });
   if (hold) containers.unshift(sidecar);
   else containers.push(sidecar);
-  rec.containers.push(cls.containerName);
+  rec.containers.push(s.sidecarClass.containerName);
 
   setMeta('annotations', k.status, statusValue(rec));
-  warnings.push(identityWarning(s, uuid, sa, workload.namespace));
-  if (req.config.nativeSidecars) warnings.push(`spec.nativeSidecars has no effect with ${f.title}: its injector adds the sidecar as a regular container`);
-  if ((workload.kind === 'Job' || workload.kind === 'CronJob') && f.mesh === 'osm') {
-    warnings.push(`${f.title} does not support Jobs: its sidecar keeps running after the job's containers finish, so the ${workload.kind === 'Job' ? 'Job does' : 'CronJob\'s Jobs do'} not complete`);
-  }
+  warnings.push(identityWarning(s, uuid, sa, workload.namespace), ...unsupportedWarnings(req));
   return { pod, summary: summaryOf(s), warnings };
+}
+
+/**
+ * Refuses a pod that already has one of the names this injection adds (sidecar and healthcheck containers,
+ * init container, bootstrap volume) without a status annotation `statusKey`: injected by the mesh's
+ * webhook or by hand.
+ * @throws InjectError naming the field (`spec.containers`, `spec.initContainers`, `spec.volumes`)
+ */
+function refuseTakenNames(pod: PodTemplate, s: OsmSettings, statusKey: string): void {
+  const f = s.flavor;
+  const cls = s.sidecarClass;
+  for (const [field, names] of [
+    ['containers', [cls.containerName, f.healthcheckContainerName]],
+    ['initContainers', [f.initContainerName]],
+    ['volumes', [cls.volumeName]],
+  ] as const) {
+    const taken = list(pod.spec, field).find((c) => (names as readonly string[]).includes(c.name as string));
+    if (taken) {
+      throw new InjectError(`spec.${field} already has ${JSON.stringify(taken.name)} and there is no ${statusKey} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`, { field: `spec.${field}` });
+    }
+  }
+}
+
+/**
+ * Refuses a pod or namespace annotation the mesh honours but this driver does not reproduce
+ * (`Flavor.unsupportedAnnotationPrefixes`, e.g. FSM's `flomesh.io/sidecar-resource-limits`); the pod's first.
+ * @throws InjectError with code `BAD_ANNOTATION`
+ */
+function refuseUnreproducedAnnotations(f: OsmSettings['flavor'], namespace: string, pod: Record<string, string>, ns: Record<string, string>): void {
+  for (const [where, ann] of [['pod', pod], [`namespace ${namespace}`, ns]] as const) {
+    const bad = Object.keys(ann).find((a) => f.unsupportedAnnotationPrefixes.some((p) => a.startsWith(p)));
+    if (bad) throw new InjectError(`${where} annotation ${bad} is honoured by ${f.title} but not reproduced by meshinject: not injected`, { field: where === 'pod' ? `metadata.annotations[${bad}]` : undefined, code: 'BAD_ANNOTATION' });
+  }
+}
+
+/**
+ * The name the proxy UUID is derived from: the workload's name, else the pod template's `generateName`.
+ * @throws InjectError when there is neither
+ */
+function proxyName(workload: WorkloadRef, pod: PodTemplate): string {
+  const name = workload.name !== '' ? workload.name : (pod.metadata.generateName ?? '');
+  if (name === '') throw new InjectError(`the ${workload.kind} has neither metadata.name nor metadata.generateName: no stable proxy identity can be derived`, { field: 'metadata.name' });
+  return name;
+}
+
+/** Sets a label or annotation of `pod`, recording its previous value (null when absent) in `rec` the first time. */
+type MetadataSetter = (field: 'labels' | 'annotations', key: string, value: string) => void;
+
+/** The `MetadataSetter` of `pod` writing its record to `rec` (so that `removeInjection` can restore the pod). */
+function metadataSetter(pod: PodTemplate, rec: StatusRecord): MetadataSetter {
+  return (field, key, value) => {
+    const m = { ...(pod.metadata[field] ?? {}) };
+    const record = rec[field];
+    if (!Object.hasOwn(record, key)) record[key] = m[key] ?? null;
+    m[key] = value;
+    pod.metadata[field] = m;
+  };
+}
+
+/**
+ * The sidecar image and whether the pod is a Windows pod (`nodeSelector` `kubernetes.io/os: windows`): the
+ * configured Windows image (osm-edge `GetSidecarWindowsImage`), else `imageFor`.
+ * @throws InjectError for a Windows pod with FSM (no Windows sidecar) or without a configured Windows image
+ */
+function sidecarImage(s: OsmSettings, pod: PodTemplate, podAnnotations: Record<string, string>, nsAnnotations: Record<string, string>): { windows: boolean; image: string } {
+  const f = s.flavor;
+  const os = isJsonObject(pod.spec.nodeSelector) ? pod.spec.nodeSelector['kubernetes.io/os'] : undefined;
+  const windows = typeof os === 'string' && os.toLowerCase() === 'windows';
+  if (windows && f.mesh === 'fsm') throw new InjectError(`${f.title} has no Windows sidecar (nodeSelector kubernetes.io/os: ${os}): not injected`, { field: 'spec.nodeSelector' });
+  const image = windows ? s.images.windows : imageFor(s, podAnnotations, nsAnnotations);
+  if (image === '') {
+    throw new InjectError(`Windows pod (nodeSelector kubernetes.io/os: ${os}) but no Windows image for sidecar class ${s.sidecarClass.name}: set spec.${f.mesh}.meshConfig.sidecar.sidecarWindowsImage`, { field: 'spec.nodeSelector' });
+  }
+  return { windows, image };
+}
+
+/**
+ * OSM's Prometheus annotations (`createPatch`, pkg/injector/patch.go): when the namespace's metrics
+ * annotation (`metrics`, the value of key `key`) is on, `prometheus.io/scrape`, `port` and `path`.
+ * @throws InjectError with code `BAD_ANNOTATION` for a value that is not a switch (`readSwitch`)
+ */
+function addPrometheusAnnotations(metrics: string | undefined, key: string, namespace: string, setMeta: MetadataSetter): void {
+  if (metrics === undefined || metrics === '') return;
+  const on = readSwitch(metrics);
+  if (on === undefined) throw new InjectError(`invalid value ${JSON.stringify(metrics)} of annotation ${key} on Namespace ${namespace}: expected enabled, yes, true, disabled, no or false`, { code: 'BAD_ANNOTATION' });
+  if (on) {
+    setMeta('annotations', 'prometheus.io/scrape', 'true');
+    setMeta('annotations', 'prometheus.io/port', String(PORTS.prometheus));
+    setMeta('annotations', 'prometheus.io/path', '/stats/prometheus');
+  }
+}
+
+/**
+ * Appends the bootstrap volume and, for a Linux pod with iptables interception, the iptables init container
+ * (its script from the pod's exclusion annotations and the mesh-wide lists), recording both in `rec`.
+ * @throws InjectError for an invalid exclusion annotation (`trafficLists`)
+ */
+function addBootstrapAndInit(pod: PodTemplate, s: OsmSettings, rec: StatusRecord, uuid: string, windows: boolean, podAnnotations: Record<string, string>): void {
+  const f = s.flavor;
+  pod.spec.volumes = [...list(pod.spec, 'volumes'), bootstrapVolume(s, uuid)];
+  rec.volumes.push(s.sidecarClass.volumeName);
+  if (!windows && s.interceptionMode === f.iptablesMode) {
+    const script = iptablesScript(f, trafficLists(podAnnotations, s), s.localProxyMode);
+    pod.spec.initContainers = [...list(pod.spec, 'initContainers'), initContainer(s, script)];
+    rec.initContainers.push(f.initContainerName);
+  }
+}
+
+/** Warnings for what the mesh does not support: `spec.nativeSidecars`, and (OSM) Jobs and CronJobs that would not complete. */
+function unsupportedWarnings(req: InjectRequest<OsmSettings>): string[] {
+  const f = req.settings.flavor;
+  const kind = req.workload.kind;
+  const out: string[] = [];
+  if (req.config.nativeSidecars) out.push(`spec.nativeSidecars has no effect with ${f.title}: its injector adds the sidecar as a regular container`);
+  if ((kind === 'Job' || kind === 'CronJob') && f.mesh === 'osm') {
+    out.push(`${f.title} does not support Jobs: its sidecar keeps running after the job's containers finish, so the ${kind === 'Job' ? 'Job does' : 'CronJob\'s Jobs do'} not complete`);
+  }
+  return out;
 }
 
 /** The sidecar image of a Linux pod: FSM's `sidecar-image` annotation (pod, then namespace), else the configured one. */
