@@ -11,7 +11,7 @@ import { podDeployMeta } from '../src/drivers/istio/workload-meta.ts';
 import type { JsonObject, PodTemplate } from '../src/model.ts';
 import { InjectError } from '../src/results/errors.ts';
 import { formatGoDuration, formatGoFloat } from '../src/render/go-values.ts';
-import { appendMultusNetwork, excludeInboundPort, omitNil, otelResourceAttributes } from '../src/drivers/istio/template-functions.ts';
+import { appendMultusNetwork, appendMultusNetworkTo, excludeInboundPort, omitNil, otelResourceAttributes } from '../src/drivers/istio/template-functions.ts';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
 
 const casesDir = new URL('../../shared/conformance/istio/cases/', import.meta.url);
@@ -248,6 +248,14 @@ t.test('template functions', async (t) => {
   t.equal(appendMultusNetwork('', 'default/istio-cni'), 'default/istio-cni');
   t.equal(appendMultusNetwork('a, default/istio-cni', 'default/istio-cni'), 'a, default/istio-cni');
   t.equal(appendMultusNetwork('[{"name": "a"}]', 'default/istio-cni'), '[{"name": "a"}, {"name": "istio-cni", "namespace": "default"}]');
+  // Istio appendMultusNetwork (template.go at 86c9f01f): the namespace is part of the match; absent = "".
+  t.equal(appendMultusNetwork('[{"name": "istio-cni"}]', 'default/istio-cni'), '[{"name": "istio-cni"}, {"name": "istio-cni", "namespace": "default"}]');
+  t.equal(appendMultusNetwork('[{"name": "istio-cni", "namespace": "default", "x": 1}]', 'default/istio-cni'), '[{"name": "istio-cni", "namespace": "default", "x": 1}]');
+  t.equal(appendMultusNetwork('[{"name": "istio-cni"}]', 'istio-cni'), '[{"name": "istio-cni"}]');
+  t.equal(appendMultusNetwork('istio-cni', 'default/istio-cni'), 'istio-cni, default/istio-cni', 'a flat entry matches only the whole value');
+  t.equal(appendMultusNetwork('["a"]', 'default/istio-cni'), '["a"]', 'not a list of objects (Go cannot unmarshal it): unchanged');
+  t.equal(appendMultusNetwork('[{"name": "a"},\n]', 'istio-cni'), '[{"name": "a"},\n]', 'not JSON (a trailing comma): unchanged');
+  t.equal(appendMultusNetworkTo('[{"name": "a"}]', 'default/istio-cni', false), '[{"name": "a"}, {"name": "default/istio-cni"}]', 'before Istio 1.26 the whole value is the name');
   t.same(omitNil({ limits: { cpu: null, memory: '1Gi' }, requests: { cpu: null } }), { limits: { memory: '1Gi' } });
   t.equal(otelResourceAttributes({}, {}, {}, 'ns', []), '');
   t.equal(openshiftRangeMax('1000620000/10000'), 1000629999);

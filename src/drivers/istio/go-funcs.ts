@@ -14,6 +14,7 @@ import {
   toJSONValue,
 } from '../../render/gotemplate/value.ts';
 import { proxyConfigToJSON } from './proxy-config.ts';
+import { appendMultusNetworkTo } from './template-functions.ts';
 import { ISTIO_TYPES } from './go-model.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
@@ -65,35 +66,6 @@ function excludeInboundPort(port: Value, list: string): string {
   }
   out.push(portStr);
   return out.join(',');
-}
-
-/**
- * Istio `appendMultusNetwork`. From 1.26 a `namespace/name` network is matched and appended to a JSON list as
- * `{"name": ..., "namespace": ...}`; before, the whole value is the name (`{"name": "ns/name"}`).
- */
-function appendMultusNetwork(existing: string, network: string, splitNamespace: boolean): string {
-  if (existing === '') return network;
-  const i = existing.lastIndexOf(']');
-  if (i !== -1) {
-    let networks: unknown;
-    try {
-      networks = JSON.parse(existing);
-    } catch {
-      return existing;
-    }
-    if (!Array.isArray(networks) || networks.some((n) => n !== null && (typeof n !== 'object' || Array.isArray(n)))) return existing;
-    const slash = network.indexOf('/');
-    const ns = splitNamespace && slash >= 0 ? network.slice(0, slash) : '';
-    const name = splitNamespace && slash >= 0 ? network.slice(slash + 1) : network;
-    for (const n of networks as Array<Record<string, unknown> | null>) {
-      if (n?.name !== name) continue;
-      if (!splitNamespace || (n.namespace ?? '') === ns) return existing;
-    }
-    const entry = ns === '' ? `, {"name": "${name}"}` : `, {"name": "${name}", "namespace": "${ns}"}`;
-    return existing.slice(0, i) + entry + existing.slice(i);
-  }
-  for (const n of existing.split(',')) if (n.trim() === network) return existing;
-  return `${existing}, ${network}`;
 }
 
 /** Options of {@link istioFuncMap}. */
@@ -160,7 +132,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     })],
     ['contains', goFunc([STRING, STRING], (needle, hay) => bool((hay.v as string).includes(needle.v as string)))],
     ['toLower', goFunc([STRING], (s) => str((s.v as string).toLowerCase()))],
-    ['appendMultusNetwork', goFunc([STRING, STRING], (e, n) => str(appendMultusNetwork(e.v as string, n.v as string, opts.minor >= 26)))],
+    ['appendMultusNetwork', goFunc([STRING, STRING], (e, n) => str(appendMultusNetworkTo(e.v as string, n.v as string, opts.minor >= 26)))],
     ['env', goFunc([STRING, STRING], (k, d) => {
       const v = Object.prototype.hasOwnProperty.call(opts.env, k.v as string) ? opts.env[k.v as string] : undefined;
       return v === undefined || v === '' ? d : str(v);

@@ -56,38 +56,43 @@ export function includeInboundPorts(containers: unknown): string {
 }
 
 /**
- * Istio `appendMultusNetwork`: adds `network` (`[namespace/]name`) to a `k8s.v1.cni.cncf.io/networks`
- * value. A flat list `a, b` becomes `a, b, <network>`; a JSON list gets `{"name": ..., "namespace": ...}`
- * inserted before its last `]`; a value already holding the network is returned unchanged.
+ * Istio `appendMultusNetwork` (pkg/kube/inject/template.go): adds `network` to a `k8s.v1.cni.cncf.io/networks`
+ * value; idempotent. Empty → `network`. A flat list `a, b` becomes `a, b, <network>` unless an entry equals
+ * `network` (trimmed). A JSON list (the value has a `]`) that is not a list of objects is returned unchanged
+ * (Go's `json.Unmarshal` into `[]map` fails); else `, {"name": ...}` is inserted before the last `]` unless an
+ * entry already names it. From Istio 1.26 (`splitNamespace`) a `namespace/name` network (Kubernetes
+ * `SplitQualifiedName`) matches an entry with that name and that namespace (absent = "") and is written
+ * `{"name": ..., "namespace": ...}`; before, the whole value is the name.
+ * Used by the built-in Handlebars templates (1.31 line: `splitNamespace` true) and the Go func map.
  */
-export function appendMultusNetwork(existing: unknown, network: unknown): string {
-  const value = str(existing);
-  const net = str(network);
-  if (value === '') return net;
-  const slash = net.indexOf('/');
-  const ns = slash >= 0 ? net.slice(0, slash) : '';
-  const name = slash >= 0 ? net.slice(slash + 1) : net;
-  const close = value.lastIndexOf(']');
-  if (close !== -1) {
-    let items: unknown;
+export function appendMultusNetworkTo(existing: string, network: string, splitNamespace = true): string {
+  if (existing === '') return network;
+  const i = existing.lastIndexOf(']');
+  if (i !== -1) {
+    let networks: unknown;
     try {
-      items = JSON.parse(value);
+      networks = JSON.parse(existing);
     } catch {
-      return value;
+      return existing;
     }
-    if (!Array.isArray(items)) return value;
-    for (const item of items) {
-      const r = asRecord(item);
-      if (r && r.name === name && (ns === '' || r.namespace === undefined || r.namespace === ns)) return value;
+    if (!Array.isArray(networks) || networks.some((n) => n !== null && (typeof n !== 'object' || Array.isArray(n)))) return existing;
+    const slash = network.indexOf('/');
+    const ns = splitNamespace && slash >= 0 ? network.slice(0, slash) : '';
+    const name = splitNamespace && slash >= 0 ? network.slice(slash + 1) : network;
+    for (const n of networks as Array<Record<string, unknown> | null>) {
+      if (n?.name !== name) continue;
+      if (!splitNamespace || (n.namespace ?? '') === ns) return existing;
     }
-    const entry = ns === '' ? `{"name": "${name}"}` : `{"name": "${name}", "namespace": "${ns}"}`;
-    return `${value.slice(0, close)}, ${entry}${value.slice(close)}`;
+    const entry = ns === '' ? `, {"name": "${name}"}` : `, {"name": "${name}", "namespace": "${ns}"}`;
+    return existing.slice(0, i) + entry + existing.slice(i);
   }
-  for (const item of value.split(',')) {
-    const t = item.trim();
-    if (t === net || t === name) return value;
-  }
-  return `${value}, ${net}`;
+  for (const n of existing.split(',')) if (n.trim() === network) return existing;
+  return `${existing}, ${network}`;
+}
+
+/** The Handlebars helper: {@link appendMultusNetworkTo} with the templates' values read as strings. */
+export function appendMultusNetwork(existing: unknown, network: unknown): string {
+  return appendMultusNetworkTo(str(existing), str(network));
 }
 
 const OTEL_PREFIX = 'resource.opentelemetry.io/';
