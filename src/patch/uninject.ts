@@ -8,17 +8,17 @@
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../drivers/driver.ts';
 import { InjectError } from '../results/errors.ts';
-import { isJsonObject as isObject } from '../json.ts';
+import { isJsonObject } from '../json.ts';
 
 function named(list: Json | undefined): JsonObject[] {
-  return Array.isArray(list) ? list.filter(isObject) : [];
+  return Array.isArray(list) ? list.filter(isJsonObject) : [];
 }
 
 /** `spec[field]` without the entries whose `name` is in `names`; the field is dropped when removal empties it. */
 function withoutNamed(spec: JsonObject, field: string, names: ReadonlySet<string>): void {
   const list = spec[field];
   if (!Array.isArray(list) || names.size === 0) return;
-  const kept = list.filter((e) => !(isObject(e) && typeof e.name === 'string' && names.has(e.name)));
+  const kept = list.filter((e) => !(isJsonObject(e) && typeof e.name === 'string' && names.has(e.name)));
   if (kept.length === list.length) return;
   if (kept.length === 0) delete spec[field];
   else spec[field] = kept;

@@ -7,7 +7,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { MeshInjectError } from '../../results/errors.ts';
-import { isJsonObject as isObject } from '../../json.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** A template and where it came from, for messages (`spec.custom.templates.sidecar`, `ConfigMap log-templates data.sidecar.hbs`). */
 export interface CustomTemplate {
@@ -41,7 +41,7 @@ export function loadCustomConfig(input: DriverConfigInput): DriverConfigResult<C
   const issues: ConfigIssue[] = [];
   const raw = input.raw;
   const templates = new Map<string, CustomTemplate>();
-  if (isObject(raw.templates)) {
+  if (isJsonObject(raw.templates)) {
     for (const [name, source] of Object.entries(raw.templates)) {
       if (typeof source === 'string') templates.set(name, { source, from: `${input.path}.templates.${name}` });
     }
@@ -50,7 +50,7 @@ export function loadCustomConfig(input: DriverConfigInput): DriverConfigResult<C
   const templateConfigMaps = typeof cms === 'string'
     ? cms.split(',').map((s) => s.trim()).filter((s) => s !== '')
     : Array.isArray(cms) ? cms.filter((s): s is string => typeof s === 'string') : [];
-  const values = (isObject(raw.values) ? raw.values : {}) as JsonObject;
+  const values = (isJsonObject(raw.values) ? raw.values : {}) as JsonObject;
   if (templates.size === 0 && templateConfigMaps.length === 0) {
     issues.push({ path: `${input.path}.templates`, message: `${input.path}: the custom mesh needs templates: ${input.path}.templates (inline) or ${input.path}.templateConfigMaps (ConfigMaps in the input)` });
   }
@@ -67,12 +67,12 @@ export function templatesFromPackage(settings: CustomSettings, configMaps: reado
   if (settings.templateConfigMaps.length === 0) return settings;
   const templates = new Map(settings.templates);
   for (const name of settings.templateConfigMaps) {
-    const cm = configMaps.find((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isObject(o.metadata) && o.metadata.name === name
-      && isObject(o.metadata.annotations) && o.metadata.annotations['config.kubernetes.io/local-config'] === 'true');
+    const cm = configMaps.find((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isJsonObject(o.metadata) && o.metadata.name === name
+      && isJsonObject(o.metadata.annotations) && o.metadata.annotations['config.kubernetes.io/local-config'] === 'true');
     if (!cm) {
       throw new MeshInjectError('BAD_CONFIG', `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`, { field: `${settings.path}.templateConfigMaps` });
     }
-    const data = isObject(cm.data) ? cm.data : {};
+    const data = isJsonObject(cm.data) ? cm.data : {};
     for (const [key, source] of Object.entries(data) as Array<[string, Json]>) {
       const tname = key.replace(/\.hbs$/, '');
       const from = `ConfigMap ${name} data.${key}`;

@@ -12,7 +12,7 @@ import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 import { checkCustomStatus } from './uninject.ts';
-import { isJsonObject as isObject } from '../../json.ts';
+import { isJsonObject } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -33,7 +33,7 @@ export interface CustomStatus {
 const LISTS = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'] as const;
 
 function names(list: Json | undefined): string[] {
-  return Array.isArray(list) ? list.filter(isObject).map((e) => String(e.name)) : [];
+  return Array.isArray(list) ? list.filter(isJsonObject).map((e) => String(e.name)) : [];
 }
 
 const statusField = `metadata.annotations[${CUSTOM_STATUS_ANNOTATION}]`;
@@ -52,7 +52,7 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
   } catch {
     throw new InjectError(`${CUSTOM_STATUS_ANNOTATION} is not valid JSON: ${JSON.stringify(raw)}`, { field: statusField });
   }
-  const o = (isObject(v as Json) ? v : {}) as Record<string, unknown>;
+  const o = (isJsonObject(v as Json) ? v : {}) as Record<string, unknown>;
   const keys = ['templates', ...LISTS, 'labels', 'annotations'] as const;
   const out = {} as CustomStatus;
   for (const k of keys) {
@@ -116,12 +116,12 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   const order: Record<(typeof LISTS)[number], string[]> = { containers: [], initContainers: [], volumes: [], imagePullSecrets: [] };
   for (const name of templates) {
     const rendered = renderCustomTemplate(name, req.settings.templates.get(name)!, data);
-    const spec = isObject(rendered.spec) ? rendered.spec : {};
+    const spec = isJsonObject(rendered.spec) ? rendered.spec : {};
     for (const list of LISTS) for (const n of names(spec[list])) if (!order[list].includes(n)) order[list].push(n);
     fragment = strategicMerge(fragment, rendered, POD_SCHEMA);
   }
-  const spec = isObject(fragment.spec) ? fragment.spec : {};
-  const meta = isObject(fragment.metadata) ? fragment.metadata : {};
+  const spec = isJsonObject(fragment.spec) ? fragment.spec : {};
+  const meta = isJsonObject(fragment.metadata) ? fragment.metadata : {};
   const used = new Set([...names(pod.spec.containers), ...names(pod.spec.initContainers)]);
   const status: CustomStatus = { templates, containers: [], initContainers: [], volumes: [], imagePullSecrets: [], labels: [], annotations: [] };
   for (const list of LISTS) {
@@ -133,7 +133,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   }
   const out: PodTemplate = structuredClone(pod);
   for (const kind of ['labels', 'annotations'] as const) {
-    const add = isObject(meta[kind]) ? (meta[kind] as Record<string, string>) : {};
+    const add = isJsonObject(meta[kind]) ? (meta[kind] as Record<string, string>) : {};
     const have = out.metadata[kind] ?? {};
     for (const [k, v] of Object.entries(add)) {
       if (!Object.hasOwn(have, k)) {
@@ -148,7 +148,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   // The pod's own entries keep their order; added ones follow in template order, so the app stays the first
   // (kubectl's default) container. Added init containers come first: they prepare the pod for the app.
   for (const list of LISTS) {
-    const entries = Array.isArray(result.spec[list]) ? (result.spec[list] as Json[]).filter(isObject) : [];
+    const entries = Array.isArray(result.spec[list]) ? (result.spec[list] as Json[]).filter(isJsonObject) : [];
     if (status[list].length === 0) continue;
     const own = entries.filter((e) => !status[list].includes(String(e.name)));
     const added = status[list].map((n) => entries.find((e) => e.name === n)!);

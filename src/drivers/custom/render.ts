@@ -9,7 +9,7 @@ import { renderTemplate } from '../../render/engine.ts';
 import { parseFragment } from '../../yaml/fragment-reader.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import type { CustomTemplate } from './config.ts';
-import { isJsonObject as isObject } from '../../json.ts';
+import { isJsonObject } from '../../json.ts';
 
 /**
  * The data every custom template renders with. Top-level names:
@@ -83,17 +83,17 @@ export function renderCustomTemplate(name: string, t: CustomTemplate, data: Cust
     throw bad(name, t, `rendered invalid YAML: ${(e as Error).message.split('\n')[0]}`);
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isObject(parsed)) throw bad(name, t, 'did not render a YAML mapping (a pod fragment with metadata and spec)');
+  if (!isJsonObject(parsed)) throw bad(name, t, 'did not render a YAML mapping (a pod fragment with metadata and spec)');
   for (const [top, v] of Object.entries(parsed)) {
     const allowed = ALLOWED[top];
     if (!allowed) throw bad(name, t, `renders ${top}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`);
     if (v === null) continue;
-    if (!isObject(v)) throw bad(name, t, `renders ${top} that is not a mapping`);
+    if (!isJsonObject(v)) throw bad(name, t, `renders ${top} that is not a mapping`);
     for (const [k, x] of Object.entries(v)) {
       if (!allowed.includes(k)) throw bad(name, t, `renders ${top}.${k}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`);
       if (top === 'metadata') {
-        if (x !== null && (!isObject(x) || Object.values(x).some((s) => typeof s !== 'string'))) throw bad(name, t, `renders ${top}.${k} that is not a map of strings (quote the values)`);
-      } else if (x !== null && (!Array.isArray(x) || x.some((e) => !isObject(e) || typeof e.name !== 'string' || e.name === ''))) {
+        if (x !== null && (!isJsonObject(x) || Object.values(x).some((s) => typeof s !== 'string'))) throw bad(name, t, `renders ${top}.${k} that is not a map of strings (quote the values)`);
+      } else if (x !== null && (!Array.isArray(x) || x.some((e) => !isJsonObject(e) || typeof e.name !== 'string' || e.name === ''))) {
         throw bad(name, t, `renders ${top}.${k} that is not a list of entries with a name`);
       }
     }

@@ -11,7 +11,7 @@
  * inject is the driver's.
  */
 import type { Json, NamespaceInfo, PodTemplate } from '../../model.ts';
-import { isJsonObject as isObject } from '../../json.ts';
+import { isJsonObject } from '../../json.ts';
 import type { Inventory, UninjectContext, WorkloadRef } from '../driver.ts';
 import { mountedBy, unexpectedRecordItem, untrustedRecordError } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
@@ -19,8 +19,8 @@ import type { CustomSettings } from './config.ts';
 import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, selectedTemplates, type CustomStatus } from './inject.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 
-const namesIn = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter(isObject).map((e) => String(e.name)) : []);
-const keysIn = (v: Json | undefined): string[] => (isObject(v) ? Object.keys(v) : []);
+const namesIn = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter(isJsonObject).map((e) => String(e.name)) : []);
+const keysIn = (v: Json | undefined): string[] => (isJsonObject(v) ? Object.keys(v) : []);
 
 /**
  * Checks `status` (read from the pod as injected) against what the templates add when rendered for `stripped`
@@ -44,8 +44,8 @@ export function checkCustomStatus(
   const added = { containers: new Set<string>(), initContainers: new Set<string>(), volumes: new Set<string>(), labels: new Set<string>(), annotations: new Set<string>() };
   for (const name of templates) {
     const fragment = renderCustomTemplate(name, where.settings.templates.get(name)!, data);
-    const spec = isObject(fragment.spec) ? fragment.spec : {};
-    const meta = isObject(fragment.metadata) ? fragment.metadata : {};
+    const spec = isJsonObject(fragment.spec) ? fragment.spec : {};
+    const meta = isJsonObject(fragment.metadata) ? fragment.metadata : {};
     for (const n of namesIn(spec.containers)) added.containers.add(n);
     for (const n of namesIn(spec.initContainers)) added.initContainers.add(n);
     for (const n of namesIn(spec.volumes)) added.volumes.add(n);

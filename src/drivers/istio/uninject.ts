@@ -13,7 +13,7 @@ import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { injectIstioPod } from './inject.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
-import { jsonEqual, isJsonObject as isObject } from '../../json.ts';
+import { jsonEqual, isJsonObject } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
 import { INJECTED_CONTAINER_NAMES, parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
@@ -84,14 +84,14 @@ function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string |
  * port to, which the kubelet reads the same. Other fields (delays, thresholds, `timeoutSeconds`) were never changed.
  */
 function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
-  if (isObject(saved.httpGet)) {
+  if (isJsonObject(saved.httpGet)) {
     const now = handler.httpGet as JsonObject;
     const httpGet: JsonObject = {};
     for (const k of Object.keys(now)) if (k in saved.httpGet) httpGet[k] = saved.httpGet[k]!;
     for (const [k, v] of Object.entries(saved.httpGet)) if (!(k in httpGet)) httpGet[k] = v;
     return { ...handler, httpGet };
   }
-  const kind = isObject(saved.tcpSocket) ? 'tcpSocket' : isObject(saved.grpc) ? 'grpc' : undefined;
+  const kind = isJsonObject(saved.tcpSocket) ? 'tcpSocket' : isJsonObject(saved.grpc) ? 'grpc' : undefined;
   if (!kind) return handler;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(handler)) out[k === 'httpGet' ? kind : k] = k === 'httpGet' ? saved[kind]! : v;
@@ -109,16 +109,16 @@ function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): void {
       const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
       const restore = (holder: JsonObject, field: string, url: string, path: string): void => {
         const h = holder[field];
-        if (!isObject(h) || !isObject(h.httpGet) || h.httpGet.path !== url) return;
+        if (!isJsonObject(h) || !isJsonObject(h.httpGet) || h.httpGet.path !== url) return;
         const saved = probers[url];
-        if (!isObject(saved)) fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
+        if (!isJsonObject(saved)) fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
         holder[field] = restoreHandler(h, saved);
       };
       const at = `spec.${list}[${i}]`;
       restore(c, 'readinessProbe', urls.readyz, `${at}.readinessProbe`);
       restore(c, 'livenessProbe', urls.livez, `${at}.livenessProbe`);
       restore(c, 'startupProbe', urls.startupz, `${at}.startupProbe`);
-      if (isObject(c.lifecycle)) {
+      if (isJsonObject(c.lifecycle)) {
         restore(c.lifecycle, 'preStop', urls.prestopz, `${at}.lifecycle.preStop`);
         restore(c.lifecycle, 'postStart', urls.poststartz, `${at}.lifecycle.postStart`);
       }
@@ -141,7 +141,7 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
   } catch {
     fail(`${PROMETHEUS_ENV} of the removed proxy is not JSON`);
   }
-  const s = (isObject(saved as Json) ? saved : {}) as Record<string, unknown>;
+  const s = (isJsonObject(saved as Json) ? saved : {}) as Record<string, unknown>;
   if (s.targets !== undefined) fail(`the removed proxy's ${PROMETHEUS_ENV} records prometheus.istio.io/scrape-targets, whose original text is not recorded`, `metadata.annotations[prometheus.istio.io/scrape-targets]`);
   for (const k of PROM_KEYS) delete annos[k];
   const put = (k: string, v: unknown) => {
@@ -193,7 +193,7 @@ function restoreRecordedParts(out: PodTemplate, inv: Inventory, ctx: UninjectCon
     } catch {
       fail(`${APP_PROBERS_ENV} of the removed proxy is not JSON`);
     }
-    restoreProbes(out, (isObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
+    restoreProbes(out, (isJsonObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
   }
   const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
   if (promRecord !== undefined) restorePrometheus(annos, promRecord);
@@ -303,8 +303,8 @@ function restoreOverrides(pod: PodTemplate, record: string | undefined, injected
       const was = to === list ? before.indexOf(c.name) : -1;
       const copy = { ...c };
       const injectedResources = was < 0 ? undefined : containersOf(injected.spec, to)[was]!.resources;
-      const emptyInjected = isObject(injectedResources) && Object.keys(injectedResources).length === 0;
-      if (isObject(copy.resources) && Object.keys(copy.resources).length === 0 && !emptyInjected) delete copy.resources;
+      const emptyInjected = isJsonObject(injectedResources) && Object.keys(injectedResources).length === 0;
+      if (isJsonObject(copy.resources) && Object.keys(copy.resources).length === 0 && !emptyInjected) delete copy.resources;
       if (copy.image === undefined) copy.image = AUTO_IMAGE;
       // Its place: after the remaining entries that came before it in the injected list.
       const at = was < 0 ? cur.length : cur.filter((x) => { const i = before.indexOf(x.name); return i >= 0 && i < was; }).length;
@@ -318,8 +318,8 @@ const GATEWAY_SYSCTL = 'net.ipv4.ip_unprivileged_port_start';
 
 /** `spec.securityContext` without the gateway template's sysctl (undefined when nothing else is left). */
 function withoutGatewaySysctl(sc: Json | undefined): Json | undefined {
-  if (!isObject(sc) || !Array.isArray(sc.sysctls)) return sc;
-  const sysctls = sc.sysctls.filter((x) => !(isObject(x) && x.name === GATEWAY_SYSCTL && x.value === '0'));
+  if (!isJsonObject(sc) || !Array.isArray(sc.sysctls)) return sc;
+  const sysctls = sc.sysctls.filter((x) => !(isJsonObject(x) && x.name === GATEWAY_SYSCTL && x.value === '0'));
   if (sysctls.length === sc.sysctls.length) return sc;
   const out: JsonObject = { ...sc };
   if (sysctls.length > 0) out.sysctls = sysctls;
