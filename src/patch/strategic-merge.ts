@@ -109,10 +109,6 @@ export function cloneJson<T extends Json>(v: T): T {
   return out as T;
 }
 
-function clone<T extends Json>(v: T): T {
-  return cloneJson(v);
-}
-
 /**
  * Whether stripping directives would return `v` unchanged but for `null` map values: no `$` key anywhere,
  * and every merge-keyed list holds objects with distinct merge keys (so no element merges into another).
@@ -188,7 +184,7 @@ export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHE
  * passes `copy: true`. `original` is not mutated.
  */
 export function strategicMergeTrusted(original: JsonObject, patch: TrustedPatch, schema: PatchSchema = EMPTY_SCHEMA, copy = false): JsonObject {
-  return mergeMap(clone(original), copy ? cloneJson(patch.trusted) : patch.trusted, schema, true);
+  return mergeMap(cloneJson(original), copy ? cloneJson(patch.trusted) : patch.trusted, schema, true);
 }
 
 /**
@@ -199,7 +195,7 @@ export function strategicMergeTrusted(original: JsonObject, patch: TrustedPatch,
  * @returns a new merged object
  */
 export function strategicMerge(original: JsonObject, patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): JsonObject {
-  return mergeMap(clone(original), patch, schema);
+  return mergeMap(cloneJson(original), patch, schema);
 }
 
 /**
