@@ -145,11 +145,15 @@ t.test('diff: git-style unified diff; --in-place writes only changed files', asy
 t.test('completion scripts: bash completes commands and option values', async (t) => {
   const script = runCli(['completion', 'bash']).stdout;
   t.equal(spawnSync('bash', ['-n'], { input: script }).status, 0, 'valid bash');
+  // File names complete too, so the completions run in a directory whose contents the test owns.
+  const dir = workspace(t, { 'chart.yaml': 'kind: List\n' });
   const complete = (words: string[]) => {
-    const r = spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; _meshinject; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8', cwd: '/' });
+    const r = spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; _meshinject; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8', cwd: dir });
     return r.stdout.trim().split('\n');
   };
-  t.same(complete(['meshinject', 'ch']), ['check']);
+  t.same(complete(['meshinject', 'che']), ['check']);
+  t.same(complete(['meshinject', 'ch']), ['check', 'chart.yaml'], 'a command and a manifest in the working directory');
+  t.same(complete(['meshinject', '-c', 'ch']), ['chart.yaml'], 'a file option completes file names only');
   t.same(complete(['meshinject', 'check', '--fail-on', '']), ['error', 'drift', 'warning']);
   t.same(complete(['meshinject', '--conf']), ['--config']);
   t.same(complete(['meshinject', 'completion', '']), ['bash', 'zsh', 'fish']);
