@@ -10,6 +10,7 @@ import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { summaryLine } from './cli/summary.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
+import { configurePlans, planStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { convertOutput } from './cli/convert.ts';
 import { unifiedDiff } from './cli/diff.ts';
@@ -261,6 +262,7 @@ function progressOnTty(cmd: Command): RunOptions['progress'] {
 function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
+  configurePlans({ enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1' });
   budget = budgetTotal = cmd.maxInputBytes;
   const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
   const overrides = overridesFrom(cmd, env);
@@ -277,6 +279,10 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
 
 function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
   if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
+  if (process.env.MESHINJECT_PLAN_STATS === '1') {
+    const p = planStats();
+    process.stderr.write(`meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
+  }
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 

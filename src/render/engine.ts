@@ -7,6 +7,7 @@
 import Handlebars from 'handlebars';
 import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
+import { SHARED_PLAN_RULES, planned, type PlanRule } from './plan-helpers.ts';
 
 /** A driver's template engine (see `createTemplateEngine`). */
 export interface TemplateEngine {
@@ -16,6 +17,12 @@ export interface TemplateEngine {
    * @throws InjectError (code TEMPLATE) naming the template when compiling or rendering fails.
    */
   render(name: string, source: string, data: unknown): string;
+  /**
+   * The same render for a sidecar plan (`./plans.ts`): `data` holds placeholders, and every helper runs under
+   * its plan rule (`./plan-helpers.ts`).
+   * @throws NoPlan when the template uses a placeholder other than as text; any other error as it comes.
+   */
+  renderPlanned(name: string, source: string, data: unknown): string;
 }
 
 /**
@@ -26,19 +33,32 @@ export interface TemplateEngine {
 export function createTemplateEngine(
   helpers: Readonly<Record<string, Helper>> = {},
   precompiled: Readonly<Record<string, { source: string; spec: Parameters<typeof Handlebars.template>[0] }>> = {},
+  planRules: Readonly<Record<string, PlanRule>> = {},
 ): TemplateEngine {
+  const all = { ...helpers, ...TEMPLATE_FUNCTIONS };
   const env = Handlebars.create();
-  for (const [name, fn] of Object.entries({ ...helpers, ...TEMPLATE_FUNCTIONS })) env.registerHelper(name, fn as Handlebars.HelperDelegate);
-  const cache = new Map<string, { source: string; render: Handlebars.TemplateDelegate }>();
-  const compiled = (name: string, source: string): Handlebars.TemplateDelegate => {
-    const hit = cache.get(name);
-    if (hit && hit.source === source) return hit.render;
-    const pre = Object.hasOwn(precompiled, name) ? precompiled[name] : undefined;
-    const render = pre && pre.source === source ? env.template(pre.spec) : env.compile(source, { strict: true, noEscape: true });
-    cache.set(name, { source, render });
-    return render;
+  for (const [name, fn] of Object.entries(all)) env.registerHelper(name, fn as Handlebars.HelperDelegate);
+  const planEnv = Handlebars.create();
+  const rules = { ...planRules, ...SHARED_PLAN_RULES };
+  const lookup = planEnv.helpers.lookup as Helper;
+  for (const [name, fn] of Object.entries({ ...all, lookup })) planEnv.registerHelper(name, planned(name, fn, rules[name]) as Handlebars.HelperDelegate);
+  const compiler = (e: typeof Handlebars) => {
+    const cache = new Map<string, { source: string; render: Handlebars.TemplateDelegate }>();
+    return (name: string, source: string): Handlebars.TemplateDelegate => {
+      const hit = cache.get(name);
+      if (hit && hit.source === source) return hit.render;
+      const pre = Object.hasOwn(precompiled, name) ? precompiled[name] : undefined;
+      const render = pre && pre.source === source ? e.template(pre.spec) : e.compile(source, { strict: true, noEscape: true });
+      cache.set(name, { source, render });
+      return render;
+    };
   };
+  const compiled = compiler(env);
+  const compiledPlanned = compiler(planEnv);
   return {
+    renderPlanned(name, source, data) {
+      return compiledPlanned(name, source)(data);
+    },
     render(name, source, data) {
       try {
         return compiled(name, source)(data);
@@ -55,4 +75,9 @@ const shared = createTemplateEngine();
 /** Renders with the shared helpers only (no driver helpers, no precompiled templates); see `TemplateEngine.render`. */
 export function renderTemplate(name: string, source: string, data: unknown): string {
   return shared.render(name, source, data);
+}
+
+/** `renderTemplate` for a sidecar plan; see `TemplateEngine.renderPlanned`. */
+export function renderTemplatePlanned(name: string, source: string, data: unknown): string {
+  return shared.renderPlanned(name, source, data);
 }

@@ -5,7 +5,8 @@
  */
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import type { WorkloadRef } from '../driver.ts';
-import { renderTemplate } from '../../render/engine.ts';
+import { renderTemplate, renderTemplatePlanned } from '../../render/engine.ts';
+import { createPlanner, type PlanSource } from '../../render/plans.ts';
 import { parseFragment } from '../../yaml/fragment-reader.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import type { CustomTemplate } from './config.ts';
@@ -26,8 +27,13 @@ export interface CustomTemplateData {
   values: JsonObject;
 }
 
+/** The templates' copy of each `spec.custom.values`: one per values object, so that plans key it by identity. */
+const valuesCopies = new WeakMap<JsonObject, JsonObject>();
+
 /** Builds {@link CustomTemplateData} (copies: a template cannot change the pod). */
 export function customTemplateData(pod: PodTemplate, workload: WorkloadRef, namespace: NamespaceInfo | undefined, values: JsonObject): CustomTemplateData {
+  let valuesCopy = valuesCopies.get(values);
+  if (!valuesCopy) valuesCopies.set(values, (valuesCopy = structuredClone(values)));
   const meta = structuredClone(pod.metadata) as JsonObject;
   return {
     pod: {
@@ -36,7 +42,7 @@ export function customTemplateData(pod: PodTemplate, workload: WorkloadRef, name
     },
     workload: { apiVersion: workload.apiVersion, kind: workload.kind, name: workload.name, namespace: workload.namespace },
     namespace: { name: workload.namespace, labels: { ...(namespace?.labels ?? {}) }, annotations: { ...(namespace?.annotations ?? {}) } },
-    values: structuredClone(values),
+    values: valuesCopy,
   };
 }
 
@@ -69,21 +75,56 @@ function bad(name: string, t: CustomTemplate, what: string): InjectError {
  *   missing field (strict mode), output that is not a YAML mapping, or a field outside the allowed ones
  */
 export function renderCustomTemplate(name: string, t: CustomTemplate, data: CustomTemplateData): JsonObject {
-  let text: string;
-  try {
-    text = renderTemplate(`custom/${name}`, t.source, data);
-  } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
-    throw bad(name, t, `failed at ${withLine(e.message.replace(/^template "[^"]*" failed: /, ''))}`);
-  }
-  let parsed: Json;
-  try {
-    parsed = parseFragment(text);
-  } catch (e) {
-    throw bad(name, t, `rendered invalid YAML: ${(e as Error).message.split('\n')[0]}`);
-  }
+  const parsed = planner.render(planName(name, t), sourceOf(name, t), data as unknown as Record<string, unknown>);
   if (parsed === null || parsed === undefined) return {};
   if (!isJsonObject(parsed)) throw bad(name, t, 'did not render a YAML mapping (a pod fragment with metadata and spec)');
+  checkFragment(name, t, parsed);
+  return parsed;
+}
+
+/**
+ * Sidecar plans of custom templates (`src/render/plans.ts`): the pod, the workload and the namespace may hold
+ * placeholders; `values` is one object per run (`customTemplateData`).
+ */
+const planner = createPlanner({ slotRoots: ['pod', 'workload', 'namespace'], identityRoots: ['values'] });
+const sourceIds = new Map<string, number>();
+
+/** The plan name of a template: its name and its source text's number (two configs may give a name two sources). */
+function planName(name: string, t: CustomTemplate): string {
+  let id = sourceIds.get(t.source);
+  if (id === undefined) sourceIds.set(t.source, (id = sourceIds.size));
+  return `custom/${name}#${id}`;
+}
+
+/** One custom template as a plan source: rendered with the shared engine, parsed with YAML 1.1 rules. */
+function sourceOf(name: string, t: CustomTemplate): PlanSource {
+  const parse = (text: string): Json => {
+    try {
+      return parseFragment(text);
+    } catch (e) {
+      throw bad(name, t, `rendered invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+    }
+  };
+  return {
+    render: (data) => {
+      let text: string;
+      try {
+        text = renderTemplate(`custom/${name}`, t.source, data);
+      } catch (e) {
+        if (!(e instanceof MeshInjectError)) throw e;
+        throw bad(name, t, `failed at ${withLine(e.message.replace(/^template "[^"]*" failed: /, ''))}`);
+      }
+      return parse(text);
+    },
+    renderPlanned: (data) => parse(renderTemplatePlanned(`custom/${name}`, t.source, data)),
+  };
+}
+
+/**
+ * The shape rules of a custom fragment: only the fields its status annotation records.
+ * @throws InjectError (TEMPLATE) naming the first field outside them or of the wrong shape
+ */
+function checkFragment(name: string, t: CustomTemplate, parsed: JsonObject): void {
   for (const [top, v] of Object.entries(parsed)) {
     const allowed = ALLOWED[top];
     if (!allowed) throw bad(name, t, `renders ${top}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`);
@@ -98,5 +139,4 @@ export function renderCustomTemplate(name: string, t: CustomTemplate, data: Cust
       }
     }
   }
-  return parsed;
 }

@@ -1,15 +1,38 @@
-import type { JsonObject, PodMeta } from '../../model.ts';
+import type { Json, JsonObject, PodMeta } from '../../model.ts';
 import { createTemplateEngine } from '../../render/engine.ts';
 import { parseFragment } from '../../yaml/fragment-reader.ts';
 import { InjectError } from '../../results/errors.ts';
 import { TEMPLATES } from '../templates.gen.ts';
 import { PRECOMPILED } from '../templates-precompiled.gen.js';
-import { ISTIO_TEMPLATE_FUNCTIONS } from './template-functions.ts';
-import type { IstioTemplateData } from './template-data.ts';
+import { ISTIO_PLAN_RULES, ISTIO_TEMPLATE_FUNCTIONS } from './template-functions.ts';
+import { plannedPodPorts, type IstioTemplateData } from './template-data.ts';
 import { isJsonObject } from '../../json.ts';
+import { createPlanner, type PlanSource } from '../../render/plans.ts';
 
 /** The Istio engine: shared helpers plus Istio's own, with the built-in templates precompiled at build. */
-const engine = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED);
+const engine = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED, ISTIO_PLAN_RULES);
+
+/**
+ * Sidecar plans of the built-in templates (`src/render/plans.ts`): names, labels, annotations and the pod
+ * spec's strings and port numbers may be placeholders; `PodPorts` is rebuilt from the placeholder `Spec`;
+ * `Values` and `MeshConfig` are the same objects for a whole run.
+ */
+const planner = createPlanner({
+  slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec', 'AppContainers', 'WorkloadName', 'Owner'],
+  identityRoots: ['Values', 'MeshConfig'],
+  derived: { PodPorts: plannedPodPorts },
+});
+
+/** The built-in template `name` as a plan source: rendered, then parsed as `fragmentFromYaml` does. */
+function builtinSource(name: string, source: string): PlanSource {
+  const label = `istio/${name}`;
+  return {
+    render: (data) => fragmentFromYaml(label, engine.render(label, source, data)) as Json,
+    renderPlanned: (data) => fragmentFromYaml(label, engine.renderPlanned(label, source, data)) as Json,
+  };
+}
+
+const builtinSources = new Map<string, PlanSource>();
 
 /** Pod annotation choosing the templates to run (comma list). */
 export const TEMPLATES_ANNOTATION = 'inject.istio.io/templates';
@@ -76,7 +99,9 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
   if (source === undefined) {
     throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, { code: 'TEMPLATE' });
   }
-  return fragmentFromYaml(`istio/${name}`, engine.render(`istio/${name}`, source, data));
+  let plannedSource = builtinSources.get(name);
+  if (!plannedSource) builtinSources.set(name, (plannedSource = builtinSource(name, source)));
+  return planner.render(name, plannedSource, data as unknown as Record<string, unknown>) as RenderedFragment;
 }
 
 /**

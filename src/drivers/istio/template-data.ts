@@ -6,6 +6,7 @@ import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
 import { objectAt, isJsonObject } from '../../json.ts';
+import { plannedJson } from '../../render/plans.ts';
 
 /** What {@link buildTemplateData} needs. */
 export interface TemplateDataInput {
@@ -82,15 +83,31 @@ function stringMap(v: unknown): Record<string, string> {
   return out;
 }
 
-/** Go `encoding/json` of a `corev1.ContainerPort`: name, hostPort, containerPort, protocol, hostIP (omitempty). */
-export function containerPortJSON(port: JsonObject): string {
-  const out: JsonObject = {};
+/** The fields Go's `encoding/json` writes for a `corev1.ContainerPort`, in its order: name, hostPort, containerPort, protocol, hostIP (omitempty). */
+function containerPortFields(port: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
   if (port.name) out.name = port.name;
   if (port.hostPort) out.hostPort = port.hostPort;
   out.containerPort = port.containerPort ?? 0;
   if (port.protocol) out.protocol = port.protocol;
   if (port.hostIP) out.hostIP = port.hostIP;
-  return JSON.stringify(out);
+  return out;
+}
+
+/** Go `encoding/json` of a `corev1.ContainerPort` (see `containerPortFields`). */
+export function containerPortJSON(port: JsonObject): string {
+  return JSON.stringify(containerPortFields(port));
+}
+
+/**
+ * `PodPorts` for a sidecar plan (`src/render/plans.ts`), from the placeholder copy of `Spec`: each port's JSON
+ * as plan text, names and numbers left as their tokens. Same walk as `buildTemplateData`.
+ * @throws NoPlan for a port value that is a container holding placeholders.
+ */
+export function plannedPodPorts(planned: Readonly<Record<string, unknown>>): unknown[] {
+  const spec = planned.Spec as { containers: unknown[] };
+  return spec.containers.filter(isJsonObject<unknown>)
+    .flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isJsonObject<unknown>) : []).map((p) => plannedJson(containerPortFields(p))));
 }
 
 /**

@@ -7,6 +7,8 @@
 import type { JsonObject } from '../../model.ts';
 import { args, asRecord, str, type Helper } from '../../render/template-functions.ts';
 import { proxyConfigToJSON } from './proxy-config.ts';
+import type { PlanRule } from '../../render/plan-helpers.ts';
+import { noPlanFor, planText, taintedPath } from '../../render/plans.ts';
 
 /** Istio `omitNil`: recursively drops null values; a map or list left empty becomes null. */
 export function omitNil(v: unknown): unknown {
@@ -107,6 +109,15 @@ function imageVersion(image: string): string {
   return tag || digest;
 }
 
+/** Whether a mesh config has an OpenTelemetry provider with `serviceAttributeEnrichment: OTEL_SEMANTIC_CONVENTIONS`. */
+function otelEnabled(mesh: unknown): boolean {
+  const providers = asRecord(mesh)?.extensionProviders;
+  return Array.isArray(providers) && providers.some((p) => {
+    const otel = asRecord(asRecord(p)?.opentelemetry);
+    return otel?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS';
+  });
+}
+
 /**
  * Istio `otelResourceAttributes`: `""` unless an `opentelemetry` extension provider of the mesh sets
  * `serviceAttributeEnrichment: OTEL_SEMANTIC_CONVENTIONS`; otherwise
@@ -116,12 +127,7 @@ function imageVersion(image: string): string {
  * Attributes without a value are left out.
  */
 export function otelResourceAttributes(mesh: unknown, annos: unknown, labels: unknown, ns: unknown, containers: unknown): string {
-  const providers = asRecord(mesh)?.extensionProviders;
-  const enabled = Array.isArray(providers) && providers.some((p) => {
-    const otel = asRecord(asRecord(p)?.opentelemetry);
-    return otel?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS';
-  });
-  if (!enabled) return '';
+  if (!otelEnabled(mesh)) return '';
   const a = asRecord(annos) ?? {};
   const l = asRecord(labels) ?? {};
   const list = (Array.isArray(containers) ? containers : []).map(asRecord).filter((c) => c && c.name !== 'istio-proxy');
@@ -146,4 +152,17 @@ export const ISTIO_TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
   env: (...raw) => args(raw)[1] ?? '',
   omitNil: (...raw) => omitNil(args(raw)[0]),
   otelResourceAttributes: (...raw) => { const [m, a, l, n, c] = args(raw); return otelResourceAttributes(m, a, l, n, c); },
+};
+
+/**
+ * Plan rules of Istio's functions (`src/render/plan-helpers.ts`): `otelResourceAttributes` reads the pod only
+ * when the mesh config enables OpenTelemetry semantic-convention enrichment; otherwise its text is empty
+ * whatever the pod holds. The others have no rule: a placeholder among their arguments joins the plan key.
+ */
+export const ISTIO_PLAN_RULES: Readonly<Record<string, PlanRule>> = {
+  otelResourceAttributes: (a, real) => {
+    if (planText(a[0]) || taintedPath(a[0])) throw noPlanFor([a[0]], 'reads the mesh config as');
+    if (otelEnabled(a[0])) throw noPlanFor(a, 'builds OTEL_RESOURCE_ATTRIBUTES from');
+    return real(...a);
+  },
 };

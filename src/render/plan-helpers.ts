@@ -1,0 +1,82 @@
+/**
+ * How template helpers treat placeholders during a planned render (`./plans.ts`). Each helper has a rule:
+ * - `copy`: the helper only copies, joins, quotes or selects text (by emptiness, which a slot-safe value and
+ *   its token share): it gets token text in place of placeholders and its result is mapped back to plan text;
+ * - `inspect`: the helper only walks containers (`index`, `isset`, `len`): it gets the placeholder data
+ *   itself, and a placeholder it looks into throws `NoPlan` by itself;
+ * - a function: the helper's own plan semantics (`trunc`, `trimAll`, `annotation`, and drivers' helpers such
+ *   as Istio's `otelResourceAttributes`);
+ * - no rule: a placeholder or a container holding one among the arguments throws `NoPlan` naming them, so the
+ *   paths join the key and the next render has their real values.
+ */
+import { args, type Helper } from './template-functions.ts';
+import { asTokens, fromTokens, isStringToken, noPlanFor, planText, recordMaxLength, taintedPath } from './plans.ts';
+
+/** A helper's plan semantics: see the module comment. `real` is the helper itself; `a` its arguments without options. */
+export type PlanRule = 'copy' | 'inspect' | ((a: unknown[], real: (...a: unknown[]) => unknown) => unknown);
+
+function isPlanData(v: unknown): boolean {
+  return planText(v) !== undefined || taintedPath(v) !== undefined;
+}
+
+/** `trunc n s` keeps a placeholder whole and records that the plan needs `len(s) ≤ n` (negative n: from the end, no plan). */
+function truncRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
+  const [n, s] = a;
+  if (!planText(s)) return real(...a);
+  if (typeof n !== 'number' || n < 0 || planText(n)) throw noPlanFor([s], 'truncates from the end');
+  recordMaxLength(s as object, n);
+  return s;
+}
+
+/** `trimAll cut s`: a slot-safe value starts and ends alphanumeric, so a cut set without letters or digits leaves it whole. */
+function trimAllRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
+  const [cut, s] = a;
+  if (!planText(s)) return real(...a);
+  if (typeof cut !== 'string' || /[A-Za-z0-9]/.test(cut) || !isStringToken(planText(s)!.text)) throw noPlanFor([s, cut], 'trims');
+  return s;
+}
+
+/** `annotation meta key default`: the annotation's value as it is (a placeholder stays one), else the default's text. */
+function annotationRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
+  const [meta, key, def] = a;
+  if (planText(key) || planText(def) || taintedPath(def)) throw noPlanFor([key, def], 'looks up an annotation by');
+  const annotations = typeof meta === 'object' && meta !== null && !planText(meta) ? (meta as Record<string, unknown>).annotations : undefined;
+  const value = typeof annotations === 'object' && annotations !== null && typeof key === 'string' && Object.hasOwn(annotations, key)
+    ? (annotations as Record<string, unknown>)[key] : undefined;
+  return planText(value) ? value : real(...a);
+}
+
+/** Plan rules of the shared helpers (`./template-functions.ts`). */
+export const SHARED_PLAN_RULES: Readonly<Record<string, PlanRule>> = {
+  quote: 'copy', join: 'copy', printf: 'copy', str: 'copy', json: 'copy', toJSON: 'copy', structToJSON: 'copy',
+  default: 'copy', coalesce: 'copy', valueOrDefault: 'copy', or: 'copy', and: 'copy', not: 'copy', truthy: 'copy',
+  indent: 'copy', nindent: 'copy', indentBlock: 'copy',
+  index: 'inspect', isset: 'inspect', len: 'inspect', entries: 'inspect',
+  trunc: truncRule, trimAll: trimAllRule, annotation: annotationRule,
+  // Handlebars' own: `lookup obj field` would use a placeholder field's token as the key.
+  lookup: (a, real) => {
+    if (planText(a[1])) throw noPlanFor([a[1]], 'looks up a field named by');
+    return real(...a);
+  },
+};
+
+/**
+ * `helper` as a planned render calls it, under `rule` (see the module comment). Handlebars passes its options
+ * object last; its hash values are arguments too.
+ */
+export function planned(name: string, helper: Helper, rule: PlanRule | undefined): Helper {
+  return (...raw: unknown[]) => {
+    const a = args(raw);
+    const options = raw.length > a.length ? raw[raw.length - 1] as { hash?: Record<string, unknown> } : undefined;
+    const hash = options?.hash ? Object.values(options.hash) : [];
+    const call = (...x: unknown[]): unknown => helper(...x, ...(options ? [options] : []));
+    if (!a.some(isPlanData) && !hash.some(isPlanData)) return call(...a);
+    if (hash.some(isPlanData) || rule === undefined) throw noPlanFor([...a, ...hash], `passes to "${name}"`);
+    if (rule === 'copy') return fromTokens(call(...a.map(asTokens)));
+    if (rule === 'inspect') {
+      if (a.some((x) => planText(x) !== undefined)) throw noPlanFor(a, `passes a text to "${name}", which reads`);
+      return call(...a);
+    }
+    return rule(a, call);
+  };
+}

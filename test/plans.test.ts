@@ -1,0 +1,95 @@
+/**
+ * Sidecar plans (src/render/plans.ts): a template rendered once per shape gives, for every workload, what a
+ * full render gives. Each case renders a sequence of data through a planner and compares with full renders;
+ * the counters say whether a plan served it (the point of plans) or a full render did (where a plan cannot
+ * be proven faithful).
+ */
+import t from 'tap';
+import { createTemplateEngine } from '../src/render/engine.ts';
+import { createPlanner, planStats, type PlanSource } from '../src/render/plans.ts';
+import type { PlanRule } from '../src/render/plan-helpers.ts';
+import { parseFragment } from '../src/yaml/fragment-reader.ts';
+import type { Json } from '../src/model.ts';
+
+let n = 0;
+
+/** A planner over one Handlebars template; data has slot root `pod`. */
+function setup(template: string, helpers: Record<string, (...a: unknown[]) => unknown> = {}, rules: Record<string, PlanRule> = {}) {
+  const engine = createTemplateEngine(helpers, {}, rules);
+  const name = `plan-test-${n++}`;
+  const source: PlanSource = {
+    render: (data) => parseFragment(engine.render(name, template, data)) as Json,
+    renderPlanned: (data) => parseFragment(engine.renderPlanned(name, template, data)) as Json,
+  };
+  const planner = createPlanner({ slotRoots: ['pod'], identityRoots: [] });
+  return (pod: Record<string, unknown>) => {
+    const before = planStats();
+    const got = planner.render(name, source, { pod });
+    const after = planStats();
+    return { got, truth: source.render({ pod }), hit: after.hits > before.hits, full: after.full > before.full };
+  };
+}
+
+t.test('names copied into the output: the second workload is served by the plan', async (t) => {
+  const render = setup('metadata:\n  labels:\n    canonical: {{quote (trimAll "-_." (trunc 63 (coalesce pod.labels.app pod.name)))}}\n  name: {{pod.name}}-proxy\nargs: [--id, "{{pod.name}}.{{pod.ns}}"]\n');
+  const a = render({ name: 'reviews', ns: 'shop', labels: { app: 'reviews-v1' } });
+  t.same(a.got, a.truth);
+  const b = render({ name: 'ratings', ns: 'books', labels: { app: 'ratings' } });
+  t.same(b.got, { metadata: { labels: { canonical: 'ratings' }, name: 'ratings-proxy' }, args: ['--id', 'ratings.books'] });
+  t.same(b.got, b.truth);
+  t.ok(b.hit, 'served by the plan of the first');
+});
+
+t.test('a value that steers control flow joins the key', async (t) => {
+  const render = setup('{{#if (eq pod.name "web")}}front: {{pod.name}}{{else}}back: {{pod.name}}{{/if}}\n');
+  for (const name of ['web', 'db', 'web', 'cache', 'db']) {
+    const r = render({ name });
+    t.same(r.got, r.truth, name);
+  }
+  t.same(render({ name: 'web' }).got, { front: 'web' });
+  t.same(render({ name: 'api' }).got, { back: 'api' });
+});
+
+t.test('a filled value that a YAML reader would read as a number or boolean is rendered in full', async (t) => {
+  const render = setup('mode: 0x{{pod.name}}\nflag: {{pod.name}}n\n');
+  render({ name: 'zz' });
+  const r = render({ name: '1F' });
+  t.same(r.got, { mode: 31, flag: '1Fn' }, '0x1F reads as 31');
+  t.ok(r.full, 'not from the plan');
+});
+
+t.test('trunc keeps a plan only for values within its length', async (t) => {
+  const render = setup('short: {{trunc 5 pod.name}}\n');
+  t.same(render({ name: 'abc' }).got, { short: 'abc' });
+  const long = render({ name: 'abcdefgh' });
+  t.same(long.got, { short: 'abcde' });
+  t.ok(long.full);
+  t.ok(render({ name: 'xyz' }).hit);
+});
+
+t.test('number slots: a plain port stays a number, a quoted one a string', async (t) => {
+  const render = setup('containerPort: {{pod.port}}\nvalue: "{{pod.port}}"\njson: \'{"port": {{pod.port}} }\'\n');
+  render({ port: 8080 });
+  const r = render({ port: 9443 });
+  t.same(r.got, { containerPort: 9443, value: '9443', json: '{"port": 9443 }' });
+  t.ok(r.hit);
+  const d = setup('uid: {{printf "%d" pod.port}}\n');
+  d({ port: 1000 });
+  t.same(d({ port: 1337 }).got, { uid: 1337 }, 'a number given to a helper joins the key');
+});
+
+t.test('a helper declared as copying text that does more is caught by the two-token check', async (t) => {
+  const render = setup('name: {{upper pod.name}}\n', { upper: (s: unknown) => String(s).toUpperCase() }, { upper: 'copy' });
+  render({ name: 'web' });
+  const r = render({ name: 'api' });
+  t.same(r.got, { name: 'API' });
+  t.notOk(r.hit, 'no plan was kept');
+});
+
+t.test('placeholders cannot be inspected: lookups, keys and iteration by a name fall back', async (t) => {
+  const render = setup('{{#each pod.name}}x: 1{{/each}}\nv: {{lookup pod.map pod.name}}\nn: {{len pod.name}}\n');
+  for (const name of ['a1', 'b2']) {
+    const r = render({ name, map: { a1: 'one', b2: 'two' } });
+    t.same(r.got, r.truth, name);
+  }
+});
