@@ -5,6 +5,7 @@
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { summaryLine } from './cli/summary.ts';
@@ -258,6 +259,55 @@ function progressOnTty(cmd: Command): RunOptions['progress'] {
   };
 }
 
+/** Share of V8's heap limit at which a run stops with advice instead of crashing out of memory. */
+const HEAP_STOP = 0.9;
+
+/**
+ * A progress hook that stops the run with a clear error, before V8 aborts with "JavaScript heap out of memory",
+ * when the live heap nears its limit (checked every 64 resources): the message gives the limit, how far the run
+ * got and a `--max-old-space-size` value that should suffice. Nothing has been written then (output is complete
+ * or none).
+ * @throws CliError
+ */
+function heapGuard(): (done: number, total: number) => void {
+  const limit = getHeapStatistics().heap_size_limit;
+  return (done, total) => {
+    if (done % 64 !== 0) return;
+    const used = getHeapStatistics().used_heap_size;
+    if (used < HEAP_STOP * limit) return;
+    throw new CliError(`the input needs more memory than Node's heap limit of ${mebibytes(limit)} MB (${mebibytes(used)} MB in use after ${done} of ${total} resources); run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(used * (total / done))} (megabytes), or split the input`);
+  };
+}
+
+/**
+ * Old-generation heap a run needs per input byte, measured: a 4.9 MB ResourceList of 3 000 workloads runs with
+ * `--max-old-space-size=80` and aborts with 60; the 162 MB ResourceList of 100 000 workloads runs with the
+ * default of about 4 GB (bench/RESULTS.md, "Beyond 10 000").
+ */
+const OLD_SPACE_PER_INPUT_BYTE = 16;
+/** V8's young generation, the part of `heap_size_limit` that `--max-old-space-size` does not set (16 MiB semi-spaces). */
+const YOUNG_GENERATION = 48 * 1048576;
+
+const mebibytes = (n: number): number => Math.round(n / 1048576);
+
+/**
+ * Refuses, before processing starts, an input that cannot fit Node's heap (V8 would abort with "JavaScript heap
+ * out of memory" and a core dump): the message names the flag and a value that should suffice.
+ * @throws CliError
+ */
+function checkHeapFor(inputs: readonly RunInput[]): void {
+  const bytes = inputs.reduce((n, i) => n + i.text.length, 0);
+  const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+  const need = bytes * OLD_SPACE_PER_INPUT_BYTE;
+  if (need <= oldSpace) return;
+  throw new CliError(`the input (${mebibytes(bytes)} MB) needs about ${mebibytes(need)} MB of heap, more than Node's limit of ${mebibytes(oldSpace)} MB; run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`);
+}
+
+/** A `--max-old-space-size` value (MB) with room above `bytes`: 1.5 times, rounded up to a whole GiB. */
+function adviseHeap(bytes: number): number {
+  return Math.ceil((mebibytes(bytes) * 1.5) / 1024) * 1024;
+}
+
 /** What every command reads: the size budget, config files, flag overrides, inputs. */
 function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
@@ -267,10 +317,13 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
   const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
   const overrides = overridesFrom(cmd, env);
   const inputs = readInputs(cmd.inputs);
-  const progress = progressOnTty(cmd);
+  checkHeapFor(inputs);
+  const onTty = progressOnTty(cmd);
+  const guard = heapGuard();
+  const progress: RunOptions['progress'] = onTty ? (done, total) => { guard(done, total); onTty(done, total); } : guard;
   const opts: RunOptions = {
     logToStderr,
-    ...(progress ? { progress } : {}),
+    progress,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
   };
@@ -287,9 +340,17 @@ function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: n
 }
 
 /** Writes a file the user named; `what` names the option in the error (`--output-file `, `--report junit=`). */
-function writeFile(path: string, text: string, what: string): void {
+function writeFile(path: string, text: string | readonly string[], what: string): void {
   try {
-    writeFileSync(path, text);
+    if (typeof text === 'string') writeFileSync(path, text);
+    else {
+      const fd = openSync(path, 'w');
+      try {
+        for (const p of text) writeFileSync(fd, p);
+      } finally {
+        closeSync(fd);
+      }
+    }
   } catch (e) {
     throw new CliError(`cannot write ${what}${fsMessage(path, e)}`);
   }
@@ -303,17 +364,18 @@ function runInject(cmd: Command, startedAt: number): void {
   const { inputs, opts, logToStderr } = prepare(cmd);
   const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
   if (out.stderr) process.stderr.write(out.stderr);
-  if (out.exitCode !== 2 && out.stdout) {
-    let text = out.stdout;
+  if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
+    // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
+    let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        text = convertOutput(text, cmd.output);
+        parts = [convertOutput(out.stdout, cmd.output)];
       } catch (e) {
         throw new CliError((e as Error).message);
       }
     }
-    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, text, '--output-file ');
-    else writeStdout(text);
+    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, parts, '--output-file ');
+    else for (const p of parts) writeStdout(p);
   }
   if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
   finish(cmd, out, logToStderr, startedAt);
@@ -390,6 +452,6 @@ try {
   process.exitCode = 2;
   if (e instanceof CliError) process.stderr.write(`meshinject: error: ${e.message}\n`);
   else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
-    process.stderr.write(`meshinject: error: the input is too large to hold in memory (${(e as Error).message}); lower --max-input-bytes\n`);
+    process.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
   } else process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
 }

@@ -3,7 +3,7 @@ import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, typ
 import { DRIVERS } from './drivers/registry.ts';
 import type { ActiveMesh } from './drivers/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
-import { writeOutput } from './krm/write.ts';
+import { writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult } from './model.ts';
 import { collectNamespaces, processItems, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
@@ -54,8 +54,10 @@ export interface FileOutput {
   name?: string;
   /** The input text. */
   input: string;
-  /** The output text in the input's framing (equal to `input` when nothing changed). */
-  output: string;
+  /** The output text in the input's framing (equal to `input` when nothing changed); joined from `parts` on first read. */
+  readonly output: string;
+  /** The output as pieces in order (see `writeOutputParts`), for outputs too large for one string. */
+  readonly parts: readonly string[];
 }
 
 /**
@@ -63,7 +65,10 @@ export interface FileOutput {
  * with exit code 1 a ResourceList carries every result and its items unchanged, other forms write nothing.
  */
 export interface RunOutput {
-  stdout: string;
+  /** The output, joined from `stdoutParts` on first read (a RangeError for an output too large for one string). */
+  readonly stdout: string;
+  /** The output as pieces in order: what the CLI writes, one piece at a time. */
+  readonly stdoutParts: readonly string[];
   stderr: string;
   exitCode: 0 | 1 | 2;
   results: KrmResult[];
@@ -90,7 +95,7 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
 
 /** Exit 2: bad input, nothing on stdout, the reason on stderr. */
 function badInput(message: string, results: KrmResult[] = []): RunOutput {
-  return { stdout: '', stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [], workloads: [] };
+  return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
 /**
@@ -157,12 +162,25 @@ function localConfigDrops(source: ParsedSource): SourceItem[] {
 }
 
 /** Joins the outputs of several inputs into one YAML stream: each on its own lines, separated by `---`. */
-function joinStreams(parts: string[]): string {
-  return parts
-    .filter((p) => p.length > 0)
-    .map((p, i) => (i > 0 && !/^---(\s|$)/.test(p) ? `---\n${p}` : p))
-    .map((p, i, all) => (i < all.length - 1 && !p.endsWith('\n') ? `${p}\n` : p))
-    .join('');
+/**
+ * The outputs of several stream inputs as one stream, as pieces: a `---` line before each output after the first
+ * that does not start with one, a newline after each but the last that does not end with one.
+ */
+function joinStreams(outputs: ReadonlyArray<readonly string[]>): string[] {
+  const nonEmpty = outputs.filter((parts) => parts.length > 0);
+  const out: string[] = [];
+  nonEmpty.forEach((parts, i) => {
+    if (i > 0 && !/^---(\s|$)/.test(parts[0]!.slice(0, 4))) out.push('---\n');
+    out.push(...parts);
+    if (i < nonEmpty.length - 1 && !parts[parts.length - 1]!.endsWith('\n')) out.push('\n');
+  });
+  return out;
+}
+
+/** A text held as pieces and joined once, on first read. */
+function joinedOnce(parts: readonly string[]): () => string {
+  let text: string | undefined;
+  return () => (text ??= parts.join(''));
 }
 
 /**
@@ -236,7 +254,9 @@ function writeFiles(sources: readonly ParsedSource[], inputs: readonly RunInput[
     }
     kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
     const name = inputs[i]!.name;
-    return { ...(name !== undefined ? { name } : {}), input: source.text, output: writeOutput({ ...source, items }, edits, results) };
+    const parts = writeOutputParts({ ...source, items }, edits, results);
+    const output = joinedOnce(parts);
+    return { ...(name !== undefined ? { name } : {}), input: source.text, parts, get output() { return output(); } };
   });
   return { files, kept };
 }
@@ -261,7 +281,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
   const failed = (used?: Config, workloads: RunOutput['workloads'] = []): RunOutput => {
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}) };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}) };
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
@@ -294,13 +314,14 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     results.push(...found.results);
     applyFailOn(results, check.failOn);
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes };
   }
   if (exitCodeOf(results) !== 0) return failed(config, workloads);
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }
-  const stdout = single ? files[0]!.output : joinStreams(files.map((f) => f.output));
-  return { stdout, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads };
+  const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
+  const stdout = joinedOnce(stdoutParts);
+  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads };
 }

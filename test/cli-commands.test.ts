@@ -223,3 +223,12 @@ t.test('on a terminal: a one-line summary on stderr (-q silences it)', { skip: s
   t.equal(tty('-q web.yaml').stdout, '');
   t.equal(runCli(['web.yaml'], { cwd: dir }).stderr, '', 'no summary when stderr is not a terminal');
 });
+
+t.test('an input too large for the heap is refused up front, naming the flag that lets it run', async (t) => {
+  const input = Array.from({ length: 6000 }, (_, i) => deployment(`web-${i}`)).join('---\n');
+  t.ok(input.length > 1.2 * 1048576, 'more than 16 bytes of heap per input byte would fit');
+  const r = runCli(['-c', '/dev/null', '-'], { input, env: { NODE_OPTIONS: '--max-old-space-size=16' } });
+  t.equal(r.status, 2, r.stderr.slice(0, 300));
+  t.match(r.stderr, /^meshinject: error: the input \(\d+ MB\) needs about \d+ MB of heap, more than Node's limit of 16 MB; run again with NODE_OPTIONS=--max-old-space-size=1024 \(megabytes\), or split the input\n$/);
+  t.equal(r.stdout, '', 'nothing written');
+});

@@ -12,6 +12,14 @@ import type { ParsedSource } from './source.ts';
  * @param results results to append (ResourceList only; other forms report results on stderr)
  */
 export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[]): string {
+  return writeOutputParts(source, changed, results).join('');
+}
+
+/**
+ * `writeOutput` as the pieces that make it up, in order, without joining them: slices of the input and the new
+ * texts. An output larger than a JavaScript string can hold (about 512 MiB) is written piece by piece.
+ */
+export function writeOutputParts(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[]): string[] {
   const edits: Array<{ start: number; end: number; text: string }> = [];
   for (const [position, text] of changed) {
     const item = source.items[position]!;
@@ -36,13 +44,13 @@ export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, s
     at = e.end;
   }
   parts.push(text.slice(at));
-  let out = parts.join('');
   if (source.form === 'resource-list' && results.length > 0 && !source.json) {
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
-    if (out.length > 0 && !out.endsWith('\n')) out += eol;
+    const last = [...parts].reverse().find((p) => p.length > 0);
+    if (last !== undefined && !last.endsWith('\n')) parts.push(eol);
     let block = resultsYaml(results);
     if (eol === '\r\n') block = block.replace(/\n/g, '\r\n');
-    out += block;
+    parts.push(block);
   }
-  return out;
+  return parts.filter((p) => p.length > 0);
 }
