@@ -6,7 +6,8 @@
  */
 import t from 'tap';
 import { createTemplateEngine } from '../src/render/engine.ts';
-import { createPlanner, planStats, type PlanSource } from '../src/render/plans.ts';
+import { configurePlans, createPlanner, planStats, type PlanSource } from '../src/render/plans.ts';
+import { run } from '../src/run.ts';
 import type { PlanRule } from '../src/render/plan-helpers.ts';
 import { parseFragment } from '../src/yaml/fragment-reader.ts';
 import type { Json } from '../src/model.ts';
@@ -92,4 +93,72 @@ t.test('placeholders cannot be inspected: lookups, keys and iteration by a name 
     const r = render({ name, map: { a1: 'one', b2: 'two' } });
     t.same(r.got, r.truth, name);
   }
+});
+
+t.test('a name compared with a constant: the plan assumes it differs, and a workload with that name is rendered in full', async (t) => {
+  const render = setup('{{#unless (eq pod.name "istio-proxy")}}app: {{pod.name}}{{/unless}}\n');
+  render({ name: 'web' });
+  const api = render({ name: 'api' });
+  t.same(api.got, { app: 'api' });
+  t.ok(api.hit);
+  const proxy = render({ name: 'istio-proxy' });
+  t.same(proxy.got, null, 'the unless branch is skipped, as a full render skips it');
+  t.ok(proxy.full);
+});
+
+const GO_CONFIG = `apiVersion: meshinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: go}
+spec:
+  mesh: istio
+  policy: enabled
+  istio:
+    values:
+      global: {hub: registry.example/istio, tag: "1.26.0"}
+      sidecarInjectorWebhook:
+        templates:
+          named: |
+            metadata:
+              labels:
+                canonical: {{ index .ObjectMeta.Labels "app" | default .DeploymentMeta.Name | trunc 63 | trimSuffix "-" | quote }}
+            spec:
+              containers:
+              {{- $names := list }}
+              {{- range .Spec.Containers }}{{ if ne .Name "istio-proxy" }}{{ $names = append $names .Name }}{{ end }}{{ end }}
+              - name: sidecar
+                image: registry.example/sidecar
+                env:
+                - name: APPS
+                  value: {{ join "," $names | quote }}
+                - name: PORTS
+                  value: '[{{ range .Spec.Containers }}{{ range .Ports }}{{ structToJSON . }}{{ end }}{{ end }}]'
+`;
+
+const goWorkload = (name: string, port: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: shop}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}, annotations: {inject.istio.io/templates: named}}
+    spec:
+      containers:
+      - name: ${name}-main
+        image: registry.example/${name}:1.0
+        ports: [{name: http, containerPort: ${port}}]
+`;
+
+t.test('Go templates (version-exact Istio) are planned too: the same output as full renders, most served by a plan', async (t) => {
+  const input = ['web', 'api', 'cart', 'ads', 'mail'].map((n, i) => goWorkload(n, 8080 + i)).join('---\n');
+  configurePlans({ enabled: false });
+  const full = run(input, { functionConfig: GO_CONFIG });
+  configurePlans({ enabled: true });
+  const before = planStats();
+  const planned = run(input, { functionConfig: GO_CONFIG });
+  const after = planStats();
+  t.equal(full.exitCode, 0, full.stderr);
+  t.equal(planned.stdout, full.stdout, 'byte for byte');
+  t.match(planned.stdout, /name: APPS\n +value: cart-main\n/);
+  t.match(planned.stdout, /value: '\[\{"name":"http","containerPort":8082\}\]'/);
+  t.ok(after.hits - before.hits >= 3, `plans served ${after.hits - before.hits} of 5`);
 });

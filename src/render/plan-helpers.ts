@@ -10,7 +10,7 @@
  *   paths join the key and the next render has their real values.
  */
 import { args, type Helper } from './template-functions.ts';
-import { asTokens, fromTokens, isStringToken, noPlanFor, planText, recordMaxLength, taintedPath } from './plans.ts';
+import { asTokens, deepTokens, fromTokens, isStringToken, noPlanFor, planText, recordMaxLength, recordNotEqual, taintedPath } from './plans.ts';
 
 /** A helper's plan semantics: see the module comment. `real` is the helper itself; `a` its arguments without options. */
 export type PlanRule = 'copy' | 'inspect' | ((a: unknown[], real: (...a: unknown[]) => unknown) => unknown);
@@ -46,9 +46,28 @@ function annotationRule(a: unknown[], real: (...a: unknown[]) => unknown): unkno
   return planText(value) ? value : real(...a);
 }
 
+/**
+ * `eq a b` / `ne a b` with one placeholder and one literal text: the plan assumes they differ, and records it
+ * (a workload whose value equals the literal is rendered in full). `differ` is the helper's answer when they differ.
+ */
+export function comparisonRule(differ: boolean): PlanRule {
+  return (a) => {
+    if (a.length !== 2) throw noPlanFor(a, 'compares');
+    const [x, y] = a;
+    if (planText(x) && !planText(y)) recordNotEqual(x, y);
+    else if (planText(y) && !planText(x)) recordNotEqual(y, x);
+    else throw noPlanFor(a, 'compares');
+    return differ;
+  };
+}
+
+/** A helper that writes data out as text (`toJSON`, `toYaml`): it gets the data with tokens, its text is mapped back. */
+export const writesData: PlanRule = (a, real) => fromTokens(real(...a.map(deepTokens)));
+
 /** Plan rules of the shared helpers (`./template-functions.ts`). */
 export const SHARED_PLAN_RULES: Readonly<Record<string, PlanRule>> = {
-  quote: 'copy', join: 'copy', printf: 'copy', str: 'copy', json: 'copy', toJSON: 'copy', structToJSON: 'copy',
+  quote: 'copy', join: 'copy', printf: 'copy', str: 'copy', json: writesData, toJSON: writesData, structToJSON: writesData, toYaml: writesData,
+  eq: comparisonRule(false), ne: comparisonRule(true),
   default: 'copy', coalesce: 'copy', valueOrDefault: 'copy', or: 'copy', and: 'copy', not: 'copy', truthy: 'copy',
   indent: 'copy', nindent: 'copy', indentBlock: 'copy',
   index: 'inspect', isset: 'inspect', len: 'inspect', entries: 'inspect',

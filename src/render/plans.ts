@@ -142,24 +142,77 @@ export function noPlanFor(values: readonly unknown[], detail: string): NoPlan {
   return new NoPlan(paths, detail);
 }
 
+/** What a plan assumed about its slots' values; a value that breaks an assumption is rendered in full. */
+interface Limits {
+  /** Slot index → the longest value this plan allows (`trunc n` kept the value whole). */
+  readonly maxLen: Map<number, number>;
+  /** Slot index → values this plan assumed it does not have (`eq name "istio-proxy"` was false). */
+  readonly notIn: Map<number, Set<string>>;
+}
+
 /** The state of the planned render in progress (renders are synchronous, so one at a time). */
 interface Recording {
   /** Placeholder by token, to map helper results back. */
   byToken: Map<string, object>;
-  /** Slot index → the longest value this plan allows (`trunc n` kept the value whole). */
-  maxLen: Map<number, number>;
+  limits: Limits;
 }
 
 let recording: Recording | undefined;
 
-/** Records that slot text `v` (a placeholder) passed through `trunc n` whole: the plan needs length ≤ n. */
-export function recordMaxLength(v: object, n: number): void {
+/** Whether a planned render is in progress (template engines then run their functions through plan rules). */
+export function isRecording(): boolean {
+  return recording !== undefined;
+}
+
+/** The slot index of a string-slot placeholder, or undefined (composed text, number slot, ordinary value). */
+function slotOf(v: unknown): number | undefined {
   const t = planText(v);
   const m = t ? /^mi[78]ph(\d+)x$/.exec(t.text) : null;
-  if (!recording || !m || !t) throw noPlanFor([v], 'truncates');
-  const slot = Number(m[1]);
-  const prev = recording.maxLen.get(slot);
-  recording.maxLen.set(slot, prev === undefined ? n : Math.min(prev, n));
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Records that slot text `v` (a placeholder) passed through `trunc n` whole: the plan needs length ≤ n. */
+export function recordMaxLength(v: object, n: number): void {
+  const slot = slotOf(v);
+  if (!recording || slot === undefined) throw noPlanFor([v], 'truncates');
+  const prev = recording.limits.maxLen.get(slot);
+  recording.limits.maxLen.set(slot, prev === undefined ? n : Math.min(prev, n));
+}
+
+/**
+ * Records that placeholder `v` was compared with the literal `other` and taken as different (the template's
+ * `eq` was false): the plan holds for values other than `other`.
+ * @throws NoPlan when `v` is not a string-slot placeholder or `other` is not plain text
+ */
+export function recordNotEqual(v: unknown, other: unknown): void {
+  const slot = slotOf(v);
+  if (!recording || slot === undefined || typeof other !== 'string' || ANY_TOKEN.test(other)) throw noPlanFor([v, other], 'compares');
+  let set = recording.limits.notIn.get(slot);
+  if (!set) recording.limits.notIn.set(slot, (set = new Set()));
+  set.add(other);
+}
+
+/**
+ * A copy of `v` with every placeholder replaced by its token (a number slot's as a number), through arrays,
+ * maps and containers: what a helper that writes data out as text (`toJSON`, `toYaml`) gets during a planned
+ * render. Slot-safe text and 1–999 999 integers are written the same way as their tokens.
+ */
+export function deepTokens(v: unknown): unknown {
+  const t = planText(v);
+  if (t) return t.numeric ? Number(t.text) : t.text;
+  if (Array.isArray(v)) return v.some(holdsPlan) ? v.map(deepTokens) : v;
+  if (typeof v === 'object' && v !== null && holdsPlan(v)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) setOwn(out as JsonObject, k, deepTokens((v as Record<string, unknown>)[k]) as Json);
+    return out;
+  }
+  return v;
+}
+
+/** Whether `v` is plan data: a placeholder, a composed text, a container holding some, or an array of those. */
+export function holdsPlan(v: unknown): boolean {
+  if (planText(v) !== undefined || taintedPath(v) !== undefined) return true;
+  return Array.isArray(v) && v.some((x) => planText(x) !== undefined || taintedPath(x) !== undefined);
 }
 
 /**
@@ -347,10 +400,10 @@ function plannedCopy(v: unknown, steer: Steer | undefined, path: string[], slots
   return copy;
 }
 
-/** A recorded plan: the parsed output with tokens, and the length limits of its slots. */
+/** A recorded plan: the parsed output with tokens, and what it assumed about its slots' values. */
 interface Plan {
   readonly output: Json;
-  readonly maxLen: ReadonlyMap<number, number>;
+  readonly limits: Limits;
 }
 
 /** Thrown inside `fill` when a filled string or key would not read the same. */
@@ -476,7 +529,8 @@ export function createPlanner(shape: PlanShape): Planner {
 
 /** Length limits hold and filled text reads the same: the filled copy; otherwise undefined (render in full). */
 function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
-  for (const [slot, n] of plan.maxLen) if (values[slot]!.length > n) return undefined;
+  for (const [slot, n] of plan.limits.maxLen) if (values[slot]!.length > n) return undefined;
+  for (const [slot, set] of plan.limits.notIn) if (set.has(values[slot]!)) return undefined;
   try {
     return fill(plan.output, values);
   } catch (e) {
@@ -588,7 +642,7 @@ class PlanCache implements Planner {
     try {
       const a = this.renderFamily(source, data, steer, 0);
       const b = this.renderFamily(source, data, steer, 1);
-      const plan: Plan = { output: a.output, maxLen: a.maxLen };
+      const plan: Plan = { output: a.output, limits: a.limits };
       // The second family's tokens stand in for values; length limits are about real values, so not checked here.
       return JSON.stringify(fill(a.output, b.tokens)) === JSON.stringify(b.output) ? plan : null;
     } catch (e) {
@@ -601,7 +655,7 @@ class PlanCache implements Planner {
   private renderFamily(source: PlanSource, data: Record<string, unknown>, steer: Steer, family: 0 | 1) {
     const slots: Slots = { list: [], byToken: new Map(), family };
     const outer = recording;
-    recording = { byToken: slots.byToken, maxLen: new Map() };
+    recording = { byToken: slots.byToken, limits: { maxLen: new Map(), notIn: new Map() } };
     try {
       const planned: Record<string, unknown> = {};
       for (const k of Object.keys(data)) {
@@ -610,7 +664,7 @@ class PlanCache implements Planner {
       for (const [k, derive] of this.derived) planned[k] = derive(planned);
       if (slots.list.length > MAX_SLOTS) throw new NoPlan([], 'too many slots');
       const output = source.renderPlanned(planned);
-      return { output, maxLen: recording.maxLen, tokens: slots.list.map((p) => planText(p)!.text) };
+      return { output, limits: recording.limits, tokens: slots.list.map((p) => planText(p)!.text) };
     } finally {
       recording = outer;
     }

@@ -219,7 +219,20 @@ export interface SidecarTemplateInput {
 
 /** Builds the Go-typed template data (Istio `RunTemplate`'s `SidecarTemplateData`, passed as a pointer). */
 export function sidecarTemplateData(input: SidecarTemplateInput): Value {
-  return new Value(SIDECAR_TEMPLATE_DATA, {
+  return sidecarTemplateValue(sidecarTemplateFields(input));
+}
+
+/** The Go-typed template data over its fields (see `sidecarTemplateFields`). */
+export function sidecarTemplateValue(fields: Record<string, unknown>): Value {
+  return new Value(SIDECAR_TEMPLATE_DATA, fields);
+}
+
+/**
+ * The fields of `SidecarTemplateData` by Go name (`TypeMeta`, `DeploymentMeta: {Name, Namespace}`, `ObjectMeta`,
+ * `Spec`, ...), as JSON: what sidecar plans key and fill (`src/render/plans.ts`).
+ */
+export function sidecarTemplateFields(input: SidecarTemplateInput): Record<string, unknown> {
+  return {
     TypeMeta: input.typeMeta,
     DeploymentMeta: { Name: input.deploymentMeta.name, Namespace: input.deploymentMeta.namespace },
     ObjectMeta: input.pod.metadata,
@@ -234,7 +247,7 @@ export function sidecarTemplateData(input: SidecarTemplateInput): Value {
     ProxyGID: input.proxyGID,
     InboundTrafficPolicyMode: input.inboundTrafficPolicyMode,
     CompliancePolicy: input.compliancePolicy,
-  });
+  };
 }
 
 /** Types the Istio functions take (`includeInboundPorts []corev1.Container`, `annotation metav1.ObjectMeta`). */

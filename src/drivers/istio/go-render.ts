@@ -5,9 +5,11 @@
  */
 import { InjectError } from '../../results/errors.ts';
 import { TemplateExecError } from '../../render/gotemplate/index.ts';
-import type { Value } from '../../render/gotemplate/value.ts';
 import type { IstioSettings } from './config.ts';
-import { sidecarTemplateData } from './go-model.ts';
+import { sidecarTemplateFields, sidecarTemplateValue } from './go-model.ts';
+import { createPlanner, type PlanSource } from '../../render/plans.ts';
+import type { GoTemplate } from '../../render/gotemplate/index.ts';
+import type { Json } from '../../model.ts';
 import { ISTIO_TEMPLATE_NAMES, TEMPLATES_ANNOTATION, fragmentFromYaml, renderIstioTemplate, type RenderedFragment } from './render.ts';
 import type { IstioTemplateData } from './template-data.ts';
 import { ORIGIN_LABEL, type TemplateOrigin, resolveAliases } from './template-sources.ts';
@@ -23,7 +25,7 @@ export function templateNamesFor(annotations: Record<string, string> | undefined
   return resolveAliases(names, settings.templates.aliases);
 }
 
-/** What rendering one pod needs: the settings and the two data models (the Go one built on first use). */
+/** What rendering one pod needs: the settings and the two data models (the Go one's fields built on first use). */
 export interface RenderContext {
   settings: IstioSettings;
   /** Data of the built-in Handlebars ports. */
@@ -31,15 +33,15 @@ export interface RenderContext {
   /** The pod after stripPod/reinsertOverrides (the Go data's ObjectMeta and Spec). */
   pod: PodTemplate;
   nativeSidecars: boolean;
-  /** Filled on first Go render. */
-  goData?: Value;
+  /** Filled on first Go render: the fields of the Go data (`sidecarTemplateFields`). */
+  goData?: Record<string, unknown>;
 }
 
-function goDataOf(ctx: RenderContext): Value {
+function goDataOf(ctx: RenderContext): Record<string, unknown> {
   if (ctx.goData) return ctx.goData;
   const d = ctx.builtinData;
   const s = ctx.settings;
-  ctx.goData = sidecarTemplateData({
+  ctx.goData = sidecarTemplateFields({
     typeMeta: { kind: d.TypeMeta.Kind, apiVersion: d.TypeMeta.APIVersion },
     deploymentMeta: { name: d.DeploymentMeta.Name, namespace: d.DeploymentMeta.Namespace },
     pod: ctx.pod,
@@ -75,14 +77,38 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
     }
     return { fragment: renderIstioTemplate(name, ctx.builtinData), origin: 'builtin' };
   }
-  let text: string;
-  try {
-    text = entry.template.execute(goDataOf(ctx));
-  } catch (e) {
-    if (e instanceof TemplateExecError) throw new InjectError(e.message, { code: 'TEMPLATE' });
-    throw e;
-  }
-  return { fragment: fragmentFromYaml(name, text, true), origin: entry.origin };
+  const fragment = goPlanner.render(goPlanName(name, entry.template), goSource(name, entry.template), goDataOf(ctx));
+  return { fragment: fragment as RenderedFragment, origin: entry.origin };
+}
+
+/**
+ * Sidecar plans of Go templates (`src/render/plans.ts`, `src/render/gotemplate/plan-rules.ts`): the workload's
+ * names and the pod's metadata and spec may hold placeholders; values and mesh config are one object per run.
+ */
+const goPlanner = createPlanner({ slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec'], identityRoots: ['MeshConfig', 'Values'] });
+const templateIds = new WeakMap<GoTemplate, number>();
+let nextTemplateId = 0;
+
+/** The plan name of a Go template: its name and the parsed template's number (configs may give a name other text). */
+function goPlanName(name: string, template: GoTemplate): string {
+  let id = templateIds.get(template);
+  if (id === undefined) templateIds.set(template, (id = nextTemplateId++));
+  return `${name}#${id}`;
+}
+
+/** A Go template as a plan source: executed on the Go-typed data over `fields`, parsed with Go's typed round-trip. */
+function goSource(name: string, template: GoTemplate): PlanSource {
+  const run = (fields: Record<string, unknown>, planned: boolean): Json => {
+    let text: string;
+    try {
+      text = template.execute(sidecarTemplateValue(fields));
+    } catch (e) {
+      if (e instanceof TemplateExecError && !planned) throw new InjectError(e.message, { code: 'TEMPLATE' });
+      throw e;
+    }
+    return fragmentFromYaml(name, text, true) as Json;
+  };
+  return { render: (fields) => run(fields, false), renderPlanned: (fields) => run(fields, true) };
 }
 
 /** The result line part naming the sources: `templates sidecar, spire from spec.istio.injectorConfig (Istio 1.26.0)`. */

@@ -8,6 +8,8 @@
 import type { ArgNode, BranchNode, CommandNode, ListNode, Node, NumberNode, PipeNode, TemplateNode, Tree } from './ast.ts';
 import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
+import { NoPlan, holdsPlan, isRecording, noPlanFor } from '../plans.ts';
+import { plannedCall } from './plan-rules.ts';
 import { sprint } from './fmt.ts';
 import {
   ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
@@ -394,9 +396,10 @@ class Compiler {
       const args = argNodes.map((a, i) => validateType(s, tree, a, (argEvals[i] as Eval)(s, dot), method.params[i] as GoType));
       if (final !== MISSING) args.push(validateType(s, tree, n, final, method.params[want - 1] as GoType));
       try {
+        if (isRecording() && (holdsPlan(r.v) || args.some((a) => holdsPlan(a.v)))) throw noPlanFor([r.v, ...args.map((a) => a.v)], `calls method ${name} on`);
         return method.call(isNil ? null : r.v, args);
       } catch (e) {
-        if (e instanceof TemplateExecError) throw e;
+        if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
         s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
     }
@@ -524,9 +527,9 @@ class Compiler {
       for (let i = 0; i < argEvals.length; i++) argv[i] = (argEvals[i] as Eval)(s, dot);
       if (final !== MISSING) argv[numIn - 1] = validateType(s, tree, n, final, paramFor(numIn - 1));
       try {
-        return f.fn(...argv);
+        return isRecording() ? plannedCall(name, f.fn, argv) : f.fn(...argv);
       } catch (e) {
-        if (e instanceof TemplateExecError) throw e;
+        if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
     };
@@ -627,6 +630,7 @@ function printValue(s: State, tree: Tree, n: Node, v0: Value): void {
   try {
     s.out += sprint([v]);
   } catch (e) {
+    if (e instanceof NoPlan) throw e;
     s.fail(tree, n, (e as Error).message);
   }
 }

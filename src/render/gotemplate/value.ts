@@ -17,6 +17,8 @@
  * `NO_VALUE` is Go's invalid `reflect.Value` (a missing map key, an untyped nil).
  */
 
+import { planText } from '../plans.ts';
+
 export type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'slice' | 'map' | 'struct' | 'ptr' | 'interface' | 'func';
 
 /** A struct field: Go name, JSON name (the representation's key), type, and `omitempty`. */
@@ -182,6 +184,8 @@ export function typed(t: GoType, raw: unknown): Value {
 
 /** The dynamic value inside an `interface {}` holding `raw` (a boxed Value or decoded JSON). */
 export function dynamic(raw: unknown): Value {
+  const plan = planText(raw);
+  if (plan) return new Value(plan.numeric ? FLOAT64 : STRING, raw);
   if (raw instanceof Value) return raw;
   switch (typeof raw) {
     case 'string':
@@ -280,7 +284,8 @@ export function truth(v: Value): boolean {
     case 'float':
       return v.v !== 0;
     case 'string':
-      return (v.v as string).length > 0;
+      // A non-string representation is a sidecar-plan placeholder (src/render/plans.ts): never empty.
+      return typeof v.v === 'string' ? v.v.length > 0 : true;
     case 'slice':
       return v.v !== null && (v.v as unknown[]).length > 0;
     case 'map':

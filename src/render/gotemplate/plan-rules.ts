@@ -1,0 +1,95 @@
+/**
+ * The Go template engine's side of sidecar plans (`../plans.ts`): how a function call treats placeholders during a
+ * planned render. The rules mirror the Handlebars ones (`../plan-helpers.ts`) on Go values:
+ * - `copy`: the function copies, quotes, joins or selects text by emptiness: it gets token text, its text result is
+ *   mapped back to plan text (a number placeholder cannot be copied: Go formats numbers its own way);
+ * - `writes`: the function writes data out as text (`toJSON`, `toYaml`): it gets the data with tokens;
+ * - `inspect`: the function walks containers (`index`, `len`, `isset`, `annotation`) or stores values (`list`,
+ *   `append`): it gets the placeholder data; a placeholder among its other arguments stops the plan;
+ * - a function: `trunc`, `trimSuffix`, `trimPrefix`, `eq`, `ne` record what the plan assumed;
+ * - no rule: plan data among the arguments throws `NoPlan` naming it (those paths join the key).
+ */
+import { asTokens, deepTokens, fromTokens, holdsPlan, noPlanFor, planText, recordMaxLength, recordNotEqual } from '../plans.ts';
+import { FALSE, STRING, TRUE, Value } from './value.ts';
+
+/** A Go function's plan rule; `real` is the function itself. */
+export type GoPlanRule = 'copy' | 'writes' | 'inspect' | ((a: Value[], real: (...a: Value[]) => Value) => Value);
+
+const withRep = (v: Value, rep: unknown): Value => (rep === v.v ? v : new Value(v.t, rep));
+
+/** A string result holding tokens, as plan text (the placeholder itself when it is exactly one). */
+function back(r: Value): Value {
+  if (typeof r.v !== 'string') return r;
+  const m = fromTokens(r.v);
+  return m === r.v ? r : new Value(r.t.kind === 'string' ? r.t : STRING, m);
+}
+
+/** `v` with placeholders as token text (see `asTokens`); a slice of texts is mapped element by element. */
+function tokensOf(v: Value): Value {
+  if (Array.isArray(v.v) && !planText(v.v)) {
+    return withRep(v, v.v.map((x) => (!planText(x) && x instanceof Value ? tokensOf(x) : asTokens(x))));
+  }
+  return withRep(v, asTokens(v.v));
+}
+
+/** `trunc n s`: a placeholder kept whole records `len ≤ n`; Istio's canonical name is `... | trunc 63`. */
+function truncRule(a: Value[]): Value {
+  const [n, s] = a as [Value, Value];
+  if (!planText(s.v) || typeof n.v !== 'number' || n.v < 0) throw noPlanFor(a.map((x) => x.v), 'truncates');
+  recordMaxLength(s.v as object, n.v);
+  return s;
+}
+
+/** `trimSuffix x s` / `trimPrefix x s`: a slot-safe value ends (starts) alphanumeric, so `x` ending (starting) otherwise never matches. */
+function trimRule(end: 'last' | 'first'): GoPlanRule {
+  return (a) => {
+    const [x, s] = a as [Value, Value];
+    const cut = typeof x.v === 'string' ? x.v : undefined;
+    const edge = cut === undefined || cut === '' ? '' : end === 'last' ? cut[cut.length - 1]! : cut[0]!;
+    if (cut === undefined || !planText(s.v) || /[A-Za-z0-9]/.test(edge) || cut === '') throw noPlanFor(a.map((v) => v.v), 'trims');
+    return s;
+  };
+}
+
+/** `eq a b` / `ne a b` with one placeholder and one literal text: the plan assumes they differ (see `recordNotEqual`). */
+function compareRule(differ: boolean): GoPlanRule {
+  return (a) => {
+    if (a.length !== 2) throw noPlanFor(a.map((v) => v.v), 'compares');
+    const [x, y] = a as [Value, Value];
+    if (planText(x.v) && !holdsPlan(y.v)) recordNotEqual(x.v, y.v);
+    else if (planText(y.v) && !holdsPlan(x.v)) recordNotEqual(y.v, x.v);
+    else throw noPlanFor([x.v, y.v], 'compares');
+    return differ ? TRUE : FALSE;
+  };
+}
+
+/** Plan rules by function name: Go's builtins, the Sprig functions and Istio's `InjectionFuncmap` members templates use. */
+export const GO_PLAN_RULES: ReadonlyMap<string, GoPlanRule> = new Map<string, GoPlanRule>([
+  ...(['quote', 'squote', 'default', 'coalesce', 'valueOrDefault', 'print', 'printf', 'println', 'join', 'cat', 'toString'] as const).map((n) => [n, 'copy'] as const),
+  ...(['toJSON', 'toJson', 'toRawJson', 'toPrettyJson', 'structToJSON', 'toYaml'] as const).map((n) => [n, 'writes'] as const),
+  ...(['index', 'len', 'isset', 'hasKey', 'annotation', 'list', 'append'] as const).map((n) => [n, 'inspect'] as const),
+  ['trunc', truncRule],
+  ['trimSuffix', trimRule('last')],
+  ['trimPrefix', trimRule('first')],
+  ['eq', compareRule(false)],
+  ['ne', compareRule(true)],
+]);
+
+/**
+ * Calls Go function `name` during a planned render: directly when no argument holds plan data, else under its
+ * rule (see the module comment).
+ * @throws NoPlan when the function has no rule for the plan data it was given
+ */
+export function plannedCall(name: string, fn: (...a: Value[]) => Value, argv: Value[]): Value {
+  if (!argv.some((a) => holdsPlan(a.v))) return fn(...argv);
+  const rule = GO_PLAN_RULES.get(name);
+  if (rule === 'copy') return back(fn(...argv.map(tokensOf)));
+  if (rule === 'writes') return back(fn(...argv.map((a) => withRep(a, deepTokens(a.v)))));
+  if (rule === 'inspect') {
+    const stores = name === 'list' || name === 'append';
+    if (!stores && argv.some((a) => planText(a.v))) throw noPlanFor(argv.map((a) => a.v), `passes a text to "${name}", which reads`);
+    return fn(...argv);
+  }
+  if (rule) return rule(argv, fn);
+  throw noPlanFor(argv.map((a) => a.v), `passes to "${name}"`);
+}
