@@ -80,13 +80,16 @@ Environment:
                         spec.defaultNamespace: Argo CD applies such resources there)
   ARGOCD_APP_NAME       (set by Argo CD) drop config.kubernetes.io/local-config objects from a plain
                         stream, and fail rather than print an empty stream
+  MESHINJECT_PLANS=0    render every workload's templates in full (no sidecar plans)
+  MESHINJECT_VERIFY_PLANS=1  also render in full, and fail on any difference from the plan
+  NODE_OPTIONS=--max-old-space-size=MB  more heap for very large inputs (meshinject names the value it needs)
 
 Exit codes:
   0  success
   1  error results (invalid annotation, bad functionConfig, ...), or a failed check: a ResourceList is
      written unchanged with its results; other forms write nothing to stdout
-  2  bad input or usage (unparseable YAML, unknown option, missing file, input over --max-input-bytes):
-     nothing is written to stdout
+  2  bad input or usage (unparseable YAML, unknown option, missing file, input over --max-input-bytes or
+     too large for the heap): nothing is written to stdout
 
 Examples:
   kpt fn eval . --exec meshinject --fn-config injection.yaml

@@ -10,7 +10,7 @@
  *   paths join the key and the next render has their real values.
  */
 import { args, type Helper } from './template-functions.ts';
-import { asTokens, deepTokens, fromTokens, isStringToken, noPlanFor, planText, recordMaxLength, recordNotEqual, taintedPath } from './plans.ts';
+import { asTokens, deepTokens, fromTokens, isStringToken, noPlanFor, planText, recordMaxLength, recordNotEqual, taintedPath } from './plan-values.ts';
 
 /** A helper's plan semantics: see the module comment. `real` is the helper itself; `a` its arguments without options. */
 export type PlanRule = 'copy' | 'inspect' | ((a: unknown[], real: (...a: unknown[]) => unknown) => unknown);

@@ -6,7 +6,7 @@ import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
 import { objectAt, isJsonObject } from '../../json.ts';
-import { plannedJson } from '../../render/plans.ts';
+import { plannedJson } from '../../render/plan-values.ts';
 
 /** What {@link buildTemplateData} needs. */
 export interface TemplateDataInput {

@@ -8,7 +8,7 @@ import type { JsonObject } from '../../model.ts';
 import { args, asRecord, str, type Helper } from '../../render/template-functions.ts';
 import { proxyConfigToJSON } from './proxy-config.ts';
 import type { PlanRule } from '../../render/plan-helpers.ts';
-import { noPlanFor, planText, taintedPath } from '../../render/plans.ts';
+import { noPlanFor, planText, taintedPath } from '../../render/plan-values.ts';
 
 /** Istio `omitNil`: recursively drops null values; a map or list left empty becomes null. */
 export function omitNil(v: unknown): unknown {

@@ -8,7 +8,7 @@
 import type { ArgNode, BranchNode, CommandNode, ListNode, Node, NumberNode, PipeNode, TemplateNode, Tree } from './ast.ts';
 import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
-import { NoPlan, holdsPlan, isRecording, noPlanFor } from '../plans.ts';
+import { NoPlan, holdsPlan, isRecording, noPlanFor } from '../plan-values.ts';
 import { plannedCall } from './plan-rules.ts';
 import { sprint } from './fmt.ts';
 import {

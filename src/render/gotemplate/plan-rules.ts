@@ -9,7 +9,7 @@
  * - a function: `trunc`, `trimSuffix`, `trimPrefix`, `eq`, `ne` record what the plan assumed;
  * - no rule: plan data among the arguments throws `NoPlan` naming it (those paths join the key).
  */
-import { asTokens, deepTokens, fromTokens, holdsPlan, noPlanFor, planText, recordMaxLength, recordNotEqual } from '../plans.ts';
+import { asTokens, deepTokens, fromTokens, holdsPlan, noPlanFor, planText, recordMaxLength, recordNotEqual } from '../plan-values.ts';
 import { FALSE, STRING, TRUE, Value } from './value.ts';
 
 /** A Go function's plan rule; `real` is the function itself. */

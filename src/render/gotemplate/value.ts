@@ -17,7 +17,7 @@
  * `NO_VALUE` is Go's invalid `reflect.Value` (a missing map key, an untyped nil).
  */
 
-import { planText } from '../plans.ts';
+import { planText } from '../plan-values.ts';
 
 export type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'slice' | 'map' | 'struct' | 'ptr' | 'interface' | 'func';
 
