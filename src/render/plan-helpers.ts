@@ -10,14 +10,10 @@
  *   paths join the key and the next render has their real values.
  */
 import { args, type Helper } from './template-functions.ts';
-import { asTokens, deepTokens, fromTokens, isStringToken, noPlanFor, planText, recordMaxLength, recordNotEqual, taintedPath } from './plan-values.ts';
+import { asTokens, assumeDiffer, deepTokens, fromTokens, holdsPlan, isStringToken, noPlanFor, planText, recordMaxLength, taintedPath } from './plan-values.ts';
 
 /** A helper's plan semantics: see the module comment. `real` is the helper itself; `a` its arguments without options. */
 export type PlanRule = 'copy' | 'inspect' | ((a: unknown[], real: (...a: unknown[]) => unknown) => unknown);
-
-function isPlanData(v: unknown): boolean {
-  return planText(v) !== undefined || taintedPath(v) !== undefined;
-}
 
 /** `trunc n s` keeps a placeholder whole and records that the plan needs `len(s) ≤ n` (negative n: from the end, no plan). */
 function truncRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
@@ -53,10 +49,7 @@ function annotationRule(a: unknown[], real: (...a: unknown[]) => unknown): unkno
 export function comparisonRule(differ: boolean): PlanRule {
   return (a) => {
     if (a.length !== 2) throw noPlanFor(a, 'compares');
-    const [x, y] = a;
-    if (planText(x) && !planText(y)) recordNotEqual(x, y);
-    else if (planText(y) && !planText(x)) recordNotEqual(y, x);
-    else throw noPlanFor(a, 'compares');
+    assumeDiffer(a[0], a[1]);
     return differ;
   };
 }
@@ -89,8 +82,8 @@ export function planned(name: string, helper: Helper, rule: PlanRule | undefined
     const options = raw.length > a.length ? raw[raw.length - 1] as { hash?: Record<string, unknown> } : undefined;
     const hash = options?.hash ? Object.values(options.hash) : [];
     const call = (...x: unknown[]): unknown => helper(...x, ...(options ? [options] : []));
-    if (!a.some(isPlanData) && !hash.some(isPlanData)) return call(...a);
-    if (hash.some(isPlanData) || rule === undefined) throw noPlanFor([...a, ...hash], `passes to "${name}"`);
+    if (!a.some(holdsPlan) && !hash.some(holdsPlan)) return call(...a);
+    if (hash.some(holdsPlan) || rule === undefined) throw noPlanFor([...a, ...hash], `passes to "${name}"`);
     if (rule === 'copy') return fromTokens(call(...a.map(asTokens)));
     if (rule === 'inspect') {
       if (a.some((x) => planText(x) !== undefined)) throw noPlanFor(a, `passes a text to "${name}", which reads`);

@@ -193,6 +193,17 @@ export function recordNotEqual(v: unknown, other: unknown): void {
 }
 
 /**
+ * `eq`/`ne` of two values during a planned render, where one is a placeholder and the other plain data: records
+ * that the plan assumes they differ (`recordNotEqual`).
+ * @throws NoPlan for any other pair (two placeholders, a container, a composed text)
+ */
+export function assumeDiffer(x: unknown, y: unknown): void {
+  if (planText(x) && !holdsPlan(y)) recordNotEqual(x, y);
+  else if (planText(y) && !holdsPlan(x)) recordNotEqual(y, x);
+  else throw noPlanFor([x, y], 'compares');
+}
+
+/**
  * A copy of `v` with every placeholder replaced by its token (a number slot's as a number), through arrays,
  * maps and containers: what a helper that writes data out as text (`toJSON`, `toYaml`) gets during a planned
  * render. Slot-safe text and 1–999 999 integers are written the same way as their tokens.

@@ -192,6 +192,22 @@ function identityKey(v: unknown): string {
   return `#${id}`;
 }
 
+/**
+ * A memo of plan sources: for each template object and name, `make` runs once and the plan name is `name#<n>`,
+ * `n` unique per pair (two configs may give one name two templates, whose plans must not mix).
+ */
+export function planSources<T extends object>(make: (template: T, name: string) => PlanSource): (template: T, name: string) => { planName: string; source: PlanSource } {
+  const byTemplate = new WeakMap<T, Map<string, { planName: string; source: PlanSource }>>();
+  let next = 0;
+  return (template, name) => {
+    let byName = byTemplate.get(template);
+    if (!byName) byTemplate.set(template, (byName = new Map()));
+    let hit = byName.get(name);
+    if (!hit) byName.set(name, (hit = { planName: `${name}#${next++}`, source: make(template, name) }));
+    return hit;
+  };
+}
+
 /** Creates a planner for data of `shape`; plans and steering are kept per template name. */
 export function createPlanner(shape: PlanShape): Planner {
   return new PlanCache(shape);

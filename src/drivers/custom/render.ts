@@ -6,7 +6,7 @@
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import type { WorkloadRef } from '../driver.ts';
 import { renderTemplate, renderTemplatePlanned } from '../../render/engine.ts';
-import { createPlanner, type PlanSource } from '../../render/plans.ts';
+import { createPlanner, planSources, type PlanSource } from '../../render/plans.ts';
 import { parseFragment } from '../../yaml/fragment-reader.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import type { CustomTemplate } from './config.ts';
@@ -75,7 +75,8 @@ function bad(name: string, t: CustomTemplate, what: string): InjectError {
  *   missing field (strict mode), output that is not a YAML mapping, or a field outside the allowed ones
  */
 export function renderCustomTemplate(name: string, t: CustomTemplate, data: CustomTemplateData): JsonObject {
-  const parsed = planner.render(planName(name, t), sourceOf(name, t), data as unknown as Record<string, unknown>);
+  const { planName, source } = customSources(t, name);
+  const parsed = planner.render(planName, source, data as unknown as Record<string, unknown>);
   if (parsed === null || parsed === undefined) return {};
   if (!isJsonObject(parsed)) throw bad(name, t, 'did not render a YAML mapping (a pod fragment with metadata and spec)');
   checkFragment(name, t, parsed);
@@ -87,14 +88,7 @@ export function renderCustomTemplate(name: string, t: CustomTemplate, data: Cust
  * placeholders; `values` is one object per run (`customTemplateData`).
  */
 const planner = createPlanner({ slotRoots: ['pod', 'workload', 'namespace'], identityRoots: ['values'] });
-const sourceIds = new Map<string, number>();
-
-/** The plan name of a template: its name and its source text's number (two configs may give a name two sources). */
-function planName(name: string, t: CustomTemplate): string {
-  let id = sourceIds.get(t.source);
-  if (id === undefined) sourceIds.set(t.source, (id = sourceIds.size));
-  return `custom/${name}#${id}`;
-}
+const customSources = planSources<CustomTemplate>((t, name) => sourceOf(name, t));
 
 /** One custom template as a plan source: rendered with the shared engine, parsed with YAML 1.1 rules. */
 function sourceOf(name: string, t: CustomTemplate): PlanSource {

@@ -7,7 +7,7 @@ import { InjectError } from '../../results/errors.ts';
 import { TemplateExecError } from '../../render/gotemplate/index.ts';
 import type { IstioSettings } from './config.ts';
 import { sidecarTemplateFields, sidecarTemplateValue } from './go-model.ts';
-import { createPlanner, type PlanSource } from '../../render/plans.ts';
+import { createPlanner, planSources, type PlanSource } from '../../render/plans.ts';
 import type { GoTemplate } from '../../render/gotemplate/index.ts';
 import type { Json } from '../../model.ts';
 import { ISTIO_TEMPLATE_NAMES, TEMPLATES_ANNOTATION, fragmentFromYaml, renderIstioTemplate, type RenderedFragment } from './render.ts';
@@ -77,7 +77,8 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
     }
     return { fragment: renderIstioTemplate(name, ctx.builtinData), origin: 'builtin' };
   }
-  const fragment = goPlanner.render(goPlanName(name, entry.template), goSource(name, entry.template), goDataOf(ctx));
+  const { planName, source } = goSources(entry.template, name);
+  const fragment = goPlanner.render(planName, source, goDataOf(ctx));
   return { fragment: fragment as RenderedFragment, origin: entry.origin };
 }
 
@@ -86,15 +87,7 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
  * names and the pod's metadata and spec may hold placeholders; values and mesh config are one object per run.
  */
 const goPlanner = createPlanner({ slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec'], identityRoots: ['MeshConfig', 'Values'] });
-const templateIds = new WeakMap<GoTemplate, number>();
-let nextTemplateId = 0;
-
-/** The plan name of a Go template: its name and the parsed template's number (configs may give a name other text). */
-function goPlanName(name: string, template: GoTemplate): string {
-  let id = templateIds.get(template);
-  if (id === undefined) templateIds.set(template, (id = nextTemplateId++));
-  return `${name}#${id}`;
-}
+const goSources = planSources<GoTemplate>((template, name) => goSource(name, template));
 
 /** A Go template as a plan source: executed on the Go-typed data over `fields`, parsed with Go's typed round-trip. */
 function goSource(name: string, template: GoTemplate): PlanSource {

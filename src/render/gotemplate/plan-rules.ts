@@ -9,7 +9,7 @@
  * - a function: `trunc`, `trimSuffix`, `trimPrefix`, `eq`, `ne` record what the plan assumed;
  * - no rule: plan data among the arguments throws `NoPlan` naming it (those paths join the key).
  */
-import { asTokens, deepTokens, fromTokens, holdsPlan, noPlanFor, planText, recordMaxLength, recordNotEqual } from '../plan-values.ts';
+import { asTokens, assumeDiffer, deepTokens, fromTokens, holdsPlan, noPlanFor, planText, recordMaxLength } from '../plan-values.ts';
 import { FALSE, STRING, TRUE, Value } from './value.ts';
 
 /** A Go function's plan rule; `real` is the function itself. */
@@ -44,9 +44,8 @@ function truncRule(a: Value[]): Value {
 function trimRule(end: 'last' | 'first'): GoPlanRule {
   return (a) => {
     const [x, s] = a as [Value, Value];
-    const cut = typeof x.v === 'string' ? x.v : undefined;
-    const edge = cut === undefined || cut === '' ? '' : end === 'last' ? cut[cut.length - 1]! : cut[0]!;
-    if (cut === undefined || !planText(s.v) || /[A-Za-z0-9]/.test(edge) || cut === '') throw noPlanFor(a.map((v) => v.v), 'trims');
+    const edge = typeof x.v === 'string' ? (end === 'last' ? x.v.slice(-1) : x.v.slice(0, 1)) : '';
+    if (edge === '' || /[A-Za-z0-9]/.test(edge) || !planText(s.v)) throw noPlanFor(a.map((v) => v.v), 'trims');
     return s;
   };
 }
@@ -55,10 +54,7 @@ function trimRule(end: 'last' | 'first'): GoPlanRule {
 function compareRule(differ: boolean): GoPlanRule {
   return (a) => {
     if (a.length !== 2) throw noPlanFor(a.map((v) => v.v), 'compares');
-    const [x, y] = a as [Value, Value];
-    if (planText(x.v) && !holdsPlan(y.v)) recordNotEqual(x.v, y.v);
-    else if (planText(y.v) && !holdsPlan(x.v)) recordNotEqual(y.v, x.v);
-    else throw noPlanFor([x.v, y.v], 'compares');
+    assumeDiffer(a[0]!.v, a[1]!.v);
     return differ ? TRUE : FALSE;
   };
 }
