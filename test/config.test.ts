@@ -10,7 +10,7 @@ import type { Config } from '../src/config/types.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS } from '../src/drivers/istio/defaults.ts';
 import type { JsonObject } from '../src/model.ts';
 
-const SHARED = new URL('../../shared/', import.meta.url);
+const VENDORED = new URL('./vendored/', import.meta.url);
 
 const sidecarInjection = (spec?: unknown, extra: Record<string, unknown> = {}) =>
   ({ apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection', metadata: { name: 'cfg' }, ...(spec === undefined ? {} : { spec }), ...extra });
@@ -31,7 +31,7 @@ const messageAt = (r: LoadResult, path: string) => issues(r).find((i) => i.path 
 const get = (o: JsonObject, dotted: string) => dotted.split('.').reduce<unknown>((cur, k) => (cur as JsonObject | undefined)?.[k], o);
 
 function functionConfigOf(fixture: string): unknown {
-  return parse(readFileSync(new URL(`krm-inputs/${fixture}`, SHARED), 'utf8')).functionConfig;
+  return parse(readFileSync(new URL(`krm-inputs/${fixture}`, VENDORED), 'utf8')).functionConfig;
 }
 
 t.test('no config, null, the kpt placeholder and an empty SidecarInjection all give the defaults', async (t) => {
@@ -302,7 +302,7 @@ t.test('runner metadata on the functionConfig is accepted (kustomize / kpt confi
 });
 
 t.test('every conformance case fn-config loads', async (t) => {
-  const casesDir = new URL('conformance/istio/cases/', SHARED);
+  const casesDir = new URL('conformance/istio/cases/', VENDORED);
   const cases = readdirSync(casesDir);
   t.ok(cases.length > 50, 'corpus present');
   let openshift = 0;

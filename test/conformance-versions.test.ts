@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { checkMinimums, corpusDirs, ensureFreshBundle, runConformance, summarize } from '../scripts/conformance/runner.ts';
 
-// The Istio release corpora (../shared/conformance/istio-versions/<release>): each release's own templates,
+// The Istio release corpora (test/vendored/conformance/istio-versions/<release>): each release's own templates,
 // values and goldens, run through the CLI like ../istio (test/conformance.test.ts).
 const root = fileURLToPath(new URL('../', import.meta.url));
 
-const versionsRoot = fileURLToPath(new URL('../../shared/conformance/istio-versions', import.meta.url));
+const versionsRoot = fileURLToPath(new URL('./vendored/conformance/istio-versions', import.meta.url));
 
 t.test('Istio release corpora (istio-versions/<release>): pass counts do not drop', { timeout: 900_000 }, async (t) => {
   const b = ensureFreshBundle(root);

@@ -7,7 +7,7 @@ import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
 import { buildResourceList, checkMinimums, ensureFreshBundle, runConformance, splitDocuments, summarize } from '../scripts/conformance/runner.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const corpus = fileURLToPath(new URL('../../shared/conformance/istio', import.meta.url));
+const corpus = fileURLToPath(new URL('./vendored/conformance/istio', import.meta.url));
 
 t.test('normalisation: Go round-trip artifacts and formatting do not matter', async (t) => {
   const golden = parseYamlStream(`apiVersion: apps/v1
@@ -154,7 +154,7 @@ t.test('Istio conformance corpus: pass counts per category do not drop', { timeo
 t.test('Linkerd conformance corpus: pass counts per mode do not drop', { timeout: 900_000 }, async (t) => {
   ensureBundle(t);
   const min = JSON.parse(readFileSync(join(root, 'test/conformance-min-linkerd.json'), 'utf8')) as Record<string, number>;
-  const results = await runConformance(fileURLToPath(new URL('../../shared/conformance/linkerd', import.meta.url)), { concurrency: 4 });
+  const results = await runConformance(fileURLToPath(new URL('./vendored/conformance/linkerd', import.meta.url)), { concurrency: 4 });
   const summary = summarize(results, (r) => `linkerd-${r.mode}`);
   for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}, ${r.mode}]: ${r.reason}`);
   for (const [cat, s] of Object.entries(summary)) t.comment(`linkerd conformance: ${s.passed}/${s.total} passed (${cat})`);

@@ -4,7 +4,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import {
-  SHARED,
+  VENDORED,
   commentCounts,
   commentDiff,
   headerComments,
@@ -15,14 +15,14 @@ import {
   type Obj,
 } from './e2e-helpers.ts';
 
-const INPUT_PATH = `${SHARED}real-world/bookinfo/bookinfo.yaml`;
+const INPUT_PATH = `${VENDORED}real-world/bookinfo/bookinfo.yaml`;
 const CONFIG = 'test/fixtures/real-world/bookinfo/injection.yaml';
 const input = readFileSync(INPUT_PATH, 'utf8');
 // The six Deployments of bookinfo.yaml: policy `enabled` and nothing on the pods opts out.
 const DEPLOYMENTS = ['details-v1', 'ratings-v1', 'reviews-v1', 'reviews-v2', 'reviews-v3', 'productpage-v1'];
 
 t.test('bookinfo.yaml: every Deployment injected, everything else byte for byte', async (t) => {
-  const r = runCli(['--config', CONFIG, '../shared/real-world/bookinfo/bookinfo.yaml']);
+  const r = runCli(['--config', CONFIG, 'test/vendored/real-world/bookinfo/bookinfo.yaml']);
   t.equal(r.status, 0, 'exit 0');
   t.equal(r.stderr, '', 'nothing on stderr without LOG_TO_STDERR');
   const docsIn = splitStream(input);

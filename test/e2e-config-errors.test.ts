@@ -5,10 +5,10 @@ import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ROOT, SHARED, get, makeTempDir, runCli, runTool, splitItems, type Obj } from './e2e-helpers.ts';
+import { ROOT, VENDORED, get, makeTempDir, runCli, runTool, splitItems, type Obj } from './e2e-helpers.ts';
 
-const BOOKINFO = `${SHARED}real-world/bookinfo/bookinfo.yaml`;
-const RESOURCE_LIST = readFileSync(`${SHARED}krm-inputs/kpt-eval-noargs.yaml`, 'utf8');
+const BOOKINFO = `${VENDORED}real-world/bookinfo/bookinfo.yaml`;
+const RESOURCE_LIST = readFileSync(`${VENDORED}krm-inputs/kpt-eval-noargs.yaml`, 'utf8');
 
 /** Bad configs, the field each one must name, and a fragment of the reason. */
 const BAD: Array<{ name: string; spec: string; field: string }> = [

@@ -4,9 +4,9 @@
 import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { SHARED, get, injectionProblems, makeTempDir, runCli, splitStream, type Obj } from './e2e-helpers.ts';
+import { VENDORED, get, injectionProblems, makeTempDir, runCli, splitStream, type Obj } from './e2e-helpers.ts';
 
-const BOOKINFO_PATH = `${SHARED}real-world/bookinfo/bookinfo.yaml`;
+const BOOKINFO_PATH = `${VENDORED}real-world/bookinfo/bookinfo.yaml`;
 const BOOKINFO = readFileSync(BOOKINFO_PATH, 'utf8');
 const CONFIG = 'test/fixtures/real-world/bookinfo/injection.yaml';
 const DOCS = parseAllDocuments(BOOKINFO)
@@ -72,7 +72,7 @@ t.test('CRLF line endings are kept, untouched documents byte for byte', async (t
 });
 
 t.test('several files in one call: one stream, each file as if run alone', async (t) => {
-  const boutique = `${SHARED}real-world/online-boutique/frontend.yaml`;
+  const boutique = `${VENDORED}real-world/online-boutique/frontend.yaml`;
   const both = runCli(['--config', CONFIG, BOOKINFO_PATH, boutique]);
   const one = runCli(['--config', CONFIG, BOOKINFO_PATH]);
   const two = runCli(['--config', CONFIG, boutique]);

@@ -16,7 +16,7 @@ import { Pod } from 'kubernetes-models/v1';
 /** The repository root, the CLI entry and the shared inputs (read at test time, never copied). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../bin/meshinject.js', import.meta.url));
-export const SHARED = fileURLToPath(new URL('../../shared/', import.meta.url));
+export const VENDORED = fileURLToPath(new URL('./vendored/', import.meta.url));
 
 /** The annotation meshinject writes on every considered workload, and its value for a default-revision inject. */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';

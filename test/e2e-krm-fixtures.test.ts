@@ -1,11 +1,11 @@
 // End to end: the exact ResourceLists kpt and kustomize sent an exec/container function
-// (../shared/krm-inputs, see its README) piped through the real binary with LOG_TO_STDERR=true.
+// (test/vendored/krm-inputs, see its README) piped through the real binary with LOG_TO_STDERR=true.
 import t, { type Test } from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
-  SHARED,
+  VENDORED,
   commentCounts,
   commentDiff,
   get,
@@ -18,7 +18,7 @@ import {
   type Obj,
 } from './e2e-helpers.ts';
 
-const DIR = `${SHARED}krm-inputs/`;
+const DIR = `${VENDORED}krm-inputs/`;
 const read = (f: string) => readFileSync(join(DIR, f), 'utf8');
 
 /** What each fixture's own functionConfig means to meshinject. */

@@ -2,7 +2,7 @@
 // - container: the real `kubectl kustomize --enable-alpha-plugins` with the stand-in docker of
 //   runner-helpers.ts (bin/meshinject.js in place of the image). The stand-in records the ResourceList
 //   kustomize sent, which must have the shape of the one recorded from a real run
-//   (../shared/krm-inputs/kustomize-container.yaml).
+//   (test/vendored/krm-inputs/kustomize-container.yaml).
 // - exec: the standalone kustomize is not on these machines and `kubectl kustomize` skips exec functions
 //   silently (checked below). Both transformer kinds go through the same kyaml FunctionFilter, so the
 //   exec function is fed exactly that ResourceList, with the exec overlay's config as functionConfig (as
@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { ROOT, SHARED, get, idOf, injectionProblems, makeTempDir, runTool, skippedProblems, type Obj } from './e2e-helpers.ts';
+import { ROOT, VENDORED, get, idOf, injectionProblems, makeTempDir, runTool, skippedProblems, type Obj } from './e2e-helpers.ts';
 import { makeStandIns, runWith } from './runner-helpers.ts';
 
 const EXAMPLES = join(ROOT, 'examples/kustomize');
@@ -57,7 +57,7 @@ t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the ima
 
   // The ResourceList kustomize sent has the shape of the recorded one.
   const sent = parse(readFileSync(tools.dockerStdin, 'utf8')) as Obj;
-  const recorded = parse(readFileSync(`${SHARED}krm-inputs/kustomize-container.yaml`, 'utf8')) as Obj;
+  const recorded = parse(readFileSync(`${VENDORED}krm-inputs/kustomize-container.yaml`, 'utf8')) as Obj;
   t.equal(sent.kind, 'ResourceList');
   const sentDeployment = (sent.items as Obj[]).find((o) => o.kind === 'Deployment')!;
   const recordedDeployment = (recorded.items as Obj[]).find((o) => o.kind === 'Deployment')!;
@@ -96,7 +96,7 @@ t.test('exec overlay: the function fed the exact ResourceList kustomize sends', 
 });
 
 t.test('exec overlay config on the recorded kustomize ResourceList', async (t) => {
-  const recorded = parse(readFileSync(`${SHARED}krm-inputs/kustomize-container.yaml`, 'utf8')) as Obj;
+  const recorded = parse(readFileSync(`${VENDORED}krm-inputs/kustomize-container.yaml`, 'utf8')) as Obj;
   const config = parse(readFileSync(join(EXAMPLES, 'exec/injection.yaml'), 'utf8')) as Obj;
   // The recorded resources live in namespace shop, which has no Namespace object there: label it for the selector.
   (config.spec as Obj).namespaces = [{ name: 'shop', labels: { 'istio-injection': 'enabled' } }];

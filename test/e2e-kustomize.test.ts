@@ -7,9 +7,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
-import { BIN, SHARED, idOf, injectionProblems, makeTempDir, splitStream, WORKLOAD_KINDS, type Obj } from './e2e-helpers.ts';
+import { BIN, VENDORED, idOf, injectionProblems, makeTempDir, splitStream, WORKLOAD_KINDS, type Obj } from './e2e-helpers.ts';
 
-const OVERLAY = `${SHARED}real-world/podinfo/overlays/production`;
+const OVERLAY = `${VENDORED}real-world/podinfo/overlays/production`;
 
 function setup(dir: string, spec: string): { overlay: string; env: NodeJS.ProcessEnv; argvLog: string } {
   const bin = join(dir, 'bin');
@@ -43,7 +43,7 @@ t.test('podinfo production + meshinject as a kustomize container transformer', a
   const r = kustomize(overlay, env);
   t.equal(r.status, 0, r.stderr);
   t.match(readFileSync(argvLog, 'utf8'), /-e LOG_TO_STDERR=true .*example\.com\/meshinject:dev/, 'kustomize ran the "container" with LOG_TO_STDERR=true');
-  const plain = splitStream(readFileSync(`${SHARED}real-world/podinfo/production.rendered.yaml`, 'utf8'));
+  const plain = splitStream(readFileSync(`${VENDORED}real-world/podinfo/production.rendered.yaml`, 'utf8'));
   const out = splitStream(r.stdout);
   t.equal(out.length, plain.length, 'same resources as the overlay alone');
   let workloads = 0;

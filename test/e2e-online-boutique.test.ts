@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
   ROOT,
-  SHARED,
+  VENDORED,
   commentCounts,
   commentDiff,
   get,
@@ -24,7 +24,7 @@ import {
   type Obj,
 } from './e2e-helpers.ts';
 
-const SRC = `${SHARED}real-world/online-boutique/`;
+const SRC = `${VENDORED}real-world/online-boutique/`;
 const MANIFESTS = readdirSync(SRC).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
 const RENDER = join(ROOT, 'test/fixtures/real-world/online-boutique/render.mjs');
 const ALL_DEPLOYMENTS = 12;

@@ -5,7 +5,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import {
-  SHARED,
+  VENDORED,
   get,
   idOf,
   injectionProblems,
@@ -18,7 +18,7 @@ import {
 } from './e2e-helpers.ts';
 
 const CONFIG = 'test/fixtures/real-world/podinfo/injection.yaml';
-const RENDERED = readFileSync(`${SHARED}real-world/podinfo/production.rendered.yaml`, 'utf8');
+const RENDERED = readFileSync(`${VENDORED}real-world/podinfo/production.rendered.yaml`, 'utf8');
 // From test/fixtures/real-world/podinfo/injection.yaml: namespace `production` carries the selected label; the cache
 // Deployment matches neverInjectSelector; everything else that has a pod template is injected.
 const INJECTED = [
@@ -34,7 +34,7 @@ const INJECTED = [
 const SKIPPED = ['Deployment/production/cache'];
 
 function kustomize(overlay: string): string {
-  const r = runTool('kubectl', ['kustomize', `${SHARED}real-world/podinfo/overlays/${overlay}`]);
+  const r = runTool('kubectl', ['kustomize', `${VENDORED}real-world/podinfo/overlays/${overlay}`]);
   if (r.status !== 0) throw new Error(`kubectl kustomize ${overlay}: ${r.stderr}`);
   return r.stdout;
 }

@@ -10,10 +10,10 @@ import type { JsonObject } from '../src/model.ts';
 import { mergeValues } from '../src/drivers/istio/defaults.ts';
 
 // Every injection template of Istio's chart, parsed and executed on a sample pod. The 1.26.0 templates come from
-// the release corpus (../shared); the other releases (1.18-1.29) from a local clone of istio/istio, only when
+// the release corpus (test/vendored); the other releases (1.18-1.29) from a local clone of istio/istio, only when
 // ISTIO_REPO names its git directory (read with `git show <tag>:<path>`; a tag the clone lacks is skipped). The
-// clone is opt-in: it is not part of the project or of ../shared, so CI does not depend on what one machine has.
-const corpusConfig = new URL('../../shared/conformance/istio-versions/1.26.0/cases/hello/fn-config.yaml', import.meta.url);
+// clone is opt-in: it is not part of the project or of the vendored data, so CI does not depend on what one machine has.
+const corpusConfig = new URL('./vendored/conformance/istio-versions/1.26.0/cases/hello/fn-config.yaml', import.meta.url);
 const istio = (parse(readFileSync(corpusConfig, 'utf8')) as { spec: { istio: { values: JsonObject; meshConfig: JsonObject; injectorConfig: { templates: Record<string, string> } } } }).spec.istio;
 
 /** Templates the injector runs with SidecarTemplateData; waypoint/kube-gateway/agentgateway belong to the gateway controller. */

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, ISTIO_VERSION, mergeValues } from '../src/drivers/istio/defaults.ts';
 import type { JsonObject } from '../src/model.ts';
 
-const chartDir = new URL('../../shared/conformance/istio/chart-defaults/', import.meta.url);
+const chartDir = new URL('./vendored/conformance/istio/chart-defaults/', import.meta.url);
 const injectorValues = JSON.parse(readFileSync(new URL('injector-values.json', chartDir), 'utf8')) as JsonObject;
 const chartMesh = parse(readFileSync(new URL('mesh.yaml', chartDir), 'utf8')) as JsonObject;
 

@@ -14,7 +14,7 @@ import { formatGoDuration, formatGoFloat } from '../src/render/go-values.ts';
 import { appendMultusNetwork, appendMultusNetworkTo, excludeInboundPort, omitNil, otelResourceAttributes } from '../src/drivers/istio/template-functions.ts';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
 
-const casesDir = new URL('../../shared/conformance/istio/cases/', import.meta.url);
+const casesDir = new URL('./vendored/conformance/istio/cases/', import.meta.url);
 const read = (c: string, f: string): string => readFileSync(new URL(`${c}/${f}`, casesDir), 'utf8');
 
 /** Containers, volumes and metadata of the first pod template in a manifest (Deployment or Pod). */

@@ -7,7 +7,7 @@ import { emitChanged, seqIndentOf } from '../src/krm/rewrite.ts';
 import type { Json } from '../src/model.ts';
 import { MeshInjectError } from '../src/results/errors.ts';
 
-const KRM_INPUTS = new URL('../../shared/krm-inputs/', import.meta.url);
+const KRM_INPUTS = new URL('./vendored/krm-inputs/', import.meta.url);
 
 type Items = ReturnType<typeof parseSource>['items'];
 

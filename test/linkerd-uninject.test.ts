@@ -1,5 +1,5 @@
 // The Linkerd driver's side of uninject, tested on the corpus of `linkerd uninject` (TestUninjectYAML,
-// ../shared/conformance/linkerd, cases uninject-*): for every pod template, removing what `inventory` names
+// test/vendored/conformance/linkerd, cases uninject-*): for every pod template, removing what `inventory` names
 // (containers, init containers, volumes, annotations, labels), and for every Namespace or Service what
 // `resourceInventory` names, must give the expected output. The engine-level `spec.mode: uninject` does the
 // same removal; this test holds the driver to what it must report.
@@ -12,7 +12,7 @@ import { linkerdDriver } from '../src/drivers/linkerd/index.ts';
 import { removeInventory } from '../src/drivers/linkerd/inventory.ts';
 import type { Json, JsonObject, PodTemplate } from '../src/model.ts';
 
-const dir = fileURLToPath(new URL('../../shared/conformance/linkerd/cases', import.meta.url));
+const dir = fileURLToPath(new URL('./vendored/conformance/linkerd/cases', import.meta.url));
 type Doc = JsonObject & { kind?: string; metadata?: JsonObject; spec?: JsonObject; items?: Doc[] };
 
 /** The object holding `metadata` + `spec` of the pod template, as Linkerd finds it (by kind). */

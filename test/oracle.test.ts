@@ -23,7 +23,7 @@ import { run, type RunOptions } from '../src/run.ts';
 import { readCore, readKubernetes } from '../src/yaml/readers.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const SHARED = fileURLToPath(new URL('../../shared/', import.meta.url));
+const VENDORED = fileURLToPath(new URL('./vendored/', import.meta.url));
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
 
 const CONFIG = `apiVersion: meshinject.dev/v1alpha1
@@ -191,12 +191,12 @@ function corpus(): Case[] {
     const cfg = join(dir, 'config.yaml');
     cases.push({ name: `testdata/${d}`, input: readFileSync(join(dir, 'input.yaml'), 'utf8'), opts: existsSync(cfg) ? { functionConfig: readFileSync(cfg, 'utf8') } : {} });
   }
-  for (const f of yamlFilesUnder(join(SHARED, 'krm-inputs'))) cases.push({ name: f.slice(SHARED.length), input: readFileSync(f, 'utf8'), opts: {} });
-  for (const f of yamlFilesUnder(join(SHARED, 'real-world'))) {
+  for (const f of yamlFilesUnder(join(VENDORED, 'krm-inputs'))) cases.push({ name: f.slice(VENDORED.length), input: readFileSync(f, 'utf8'), opts: {} });
+  for (const f of yamlFilesUnder(join(VENDORED, 'real-world'))) {
     if (/kustomization\.ya?ml$|Kptfile/.test(f)) continue;
-    cases.push({ name: f.slice(SHARED.length), input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
+    cases.push({ name: f.slice(VENDORED.length), input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
   }
-  const conf = join(SHARED, 'conformance/istio/cases');
+  const conf = join(VENDORED, 'conformance/istio/cases');
   if (existsSync(conf)) {
     for (const d of readdirSync(conf)) {
       const dir = join(conf, d);

@@ -1,6 +1,6 @@
 /**
  * The osm and fsm drivers, called directly. Every expectation here was written by reasoning from
- * ../shared/reference/peers.md §2 (OSM `mustInject`, `createPatch`, the iptables rule order, the exclusion
+ * the project reference notes (reference/) peers.md §2 (OSM `mustInject`, `createPatch`, the iptables rule order, the exclusion
  * merge order, the probe rewrite; the osm-edge/FSM sidecar-driver model), not copied from the output. The
  * whole-file goldens are test/testdata/{osm,fsm}-*.
  */

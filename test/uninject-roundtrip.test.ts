@@ -1,8 +1,8 @@
 /**
  * Uninject after inject gives back the input bytes (issue #9 §5): for every case of both conformance corpora
- * that injects (../shared/conformance/istio: kube-inject, webhook-only and go-template cases, every template
- * including grpc-simple and grpc-agent; ../shared/conformance/linkerd: inject, annotate and namespace cases),
- * every example under examples/ and the real-world apps (../shared/real-world), each with its own
+ * that injects (test/vendored/conformance/istio: kube-inject, webhook-only and go-template cases, every template
+ * including grpc-simple and grpc-agent; test/vendored/conformance/linkerd: inject, annotate and namespace cases),
+ * every example under examples/ and the real-world apps (test/vendored/real-world), each with its own
  * functionConfig: inject, then the same config with `mode: uninject`, and the output compared with the input
  * whole, byte for byte, with nothing normalised. Both runs use `resultAnnotations: false`: the result annotation
  * records meshinject's own state (`uninjected (istio)`) by design.
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { run } from '../src/index.ts';
 
-const SHARED = fileURLToPath(new URL('../../shared/', import.meta.url));
+const VENDORED = fileURLToPath(new URL('./vendored/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 type Obj = Record<string, unknown>;
@@ -100,7 +100,7 @@ function roundTrip(t: Test, trip: Trip): void {
 
 /** The cases of a corpus in the given categories (with an expected output: the error cases do not inject). */
 function corpus(mesh: string, categories: readonly string[]): Trip[] {
-  const dir = `${SHARED}conformance/${mesh}/cases`;
+  const dir = `${VENDORED}conformance/${mesh}/cases`;
   return readdirSync(dir).sort().flatMap((name) => {
     const c = `${dir}/${name}`;
     const category = String((parse(readFileSync(`${c}/case.yaml`, 'utf8')) as Obj).category ?? '');
@@ -142,9 +142,9 @@ t.test('examples', async (t) => {
 });
 
 t.test('real-world apps', async (t) => {
-  const rw = (f: string) => readFileSync(`${SHARED}real-world/${f}`, 'utf8');
+  const rw = (f: string) => readFileSync(`${VENDORED}real-world/${f}`, 'utf8');
   const fixture = (app: string) => readFileSync(`${ROOT}test/fixtures/real-world/${app}/injection.yaml`, 'utf8');
-  const boutique = readdirSync(`${SHARED}real-world/online-boutique`).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+  const boutique = readdirSync(`${VENDORED}real-world/online-boutique`).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
   const trips: Trip[] = [
     { name: 'real-world/bookinfo', input: rw('bookinfo/bookinfo.yaml'), fnConfig: fixture('bookinfo') },
     { name: 'real-world/podinfo production', input: rw('podinfo/production.rendered.yaml'), fnConfig: fixture('podinfo') },
