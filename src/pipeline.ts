@@ -14,7 +14,8 @@ import { errorTags, MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
-import { emitChanged } from './krm/rewrite.ts';
+import { emitChangedEdits } from './krm/rewrite.ts';
+import type { Edit } from './yaml/flow-edit.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 import { isJsonObject } from './json.ts';
@@ -26,6 +27,8 @@ export const RESULT_ANNOTATION = 'meshinject.dev/injection';
 export interface ProcessOutput {
   /** New source text of each changed resource, by `SourceItem.position`. */
   changed: Map<number, string>;
+  /** The edits of the input text that give each changed resource's new text, by position (`ChangedResource.edits`; for `meshinject diff`). */
+  edits: Map<number, readonly Edit[]>;
   /** One result per workload (plus its warnings), then the run-level results. */
   results: KrmResult[];
   /** Every decided workload in order: its decision (with the trace) and the sidecar it already carried. */
@@ -184,6 +187,8 @@ interface RunContext {
   results: KrmResult[];
   /** Unknown namespaces whose labels a decision needed, with how many workloads. */
   unknownNamespaces: Map<string, number>;
+  /** Where `writeChange` records each changed resource's edits (`ProcessOutput.edits`). */
+  edits: Map<number, readonly Edit[]>;
 }
 
 /** Step 1: a workload of the input, or undefined (not a workload, local config, or an error result pushed). */
@@ -364,8 +369,11 @@ function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome
  */
 function writeChange(item: SourceItem, ctx: RunContext, desired: Json, changed: Map<number, string>): boolean {
   try {
-    const text = emitChanged(item, ctx.source, desired);
-    if (text !== undefined) changed.set(item.position, text);
+    const done = emitChangedEdits(item, ctx.source, desired);
+    if (done !== undefined) {
+      changed.set(item.position, done.text);
+      ctx.edits.set(item.position, done.edits);
+    }
     return true;
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'UNFAITHFUL_EDIT') throw e;
@@ -516,14 +524,15 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
     for (const note of adapted.notes) results.push(generalResult('info', note));
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
-    return { changed: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };
+    return { changed: new Map(), edits: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };
   }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
     namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
     unknownNamespaces: shared?.unknownNamespaces ?? new Map(),
+    edits: new Map(),
   };
-  const out: ProcessOutput = { changed: new Map(), results, workloads: [] };
+  const out: ProcessOutput = { changed: new Map(), edits: ctx.edits, results, workloads: [] };
   for (const item of source.items) {
     item.load();
     processItem(item, ctx, out);
