@@ -5,7 +5,7 @@
 // compared with GNU `diff -u` where the change is unambiguous; paths with git's own quoting.
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import fc from 'fast-check';
 import { quotePath, unifiedDiffPieces, type TextEdit } from '../src/reports/unified-diff.ts';
@@ -153,7 +153,8 @@ t.test('random edits of random texts: patch and git apply give the edited text',
     .filter((c) => c.after !== c.before && c.before.length > 0 && c.after.length > 0);
   t.ok(cases.length > 150, `${cases.length} changed files`);
   checkApplies(t, cases, 'random');
-  for (const c of cases) t.same(unifiedDiffPieces(c.path, c.before, [...c.edits].reverse()), unifiedDiffPieces(c.path, c.before, c.edits), 'the order of the edits does not matter');
+  const orderMatters = cases.filter((c) => unifiedDiffPieces(c.path, c.before, [...c.edits].reverse()).join('') !== unifiedDiffPieces(c.path, c.before, c.edits).join(''));
+  t.same(orderMatters.map((c) => c.path), [], 'the order of the edits does not matter');
 });
 
 t.test('hunks as GNU diff -u writes them: context 3, merged when 6 lines or fewer apart', async (t) => {
@@ -229,5 +230,4 @@ t.test('linear: the diff of 500 injected workloads takes less time than injectin
   const diffing = performance.now() - diffStarted;
   t.equal(pieces.join('').match(/^\+ {6}- name: istio-proxy$/gm)?.length ?? pieces.join('').match(/^\+ {8}name: istio-proxy$/gm)?.length, 500, 'every workload has its proxy in the diff');
   t.ok(diffing < injecting, `diff ${diffing.toFixed(0)} ms, injection ${injecting.toFixed(0)} ms`);
-  t.ok(statSync(ROOT).isDirectory());
 });
