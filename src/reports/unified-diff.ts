@@ -120,7 +120,8 @@ function changedBlocks(text: string, edits: readonly TextEdit[]): Block[] {
         end = Math.max(end, touchedEnd(text, e));
         first = false;
       }
-      if (end >= text.length || (next + text.slice(at, end)).endsWith('\n')) break;
+      const tail = next + text.slice(at, end);
+      if (end >= text.length || tail === '' || tail.endsWith('\n')) break;
       end = lineEndAt(text, end);
     }
     next += text.slice(at, end);
