@@ -233,3 +233,32 @@ t.test('linear: the diff of 500 injected workloads takes less time than injectin
   t.equal(pieces.join('').match(/^\+ {6}- name: istio-proxy$/gm)?.length ?? pieces.join('').match(/^\+ {8}name: istio-proxy$/gm)?.length, 500, 'every workload has its proxy in the diff');
   t.ok(diffing < injecting, `diff ${diffing.toFixed(0)} ms, injection ${injecting.toFixed(0)} ms`);
 });
+
+t.test('inputs of every framing: CRLF, no final line break, JSON, a List, a ResourceList with results, uninject', async (t) => {
+  // Block maps where injection adds entries (a flow map it extends is rewritten on its line).
+  const deployment = (name: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  namespace: shop\nspec:\n  selector: {matchLabels: {app: ${name}}}\n  template:\n    metadata:\n      labels:\n        app: ${name}\n    spec:\n      containers:\n      - name: ${name}\n        image: nginx\n`;
+  const json = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'j', namespace: 'shop' }, spec: { selector: { matchLabels: { app: 'j' } }, template: { metadata: { labels: { app: 'j' } }, spec: { containers: [{ name: 'j', image: 'nginx' }] } } } }, null, 2);
+  const list = `apiVersion: v1\nkind: List\nitems:\n${deployment('l').split('\n').filter(Boolean).map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n')}\n`;
+  const inputs = [
+    { name: 'crlf.yaml', text: `${deployment('c')}---\n${deployment('d')}`.replace(/\n/g, '\r\n') },
+    { name: 'no-final-break.yaml', text: deployment('n').replace(/\n$/, '') },
+    { name: 'one-line-json.json', text: JSON.stringify(JSON.parse(json)) },
+    { name: 'pretty.json', text: `${json}\n` },
+    { name: 'list.yaml', text: list },
+  ];
+  const cases = runCases(inputs);
+  t.equal(cases.filter((c) => c.after !== c.before).length, inputs.length, 'every input changes');
+  for (const name of ['crlf.yaml', 'list.yaml']) {
+    const c = cases.find((x) => x.path === name)!;
+    const body = unifiedDiffPieces(c.path, c.before, c.edits).slice(1).join('');
+    t.equal(body.match(/^-/gm)?.length ?? 0, 0, `${name}: injection only adds lines, and the diff shows only additions (built from the editor's own edits)`);
+    t.equal(body.match(/^\+/gm)?.length, c.after.split('\n').length - c.before.split('\n').length, `${name}: every added line, once`);
+  }
+  const rl = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${deployment('r').split('\n').filter(Boolean).map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n')}\nfunctionConfig: {apiVersion: meshinject.dev/v1alpha1, kind: SidecarInjection, metadata: {name: m}, spec: {mesh: istio}}`;
+  const withResults = runCases([{ name: 'rl.yaml', text: rl }]);
+  t.match(withResults[0]?.after, /\nresults:\n/, 'the results are appended to a ResourceList without a final line break');
+  const injected = cases.map((c) => ({ name: `un-${c.path}`, text: c.after }));
+  const un = runCases(injected, 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: m}\nspec: {mode: uninject, resultAnnotations: false}\n');
+  t.ok(un.some((c) => c.after !== c.before), 'uninject changes the injected files');
+  checkApplies(t, [...cases, ...withResults, ...un], 'framings');
+});
