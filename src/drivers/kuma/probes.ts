@@ -148,11 +148,14 @@ function fromVirtual(h: JsonObject, timeoutSeconds: Json | undefined, virtual: n
 /**
  * Puts back the probes Kuma rewrote to the probe proxy on `virtual` (uninject). A named port comes back as
  * the number Kuma resolved it to, an HTTP path without a leading `/` with one, and an HTTP probe's `host`
- * field (which Kuma drops) stays lost. Mutates `spec`.
+ * field (which Kuma drops) stays lost. Only probes in Kuma's encoding on `virtual` are touched (Kuma refuses a
+ * pod whose own probe targets that port). Mutates `spec`.
  */
 export function restoreAppProbes(spec: JsonObject, virtual: number): void {
   if (virtual === 0) return;
-  for (const c of containersNeedingProbes(spec)) {
+  // kuma-sidecar is already gone: every native sidecar may have been after it
+  const natives = list(spec, 'initContainers').filter((c) => c.restartPolicy === 'Always');
+  for (const c of [...natives, ...containersNeedingProbes(spec)]) {
     for (const k of PROBES) {
       const p = c[k];
       if (!isJsonObject(p) || !isJsonObject(p.httpGet)) continue;

@@ -1,0 +1,214 @@
+/**
+ * The kuma driver through the CLI and `run`: what a user sees. Expectations follow kumahq/kuma's injector at
+ * 348b6528 (injector.go, precheck.go, containers/factory.go, probes/, transparentproxy/kubernetes) and
+ * kuma-cp's defaults (kuma-cp.defaults.yaml), read by hand; the whole-pod goldens are the vendored corpus
+ * (test/vendored/conformance/kuma, run by test/conformance.test.ts).
+ */
+import t from 'tap';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { run } from '../src/run.ts';
+import { runCli, workspace, type Obj } from './e2e-helpers.ts';
+
+const NS = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels:\n    kuma.io/sidecar-injection: enabled\n';
+const deployment = (extra = '', podExtra = '') => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels:
+        app: web${extra}
+    spec:
+      containers:
+      - name: web
+        image: web:1
+        ports:
+        - name: http
+          containerPort: 8080
+        readinessProbe:
+          httpGet:
+            path: /healthz
+            port: 8080
+          timeoutSeconds: 3${podExtra}
+`;
+const config = (kuma = '', extra = '') => `apiVersion: meshinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: mesh}
+spec:
+  mesh: kuma${extra}
+  kuma:
+    controlPlane:
+      caCert: "-----BEGIN CERTIFICATE-----\\nX\\n-----END CERTIFICATE-----\\n"${kuma}
+`;
+
+const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);
+type Pod = { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { containers: Obj[]; initContainers?: Obj[]; volumes?: Obj[] } };
+const podOf = (out: string, kind = 'Deployment'): Pod => ((docs(out).find((d) => d.kind === kind)!.spec as Obj).template as Pod);
+const byName = (list: Obj[] | undefined, name: string) => list?.find((c) => c.name === name);
+const env = (c: Obj | undefined) => Object.fromEntries(((c?.env ?? []) as Obj[]).map((e) => [e.name, e.value ?? e.valueFrom]));
+
+t.test("kuma-cp's defaults when controlPlaneConfig is absent", async (t) => {
+  const out = run(`${NS}---\n${deployment()}`, { functionConfig: config() });
+  t.equal(out.exitCode, 0, out.stderr);
+  const pod = podOf(out.stdout);
+  t.same(pod.spec.containers.map((c) => c.name), ['kuma-sidecar', 'web'], 'nativeSidecars off (the default): kuma-sidecar first in containers');
+  t.same(pod.spec.initContainers?.map((c) => c.name), ['kuma-init'], 'kuma-init appended to the (empty) init containers');
+  const sidecar = byName(pod.spec.containers, 'kuma-sidecar')!;
+  t.equal(sidecar.image, 'kuma/kuma-dp:latest');
+  const e = env(sidecar);
+  t.equal(e.KUMA_CONTROL_PLANE_URL, 'https://kuma-control-plane.kuma-system:5678', 'URL built from controlPlaneServiceName, systemNamespace and dpServer.port');
+  t.equal(e.KUMA_DNS_ENABLED, 'true', 'builtinDNS on by default');
+  t.equal(e.KUMA_DNS_PROXY_PORT, '15053');
+  t.same(e.HOST_IP, { fieldRef: { apiVersion: 'v1', fieldPath: 'status.hostIP' } }, 'otelPipeEnabled by default: HOST_IP, no OTEL_PIPE_ENABLED=false');
+  t.equal(e.KUMA_DATAPLANE_DRAIN_TIME, '30s');
+  t.equal(e.KUMA_APPLICATION_PROBE_PROXY_PORT, '9001');
+  t.same((sidecar.readinessProbe as Obj).httpGet, { path: '/ready', port: 9902 }, 'envoyAdminUnixSocket is on by default: probes go to the readiness port');
+  t.notOk(sidecar.startupProbe, 'no startup probe outside native sidecars');
+  t.same((sidecar.resources as Obj).limits, { memory: '512Mi', 'ephemeral-storage': '1G' }, 'cpu limit 0 is left out');
+  t.notMatch((sidecar.args as string[]).join(' '), /--concurrency/, 'no CPU limit: no concurrency');
+  const tp = pod.metadata.annotations!['traffic.kuma.io/transparent-proxy-config']!;
+  t.match(tp, /^ {4}excludePorts:\n {4}- 9001\n {4}- 9902\n/m, 'probe proxy port, then (admin on a Unix socket) the readiness port excluded from inbound');
+  t.match(tp, /^ {4}port: 15053$/m, 'DNS redirect port from builtinDNS.port');
+  t.match(tp, /^kumaDPUser: "5678"$/m);
+  t.same((byName(pod.spec.containers, 'web')!.readinessProbe as Obj).httpGet, { path: '/8080/healthz', port: 9001, httpHeaders: [{ name: 'X-Kuma-Probes-Timeout', value: '3' }] }, 'virtual probe on the probe proxy');
+  t.equal(pod.metadata.labels!['kuma.io/mesh'], 'default');
+  t.notOk(out.results.some((r) => /caCert/.test(r.message)), 'no CA warning when the PEM is given');
+  const noCa = run(`${NS}---\n${deployment()}`, { functionConfig: config().replace(/\n {4}controlPlane:\n.*\n/, '\n    meshes: {default: {}}\n') });
+  t.equal(noCa.exitCode, 0, noCa.stderr);
+  t.match(noCa.stderr + JSON.stringify(noCa.results), /spec\.kuma\.controlPlane\.caCert is not set/, 'a missing CA PEM is a visible warning');
+});
+
+t.test('controlPlaneConfig pasted as text merges over the defaults; nativeSidecars', async (t) => {
+  const cp = `
+    controlPlaneConfig: |
+      bootstrapServer:
+        params:
+          envoyAdminUnixSocket: false
+      runtime:
+        kubernetes:
+          injector:
+            sidecarContainer:
+              image: kuma/kuma-dp:2.12.0
+              resources:
+                limits:
+                  cpu: 2500m
+              envVars:
+                EXTRA: "1"
+            exceptions:
+              labels:
+                skip-me: "yes"`;
+  const out = run(`${NS}---\n${deployment()}`, { functionConfig: config(cp, '\n  nativeSidecars: true') });
+  t.equal(out.exitCode, 0, out.stderr);
+  const pod = podOf(out.stdout);
+  t.same(pod.spec.initContainers?.map((c) => c.name), ['kuma-init', 'kuma-sidecar'], 'native: kuma-init, then kuma-sidecar, first');
+  const sidecar = byName(pod.spec.initContainers, 'kuma-sidecar')!;
+  t.equal(sidecar.image, 'kuma/kuma-dp:2.12.0');
+  t.equal(sidecar.restartPolicy, 'Always');
+  t.same(sidecar.lifecycle, { preStop: { exec: { command: ['killall', '-USR2', 'kuma-dp'] } } });
+  t.same((sidecar.readinessProbe as Obj).httpGet, { path: '/ready', port: 9901 }, 'TCP admin: probes on the admin port');
+  t.same((sidecar.startupProbe as Obj), { httpGet: { path: '/ready', port: 9901 }, initialDelaySeconds: 1, timeoutSeconds: 3, periodSeconds: 5, successThreshold: 1, failureThreshold: 12 });
+  t.same((sidecar.resources as Obj).requests, { cpu: '50m', memory: '64Mi', 'ephemeral-storage': '50M' }, 'requests keep the defaults under a partial resources section');
+  t.ok((sidecar.args as string[]).includes('--concurrency=2'), '2500m: 2 whole CPUs');
+  t.equal(env(sidecar).EXTRA, '1');
+  const skipped = run(`${NS}---\n${deployment('\n        skip-me: "yes"')}`, { functionConfig: config(cp) });
+  t.match(skipped.results.find((r) => r.tags?.['meshinject.dev/reason'])?.tags, { 'meshinject.dev/reason': 'exception-label' }, 'a configured exception label merges into the default map');
+});
+
+t.test('refusals are error results that name the cause', async (t) => {
+  const missingMesh = run(`${NS}---\n${deployment('\n        kuma.io/mesh: payments')}`, { functionConfig: config('\n    meshes: {default: {}}') });
+  t.equal(missingMesh.exitCode, 1);
+  t.match(missingMesh.results.find((r) => r.severity === 'error')?.message, /meshes\.kuma\.io "payments" not found/);
+  const badLabel = run(`${NS}---\n${deployment('\n        kuma.io/sidecar-injection: maybe')}`, { functionConfig: config() });
+  t.equal(badLabel.exitCode, 1);
+  t.match(badLabel.results.find((r) => r.severity === 'error'), { message: /kuma\.io\/sidecar-injection" has wrong value "maybe"/, field: { path: 'spec.template.metadata.labels[kuma.io/sidecar-injection]' } });
+  const gw = run(`${NS}---\n${deployment('', '')}`.replace('labels:\n        app: web', 'labels:\n        app: web\n      annotations:\n        kuma.io/gateway: enabled\n        kuma.io/application-probe-proxy-port: "9000"'), { functionConfig: config() });
+  t.equal(gw.exitCode, 1);
+  t.match(gw.results.find((r) => r.severity === 'error')?.message, /can't be enabled in gateway mode/);
+  const uid = run(`${NS}---\n${deployment('', '\n        securityContext: {runAsUser: 5678}')}`, { functionConfig: config() });
+  t.match(uid.results.find((r) => r.severity === 'error')?.message, /containers using same UID as sidecar is unsupported: \["web"\]/);
+  const patch = run(`${NS}---\n${deployment()}`.replace('labels:\n        app: web', 'labels:\n        app: web\n      annotations:\n        kuma.io/container-patches: hardening'), { functionConfig: config() });
+  t.match(patch.results.find((r) => r.severity === 'error')?.message, /container patches are missing: \["hardening"\]/);
+  const onProxyPort = run(`${NS}---\n${deployment().replace('port: 8080\n          timeoutSeconds', 'port: 9001\n          timeoutSeconds')}`, { functionConfig: config() });
+  t.match(onProxyPort.results.find((r) => r.severity === 'error')?.message, /cannot override Pod's probes\. Port for probe cannot be set to 9001/);
+});
+
+t.test('config errors name the field', async (t) => {
+  const bad = run(`${NS}---\n${deployment()}`, { functionConfig: config('\n    controlPlaneConfig: "runtime: [unclosed"\n    transparentProxyConfig: {ipFamilyMode: ipv6}') });
+  t.not(bad.exitCode, 0);
+  t.match(bad.stderr, /spec\.kuma\.controlPlaneConfig is text but not valid YAML/);
+  t.match(bad.stderr, /spec\.kuma\.transparentProxyConfig\.ipFamilyMode must be 'dualstack' or 'ipv4'/);
+  const unknown = run(`${NS}---\n${deployment()}`, { functionConfig: config('\n    meshs: {default: {}}') });
+  t.not(unknown.exitCode, 0, 'a misspelt field of spec.kuma is refused');
+  t.match(unknown.stderr, /meshs/);
+  const badPatch = run(`${NS}---\n${deployment()}`, { functionConfig: config('\n    containerPatches:\n      p: {sidecarPatch: [{op: add, path: /x, value: "not json"}]}') });
+  t.not(badPatch.exitCode, 0);
+  t.match(badPatch.stderr, /spec\.kuma\.containerPatches\.p\.sidecarPatch\[0\]\.value must be JSON text/);
+});
+
+t.test('a second run changes nothing; uninject gives the manifest back; check sees drift and opt-outs', async (t) => {
+  const cfg = config('', '\n  nativeSidecars: true\n  resultAnnotations: false');
+  const dir = workspace(t, { 'injection.yaml': cfg, 'ns.yaml': NS, 'web.yaml': deployment() });
+  const first = runCli(['-c', 'injection.yaml', 'ns.yaml', 'web.yaml'], { cwd: dir });
+  t.equal(first.status, 0, first.stderr);
+  writeFileSync(join(dir, 'out.yaml'), first.stdout);
+  const second = runCli(['-c', 'injection.yaml', 'out.yaml'], { cwd: dir });
+  t.equal(second.stdout, first.stdout, 'idempotent');
+  const pass = runCli(['check', '-c', 'injection.yaml', 'out.yaml'], { cwd: dir });
+  t.equal(pass.status, 0, `injected manifests pass check: ${pass.stderr}`);
+  writeFileSync(join(dir, 'stale.yaml'), first.stdout.replace('kuma/kuma-dp:latest', 'kuma/kuma-dp:2.0.0'));
+  const drift = runCli(['check', '-c', 'injection.yaml', 'stale.yaml'], { cwd: dir });
+  t.equal(drift.status, 1);
+  t.match(drift.stderr, /injection-drift/);
+  writeFileSync(join(dir, 'uninject.yaml'), cfg.replace('mesh: kuma', 'mesh: kuma\n  mode: uninject'));
+  const un = runCli(['-c', 'uninject.yaml', 'out.yaml'], { cwd: dir });
+  t.equal(un.status, 0, un.stderr);
+  const input = readFileSync(join(dir, 'ns.yaml'), 'utf8') + '---\n' + readFileSync(join(dir, 'web.yaml'), 'utf8');
+  t.equal(un.stdout, input, 'uninject gives back the input, byte for byte');
+  const optOut = deployment('\n        kuma.io/sidecar-injection: disabled');
+  writeFileSync(join(dir, 'optout.yaml'), optOut);
+  writeFileSync(join(dir, 'strict.yaml'), cfg + '  check: {forbidOptOut: true}\n');
+  const forbidden = runCli(['check', '-c', 'strict.yaml', 'ns.yaml', 'optout.yaml'], { cwd: dir });
+  t.equal(forbidden.status, 1);
+  t.match(forbidden.stderr, /opt-out-forbidden/);
+});
+
+t.test('explain shows the Kuma rules in order', async (t) => {
+  const dir = workspace(t, { 'injection.yaml': config(), 'ns.yaml': NS, 'web.yaml': deployment('\n        kuma.io/sidecar-injection: disabled') });
+  const ex = runCli(['explain', '-c', 'injection.yaml', 'ns.yaml', 'web.yaml'], { cwd: dir });
+  t.equal(ex.status, 0, ex.stderr);
+  const text = ex.stdout + ex.stderr;
+  t.match(text, /kuma\.exceptions/);
+  t.match(text, /kuma\.sidecar-injection-label/);
+  t.match(text, /pod-label-disabled/);
+});
+
+t.test('a CronJob: Kuma reads and writes the pod template of the job template', async (t) => {
+  const cron = `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: shop}
+spec:
+  schedule: "0 1 * * *"
+  jobTemplate:
+    metadata:
+      labels: {kuma.io/sidecar-injection: disabled}
+    spec:
+      template:
+        metadata:
+          labels: {app: nightly}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: job
+            image: job:1
+`;
+  const out = run(`${NS}---\n${cron}`, { functionConfig: config('', '\n  nativeSidecars: true') });
+  t.equal(out.exitCode, 0, out.stderr);
+  const tpl = (((docs(out.stdout).find((d) => d.kind === 'CronJob')!.spec as Obj).jobTemplate as Obj).spec as Obj).template as Pod;
+  t.same(tpl.spec.initContainers?.map((c) => c.name), ['kuma-init', 'kuma-sidecar'], "the Job template's label is not the pod's: the namespace label decides");
+});
