@@ -148,6 +148,7 @@ t.test('examples', async (t) => {
     { name: 'example/meshinject-imperative', input: ex('meshinject-imperative/workloads.yaml'), fnConfig: plain },
     { name: 'example/custom', input: stream('custom/app.yaml', 'custom/log-shipper-templates.yaml'), fnConfig: ex('custom/injection.yaml') },
     { name: 'example/osm', input: stream('osm/namespace.yaml', 'osm/bookstore.yaml'), fnConfig: ex('osm/mesh.yaml') },
+    { name: 'example/kuma', input: stream('kuma/namespace.yaml', 'kuma/app.yaml'), fnConfig: ex('kuma/injection.yaml') },
     { name: 'example/argocd directory app', input: stream('argocd/apps/directory/ledger.yaml', 'argocd/apps/directory/reconcile-job.yaml'), fnConfig: ex('argocd/apps/directory/injection.yaml') },
   ];
   for (const trip of trips) roundTrip(t, trip);
