@@ -212,3 +212,27 @@ spec:
   const tpl = (((docs(out.stdout).find((d) => d.kind === 'CronJob')!.spec as Obj).jobTemplate as Obj).spec as Obj).template as Pod;
   t.same(tpl.spec.initContainers?.map((c) => c.name), ['kuma-init', 'kuma-sidecar'], "the Job template's label is not the pod's: the namespace label decides");
 });
+
+t.test('the ConfigMap form: kuma.<key> values are YAML text', async (t) => {
+  const cm = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: mesh}
+data:
+  mesh: kuma
+  kuma.controlPlaneConfig: |
+    runtime:
+      kubernetes:
+        injector:
+          sidecarContainer: {image: "kuma/kuma-dp:9.9.9"}
+  kuma.controlPlane: "url: https://cp.example:5678"
+  kuma.meshes: "default: {}"
+`;
+  const out = run(`${NS}---\n${deployment()}`, { functionConfig: cm });
+  t.equal(out.exitCode, 0, out.stderr);
+  const sidecar = byName(podOf(out.stdout).spec.containers, 'kuma-sidecar')!;
+  t.equal(sidecar.image, 'kuma/kuma-dp:9.9.9');
+  t.equal(env(sidecar).KUMA_CONTROL_PLANE_URL, 'https://cp.example:5678');
+  const bad = run(`${NS}---\n${deployment()}`, { functionConfig: cm.replace('"default: {}"', '"[default]"') });
+  t.not(bad.exitCode, 0);
+  t.match(bad.stderr, /kuma\.meshes must hold a YAML object; got a list/);
+});
