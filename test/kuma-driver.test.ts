@@ -236,3 +236,12 @@ data:
   t.not(bad.exitCode, 0);
   t.match(bad.stderr, /kuma\.meshes must hold a YAML object; got a list/);
 });
+
+t.test("the driver's declarations: every reason described, opt-outs as data agreeing with check's rule", async (t) => {
+  const { KUMA_REASON_INFO, KUMA_REASONS, kumaDriver } = await import('../src/drivers/kuma/index.ts');
+  t.same(kumaDriver.reasons, KUMA_REASONS);
+  for (const r of KUMA_REASONS) {
+    t.ok(KUMA_REASON_INFO[r]!.description.length > 20, `${r} is described`);
+    t.equal(KUMA_REASON_INFO[r]!.optOut, /(^|-)(false|disabled)$/.test(r), `${r}: opt-out flag agrees with the check's naming rule`);
+  }
+});

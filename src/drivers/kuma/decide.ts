@@ -11,10 +11,20 @@ import type { DriverDecideInput, DriverDecision } from '../driver.ts';
 import { readBool, SIDECAR_INJECTION } from './annotations.ts';
 import type { KumaSettings } from './config.ts';
 
-/** Every reason code `decideKuma` returns; the `-disabled` ones are the workload's own opt-outs. */
-export const KUMA_REASONS: readonly string[] = [
-  'exception-label', 'pod-label-enabled', 'pod-label-disabled', 'namespace-label-enabled', 'namespace-label-disabled',
-];
+/**
+ * Every reason code `decideKuma` returns, with what it means (for reports and `explain`) and whether it is the
+ * workload's own opt-out (what `check.forbidOptOut` fails on).
+ */
+export const KUMA_REASON_INFO: Readonly<Record<string, { description: string; optOut: boolean }>> = {
+  'exception-label': { description: "a pod label matches Kuma's injector exceptions.labels (kuma-cp skips such pods, e.g. OpenShift deployer pods)", optOut: false },
+  'pod-label-enabled': { description: 'the pod template\'s kuma.io/sidecar-injection label turns injection on', optOut: false },
+  'pod-label-disabled': { description: 'the pod template\'s kuma.io/sidecar-injection label turns injection off', optOut: true },
+  'namespace-label-enabled': { description: 'the namespace\'s kuma.io/sidecar-injection label turns injection on for its pods', optOut: false },
+  'namespace-label-disabled': { description: 'the namespace\'s kuma.io/sidecar-injection label turns injection off for its pods', optOut: true },
+};
+
+/** Every reason code `decideKuma` returns (the keys of {@link KUMA_REASON_INFO}). */
+export const KUMA_REASONS: readonly string[] = Object.keys(KUMA_REASON_INFO);
 
 /** The injection label's value read as Kuma does (`GetEnabled`), with the place for an error. */
 function labelValue(labels: Record<string, string> | undefined, where: 'pod' | string): boolean | undefined {

@@ -18,7 +18,20 @@ import { kumaInventory } from './inventory.ts';
 import { uninjectKuma } from './uninject.ts';
 
 export type { KumaSettings } from './config.ts';
-export { KUMA_REASONS } from './decide.ts';
+export { KUMA_REASON_INFO, KUMA_REASONS } from './decide.ts';
+
+/**
+ * The driver's traits as one object (the contract's flags today: `ownPodMetadata` true, as Kuma's webhook
+ * mutates Pods; `checksHostNetwork` false, the shared skip applies).
+ */
+export const KUMA_TRAITS = { ownPodMetadata: true, checksHostNetwork: false } as const;
+
+/** Kuma's lines for `meshinject --help`: its config section and its opt-in key. Kuma adds no CLI flags. */
+export const KUMA_HELP = {
+  config: 'kuma: {controlPlaneConfig: "...", controlPlane: {url, caCert}, meshes: {default: {}}}   # kuma-cp config pasted as is',
+  optIn: 'Kuma kuma.io/sidecar-injection (label)',
+  flags: [] as const,
+} as const;
 
 /**
  * The `kuma` mesh driver. Kuma's webhook mutates Pods, so it reads and writes the pod template's own
@@ -32,5 +45,5 @@ export const kumaDriver: MeshDriver<KumaSettings> = {
   inject: injectKuma,
   inventory: kumaInventory,
   uninject: uninjectKuma,
-  ownPodMetadata: true,
+  ownPodMetadata: KUMA_TRAITS.ownPodMetadata,
 };
