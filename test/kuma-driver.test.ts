@@ -245,3 +245,15 @@ t.test("the driver's declarations: every reason described, opt-outs as data agre
     t.equal(KUMA_REASON_INFO[r]!.optOut, /(^|-)(false|disabled)$/.test(r), `${r}: opt-out flag agrees with the check's naming rule`);
   }
 });
+
+t.test('keys named like Object.prototype members are plain keys (labels, env var maps, config maps)', async (t) => {
+  for (const k of ['__proto__', 'constructor', 'toString']) {
+    const dep = deployment(`\n        ${JSON.stringify(k)}: x`).replace('labels:\n        app: web', `annotations:\n        kuma.io/sidecar-env-vars: "${k}=1;A=2"\n      labels:\n        app: web`);
+    const cfg = config(`\n    controlPlaneConfig: {runtime: {kubernetes: {injector: {exceptions: {labels: {${JSON.stringify(k)}: "z"}}, sidecarContainer: {envVars: {${JSON.stringify(k)}: "e"}}}}}}\n    meshes: {${JSON.stringify(k)}: {}, default: {}}`);
+    const out = run(`${NS}---\n${dep}`, { functionConfig: cfg });
+    t.equal(out.exitCode, 0, `${k}: ${out.stderr}`);
+    const e = env(byName(podOf(out.stdout).spec.containers, 'kuma-sidecar'));
+    t.equal(e[k], '1', `${k}: the annotation's env var wins over the config's`);
+    t.equal(e.A, '2');
+  }
+});

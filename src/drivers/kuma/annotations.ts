@@ -96,11 +96,11 @@ export function readList(meta: Meta, key: string): string[] | undefined {
 export function readMap(meta: Meta, key: string): Record<string, string> {
   const v = meta?.[key];
   if (v === undefined) return {};
-  const out: Record<string, string> = {};
+  const out = new Map<string, string>();
   for (const pair of v.split(';')) {
     const kv = pair.split('=');
     if (kv.length !== 2) throw new InjectError(`invalid format. Map in "${key}" has to be provided in the following format: key1=value1;key2=value2`, { field: `metadata.annotations[${key}]` });
-    out[kv[0]!] = kv[1]!;
+    out.set(kv[0]!, kv[1]!);
   }
-  return out;
+  return Object.fromEntries(out);
 }

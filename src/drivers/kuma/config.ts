@@ -110,8 +110,13 @@ export function loadOver(target: Json, source: Json): Json {
   if (source === null) return target;
   if (!isJsonObject(target) || !isJsonObject(source)) return structuredClone(source);
   const out: JsonObject = structuredClone(target);
-  for (const [k, v] of Object.entries(source)) out[k] = Object.hasOwn(out, k) ? loadOver(out[k]!, v) : structuredClone(v);
+  for (const [k, v] of Object.entries(source)) setOwn(out, k, Object.hasOwn(out, k) ? loadOver(out[k]!, v) : structuredClone(v));
   return out;
+}
+
+/** `o[key] = v` as an own data property: `__proto__` and other `Object.prototype` names are plain keys here. */
+export function setOwn<T>(o: Record<string, T>, key: string, v: T): void {
+  Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
 /**
@@ -296,7 +301,7 @@ function readPatches(raw: JsonObject, path: string, issues: ConfigIssue[]): Reco
         return [{ op: op.op, path: op.path, ...(typeof op.from === 'string' ? { from: op.from } : {}), ...(typeof op.value === 'string' ? { value: op.value } : {}) }];
       });
     };
-    out[name] = { sidecarPatch: ops('sidecarPatch'), initPatch: ops('initPatch') };
+    setOwn(out, name, { sidecarPatch: ops('sidecarPatch'), initPatch: ops('initPatch') });
   }
   return out;
 }
