@@ -257,3 +257,16 @@ t.test('keys named like Object.prototype members are plain keys (labels, env var
     t.equal(e.A, '2');
   }
 });
+
+t.test("Kuma's logged warnings are warning results", async (t) => {
+  const dep = deployment().replace('labels:\n        app: web', 'annotations:\n        kuma.io/gateway: "no"\n        kuma.io/transparent-proxying: disabled\n      labels:\n        app: web');
+  const out = run(`${NS}---\n${dep}`, { functionConfig: config() });
+  t.equal(out.exitCode, 0, out.stderr);
+  const warnings = out.results.filter((r) => r.severity === 'warning').map((r) => r.message);
+  t.ok(warnings.some((w) => /kuma\.io\/gateway: "no" is deprecated, use "false"/.test(w)), 'yes/no values');
+  t.ok(warnings.some((w) => /disabling transparent proxying is not supported on Kubernetes/.test(w)), 'transparent proxying off');
+  const initUid = deployment('', '\n      initContainers:\n      - name: setup\n        image: setup:1\n        securityContext: {runAsUser: 5678}');
+  const w2 = run(`${NS}---\n${initUid}`, { functionConfig: config() });
+  t.equal(w2.exitCode, 0, w2.stderr);
+  t.ok(w2.results.some((r) => r.severity === 'warning' && /init container setup runs as the sidecar's UID 5678/.test(r.message)), 'an init container with the sidecar UID is a warning');
+});

@@ -56,6 +56,24 @@ function preCheck(pod: PodTemplate, namespace: NamespaceInfo | undefined, s: Kum
   return { mesh, warnings };
 }
 
+/** Annotations Kuma reads as booleans, where it logs `yes`/`no` as deprecated (`booleanAnnotations`, precheck.go). */
+const BOOLEAN_ANNOTATIONS = [
+  'traffic.kuma.io/drop-invalid-packets', 'traffic.kuma.io/iptables-logs', 'kuma.io/wait-for-dataplane-ready', 'kuma.io/gateway',
+  'kuma.io/sidecar-injected', 'kuma.io/transparent-proxying', 'kuma.io/ignore', 'kuma.io/init-first',
+];
+
+/** The warnings Kuma logs for a pod's annotations: deprecated `yes`/`no` values, transparent proxying turned off (ignored on Kubernetes). */
+function annotationWarnings(annotations: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const k of BOOLEAN_ANNOTATIONS) {
+    const v = annotations[k];
+    if (v === 'yes' || v === 'no') out.push(`annotation ${k}: "${v}" is deprecated, use "${v === 'yes' ? 'true' : 'false'}"`);
+  }
+  const tp = annotations['kuma.io/transparent-proxying'];
+  if (tp === 'false' || tp === 'no' || tp === 'disabled') out.push('annotation kuma.io/transparent-proxying: disabling transparent proxying is not supported on Kubernetes; Kuma ignores it');
+  return out;
+}
+
 /** The volumes Kuma appends, in its order. */
 function kumaVolumes(annotations: Record<string, string>, spire: boolean): JsonObject[] {
   const out: JsonObject[] = [
@@ -128,6 +146,7 @@ export function injectKuma(req: InjectRequest<KumaSettings>): InjectResponse {
   const previous = kumaInventory(pod);
   if (previous) pod = removeKumaInjection(pod, previous, s, req.namespace);
   const { mesh, warnings } = preCheck(pod, req.namespace, s);
+  warnings.push(...annotationWarnings(pod.metadata.annotations ?? {}));
   const injected = injectInto(pod, mesh, req.config.nativeSidecars, s);
   return { pod: injected, summary: `kuma, mesh ${mesh}${req.config.nativeSidecars ? ', native sidecar' : ''}`, warnings };
 }
