@@ -270,3 +270,45 @@ t.test("Kuma's logged warnings are warning results", async (t) => {
   t.equal(w2.exitCode, 0, w2.stderr);
   t.ok(w2.results.some((r) => r.severity === 'warning' && /init container setup runs as the sidecar's UID 5678/.test(r.message)), 'an init container with the sidecar UID is a warning');
 });
+
+t.test("the cluster's ConfigMaps in the input stand in for unset spec.kuma fields", async (t) => {
+  const cms = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: kuma-control-plane-config, namespace: kuma-system}
+data:
+  config.yaml: |
+    runtime:
+      kubernetes:
+        injector:
+          sidecarContainer:
+            image: kuma/kuma-dp:7.7.7
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: kuma-transparent-proxy-config, namespace: kuma-system}
+data:
+  config.yaml: |
+    kumaDPUser: "5678"
+    redirect:
+      dns:
+        enabled: true
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: kuma-control-plane-config, namespace: elsewhere}
+data:
+  config.yaml: "runtime: {kubernetes: {injector: {sidecarContainer: {image: wrong}}}}"
+`;
+  const out = run(`${cms}---\n${NS}---\n${deployment()}`, { functionConfig: config() });
+  t.equal(out.exitCode, 0, out.stderr);
+  const pod = podOf(out.stdout);
+  t.equal(byName(pod.spec.containers, 'kuma-sidecar')!.image, 'kuma/kuma-dp:7.7.7', 'the ConfigMap of the system namespace, not the other one');
+  t.match(pod.metadata.annotations!['traffic.kuma.io/transparent-proxy-config'], /^ {2}dns:\n {4}captureAll: false\n {4}enabled: true\n/m);
+  t.ok(out.results.some((r) => /ConfigMap kuma-system\/kuma-control-plane-config in the input is used as spec\.kuma\.controlPlaneConfig/.test(r.message)), 'a note says which ConfigMap was used');
+  const set = run(`${cms}---\n${NS}---\n${deployment()}`, { functionConfig: config('\n    controlPlaneConfig: {}') });
+  t.equal(byName(podOf(set.stdout).spec.containers, 'kuma-sidecar')!.image, 'kuma/kuma-dp:latest', 'an explicit controlPlaneConfig wins');
+  t.ok(set.results.some((r) => /kuma-control-plane-config in the input is not used: spec\.kuma\.controlPlaneConfig is set/.test(r.message)));
+  const broken = run(`${cms.replace('image: kuma/kuma-dp:7.7.7', 'uid: many')}---\n${NS}---\n${deployment()}`, { functionConfig: config() });
+  t.equal(broken.exitCode, 0, broken.stderr);
+  t.ok(broken.results.some((r) => /kuma-control-plane-config in the input is not used: .*sidecarContainer\.uid must be a whole number/.test(r.message)), 'a ConfigMap with a bad value is not used, and the note says why');
+});

@@ -100,6 +100,8 @@ export interface KumaSettings {
   meshes?: Record<string, JsonObject>;
   /** ContainerPatch objects (in the system namespace) by name. */
   containerPatches: Record<string, ContainerPatchSpec>;
+  /** The section as loaded, for `fromInput` (./input.ts) to load again with a ConfigMap of the input. */
+  source: DriverConfigInput;
 }
 
 /**
@@ -346,6 +348,7 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
     tproxyBase,
     ...(meshesRaw ? { meshes: Object.fromEntries(Object.entries(meshesRaw).map(([k, v]) => [k, isJsonObject(v) ? v : {}])) } : {}),
     containerPatches: readPatches(objectOrYaml(input.raw.containerPatches, at('containerPatches'), issues), at('containerPatches'), issues),
+    source: input,
   };
   if (settings.caCert === '') warnings.push(`${at('controlPlane.caCert')} is not set: kuma-sidecar gets an empty KUMA_CONTROL_PLANE_CA_CERT (kuma-cp reads runtime.kubernetes.injector.caCertFile; give its PEM here)`);
   return { settings, issues, warnings, resolved: { policy: 'disabled' } };

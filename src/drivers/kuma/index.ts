@@ -8,12 +8,14 @@
  * - `./inject.ts`: the precheck (Mesh exists, no container with the sidecar's UID) and the injection, built
  *   from `./containers.ts` (kuma-sidecar, kuma-init, kuma-validation), `./tproxy.ts` (the transparent proxy
  *   config annotation), `./probes.ts` (virtual probes) and `./patches.ts` (ContainerPatch);
+ * - `./input.ts`: the cluster's ConfigMaps (kuma-cp's configuration, the transparent proxy's) found in the input;
  * - `./inventory.ts`, `./uninject.ts`: what an injection left, read from Kuma's markers, and how it is undone.
  */
 import type { MeshDriver } from '../driver.ts';
 import { loadKumaConfig, type KumaSettings } from './config.ts';
 import { decideKuma, KUMA_REASONS } from './decide.ts';
 import { injectKuma } from './inject.ts';
+import { withKumaConfigMaps } from './input.ts';
 import { kumaInventory } from './inventory.ts';
 import { uninjectKuma } from './uninject.ts';
 
@@ -41,6 +43,7 @@ export const kumaDriver: MeshDriver<KumaSettings> = {
   name: 'kuma',
   reasons: KUMA_REASONS,
   loadConfig: loadKumaConfig,
+  fromInput: withKumaConfigMaps,
   decide: decideKuma,
   inject: injectKuma,
   inventory: kumaInventory,
