@@ -312,3 +312,10 @@ data:
   t.equal(broken.exitCode, 0, broken.stderr);
   t.ok(broken.results.some((r) => /kuma-control-plane-config in the input is not used: .*sidecarContainer\.uid must be a whole number/.test(r.message)), 'a ConfigMap with a bad value is not used, and the note says why');
 });
+
+t.test('a ContainerPatch that renames a Kuma container is refused', async (t) => {
+  const dep = deployment().replace('labels:\n        app: web', 'annotations:\n        kuma.io/container-patches: rename\n      labels:\n        app: web');
+  const out = run(`${NS}---\n${dep}`, { functionConfig: config(`\n    containerPatches:\n      rename: {initPatch: [{op: replace, path: /name, value: '"my-init"'}]}`) });
+  t.equal(out.exitCode, 1);
+  t.match(out.results.find((r) => r.severity === 'error')?.message, /patches \["rename"\] rename kuma-init to "my-init"/);
+});

@@ -70,7 +70,8 @@ function ensureParents(doc: JsonObject, path: string): void {
 /**
  * `container` with `patch.ops` applied (a new object; the input is not changed); the container itself when
  * there are none.
- * @throws InjectError naming the ContainerPatches when an operation fails
+ * @throws InjectError naming the ContainerPatches when an operation fails, or when they change the
+ *   container's name (a departure from Kuma, which allows it: re-injection and uninject find Kuma's containers by name)
  */
 export function applyPatches(container: JsonObject, patch: { names: string[]; ops: PatchOp[] }): JsonObject {
   if (patch.ops.length === 0) return container;
@@ -84,6 +85,10 @@ export function applyPatches(container: JsonObject, patch: { names: string[]; op
     }
   } catch (e) {
     throw new InjectError(`could not apply patches ${goQuoted(patch.names)}: ${String((e as Error).message).split('\n')[0]}`);
+  }
+  if (doc.name !== container.name) {
+    // Kuma lets a patch rename its container; the next run (and uninject) could then not find it again.
+    throw new InjectError(`patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${JSON.stringify(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`);
   }
   return doc;
 }
