@@ -322,6 +322,17 @@ function adviseHeap(bytes: number): number {
   return Math.ceil((mebibytes(bytes) * 1.5) / 1024) * 1024;
 }
 
+/**
+ * The cluster's Kubernetes version for `nativeSidecars: auto`: `--kube-version`, else `KUBE_VERSION` (Argo CD's
+ * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
+ * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
+ */
+function kubeVersionFrom(cmd: Command, env: NodeJS.ProcessEnv): { kubeVersion?: { value: string; from: string } } {
+  if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
+  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
+  return {};
+}
+
 /** What every command reads: the size budget, config files, flag overrides, inputs. */
 function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
@@ -342,6 +353,7 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
     ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
+    ...kubeVersionFrom(cmd, env),
   };
   return { inputs, opts, logToStderr };
 }
@@ -379,8 +391,9 @@ function runInject(cmd: Command, startedAt: number): void {
   }
   const { inputs, opts, logToStderr } = prepare(cmd);
   const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
-  // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in it.
-  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2;
+  // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in
+  // it. Under Argo CD (a plugin's stderr is its log, shown only on failure) the plugin's own switch decides (LOG_TO_STDERR).
+  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !process.env.ARGOCD_APP_NAME;
   const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
   if (shown) process.stderr.write(shown);
   if (out.exitCode !== 2 && out.stdoutParts.length > 0) {

@@ -22,6 +22,11 @@ export interface RunOptions {
    * (`mergeConfigLayers`); they override the ResourceList's `functionConfig`. Used instead of `functionConfig`.
    */
   functionConfigs?: ReadonlyArray<{ name: string; text: string }>;
+  /**
+   * The cluster's Kubernetes version, for `nativeSidecars: auto` (`--kube-version`, else `KUBE_VERSION`, which
+   * Argo CD sets for config management plugins), with where it came from for messages.
+   */
+  kubeVersion?: { value: string; from: string };
   /** CLI flags and environment settings that win over the functionConfig (`overrideLayers`). */
   overrides?: ConfigOverrides;
   /** Name of the input for messages and `file.path` of plain streams (a file path, or `stdin`). */
@@ -151,10 +156,11 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
     }
     layers.push(...o.layers);
   }
-  if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS) };
+  const options = opts.kubeVersion ? { kubeVersion: opts.kubeVersion } : {};
+  if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS, options) };
   const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
-  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS), raw: merged.value };
+  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS, options), raw: merged.value };
 }
 
 /** Whether a document is one a manifests-only output leaves out, and why (undefined: it is written). */
@@ -331,6 +337,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     return failed();
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
+  for (const n of loaded.notes) results.push(generalResult('info', `functionConfig: ${n}`));
   const mesh = loaded.mesh;
   const checkSpec = readCheckRules(cfg.raw);
   if (checkSpec.issues.length > 0) {

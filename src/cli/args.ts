@@ -1,4 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { suggest } from '../suggest.ts';
+
+export { suggest };
 
 /**
  * Command-line parsing of meshinject: the subcommand, its options and its inputs. Pure (argv in, a
@@ -41,6 +44,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
   { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files (untouched files stay untouched)', only: ['diff'] },
   { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
+  { name: 'kube-version', type: 'string', arg: 'VERSION', help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)" },
   { name: 'revision', type: 'string', arg: 'REV', help: 'Istio control-plane revision (spec.istio.revision)' },
   { name: 'meshConfigFile', type: 'string', arg: 'FILE', file: true, help: "Istio mesh config: the istio ConfigMap's `mesh` (or the ConfigMap itself)" },
   { name: 'valuesFile', type: 'string', arg: 'FILE', file: true, help: "injector values JSON: the istio-sidecar-injector ConfigMap's `values` (or the ConfigMap)" },
@@ -67,6 +71,8 @@ export interface Command {
   inPlace: boolean;
   color: 'auto' | 'always' | 'never';
   revision?: string;
+  /** `--kube-version`: the cluster's Kubernetes version, for `nativeSidecars: auto`. */
+  kubeVersion?: string;
   meshConfigFile?: string;
   valuesFile?: string;
   injectConfigFile?: string;
@@ -84,38 +90,6 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** 512 MiB: the default input size limit. */
 export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
-
-/** Edit distance (Levenshtein), for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
-
-/**
- * The closest known name to `word` (case-insensitive edit distance at most a third of its length, at
- * least 2), or undefined.
- */
-export function suggest(word: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const k of known) {
-    const d = distance(word.toLowerCase(), k.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = k;
-    }
-  }
-  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
 
 /**
  * Parses a size: a non-negative integer of bytes, optionally with `K`/`KiB`, `M`/`MiB`, `G`/`GiB`
@@ -223,6 +197,7 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   copy('output', 'output');
   copy('outputFile', 'output-file');
   copy('revision', 'revision');
+  copy('kubeVersion', 'kube-version');
   copy('meshConfigFile', 'meshConfigFile');
   copy('valuesFile', 'valuesFile');
   copy('injectConfigFile', 'injectConfigFile');
