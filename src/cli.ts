@@ -15,6 +15,7 @@ import type { ConfigOverrides } from './config/layering.ts';
 import { configurePlans, planStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { convertOutput } from './cli/convert.ts';
+import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
 import { explainText, explainWorkloads } from './reports/explain.ts';
 import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
@@ -401,7 +402,7 @@ function runInject(cmd: Command, startedAt: number): void {
     let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        parts = [convertOutput(out.stdout, cmd.output)];
+        parts = [cmd.output === 'patches' ? patchComponent(out.files) : convertOutput(out.stdout, cmd.output)];
       } catch (e) {
         throw new CliError((e as Error).message);
       }

@@ -37,7 +37,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory (as istioctl kube-inject -f); same as a PATH argument' },
   { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
-  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json'], help: 'write the output as yaml or json (default: the form of the input)', only: ['inject', 'explain'] },
+  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'explain'] },
   { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (nothing is written on failure)', only: ['inject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
   { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
@@ -62,7 +62,7 @@ export interface Command {
   inputs: string[];
   configs: string[];
   defaultNamespace?: string;
-  output?: 'yaml' | 'json';
+  output?: 'yaml' | 'json' | 'patches';
   outputFile?: string;
   /** Input size limit in bytes. */
   maxInputBytes: number;
@@ -202,6 +202,7 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   copy('valuesFile', 'valuesFile');
   copy('injectConfigFile', 'injectConfigFile');
   copy('operatorFileName', 'operatorFileName');
+  if (cmd.output === 'patches' && command !== 'inject') return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
   if (command === 'completion' && !cmd.help) {
     const shell = cmd.inputs[0];
     if (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish') {
