@@ -50,7 +50,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'valuesFile', type: 'string', arg: 'FILE', file: true, help: "injector values JSON: the istio-sidecar-injector ConfigMap's `values` (or the ConfigMap)" },
   { name: 'injectConfigFile', type: 'string', arg: 'FILE', file: true, help: "injector config: the istio-sidecar-injector ConfigMap's `config` (or the ConfigMap)" },
   { name: 'operatorFileName', type: 'string', arg: 'FILE', file: true, help: 'an IstioOperator whose spec.values and spec.meshConfig are used' },
-  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line on stderr' },
+  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line and no warning lines on stderr (errors still show)' },
   { name: 'help', short: 'h', type: 'boolean', help: 'show help' },
   { name: 'version', short: 'v', type: 'boolean', help: 'print the version' },
 ];
