@@ -2,8 +2,9 @@
 // with stream input, warning and error results go to stderr, one line each, on a non-terminal stderr too;
 // -q silences the warnings; a ResourceList's results travel in the list. Runs the built CLI (stderr is a pipe).
 import t from 'tap';
+import { spawnSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
-import { runCli, workspace, type Obj } from './e2e-helpers.ts';
+import { BIN, runCli, workspace, type Obj } from './e2e-helpers.ts';
 
 const deployment = (name: string, ns: string, extra = '') => `apiVersion: apps/v1
 kind: Deployment
@@ -116,4 +117,13 @@ t.test('a misspelt config field gets a "did you mean", as a misspelt flag does',
   t.match(flag.stderr, /did you mean --config\?/, 'as for flags');
   const far = workspace(t, { 'cfg.yaml': 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec:\n  zzzzzz: 1\n', 'app.yaml': deployment('web', 'shop') });
   t.notMatch(runCli(['-c', 'cfg.yaml', 'app.yaml'], { cwd: far }).stderr, /did you mean/, 'no guess for a name near nothing');
+});
+
+t.test('on a terminal: the warning lines, then a summary that counts them', async (t) => {
+  const dir = workspace(t, { 'cfg.yaml': SELECTOR, 'storefront.yaml': STOREFRONT });
+  const tty = (args: string) => spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args} 2>&1 >/dev/null`, '/dev/null'], { cwd: dir, encoding: 'utf8' });
+  const got = tty('-c cfg.yaml storefront.yaml').stdout.split(/\r?\n/).filter((l) => l !== '');
+  t.equal(got.filter((l) => l.startsWith('[warning]')).length, 3);
+  t.match(got.at(-1), /^meshinject: 0 injected, 2 skipped, 3 warning\(s\), 0 error\(s\) \(\d+ ms\)$/);
+  t.equal(tty('-q -c cfg.yaml storefront.yaml').stdout, '', '-q: neither');
 });
