@@ -3,7 +3,7 @@
 // result, as data (resources by identity, YAML read as kustomize reads it), with meshinject's injected output.
 import t, { type Test } from 'tap';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 
 const readText = (path: string): string => readFileSync(path, 'utf8');
 import { parseAllDocuments } from 'yaml';
@@ -54,17 +54,16 @@ t.test('the bundled shop (Istio, classic and native sidecars, a CronJob, skipped
   roundTrip(t, { ...files, 'cfg.yaml': cfg.replace('nativeSidecars: true', 'nativeSidecars: false') }, ['-c', 'cfg.yaml']);
 });
 
-t.test('the vendored real-world apps', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
-  const dir = join(VENDORED, 'real-world');
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name) && !/kustomization/.test(e.name))
-    .map((e) => join(e.parentPath, e.name));
-  t.ok(files.length > 0, `${files.length} files`);
-  for (const f of files) {
-    const text = readText(f);
-    if (!/kind:\s*(Deployment|StatefulSet|DaemonSet|Job|CronJob)/.test(text) || /^kind: (List|ResourceList)/m.test(text)) continue;
-    t.test(basename(f), async (t) => { roundTrip(t, { 'app.yaml': text }); });
+t.test('the vendored real-world apps, one kustomization per app directory', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
+  const root = join(VENDORED, 'real-world');
+  const apps = ['bookinfo', 'online-boutique', 'podinfo/bases/database', 'podinfo/bases/cache', 'podinfo/bases/frontend', 'podinfo/bases/backend'];
+  for (const app of apps) {
+    const files: Record<string, string> = {};
+    for (const f of readdirSync(join(root, app))) if (/\.ya?ml$/.test(f) && f !== 'kustomization.yaml') files[f] = readText(join(root, app, f));
+    t.ok(Object.keys(files).length > 0, `${app}: ${Object.keys(files).length} files`);
+    t.test(app, async (t) => { roundTrip(t, files); });
   }
+  t.test('podinfo/production.rendered.yaml', async (t) => { roundTrip(t, { 'app.yaml': readText(join(root, 'podinfo/production.rendered.yaml')) }); });
 });
 
 t.test('lists the injection reorders or extends: an existing init container, a proxy held first, probes rewritten', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
