@@ -397,7 +397,8 @@ function runInject(cmd: Command, startedAt: number): void {
   const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !process.env.ARGOCD_APP_NAME;
   const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
   if (shown) process.stderr.write(shown);
-  if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
+  // A failed stream run has nothing to write (not even an empty conversion); a failed ResourceList comes back with its results.
+  if (out.exitCode !== 2 && out.stdoutParts.some((p) => p.length > 0)) {
     // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
     let parts = out.stdoutParts;
     if (cmd.output) {
