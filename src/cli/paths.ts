@@ -211,6 +211,15 @@ function entryName(dir: string, e: Dirent<Buffer>): string | undefined {
   }
 }
 
+/** A directory, links followed? False when it cannot be stat'ed (the read that follows says why). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * One entry found in a directory, to be read: a regular file, or a symbolic link to a regular file inside the
  * roots. Returns false for what is not read (a link to a directory).
@@ -218,10 +227,8 @@ function entryName(dir: string, e: Dirent<Buffer>): string | undefined {
 function acceptEntry(c: Confinement, p: string, e: Dirent<Buffer>, roots: readonly string[]): boolean {
   if (e.isFile()) return true;
   if (e.isSymbolicLink()) {
-    const real = resolveReadable(c, p, p, roots);
-    const st = statSync(real);
-    if (st.isDirectory()) return false; // links to directories are not followed
-    if (st.isFile()) return true;
+    if (isDirectory(p)) return false; // links to directories are not followed
+    if (statSync(resolveReadable(c, p, p, roots)).isFile()) return true;
   }
   throw new PathError(`${p}: not a regular file (a FIFO, socket or device named like a manifest)`);
 }
