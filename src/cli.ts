@@ -420,7 +420,6 @@ function runDiff(cmd: Command): void {
     return;
   }
   const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
-  const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
     // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
@@ -428,7 +427,7 @@ function runDiff(cmd: Command): void {
     for (const f of changed) batch.stage(resolveWritable(confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
     batch.commit();
     process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
-  } else writeStdout(text);
+  } else writeStdout(out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join(''));
   process.exitCode = 0;
 }
 

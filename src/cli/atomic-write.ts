@@ -96,10 +96,19 @@ export class WriteBatch {
   }
 
   /**
-   * Renames every temporary over its target (then fsyncs the directories), and writes the streams.
+   * Writes the streams, then renames every temporary over its target and fsyncs the directories.
    * @throws PathError naming the file that failed
    */
   commit(): void {
+    // Streams first: one that fails still leaves every file as it was.
+    for (const s of this.staged.filter((x) => x.parts !== undefined)) {
+      try {
+        writeStream(s);
+      } catch (e) {
+        this.abort();
+        throw e;
+      }
+    }
     const dirs = new Set<string>();
     for (const s of this.staged.filter((x) => x.temp !== undefined)) {
       try {
@@ -112,7 +121,6 @@ export class WriteBatch {
       dirs.add(dirname(s.target));
     }
     for (const d of dirs) syncDir(d);
-    for (const s of this.staged.filter((x) => x.parts !== undefined)) writeStream(s);
     this.staged.length = 0;
   }
 }
