@@ -38,7 +38,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory (as istioctl kube-inject -f); same as a PATH argument' },
   { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
   { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json'], help: 'write the output as yaml or json (default: the form of the input)', only: ['inject', 'explain'] },
-  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (nothing is written on failure)', only: ['inject'] },
+  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
   { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
   { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
