@@ -13,7 +13,7 @@ import type { ConfigOverrides } from './config/layering.ts';
 import { configurePlans, planStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { WriteBatch } from './cli/atomic-write.ts';
-import { confinementOf, fsMessage, isStream, manifestFiles, PathError, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
+import { confinementOf, fsMessage, isStream, manifestFiles, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
 import { unifiedDiff } from './cli/diff.ts';
 import { explainText, explainWorkloads } from './reports/explain.ts';
@@ -132,6 +132,8 @@ function readInputs(paths: readonly string[]): RunInput[] {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
         throw new CliError(`${p}: a dangling symbolic link (its target does not exist)`);
       }
+      const raw = rawNameOf(p);
+      if (raw !== undefined) throw new CliError(`${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
       // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
       const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
       throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);

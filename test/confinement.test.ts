@@ -243,6 +243,9 @@ t.test('inputs are all or nothing: dangling link, loop, non-UTF-8 name, FIFO, di
     t.match(r.stderr, message, `${what}: named`);
     t.notMatch(r.stderr, /internal error|at .*\.ts:/, `${what}: no stack trace`);
   }
+  // A name that is not UTF-8 given on the command line (Node decodes argv lossily: found through its bytes).
+  const named = spawnSync('sh', ['-c', `${shQuote(process.execPath)} ${shQuote(BIN)} "$(printf 'caf\\351.yaml')"`], { cwd: bytes, encoding: 'utf8' });
+  t.match({ status: named.status, stdout: named.stdout, stderr: named.stderr }, { status: 2, stdout: '', stderr: /caf\\xe9\.yaml: the name is not valid UTF-8/ }, 'a non-UTF-8 name on the command line: exit 2 naming it, not "no such file"');
   // A directory on stdin.
   const fd = openSync(tmp.dir, 'r');
   const onStdin = spawnSync(process.execPath, [BIN], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync, statSync, accessSync, constants, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, accessSync, constants, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
 /**
@@ -150,6 +150,8 @@ export function resolveReadable(c: Confinement, path: string, label: string, roo
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw new PathError(`${label}: a dangling symbolic link (its target does not exist)`);
+    const raw = code === 'ENOENT' ? rawNameOf(path) : undefined;
+    if (raw !== undefined) throw new PathError(`${label.slice(0, label.length - path.length)}${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
     throw new PathError(fsMessage(label, e));
   }
   assertInside(c, real, label, roots);
@@ -260,4 +262,30 @@ export function manifestFiles(c: Confinement, dir: string): string[] {
   };
   walk(dir);
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * For a path that was not found and holds U+FFFD: the path as its bytes were given (escaped, `\xNN`), when a
+ * file by those bytes exists. Node decodes the command line as UTF-8, replacing bytes that are not; the raw
+ * arguments are in `/proc/self/cmdline` (Linux). Undefined elsewhere or when no such file exists.
+ */
+export function rawNameOf(path: string): string | undefined {
+  if (!path.includes('\uFFFD')) return undefined;
+  let cmdline: Buffer;
+  try {
+    cmdline = readFileSync('/proc/self/cmdline');
+  } catch {
+    return undefined;
+  }
+  for (let start = 0; start < cmdline.length; ) {
+    let end = cmdline.indexOf(0, start);
+    if (end < 0) end = cmdline.length;
+    let raw = cmdline.subarray(start, end);
+    start = end + 1;
+    const text = raw.toString('utf8');
+    if (text !== path && text.endsWith(`=${path}`)) raw = raw.subarray(raw.indexOf(0x3d) + 1); // --config=PATH
+    else if (text !== path) continue;
+    if (raw.toString('utf8') === path && lstatSync(raw, { throwIfNoEntry: false })) return escapeNameBytes(raw);
+  }
+  return undefined;
 }
