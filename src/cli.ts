@@ -227,7 +227,7 @@ function planWrite(path: string, label: string): void {
 
 function stageFile(batch: WriteBatch, label: string, parts: readonly string[]): void {
   const p = plannedWrites.get(label)!;
-  batch.stage(p.target, parts, label, p.stream);
+  batch.add(p.target, parts, label, p.stream);
 }
 
 function locate(inputs: readonly RunInput[]): LocatedInput[] {
@@ -347,7 +347,7 @@ function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: n
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 
-function runInject(cmd: Command, startedAt: number): void {
+async function runInject(cmd: Command, startedAt: number): Promise<void> {
   const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
   if (stdoutReport && cmd.outputFile === undefined) {
     throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
@@ -372,6 +372,7 @@ function runInject(cmd: Command, startedAt: number): void {
   }
   // Every file is written to its temporary before stdout gets anything, and renamed after (see atomic-write.ts).
   const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  await batch.write();
   for (const p of stdout) writeStdout(p);
   for (const p of streams.stdout) writeStdout(p);
   for (const p of streams.stderr) process.stderr.write(p);
@@ -380,7 +381,7 @@ function runInject(cmd: Command, startedAt: number): void {
 }
 
 /** `meshinject check`: nothing changes; findings on stderr (and in reports); exit 1 when one fails. */
-function runCheck(cmd: Command, startedAt: number): void {
+async function runCheck(cmd: Command, startedAt: number): Promise<void> {
   const { inputs, opts, logToStderr } = prepare(cmd);
   const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
   // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
@@ -388,6 +389,7 @@ function runCheck(cmd: Command, startedAt: number): void {
   if (shown) process.stderr.write(shown);
   const batch = new WriteBatch();
   const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  await batch.write();
   if (out.stdout) writeStdout(out.stdout);
   for (const p of streams.stdout) writeStdout(p);
   for (const p of streams.stderr) process.stderr.write(p);
@@ -412,7 +414,7 @@ function runExplain(cmd: Command): void {
 }
 
 /** `meshinject diff`: the unified diff per file; `--in-place` writes the changed files back. */
-function runDiff(cmd: Command): void {
+async function runDiff(cmd: Command): Promise<void> {
   const { inputs, opts } = prepare(cmd);
   if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
   const out = runInputs(inputs, opts);
@@ -426,14 +428,15 @@ function runDiff(cmd: Command): void {
     const changed = out.files.filter((f) => f.output !== f.input);
     // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
     const batch = new WriteBatch();
-    for (const f of changed) batch.stage(resolveWritable(confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
+    for (const f of changed) batch.add(resolveWritable(confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
+    await batch.write();
     batch.commit();
     process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
   } else writeStdout(out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join(''));
   process.exitCode = 0;
 }
 
-function main(startedAt: number): void {
+function main(startedAt: number): void | Promise<void> {
   const cmd = parseCommandLine(process.argv.slice(2));
   if ('error' in cmd) {
     process.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
@@ -446,18 +449,24 @@ function main(startedAt: number): void {
   if (cmd.command === 'check') return runCheck(cmd, startedAt);
   if (cmd.command === 'explain') return runExplain(cmd);
   if (cmd.command === 'diff') return runDiff(cmd);
-  runInject(cmd, startedAt);
+  return runInject(cmd, startedAt);
 }
 
 process.stdout.on('error', onOutputError);
 // A closed stderr (EPIPE) loses messages but never changes the exit code, which stdout's success and the results decide.
 process.stderr.on('error', () => {});
-try {
-  main(performance.now());
-} catch (e) {
+/** Ends the run on an error thrown by `main`: one line on stderr, exit 2. */
+function fail(e: unknown): void {
   process.exitCode = 2;
   if (e instanceof CliError || e instanceof PathError) process.stderr.write(`meshinject: error: ${e.message}\n`);
   else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
     process.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
   } else process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+}
+
+try {
+  // Synchronous up to the write phase of a command that writes files (which yields to handle signals).
+  main(performance.now())?.catch(fail);
+} catch (e) {
+  fail(e);
 }

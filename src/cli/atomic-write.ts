@@ -1,4 +1,5 @@
 import { closeSync, fchmodSync, fchownSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { constants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fsMessage, PathError } from './paths.ts';
 
@@ -12,7 +13,15 @@ import { fsMessage, PathError } from './paths.ts';
  * names the file that failed.
  *
  * Streams (a FIFO, `/dev/stdout`, `/dev/full`) cannot be renamed over: they are written directly, at commit.
+ *
+ * Signals: while the temporaries are written (`write`), SIGINT, SIGTERM and SIGHUP are caught between two
+ * files: the temporaries are removed and the signal is raised again, so the process ends as it would have,
+ * with every file as it was. Once the renames start they run to the end (each is atomic) before a signal
+ * caught meanwhile ends the process. Before `write` (reading, injecting) signals keep their default action:
+ * nothing has been written then. SIGKILL cannot be caught: it may leave temporaries, never a cut file.
  */
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** One file of a batch: its real target path, the option and path for messages, and the content. */
 interface Staged {
@@ -46,6 +55,48 @@ function createTemp(target: string, mode: number): { fd: number; temp: string } 
 /** A set of files written all or nothing (see the module comment). */
 export class WriteBatch {
   private readonly staged: Staged[] = [];
+  private readonly pending: Array<{ target: string; parts: readonly string[]; label: string; stream: boolean }> = [];
+  private caught: NodeJS.Signals | undefined;
+  private readonly onSignal = (sig: NodeJS.Signals): void => {
+    this.caught ??= sig;
+  };
+
+  /** Adds a file to the batch; nothing is written before `write`. */
+  add(target: string, parts: readonly string[], label: string, stream = false): void {
+    this.pending.push({ target, parts, label, stream });
+  }
+
+  /**
+   * Writes every added file to its temporary (see `stage`), yielding between files so that a signal can be
+   * handled (see the module comment). Call `commit` next (or `abort`).
+   * @throws PathError naming the file that failed (every temporary removed)
+   */
+  async write(): Promise<void> {
+    if (this.pending.length === 0) return;
+    for (const sig of SIGNALS) process.on(sig, this.onSignal);
+    try {
+      for (const p of this.pending.splice(0)) {
+        this.stage(p.target, p.parts, p.label, p.stream);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.caught !== undefined) {
+          this.abort();
+          this.release();
+        }
+      }
+    } catch (e) {
+      this.release();
+      throw e;
+    }
+  }
+
+  /**
+   * Stops catching signals; one caught meanwhile ends the process now, as its default action would have
+   * (exit status 128 + the signal's number, what a shell shows for a process the signal killed).
+   */
+  private release(): void {
+    for (const sig of SIGNALS) process.removeListener(sig, this.onSignal);
+    if (this.caught !== undefined) process.exit(128 + (constants.signals[this.caught] ?? 15));
+  }
 
   /**
    * Writes the new content of `target` to a temporary beside it, fsynced, with the mode and owner of the file
@@ -106,6 +157,7 @@ export class WriteBatch {
         writeStream(s);
       } catch (e) {
         this.abort();
+        this.release();
         throw e;
       }
     }
@@ -115,6 +167,7 @@ export class WriteBatch {
         renameSync(s.temp!, s.target);
       } catch (e) {
         this.abort();
+        this.release();
         throw new PathError(`cannot write ${fsMessage(s.label, e)}`);
       }
       s.temp = undefined;
@@ -122,6 +175,7 @@ export class WriteBatch {
     }
     for (const d of dirs) syncDir(d);
     this.staged.length = 0;
+    this.release();
   }
 }
 
