@@ -96,7 +96,8 @@ Files and the root:
   Files are written all or nothing (diff -i, --output-file, --report F=PATH): each to a temporary beside it,
   fsynced, then renamed over the old file (mode and owner kept; a symbolic link is written through to its
   target inside the root); a failure changes no file and names the one that failed; a killed run leaves
-  every file old or new. Paths to write are checked before anything is read or printed.
+  every file old or new (SIGINT/SIGTERM/SIGHUP while writing: temporaries removed, exit 128+signal).
+  Paths to write are checked before anything is read or printed.
 
 Exit codes:
   0  success
