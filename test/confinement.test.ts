@@ -209,7 +209,13 @@ t.test('a config file that is not a meshinject config: kind and name only; known
   const spec = runCli(['-c', 'spec.yaml', 'web.yaml'], { cwd: tmp.dir });
   t.match(spec, { status: 1, stdout: '', stderr: /spec\.policy must be one of enabled, disabled; got "wJalrXUtnFEMI\/K7MDEN…" \(40 characters\)/ });
   t.match(spec.stderr, /spec\.password is not a known field/);
-  for (const r of [cm, dep, mixed, spec]) for (const v of ['hunter2', 'AKIAIOSFODNN7EXAMPLE', 'EXAMPLEKEY']) t.notOk(r.stderr.includes(v), `no value quoted whole (${v})`);
+  w('secret.yaml', SECRET);
+  const flags = ['--valuesFile', '--meshConfigFile', '--injectConfigFile'].map((flag) => {
+    const r = runCli([flag, 'secret.yaml', 'web.yaml'], { cwd: tmp.dir });
+    t.match(r, { status: 2, stdout: '', stderr: new RegExp(`${flag} secret\\.yaml: a Secret named "billing-db" \\(apiVersion "v1"\\) is neither the content nor the ConfigMap this flag takes`) }, `${flag}: a Secret is refused by kind and name`);
+    return r;
+  });
+  for (const r of [cm, dep, mixed, spec, ...flags]) for (const v of ['hunter2', 'AKIAIOSFODNN7EXAMPLE', 'EXAMPLEKEY']) t.notOk(r.stderr.includes(v), `no value quoted whole (${v})`);
 });
 
 t.test('inputs are all or nothing: dangling link, loop, non-UTF-8 name, FIFO, directory on stdin: exit 2 naming it', async (t) => {

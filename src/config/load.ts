@@ -93,6 +93,20 @@ function shortWord(v: unknown): string | undefined {
 }
 
 /**
+ * A Kubernetes object in words for a message, by kind, name and apiVersion only (never its content):
+ * `a Secret named "db" (apiVersion "v1")`; each part cut at 64 characters.
+ */
+export function describeObject(value: Record<string, unknown>): string {
+  const kind = value.kind;
+  const metadata = isJsonObject<unknown>(value.metadata) ? value.metadata : {};
+  return [
+    kind === undefined ? 'a document without kind' : typeof kind === 'string' && /^[A-Za-z][A-Za-z0-9]{0,62}$/.test(kind) ? `a ${kind}` : `a document of kind ${shortWord(kind) ?? '(not a string)'}`,
+    shortWord(metadata.name) !== undefined ? `named ${shortWord(metadata.name)}` : '',
+    shortWord(value.apiVersion) !== undefined ? `(apiVersion ${shortWord(value.apiVersion)})` : '',
+  ].filter((x) => x !== '').join(' ');
+}
+
+/**
  * Screens a file given as a functionConfig (`--config`) before it is validated (issue #19): a file that is
  * not a meshinject config at all (a Secret, a Deployment, an application's ConfigMap) is reported by its kind
  * and name only, never by its fields or values, since validation messages would quote them into results that
@@ -112,12 +126,7 @@ export function foreignConfigMessage(value: Record<string, unknown>, name: strin
     const unknown = new Set((validateConfigMap.errors ?? []).filter((e) => e.keyword === 'additionalProperties').map((e) => String(e.params.additionalProperty)));
     if (data.some((k) => !unknown.has(k))) return undefined;
   }
-  const metadata = isJsonObject<unknown>(value.metadata) ? value.metadata : {};
-  const what = [
-    kind === undefined ? 'a document without kind' : typeof kind === 'string' && /^[A-Za-z][A-Za-z0-9]{0,62}$/.test(kind) ? `a ${kind}` : `a document of kind ${shortWord(kind) ?? '(not a string)'}`,
-    shortWord(metadata.name) !== undefined ? `named ${shortWord(metadata.name)}` : '',
-    shortWord(value.apiVersion) !== undefined ? `(apiVersion ${shortWord(value.apiVersion)})` : '',
-  ].filter((x) => x !== '').join(' ');
+  const what = describeObject(value);
   const why = kind === 'ConfigMap' ? ' (none of its data keys is one meshinject reads)' : '';
   return `${name}: ${what} is not a meshinject config${why}; its content is not shown. Expected a ${SIDECAR_INJECTION_KIND} (apiVersion ${SIDECAR_INJECTION_API_VERSION}) or a ConfigMap of meshinject's keys`;
 }
