@@ -208,6 +208,12 @@ t.test('SIGTERM and SIGKILL at random points of a multi-file diff -i: every file
     outcomes.push(`${signal}: ${fresh}/${names.length} new, ${temporaries(dir).length} temporaries left`);
     // SIGKILL cannot be caught: what it may leave is its own temporaries, nothing else.
     t.same(readdirSync(dir).filter((n) => !names.includes(n) && !TEMP.test(n)), [], 'no other file appeared');
+    if (signal === 'SIGKILL' && temporaries(dir).length > 0) {
+      const again = runCli(['diff', '-i', dir]);
+      t.equal(again.status, 0, again.stderr);
+      t.same(temporaries(dir), [], 'the next run removes what the killed one left');
+      t.same(readAll(dir, names), next, 'and writes every file');
+    }
     rmSync(dir, { recursive: true, force: true });
   }
   t.comment(outcomes.join('; '));

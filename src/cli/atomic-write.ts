@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fchownSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fsMessage, PathError } from './paths.ts';
@@ -18,7 +18,8 @@ import { fsMessage, PathError } from './paths.ts';
  * files: the temporaries are removed and the signal is raised again, so the process ends as it would have,
  * with every file as it was. Once the renames start they run to the end (each is atomic) before a signal
  * caught meanwhile ends the process. Before `write` (reading, injecting) signals keep their default action:
- * nothing has been written then. SIGKILL cannot be caught: it may leave temporaries, never a cut file.
+ * nothing has been written then. SIGKILL cannot be caught: it may leave temporaries, never a cut file; the next
+ * run that writes the same file removes them (when their process is gone).
  */
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -73,6 +74,7 @@ export class WriteBatch {
    */
   async write(): Promise<void> {
     if (this.pending.length === 0) return;
+    removeStaleTemporaries(this.pending.filter((p) => !p.stream).map((p) => p.target));
     for (const sig of SIGNALS) process.on(sig, this.onSignal);
     try {
       for (const p of this.pending.splice(0)) {
@@ -176,6 +178,49 @@ export class WriteBatch {
     for (const d of dirs) syncDir(d);
     this.staged.length = 0;
     this.release();
+  }
+}
+
+/** A temporary's name: `.NAME.meshinject-PID-N.tmp`. */
+const TEMPORARY = /^\.(.+)\.meshinject-(\d+)-\d+\.tmp$/;
+
+/** Is process `pid` alive (or not ours to signal)? */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * Removes the temporaries a killed run (SIGKILL, a power loss) left beside the files about to be written: only
+ * those of these very files, and only when the process that made them no longer exists.
+ */
+function removeStaleTemporaries(targets: readonly string[]): void {
+  const byDir = new Map<string, Set<string>>();
+  for (const t of targets) {
+    const set = byDir.get(dirname(t)) ?? new Set<string>();
+    set.add(basename(t));
+    byDir.set(dirname(t), set);
+  }
+  for (const [dir, names] of byDir) {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const m = TEMPORARY.exec(e);
+      if (!m || !names.has(m[1]!) || alive(Number(m[2]))) continue;
+      try {
+        unlinkSync(join(dir, e));
+      } catch {
+        // gone, or not ours to remove: left as it is
+      }
+    }
   }
 }
 
