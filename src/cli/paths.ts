@@ -193,6 +193,14 @@ export function resolveWritable(c: Confinement, path: string, label: string): st
 }
 
 const MANIFEST = /\.(ya?ml|json)$/i;
+
+/** Files of a directory that are not inputs: a kustomize or kpt package's own files, with what they are. */
+const PACKAGE_FILES: Readonly<Record<string, string>> = {
+  'kustomization.yaml': 'a kustomize Kustomization',
+  'kustomization.yml': 'a kustomize Kustomization',
+  Kustomization: 'a kustomize Kustomization',
+  Kptfile: 'a kpt Kptfile',
+};
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A file name's bytes for a message: printable ASCII as is, every other byte as `\xNN`. */
@@ -238,10 +246,11 @@ function acceptEntry(c: Confinement, p: string, e: Dirent<Buffer>, roots: readon
 /**
  * The manifest files under a directory: `*.yaml`, `*.yml`, `*.json`, recursively, sorted by path (code unit
  * order). Entries whose name starts with `.` (`.git`, `.github`) and symbolic links to directories are not
- * followed. Every file must resolve inside the directory (with `--root`, inside the root).
+ * followed. Every file must resolve inside the directory (with `--root`, inside the root). A package's own
+ * files (`PACKAGE_FILES`) are not inputs: they go to `leftOut`.
  * @throws PathError naming the entry: unreadable directory, name not UTF-8, dangling link, loop, outside the root
  */
-export function manifestFiles(c: Confinement, dir: string): string[] {
+export function manifestFiles(c: Confinement, dir: string, leftOut: Array<{ path: string; why: string }>): string[] {
   const roots = c.explicit !== undefined ? [c.explicit] : [realDir(dir, dir)];
   if (c.explicit !== undefined) assertInside(c, realDir(dir, dir), dir);
   const out: string[] = [];
@@ -256,7 +265,8 @@ export function manifestFiles(c: Confinement, dir: string): string[] {
       const name = entryName(d, e);
       if (name === undefined || name.startsWith('.')) continue;
       const p = join(d, name);
-      if (e.isDirectory()) walk(p);
+      if (Object.hasOwn(PACKAGE_FILES, name) && !e.isDirectory()) leftOut.push({ path: p, why: PACKAGE_FILES[name]! });
+      else if (e.isDirectory()) walk(p);
       else if (MANIFEST.test(name) && acceptEntry(c, p, e, roots)) out.push(p);
     }
   };
