@@ -118,7 +118,8 @@ export function describeObject(value: Record<string, unknown>): string {
  * not a meshinject config at all (a Secret, a Deployment, an application's ConfigMap) is reported by its kind
  * and name only, never by its fields or values, since validation messages would quote them into results that
  * reach CI logs and the Argo CD UI. Not one: any kind other than `SidecarInjection` and `ConfigMap`, or a
- * ConfigMap none of whose `data` keys is a meshinject key (kpt's empty placeholder passes).
+ * ConfigMap none of whose `data` keys is a meshinject key or shaped like one (lower camelCase, optionally
+ * `driver.field`); kpt's empty placeholder passes.
  *
  * @param value the file's single document, parsed
  * @param name the file as named in messages (`--config app/secret.yaml`)
@@ -131,7 +132,9 @@ export function foreignConfigMessage(value: Record<string, unknown>, name: strin
     const data = isJsonObject<unknown>(value.data) ? Object.keys(value.data) : [];
     if (data.length === 0 || validateConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', data: Object.fromEntries(data.map((k) => [k, ''])) })) return undefined;
     const unknown = new Set((validateConfigMap.errors ?? []).filter((e) => e.keyword === 'additionalProperties').map((e) => String(e.params.additionalProperty)));
-    if (data.some((k) => !unknown.has(k))) return undefined;
+    // A known key, or one shaped like meshinject's (`polcy`, `istio.revison`: a misspelling, answered with a
+    // "did you mean"), makes it a meshinject config; `DATABASE_URL` or `api-token` do not.
+    if (data.some((k) => !unknown.has(k) || /^[a-z][a-zA-Z]*(\.[a-z][a-zA-Z]*)?$/.test(k))) return undefined;
   }
   const what = describeObject(value);
   const why = kind === 'ConfigMap' ? ' (none of its data keys is one meshinject reads)' : '';
