@@ -13,7 +13,7 @@ import { checkMinimums, corpusDirs, ensureFreshBundle, runConformance, sampleNam
 const root = fileURLToPath(new URL('../', import.meta.url));
 const versionsRoot = fileURLToPath(new URL('./vendored/conformance/istio-versions', import.meta.url));
 const FULL = process.env.MESHINJECT_CONFORMANCE_FULL === '1';
-const SAMPLE = 12;
+const SAMPLE = 8;
 
 t.test('sampleNames: deterministic, spread, never more than asked', async (t) => {
   const names = Array.from({ length: 100 }, (_, i) => `c${String(i).padStart(3, '0')}`);
