@@ -109,3 +109,42 @@ t.test('otelResourceAttributes (1.30): only with OTel semantic-convention enrich
   t.equal(exec(data(mesh, { 'resource.opentelemetry.io/service.instance.id': 'i' }, {}, [{ name: 'a', image: 'reg:5000/x' }, { name: 'b' }])),
     'service.namespace=shop,service.instance.id=i', 'two containers and no version source: no service.version');
 });
+
+t.test('Istio 1.30 through the CLI: OTEL_RESOURCE_ATTRIBUTES per workload (plans verified), no enrichment no variable', async (t) => {
+  const { runCli } = await import('./e2e-helpers.ts');
+  const { buildResourceList, caseFnConfig } = await import('../scripts/conformance/runner.ts');
+  const caseDir = join(versionsRoot, '1.30.0/cases/hello-otel-semconv');
+  const caseYaml = parse(readFileSync(join(caseDir, 'case.yaml'), 'utf8'));
+  const deployment = (name: string, ns: string, version: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: ${ns}}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata:
+      labels: {app: ${name}${version ? `, app.kubernetes.io/version: "${version}"` : ''}}
+    spec:
+      containers:
+      - {name: ${name}-c, image: "reg.example:5000/${name}:2.${name.length}"}
+`;
+  const input = [deployment('alpha', 'shop', 'v1'), deployment('bravo', 'shop', ''), deployment('charlie', 'ops', 'v3')].join('---\n');
+  const otelOf = (stdout: string) => {
+    const rl = parse(stdout) as { items: Array<{ metadata: { name: string }; spec: { template: { spec: { initContainers?: Array<{ name: string; env?: Array<{ name: string; value?: string }> }>; containers: Array<{ name: string; env?: Array<{ name: string; value?: string }> }> } } } }> };
+    return Object.fromEntries(rl.items.map((d) => {
+      const proxy = [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers].find((c) => c.name === 'istio-proxy');
+      return [d.metadata.name, proxy?.env?.find((e) => e.name === 'OTEL_RESOURCE_ATTRIBUTES')?.value ?? '(none)'];
+    }));
+  };
+  const withOtel = runCli([], { input: buildResourceList(input, caseFnConfig(caseDir, caseYaml)), env: { MESHINJECT_VERIFY_PLANS: '1' } });
+  t.equal(withOtel.status, 0, withOtel.stderr);
+  t.same(otelOf(withOtel.stdout), {
+    alpha: 'service.namespace=shop,service.version=v1,service.instance.id=shop.$(POD_NAME).alpha-c',
+    bravo: 'service.namespace=shop,service.version=2.5,service.instance.id=shop.$(POD_NAME).bravo-c',
+    charlie: 'service.namespace=ops,service.version=v3,service.instance.id=ops.$(POD_NAME).charlie-c',
+  });
+  const fc = parse(caseFnConfig(caseDir, caseYaml)) as { spec: { istio: { meshConfig: Record<string, unknown> } } };
+  delete fc.spec.istio.meshConfig.extensionProviders;
+  const plain = runCli([], { input: buildResourceList(input, JSON.stringify(fc)), env: { MESHINJECT_VERIFY_PLANS: '1' } });
+  t.equal(plain.status, 0, plain.stderr);
+  t.same(otelOf(plain.stdout), { alpha: '(none)', bravo: '(none)', charlie: '(none)' });
+});
