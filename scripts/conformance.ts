@@ -1,6 +1,6 @@
 // Conformance runner CLI: `npm run conformance -- <corpus-dir> [--min <file.json>] [--filter <regex>] [--sample <n>]`.
 // <corpus-dir> holds `cases/`, or subdirectories that do (istio-versions/<release>): then categories read
-// `<release>/<category>`. `--sample n` runs about n cases per corpus (evenly spaced by name). Prints `FAIL <case> [<category>]: <reason>` per failing case and
+// `<release>/<category>`. `--sample n` runs about n cases per corpus (every category represented, evenly spaced by name). Prints `FAIL <case> [<category>]: <reason>` per failing case and
 // `<corpus> conformance: P/N passed (<category>)` per category, the corpus being the directory's name. Exit code 0 unless `--min` (JSON: category -> minimum passes) is not met (1), or usage (2).
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';

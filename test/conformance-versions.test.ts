@@ -6,8 +6,8 @@ import { checkMinimums, corpusDirs, ensureFreshBundle, runConformance, sampleNam
 
 // The Istio release corpora (test/vendored/conformance/istio-versions/<release>): each release's own templates,
 // values and goldens, run through the CLI like ../istio (test/conformance.test.ts). Every case spawns the CLI, so the
-// suite runs a deterministic sample of SAMPLE cases per release (evenly spaced by name) and allows in it no more
-// failures than the release's minimum allows in the full set; MESHINJECT_CONFORMANCE_FULL=1 (or
+// suite runs a deterministic sample of about SAMPLE cases per release (every category represented, evenly spaced by
+// name) and allows in it no more failures than the release's minimum allows in the full set; MESHINJECT_CONFORMANCE_FULL=1 (or
 // `npm run conformance -- test/vendored/conformance/istio-versions --min test/conformance-versions-min.json`) runs
 // every case against the minimums.
 const root = fileURLToPath(new URL('../', import.meta.url));

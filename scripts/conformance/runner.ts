@@ -32,7 +32,7 @@ export interface RunOptions {
   concurrency?: number;
   /** Only cases whose name matches. */
   filter?: RegExp;
-  /** Only about this many cases per corpus: the sorted names at evenly spaced positions (see {@link sampleNames}). */
+  /** Only about this many cases per corpus, each category represented, evenly spaced by name (see {@link sampleNames}). */
   sample?: number;
 }
 
@@ -43,6 +43,21 @@ export interface RunOptions {
 export function sampleNames(names: readonly string[], n: number): string[] {
   if (n >= names.length) return [...names];
   return Array.from({ length: Math.max(0, n) }, (_, i) => names[Math.floor((i * names.length) / n)]!);
+}
+
+/**
+ * About `n` of the sorted case `names`, every category represented: each category of `case.yaml` gets
+ * `max(1, round(n * its share))` cases, chosen by {@link sampleNames}; the result is sorted.
+ */
+function sampleByCategory(casesDir: string, names: readonly string[], n: number): string[] {
+  const groups = new Map<string, string[]>();
+  for (const name of names) {
+    const c = (parse(readFileSync(join(casesDir, name, 'case.yaml'), 'utf8')) as { category?: unknown } | null)?.category;
+    const key = typeof c === 'string' ? c : 'unknown';
+    groups.set(key, [...(groups.get(key) ?? []), name]);
+  }
+  const out = [...groups.values()].flatMap((g) => sampleNames(g, Math.max(1, Math.round((n * g.length) / names.length))));
+  return out.sort();
 }
 
 /**
@@ -243,7 +258,7 @@ export async function runConformance(dir: string, opts: RunOptions = {}): Promis
     .filter((d) => d.isDirectory() && (!opts.filter || opts.filter.test(d.name)))
     .map((d) => d.name)
     .sort();
-  const names = opts.sample === undefined ? all : sampleNames(all, opts.sample);
+  const names = opts.sample === undefined ? all : sampleByCategory(casesDir, all, opts.sample);
   const results: CaseResult[] = new Array(names.length);
   let next = 0;
   const worker = async (): Promise<void> => {
