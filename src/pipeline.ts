@@ -16,6 +16,7 @@ import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
 import { emitChanged } from './krm/rewrite.ts';
 import { uninjectPod } from './patch/uninject.ts';
+import { withOriginalRecord } from './drivers/status-record.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 import { isJsonObject } from './json.ts';
 
@@ -272,7 +273,8 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
   try {
     const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
-    return { action: 'injected', pod: res.pod, summary: res.summary };
+    const pod = withOriginalRecord(w.pod, res.pod, ctx.mesh.recordKeys?.bind(ctx.mesh), ctx.mesh.inventory(w.pod) !== undefined);
+    return { action: 'injected', pod, summary: res.summary };
   } catch (e) {
     return driverFailure(w, ctx, e);
   }

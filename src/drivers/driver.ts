@@ -226,6 +226,13 @@ export interface MeshDriver<S = unknown> {
    */
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   /**
+   * Optional: true for a pod-template label or annotation key this driver's injection may write (set, or
+   * keep when present) and its uninject may remove. The shared status record (`./status-record.ts`) keeps the
+   * value such a key had before the injection, so that uninject puts the user's value back instead of
+   * removing it. Drivers whose own record keeps previous values need none. Pure.
+   */
+  recordKeys?(kind: 'labels' | 'annotations', key: string, settings: S): boolean;
+  /**
    * True when the driver reads and writes the pod template's own metadata for every kind, ignoring
    * `WorkloadKind.metaPath` (Istio kube-inject's CronJob `spec.jobTemplate.metadata`). Default false.
    */
@@ -264,6 +271,7 @@ export interface ActiveMesh {
   fromInput(configMaps: () => readonly JsonObject[]): { mesh: ActiveMesh; notes: string[] };
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  recordKeys?(kind: 'labels' | 'annotations', key: string): boolean;
   readonly ownPodMetadata?: boolean;
   readonly checksHostNetwork?: boolean;
 }
@@ -284,6 +292,7 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     },
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
+    ...(driver.recordKeys ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) } : {}),
     ...(driver.ownPodMetadata ? { ownPodMetadata: true } : {}),
     ...(driver.checksHostNetwork ? { checksHostNetwork: true } : {}),
   };

@@ -12,7 +12,7 @@ import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
-import { uninjectIstio } from './uninject.ts';
+import { recordedIstioKey, uninjectIstio } from './uninject.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 
 export type { IstioSettings } from './config.ts';
@@ -50,4 +50,5 @@ export const istioDriver: MeshDriver<IstioSettings> = {
     };
   },
   uninject: uninjectIstio,
+  recordKeys: recordedIstioKey,
 };
