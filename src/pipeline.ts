@@ -10,7 +10,7 @@ import type { Config } from './config/types.ts';
 import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './drivers/driver.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
-import { errorTags, MeshInjectError } from './results/errors.ts';
+import { errorTags, InjectError, MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
@@ -271,6 +271,7 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
   }
   const namespace = ctx.namespaces.get(w.ref.namespace);
   try {
+    refuseEmptyContainers(w.pod);
     const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
     const pod = withOriginalRecord(w.pod, res.pod, ctx.mesh.recordKeys?.bind(ctx.mesh), ctx.mesh.inventory(w.pod) !== undefined);
@@ -278,6 +279,17 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
   } catch (e) {
     return driverFailure(w, ctx, e);
   }
+}
+
+/**
+ * A pod template with `containers: []` is not injected: the pod would hold the proxy alone, which
+ * the API server rejects (a pod needs an app container; issue #21 §7).
+ * @throws InjectError naming `spec.containers`
+ */
+function refuseEmptyContainers(pod: PodTemplate): void {
+  const cs = pod.spec.containers;
+  if (!Array.isArray(cs) || cs.length > 0) return;
+  throw new InjectError(`the pod template's container list is empty (containers: []): injecting would leave a pod whose only container is the sidecar, which the API server rejects; add the application's container`, { field: 'spec.containers' });
 }
 
 /**

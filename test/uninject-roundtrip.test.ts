@@ -52,7 +52,6 @@ const EXCEPTIONS: Record<string, string> = {
   'istio/merge-probers': ALREADY,
   'linkerd/emojivoto-already-injected': ALREADY,
   'linkerd/tap-deployment-debug': 'the input is a Linkerd control-plane component already injected with an old proxy; uninject removes that proxy too and, as `linkerd uninject`, keeps every linkerd.io/* key of a control-plane component (its metadata is Linkerd\'s own), so the keys the injection rewrote (created-by, trust-root-sha256, workload-ns) keep the new values',
-  'linkerd/emojivoto-deployment-config-overrides': 'the input carries config.linkerd.io/proxy-version: override, the very value the configuration\'s overrideAnnotations writes: the injected pod is the same whether the user or the injection wrote it, and uninject removes what this configuration writes',
   'istio/custom-template': 'refused: a user Go template adds volume some-injected-file, which no built-in Istio template gives, and uninject does not take sidecar.istio.io/status on trust for names outside the built-in templates (the error names the annotation)',
 };
 
