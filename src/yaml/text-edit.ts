@@ -1,7 +1,7 @@
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
-import { emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
+import { doubleQuoted, emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, NOT_RAW, type BlockStyle } from './emit-block.ts';
 import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
 
 /**
@@ -187,8 +187,8 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
 /** A new scalar in the style of the one it replaces (quote style kept for strings). */
 function scalarLike(node: TextNode, v: Json): string {
   if (typeof v === 'string' && node.t === 'scalar') {
-    if (node.style === 'double') return JSON.stringify(v);
-    if (node.style === 'single' && !/[\x00-\x1f]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
+    if (node.style === 'double') return doubleQuoted(v);
+    if (node.style === 'single' && !NOT_RAW.test(v)) return `'${v.replace(/'/g, "''")}'`;
   }
   return emitInline(v)!;
 }
