@@ -274,7 +274,8 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
     refuseEmptyContainers(w.pod);
     const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
-    const pod = withOriginalRecord(w.pod, res.pod, ctx.mesh.recordKeys?.bind(ctx.mesh), ctx.mesh.inventory(w.pod) !== undefined);
+    const needs = { recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
+    const pod = withOriginalRecord(w.pod, res.pod, needs, ctx.mesh.inventory(w.pod) !== undefined);
     return { action: 'injected', pod, summary: res.summary };
   } catch (e) {
     return driverFailure(w, ctx, e);

@@ -233,6 +233,12 @@ export interface MeshDriver<S = unknown> {
    */
   recordKeys?(kind: 'labels' | 'annotations', key: string, settings: S): boolean;
   /**
+   * True when the injection rewrites app probes and the mesh's own record keeps the port number a named
+   * probe port (`port: http`) resolved to, not the name (Istio's `ISTIO_KUBE_APP_PROBERS`): the shared status
+   * record then keeps the name. Default false.
+   */
+  readonly recordsProbePorts?: boolean;
+  /**
    * True when the driver reads and writes the pod template's own metadata for every kind, ignoring
    * `WorkloadKind.metaPath` (Istio kube-inject's CronJob `spec.jobTemplate.metadata`). Default false.
    */
@@ -272,6 +278,7 @@ export interface ActiveMesh {
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   recordKeys?(kind: 'labels' | 'annotations', key: string): boolean;
+  readonly recordsProbePorts?: boolean;
   readonly ownPodMetadata?: boolean;
   readonly checksHostNetwork?: boolean;
 }
@@ -293,6 +300,7 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
     ...(driver.recordKeys ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) } : {}),
+    ...(driver.recordsProbePorts ? { recordsProbePorts: true } : {}),
     ...(driver.ownPodMetadata ? { ownPodMetadata: true } : {}),
     ...(driver.checksHostNetwork ? { checksHostNetwork: true } : {}),
   };

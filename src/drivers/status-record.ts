@@ -34,17 +34,30 @@ export type MetadataKind = 'labels' | 'annotations';
 /** Predicate of the metadata keys a driver's injection may write (`MeshDriver.recordKeys`). */
 export type RecordKeys = (kind: MetadataKind, key: string) => boolean;
 
+/** What a driver asks the companion record to keep: its `recordKeys` and `recordsProbePorts` (`MeshDriver`). */
+export interface RecordNeeds {
+  recordKeys?: RecordKeys;
+  recordsProbePorts?: boolean;
+}
+
 /**
  * The companion record: `{"labels":{k:v},"annotations":{k:v},"lists":{"volumes":[]}}`, each part present only
  * when non-empty. `labels` / `annotations`: the value each key the driver may write had before the injection
  * (the injection kept or replaced it). `lists`: pod-spec lists that were empty (`[]`) or `null` before the
- * injection added entries to them.
+ * injection added entries to them. `namedPorts`: probe ports given by name that the injection rewrote (a mesh
+ * that redirects probes through its proxy records the port number it resolved, not the name).
  */
 export interface OriginalRecord {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   lists: Record<string, [] | null>;
+  /** Probe ports the app gave by name (`port: http`) that the injection rewrote: `[container, probe, handler, name]`. */
+  namedPorts: Array<[string, string, string, string]>;
 }
+
+/** The probes of a container, and the handlers whose `port` may be a name. */
+const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+const PORT_HANDLERS = ['httpGet', 'tcpSocket'] as const;
 
 /** The pod-spec lists an injection adds entries to (what `lists` may name). */
 export const RECORDED_LISTS: readonly string[] = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'];
@@ -108,9 +121,14 @@ const stringMap = (v: Json | undefined): v is Record<string, string> => isJsonOb
 export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefined): OriginalRecord | undefined {
   const o = readRecordJson(pod.metadata.annotations, ORIGINAL_ANNOTATION);
   if (!o) return undefined;
-  const extra = Object.keys(o).find((k) => !['labels', 'annotations', 'lists'].includes(k));
+  const extra = Object.keys(o).find((k) => !['labels', 'annotations', 'lists', 'namedPorts'].includes(k));
   if (extra !== undefined) throw refusedRecord(ORIGINAL_ANNOTATION, `unknown field "${extra}"`);
-  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {} };
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts: [] };
+  const ports = o.namedPorts ?? [];
+  const isEntry = (e: Json): boolean => Array.isArray(e) && e.length === 4 && e.every((x) => typeof x === 'string')
+    && (PROBES as readonly string[]).includes(e[1] as string) && (PORT_HANDLERS as readonly string[]).includes(e[2] as string);
+  if (!Array.isArray(ports) || !ports.every(isEntry)) throw refusedRecord(ORIGINAL_ANNOTATION, '"namedPorts" must list [container, probe, handler, port name] entries');
+  rec.namedPorts = ports as OriginalRecord['namedPorts'];
   for (const kind of ['labels', 'annotations'] as const) {
     const m = o[kind] ?? {};
     if (!stringMap(m)) throw refusedRecord(ORIGINAL_ANNOTATION, `"${kind}" must map keys to strings`);
@@ -134,6 +152,7 @@ export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefine
 export function originalValue(rec: OriginalRecord): string | undefined {
   const out: JsonObject = {};
   for (const part of ['labels', 'annotations', 'lists'] as const) if (Object.keys(rec[part]).length > 0) out[part] = rec[part];
+  if (rec.namedPorts.length > 0) out.namedPorts = rec.namedPorts;
   return Object.keys(out).length > 0 ? JSON.stringify(out) : undefined;
 }
 
@@ -141,12 +160,15 @@ export function originalValue(rec: OriginalRecord): string | undefined {
  * The companion record for one injection: `before` is the pod template as the injection received it, `after`
  * as it returned it. Metadata: the value in `before` of each key `recordKeys` accepts that `after` still has
  * (kept or replaced; a key `after` dropped is the driver's own business). Lists: each pod-spec list empty or
- * null in `before` that `after` fills. When `before` carries a record already (a re-injection), its entries
+ * null in `before` that `after` fills. Named probe ports the injection rewrote, when the driver asks for them
+ * (`needs.recordsProbePorts`). When `before` carries a record already (a re-injection), its entries
  * win: they hold the values before the first injection. `alreadyInjected`: `before` carries the mesh's own
  * injection without a companion record; its metadata values may be the earlier injection's, so none is taken.
  */
-export function originalRecord(before: PodTemplate, after: PodTemplate, recordKeys: RecordKeys | undefined, previous: OriginalRecord | undefined, alreadyInjected: boolean): OriginalRecord {
-  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {} };
+export function originalRecord(before: PodTemplate, after: PodTemplate, needs: RecordNeeds, previous: OriginalRecord | undefined, alreadyInjected: boolean): OriginalRecord {
+  const { recordKeys } = needs;
+  const namedPorts = previous?.namedPorts ?? (needs.recordsProbePorts ? namedProbePorts(before, after) : []);
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts };
   for (const kind of ['labels', 'annotations'] as const) {
     const was = before.metadata[kind] ?? {};
     const now = after.metadata[kind] ?? {};
@@ -165,14 +187,51 @@ export function originalRecord(before: PodTemplate, after: PodTemplate, recordKe
   return rec;
 }
 
+const containers = (spec: JsonObject): JsonObject[] => (Array.isArray(spec.containers) ? spec.containers.filter(isJsonObject) : []);
+const handlerOf = (c: JsonObject | undefined, probe: string, handler: string): JsonObject | undefined => {
+  const p = c?.[probe];
+  const h = isJsonObject(p) ? p[handler] : undefined;
+  return isJsonObject(h) ? h : undefined;
+};
+
+/** The probe ports of `before`'s containers given by name that `after` no longer has as that name. */
+function namedProbePorts(before: PodTemplate, after: PodTemplate): OriginalRecord['namedPorts'] {
+  const out: OriginalRecord['namedPorts'] = [];
+  const now = containers(after.spec);
+  for (const c of containers(before.spec)) {
+    if (typeof c.name !== 'string') continue;
+    const later = now.find((x) => x.name === c.name);
+    for (const probe of PROBES) {
+      for (const handler of PORT_HANDLERS) {
+        const port = handlerOf(c, probe, handler)?.port;
+        if (typeof port === 'string' && handlerOf(later, probe, handler)?.port !== port) out.push([c.name, probe, handler, port]);
+      }
+    }
+  }
+  return out;
+}
+
+/** Puts back each recorded port name where the probe now holds the number that name resolves to in the container. */
+function restoreNamedPorts(spec: JsonObject, entries: OriginalRecord['namedPorts']): JsonObject {
+  if (entries.length === 0) return spec;
+  const list = containers(spec).map((c) => structuredClone(c));
+  for (const [name, probe, handler, port] of entries) {
+    const c = list.find((x) => x.name === name);
+    const h = handlerOf(c, probe, handler);
+    const declared = Array.isArray(c?.ports) ? c!.ports.filter(isJsonObject).find((p) => p.name === port) : undefined;
+    if (h && declared && h.port === declared.containerPort) h.port = port;
+  }
+  return { ...spec, containers: list };
+}
+
 /**
  * `after` with the companion record of this injection set (or taken away when it holds nothing); see
  * {@link originalRecord}. Returns `after` itself when nothing changes.
  * @throws InjectError when `before` carries a record that {@link readOriginal} refuses
  */
-export function withOriginalRecord(before: PodTemplate, after: PodTemplate, recordKeys: RecordKeys | undefined, alreadyInjected: boolean): PodTemplate {
-  const previous = readOriginal(before, recordKeys);
-  const value = originalValue(originalRecord(before, after, recordKeys, previous, alreadyInjected && !previous));
+export function withOriginalRecord(before: PodTemplate, after: PodTemplate, needs: RecordNeeds, alreadyInjected: boolean): PodTemplate {
+  const previous = readOriginal(before, needs.recordKeys);
+  const value = originalValue(originalRecord(before, after, needs, previous, alreadyInjected && !previous));
   const annotations = after.metadata.annotations ?? {};
   if (value === annotations[ORIGINAL_ANNOTATION] && (value !== undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION))) return after;
   const next: Record<string, string> = { ...annotations };
@@ -194,7 +253,7 @@ export function withOriginalRecord(before: PodTemplate, after: PodTemplate, reco
 export function restoreOriginal(pod: PodTemplate, injected: PodTemplate, recordKeys: RecordKeys | undefined): PodTemplate {
   const rec = readOriginal(injected, recordKeys);
   if (!rec) return pod;
-  const out: PodTemplate = { metadata: { ...pod.metadata }, spec: { ...pod.spec } };
+  const out: PodTemplate = { metadata: { ...pod.metadata }, spec: restoreNamedPorts({ ...pod.spec }, rec.namedPorts) };
   for (const kind of ['labels', 'annotations'] as const) {
     const previous: PreviousMap = { ...rec[kind] };
     if (kind === 'annotations') previous[ORIGINAL_ANNOTATION] = null;

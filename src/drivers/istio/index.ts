@@ -51,4 +51,5 @@ export const istioDriver: MeshDriver<IstioSettings> = {
   },
   uninject: uninjectIstio,
   recordKeys: recordedIstioKey,
+  recordsProbePorts: true,
 };
