@@ -231,7 +231,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     shared.onItem = () => progress(++done, total);
   }
   sources.forEach((source, i) => {
-    for (const at of source.kindless ?? []) results.push(generalResult('info', `${at}: document missing "kind" field, skipped (a null List item, left as it is)`));
+    for (const at of source.kindless ?? []) results.push(generalResult('warning', `${at}: document missing "kind" field, skipped (a null List item, left as it is)`));
     const drops = opts.dropLocalConfig ? localConfigDrops(source) : [];
     const out = processItems(source, config, mesh, inputs[i]!.name, shared);
     results.push(...out.results);
