@@ -270,12 +270,13 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
     return { action: 'skipped' };
   }
   const namespace = ctx.namespaces.get(w.ref.namespace);
+  const injectedBefore = carriesInjection(ctx.mesh, w.pod);
   try {
-    refuseEmptyContainers(w.pod);
+    if (!injectedBefore) refuseEmptyContainers(w.pod);
     const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
     const needs = { recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
-    const pod = withOriginalRecord(w.pod, res.pod, needs, ctx.mesh.inventory(w.pod) !== undefined);
+    const pod = withOriginalRecord(w.pod, res.pod, needs, injectedBefore);
     return { action: 'injected', pod, summary: res.summary };
   } catch (e) {
     return driverFailure(w, ctx, e);
@@ -283,8 +284,22 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
 }
 
 /**
+ * Whether `pod` carries this mesh's injection already (its `inventory` finds one, or refuses a record it
+ * cannot trust: the injection itself judges that record, e.g. against the templates it runs).
+ */
+function carriesInjection(mesh: ActiveMesh, pod: PodTemplate): boolean {
+  try {
+    return mesh.inventory(pod) !== undefined;
+  } catch (e) {
+    if (e instanceof MeshInjectError) return true;
+    throw e;
+  }
+}
+
+/**
  * A pod template with `containers: []` is not injected: the pod would hold the proxy alone, which
- * the API server rejects (a pod needs an app container; issue #21 §7).
+ * the API server rejects (a pod needs an app container; issue #21 §7). Not asked of a pod injected already
+ * (a re-run keeps what the first run wrote: a gateway whose only container was the proxy, now native).
  * @throws InjectError naming `spec.containers`
  */
 function refuseEmptyContainers(pod: PodTemplate): void {

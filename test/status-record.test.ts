@@ -78,3 +78,28 @@ t.test('module: previous values restored in place, null removes, own keys only',
   t.same(readOriginal(out, keys)?.annotations, { toString: 'mine' }, 'the user\'s value of a key the mesh writes is kept');
   t.equal(withOriginalRecord(pod({}), pod({ toString: 'mesh' }), { recordKeys: keys }, false).metadata.annotations?.['meshinject.dev/original'], undefined, 'nothing to keep: no record');
 });
+
+t.test('JSON: "volumes": null comes back as it was', async (t) => {
+  const input = `{
+  "apiVersion": "apps/v1",
+  "kind": "Deployment",
+  "metadata": {"name": "web"},
+  "spec": {
+    "template": {
+      "metadata": {"labels": {"app": "web"}},
+      "spec": {
+        "containers": [{"name": "web", "image": "web:1"}],
+        "volumes": null
+      }
+    }
+  }
+}
+`;
+  const dir = workspace(t, { 'in.json': input, 'inject.yaml': CONFIG, 'uninject.yaml': UNINJECT }, 'json-null');
+  const inj = runCli(['-q', '-c', 'inject.yaml', 'in.json'], { cwd: dir });
+  t.equal(inj.status, 0, 'inject exits 0');
+  t.match(inj.stdout, /"meshinject\.dev\/original": "\{\\"lists\\":\{\\"volumes\\":null\}\}"/, 'the record keeps the null list');
+  writeFileSync(join(dir, 'injected.json'), inj.stdout);
+  const un = runCli(['-q', '-c', 'uninject.yaml', 'injected.json'], { cwd: dir });
+  t.equal(un.stdout, input, 'uninject gives back the input byte for byte, "volumes": null included');
+});

@@ -163,6 +163,8 @@ function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: 
   const removed = pairs.map((p) => {
     if (p.key === undefined) throw new Unfaithful('a complex key inside a flow mapping', p.keyNode.start);
     const n = Object.hasOwn(next, p.key) ? next[p.key] : undefined;
+    // JSON keeps an explicit `null` (`"volumes": null` put back by uninject, issue #21 §4): it is a value there.
+    if (n === null && style.json) return false;
     return (n === undefined || n === null) && Object.hasOwn(old, p.key) && old[p.key] !== null && old[p.key] !== undefined;
   });
   if (removed.every(Boolean)) {
@@ -174,7 +176,7 @@ function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: 
     const k = p.key!;
     if (removed[i]) return;
     const n = next[k];
-    if (n === undefined || n === null || jsonEqual(old[k], n)) return;
+    if (n === undefined || (n === null && !style.json) || jsonEqual(old[k], n)) return;
     if (!p.value) throw new Unfaithful(`flow mapping key \`${k}\` has no value`, p.keyNode.start);
     patchValue(text, p.value, old[k], n, pad, style, edits, k);
   });
