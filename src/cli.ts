@@ -9,11 +9,13 @@ import { getHeapStatistics } from 'node:v8';
 import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { summaryLine } from './cli/summary.ts';
+import { visibleResultLines } from './cli/result-lines.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
 import { configurePlans, planStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { convertOutput } from './cli/convert.ts';
+import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
 import { explainText, explainWorkloads } from './reports/explain.ts';
 import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
@@ -117,12 +119,20 @@ function readText(path: string, label = path): string {
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 
+/** Files of a directory that are not inputs: a kustomize or kpt package's own files, with what they are. */
+const PACKAGE_FILES: Readonly<Record<string, string>> = {
+  'kustomization.yaml': 'a kustomize Kustomization',
+  'kustomization.yml': 'a kustomize Kustomization',
+  Kustomization: 'a kustomize Kustomization',
+  Kptfile: 'a kpt Kptfile',
+};
+
 /**
  * The manifest files under a directory: `*.yaml`, `*.yml`, `*.json`, recursively, sorted by path (code
  * unit order). Entries whose name starts with `.` (`.git`, `.github`) and symbolic links to directories
- * are not followed.
+ * are not followed. A package's own files (`PACKAGE_FILES`) are not inputs: they go to `leftOut`.
  */
-function manifestFiles(dir: string): string[] {
+function manifestFiles(dir: string, leftOut: Array<{ path: string; why: string }>): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     let entries;
@@ -134,7 +144,8 @@ function manifestFiles(dir: string): string[] {
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;
       const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
+      if (Object.hasOwn(PACKAGE_FILES, e.name) && !e.isDirectory()) leftOut.push({ path: p, why: PACKAGE_FILES[e.name]! });
+      else if (e.isDirectory()) walk(p);
       else if (MANIFEST.test(e.name) && (e.isFile() || (e.isSymbolicLink() && statSync(p, { throwIfNoEntry: false })?.isFile()))) out.push(p);
     }
   };
@@ -142,8 +153,12 @@ function manifestFiles(dir: string): string[] {
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The inputs named on the command line, read: files, directories (expanded), `-` for stdin. */
-function readInputs(paths: readonly string[]): RunInput[] {
+/**
+ * The inputs named on the command line, read: files, directories (expanded; with `manifestsOnly`, the files
+ * read from a directory are marked so, see `RunInput.manifestsOnly`), `-` for stdin. A package's own files in
+ * a directory (`PACKAGE_FILES`) are pushed to `leftOut`.
+ */
+function readInputs(paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
   const inputs: RunInput[] = [];
   let stdinUsed = false;
   for (const p of paths.length ? paths : ['-']) {
@@ -165,9 +180,9 @@ function readInputs(paths: readonly string[]): RunInput[] {
       throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
-      const files = manifestFiles(p);
+      const files = manifestFiles(p, leftOut);
       if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
-      for (const f of files) inputs.push({ name: f, text: readText(f) });
+      for (const f of files) inputs.push({ name: f, text: readText(f), ...(manifestsOnly ? { manifestsOnly } : {}) });
     } else {
       inputs.push({ name: p, text: readText(p) });
     }
@@ -308,6 +323,17 @@ function adviseHeap(bytes: number): number {
   return Math.ceil((mebibytes(bytes) * 1.5) / 1024) * 1024;
 }
 
+/**
+ * The cluster's Kubernetes version for `nativeSidecars: auto`: `--kube-version`, else `KUBE_VERSION` (Argo CD's
+ * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
+ * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
+ */
+function kubeVersionFrom(cmd: Command, env: NodeJS.ProcessEnv): { kubeVersion?: { value: string; from: string } } {
+  if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
+  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
+  return {};
+}
+
 /** What every command reads: the size budget, config files, flag overrides, inputs. */
 function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
@@ -316,7 +342,8 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
   budget = budgetTotal = cmd.maxInputBytes;
   const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
   const overrides = overridesFrom(cmd, env);
-  const inputs = readInputs(cmd.inputs);
+  const leftOutFiles: Array<{ path: string; why: string }> = [];
+  const inputs = readInputs(cmd.inputs, cmd.command === 'inject', leftOutFiles);
   checkHeapFor(inputs);
   const onTty = progressOnTty(cmd);
   const guard = heapGuard();
@@ -326,6 +353,8 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
     progress,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
+    ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
+    ...kubeVersionFrom(cmd, env),
   };
   return { inputs, opts, logToStderr };
 }
@@ -363,13 +392,17 @@ function runInject(cmd: Command, startedAt: number): void {
   }
   const { inputs, opts, logToStderr } = prepare(cmd);
   const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
-  if (out.stderr) process.stderr.write(out.stderr);
+  // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in
+  // it. Under Argo CD (a plugin's stderr is its log, shown only on failure) the plugin's own switch decides (LOG_TO_STDERR).
+  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !process.env.ARGOCD_APP_NAME;
+  const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
+  if (shown) process.stderr.write(shown);
   if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
     // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
     let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        parts = [convertOutput(out.stdout, cmd.output)];
+        parts = [cmd.output === 'patches' ? patchComponent(out.files) : convertOutput(out.stdout, cmd.output)];
       } catch (e) {
         throw new CliError((e as Error).message);
       }

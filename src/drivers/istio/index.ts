@@ -13,6 +13,7 @@ import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import { recordedIstioKey, uninjectIstio } from './uninject.ts';
+import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 
 export type { IstioSettings } from './config.ts';
@@ -52,4 +53,5 @@ export const istioDriver: MeshDriver<IstioSettings> = {
   uninject: uninjectIstio,
   recordKeys: recordedIstioKey,
   recordsProbePorts: true,
+  nativeSidecarsAuto: istioNativeSidecarsAuto,
 };
