@@ -1,5 +1,5 @@
 /**
- * The shared status record (src/drivers/status-record.ts, issue #21 §1): `meshinject.dev/original` keeps what
+ * The shared status record (src/patch/status-record.ts, issue #21 §1): `meshinject.dev/original` keeps what
  * the mesh's own record loses, uninject puts it back, a tampered record is refused, and inputs without it
  * (older meshinject, the mesh itself) still uninject. Through the CLI, as a user runs it.
  */
@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { runCli, VENDORED, workspace } from './e2e-helpers.ts';
-import { readOriginal, restorePrevious, withOriginalRecord } from '../src/drivers/status-record.ts';
+import { readOriginal, restorePrevious, withOriginalRecord } from '../src/patch/status-record.ts';
 import type { PodTemplate } from '../src/model.ts';
 
 const KUBEBUILDER = readFileSync(join(VENDORED, 'real-world/kubebuilder-manager/manager.yaml'), 'utf8');

@@ -19,7 +19,7 @@ export const JSON_ENVS: readonly string[] = [
   'PROXY_CONFIG',
 ];
 /**
- * meshinject's own status record (src/drivers/status-record.ts, issue #21): the values a pod had before the
+ * meshinject's own status record (src/patch/status-record.ts, issue #21): the values a pod had before the
  * injection for the keys the mesh writes. No mesh writes it, so it is not compared (like the result annotation,
  * which the corpora switch off).
  */

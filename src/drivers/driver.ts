@@ -227,7 +227,7 @@ export interface MeshDriver<S = unknown> {
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   /**
    * Optional: true for a pod-template label or annotation key this driver's injection may write (set, or
-   * keep when present) and its uninject may remove. The shared status record (`./status-record.ts`) keeps the
+   * keep when present) and its uninject may remove. The shared status record (`../patch/status-record.ts`) keeps the
    * value such a key had before the injection, so that uninject puts the user's value back instead of
    * removing it. Drivers whose own record keeps previous values need none. Pure.
    */

@@ -9,7 +9,7 @@ import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../drivers/driver.ts';
 import { InjectError } from '../results/errors.ts';
 import { isJsonObject } from '../json.ts';
-import { restoreOriginal } from '../drivers/status-record.ts';
+import { restoreOriginal } from './status-record.ts';
 
 function named(list: Json | undefined): JsonObject[] {
   return Array.isArray(list) ? list.filter(isJsonObject) : [];
@@ -122,7 +122,7 @@ export interface Uninjected {
 /**
  * Uninjects one pod template: the driver's `inventory`, the generic {@link removeInventory}, then the driver's
  * `uninject` hook (when it has one) with the pod as injected in `context.injected`, then the shared status
- * record's values put back (`restoreOriginal`, src/drivers/status-record.ts). Returns undefined when the
+ * record's values put back (`restoreOriginal`, src/patch/status-record.ts). Returns undefined when the
  * driver finds nothing it injected. Pure.
  * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result
  */

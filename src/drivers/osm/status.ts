@@ -5,7 +5,7 @@
  * the names of what it added, the previous values of the labels and annotations it set (null: absent), and
  * the probes as the user wrote them.
  *
- * The label and annotation maps are the shared status record's previous-value maps (`../status-record.ts`:
+ * The label and annotation maps are the shared status record's previous-value maps (`src/patch/status-record.ts`:
  * validated with `isPreviousMap`, put back with `restorePrevious`).
  *
  * Value: compact JSON, keys in this order:
@@ -16,7 +16,7 @@ import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { Inventory } from '../driver.ts';
 import { restoreProbes, type OriginalProbe } from './probes.ts';
-import { isPreviousMap, readRecordJson, restorePrevious } from '../status-record.ts';
+import { isPreviousMap, readRecordJson, restorePrevious } from '../../patch/status-record.ts';
 
 /** What one injection did (the parsed status annotation). */
 export interface StatusRecord {
