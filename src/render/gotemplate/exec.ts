@@ -527,7 +527,7 @@ class Compiler {
       for (let i = 0; i < argEvals.length; i++) argv[i] = (argEvals[i] as Eval)(s, dot);
       if (final !== MISSING) argv[numIn - 1] = validateType(s, tree, n, final, paramFor(numIn - 1));
       try {
-        return isRecording() ? plannedCall(name, f.fn, argv) : f.fn(...argv);
+        return isRecording() ? plannedCall(name, f.fn, argv, f.plan) : f.fn(...argv);
       } catch (e) {
         if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
