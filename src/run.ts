@@ -280,6 +280,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
   }
   for (const f of opts.leftOutFiles ?? []) results.push(generalResult('info', `${f.path}: not an input, left out (${f.why})`));
   sources.forEach((source, i) => {
+    for (const at of source.kindless ?? []) results.push(generalResult('warning', `${at}: document missing "kind" field, skipped (a null List item, left as it is)`));
     const manifestsOnly = inputs[i]!.manifestsOnly === true && !opts.check;
     const drops = opts.dropLocalConfig || manifestsOnly ? localConfigDrops(source, manifestsOnly, inputs[i]!.name) : [];
     if (manifestsOnly) results.push(...drops.map(leftOutResult));

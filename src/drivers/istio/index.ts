@@ -12,7 +12,7 @@ import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
-import { uninjectIstio } from './uninject.ts';
+import { recordedIstioKey, uninjectIstio } from './uninject.ts';
 import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 
@@ -51,5 +51,7 @@ export const istioDriver: MeshDriver<IstioSettings> = {
     };
   },
   uninject: uninjectIstio,
+  recordKeys: recordedIstioKey,
+  recordsProbePorts: true,
   nativeSidecarsAuto: istioNativeSidecarsAuto,
 };

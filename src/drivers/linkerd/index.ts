@@ -11,7 +11,7 @@ import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';
 import { linkerdInventory } from './inventory.ts';
 import { annotateLinkerdResource, linkerdResourceInventory } from './objects.ts';
-import { uninjectLinkerd } from './uninject.ts';
+import { recordedLinkerdKey, uninjectLinkerd } from './uninject.ts';
 
 export type { LinkerdSettings } from './config.ts';
 
@@ -35,6 +35,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = {
   },
   inventory: linkerdInventory,
   uninject: uninjectLinkerd,
+  recordKeys: recordedLinkerdKey,
   annotateResource: annotateLinkerdResource,
   resourceInventory: linkerdResourceInventory,
   ownPodMetadata: true,
