@@ -21,6 +21,7 @@ import { locateInput, type LocatedInput } from './reports/locate.ts';
 import { buildReport, type Report } from './reports/report.ts';
 import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
 import { formatResultLine } from './results/result.ts';
+import { escapeLine } from './results/escape-line.ts';
 
 export { USAGE };
 
@@ -204,7 +205,7 @@ function onOutputError(e: NodeJS.ErrnoException): void {
   if (outputFailed) return;
   outputFailed = true;
   if (e.code === 'EPIPE') return; // the reader went away (`| head`): stop quietly, as Unix tools do
-  process.stderr.write(`meshinject: error: cannot write the output: ${e.code === 'ENOSPC' ? 'no space left on device' : e.message}\n`);
+  process.stderr.write(`meshinject: error: cannot write the output: ${escapeLine(e.code === 'ENOSPC' ? 'no space left on device' : e.message)}\n`);
   process.exitCode = 2;
 }
 
@@ -424,7 +425,7 @@ function runDiff(cmd: Command): void {
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
     for (const f of changed) writeFile(f.name!, f.output, '--in-place: ');
-    process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
+    process.stderr.write(`${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
   } else writeStdout(text);
   process.exitCode = 0;
 }
@@ -432,7 +433,7 @@ function runDiff(cmd: Command): void {
 function main(startedAt: number): void {
   const cmd = parseCommandLine(process.argv.slice(2));
   if ('error' in cmd) {
-    process.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
+    process.stderr.write(`meshinject: ${escapeLine(cmd.error)}\nRun 'meshinject --help' for usage.\n`);
     process.exitCode = 2;
     return;
   }
@@ -450,8 +451,12 @@ try {
   main(performance.now());
 } catch (e) {
   process.exitCode = 2;
-  if (e instanceof CliError) process.stderr.write(`meshinject: error: ${e.message}\n`);
+  if (e instanceof CliError) process.stderr.write(`meshinject: error: ${escapeLine(e.message)}\n`);
   else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
     process.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
-  } else process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+  } else {
+    // The message may quote the input: escaped to one line; the stack frames (our code) follow it.
+    const frames = ((e as Error).stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
+    process.stderr.write(`meshinject: internal error: ${escapeLine(String((e as Error).message ?? e))}\n${frames.map((f) => `${escapeLine(f)}\n`).join('')}`);
+  }
 }

@@ -9,6 +9,7 @@ import type { JsonObject, KrmResult } from './model.ts';
 import { collectNamespaces, processItems, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, summarize } from './results/result.ts';
+import { escapeLine } from './results/escape-line.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 
@@ -93,9 +94,9 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-/** Exit 2: bad input, nothing on stdout, the reason on stderr. */
+/** Exit 2: bad input, nothing on stdout, the reason on stderr (one line: `escapeLine`). */
 function badInput(message: string, results: KrmResult[] = []): RunOutput {
-  return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [], workloads: [] };
+  return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${escapeLine(message)}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
 /**
