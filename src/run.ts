@@ -12,6 +12,7 @@ import { exitCodeOf, formatResultLine, generalResult, summarize } from './result
 import { escapeLine } from './results/escape-line.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
+import { beginRun } from './render/budget.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -305,6 +306,8 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
   // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
   const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
+  // Template budgets: the run's counters start at zero, under the config's budgets (capped at the ceilings).
+  beginRun(config.templateBudget);
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
   const run = orBadInput(() => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check }));
   if (!run.ok) return badInput(run.message);
