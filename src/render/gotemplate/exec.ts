@@ -71,9 +71,11 @@ class State {
 
   /** Appends `text` to the output, counted against the output budget. */
   write(tree: Tree, n: Node, text: string): void {
+    // Measured on the output: `text` may be a plan placeholder (./plan-values.ts), whose properties are not read.
+    const before = this.out.length;
     this.out += text;
     try {
-      spendOutput(text.length);
+      spendOutput(this.out.length - before);
     } catch (e) {
       this.budgetFail(tree, n, e);
     }
@@ -554,7 +556,7 @@ class Compiler {
         out = isRecording() ? plannedCall(name, f.fn, argv) : f.fn(...argv);
       } catch (e) {
         if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
-        if (e instanceof BudgetExceeded) return s.fail(tree, n, `execution stopped: ${name}: ${e.message}`);
+        if (e instanceof BudgetExceeded) return s.fail(tree, n, `execution stopped: ${e.message}`);
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
       // What a function made is checked, whatever it is: a text past the output budget stops here.
