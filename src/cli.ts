@@ -3,18 +3,21 @@
  * exitCode) and the file system. It never ends the process early: piped stdout over 64 KiB would be cut
  * and kpt would then delete files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
  */
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { summaryLine } from './cli/summary.ts';
+import { visibleResultLines } from './cli/result-lines.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
 import { configurePlans, planStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
+import { WriteBatch } from './cli/atomic-write.ts';
+import { confinementOf, fsMessage, isStream, manifestFiles, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
+import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
 import { explainText, explainWorkloads } from './reports/explain.ts';
 import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
@@ -50,6 +53,7 @@ function tooLarge(label: string): CliError {
  */
 function readFd(fd: number, label: string): Buffer {
   const st = fstatSync(fd);
+  if (st.isDirectory()) throw new CliError(`${label}: is a directory, not a file or a stream`);
   if (st.isFile() && st.size > budget) throw tooLarge(label);
   const chunks: Buffer[] = [];
   let total = 0;
@@ -76,28 +80,22 @@ function readFd(fd: number, label: string): Buffer {
   return Buffer.concat(chunks, total);
 }
 
-/** A file system error in the user's terms, naming the path. */
-function fsMessage(path: string, e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  const what: Record<string, string> = {
-    ENOENT: 'no such file or directory',
-    EACCES: 'permission denied',
-    EISDIR: 'is a directory',
-    ENOTDIR: 'a part of the path is not a directory',
-    ELOOP: 'too many symbolic links',
-    EMFILE: 'too many open files',
-  };
-  return `${path}: ${what[err.code ?? ''] ?? err.message}`;
-}
+/** The confinement of this run (`src/cli/paths.ts`), set by `prepare` before any file is read. */
+let confinement: Confinement = { none: true, named: [], label: 'none' };
 
-/** Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. */
-function readText(path: string, label = path): string {
+/**
+ * Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. The file must
+ * resolve inside the root (`src/cli/paths.ts`) unless `anywhere` (a `--platform-config` file); it is opened
+ * by its resolved path, without following a link put there since.
+ */
+function readText(path: string, label = path, anywhere = false): string {
   let bytes: Buffer;
   if (path === '-') bytes = readFd(0, 'stdin');
   else {
     let fd: number;
+    const open = anywhere || isStream(confinement, path) ? path : resolveReadable(confinement, path, label);
     try {
-      fd = openSync(path, 'r');
+      fd = openSync(open, open === path ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (e) {
       throw new CliError(fsMessage(label, e));
     }
@@ -117,35 +115,12 @@ function readText(path: string, label = path): string {
   }
 }
 
-const MANIFEST = /\.(ya?ml|json)$/i;
-
 /**
- * The manifest files under a directory: `*.yaml`, `*.yml`, `*.json`, recursively, sorted by path (code
- * unit order). Entries whose name starts with `.` (`.git`, `.github`) and symbolic links to directories
- * are not followed.
+ * The inputs named on the command line, read: files, directories (expanded; with `manifestsOnly`, the files
+ * read from a directory are marked so, see `RunInput.manifestsOnly`), `-` for stdin. A package's own files in
+ * a directory (`PACKAGE_FILES`) are pushed to `leftOut`.
  */
-function manifestFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch (e) {
-      throw new CliError(fsMessage(d, e));
-    }
-    for (const e of entries) {
-      if (e.name.startsWith('.')) continue;
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (MANIFEST.test(e.name) && (e.isFile() || (e.isSymbolicLink() && statSync(p, { throwIfNoEntry: false })?.isFile()))) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** The inputs named on the command line, read: files, directories (expanded), `-` for stdin. */
-function readInputs(paths: readonly string[]): RunInput[] {
+function readInputs(paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
   const inputs: RunInput[] = [];
   let stdinUsed = false;
   for (const p of paths.length ? paths : ['-']) {
@@ -162,14 +137,19 @@ function readInputs(paths: readonly string[]): RunInput[] {
     try {
       st = statSync(p);
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        throw new CliError(`${p}: a dangling symbolic link (its target does not exist)`);
+      }
+      const raw = rawNameOf(p);
+      if (raw !== undefined) throw new CliError(`${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
       // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
       const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
       throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
-      const files = manifestFiles(p);
+      const files = manifestFiles(confinement, p, leftOut);
       if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
-      for (const f of files) inputs.push({ name: f, text: readText(f) });
+      for (const f of files) inputs.push({ name: f, text: readText(f), ...(manifestsOnly ? { manifestsOnly } : {}) });
     } else {
       inputs.push({ name: p, text: readText(p) });
     }
@@ -219,16 +199,43 @@ function writeStdout(text: string): void {
   }
 }
 
-/** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
-function writeReports(cmd: Command, report: () => Report): void {
-  if (cmd.reports.length === 0) return;
+/**
+ * The `--report` outputs: those with a path are staged in `batch` (written when it commits); the others are
+ * returned, for stdout (table: stderr), to be written once every file is staged.
+ */
+function stageReports(cmd: Command, report: () => Report, batch: WriteBatch): { stdout: string[]; stderr: string[] } {
+  const streams = { stdout: [] as string[], stderr: [] as string[] };
+  if (cmd.reports.length === 0) return streams;
   const r = report();
   for (const { format, path } of cmd.reports) {
     const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
-    if (path !== undefined) writeFile(path, text, `--report ${format}=`);
-    else if (format === 'table') process.stderr.write(text);
-    else writeStdout(text);
+    if (path !== undefined) stageFile(batch, `--report ${format}=${path}`, [text]);
+    else (format === 'table' ? streams.stderr : streams.stdout).push(text);
   }
+  return streams;
+}
+
+/** A file this run will write: its real target (links resolved) and whether it is a stream (FIFO, device). */
+interface PlannedWrite {
+  target: string;
+  stream: boolean;
+}
+
+/** The files this run writes (`--output-file`, `--report F=PATH`), by label, checked by `prepare` before any input is read. */
+const plannedWrites = new Map<string, PlannedWrite>();
+
+/**
+ * Checks a file the run will write, before anything is read or written (`resolveWritable`: inside the root,
+ * its directory there and writable, not a directory).
+ */
+function planWrite(path: string, label: string): void {
+  const stream = isStream(confinement, path);
+  plannedWrites.set(label, { stream, target: stream ? path : resolveWritable(confinement, path, label) });
+}
+
+function stageFile(batch: WriteBatch, label: string, parts: readonly string[]): void {
+  const p = plannedWrites.get(label)!;
+  batch.add(p.target, parts, label, p.stream);
 }
 
 function locate(inputs: readonly RunInput[]): LocatedInput[] {
@@ -358,15 +365,34 @@ function adviseHeap(bytes: number): number {
   return Math.ceil((mebibytes(bytes) * 1.5) / 1024) * 1024;
 }
 
+/**
+ * The cluster's Kubernetes version for `nativeSidecars: auto`: `--kube-version`, else `KUBE_VERSION` (Argo CD's
+ * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
+ * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
+ */
+function kubeVersionFrom(cmd: Command, env: NodeJS.ProcessEnv): { kubeVersion?: { value: string; from: string } } {
+  if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
+  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
+  return {};
+}
+
 /** What every command reads: the size budget, config files, flag overrides, inputs. */
 function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
   configurePlans({ enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1' });
   budget = budgetTotal = cmd.maxInputBytes;
-  const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
+  confinement = confinementOf({ ...(cmd.root !== undefined ? { root: cmd.root } : {}), restrictor: cmd.loadRestrictor, inputs: cmd.inputs, cwd: process.cwd(), argocd: Boolean(process.env.ARGOCD_APP_NAME) });
+  if (cmd.outputFile !== undefined) planWrite(cmd.outputFile, `--output-file ${cmd.outputFile}`);
+  for (const r of cmd.reports) if (r.path !== undefined) planWrite(r.path, `--report ${r.format}=${r.path}`);
+  const functionConfigs = cmd.configs.map((c, i) => {
+    const platform = cmd.platformConfigs.includes(i);
+    const name = `${platform ? '--platform-config' : '--config'} ${c}`;
+    return { name, text: readText(c, name, platform) };
+  });
   const overrides = overridesFrom(cmd, env);
-  const inputs = readInputs(cmd.inputs);
+  const leftOutFiles: Array<{ path: string; why: string }> = [];
+  const inputs = readInputs(cmd.inputs, cmd.command === 'inject', leftOutFiles);
   checkHeapFor(inputs);
   const onTty = progressOnTty(cmd);
   const guard = heapGuard();
@@ -376,6 +402,8 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
     progress,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
+    ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
+    ...kubeVersionFrom(cmd, env),
   };
   return { inputs, opts, logToStderr };
 }
@@ -389,57 +417,57 @@ function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: n
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 
-/** Writes a file the user named; `what` names the option in the error (`--output-file `, `--report junit=`). */
-function writeFile(path: string, text: string | readonly string[], what: string): void {
-  try {
-    if (typeof text === 'string') writeFileSync(path, text);
-    else {
-      const fd = openSync(path, 'w');
-      try {
-        for (const p of text) writeFileSync(fd, p);
-      } finally {
-        closeSync(fd);
-      }
-    }
-  } catch (e) {
-    throw new CliError(`cannot write ${what}${fsMessage(path, e)}`);
-  }
-}
-
-function runInject(cmd: Command, startedAt: number): void {
+async function runInject(cmd: Command, startedAt: number): Promise<void> {
   const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
   if (stdoutReport && cmd.outputFile === undefined) {
     throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
   }
   const { inputs, opts, logToStderr } = prepare(cmd);
   const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
-  if (out.stderr) process.stderr.write(out.stderr);
+  // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in
+  // it. Under Argo CD (a plugin's stderr is its log, shown only on failure) the plugin's own switch decides (LOG_TO_STDERR).
+  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !process.env.ARGOCD_APP_NAME;
+  const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
+  if (shown) process.stderr.write(shown);
+  const batch = new WriteBatch();
+  let stdout: readonly string[] = [];
   if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
     // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
     let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        parts = [convertOutput(out.stdout, cmd.output)];
+        parts = [cmd.output === 'patches' ? patchComponent(out.files) : convertOutput(out.stdout, cmd.output)];
       } catch (e) {
         throw new CliError((e as Error).message);
       }
     }
-    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, parts, '--output-file ');
-    else for (const p of parts) writeStdout(p);
+    if (cmd.outputFile !== undefined) stageFile(batch, `--output-file ${cmd.outputFile}`, parts);
+    else stdout = parts;
   }
-  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
+  // Every file is written to its temporary before stdout gets anything, and renamed after (see atomic-write.ts).
+  const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  await batch.write();
+  for (const p of stdout) writeStdout(p);
+  for (const p of streams.stdout) writeStdout(p);
+  for (const p of streams.stderr) process.stderr.write(p);
+  batch.commit();
   finish(cmd, out, logToStderr, startedAt);
 }
 
 /** `meshinject check`: nothing changes; findings on stderr (and in reports); exit 1 when one fails. */
-function runCheck(cmd: Command, startedAt: number): void {
+async function runCheck(cmd: Command, startedAt: number): Promise<void> {
   const { inputs, opts, logToStderr } = prepare(cmd);
   const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
   // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
   const shown = logToStderr ? out.stderr : out.results.filter((r) => r.severity !== 'info').map((r) => `${formatResultLine(r)}\n`).join('');
   if (shown) process.stderr.write(shown);
+  const batch = new WriteBatch();
+  const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  await batch.write();
   if (out.stdout) writeStdout(out.stdout);
-  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
+  for (const p of streams.stdout) writeStdout(p);
+  for (const p of streams.stderr) process.stderr.write(p);
+  batch.commit();
   finish(cmd, out, logToStderr, startedAt);
 }
 
@@ -460,7 +488,7 @@ function runExplain(cmd: Command): void {
 }
 
 /** `meshinject diff`: the unified diff per file; `--in-place` writes the changed files back. */
-function runDiff(cmd: Command): void {
+async function runDiff(cmd: Command): Promise<void> {
   const { inputs, opts } = prepare(cmd);
   if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
   const out = runInputs(inputs, opts);
@@ -470,16 +498,19 @@ function runDiff(cmd: Command): void {
     return;
   }
   const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
-  const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
-    for (const f of changed) writeFile(f.name!, f.output, '--in-place: ');
+    // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
+    const batch = new WriteBatch();
+    for (const f of changed) batch.add(resolveWritable(confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
+    await batch.write();
+    batch.commit();
     process.stderr.write(`${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
-  } else writeStdout(text);
+  } else writeStdout(out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join(''));
   process.exitCode = 0;
 }
 
-function main(startedAt: number): void {
+function main(startedAt: number): void | Promise<void> {
   const cmd = parseCommandLine(process.argv.slice(2));
   if ('error' in cmd) {
     process.stderr.write(`meshinject: ${escapeLine(cmd.error)}\nRun 'meshinject --help' for usage.\n`);
@@ -492,15 +523,16 @@ function main(startedAt: number): void {
   if (cmd.command === 'check') return runCheck(cmd, startedAt);
   if (cmd.command === 'explain') return runExplain(cmd);
   if (cmd.command === 'diff') return runDiff(cmd);
-  runInject(cmd, startedAt);
+  return runInject(cmd, startedAt);
 }
 
 process.stdout.on('error', onOutputError);
-try {
-  main(performance.now());
-} catch (e) {
+// A closed stderr (EPIPE) loses messages but never changes the exit code, which stdout's success and the results decide.
+process.stderr.on('error', () => {});
+/** Ends the run on an error thrown by `main`: one line on stderr, exit 2. */
+function fail(e: unknown): void {
   process.exitCode = 2;
-  if (e instanceof CliError) process.stderr.write(`meshinject: error: ${escapeLine(e.message)}\n`);
+  if (e instanceof CliError || e instanceof PathError) process.stderr.write(`meshinject: error: ${escapeLine(e.message)}\n`);
   else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
     process.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
   } else {
@@ -508,4 +540,11 @@ try {
     const frames = ((e as Error).stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
     process.stderr.write(`meshinject: internal error: ${escapeLine(String((e as Error).message ?? e))}\n${frames.map((f) => `${escapeLine(f)}\n`).join('')}`);
   }
+}
+
+try {
+  // Synchronous up to the write phase of a command that writes files (which yields to handle signals).
+  main(performance.now())?.catch(fail);
+} catch (e) {
+  fail(e);
 }

@@ -192,7 +192,7 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   if (!v || isLocalConfig(v)) return undefined;
   const found = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
   if (!found || !holdsPodTemplate(item.value, found)) return undefined;
-  const wk = ctx.mesh.ownPodMetadata ? { kind: found.kind, groups: found.groups, templatePath: found.templatePath } : found;
+  const wk = ctx.mesh.ownPodMetadata ? { kind: found.kind, groups: found.groups, templatePath: found.templatePath, ...(found.runsToCompletion ? { runsToCompletion: true } : {}) } : found;
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
@@ -252,8 +252,9 @@ function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
 /**
  * Step 3: the injected pod template, or `skipped`; a driver error becomes an error result. A skipped
  * workload that still carries this mesh's injection is uninjected with `spec.removeWhenSkipped`, else warned about.
+ * `config` is the run's, or for `spec.kindPolicies: native` the run's with native sidecars on.
  */
-function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outcome | 'failed' {
+function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, config: Config = ctx.config): Outcome | 'failed' {
   if (!decision.inject) {
     if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
     let previous;
@@ -270,7 +271,7 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
   }
   const namespace = ctx.namespaces.get(w.ref.namespace);
   try {
-    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
+    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
     return { action: 'injected', pod: res.pod, summary: res.summary };
   } catch (e) {
@@ -445,13 +446,44 @@ function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): voi
     if (outcome !== 'failed') writeOutcome(w, undefined, outcome, ctx, out.changed);
     return;
   }
-  const decision = decideOrReport(w, ctx);
-  if (!decision) return;
-  for (const warning of decision.warnings ?? []) ctx.results.push(resourceResult('warning', warning, w.id));
+  const decided = decideOrReport(w, ctx);
+  if (!decided) return;
+  for (const warning of decided.warnings ?? []) ctx.results.push(resourceResult('warning', warning, w.id));
+  const policy = ctx.config.kindPolicies?.[w.wk.kind] ?? 'inject';
+  let decision = policy === 'skip' && decided.inject ? kindPolicySkip(decided, w.wk.kind) : decided;
   const previous = previousInventory(w, ctx);
-  const outcome = injectWorkload(w, decision, ctx);
+  let outcome = injectWorkload(w, decision, ctx, policy === 'native' ? { ...ctx.config, nativeSidecars: true } : ctx.config);
+  if (outcome !== 'failed' && outcome.action === 'injected') {
+    const classic = addedContainers(w.pod, outcome.pod);
+    if (classic.length > 0 && policy === 'native') {
+      decision = kindPolicySkip(decision, w.wk.kind, `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`);
+      outcome = { action: 'skipped' };
+    } else if (classic.length > 0 && w.wk.runsToCompletion) ctx.results.push(resourceResult('warning', neverCompletes(w.wk.kind, classic), w.id));
+  }
   const ok = outcome !== 'failed' && writeOutcome(w, decision, outcome, ctx, out.changed);
   out.workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok });
+}
+
+/** Names of the regular containers (`spec.containers`) the injection added: a classic sidecar; none for a native one. */
+function addedContainers(before: PodTemplate, after: PodTemplate): string[] {
+  const names = (p: PodTemplate) => (Array.isArray(p.spec.containers) ? p.spec.containers : []).map((c) => (isJsonObject(c) ? String(c.name) : ''));
+  const had = new Set(names(before));
+  return names(after).filter((n) => !had.has(n));
+}
+
+/**
+ * A decision turned into a skip by `spec.kindPolicies` (reason `kind-policy`): `skip` for the kind (intended, an
+ * info result), or `native` where only a classic sidecar could be injected (`why`; not intended: a warning).
+ */
+function kindPolicySkip(decision: Decision, kind: string, why?: string): Decision {
+  const detail = why === undefined ? `spec.kindPolicies.${kind} is skip` : `spec.kindPolicies.${kind} is native, but ${why}`;
+  return { ...decision, inject: false, reason: 'kind-policy', detail, intended: why === undefined, trace: [...decision.trace, { rule: 'kind-policy', saw: detail, outcome: 'decided' }] };
+}
+
+/** The warning for a Job or CronJob given a classic sidecar, with what to do (linkerd2#5188, #7425). */
+function neverCompletes(kind: string, containers: readonly string[]): string {
+  return `${kind} gets a classic sidecar (container ${containers.join(', ')}), which keeps running after the job's containers exit: the ${kind === 'CronJob' ? "CronJob's Jobs never complete" : 'Job never completes'}; `
+    + `inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.${kind}: native), or leave ${kind}s out (spec.kindPolicies.${kind}: skip)`;
 }
 
 /** A resource that is not a workload: the driver's annotations added (inject) or removed (uninject). */

@@ -1,4 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { suggest } from '../suggest.ts';
+
+export { suggest };
 
 /**
  * Command-line parsing of meshinject: the subcommand, its options and its inputs. Pure (argv in, a
@@ -32,21 +35,25 @@ export interface OptionSpec {
 /** Every option of every subcommand, in help order. */
 export const OPTIONS: readonly OptionSpec[] = [
   { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
+  { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides (layered in order with --config), read even outside the root; never a path a tenant chose' },
+  { name: 'root', type: 'string', arg: 'DIR', file: true, help: 'every path the run opens must resolve inside DIR, symbolic links followed (default: see "Files and the root" below)' },
+  { name: 'load-restrictor', type: 'string', arg: 'RULE', choices: ['LoadRestrictionsRootOnly', 'LoadRestrictionsNone'], help: "kustomize's spelling: LoadRestrictionsNone lifts the root (default LoadRestrictionsRootOnly)" },
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory (as istioctl kube-inject -f); same as a PATH argument' },
   { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
-  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json'], help: 'write the output as yaml or json (default: the form of the input)', only: ['inject', 'explain'] },
-  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (nothing is written on failure)', only: ['inject'] },
+  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'explain'] },
+  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
   { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
   { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
-  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files (untouched files stay untouched)', only: ['diff'] },
+  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files, all or none (untouched files stay untouched)', only: ['diff'] },
   { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
+  { name: 'kube-version', type: 'string', arg: 'VERSION', help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)" },
   { name: 'revision', type: 'string', arg: 'REV', help: 'Istio control-plane revision (spec.istio.revision)' },
   { name: 'meshConfigFile', type: 'string', arg: 'FILE', file: true, help: "Istio mesh config: the istio ConfigMap's `mesh` (or the ConfigMap itself)" },
   { name: 'valuesFile', type: 'string', arg: 'FILE', file: true, help: "injector values JSON: the istio-sidecar-injector ConfigMap's `values` (or the ConfigMap)" },
   { name: 'injectConfigFile', type: 'string', arg: 'FILE', file: true, help: "injector config: the istio-sidecar-injector ConfigMap's `config` (or the ConfigMap)" },
   { name: 'operatorFileName', type: 'string', arg: 'FILE', file: true, help: 'an IstioOperator whose spec.values and spec.meshConfig are used' },
-  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line on stderr' },
+  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line and no warning lines on stderr (errors still show)' },
   { name: 'help', short: 'h', type: 'boolean', help: 'show help' },
   { name: 'version', short: 'v', type: 'boolean', help: 'print the version' },
 ];
@@ -56,9 +63,16 @@ export interface Command {
   command: CommandName;
   /** Input paths in order (`-` is stdin); empty means stdin. */
   inputs: string[];
+  /** `--config` and `--platform-config` files, in command-line order (the layering order). */
   configs: string[];
+  /** Indexes into `configs` of the `--platform-config` files (read outside the root). */
+  platformConfigs: number[];
+  /** `--root DIR`. */
+  root?: string;
+  /** `--load-restrictor` (kustomize's values). */
+  loadRestrictor: 'LoadRestrictionsRootOnly' | 'LoadRestrictionsNone';
   defaultNamespace?: string;
-  output?: 'yaml' | 'json';
+  output?: 'yaml' | 'json' | 'patches';
   outputFile?: string;
   /** Input size limit in bytes. */
   maxInputBytes: number;
@@ -67,6 +81,8 @@ export interface Command {
   inPlace: boolean;
   color: 'auto' | 'always' | 'never';
   revision?: string;
+  /** `--kube-version`: the cluster's Kubernetes version, for `nativeSidecars: auto`. */
+  kubeVersion?: string;
   meshConfigFile?: string;
   valuesFile?: string;
   injectConfigFile?: string;
@@ -84,38 +100,6 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** 512 MiB: the default input size limit. */
 export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
-
-/** Edit distance (Levenshtein), for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
-
-/**
- * The closest known name to `word` (case-insensitive edit distance at most a third of its length, at
- * least 2), or undefined.
- */
-export function suggest(word: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const k of known) {
-    const d = distance(word.toLowerCase(), k.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = k;
-    }
-  }
-  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
 
 /**
  * Parses a size: a non-negative integer of bytes, optionally with `K`/`KiB`, `M`/`MiB`, `G`/`GiB`
@@ -203,10 +187,20 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     if (path === '') return { error: `option --report ${format}= needs a path after '=' (or no '=' for stdout)` };
     reports.push({ format: format as ReportFormat, ...(path !== undefined ? { path } : {}) });
   }
+  // --config and --platform-config layer in the order given.
+  const configs: string[] = [];
+  const platformConfigs: number[] = [];
+  for (const t of parsed.tokens ?? []) {
+    if (t.kind !== 'option' || (t.name !== 'config' && t.name !== 'platform-config') || t.value === undefined) continue;
+    if (t.name === 'platform-config') platformConfigs.push(configs.length);
+    configs.push(t.value);
+  }
   const cmd: Command = {
     command,
     inputs: [...list('filename'), ...parsed.positionals],
-    configs: list('config'),
+    configs,
+    platformConfigs,
+    loadRestrictor: (str('load-restrictor') as Command['loadRestrictor'] | undefined) ?? 'LoadRestrictionsRootOnly',
     maxInputBytes,
     reports,
     failOn: (str('fail-on') as Command['failOn'] | undefined) ?? 'drift',
@@ -219,14 +213,17 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   const copy = <K extends keyof Command>(key: K, name: string) => {
     if (str(name) !== undefined) (cmd as unknown as Record<string, unknown>)[key] = str(name);
   };
+  copy('root', 'root');
   copy('defaultNamespace', 'default-namespace');
   copy('output', 'output');
   copy('outputFile', 'output-file');
   copy('revision', 'revision');
+  copy('kubeVersion', 'kube-version');
   copy('meshConfigFile', 'meshConfigFile');
   copy('valuesFile', 'valuesFile');
   copy('injectConfigFile', 'injectConfigFile');
   copy('operatorFileName', 'operatorFileName');
+  if (cmd.output === 'patches' && command !== 'inject') return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
   if (command === 'completion' && !cmd.help) {
     const shell = cmd.inputs[0];
     if (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish') {

@@ -27,13 +27,19 @@ Usage:
   meshinject --help | --version
 
 Inputs: several PATHs are one input (one namespace table, one set of results, one output). A directory
-is read recursively (*.yaml, *.yml, *.json, sorted by path; names starting with '.' are skipped). '--'
+is read recursively (*.yaml, *.yml, *.json, sorted by path; names starting with '.' are skipped;
+kustomization.yaml/.yml, Kustomization and Kptfile are not inputs) and its output holds manifests only:
+local-config documents and meshinject's own config are read but not written (an info result each). '--'
 ends options.
 
 Input and output (same form out as in):
   - a KRM ResourceList (kpt fn eval/render, kustomize): items are injected, 'results' appended
   - a 'kind: List' or a multi-document YAML stream (CLI, Argo CD plugin): injected resources only
   Resources that are not changed come out byte for byte; changed ones keep comments, key order, quoting.
+  With --output patches: a kustomize Component (kustomization.yaml of a component directory) whose JSON
+  6902 patches apply the injection to the input resources, for teams that keep upstream manifests as they are.
+  Warning and error results of a stream input are printed on stderr, one line each (-q: errors only); a
+  ResourceList carries its results in the list.
 
 Options:
 ${optionLines()}
@@ -49,9 +55,13 @@ Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarI
     ignoredNamespaces: [kube-system, kube-public, kube-node-lease, local-path-storage]
     neverInjectSelector: [...]        # LabelSelectors on pod labels: never inject (checked first)
     alwaysInjectSelector: [...]       # LabelSelectors on pod labels: inject even with policy disabled
-    nativeSidecars: false             # proxy as an init container with restartPolicy: Always
+    nativeSidecars: false             # proxy as an init container with restartPolicy: Always; auto: as the
+                                      # mesh decides for --kube-version / KUBE_VERSION (Istio >= 1.27: from
+                                      # Kubernetes 1.33; Linkerd: from 1.29; unknown version: classic)
+    kindPolicies: {Job: native, CronJob: skip}  # per kind: inject | native (only as native sidecar) | skip
     resultAnnotations: true           # write meshinject.dev/injection on every considered workload
     removeWhenSkipped: false          # uninject a workload that is now skipped but still injected
+                                      # (a Job or CronJob given a classic sidecar never completes: a warning)
     injectedWorkloadAnnotations: {Job: {...}}  # annotations on injected workloads, by kind (opt-in)
     workloadKinds: [{kind: MyApp, apiVersion: example.com/v1, templatePath: spec.podTemplate}]
     check: {requireInjection: [...], forbidOptOut: false}   # rules of mode check / meshinject check
@@ -76,6 +86,8 @@ alwaysInjectSelector and the policy. 'meshinject explain' shows the rules in ord
 
 Environment:
   LOG_TO_STDERR=true    print one line per result on stderr (kustomize sets it for container functions)
+  KUBE_VERSION          the cluster's Kubernetes version for nativeSidecars: auto (Argo CD sets it for
+                        plugins; --kube-version wins; ARGOCD_ENV_KUBE_VERSION from a plugin's env too)
   ARGOCD_APP_NAMESPACE  default namespace of resources without one (below --default-namespace, above
                         spec.defaultNamespace: Argo CD applies such resources there)
   ARGOCD_APP_NAME       (set by Argo CD) drop config.kubernetes.io/local-config objects from a plain
@@ -84,16 +96,33 @@ Environment:
   MESHINJECT_VERIFY_PLANS=1  also render in full, and fail on any difference from the plan
   NODE_OPTIONS=--max-old-space-size=MB  more heap for very large inputs (meshinject names the value it needs)
 
+Files and the root:
+  Every path the run opens must resolve, symbolic links followed, inside the root, else exit 2 naming it:
+  with --root DIR, DIR for every path; under Argo CD (ARGOCD_APP_NAME set), the current directory and the
+  inputs' folders; otherwise the files found in a directory given must stay inside that directory (paths
+  named on the command line are read as named). --load-restrictor LoadRestrictionsNone lifts the root;
+  --platform-config FILE is a config layer read wherever it is (the platform's own file, never a tenant's).
+  A file given as config that is not a meshinject config is reported by kind and name, never its content.
+  Inputs are all or nothing: a dangling link, a link loop, no permission, a name that is not UTF-8 or a
+  directory on stdin is exit 2 naming it.
+  Files are written all or nothing (diff -i, --output-file, --report F=PATH): each to a temporary beside it,
+  fsynced, then renamed over the old file (mode and owner kept; a symbolic link is written through to its
+  target inside the root); a failure changes no file and names the one that failed; a killed run leaves
+  every file old or new (SIGINT/SIGTERM/SIGHUP while writing: temporaries removed, exit 128+signal).
+  Paths to write are checked before anything is read or printed.
+
 Exit codes:
   0  success
   1  error results (invalid annotation, bad functionConfig, ...), or a failed check: a ResourceList is
-     written unchanged with its results; other forms write nothing to stdout
-  2  bad input or usage (unparseable YAML, unknown option, missing file, input over --max-input-bytes or
-     too large for the heap): nothing is written to stdout
+     written unchanged with its results; other forms write nothing to stdout (nor --output-file)
+  2  bad input or usage (unparseable YAML, unknown option, a path that cannot be read or is outside the
+     root, input over --max-input-bytes or too large for the heap, a file that cannot be written):
+     nothing is written to stdout and no file is changed. A closed stderr never changes the exit code.
 
 Examples:
   kpt fn eval . --exec meshinject --fn-config injection.yaml
   kubectl kustomize overlays/prod | meshinject --config injection.yaml > injected.yaml
   meshinject -c base.yaml -c team.yaml manifests/ > injected.yaml
+  meshinject -c injection.yaml -o patches upstream/ > components/mesh/kustomization.yaml
   meshinject check --report junit=report.xml -c injection.yaml manifests/
 `;

@@ -226,6 +226,14 @@ export interface MeshDriver<S = unknown> {
    */
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   /**
+   * Optional, for drivers that support native sidecars: what `spec.nativeSidecars: auto` means for the mesh
+   * version this config describes (`raw` is the section `spec.<name>` as for `loadConfig`): from which
+   * Kubernetes version (`minKube`, `major.minor`) the mesh's own injector turns native sidecars on, or no
+   * `minKube` when this mesh version never does by itself; `because` says why, for the run's info result.
+   * Without this hook `auto` means classic sidecars.
+   */
+  nativeSidecarsAuto?(raw: Record<string, unknown>): NativeSidecarsAuto;
+  /**
    * True when the driver reads and writes the pod template's own metadata for every kind, ignoring
    * `WorkloadKind.metaPath` (Istio kube-inject's CronJob `spec.jobTemplate.metadata`). Default false.
    */
@@ -235,6 +243,14 @@ export interface MeshDriver<S = unknown> {
    * of the shared `host-network` skip. Default false.
    */
   readonly checksHostNetwork?: boolean;
+}
+
+/** A driver's reading of `spec.nativeSidecars: auto` (`MeshDriver.nativeSidecarsAuto`). */
+export interface NativeSidecarsAuto {
+  /** Kubernetes `major.minor` from which the mesh injects native sidecars by itself; absent: never by itself. */
+  minKube?: string;
+  /** e.g. `Istio 1.31: ENABLE_NATIVE_SIDECARS=auto (the default from 1.27) ...`. */
+  because: string;
 }
 
 /** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */

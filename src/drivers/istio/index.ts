@@ -13,6 +13,7 @@ import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import { uninjectIstio } from './uninject.ts';
+import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 
 export type { IstioSettings } from './config.ts';
@@ -50,4 +51,5 @@ export const istioDriver: MeshDriver<IstioSettings> = {
     };
   },
   uninject: uninjectIstio,
+  nativeSidecarsAuto: istioNativeSidecarsAuto,
 };

@@ -6,7 +6,7 @@
  * own markers (`./inventory.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
  */
 import type { MeshDriver } from '../driver.ts';
-import { loadLinkerdConfig, type LinkerdSettings } from './config.ts';
+import { linkerdNativeSidecarsAuto, loadLinkerdConfig, type LinkerdSettings } from './config.ts';
 import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';
 import { linkerdInventory } from './inventory.ts';
@@ -39,6 +39,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = {
   resourceInventory: linkerdResourceInventory,
   ownPodMetadata: true,
   checksHostNetwork: true,
+  nativeSidecarsAuto: linkerdNativeSidecarsAuto,
 };
 
 /** `linkerd, manual, proxy edge-26.8.3` / `linkerd, annotations only`. */
