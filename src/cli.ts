@@ -350,7 +350,7 @@ function checkHeapFor(inputs: readonly RunInput[]): void {
   const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
   const need = Math.max(bytes * OLD_SPACE_PER_INPUT_BYTE, resources * OLD_SPACE_PER_RESOURCE);
   if (need <= oldSpace) return;
-  throw new CliError(`the input (${mebibytes(bytes)} MB, about ${resources} resources) needs about ${mebibytes(need)} MB of heap, more than Node's limit of ${mebibytes(oldSpace)} MB; run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`);
+  throw new CliError(`the input (${mebibytes(bytes)} MB) needs about ${mebibytes(need)} MB of heap, more than Node's limit of ${mebibytes(oldSpace)} MB; run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`);
 }
 
 /** Resources in a text, counted before parsing: each has an `apiVersion` (a linear scan). */
