@@ -553,7 +553,7 @@ class Compiler {
       s.step(tree, n);
       let out: Value;
       try {
-        out = isRecording() ? plannedCall(name, f.fn, argv) : f.fn(...argv);
+        out = isRecording() ? plannedCall(name, f.fn, argv, f.plan) : f.fn(...argv);
       } catch (e) {
         if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
         if (e instanceof BudgetExceeded) return s.fail(tree, n, `execution stopped: ${e.message}`);
