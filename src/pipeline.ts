@@ -7,7 +7,10 @@
  * `ActiveMesh` (src/drivers/driver.ts).
  */
 import type { Config } from './config/types.ts';
-import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './drivers/driver.ts';
+import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './contract/driver.ts';
+import type { WorkloadRecord } from './reports/check.ts';
+
+export type { WorkloadRecord } from './reports/check.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { errorTags, MeshInjectError } from './results/errors.ts';
@@ -30,20 +33,6 @@ export interface ProcessOutput {
   results: KrmResult[];
   /** Every decided workload in order: its decision (with the trace) and the sidecar it already carried. */
   workloads: WorkloadRecord[];
-}
-
-/** A decided workload, for `meshinject check` and `explain`. */
-export interface WorkloadRecord {
-  /** `SourceItem.position` of the resource. */
-  position: number;
-  id: ResourceId;
-  /** Effective namespace (`metadata.namespace`, else the default namespace). */
-  namespace: string;
-  decision: Decision;
-  /** What the input's pod template already carried from this mesh (its status annotation), if anything. */
-  previous?: Inventory;
-  /** False when the injection failed (an error result was pushed). */
-  ok: boolean;
 }
 
 /** Shared state when several inputs are one run (`runInputs`). */

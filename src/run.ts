@@ -1,7 +1,7 @@
 import { loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
-import type { ActiveMesh } from './drivers/driver.ts';
+import type { ActiveMesh } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Config } from './config/types.ts';

@@ -1,5 +1,5 @@
 import type { LabelSelector } from '../model.ts';
-import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../drivers/driver.ts';
+import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, MeshName } from './types.ts';

@@ -1,5 +1,5 @@
-import type { LabelSelector, KrmResult, NamespaceInfo } from '../model.ts';
-import type { WorkloadRecord } from '../pipeline.ts';
+import type { Inventory } from '../contract/driver.ts';
+import type { Decision, LabelSelector, KrmResult, NamespaceInfo, ResourceId } from '../model.ts';
 import { resourceResult } from '../results/result.ts';
 import { formatSelector, matchesSelector, validateSelector } from '../selection/label-selector.ts';
 
@@ -16,6 +16,20 @@ import { formatSelector, matchesSelector, validateSelector } from '../selection/
  *   `label-false`) and `spec.check.forbidOptOut` is true.
  * Pure: findings are KRM results (tag `meshinject.dev/check`), so kpt shows them and reports read them.
  */
+
+/** A decided workload, as the pipeline records it for `meshinject check` and `explain`. */
+export interface WorkloadRecord {
+  /** `SourceItem.position` of the resource. */
+  position: number;
+  id: ResourceId;
+  /** Effective namespace (`metadata.namespace`, else the default namespace). */
+  namespace: string;
+  decision: Decision;
+  /** What the input's pod template already carried from this mesh (its status annotation), if anything. */
+  previous?: Inventory;
+  /** False when the injection failed (an error result was pushed). */
+  ok: boolean;
+}
 
 /** `spec.check` as validated by the schema. */
 export interface CheckRules {

@@ -1,6 +1,5 @@
-import type { Config } from '../config/types.ts';
-import type { ActiveMesh } from '../drivers/driver.ts';
-import type { Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate, SharedDecisionReason } from '../model.ts';
+import type { ActiveMesh } from '../contract/driver.ts';
+import type { Config, Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate, SharedDecisionReason } from '../model.ts';
 import { formatSelector, isEmptySelector, matchesSelector } from './label-selector.ts';
 
 /** The reason codes of the shared rules (`SharedDecisionReason`), in decision order. */

@@ -1,4 +1,4 @@
-import type { ExtraWorkloadKind } from '../config/types.ts';
+import type { ExtraWorkloadKind } from '../model.ts';
 
 /**
  * A workload kind and where its pod template (`PodTemplateSpec`: `metadata` + `spec`) lives.
