@@ -11,7 +11,7 @@
  *   (`isSlotSafe`) become placeholder objects. A placeholder prints as a token and throws `NoPlan` on any other
  *   use: a property read, `in`, `Object.keys`, a prototype test, arithmetic. So a template or helper that looks
  *   at a value, rather than copying it, cannot silently see the token instead of the value.
- * - Functions run under their plan rules (Handlebars `./plan-helpers.ts`, Go `./gotemplate/plan-rules.ts`):
+ * - Functions run under their plan rules (Handlebars `./plan-helpers.ts`, Go `./go-plan-rules.ts`):
  *   functions that only copy or select text get tokens and give text with tokens; `trunc n` and `eq name
  *   "literal"` record what the plan assumes (length ≤ n, value ≠ literal); any other function given a
  *   placeholder, or a container holding placeholders, throws `NoPlan`.

@@ -8,8 +8,7 @@
 import type { ArgNode, BranchNode, CommandNode, ListNode, Node, NumberNode, PipeNode, TemplateNode, Tree } from './ast.ts';
 import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
-import { NoPlan, holdsPlan, isRecording, noPlanFor } from '../plan-values.ts';
-import { plannedCall } from './plan-rules.ts';
+import { activeHooks } from './hooks.ts';
 import { sprint } from './fmt.ts';
 import {
   ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
@@ -144,7 +143,8 @@ export function compileSet(trees: Map<string, Tree>, funcs: FuncMap): CompiledSe
 }
 
 /**
- * Executes template `name` of `set` with `data` as dot.
+ * Executes template `name` of `set` with `data` as dot (the hooks made active by `withHooks`, `./hooks.ts`,
+ * see its calls).
  * @throws TemplateExecError with Go's message (also for exceeded limits, naming the template).
  */
 export function execute(set: CompiledSet, name: string, data: Value, limits: ExecLimits = DEFAULT_LIMITS): string {
@@ -396,10 +396,10 @@ class Compiler {
       const args = argNodes.map((a, i) => validateType(s, tree, a, (argEvals[i] as Eval)(s, dot), method.params[i] as GoType));
       if (final !== MISSING) args.push(validateType(s, tree, n, final, method.params[want - 1] as GoType));
       try {
-        if (isRecording() && (holdsPlan(r.v) || args.some((a) => holdsPlan(a.v)))) throw noPlanFor([r.v, ...args.map((a) => a.v)], `calls method ${name} on`);
+        activeHooks()?.beforeMethod(name, r.v, args.map((a) => a.v));
         return method.call(isNil ? null : r.v, args);
       } catch (e) {
-        if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
+        if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
         s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
     }
@@ -527,9 +527,10 @@ class Compiler {
       for (let i = 0; i < argEvals.length; i++) argv[i] = (argEvals[i] as Eval)(s, dot);
       if (final !== MISSING) argv[numIn - 1] = validateType(s, tree, n, final, paramFor(numIn - 1));
       try {
-        return isRecording() ? plannedCall(name, f.fn, argv) : f.fn(...argv);
+        const hooks = activeHooks();
+        return hooks ? hooks.call(name, f.fn, argv) : f.fn(...argv);
       } catch (e) {
-        if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
+        if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
     };
@@ -630,7 +631,7 @@ function printValue(s: State, tree: Tree, n: Node, v0: Value): void {
   try {
     s.out += sprint([v]);
   } catch (e) {
-    if (e instanceof NoPlan) throw e;
+    if (activeHooks()?.passes(e)) throw e;
     s.fail(tree, n, (e as Error).message);
   }
 }
