@@ -236,9 +236,10 @@ function locate(inputs: readonly RunInput[]): LocatedInput[] {
 /** The report of a run, with positions from the inputs' text (and, for a check, the fixes). */
 function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Report {
   return buildReport(out.results, locate(inputs), {
-    mesh: out.config?.mesh ?? 'istio',
+    mesh: out.config?.mesh ?? '',
     command: cmd.command,
     toolVersion: VERSION,
+    ...(out.reasonInfo ? { reasons: out.reasonInfo } : {}),
     ...(out.fixes ? { fixes: out.fixes } : {}),
   });
 }

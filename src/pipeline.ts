@@ -132,7 +132,7 @@ function inputConfigMaps(items: readonly SourceItem[]): JsonObject[] {
   return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined);
 }
 
-/** The annotation value meshinject writes for a decision: `injected (istio, revision default)` / `skipped (host-network)`. */
+/** The annotation value meshinject writes for a decision: `injected (<driver summary>)` / `skipped (host-network)`. */
 export function resultAnnotationValue(decision: Decision, summary?: string): string {
   return decision.inject ? `injected (${summary ?? ''})` : `skipped (${decision.reason})`;
 }
@@ -156,7 +156,7 @@ interface Workload {
   item: SourceItem;
   id: ResourceId;
   wk: WorkloadKind;
-  /** The pod template as the driver injects it (CronJob metadata from `spec.jobTemplate.metadata`). */
+  /** The pod template as the driver injects it (its metadata from the driver's `podMetadataPath`, when it has one). */
   pod: PodTemplate;
   /** The pod's own metadata, which the cluster's webhook decides on. */
   webhookMeta: PodMeta;
@@ -181,7 +181,9 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   if (!v || isLocalConfig(v)) return undefined;
   const found = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
   if (!found || !holdsPodTemplate(item.value, found)) return undefined;
-  const wk = ctx.mesh.ownPodMetadata ? { kind: found.kind, groups: found.groups, templatePath: found.templatePath } : found;
+  // A driver may read and write the pod metadata elsewhere for a kind (its `podMetadataPath` trait).
+  const metaPath = ctx.mesh.traits.podMetadataPath?.(found);
+  const wk = metaPath ? { ...found, metaPath } : found;
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
@@ -201,9 +203,9 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
 }
 
 /**
- * Step 2: the decision, from what the cluster's webhook sees (the pod's own metadata). Where
- * `istioctl kube-inject` reads elsewhere (a CronJob's `spec.jobTemplate.metadata`) and would decide
- * otherwise, the decision's detail says so.
+ * Step 2: the decision, from what the cluster's webhook sees (the pod's own metadata). Where the driver reads
+ * elsewhere (its `podMetadataPath` trait: Istio's kube-inject reads a CronJob's `spec.jobTemplate.metadata`) and
+ * would decide otherwise, the decision's detail says so (its `otherReadingNote`).
  */
 function decideWorkload(w: Workload, ctx: RunContext): Decision {
   const namespaceInfo = ctx.namespaces.get(w.ref.namespace);
@@ -212,7 +214,9 @@ function decideWorkload(w: Workload, ctx: RunContext): Decision {
   if (w.wk.metaPath) {
     const other = decideQuietly({ ...base, podMeta: w.pod.metadata });
     if (other && other.inject !== decision.inject) {
-      decision.detail += ` (istioctl kube-inject reads ${w.wk.metaPath.join('.')} instead and would ${other.inject ? 'inject' : 'skip'} it: ${other.detail})`;
+      const path = w.wk.metaPath.join('.');
+      const note = ctx.mesh.traits.otherReadingNote?.(path, other.inject, other.detail) ?? `the ${ctx.mesh.name} driver reads ${path} instead and would ${other.inject ? 'inject' : 'skip'} it: ${other.detail}`;
+      decision.detail += ` (${note})`;
     }
   }
   if (decision.unknownNamespace !== undefined) {
@@ -304,7 +308,7 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
 
 /**
  * Step 4: the resource as it should be written: the new pod template, the result annotation, which
- * records the workload's state so that a second run writes the same: `injected (istio, revision default)`,
+ * records the workload's state so that a second run writes the same: `injected (<driver summary>)`,
  * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
  * `uninjected (istio)` for every workload; and for an injected workload the configured
  * `injectedWorkloadAnnotations` of its kind (removed from an uninjected one where they hold the configured

@@ -1,7 +1,7 @@
 import { loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
-import type { ActiveMesh } from './contract/driver.ts';
+import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Config } from './config/types.ts';
@@ -80,6 +80,8 @@ export interface RunOutput {
   workloads: Array<WorkloadRecord & { input: number }>;
   /** Check mode: the resource text that fixes a finding (injecting it), by result. */
   fixes?: Map<KrmResult, string>;
+  /** What the selected driver's reason codes mean (`MeshDriver.reasonInfo`; absent when no config was loaded). */
+  reasonInfo?: Readonly<Record<string, ReasonInfo>>;
 }
 
 const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
@@ -310,18 +312,19 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const { shared, processed, workloads } = run.value;
   if (check) {
     const templatePath = (w: WorkloadRecord) => lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
-    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath);
+    const optOuts = new Set(Object.entries(mesh.reasonInfo).filter(([, info]) => info.optOut).map(([reason]) => reason));
+    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath, optOuts);
     results.push(...found.results);
     applyFailOn(results, check.failOn);
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: mesh.reasonInfo };
   }
-  if (exitCodeOf(results) !== 0) return failed(config, workloads);
+  if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: mesh.reasonInfo };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
-  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads };
+  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: mesh.reasonInfo };
 }

@@ -4,6 +4,7 @@
  * core (reading and writing, workload kinds, namespace selection, never/always selectors, policy, results)
  * never names a mesh; a driver folder never reaches into another driver.
  */
+import type { WorkloadKind } from '../workloads/kinds.ts';
 import type { Config, ConfigIssue, DecisionReason, DecisionStep, JsonObject, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
@@ -182,6 +183,21 @@ export interface MeshDriver<S = unknown> {
    * `explain` use them as rule ids). The golden tests check each appears in a golden case.
    */
   readonly reasons: readonly string[];
+  /**
+   * What each of `reasons` means, as data: its description (SARIF rule descriptions, reports) and whether it is
+   * the workload (or its namespace) opting out on its own (`spec.check.forbidOptOut` fails those). A reason
+   * without an entry is shown by its code and is not an opt-out.
+   */
+  readonly reasonInfo?: Readonly<Record<string, ReasonInfo>>;
+  /** How the driver differs from the defaults of the shared steps (see `DriverTraits`); absent: every default. */
+  readonly traits?: DriverTraits;
+  /**
+   * Read-only views of `traits` that `defineDriver` fills in (the shared steps read `traits`): true when the
+   * driver reads the pod template's own metadata for every kind (no `podMetadataPath`), and when it decides on
+   * `hostNetwork` pods itself (`hostNetwork: 'driver'`).
+   */
+  readonly ownPodMetadata?: boolean;
+  readonly checksHostNetwork?: boolean;
   /** Validates and defaults the driver's config section (schema fragment: `src/drivers/<name>/config.schema.json`). */
   loadConfig(input: DriverConfigInput): DriverConfigResult<S>;
   /**
@@ -223,16 +239,38 @@ export interface MeshDriver<S = unknown> {
    * counterpart of `annotateResource`, for uninject), or undefined when there are none.
    */
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+}
+
+/** A reason code of a driver's decision, as data (`MeshDriver.reasonInfo`). */
+export interface ReasonInfo {
+  /** One line saying what decided, e.g. `the pod label sidecar.istio.io/inject is "false"`. */
+  description: string;
+  /** True when the workload or its namespace opts out on its own (`spec.check.forbidOptOut`). Default false. */
+  optOut?: boolean;
+}
+
+/**
+ * How a driver differs from the defaults of the shared steps, in one object. Every trait is optional; the
+ * defaults read and write the pod template's own metadata, as the cluster's admission webhook sees the pod.
+ */
+export interface DriverTraits {
   /**
-   * True when the driver reads and writes the pod template's own metadata for every kind, ignoring
-   * `WorkloadKind.metaPath` (Istio kube-inject's CronJob `spec.jobTemplate.metadata`). Default false.
+   * Where the driver reads and writes the pod template's labels and annotations for a kind, when not the pod
+   * template's own `metadata` (the default). Istio's `istioctl kube-inject` uses a CronJob's
+   * `spec.jobTemplate.metadata` (`IntoObject`, pkg/kube/inject/inject.go). The decision is still made on the
+   * pod's own metadata; `otherReadingNote` says where this reading would decide otherwise.
    */
-  readonly ownPodMetadata?: boolean;
+  podMetadataPath?(kind: WorkloadKind): readonly string[] | undefined;
   /**
-   * True when the driver handles `hostNetwork` pods itself (Linkerd refuses them with an error result) instead
-   * of the shared `host-network` skip. Default false.
+   * The note appended to a decision's detail when reading `path` (from `podMetadataPath`) would decide
+   * otherwise: `wouldInject` and `detail` are that other decision's. Default: a note naming the driver.
    */
-  readonly checksHostNetwork?: boolean;
+  otherReadingNote?(path: string, wouldInject: boolean, detail: string): string;
+  /**
+   * `skip` (default): the shared step skips `hostNetwork` pods (`host-network`); `driver`: the driver decides on
+   * them itself (Linkerd refuses them with an error result).
+   */
+  hostNetwork?: 'skip' | 'driver';
 }
 
 /** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */
@@ -262,8 +300,19 @@ export interface ActiveMesh {
   fromInput(configMaps: () => readonly JsonObject[]): { mesh: ActiveMesh; notes: string[] };
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
-  readonly ownPodMetadata?: boolean;
-  readonly checksHostNetwork?: boolean;
+  /** The driver's reason data (`MeshDriver.reasonInfo`; `{}` when it declares none). */
+  readonly reasonInfo: Readonly<Record<string, ReasonInfo>>;
+  /** The driver's traits (`MeshDriver.traits`; `{}`: every default). */
+  readonly traits: DriverTraits;
+}
+
+/**
+ * A driver as the registry lists it: `driver` with the read-only views of its traits filled in
+ * (`ownPodMetadata`, `checksHostNetwork`).
+ */
+export function defineDriver<S>(driver: Omit<MeshDriver<S>, 'ownPodMetadata' | 'checksHostNetwork'>): MeshDriver<S> {
+  const traits = driver.traits ?? {};
+  return { ...driver, ownPodMetadata: traits.podMetadataPath === undefined, checksHostNetwork: traits.hostNetwork === 'driver' };
 }
 
 /** Binds a driver to its settings (see `ActiveMesh`). */
@@ -282,7 +331,7 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     },
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
-    ...(driver.ownPodMetadata ? { ownPodMetadata: true } : {}),
-    ...(driver.checksHostNetwork ? { checksHostNetwork: true } : {}),
+    reasonInfo: driver.reasonInfo ?? {},
+    traits: driver.traits ?? {},
   };
 }
