@@ -1,7 +1,9 @@
 /**
- * The meshinject command: the only module that touches `process` (argv, env, stdin, stdout, stderr,
- * exitCode) and the file system. It never ends the process early: piped stdout over 64 KiB would be cut
- * and kpt would then delete files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
+ * The meshinject command: `main(argv, env, io)` runs one command line and returns its exit code. With
+ * `src/cli/entry.ts` (which hands it `process`) it is the only code that touches the file system, the
+ * environment and the standard streams; importing this module does nothing. It never ends the process early:
+ * piped stdout over 64 KiB would be cut and kpt would then delete files (krm-ecosystem.md, hazard G1); the
+ * entry sets the exit code and Node drains.
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +13,7 @@ import { istioFlagOverrides } from './cli/istio-flags.ts';
 import { summaryLine } from './cli/summary.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
-import { configurePlans, planStats } from './render/plans.ts';
+import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { convertOutput } from './cli/convert.ts';
 import { unifiedDiff } from './cli/diff.ts';
@@ -29,26 +31,49 @@ class CliError extends Error {}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
-let budget = 0;
-let budgetTotal = 0;
+/** One output stream of the CLI: stdout or stderr. */
+export interface CliOutput {
+  /** Writes text; may throw a system error (`EPIPE`, `ENOSPC`). */
+  write(text: string): unknown;
+  /** True on a terminal (the summary line, progress and diff colours are shown only there). */
+  readonly isTTY?: boolean;
+}
+
+/** What the CLI touches besides the file system: stdin (a file descriptor), stdout and stderr. */
+export interface CliIo {
+  stdin: number;
+  stdout: CliOutput;
+  stderr: CliOutput;
+}
+
+/** The state of one `main` call. */
+interface Session {
+  env: Readonly<Record<string, string | undefined>>;
+  io: CliIo;
+  /** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
+  budget: number;
+  budgetTotal: number;
+  /** Writing stdout failed (once): later writes are skipped. */
+  outputFailed: boolean;
+  exitCode: number;
+}
 
 function sizeText(n: number): string {
   for (const [unit, f] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= f && n % f === 0) return `${n / f} ${unit}`;
   return `${n} bytes`;
 }
 
-function tooLarge(label: string): CliError {
-  return new CliError(`${label}: input larger than the limit of ${sizeText(budgetTotal)} (--max-input-bytes)`);
+function tooLarge(s: Session, label: string): CliError {
+  return new CliError(`${label}: input larger than the limit of ${sizeText(s.budgetTotal)} (--max-input-bytes)`);
 }
 
 /**
  * Reads a file descriptor to its end, at most `budget` bytes (a regular file's size is checked first).
  * Works for pipes, FIFOs and devices (`/dev/zero` stops at the limit); a non-blocking stdin is polled.
  */
-function readFd(fd: number, label: string): Buffer {
+function readFd(s: Session, fd: number, label: string): Buffer {
   const st = fstatSync(fd);
-  if (st.isFile() && st.size > budget) throw tooLarge(label);
+  if (st.isFile() && st.size > s.budget) throw tooLarge(s, label);
   const chunks: Buffer[] = [];
   let total = 0;
   const chunk = Buffer.allocUnsafe(1 << 20);
@@ -67,10 +92,10 @@ function readFd(fd: number, label: string): Buffer {
     }
     if (n === 0) break;
     total += n;
-    if (total > budget) throw tooLarge(label);
+    if (total > s.budget) throw tooLarge(s, label);
     chunks.push(Buffer.from(chunk.subarray(0, n)));
   }
-  budget -= total;
+  s.budget -= total;
   return Buffer.concat(chunks, total);
 }
 
@@ -89,9 +114,9 @@ function fsMessage(path: string, e: unknown): string {
 }
 
 /** Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. */
-function readText(path: string, label = path): string {
+function readText(s: Session, path: string, label = path): string {
   let bytes: Buffer;
-  if (path === '-') bytes = readFd(0, 'stdin');
+  if (path === '-') bytes = readFd(s, s.io.stdin, 'stdin');
   else {
     let fd: number;
     try {
@@ -100,7 +125,7 @@ function readText(path: string, label = path): string {
       throw new CliError(fsMessage(label, e));
     }
     try {
-      bytes = readFd(fd, label);
+      bytes = readFd(s, fd, label);
     } catch (e) {
       if (e instanceof CliError) throw e;
       throw new CliError(fsMessage(label, e));
@@ -143,14 +168,14 @@ function manifestFiles(dir: string): string[] {
 }
 
 /** The inputs named on the command line, read: files, directories (expanded), `-` for stdin. */
-function readInputs(paths: readonly string[]): RunInput[] {
+function readInputs(s: Session, paths: readonly string[]): RunInput[] {
   const inputs: RunInput[] = [];
   let stdinUsed = false;
   for (const p of paths.length ? paths : ['-']) {
     if (p === '-') {
       if (stdinUsed) throw new CliError("'-' (stdin) is given twice");
       stdinUsed = true;
-      inputs.push({ text: readText('-') });
+      inputs.push({ text: readText(s, '-') });
       continue;
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) {
@@ -167,17 +192,18 @@ function readInputs(paths: readonly string[]): RunInput[] {
     if (st.isDirectory()) {
       const files = manifestFiles(p);
       if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
-      for (const f of files) inputs.push({ name: f, text: readText(f) });
+      for (const f of files) inputs.push({ name: f, text: readText(s, f) });
     } else {
-      inputs.push({ name: p, text: readText(p) });
+      inputs.push({ name: p, text: readText(s, p) });
     }
   }
   return inputs;
 }
 
 /** Settings from flags and the environment that win over the functionConfig. */
-function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
-  const flagFile = (flag: string, path: string | undefined) => (path === undefined ? undefined : { name: `--${flag} ${path}`, text: readText(path, `--${flag} ${path}`) });
+function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
+  const env = s.env;
+  const flagFile = (flag: string, path: string | undefined) => (path === undefined ? undefined : { name: `--${flag} ${path}`, text: readText(s, path, `--${flag} ${path}`) });
   const meshConfigFile = flagFile('meshConfigFile', cmd.meshConfigFile);
   const valuesFile = flagFile('valuesFile', cmd.valuesFile);
   const injectConfigFile = flagFile('injectConfigFile', cmd.injectConfigFile);
@@ -197,35 +223,43 @@ function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
   return o;
 }
 
-/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line. */
-let outputFailed = false;
-
-function onOutputError(e: NodeJS.ErrnoException): void {
-  if (outputFailed) return;
-  outputFailed = true;
-  if (e.code === 'EPIPE') return; // the reader went away (`| head`): stop quietly, as Unix tools do
-  process.stderr.write(`meshinject: error: cannot write the output: ${e.code === 'ENOSPC' ? 'no space left on device' : e.message}\n`);
-  process.exitCode = 2;
+/**
+ * The line for a failed write of the output, or undefined for a closed pipe (the reader went away, `| head`:
+ * stop quietly, as Unix tools do).
+ */
+export function outputErrorLine(e: NodeJS.ErrnoException): string | undefined {
+  if (e.code === 'EPIPE') return undefined;
+  return `meshinject: error: cannot write the output: ${e.code === 'ENOSPC' ? 'no space left on device' : e.message}\n`;
 }
 
-function writeStdout(text: string): void {
-  if (!text || outputFailed) return;
+/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line and exit 2. */
+function onOutputError(s: Session, e: NodeJS.ErrnoException): void {
+  if (s.outputFailed) return;
+  s.outputFailed = true;
+  const line = outputErrorLine(e);
+  if (line === undefined) return;
+  s.io.stderr.write(line);
+  s.exitCode = 2;
+}
+
+function writeStdout(s: Session, text: string): void {
+  if (!text || s.outputFailed) return;
   try {
-    process.stdout.write(text);
+    s.io.stdout.write(text);
   } catch (e) {
-    onOutputError(e as NodeJS.ErrnoException);
+    onOutputError(s, e as NodeJS.ErrnoException);
   }
 }
 
 /** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
-function writeReports(cmd: Command, report: () => Report): void {
+function writeReports(s: Session, cmd: Command, report: () => Report): void {
   if (cmd.reports.length === 0) return;
   const r = report();
   for (const { format, path } of cmd.reports) {
     const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
     if (path !== undefined) writeFile(path, text, `--report ${format}=`);
-    else if (format === 'table') process.stderr.write(text);
-    else writeStdout(text);
+    else if (format === 'table') s.io.stderr.write(text);
+    else writeStdout(s, text);
   }
 }
 
@@ -248,15 +282,15 @@ function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Re
 const PROGRESS_FROM = 2000;
 
 /** A progress line on stderr when it is a terminal: `meshinject: 12000/50000 resources`, at most 10 times a second. */
-function progressOnTty(cmd: Command): RunOptions['progress'] {
-  if (cmd.quiet || !process.stderr.isTTY) return undefined;
+function progressOnTty(s: Session, cmd: Command): RunOptions['progress'] {
+  if (cmd.quiet || !s.io.stderr.isTTY) return undefined;
   let last = 0;
   return (done, total) => {
     if (total <= PROGRESS_FROM) return;
     const now = performance.now();
     if (done < total && now - last < 100) return;
     last = now;
-    process.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
+    s.io.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
   };
 }
 
@@ -309,35 +343,35 @@ function adviseHeap(bytes: number): number {
   return Math.ceil((mebibytes(bytes) * 1.5) / 1024) * 1024;
 }
 
-/** What every command reads: the size budget, config files, flag overrides, inputs. */
-function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
-  const env = process.env;
+/** What every command reads: the size budget, config files, flag overrides, inputs, plan switches. */
+function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean; planStats?: PlanStats } {
+  const env = s.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
-  configurePlans({ enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1' });
-  budget = budgetTotal = cmd.maxInputBytes;
-  const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(c, `--config ${c}`) }));
-  const overrides = overridesFrom(cmd, env);
-  const inputs = readInputs(cmd.inputs);
+  const planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
+  const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', ...(planStats ? { stats: planStats } : {}) };
+  s.budget = s.budgetTotal = cmd.maxInputBytes;
+  const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(s, c, `--config ${c}`) }));
+  const overrides = overridesFrom(s, cmd);
+  const inputs = readInputs(s, cmd.inputs);
   checkHeapFor(inputs);
-  const onTty = progressOnTty(cmd);
+  const onTty = progressOnTty(s, cmd);
   const guard = heapGuard();
   const progress: RunOptions['progress'] = onTty ? (done, total) => { guard(done, total); onTty(done, total); } : guard;
   const opts: RunOptions = {
     logToStderr,
     progress,
+    plans,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
   };
-  return { inputs, opts, logToStderr };
+  return { inputs, opts, logToStderr, ...(planStats ? { planStats } : {}) };
 }
 
-function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
-  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
-  if (process.env.MESHINJECT_PLAN_STATS === '1') {
-    const p = planStats();
-    process.stderr.write(`meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
-  }
-  if (!outputFailed) process.exitCode = out.exitCode;
+function finish(s: Session, cmd: Command, out: RunOutput, prepared: { logToStderr: boolean; planStats?: PlanStats }, startedAt: number): void {
+  if (!cmd.quiet && !prepared.logToStderr && s.io.stderr.isTTY) s.io.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
+  const p = prepared.planStats;
+  if (p) s.io.stderr.write(`meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
+  if (!s.outputFailed) s.exitCode = out.exitCode;
 }
 
 /** Writes a file the user named; `what` names the option in the error (`--output-file `, `--report junit=`). */
@@ -357,14 +391,15 @@ function writeFile(path: string, text: string | readonly string[], what: string)
   }
 }
 
-function runInject(cmd: Command, startedAt: number): void {
+function runInject(s: Session, cmd: Command, startedAt: number): void {
   const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
   if (stdoutReport && cmd.outputFile === undefined) {
     throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
   }
-  const { inputs, opts, logToStderr } = prepare(cmd);
-  const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
-  if (out.stderr) process.stderr.write(out.stderr);
+  const prepared = prepare(s, cmd);
+  const { inputs, opts } = prepared;
+  const out = runInputs(inputs, { ...opts, ...(s.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
+  if (out.stderr) s.io.stderr.write(out.stderr);
   if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
     // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
     let parts = out.stdoutParts;
@@ -376,83 +411,97 @@ function runInject(cmd: Command, startedAt: number): void {
       }
     }
     if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, parts, '--output-file ');
-    else for (const p of parts) writeStdout(p);
+    else for (const p of parts) writeStdout(s, p);
   }
-  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
-  finish(cmd, out, logToStderr, startedAt);
+  if (out.exitCode !== 2) writeReports(s, cmd, () => reportOf(cmd, inputs, out));
+  finish(s, cmd, out, prepared, startedAt);
 }
 
 /** `meshinject check`: nothing changes; findings on stderr (and in reports); exit 1 when one fails. */
-function runCheck(cmd: Command, startedAt: number): void {
-  const { inputs, opts, logToStderr } = prepare(cmd);
+function runCheck(s: Session, cmd: Command, startedAt: number): void {
+  const prepared = prepare(s, cmd);
+  const { inputs, opts, logToStderr } = prepared;
   const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
   // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
   const shown = logToStderr ? out.stderr : out.results.filter((r) => r.severity !== 'info').map((r) => `${formatResultLine(r)}\n`).join('');
-  if (shown) process.stderr.write(shown);
-  if (out.stdout) writeStdout(out.stdout);
-  if (out.exitCode !== 2) writeReports(cmd, () => reportOf(cmd, inputs, out));
-  finish(cmd, out, logToStderr, startedAt);
+  if (shown) s.io.stderr.write(shown);
+  if (out.stdout) writeStdout(s, out.stdout);
+  if (out.exitCode !== 2) writeReports(s, cmd, () => reportOf(cmd, inputs, out));
+  finish(s, cmd, out, prepared, startedAt);
 }
 
 /** `meshinject explain`: the decision trace per workload. */
-function runExplain(cmd: Command): void {
-  const { inputs, opts } = prepare(cmd);
+function runExplain(s: Session, cmd: Command): void {
+  const { inputs, opts } = prepare(s, cmd);
   const out = runInputs(inputs, opts);
   if (out.exitCode === 2) {
-    process.stderr.write(out.stderr);
-    process.exitCode = 2;
+    s.io.stderr.write(out.stderr);
+    s.exitCode = 2;
     return;
   }
   const general = out.results.filter((r) => !r.resourceRef && r.severity !== 'info');
-  for (const r of general) process.stderr.write(`${formatResultLine(r)}\n`);
+  for (const r of general) s.io.stderr.write(`${formatResultLine(r)}\n`);
   const list = explainWorkloads(out.workloads, out.results, locate(inputs));
-  writeStdout(cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
-  if (!outputFailed) process.exitCode = out.exitCode;
+  writeStdout(s, cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
+  if (!s.outputFailed) s.exitCode = out.exitCode;
 }
 
 /** `meshinject diff`: the unified diff per file; `--in-place` writes the changed files back. */
-function runDiff(cmd: Command): void {
-  const { inputs, opts } = prepare(cmd);
+function runDiff(s: Session, cmd: Command): void {
+  const { inputs, opts } = prepare(s, cmd);
   if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
   const out = runInputs(inputs, opts);
-  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.stderr) s.io.stderr.write(out.stderr);
   if (out.exitCode !== 0) {
-    process.exitCode = out.exitCode;
+    s.exitCode = out.exitCode;
     return;
   }
-  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
   const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
     for (const f of changed) writeFile(f.name!, f.output, '--in-place: ');
-    process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
-  } else writeStdout(text);
-  process.exitCode = 0;
+    s.io.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
+  } else writeStdout(s, text);
+  s.exitCode = 0;
 }
 
-function main(startedAt: number): void {
-  const cmd = parseCommandLine(process.argv.slice(2));
+/** Runs the command of a parsed command line. */
+function runCommand(s: Session, argv: readonly string[], startedAt: number): void {
+  const cmd = parseCommandLine(argv);
   if ('error' in cmd) {
-    process.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
-    process.exitCode = 2;
+    s.io.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
+    s.exitCode = 2;
     return;
   }
-  if (cmd.help) return writeStdout(USAGE);
-  if (cmd.version) return writeStdout(`meshinject ${VERSION}\n`);
-  if (cmd.command === 'completion') return writeStdout(completionScript(cmd.shell!));
-  if (cmd.command === 'check') return runCheck(cmd, startedAt);
-  if (cmd.command === 'explain') return runExplain(cmd);
-  if (cmd.command === 'diff') return runDiff(cmd);
-  runInject(cmd, startedAt);
+  if (cmd.help) return writeStdout(s, USAGE);
+  if (cmd.version) return writeStdout(s, `meshinject ${VERSION}\n`);
+  if (cmd.command === 'completion') return writeStdout(s, completionScript(cmd.shell!));
+  if (cmd.command === 'check') return runCheck(s, cmd, startedAt);
+  if (cmd.command === 'explain') return runExplain(s, cmd);
+  if (cmd.command === 'diff') return runDiff(s, cmd);
+  runInject(s, cmd, startedAt);
 }
 
-process.stdout.on('error', onOutputError);
-try {
-  main(performance.now());
-} catch (e) {
-  process.exitCode = 2;
-  if (e instanceof CliError) process.stderr.write(`meshinject: error: ${e.message}\n`);
-  else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
-    process.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
-  } else process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+/**
+ * Runs one meshinject command line: `argv` without `node` and the script, `env` the environment it reads
+ * (`LOG_TO_STDERR`, `ARGOCD_APP_NAMESPACE`, `ARGOCD_APP_NAME`, `NO_COLOR`, `MESHINJECT_PLANS`,
+ * `MESHINJECT_VERIFY_PLANS`, `MESHINJECT_PLAN_STATS`), `io` its streams. Reads the files it names and writes
+ * the ones it is asked to (`--output-file`, `--report`, `--in-place`); nothing else outside `io`.
+ *
+ * @returns the exit code: 0 success, 1 error results or a failed check, 2 bad input or usage (one line on
+ *   stderr, nothing on stdout)
+ */
+export function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): number {
+  const s: Session = { env, io, budget: 0, budgetTotal: 0, outputFailed: false, exitCode: 0 };
+  try {
+    runCommand(s, argv, performance.now());
+  } catch (e) {
+    s.exitCode = 2;
+    if (e instanceof CliError) io.stderr.write(`meshinject: error: ${e.message}\n`);
+    else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
+      io.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
+    } else io.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+  }
+  return s.exitCode;
 }

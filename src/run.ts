@@ -11,6 +11,7 @@ import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, summarize } from './results/result.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
+import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -41,6 +42,12 @@ export interface RunOptions {
   check?: { failOn: FailOn };
   /** Progress: called after each resource with the count done and the total (the CLI draws it on a terminal). */
   progress?: (done: number, total: number) => void;
+  /**
+   * Sidecar plan switches of this run (src/render/plans.ts): `enabled` (`MESHINJECT_PLANS=0` → false), `verify`
+   * (`MESHINJECT_VERIFY_PLANS=1`), and `stats`, counters this run adds to (`MESHINJECT_PLAN_STATS=1`). The CLI
+   * reads the environment; unset fields take the defaults (plans on, no verification).
+   */
+  plans?: RunPlanSettings;
 }
 
 /** One input of a run: its text and its name (a file path; absent for stdin). */
@@ -307,7 +314,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
   const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
-  const run = orBadInput(() => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check }));
+  const run = orBadInput(() => withPlanSettings(opts.plans, () => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check })));
   if (!run.ok) return badInput(run.message);
   const { shared, processed, workloads } = run.value;
   if (check) {
