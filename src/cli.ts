@@ -9,7 +9,8 @@ import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statS
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
-import { istioFlagOverrides } from './cli/istio-flags.ts';
+import type { FlagValue } from './contract/driver.ts';
+import { DRIVERS } from './drivers/registry.ts';
 import { summaryLine } from './cli/summary.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
@@ -200,26 +201,37 @@ function readInputs(s: Session, paths: readonly string[]): RunInput[] {
   return inputs;
 }
 
+/**
+ * The overrides of the drivers' flags (`MeshDriver.flags`): file flags are read (within the size budget), in
+ * the order the driver declares its flags, and the driver turns the values into fields of its section.
+ * @throws CliError naming the flag and file of a value the driver cannot use
+ */
+function driverOverrides(s: Session, cmd: Command): NonNullable<ConfigOverrides['sections']> {
+  const out: Array<NonNullable<ConfigOverrides['sections']>[number]> = [];
+  for (const driver of DRIVERS) {
+    const given = cmd.driverFlags[driver.name];
+    if (!given || !driver.flags) continue;
+    const values: Record<string, FlagValue> = {};
+    for (const f of driver.flags.options) {
+      const raw = given[f.name];
+      if (raw === undefined) continue;
+      const name = f.file ? `--${f.name} ${raw}` : `--${f.name}`;
+      values[f.name] = { name, text: f.file ? readText(s, raw, name) : raw };
+    }
+    const r = driver.flags.overrides(values);
+    if (!r.ok) throw new CliError(r.message);
+    out.push(...r.overrides.map((o) => ({ section: driver.name, ...o })));
+  }
+  return out;
+}
+
 /** Settings from flags and the environment that win over the functionConfig. */
 function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
-  const env = s.env;
-  const flagFile = (flag: string, path: string | undefined) => (path === undefined ? undefined : { name: `--${flag} ${path}`, text: readText(s, path, `--${flag} ${path}`) });
-  const meshConfigFile = flagFile('meshConfigFile', cmd.meshConfigFile);
-  const valuesFile = flagFile('valuesFile', cmd.valuesFile);
-  const injectConfigFile = flagFile('injectConfigFile', cmd.injectConfigFile);
-  const operatorFileName = flagFile('operatorFileName', cmd.operatorFileName);
-  const istio = istioFlagOverrides({
-    ...(cmd.revision !== undefined ? { revision: cmd.revision } : {}),
-    ...(meshConfigFile ? { meshConfigFile } : {}),
-    ...(valuesFile ? { valuesFile } : {}),
-    ...(injectConfigFile ? { injectConfigFile } : {}),
-    ...(operatorFileName ? { operatorFileName } : {}),
-  });
-  if (!istio.ok) throw new CliError(istio.message);
-  const o = istio.overrides;
+  const sections = driverOverrides(s, cmd);
+  const o: ConfigOverrides = sections.length ? { sections } : {};
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
-  else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  else if (s.env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: s.env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
   return o;
 }
 

@@ -5,7 +5,7 @@
  * never names a mesh; a driver folder never reaches into another driver.
  */
 import type { WorkloadKind } from '../workloads/kinds.ts';
-import type { Config, ConfigIssue, DecisionReason, DecisionStep, JsonObject, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
+import type { Config, ConfigIssue, DecisionReason, DecisionStep, Json, JsonObject, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -191,6 +191,10 @@ export interface MeshDriver<S = unknown> {
   readonly reasonInfo?: Readonly<Record<string, ReasonInfo>>;
   /** How the driver differs from the defaults of the shared steps (see `DriverTraits`); absent: every default. */
   readonly traits?: DriverTraits;
+  /** Command-line flags of the driver and the fields of its section they set (the CLI builds its parser from them). */
+  readonly flags?: DriverFlags;
+  /** The driver's lines in `meshinject --help`. */
+  readonly help?: DriverHelp;
   /**
    * Read-only views of `traits` that `defineDriver` fills in (the shared steps read `traits`): true when the
    * driver reads the pod template's own metadata for every kind (no `podMetadataPath`), and when it decides on
@@ -271,6 +275,61 @@ export interface DriverTraits {
    * them itself (Linkerd refuses them with an error result).
    */
   hostNetwork?: 'skip' | 'driver';
+}
+
+/** A command-line option of a driver (istioctl's `--revision`, `--valuesFile`): always takes a value. */
+export interface DriverFlag {
+  /** The option without `--`, e.g. `valuesFile`. */
+  name: string;
+  /** The value's name in help (`REV`, `FILE`). */
+  arg: string;
+  /** The value names a file: the CLI reads it (within `--max-input-bytes`) and hands its text. */
+  file?: boolean;
+  /** One line for `--help`. */
+  help: string;
+}
+
+/** A flag's value as the CLI hands it to the driver: the text (a file flag: the file's content) and its name for messages. */
+export interface FlagValue {
+  /** `--revision` or, for a file flag, `--valuesFile values.json`. */
+  name: string;
+  text: string;
+}
+
+/** A field of a driver's section set from outside the functionConfig (a flag): it wins over the functionConfig. */
+export interface SectionOverride {
+  /** The field of `spec.<driver>`, e.g. `revision`. */
+  field: string;
+  value: Json;
+  /** Where the value came from, for messages: `--revision`, `--valuesFile values.json`. */
+  from: string;
+  /**
+   * How the ConfigMap form holds it (`data['<driver>.<field>']`): `text` (a string, as is) or `json` (JSON text);
+   * absent: only a SidecarInjection can (a ConfigMap functionConfig is then an error naming the flag).
+   */
+  configMap?: 'text' | 'json';
+}
+
+/** A driver's command-line flags and how their values become config overrides. */
+export interface DriverFlags {
+  /** The options, in `--help` order. */
+  readonly options: readonly DriverFlag[];
+  /**
+   * The overrides of the given flags (`values` by option name, only those given), in a stable order, one per
+   * field (a later flag for the same field wins, as the driver documents).
+   * @returns the overrides, or the message of the first value that cannot be used (naming the flag and file)
+   */
+  overrides(values: Readonly<Record<string, FlagValue>>): { ok: true; overrides: SectionOverride[] } | { ok: false; message: string };
+}
+
+/** A driver's lines in `meshinject --help` (each without a trailing newline). */
+export interface DriverHelp {
+  /** Its config section under `spec:` in the Configuration part, indented four spaces (`    <name>: ...`). */
+  config?: string;
+  /** Its own opt-in/opt-out, e.g. `Istio sidecar.istio.io/inject`. */
+  optIn?: string;
+  /** What its flags are, for "Flags (...) win", e.g. `--revision, the istioctl file flags`. */
+  flags?: string;
 }
 
 /** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */

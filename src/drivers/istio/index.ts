@@ -15,6 +15,7 @@ import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import { uninjectIstio } from './uninject.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
+import { ISTIO_FLAGS } from './flags.ts';
 
 export type { IstioSettings } from './config.ts';
 
@@ -52,6 +53,18 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
   reasons: Object.keys(ISTIO_REASONS),
   reasonInfo: ISTIO_REASONS,
   traits: { podMetadataPath: kubeInjectPodMetadata, otherReadingNote: kubeInjectNote },
+  flags: ISTIO_FLAGS,
+  help: {
+    config: [
+      '    istio:',
+      '      revision: ""                    # control-plane revision ("" = default)',
+      '      selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)',
+      "      values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)",
+      "      meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)",
+    ].join('\n'),
+    optIn: 'Istio sidecar.istio.io/inject',
+    flags: '--revision, the istioctl file flags',
+  },
   loadConfig: loadIstioConfig,
   fromInput: withInjectorConfigMap,
   decide: decideIstio,

@@ -27,6 +27,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
     name: flavor.mesh,
     reasons: OSM_FAMILY_REASONS,
     reasonInfo,
+    help: osmFamilyHelp(flavor),
     // No podMetadataPath: the webhook labels and annotates the pods themselves, a CronJob's too.
     loadConfig: (input) => loadOsmFamilyConfig(flavor, input),
     decide: decideOsmFamily,
@@ -42,6 +43,12 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
     },
     uninject: (pod, inventory) => restoreFromInventory(pod, inventory),
   });
+}
+
+/** `--help` lines: OSM's config section and opt-in annotation; FSM's are OSM's with its prefix (it adds none). */
+function osmFamilyHelp(f: Flavor): MeshDriver['help'] {
+  if (f !== OSM) return {};
+  return { config: "    osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)", optIn: `${f.title} ${keys(f).injection}` };
 }
 
 /** What each of `OSM_FAMILY_REASONS` means for one flavor (its annotation prefix and title). */
