@@ -1,9 +1,8 @@
 /**
- * The pipeline for one input: for every resource, in order,
- * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor`
- * (`spec.mode: uninject`: `readWorkload → uninjectWorkload → annotate → emitChanged → resultFor`; a skipped
- * workload still injected goes through `uninjectWorkload` with `spec.removeWhenSkipped`),
- * then the run-level results (unknown namespaces). Mesh-neutral: everything mesh-specific is behind the
+ * The pipeline for one input: for every resource, in order, the recipe of the mode (`RECIPES`, lists of named
+ * steps): inject and check `readWorkload → decide → previous → inject → write` (`write`: `annotate →
+ * emitChanged → resultFor`), uninject `readWorkload → uninject → write` (a skipped workload still injected goes
+ * through `uninjectWorkload` with `spec.removeWhenSkipped`), then the run-level results (unknown namespaces). Mesh-neutral: everything mesh-specific is behind the
  * `ActiveMesh` (src/drivers/driver.ts).
  */
 import type { Config } from './config/types.ts';
@@ -244,9 +243,10 @@ function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
 
 /**
  * Step 3: the injected pod template, or `skipped`; a driver error becomes an error result. A skipped
- * workload that still carries this mesh's injection is uninjected with `spec.removeWhenSkipped`, else warned about.
+ * workload that still carries this mesh's injection is uninjected with `spec.removeWhenSkipped`, else warned
+ * about when `warnStillInjected` (a check reports it once instead, as an `unwanted-sidecar` finding).
  */
-function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outcome | 'failed' {
+function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnStillInjected: boolean): Outcome | 'failed' {
   if (!decision.inject) {
     if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
     let previous;
@@ -255,8 +255,7 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext): Outco
     } catch (e) {
       return driverFailure(w, ctx, e);
     }
-    // In check mode the check reports it once, as an `unwanted-sidecar` finding (src/reports/check.ts).
-    if (previous && ctx.config.mode !== 'check') {
+    if (previous && warnStillInjected) {
       ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): the sidecar stays; set spec.removeWhenSkipped: true to remove it, or re-enable injection`, w.id));
     }
     return { action: 'skipped' };
@@ -425,32 +424,91 @@ export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, n
     `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)`));
 }
 
-/**
- * One resource, as the recipe of the module comment: a workload goes
- * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor` (in uninject mode
- * `readWorkload → uninjectWorkload → ...`); another resource may be annotated by the driver.
- */
-function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): void {
-  const w = readWorkload(item, ctx);
-  if (!w) return processOtherResource(item, ctx, out.changed);
-  if (ctx.config.mode === 'uninject') {
-    const outcome = uninjectWorkload(w, ctx);
-    if (outcome !== 'failed') writeOutcome(w, undefined, outcome, ctx, out.changed);
-    return;
-  }
-  const decision = decideOrReport(w, ctx);
-  if (!decision) return;
-  for (const warning of decision.warnings ?? []) ctx.results.push(resourceResult('warning', warning, w.id));
-  const previous = previousInventory(w, ctx);
-  const outcome = injectWorkload(w, decision, ctx);
-  const ok = outcome !== 'failed' && writeOutcome(w, decision, outcome, ctx, out.changed);
-  out.workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok });
+/** What the steps of one workload's recipe have found so far. */
+interface Flow {
+  w: Workload;
+  decision?: Decision;
+  previous?: Inventory;
+  outcome?: Outcome | 'failed';
 }
 
-/** A resource that is not a workload: the driver's annotations added (inject) or removed (uninject). */
-function processOtherResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
-  if (ctx.config.mode === 'uninject') unannotateResource(item, ctx, changed);
-  else if (ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
+/** A named step of a recipe: reads and extends the flow; false stops the recipe (its result is pushed). */
+interface Step {
+  readonly name: string;
+  run(f: Flow, ctx: RunContext, out: ProcessOutput): boolean;
+}
+
+/** `decideWorkload` (an error result stops), then the decision's warnings. */
+const DECIDE: Step = {
+  name: 'decide',
+  run(f, ctx) {
+    const decision = decideOrReport(f.w, ctx);
+    if (!decision) return false;
+    f.decision = decision;
+    for (const warning of decision.warnings ?? []) ctx.results.push(resourceResult('warning', warning, f.w.id));
+    return true;
+  },
+};
+
+/** What the input's pod template already carries from this mesh (for check and explain). */
+const PREVIOUS: Step = {
+  name: 'previous',
+  run(f, ctx) {
+    const previous = previousInventory(f.w, ctx);
+    if (previous) f.previous = previous;
+    return true;
+  },
+};
+
+/** `injectWorkload`; `warnStillInjected`: warn about a skipped workload that still carries a sidecar. */
+function injectStep(warnStillInjected: boolean): Step {
+  return { name: 'inject', run: (f, ctx) => ((f.outcome = injectWorkload(f.w, f.decision!, ctx, warnStillInjected)), true) };
+}
+
+/** `uninjectWorkload` (an error result stops). */
+const UNINJECT: Step = { name: 'uninject', run: (f, ctx) => (f.outcome = uninjectWorkload(f.w, ctx)) !== 'failed' };
+
+/** `annotate → emitChanged → resultFor` (`writeOutcome`), then the workload's record for check and explain. */
+const WRITE_AND_RECORD: Step = {
+  name: 'write',
+  run(f, ctx, out) {
+    const ok = f.outcome !== 'failed' && writeOutcome(f.w, f.decision, f.outcome!, ctx, out.changed);
+    out.workloads.push({ position: f.w.item.position, id: f.w.id, namespace: f.w.ref.namespace, decision: f.decision!, ...(f.previous ? { previous: f.previous } : {}), ok });
+    return true;
+  },
+};
+
+/** `annotate → emitChanged → resultFor` of an uninjected workload (no decision, no record). */
+const WRITE: Step = { name: 'write', run: (f, ctx, out) => (writeOutcome(f.w, undefined, f.outcome as Outcome, ctx, out.changed), true) };
+
+/** A mode's recipe: the steps of a workload after `readWorkload`, and what is done to any other resource. */
+interface Recipe {
+  readonly workload: readonly Step[];
+  other(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void;
+}
+
+/** The recipe of each `spec.mode` (`check` also for `meshinject check`): lists of named steps. */
+const RECIPES: Readonly<Record<'inject' | 'uninject' | 'check', Recipe>> = {
+  inject: { workload: [DECIDE, PREVIOUS, injectStep(true), WRITE_AND_RECORD], other: annotateOther },
+  check: { workload: [DECIDE, PREVIOUS, injectStep(false), WRITE_AND_RECORD], other: annotateOther },
+  uninject: { workload: [UNINJECT, WRITE], other: unannotateResource },
+};
+
+/** The driver's annotations on a resource that is not a workload, when it has any (`annotateResource`). */
+function annotateOther(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  if (ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
+}
+
+/**
+ * One resource, as the recipe of its mode (`RECIPES`): a workload goes `readWorkload` then the recipe's steps in
+ * order, until one stops; another resource gets the recipe's `other`.
+ */
+function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): void {
+  const recipe = RECIPES[ctx.config.mode ?? 'inject'];
+  const w = readWorkload(item, ctx);
+  if (!w) return recipe.other(item, ctx, out.changed);
+  const flow: Flow = { w };
+  for (const step of recipe.workload) if (!step.run(flow, ctx, out)) return;
 }
 
 /** Step 2 with its failure: the decision, or undefined after pushing the driver's error as the workload's result. */
