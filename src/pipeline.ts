@@ -2,8 +2,8 @@
  * The pipeline for one input: for every resource, in order, the recipe of the mode (`RECIPES`, lists of named
  * steps): inject and check `readWorkload → decide → previous → inject → write` (`write`: `annotate →
  * emitChanged → resultFor`), uninject `readWorkload → uninject → write` (a skipped workload still injected goes
- * through `uninjectWorkload` with `spec.removeWhenSkipped`), then the run-level results (unknown namespaces). Mesh-neutral: everything mesh-specific is behind the
- * `ActiveMesh` (src/drivers/driver.ts).
+ * through `uninjectWorkload` with `spec.removeWhenSkipped`), then the run-level results (unknown namespaces).
+ * Mesh-neutral: everything mesh-specific is behind the `ActiveMesh` (src/contract/driver.ts).
  */
 import type { Config } from './config/types.ts';
 import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './contract/driver.ts';
