@@ -391,6 +391,7 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
     reasonInfo: driver.reasonInfo ?? {},
-    traits: driver.traits ?? {},
+    // A driver written as a literal may say `checksHostNetwork` without the trait: the same thing.
+    traits: driver.checksHostNetwork && driver.traits?.hostNetwork === undefined ? { ...driver.traits, hostNetwork: 'driver' } : driver.traits ?? {},
   };
 }
