@@ -39,7 +39,7 @@ function driverHelp(drivers: readonly MeshDriver<unknown>[]): { meshLine: string
   const decision = `Per workload: hostNetwork pods and ignored namespaces are never injected; then the namespaceSelector; then the driver's own opt-in/opt-out (${optIns.join(', ')}); then neverInjectSelector, alwaysInjectSelector and the policy. 'meshinject explain' shows the rules in order for each workload.`;
   return {
     meshLine: `    ${`mesh: ${defaultMesh}`.padEnd(34)}# the driver: ${drivers.map((d) => d.name).join(' | ')}`,
-    sections: helps.flatMap((h) => (h.config ? [h.config] : [])).join('\n'),
+    sections: helps.flatMap((h) => (h.config ? h.config.split('\n').map((line) => `    ${line}`) : [])).join('\n'),
     defaultMesh,
     flags: ['--default-namespace', ...helps.flatMap((h) => (h.flags ? [h.flags] : []))].join(', '),
     decision: wrap(decision, 102),

@@ -324,7 +324,7 @@ export interface DriverFlags {
 
 /** A driver's lines in `meshinject --help` (each without a trailing newline). */
 export interface DriverHelp {
-  /** Its config section under `spec:` in the Configuration part, indented four spaces (`    <name>: ...`). */
+  /** Its config section as a YAML sketch with comments, `<name>: ...` (lines may be more; `--help` indents them under `spec:`). */
   config?: string;
   /** Its own opt-in/opt-out, e.g. `Istio sidecar.istio.io/inject`. */
   optIn?: string;

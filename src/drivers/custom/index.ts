@@ -28,7 +28,7 @@ export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSetti
   name: 'custom',
   reasons: CUSTOM_REASONS,
   reasonInfo: CUSTOM_REASON_INFO,
-  help: { config: '    custom: {templates: {sidecar: "..."}, values: {...}}           # Handlebars templates of your own', optIn: 'custom meshinject.dev/inject' },
+  help: { config: 'custom: {templates: {sidecar: "..."}, values: {...}}           # Handlebars templates of your own', optIn: 'custom meshinject.dev/inject' },
   traits: {
     podMetadataPath: jobTemplateMetadata,
     otherReadingNote: (path, inject, detail) => `istioctl kube-inject reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`,

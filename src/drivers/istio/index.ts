@@ -56,11 +56,11 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
   flags: ISTIO_FLAGS,
   help: {
     config: [
-      '    istio:',
-      '      revision: ""                    # control-plane revision ("" = default)',
-      '      selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)',
-      "      values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)",
-      "      meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)",
+      'istio:',
+      '  revision: ""                    # control-plane revision ("" = default)',
+      '  selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)',
+      "  values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)",
+      "  meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)",
     ].join('\n'),
     optIn: 'Istio sidecar.istio.io/inject',
     flags: '--revision, the istioctl file flags',

@@ -36,7 +36,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
   reasons: Object.keys(LINKERD_REASONS),
   reasonInfo: LINKERD_REASONS,
   traits: { hostNetwork: 'driver' }, // Linkerd refuses host-network pods with an error (./inject.ts)
-  help: { config: '    linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject' },
+  help: { config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject' },
   loadConfig: loadLinkerdConfig,
   decide: decideLinkerd,
   inject(req) {

@@ -48,7 +48,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
 /** `--help` lines: OSM's config section and opt-in annotation; FSM's are OSM's with its prefix (it adds none). */
 function osmFamilyHelp(f: Flavor): MeshDriver['help'] {
   if (f !== OSM) return {};
-  return { config: "    osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)", optIn: `${f.title} ${keys(f).injection}` };
+  return { config: "osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)", optIn: `${f.title} ${keys(f).injection}` };
 }
 
 /** What each of `OSM_FAMILY_REASONS` means for one flavor (its annotation prefix and title). */
