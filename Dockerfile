@@ -12,8 +12,9 @@
 #
 # Base images are pinned by digest (the tag is for humans). The release workflow checks that each pinned
 # digest still resolves to a linux/amd64 + linux/arm64 index before it builds; update both here.
-# node:22-bookworm-slim: Node 22 LTS on Debian (bash and dash, which the Argo CD plugin scripts use).
-ARG NODE_IMAGE=node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c
+# node:24-bookworm-slim: Node 24, the current LTS (Node 20 reached its end of life in April 2026), on Debian
+# (bash and dash, which the Argo CD plugin scripts use). The release workflow's pin step checks the digest.
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 # kustomize 5.8.1: the version Argo CD 3.x bundles; the official image has the static binary at /app/kustomize.
 ARG KUSTOMIZE_IMAGE=registry.k8s.io/kustomize/kustomize:v5.8.1@sha256:899fcd3bc898160e62bcaf82932b0cb29ba38d16272353db2e7acbba82129429
 # helm 3.17.3 for the plugin's Helm variant (static binary at /usr/bin/helm).

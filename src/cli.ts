@@ -12,11 +12,13 @@ import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts
 import type { FlagValue } from './contract/driver.ts';
 import { DRIVERS } from './drivers/registry.ts';
 import { summaryLine } from './cli/summary.ts';
+import { visibleResultLines } from './cli/result-lines.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
 import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { convertOutput } from './cli/convert.ts';
+import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
 import { explainText, explainWorkloads } from './reports/explain.ts';
 import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
@@ -143,12 +145,20 @@ function readText(s: Session, path: string, label = path): string {
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 
+/** Files of a directory that are not inputs: a kustomize or kpt package's own files, with what they are. */
+const PACKAGE_FILES: Readonly<Record<string, string>> = {
+  'kustomization.yaml': 'a kustomize Kustomization',
+  'kustomization.yml': 'a kustomize Kustomization',
+  Kustomization: 'a kustomize Kustomization',
+  Kptfile: 'a kpt Kptfile',
+};
+
 /**
  * The manifest files under a directory: `*.yaml`, `*.yml`, `*.json`, recursively, sorted by path (code
  * unit order). Entries whose name starts with `.` (`.git`, `.github`) and symbolic links to directories
- * are not followed.
+ * are not followed. A package's own files (`PACKAGE_FILES`) are not inputs: they go to `leftOut`.
  */
-function manifestFiles(dir: string): string[] {
+function manifestFiles(dir: string, leftOut: Array<{ path: string; why: string }>): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     let entries;
@@ -160,7 +170,8 @@ function manifestFiles(dir: string): string[] {
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;
       const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
+      if (Object.hasOwn(PACKAGE_FILES, e.name) && !e.isDirectory()) leftOut.push({ path: p, why: PACKAGE_FILES[e.name]! });
+      else if (e.isDirectory()) walk(p);
       else if (MANIFEST.test(e.name) && (e.isFile() || (e.isSymbolicLink() && statSync(p, { throwIfNoEntry: false })?.isFile()))) out.push(p);
     }
   };
@@ -168,8 +179,12 @@ function manifestFiles(dir: string): string[] {
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The inputs named on the command line, read: files, directories (expanded), `-` for stdin. */
-function readInputs(s: Session, paths: readonly string[]): RunInput[] {
+/**
+ * The inputs named on the command line, read: files, directories (expanded; with `manifestsOnly`, the files
+ * read from a directory are marked so, see `RunInput.manifestsOnly`), `-` for stdin. A package's own files in
+ * a directory (`PACKAGE_FILES`) are pushed to `leftOut`.
+ */
+function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
   const inputs: RunInput[] = [];
   let stdinUsed = false;
   for (const p of paths.length ? paths : ['-']) {
@@ -191,9 +206,9 @@ function readInputs(s: Session, paths: readonly string[]): RunInput[] {
       throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
-      const files = manifestFiles(p);
+      const files = manifestFiles(p, leftOut);
       if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
-      for (const f of files) inputs.push({ name: f, text: readText(s, f) });
+      for (const f of files) inputs.push({ name: f, text: readText(s, f), ...(manifestsOnly ? { manifestsOnly } : {}) });
     } else {
       inputs.push({ name: p, text: readText(s, p) });
     }
@@ -355,6 +370,17 @@ function adviseHeap(bytes: number): number {
   return Math.ceil((mebibytes(bytes) * 1.5) / 1024) * 1024;
 }
 
+/**
+ * The cluster's Kubernetes version for `nativeSidecars: auto`: `--kube-version`, else `KUBE_VERSION` (Argo CD's
+ * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
+ * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
+ */
+function kubeVersionFrom(cmd: Command, env: Session['env']): { kubeVersion?: { value: string; from: string } } {
+  if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
+  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
+  return {};
+}
+
 /** What every command reads: the size budget, config files, flag overrides, inputs, plan switches. */
 function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean; planStats?: PlanStats } {
   const env = s.env;
@@ -364,7 +390,8 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   s.budget = s.budgetTotal = cmd.maxInputBytes;
   const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(s, c, `--config ${c}`) }));
   const overrides = overridesFrom(s, cmd);
-  const inputs = readInputs(s, cmd.inputs);
+  const leftOutFiles: Array<{ path: string; why: string }> = [];
+  const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
   checkHeapFor(inputs);
   const onTty = progressOnTty(s, cmd);
   const guard = heapGuard();
@@ -375,6 +402,8 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
     plans,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
+    ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
+    ...kubeVersionFrom(cmd, env),
   };
   return { inputs, opts, logToStderr, ...(planStats ? { planStats } : {}) };
 }
@@ -409,15 +438,19 @@ function runInject(s: Session, cmd: Command, startedAt: number): void {
     throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
   }
   const prepared = prepare(s, cmd);
-  const { inputs, opts } = prepared;
+  const { inputs, opts, logToStderr } = prepared;
   const out = runInputs(inputs, { ...opts, ...(s.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
-  if (out.stderr) s.io.stderr.write(out.stderr);
+  // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in
+  // it. Under Argo CD (a plugin's stderr is its log, shown only on failure) the plugin's own switch decides (LOG_TO_STDERR).
+  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !s.env.ARGOCD_APP_NAME;
+  const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
+  if (shown) s.io.stderr.write(shown);
   if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
     // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
     let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        parts = [convertOutput(out.stdout, cmd.output)];
+        parts = [cmd.output === 'patches' ? patchComponent(out.files) : convertOutput(out.stdout, cmd.output)];
       } catch (e) {
         throw new CliError((e as Error).message);
       }

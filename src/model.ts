@@ -123,6 +123,9 @@ export interface ConfigIssue {
 /** The name of a mesh driver ("sidecar class"): `spec.mesh`, one of the registry's names (src/drivers/registry.ts). */
 export type MeshName = string;
 
+/** What `spec.kindPolicies` says for one workload kind. */
+export type KindPolicy = 'inject' | 'native' | 'skip';
+
 /** A workload kind declared in config: where its pod template lives. */
 export interface ExtraWorkloadKind {
   /** `kind` to match. */
@@ -161,6 +164,13 @@ export interface Config {
    * recreates a Job whose immutable pod template changed (krm-ecosystem.md §5.1).
    */
   injectedWorkloadAnnotations?: Record<string, Record<string, string>>;
+  /**
+   * Per workload kind (the resource's kind): `inject` (as every other kind), `native` (inject only as a native
+   * sidecar; where the driver would add a classic one, the workload is skipped with a warning), `skip` (never
+   * inject). Absent or `{}`: every kind `inject`. Jobs and CronJobs with a classic sidecar never complete
+   * (linkerd2#5188, #7425), so they get a warning under `inject`.
+   */
+  kindPolicies?: Record<string, KindPolicy>;
   /** Extra workload kinds and their pod template paths. */
   workloadKinds: ExtraWorkloadKind[];
   /**

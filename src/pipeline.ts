@@ -5,7 +5,7 @@
  * through `uninjectWorkload` with `spec.removeWhenSkipped`), then the run-level results (unknown namespaces).
  * Mesh-neutral: everything mesh-specific is behind the `ActiveMesh` (src/contract/driver.ts).
  */
-import type { Config } from './config/types.ts';
+import type { Config, KindPolicy } from './config/types.ts';
 import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './contract/driver.ts';
 import type { WorkloadRecord } from './reports/check.ts';
 
@@ -182,7 +182,7 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   if (!found || !holdsPodTemplate(item.value, found)) return undefined;
   // A driver may read and write the pod metadata elsewhere for a kind (its `podMetadataPath` trait).
   const metaPath = ctx.mesh.traits.podMetadataPath?.(found);
-  const wk = metaPath ? { ...found, metaPath } : found;
+  const wk = metaPath ? { ...found, metaPath } : found; // keeps runsToCompletion
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
@@ -245,8 +245,9 @@ function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
  * Step 3: the injected pod template, or `skipped`; a driver error becomes an error result. A skipped
  * workload that still carries this mesh's injection is uninjected with `spec.removeWhenSkipped`, else warned
  * about when `warnStillInjected` (a check reports it once instead, as an `unwanted-sidecar` finding).
+ * `config` is the run's, or for `spec.kindPolicies: native` the run's with native sidecars on.
  */
-function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnStillInjected: boolean): Outcome | 'failed' {
+function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnStillInjected: boolean, config: Config = ctx.config): Outcome | 'failed' {
   if (!decision.inject) {
     if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
     let previous;
@@ -262,7 +263,7 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
   }
   const namespace = ctx.namespaces.get(w.ref.namespace);
   try {
-    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
+    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
     return { action: 'injected', pod: res.pod, summary: res.summary };
   } catch (e) {
@@ -428,6 +429,8 @@ export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, n
 interface Flow {
   w: Workload;
   decision?: Decision;
+  /** `spec.kindPolicies` for the workload's kind (`inject` when absent). */
+  policy?: KindPolicy;
   previous?: Inventory;
   outcome?: Outcome | 'failed';
 }
@@ -450,6 +453,35 @@ const DECIDE: Step = {
   },
 };
 
+/** `spec.kindPolicies`: the kind's policy; `skip` turns an injection into a skip. */
+const KIND_POLICY: Step = {
+  name: 'kind-policy',
+  run(f, ctx) {
+    const policy = ctx.config.kindPolicies?.[f.w.wk.kind] ?? 'inject';
+    f.policy = policy;
+    if (policy === 'skip' && f.decision!.inject) f.decision = kindPolicySkip(f.decision!, f.w.wk.kind);
+    return true;
+  },
+};
+
+/**
+ * A classic sidecar where the kind wants a native one (`kindPolicies: native`): skipped with a warning; on a kind
+ * whose pods run to completion (Job, CronJob): a warning that they never complete.
+ */
+const CLASSIC_SIDECAR: Step = {
+  name: 'classic-sidecar',
+  run(f, ctx) {
+    const outcome = f.outcome;
+    if (outcome === undefined || outcome === 'failed' || outcome.action !== 'injected') return true;
+    const classic = addedContainers(f.w.pod, outcome.pod);
+    if (classic.length > 0 && f.policy === 'native') {
+      f.decision = kindPolicySkip(f.decision!, f.w.wk.kind, `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`);
+      f.outcome = { action: 'skipped' };
+    } else if (classic.length > 0 && f.w.wk.runsToCompletion) ctx.results.push(resourceResult('warning', neverCompletes(f.w.wk.kind, classic), f.w.id));
+    return true;
+  },
+};
+
 /** What the input's pod template already carries from this mesh (for check and explain). */
 const PREVIOUS: Step = {
   name: 'previous',
@@ -460,9 +492,19 @@ const PREVIOUS: Step = {
   },
 };
 
-/** `injectWorkload`; `warnStillInjected`: warn about a skipped workload that still carries a sidecar. */
+/**
+ * `injectWorkload` (native sidecars on for `kindPolicies: native`); `warnStillInjected`: warn about a skipped
+ * workload that still carries a sidecar.
+ */
 function injectStep(warnStillInjected: boolean): Step {
-  return { name: 'inject', run: (f, ctx) => ((f.outcome = injectWorkload(f.w, f.decision!, ctx, warnStillInjected)), true) };
+  return {
+    name: 'inject',
+    run(f, ctx) {
+      const config = f.policy === 'native' ? { ...ctx.config, nativeSidecars: true } : ctx.config;
+      f.outcome = injectWorkload(f.w, f.decision!, ctx, warnStillInjected, config);
+      return true;
+    },
+  };
 }
 
 /** `uninjectWorkload` (an error result stops). */
@@ -489,8 +531,8 @@ interface Recipe {
 
 /** The recipe of each `spec.mode` (`check` also for `meshinject check`): lists of named steps. */
 const RECIPES: Readonly<Record<'inject' | 'uninject' | 'check', Recipe>> = {
-  inject: { workload: [DECIDE, PREVIOUS, injectStep(true), WRITE_AND_RECORD], other: annotateOther },
-  check: { workload: [DECIDE, PREVIOUS, injectStep(false), WRITE_AND_RECORD], other: annotateOther },
+  inject: { workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(true), CLASSIC_SIDECAR, WRITE_AND_RECORD], other: annotateOther },
+  check: { workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(false), CLASSIC_SIDECAR, WRITE_AND_RECORD], other: annotateOther },
   uninject: { workload: [UNINJECT, WRITE], other: unannotateResource },
 };
 
@@ -509,6 +551,28 @@ function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): voi
   if (!w) return recipe.other(item, ctx, out.changed);
   const flow: Flow = { w };
   for (const step of recipe.workload) if (!step.run(flow, ctx, out)) return;
+}
+
+/** Names of the regular containers (`spec.containers`) the injection added: a classic sidecar; none for a native one. */
+function addedContainers(before: PodTemplate, after: PodTemplate): string[] {
+  const names = (p: PodTemplate) => (Array.isArray(p.spec.containers) ? p.spec.containers : []).map((c) => (isJsonObject(c) ? String(c.name) : ''));
+  const had = new Set(names(before));
+  return names(after).filter((n) => !had.has(n));
+}
+
+/**
+ * A decision turned into a skip by `spec.kindPolicies` (reason `kind-policy`): `skip` for the kind (intended, an
+ * info result), or `native` where only a classic sidecar could be injected (`why`; not intended: a warning).
+ */
+function kindPolicySkip(decision: Decision, kind: string, why?: string): Decision {
+  const detail = why === undefined ? `spec.kindPolicies.${kind} is skip` : `spec.kindPolicies.${kind} is native, but ${why}`;
+  return { ...decision, inject: false, reason: 'kind-policy', detail, intended: why === undefined, trace: [...decision.trace, { rule: 'kind-policy', saw: detail, outcome: 'decided' }] };
+}
+
+/** The warning for a Job or CronJob given a classic sidecar, with what to do (linkerd2#5188, #7425). */
+function neverCompletes(kind: string, containers: readonly string[]): string {
+  return `${kind} gets a classic sidecar (container ${containers.join(', ')}), which keeps running after the job's containers exit: the ${kind === 'CronJob' ? "CronJob's Jobs never complete" : 'Job never completes'}; `
+    + `inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.${kind}: native), or leave ${kind}s out (spec.kindPolicies.${kind}: skip)`;
 }
 
 /** Step 2 with its failure: the decision, or undefined after pushing the driver's error as the workload's result. */

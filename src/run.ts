@@ -5,10 +5,11 @@ import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Config } from './config/types.ts';
-import type { JsonObject, KrmResult } from './model.ts';
-import { collectNamespaces, processItems, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
+import type { JsonObject, KrmResult, ResourceId } from './model.ts';
+import { collectNamespaces, processItems, resourceId, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
-import { exitCodeOf, formatResultLine, generalResult, summarize } from './results/result.ts';
+import { exitCodeOf, formatResultLine, generalResult, resourceResult, summarize, summaryText } from './results/result.ts';
+import { isJsonObject } from './json.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
@@ -22,6 +23,11 @@ export interface RunOptions {
    * (`mergeConfigLayers`); they override the ResourceList's `functionConfig`. Used instead of `functionConfig`.
    */
   functionConfigs?: ReadonlyArray<{ name: string; text: string }>;
+  /**
+   * The cluster's Kubernetes version, for `nativeSidecars: auto` (`--kube-version`, else `KUBE_VERSION`, which
+   * Argo CD sets for config management plugins), with where it came from for messages.
+   */
+  kubeVersion?: { value: string; from: string };
   /** CLI flags and environment settings that win over the functionConfig (`overrideLayers`). */
   overrides?: ConfigOverrides;
   /** Name of the input for messages and `file.path` of plain streams (a file path, or `stdin`). */
@@ -40,6 +46,11 @@ export interface RunOptions {
    * ResourceList comes back with its items unchanged and the results; other forms write nothing.
    */
   check?: { failOn: FailOn };
+  /**
+   * Files of directory inputs that are not inputs (`kustomization.yaml`, `Kptfile`, ...), each reported as an
+   * info result: `{path, why}`.
+   */
+  leftOutFiles?: ReadonlyArray<{ path: string; why: string }>;
   /** Progress: called after each resource with the count done and the total (the CLI draws it on a terminal). */
   progress?: (done: number, total: number) => void;
   /**
@@ -54,6 +65,13 @@ export interface RunOptions {
 export interface RunInput {
   text: string;
   name?: string;
+  /**
+   * Manifests only (a file read from a directory input, `meshinject inject`): documents annotated
+   * `config.kubernetes.io/local-config: "true"` and meshinject's own config kinds (`meshinject.dev/*`) are
+   * read (a Namespace's labels, the config itself) but not written, kpt's convention; each one left out is an
+   * info result. A ResourceList keeps its contract (kpt expects local-config items back).
+   */
+  manifestsOnly?: boolean;
 }
 
 /** The output of one input: what `--in-place` writes back to its file. */
@@ -89,15 +107,18 @@ export interface RunOutput {
   fixes?: Map<KrmResult, string>;
   /** What the selected driver's reason codes mean (`MeshDriver.reasonInfo`; absent when no config was loaded). */
   reasonInfo?: Readonly<Record<string, ReasonInfo>>;
+  /** True when the (only) input is a ResourceList: its results travel in the list (the CLI prints no warnings). */
+  resourceList?: boolean;
 }
 
 const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
+/** apiVersion prefix of meshinject's own config kinds (`SidecarInjection`). */
+const OWN_API_GROUP = 'meshinject.dev/';
 
 function stderrFor(results: readonly KrmResult[], all: boolean): string {
   const lines = results.filter((r) => all || r.severity === 'error').map(formatResultLine);
   if (all) {
-    const s = summarize(results);
-    lines.push(`meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s)`);
+    lines.push(`meshinject: ${summaryText(summarize(results))}`);
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
@@ -144,30 +165,47 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
     }
     layers.push(...o.layers);
   }
-  if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS) };
+  const options = opts.kubeVersion ? { kubeVersion: opts.kubeVersion } : {};
+  if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS, options) };
   const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
-  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS), raw: merged.value };
+  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS, options), raw: merged.value };
+}
+
+/** Whether a document is one a manifests-only output leaves out, and why (undefined: it is written). */
+function leftOutWhy(v: unknown, ownKinds: boolean): string | undefined {
+  if (!isJsonObject(v)) return undefined;
+  const ann = isJsonObject(v.metadata) && isJsonObject(v.metadata.annotations) ? v.metadata.annotations : undefined;
+  if (ann && Object.hasOwn(ann, LOCAL_CONFIG) && ann[LOCAL_CONFIG] === 'true') return `annotated ${LOCAL_CONFIG}: "true"`;
+  if (ownKinds && typeof v.apiVersion === 'string' && v.apiVersion.startsWith(OWN_API_GROUP)) return `meshinject's own config (${v.apiVersion})`;
+  return undefined;
 }
 
 /**
- * The top-level stream documents of `source` to drop under Argo CD (local-config), as replacement ranges:
- * each covers the document and the separator and comments before it, so no empty document is left.
+ * The top-level stream documents of `source` to leave out of the output, as replacement ranges: each covers
+ * the document and the separator and comments before it, so no empty document is left. Under Argo CD
+ * (`ownKinds` false) local-config documents; for a manifests-only input also meshinject's own config kinds.
  */
-function localConfigDrops(source: ParsedSource): SourceItem[] {
+function localConfigDrops(source: ParsedSource, ownKinds: boolean, name: string | undefined): Drop[] {
   if (source.form !== 'stream') return [];
-  const out: SourceItem[] = [];
+  const out: Drop[] = [];
   let prevEnd = 0;
   for (const item of source.items) {
     if (item.position !== item.topPosition) continue;
-    const v = item.value as { metadata?: { annotations?: Record<string, unknown> } } | null;
-    const ann = v?.metadata?.annotations;
-    if (ann && typeof ann === 'object' && Object.hasOwn(ann, LOCAL_CONFIG) && ann[LOCAL_CONFIG] === 'true') {
-      out.push(Object.assign(rangeOf(item), { start: prevEnd }));
-    }
+    const why = leftOutWhy(item.value, ownKinds);
+    if (why !== undefined) out.push(Object.assign(rangeOf(item), { start: prevEnd, why, id: resourceId(item, source, name) }));
     prevEnd = item.end;
   }
   return out;
+}
+
+/** A document left out of the output: its range (with the separator before it), why, and its identity for the result. */
+type Drop = SourceItem & { why: string; id: ResourceId };
+
+/** The info result of a document a manifests-only input leaves out. */
+function leftOutResult(d: Drop): KrmResult {
+  return resourceResult('info', `read but not written: ${d.why} (the output of a directory input holds only what the cluster is to apply)`, d.id,
+    { tags: { 'meshinject.dev/outcome': 'left-out', 'meshinject.dev/reason': 'local-config' } });
 }
 
 /** Joins the outputs of several inputs into one YAML stream: each on its own lines, separated by `---`. */
@@ -222,7 +260,7 @@ function orBadInput<T>(f: () => T): { ok: true; value: T } | { ok: false; messag
 }
 
 /** What processing the inputs gave: per input its changed resources and dropped local-config documents. */
-type Processed = Array<{ changed: Map<number, string>; drops: SourceItem[] }>;
+type Processed = Array<{ changed: Map<number, string>; drops: Drop[] }>;
 
 /**
  * Processes every input as one run: one namespace table over every input's Namespace objects (they win
@@ -239,8 +277,11 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     const progress = opts.progress;
     shared.onItem = () => progress(++done, total);
   }
+  for (const f of opts.leftOutFiles ?? []) results.push(generalResult('info', `${f.path}: not an input, left out (${f.why})`));
   sources.forEach((source, i) => {
-    const drops = opts.dropLocalConfig ? localConfigDrops(source) : [];
+    const manifestsOnly = inputs[i]!.manifestsOnly === true && !opts.check;
+    const drops = opts.dropLocalConfig || manifestsOnly ? localConfigDrops(source, manifestsOnly, inputs[i]!.name) : [];
+    if (manifestsOnly) results.push(...drops.map(leftOutResult));
     const out = processItems(source, config, mesh, inputs[i]!.name, shared);
     results.push(...out.results);
     processed.push({ changed: out.changed, drops });
@@ -286,11 +327,12 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   if (!parsed.ok) return badInput(parsed.message);
   const sources = parsed.value;
   const single = sources.length === 1 ? sources[0]! : undefined;
+  const listFlag = single?.form === 'resource-list' ? { resourceList: true } : {};
   const results: KrmResult[] = [];
   /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
   const failed = (used?: Config, workloads: RunOutput['workloads'] = []): RunOutput => {
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}) };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}), ...listFlag };
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
@@ -304,6 +346,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     return failed();
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
+  for (const n of loaded.notes) results.push(generalResult('info', `functionConfig: ${n}`));
   const mesh = loaded.mesh;
   const checkSpec = readCheckRules(cfg.raw);
   if (checkSpec.issues.length > 0) {
@@ -314,7 +357,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
   const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
-  const run = orBadInput(() => withPlanSettings(opts.plans, () => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check })));
+  const run = orBadInput(() => withPlanSettings(opts.plans, () => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check, ...(check ? { check } : {}) })));
   if (!run.ok) return badInput(run.message);
   const { shared, processed, workloads } = run.value;
   if (check) {
@@ -324,7 +367,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     results.push(...found.results);
     applyFailOn(results, check.failOn);
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: mesh.reasonInfo };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: mesh.reasonInfo, ...listFlag };
   }
   if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: mesh.reasonInfo };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
@@ -333,5 +376,5 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
-  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: mesh.reasonInfo };
+  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: mesh.reasonInfo, ...listFlag };
 }

@@ -134,7 +134,7 @@ t.test('option errors name the option; unknown ones get "did you mean"', async (
     [['-c'], /option -c needs a value \(FILE\)/],
     [['--quiet=yes'], /option --quiet takes no value/],
     [['--zzzzzz'], /unknown option --zzzzzz; to name a file that starts with '-', put it after '--'/],
-    [['-o', 'xml'], /option -o must be one of yaml, json; got "xml"/],
+    [['-o', 'xml'], /option -o must be one of yaml, json, patches; got "xml"/],
     [['--in-place'], /option --in-place does not apply to meshinject \(it is for: meshinject diff\)/],
   ] as const) {
     const r = runCli([...args]);

@@ -95,7 +95,7 @@ t.test('every problem is reported at once, each naming its field and the expecta
   t.equal(messageAt(r, 'spec.policy'), 'spec.policy must be one of enabled, disabled; got "on"');
   t.equal(messageAt(r, 'spec.mesh'), `spec.mesh: unknown mesh "consul"; known meshes: ${driverNames().join(', ')}`, 'OSM InstallDriver rule: the known drivers are listed');
   t.ok(driverNames().includes('istio'));
-  t.equal(messageAt(r, 'spec.nativeSidecars'), 'spec.nativeSidecars must be a boolean (true or false); got "yes"');
+  t.equal(messageAt(r, 'spec.nativeSidecars'), 'spec.nativeSidecars must be true, false or auto; got "yes"');
   t.equal(messageAt(r, 'spec.ignoredNamespaces'), 'spec.ignoredNamespaces must be an array; got "kube-system"');
   t.equal(messageAt(r, 'spec.istio.values'), 'spec.istio.values must be an object or a string; got number 42');
   t.equal(messageAt(r, 'spec.namespaces[0].labels.x'), 'spec.namespaces[0].labels.x must be a string; got number 1');
@@ -106,7 +106,7 @@ t.test('every problem is reported at once, each naming its field and the expecta
   t.equal(messageAt(r, 'spec.istio.selection'), 'spec.istio.selection must be one of kube-inject, webhook; got "auto"');
   t.match(messageAt(r, 'spec.colour'), /^spec\.colour is not a known field; expected one of: mesh, policy, namespaceSelector, /);
   t.equal(messageAt(r, 'spec.namespaceSelector.matchExpression'),
-    'spec.namespaceSelector.matchExpression is not a known field; expected one of: matchLabels, matchExpressions');
+    'spec.namespaceSelector.matchExpression is not a known field (did you mean spec.namespaceSelector.matchExpressions?); expected one of: matchLabels, matchExpressions');
   t.match(messageAt(r, 'spec.istio.extra'), /expected one of: values, meshConfig, revision, revisionTags, selection, /);
 });
 
@@ -183,8 +183,8 @@ t.test('ConfigMap form: unknown keys, non-string values and bad strings are all 
     'istio.revision': 'v1.2',
   }));
   t.same(paths(r), ['data.ignoredNamespaces', 'data.istio.meshConfig', 'data.istio.revision', 'data.namespaceSelector', 'data.nativeSidecars', 'data.polcy', 'data.resultAnnotations']);
-  t.match(messageAt(r, 'data.polcy'), /^data\.polcy is not a known key; expected one of: mesh, policy, namespaceSelector, defaultNamespace, ignoredNamespaces, nativeSidecars, resultAnnotations, mode, removeWhenSkipped, custom\.templateConfigMaps, fsm\.meshName, fsm\.namespace, istio\.revision, /);
-  t.equal(messageAt(r, 'data.nativeSidecars'), 'data.nativeSidecars must be one of "true", "false"; got boolean true (ConfigMap data values are strings: quote the value)');
+  t.match(messageAt(r, 'data.polcy'), /^data\.polcy is not a known key \(did you mean data\.policy\?\); expected one of: mesh, policy, namespaceSelector, defaultNamespace, ignoredNamespaces, nativeSidecars, resultAnnotations, mode, removeWhenSkipped, kindPolicies, custom\.templateConfigMaps, fsm\.meshName, fsm\.namespace, istio\.revision, /);
+  t.equal(messageAt(r, 'data.nativeSidecars'), 'data.nativeSidecars must be one of "true", "false", auto; got boolean true (ConfigMap data values are strings: quote the value)');
   t.equal(messageAt(r, 'data.resultAnnotations'), 'data.resultAnnotations must be one of "true", "false"; got "yes"');
   t.match(messageAt(r, 'data.ignoredNamespaces'), /must be a comma-separated list of DNS labels/);
   t.match(messageAt(r, 'data.namespaceSelector'), /^data\.namespaceSelector is not a valid label selector: unbalanced/);

@@ -161,3 +161,15 @@ t.test('Linkerd conformance corpus: pass counts per mode do not drop', { timeout
   t.same(checkMinimums(summary, min), [], 'no mode below its minimum');
   t.ok(results.filter((r) => r.mode === 'inject').length >= 34, 'the whole inject corpus ran');
 });
+
+t.test('Kuma conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {
+  ensureBundle(t);
+  const min = JSON.parse(readFileSync(join(root, 'test/conformance-min-kuma.json'), 'utf8')) as Record<string, number>;
+  const results = await runConformance(fileURLToPath(new URL('./vendored/conformance/kuma', import.meta.url)), { concurrency: 4 });
+  const summary = summarize(results, (r) => `kuma-${r.category}`);
+  for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}]: ${r.reason}`);
+  for (const [cat, s] of Object.entries(summary)) t.comment(`kuma conformance: ${s.passed}/${s.total} passed (${cat})`);
+  t.same(checkMinimums(summary, min), [], 'no category below its minimum');
+  t.ok(results.length >= 40, 'the whole corpus ran');
+  t.ok(results.filter((r) => r.pass).length / results.length >= 0.95, 'at least 95 % of the corpus passes');
+});

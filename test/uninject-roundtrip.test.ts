@@ -1,7 +1,8 @@
 /**
- * Uninject after inject gives back the input bytes (issue #9 §5): for every case of both conformance corpora
+ * Uninject after inject gives back the input bytes (issue #9 §5): for every case of the conformance corpora
  * that injects (test/vendored/conformance/istio: kube-inject, webhook-only and go-template cases, every template
- * including grpc-simple and grpc-agent; test/vendored/conformance/linkerd: inject, annotate and namespace cases),
+ * including grpc-simple and grpc-agent; test/vendored/conformance/linkerd: inject, annotate and namespace cases;
+ * test/vendored/conformance/kuma: inject and skip cases),
  * every example under examples/ and the real-world apps (test/vendored/real-world), each with its own
  * functionConfig: inject, then the same config with `mode: uninject`, and the output compared with the input
  * whole, byte for byte, with nothing normalised. Both runs use `resultAnnotations: false`: the result annotation
@@ -26,6 +27,8 @@ type Obj = Record<string, unknown>;
 const NAMED_PORT = 'a probe names its port (`port: http`); Istio\'s ISTIO_KUBE_APP_PROBERS records the port number it resolved the name to, so the probe comes back with the number (the kubelet reads both the same)';
 const OVERRIDDEN = 'the input customises an injected container (istio-proxy / istio-init); the injection replaces its text with the merged container, and Istio\'s proxy.istio.io/overrides records it as Go JSON (Go key order, canonical quantities, flow lists in block style, comments dropped)';
 const ALREADY = 'the input is already injected: uninject removes that injection too (checked: uninject(inject(x)) = uninject(x))';
+
+const KUMA_GRPC = 'a gRPC probe lists `service` before `port`; Kuma\'s virtual probe (/grpc/<port> with an X-Kuma-Probes-GRPC-Service header) keeps no key order, so the probe comes back as `port`, then `service`';
 
 const EXCEPTIONS: Record<string, string> = {
   'istio/hello-probes': NAMED_PORT,
@@ -53,6 +56,9 @@ const EXCEPTIONS: Record<string, string> = {
   'linkerd/emojivoto-already-injected': ALREADY,
   'linkerd/tap-deployment-debug': 'the input is a Linkerd control-plane component already injected with an old proxy; uninject removes that proxy too and, as `linkerd uninject`, keeps every linkerd.io/* key of a control-plane component (its metadata is Linkerd\'s own), so the keys the injection rewrote (created-by, trust-root-sha256, workload-ns) keep the new values',
   'linkerd/emojivoto-deployment-config-overrides': 'the input carries config.linkerd.io/proxy-version: override, the very value the configuration\'s overrideAnnotations writes: the injected pod is the same whether the user or the injection wrote it, and uninject removes what this configuration writes',
+  'kuma/inject-21-probe-proxy-named-ports': 'a probe names its port (`port: liveness-port`); Kuma\'s virtual probe path (/8080/metrics) carries the port number it resolved the name to, so the probe comes back with the number (the kubelet reads both the same)',
+  'kuma/inject-03-generate-name-and-probes': KUMA_GRPC,
+  'kuma/inject-40-probe-proxy-enabled-by-annotation': KUMA_GRPC,
   'istio/custom-template': 'refused: a user Go template adds volume some-injected-file, which no built-in Istio template gives, and uninject does not take sidecar.istio.io/status on trust for names outside the built-in templates (the error names the annotation)',
 };
 
@@ -121,6 +127,12 @@ t.test('Linkerd corpus: every inject, annotate and namespace case', async (t) =>
   for (const trip of trips) roundTrip(t, trip);
 });
 
+t.test('Kuma corpus: every inject and skip case', async (t) => {
+  const trips = corpus('kuma', ['inject', 'skip']);
+  t.ok(trips.length >= 36, `all the injecting cases (${trips.length})`);
+  for (const trip of trips) roundTrip(t, trip);
+});
+
 t.test('examples', async (t) => {
   const ex = (f: string) => readFileSync(`${ROOT}examples/${f}`, 'utf8');
   const stream = (...files: string[]) => files.map((f) => ex(f).replace(/\n*$/, '\n')).join('---\n');
@@ -136,6 +148,7 @@ t.test('examples', async (t) => {
     { name: 'example/meshinject-imperative', input: ex('meshinject-imperative/workloads.yaml'), fnConfig: plain },
     { name: 'example/custom', input: stream('custom/app.yaml', 'custom/log-shipper-templates.yaml'), fnConfig: ex('custom/injection.yaml') },
     { name: 'example/osm', input: stream('osm/namespace.yaml', 'osm/bookstore.yaml'), fnConfig: ex('osm/mesh.yaml') },
+    { name: 'example/kuma', input: stream('kuma/namespace.yaml', 'kuma/app.yaml'), fnConfig: ex('kuma/injection.yaml') },
     { name: 'example/argocd directory app', input: stream('argocd/apps/directory/ledger.yaml', 'argocd/apps/directory/reconcile-job.yaml'), fnConfig: ex('argocd/apps/directory/injection.yaml') },
   ];
   for (const trip of trips) roundTrip(t, trip);

@@ -1,6 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { MeshDriver } from '../contract/driver.ts';
 import { DRIVERS } from '../drivers/registry.ts';
+import { suggest } from '../suggest.ts';
+
+export { suggest };
 
 /**
  * Command-line parsing of meshinject: the subcommand, its options and its inputs. Pure (argv in, a
@@ -39,18 +42,19 @@ const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },
   { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
-  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json'], help: 'write the output as yaml or json (default: the form of the input)', only: ['inject', 'explain'] },
+  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'explain'] },
   { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (nothing is written on failure)', only: ['inject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
   { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
   { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
   { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files (untouched files stay untouched)', only: ['diff'] },
   { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
+  { name: 'kube-version', type: 'string', arg: 'VERSION', help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)" },
 ];
 
 /** meshinject's own options after the drivers' flags. */
 const LAST_OPTIONS: readonly OptionSpec[] = [
-  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line on stderr' },
+  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line and no warning lines on stderr (errors still show)' },
   { name: 'help', short: 'h', type: 'boolean', help: 'show help' },
   { name: 'version', short: 'v', type: 'boolean', help: 'print the version' },
 ];
@@ -70,7 +74,7 @@ export interface Command {
   inputs: string[];
   configs: string[];
   defaultNamespace?: string;
-  output?: 'yaml' | 'json';
+  output?: 'yaml' | 'json' | 'patches';
   outputFile?: string;
   /** Input size limit in bytes. */
   maxInputBytes: number;
@@ -78,6 +82,8 @@ export interface Command {
   failOn: 'error' | 'drift' | 'warning';
   inPlace: boolean;
   color: 'auto' | 'always' | 'never';
+  /** `--kube-version`: the cluster's Kubernetes version, for `nativeSidecars: auto`. */
+  kubeVersion?: string;
   /** The drivers' flags given (`MeshDriver.flags`), by driver name, then option name: the raw value. */
   driverFlags: Record<string, Record<string, string>>;
   quiet: boolean;
@@ -93,38 +99,6 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** 512 MiB: the default input size limit. */
 export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
-
-/** Edit distance (Levenshtein), for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
-
-/**
- * The closest known name to `word` (case-insensitive edit distance at most a third of its length, at
- * least 2), or undefined.
- */
-export function suggest(word: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const k of known) {
-    const d = distance(word.toLowerCase(), k.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = k;
-    }
-  }
-  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
 
 /**
  * Parses a size: a non-negative integer of bytes, optionally with `K`/`KiB`, `M`/`MiB`, `G`/`GiB`
@@ -232,6 +206,8 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   copy('defaultNamespace', 'default-namespace');
   copy('output', 'output');
   copy('outputFile', 'output-file');
+  copy('kubeVersion', 'kube-version');
+  if (cmd.output === 'patches' && command !== 'inject') return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
   if (command === 'completion' && !cmd.help) {
     const shell = cmd.inputs[0];
     if (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish') {

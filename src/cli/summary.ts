@@ -1,9 +1,9 @@
 import type { CommandName } from './args.ts';
 import type { RunOutput } from '../run.ts';
-import { summarize } from '../results/result.ts';
+import { summarize, summaryText } from '../results/result.ts';
 
 /**
- * The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 error(s) (120 ms)`; for a
+ * The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 error(s) (120 ms)` (with `N uninjected` and `N warning(s)` when there are any, `summaryText`); for a
  * check, `meshinject check: 2 failing, 1 warning(s), 7 workload(s) (120 ms)`. Pure: the CLI measures the time.
  */
 export function summaryLine(command: CommandName, out: RunOutput, elapsedMs: number): string {
@@ -13,6 +13,5 @@ export function summaryLine(command: CommandName, out: RunOutput, elapsedMs: num
     const warnings = out.results.filter((r) => r.severity === 'warning').length;
     return `meshinject check: ${failing} failing, ${warnings} warning(s), ${out.workloads.length} workload(s) ${ms}\n`;
   }
-  const s = summarize(out.results);
-  return `meshinject: ${s.injected} injected, ${s.skipped} skipped, ${s.errors} error(s) ${ms}\n`;
+  return `meshinject: ${summaryText(summarize(out.results))} ${ms}\n`;
 }

@@ -1,5 +1,5 @@
 import { OPTIONS, type CommandName } from './args.ts';
-import type { MeshDriver } from '../contract/driver.ts';
+import type { DriverHelp, MeshDriver } from '../contract/driver.ts';
 import { DRIVERS } from '../drivers/registry.ts';
 
 /** meshinject's version (package.json). */
@@ -32,7 +32,7 @@ function wrap(text: string, width: number): string {
  * The parts of the help that come from the drivers (`MeshDriver.help`, registry order): the `spec.mesh` line,
  * their config sections, the default mesh, what their flags are, and their own opt-in/opt-out.
  */
-function driverHelp(drivers: readonly MeshDriver<unknown>[]): { meshLine: string; sections: string; defaultMesh: string; flags: string; decision: string } {
+function driverHelp(drivers: readonly MeshDriver<unknown>[]): { meshLine: string; sections: string; defaultMesh: string; flags: string; decision: string; nativeSidecars: string } {
   const defaultMesh = drivers[0]?.name ?? '';
   const helps = drivers.map((d) => d.help ?? {});
   const optIns = helps.flatMap((h) => (h.optIn ? [h.optIn] : []));
@@ -43,7 +43,16 @@ function driverHelp(drivers: readonly MeshDriver<unknown>[]): { meshLine: string
     defaultMesh,
     flags: ['--default-namespace', ...helps.flatMap((h) => (h.flags ? [h.flags] : []))].join(', '),
     decision: wrap(decision, 102),
+    nativeSidecars: nativeSidecarsLine(helps),
   };
+}
+
+/** The `nativeSidecars` line of the Configuration part, with what `auto` means for each driver that says. */
+function nativeSidecarsLine(helps: readonly DriverHelp[]): string {
+  const auto = [...helps.flatMap((h) => (h.nativeSidecarsAuto ? [h.nativeSidecarsAuto] : [])), 'unknown version: classic'].join('; ');
+  const text = `proxy as an init container with restartPolicy: Always; auto: as the mesh decides for --kube-version / KUBE_VERSION (${auto})`;
+  const lines = wrap(text, 68).split('\n');
+  return lines.map((line, i) => `${i === 0 ? '    nativeSidecars: false'.padEnd(38) : ' '.repeat(38)}# ${line}`).join('\n');
 }
 
 const HELP = driverHelp(DRIVERS);
@@ -62,13 +71,19 @@ Usage:
   meshinject --help | --version
 
 Inputs: several PATHs are one input (one namespace table, one set of results, one output). A directory
-is read recursively (*.yaml, *.yml, *.json, sorted by path; names starting with '.' are skipped). '--'
+is read recursively (*.yaml, *.yml, *.json, sorted by path; names starting with '.' are skipped;
+kustomization.yaml/.yml, Kustomization and Kptfile are not inputs) and its output holds manifests only:
+local-config documents and meshinject's own config are read but not written (an info result each). '--'
 ends options.
 
 Input and output (same form out as in):
   - a KRM ResourceList (kpt fn eval/render, kustomize): items are injected, 'results' appended
   - a 'kind: List' or a multi-document YAML stream (CLI, Argo CD plugin): injected resources only
   Resources that are not changed come out byte for byte; changed ones keep comments, key order, quoting.
+  With --output patches: a kustomize Component (kustomization.yaml of a component directory) whose JSON
+  6902 patches apply the injection to the input resources, for teams that keep upstream manifests as they are.
+  Warning and error results of a stream input are printed on stderr, one line each (-q: errors only); a
+  ResourceList carries its results in the list.
 
 Options:
 ${optionLines()}
@@ -84,9 +99,11 @@ ${HELP.meshLine}
     ignoredNamespaces: [kube-system, kube-public, kube-node-lease, local-path-storage]
     neverInjectSelector: [...]        # LabelSelectors on pod labels: never inject (checked first)
     alwaysInjectSelector: [...]       # LabelSelectors on pod labels: inject even with policy disabled
-    nativeSidecars: false             # proxy as an init container with restartPolicy: Always
+${HELP.nativeSidecars}
+    kindPolicies: {Job: native, CronJob: skip}  # per kind: inject | native (only as native sidecar) | skip
     resultAnnotations: true           # write meshinject.dev/injection on every considered workload
     removeWhenSkipped: false          # uninject a workload that is now skipped but still injected
+                                      # (a Job or CronJob given a classic sidecar never completes: a warning)
     injectedWorkloadAnnotations: {Job: {...}}  # annotations on injected workloads, by kind (opt-in)
     workloadKinds: [{kind: MyApp, apiVersion: example.com/v1, templatePath: spec.podTemplate}]
     check: {requireInjection: [...], forbidOptOut: false}   # rules of mode check / meshinject check
@@ -101,6 +118,8 @@ ${HELP.decision}
 
 Environment:
   LOG_TO_STDERR=true    print one line per result on stderr (kustomize sets it for container functions)
+  KUBE_VERSION          the cluster's Kubernetes version for nativeSidecars: auto (Argo CD sets it for
+                        plugins; --kube-version wins; ARGOCD_ENV_KUBE_VERSION from a plugin's env too)
   ARGOCD_APP_NAMESPACE  default namespace of resources without one (below --default-namespace, above
                         spec.defaultNamespace: Argo CD applies such resources there)
   ARGOCD_APP_NAME       (set by Argo CD) drop config.kubernetes.io/local-config objects from a plain
@@ -120,5 +139,6 @@ Examples:
   kpt fn eval . --exec meshinject --fn-config injection.yaml
   kubectl kustomize overlays/prod | meshinject --config injection.yaml > injected.yaml
   meshinject -c base.yaml -c team.yaml manifests/ > injected.yaml
+  meshinject -c injection.yaml -o patches upstream/ > components/mesh/kustomization.yaml
   meshinject check --report junit=report.xml -c injection.yaml manifests/
 `;

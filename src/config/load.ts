@@ -2,7 +2,7 @@ import type { LabelSelector } from '../model.ts';
 import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
-import type { Config, ExtraWorkloadKind, MeshName } from './types.ts';
+import type { Config, ExtraWorkloadKind, KindPolicy, MeshName } from './types.ts';
 import { validateConfigMap, validateSidecarInjection } from './validators.gen.js';
 import { isJsonObject } from '../json.ts';
 
@@ -13,8 +13,14 @@ export type { ConfigIssue } from './schema-issues.ts';
  * driver's settings themselves (for tests and tools), plus non-fatal warnings; or every problem found.
  */
 export type LoadResult =
-  | { ok: true; config: Config; mesh: ActiveMesh; settings: unknown; warnings: string[] }
+  | { ok: true; config: Config; mesh: ActiveMesh; settings: unknown; warnings: string[]; notes: string[] }
   | { ok: false; issues: ConfigIssue[] };
+
+/** What the run knows of its cluster, for `nativeSidecars: auto`: the Kubernetes version and where it came from. */
+export interface LoadOptions {
+  /** e.g. `{value: '1.33.2', from: 'KUBE_VERSION'}` (`--kube-version`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`). */
+  kubeVersion?: { value: string; from: string };
+}
 
 /** Istio's ignored namespaces (`IgnoredNamespaces`, pkg/kube/inject/initializer.go): the default of `ignoredNamespaces`. */
 export const DEFAULT_IGNORED_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
@@ -34,9 +40,10 @@ interface RawSpec {
   ignoredNamespaces?: string[];
   neverInjectSelector?: LabelSelector[];
   alwaysInjectSelector?: LabelSelector[];
-  nativeSidecars?: boolean;
+  nativeSidecars?: boolean | 'auto';
   resultAnnotations?: boolean;
   injectedWorkloadAnnotations?: Record<string, Record<string, string>>;
+  kindPolicies?: Record<string, KindPolicy>;
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
   mode?: 'inject' | 'uninject' | 'check';
   removeWhenSkipped?: boolean;
@@ -64,8 +71,8 @@ const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION
  *
  * @param drivers the known drivers (src/drivers/registry.ts `DRIVERS`); an unknown `mesh` is an issue listing them
  */
-export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver<unknown>[]): LoadResult {
-  if (functionConfig === undefined || functionConfig === null) return normalize({}, [], 'spec', drivers, false);
+export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver<unknown>[], options: LoadOptions = {}): LoadResult {
+  if (functionConfig === undefined || functionConfig === null) return normalize({}, [], 'spec', drivers, false, options);
   if (!isJsonObject<unknown>(functionConfig)) {
     const got = Array.isArray(functionConfig) ? 'a list' : typeof functionConfig;
     return fail([{ path: 'functionConfig', message: `functionConfig must be an object (a ConfigMap or a ${SIDECAR_INJECTION_KIND}); got ${got}` }]);
@@ -75,12 +82,12 @@ export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver
     const schemaProblems = validateConfigMap(functionConfig) ? [] : schemaIssues(validateConfigMap.errors ?? [], true);
     const data = isJsonObject<unknown>(functionConfig.data) ? (functionConfig.data as Record<string, unknown>) : {};
     const { spec, issues } = specFromConfigMap(data, schemaProblems, drivers);
-    return normalize(spec, [...schemaProblems, ...issues], 'data', drivers, true);
+    return normalize(spec, [...schemaProblems, ...issues], 'data', drivers, true, options);
   }
   if (kind === SIDECAR_INJECTION_KIND) {
     const schemaProblems = validateSidecarInjection(functionConfig) ? [] : schemaIssues(validateSidecarInjection.errors ?? []);
     const spec = isJsonObject<unknown>(functionConfig.spec) ? (functionConfig.spec as RawSpec) : {};
-    return normalize(spec, schemaProblems, 'spec', drivers, false);
+    return normalize(spec, schemaProblems, 'spec', drivers, false, options);
   }
   const what = kind === undefined ? 'has no kind' : `has kind ${JSON.stringify(kind)}${functionConfig.apiVersion !== undefined ? ` (apiVersion ${JSON.stringify(functionConfig.apiVersion)})` : ''}`;
   return fail([{ path: 'kind', message: `functionConfig ${what}; ${ACCEPTED}` }]);
@@ -114,7 +121,9 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
   assign('defaultNamespace', str('defaultNamespace'));
   const ignored = str('ignoredNamespaces');
   if (ignored !== undefined) spec.ignoredNamespaces = list(ignored);
-  assign('nativeSidecars', bool(str('nativeSidecars')));
+  assign('nativeSidecars', str('nativeSidecars') === 'auto' ? 'auto' : bool(str('nativeSidecars')));
+  const kinds = str('kindPolicies');
+  if (kinds !== undefined) spec.kindPolicies = Object.fromEntries(list(kinds).map((pair) => pair.split('=').map((x) => x.trim()) as [string, KindPolicy]));
   assign('resultAnnotations', bool(str('resultAnnotations')));
   assign('mode', str('mode') as RawSpec['mode']);
   assign('removeWhenSkipped', bool(str('removeWhenSkipped')));
@@ -172,7 +181,7 @@ function readExplicitFields(spec: RawSpec, r: SpecReader): ExplicitFields {
     policy: r.take(spec.policy, 'policy'),
     neverInjectSelector: r.take(spec.neverInjectSelector, 'neverInjectSelector'),
     alwaysInjectSelector: r.take(spec.alwaysInjectSelector, 'alwaysInjectSelector'),
-    nativeSidecars: r.take(spec.nativeSidecars, 'nativeSidecars'),
+    nativeSidecars: ((v) => (v === 'auto' ? undefined : v))(r.take(spec.nativeSidecars, 'nativeSidecars')),
   };
   explicit.neverInjectSelector?.forEach((s, i) => r.selectorIssues(s, 'neverInjectSelector', i));
   explicit.alwaysInjectSelector?.forEach((s, i) => r.selectorIssues(s, 'alwaysInjectSelector', i));
@@ -242,7 +251,7 @@ function loadDriverSections(
  * driver. `root` prefixes issue paths (`spec` or `data`); fields with a schema issue are skipped (their
  * issue is already reported) and take their default.
  */
-function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 'data', drivers: readonly MeshDriver<unknown>[], fromConfigMap: boolean): LoadResult {
+function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 'data', drivers: readonly MeshDriver<unknown>[], fromConfigMap: boolean, options: LoadOptions): LoadResult {
   const r = specReader(schemaProblems, root);
   const { at, take } = r;
   const warnings: string[] = [];
@@ -256,6 +265,11 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
   const namespaceSelector = take(spec.namespaceSelector, 'namespaceSelector');
   r.selectorIssues(namespaceSelector, 'namespaceSelector');
   const explicit = readExplicitFields(spec, r);
+  const notes: string[] = [];
+  if (take(spec.nativeSidecars, 'nativeSidecars') === 'auto' && driver) {
+    const section = spec[meshName];
+    explicit.nativeSidecars = resolveAutoNative(driver, isJsonObject<unknown>(section) ? section : {}, at('nativeSidecars'), options, notes);
+  }
   const namespaces = readNamespaces(spec, r);
   const workloadKinds = readWorkloadKinds(spec, r);
   const { settings, resolved } = loadDriverSections(spec, r, schemaProblems, drivers, driver, meshName, fromConfigMap, explicit, warnings);
@@ -273,11 +287,41 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     nativeSidecars: explicit.nativeSidecars ?? resolved.nativeSidecars ?? false,
     resultAnnotations: take(spec.resultAnnotations, 'resultAnnotations') ?? true,
     injectedWorkloadAnnotations: take(spec.injectedWorkloadAnnotations, 'injectedWorkloadAnnotations') ?? {},
+    kindPolicies: take(spec.kindPolicies, 'kindPolicies') ?? {},
     workloadKinds,
     mode: take(spec.mode, 'mode') ?? 'inject',
     removeWhenSkipped: take(spec.removeWhenSkipped, 'removeWhenSkipped') ?? false,
   };
-  return { ok: true, config, mesh: bindDriver(driver, settings), settings, warnings };
+  return { ok: true, config, mesh: bindDriver(driver, settings), settings, warnings, notes };
+}
+
+/** A Kubernetes version as `[major, minor]`: `1.33`, `v1.33.2`, `1.33.2-eks-1234`, `v1.30.4+k3s1`; undefined otherwise. */
+export function parseKubeVersion(text: string): [number, number] | undefined {
+  const m = /^\s*v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+][0-9A-Za-z.+-]*)?\s*$/.exec(text);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/**
+ * `nativeSidecars: auto`: native when the driver's mesh turns native sidecars on by itself from a Kubernetes
+ * version (`MeshDriver.nativeSidecarsAuto`) and the run's Kubernetes version (`options.kubeVersion`) is at least
+ * that; classic otherwise, including when the version is unknown or unreadable. Each case adds a note (an info
+ * result of the run) saying which and why.
+ */
+function resolveAutoNative(driver: MeshDriver<unknown>, section: Record<string, unknown>, field: string, options: LoadOptions, notes: string[]): boolean {
+  const rule = driver.nativeSidecarsAuto?.(section);
+  const say = (native: boolean, why: string): boolean => {
+    notes.push(`${field}: auto: ${native ? 'native' : 'classic'} sidecars: ${why}`);
+    return native;
+  };
+  if (!rule) return say(false, `the ${driver.name} driver has no native sidecars`);
+  if (rule.minKube === undefined) return say(false, rule.because);
+  const kube = options.kubeVersion;
+  if (!kube) return say(false, `the cluster's Kubernetes version is unknown (give --kube-version, or KUBE_VERSION as Argo CD sets it); ${rule.because}`);
+  const v = parseKubeVersion(kube.value);
+  if (!v) return say(false, `${kube.from} ${JSON.stringify(kube.value)} is not a Kubernetes version such as 1.33 or v1.33.2; ${rule.because}`);
+  const [major, minor] = rule.minKube.split('.').map(Number) as [number, number];
+  const atLeast = v[0] > major || (v[0] === major && v[1] >= minor);
+  return say(atLeast, `Kubernetes ${v[0]}.${v[1]} (${kube.from}); ${rule.because}`);
 }
 
 /** A driver section without the fields the schema already rejected (they take their defaults). */

@@ -1,4 +1,5 @@
 import type { SchemaError } from './validators.gen.js';
+import { suggest } from '../suggest.ts';
 
 import type { ConfigIssue } from '../model.ts';
 
@@ -75,7 +76,8 @@ export function schemaIssues(errors: SchemaError[], stringData = false): ConfigI
         const path = joinPath([...base, extra]);
         const known = Object.keys((err.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
         const what = at === 'data' ? 'key' : 'field';
-        issues.push({ path, message: `${path} is not a known ${what}${known.length ? `; expected one of: ${known.join(', ')}` : ''}` });
+        const meant = suggest(extra, known);
+        issues.push({ path, message: `${path} is not a known ${what}${meant ? ` (did you mean ${joinPath([...base, meant])}?)` : ''}${known.length ? `; expected one of: ${known.join(', ')}` : ''}` });
         break;
       }
       case 'type': {
@@ -93,6 +95,13 @@ export function schemaIssues(errors: SchemaError[], stringData = false): ConfigI
       case 'pattern': {
         const expected = (err.parentSchema?.['x-expected'] as string | undefined) ?? `a string matching ${String(err.schema)}`;
         issues.push({ path: at, message: `${at} must be ${expected}; ${got}` });
+        break;
+      }
+      case 'anyOf': {
+        // One issue for the field, in place of one per alternative (each reported before this summary).
+        for (let i = issues.length - 1; i >= 0 && issues[i]!.path === at; i--) issues.pop();
+        const expected = (err.parentSchema?.['x-expected'] as string | undefined) ?? 'one of the allowed forms';
+        issues.push({ path: at, message: `${at} must be ${expected}; ${got}${hint}` });
         break;
       }
       case 'propertyNames':

@@ -243,6 +243,22 @@ export interface MeshDriver<S = unknown> {
    * counterpart of `annotateResource`, for uninject), or undefined when there are none.
    */
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  /**
+   * Optional, for drivers that support native sidecars: what `spec.nativeSidecars: auto` means for the mesh
+   * version this config describes (`raw` is the section `spec.<name>` as for `loadConfig`): from which
+   * Kubernetes version (`minKube`, `major.minor`) the mesh's own injector turns native sidecars on, or no
+   * `minKube` when this mesh version never does by itself; `because` says why, for the run's info result.
+   * Without this hook `auto` means classic sidecars.
+   */
+  nativeSidecarsAuto?(raw: Record<string, unknown>): NativeSidecarsAuto;
+}
+
+/** A driver's reading of `spec.nativeSidecars: auto` (`MeshDriver.nativeSidecarsAuto`). */
+export interface NativeSidecarsAuto {
+  /** Kubernetes `major.minor` from which the mesh injects native sidecars by itself; absent: never by itself. */
+  minKube?: string;
+  /** e.g. `Istio 1.31: ENABLE_NATIVE_SIDECARS=auto (the default from 1.27) ...`. */
+  because: string;
 }
 
 /** A reason code of a driver's decision, as data (`MeshDriver.reasonInfo`). */
@@ -330,6 +346,8 @@ export interface DriverHelp {
   optIn?: string;
   /** What its flags are, for "Flags (...) win", e.g. `--revision, the istioctl file flags`. */
   flags?: string;
+  /** What `nativeSidecars: auto` means for it, e.g. `Linkerd: from 1.29` (see `nativeSidecarsAuto`). */
+  nativeSidecarsAuto?: string;
 }
 
 /** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */

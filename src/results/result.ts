@@ -55,15 +55,34 @@ export function resultsYaml(results: readonly KrmResult[]): string {
   return `results:\n${emitSeqLines(results as unknown as Json[], 0, { seqIndent: 'compact' })}`;
 }
 
-/** Summary counts for stderr: `meshinject: 3 injected, 1 skipped, 0 errors`. */
-export function summarize(results: readonly KrmResult[]): Record<'injected' | 'skipped' | 'errors', number> {
-  let injected = 0;
-  let skipped = 0;
-  let errors = 0;
+/** Summary counts of a run's results: workloads by outcome, warning and error results. */
+export interface SummaryCounts {
+  injected: number;
+  uninjected: number;
+  skipped: number;
+  warnings: number;
+  errors: number;
+}
+
+/** Counts a run's results for the summary line (`summaryText`). */
+export function summarize(results: readonly KrmResult[]): SummaryCounts {
+  const s: SummaryCounts = { injected: 0, uninjected: 0, skipped: 0, warnings: 0, errors: 0 };
   for (const r of results) {
-    if (r.severity === 'error') errors++;
-    else if (r.tags?.['meshinject.dev/outcome'] === 'injected') injected++;
-    else if (r.tags?.['meshinject.dev/outcome'] === 'skipped') skipped++;
+    if (r.severity === 'error') s.errors++;
+    else if (r.severity === 'warning') s.warnings++;
+    const outcome = r.tags?.['meshinject.dev/outcome'];
+    if (r.severity === 'error') continue;
+    if (outcome === 'injected') s.injected++;
+    else if (outcome === 'uninjected') s.uninjected++;
+    else if (outcome === 'skipped') s.skipped++;
   }
-  return { injected, skipped, errors };
+  return s;
+}
+
+/**
+ * The counts of a summary line: `3 injected, 1 skipped, 0 error(s)`, with `N uninjected` (uninject, or
+ * `removeWhenSkipped`) and `N warning(s)` when there are any: `0 injected, 2 uninjected, 1 skipped, 1 warning(s), 0 error(s)`.
+ */
+export function summaryText(s: SummaryCounts): string {
+  return [`${s.injected} injected`, ...(s.uninjected ? [`${s.uninjected} uninjected`] : []), `${s.skipped} skipped`, ...(s.warnings ? [`${s.warnings} warning(s)`] : []), `${s.errors} error(s)`].join(', ');
 }

@@ -24,6 +24,11 @@ export interface WorkloadKind {
    * (Argo Rollouts `spec.workloadRef`: the referenced Deployment is injected on its own).
    */
   referencePath?: readonly string[];
+  /**
+   * True for kinds whose pods run to completion (Job, CronJob): a classic sidecar keeps such a pod running
+   * after its containers exit, so it never completes (linkerd2#5188; the pipeline warns).
+   */
+  runsToCompletion?: boolean;
 }
 
 /**
@@ -39,8 +44,8 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   { kind: 'DaemonSet', groups: [], templatePath: ['spec', 'template'] },
   { kind: 'ReplicaSet', groups: [], templatePath: ['spec', 'template'] },
   { kind: 'ReplicationController', groups: [], templatePath: ['spec', 'template'] },
-  { kind: 'Job', groups: [], templatePath: ['spec', 'template'] },
-  { kind: 'CronJob', groups: [], templatePath: ['spec', 'jobTemplate', 'spec', 'template'] },
+  { kind: 'Job', groups: [], templatePath: ['spec', 'template'], runsToCompletion: true },
+  { kind: 'CronJob', groups: [], templatePath: ['spec', 'jobTemplate', 'spec', 'template'], runsToCompletion: true },
   { kind: 'DeploymentConfig', groups: [], templatePath: ['spec', 'template'] },
   { kind: 'Rollout', groups: ['argoproj.io'], templatePath: ['spec', 'template'], referencePath: ['spec', 'workloadRef'] },
   { kind: 'PodTemplate', groups: [], templatePath: ['template'] },

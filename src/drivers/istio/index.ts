@@ -14,6 +14,7 @@ import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import { uninjectIstio } from './uninject.ts';
+import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { ISTIO_FLAGS } from './flags.ts';
 
@@ -64,6 +65,7 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     ].join('\n'),
     optIn: 'Istio sidecar.istio.io/inject',
     flags: '--revision, the istioctl file flags',
+    nativeSidecarsAuto: 'Istio >= 1.27: from Kubernetes 1.33',
   },
   loadConfig: loadIstioConfig,
   fromInput: withInjectorConfigMap,
@@ -94,4 +96,5 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     };
   },
   uninject: uninjectIstio,
+  nativeSidecarsAuto: istioNativeSidecarsAuto,
 });

@@ -7,7 +7,7 @@ import { parseDocument } from 'yaml';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
-import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
+import type { DriverConfigInput, DriverConfigResult, NativeSidecarsAuto } from '../driver.ts';
 import { INJECT_ANNOTATION, isConfigKey, unknownConfigKeyWarnings } from './annotations.ts';
 import { coalesceValues, LINKERD_CHART_VALUES, readValues, type LinkerdValues } from './values.ts';
 
@@ -112,6 +112,24 @@ export function loadLinkerdConfig(input: DriverConfigInput): DriverConfigResult<
  * cluster's `linkerd-config` ConfigMap. Empty text is `{}`. Pushes an issue and returns `{}` when it does
  * not parse to an object.
  */
+/**
+ * `spec.nativeSidecars: auto` for Linkerd: the chart's `proxy.nativeSidecar` (GA and default true since linkerd2
+ * PR #15267, May 2026, which requires Kubernetes >= 1.29: the proxy injector then adds a native sidecar), unless
+ * `values.proxy.nativeSidecar` says false. Values that cannot be read count as the chart's (their problem is
+ * reported by `loadLinkerdConfig`).
+ */
+export function linkerdNativeSidecarsAuto(raw: Record<string, unknown>): NativeSidecarsAuto {
+  const user = parseValues(raw.values as JsonObject | string | undefined, 'values', []);
+  const values = readValues(coalesceValues(LINKERD_CHART_VALUES, user), 'values', []);
+  const userNative = isJsonObject(user.proxy) ? user.proxy.nativeSidecar : undefined;
+  if (!values.proxy.nativeSidecar) return { because: `Linkerd ${values.linkerdVersion}: values.proxy.nativeSidecar is false` };
+  // A release before the default changed (edge before 26.5, any stable-2.x) injects classic sidecars unless told.
+  const edge = /^edge-(\d+)\.(\d+)\./.exec(values.linkerdVersion);
+  const older = /^stable-/.test(values.linkerdVersion) || (edge !== null && Number(edge[1]) * 100 + Number(edge[2]) < 2605);
+  if (older && userNative !== true) return { because: `Linkerd ${values.linkerdVersion}: proxy.nativeSidecar defaults to false before the edge releases of May 2026 (linkerd2 #15267)` };
+  return { minKube: '1.29', because: `Linkerd ${values.linkerdVersion}: proxy.nativeSidecar is true (the chart default since linkerd2 #15267, May 2026), for Kubernetes >= 1.29` };
+}
+
 function parseValues(input: JsonObject | string | undefined, path: string, issues: ConfigIssue[]): JsonObject {
   if (input === undefined) return {};
   if (typeof input !== 'string') return input;

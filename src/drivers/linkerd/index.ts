@@ -6,7 +6,7 @@
  * own markers (`./inventory.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
  */
 import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
-import { loadLinkerdConfig, type LinkerdSettings } from './config.ts';
+import { linkerdNativeSidecarsAuto, loadLinkerdConfig, type LinkerdSettings } from './config.ts';
 import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';
 import { linkerdInventory } from './inventory.ts';
@@ -36,7 +36,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
   reasons: Object.keys(LINKERD_REASONS),
   reasonInfo: LINKERD_REASONS,
   traits: { hostNetwork: 'driver' }, // Linkerd refuses host-network pods with an error (./inject.ts)
-  help: { config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject' },
+  help: { config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject', nativeSidecarsAuto: 'Linkerd: from 1.29' },
   loadConfig: loadLinkerdConfig,
   decide: decideLinkerd,
   inject(req) {
@@ -47,6 +47,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
   uninject: uninjectLinkerd,
   annotateResource: annotateLinkerdResource,
   resourceInventory: linkerdResourceInventory,
+  nativeSidecarsAuto: linkerdNativeSidecarsAuto,
 });
 
 /** `linkerd, manual, proxy edge-26.8.3` / `linkerd, annotations only`. */

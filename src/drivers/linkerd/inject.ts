@@ -127,6 +127,9 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
   const warnings = podWarnings(req, pod, podAnn, nsAnn);
   const added = addedAnnotations(settings, podAnn);
   const values = structuredClone(settings.values);
+  // The run's setting is the values' (loadLinkerdConfig resolves them together); a request with native sidecars
+  // on where the values say off is the pipeline's `spec.kindPolicies: native` for this kind.
+  if (req.config.nativeSidecars) values.proxy.nativeSidecar = true;
   const ann = effectiveAnnotations(nsAnn, settings.overrideAnnotations, { ...podAnn, ...added });
   warnings.push(...applyOverrides(values, ann, nsAnn, podAnn, namedPorts(pod.spec)));
 

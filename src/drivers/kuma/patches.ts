@@ -1,0 +1,94 @@
+/**
+ * ContainerPatch (kuma.io/v1alpha1, in the system namespace): JSON Patch operations applied to kuma-sidecar
+ * (`sidecarPatch`) and kuma-init or kuma-validation (`initPatch`). The patches applied to a pod are the
+ * injector's `containerPatches` list, then the names of the pod's `kuma.io/container-patches` annotation
+ * (Kuma `loadContainerPatches`); they run on the container's JSON with evanphx/json-patch v5 and
+ * `EnsurePathExistsOnAdd` (`applyCustomPatches`, injector.go at 348b6528).
+ */
+import jsonPatch from 'fast-json-patch';
+import { isJsonObject } from '../../json.ts';
+import type { Json, JsonObject } from '../../model.ts';
+import { InjectError } from '../../results/errors.ts';
+import { CONTAINER_PATCHES, readList } from './annotations.ts';
+import type { KumaSettings, PatchOp } from './config.ts';
+
+/** The sidecar and init patches of a pod, with the names of the ContainerPatches they come from. */
+export interface PodPatches {
+  sidecar: { names: string[]; ops: PatchOp[] };
+  init: { names: string[]; ops: PatchOp[] };
+}
+
+/**
+ * The patches for a pod with `annotations` (Kuma `loadContainerPatches`).
+ * @throws InjectError naming every ContainerPatch that `spec.kuma.containerPatches` lacks
+ */
+export function podPatches(annotations: Record<string, string>, s: KumaSettings): PodPatches {
+  const names = [...s.injector.containerPatches, ...(readList(annotations, CONTAINER_PATCHES) ?? [])];
+  const missing = names.filter((n) => !Object.hasOwn(s.containerPatches, n));
+  if (missing.length > 0) {
+    throw new InjectError(`it appears some expected container patches are missing: ${goQuoted(missing)} (give them in spec.kuma.containerPatches)`, { field: `metadata.annotations[${CONTAINER_PATCHES}]` });
+  }
+  const out: PodPatches = { sidecar: { names: [], ops: [] }, init: { names: [], ops: [] } };
+  for (const n of names) {
+    const p = s.containerPatches[n]!;
+    if (p.sidecarPatch.length > 0) {
+      out.sidecar.names.push(n);
+      out.sidecar.ops.push(...p.sidecarPatch);
+    }
+    if (p.initPatch.length > 0) {
+      out.init.names.push(n);
+      out.init.ops.push(...p.initPatch);
+    }
+  }
+  return out;
+}
+
+/** Go's `%q` of a string list: `["a" "b"]`. */
+function goQuoted(list: string[]): string {
+  return `[${list.map((x) => JSON.stringify(x)).join(' ')}]`;
+}
+
+const unescape = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** Creates the missing parents of `path` in `doc` (json-patch v5 `EnsurePathExistsOnAdd`): a list before an index or `-`, else an object. */
+function ensureParents(doc: JsonObject, path: string): void {
+  const parts = path.split('/').slice(1).map(unescape);
+  let node: Json = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const key = parts[i]!;
+    const next = parts[i + 1]!;
+    if (Array.isArray(node)) {
+      node = node[Number(key)] ?? null;
+      continue;
+    }
+    if (!isJsonObject(node)) return;
+    if (node[key] === undefined || node[key] === null) node[key] = /^[0-9]+$/.test(next) || next === '-' ? [] : {};
+    node = node[key]!;
+  }
+}
+
+/**
+ * `container` with `patch.ops` applied (a new object; the input is not changed); the container itself when
+ * there are none.
+ * @throws InjectError naming the ContainerPatches when an operation fails, or when they change the
+ *   container's name (a departure from Kuma, which allows it: re-injection and uninject find Kuma's containers by name)
+ */
+export function applyPatches(container: JsonObject, patch: { names: string[]; ops: PatchOp[] }): JsonObject {
+  if (patch.ops.length === 0) return container;
+  const doc = structuredClone(container);
+  try {
+    for (const op of patch.ops) {
+      const value = op.value === undefined ? undefined : (JSON.parse(op.value) as Json);
+      if (op.op === 'add') ensureParents(doc, op.path);
+      const operation = { op: op.op, path: op.path, ...(op.from !== undefined ? { from: op.from } : {}), ...(value !== undefined ? { value } : {}) } as jsonPatch.Operation;
+      jsonPatch.applyOperation(doc, operation, true, true, true);
+    }
+  } catch (e) {
+    throw new InjectError(`could not apply patches ${goQuoted(patch.names)}: ${String((e as Error).message).split('\n')[0]}`);
+  }
+  if (doc.name !== container.name) {
+    // Kuma lets a patch rename its container; the next run (and uninject) could then not find it again.
+    throw new InjectError(`patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${JSON.stringify(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`);
+  }
+  return doc;
+}
