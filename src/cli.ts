@@ -1,12 +1,9 @@
 /**
- * The meshinject command: `main(argv, env, io)` runs one command line and returns its exit code. With
- * `src/cli/entry.ts` (which hands it `process`) it is the only code that touches the file system, the
- * environment and the standard streams; importing this module does nothing. It never ends the process early:
- * piped stdout over 64 KiB would be cut and kpt would then delete files (krm-ecosystem.md, hazard G1); the
- * entry sets the exit code and Node drains.
+ * The meshinject command: the only module that touches `process` (argv, env, stdin, stdout, stderr,
+ * exitCode) and the file system. It never ends the process early: piped stdout over 64 KiB would be cut
+ * and kpt would then delete files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
  */
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import type { FlagValue } from './contract/driver.ts';
@@ -17,6 +14,8 @@ import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
 import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
+import { WriteBatch } from './cli/atomic-write.ts';
+import { confinementOf, fsMessage, isStream, manifestFiles, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
 import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
@@ -34,49 +33,27 @@ class CliError extends Error {}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** One output stream of the CLI: stdout or stderr. */
-export interface CliOutput {
-  /** Writes text; may throw a system error (`EPIPE`, `ENOSPC`). */
-  write(text: string): unknown;
-  /** True on a terminal (the summary line, progress and diff colours are shown only there). */
-  readonly isTTY?: boolean;
-}
-
-/** What the CLI touches besides the file system: stdin (a file descriptor), stdout and stderr. */
-export interface CliIo {
-  stdin: number;
-  stdout: CliOutput;
-  stderr: CliOutput;
-}
-
-/** The state of one `main` call. */
-interface Session {
-  env: Readonly<Record<string, string | undefined>>;
-  io: CliIo;
-  /** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
-  budget: number;
-  budgetTotal: number;
-  /** Writing stdout failed (once): later writes are skipped. */
-  outputFailed: boolean;
-  exitCode: number;
-}
+/** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
+let budget = 0;
+let budgetTotal = 0;
 
 function sizeText(n: number): string {
   for (const [unit, f] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= f && n % f === 0) return `${n / f} ${unit}`;
   return `${n} bytes`;
 }
 
-function tooLarge(s: Session, label: string): CliError {
-  return new CliError(`${label}: input larger than the limit of ${sizeText(s.budgetTotal)} (--max-input-bytes)`);
+function tooLarge(label: string): CliError {
+  return new CliError(`${label}: input larger than the limit of ${sizeText(budgetTotal)} (--max-input-bytes)`);
 }
 
 /**
  * Reads a file descriptor to its end, at most `budget` bytes (a regular file's size is checked first).
  * Works for pipes, FIFOs and devices (`/dev/zero` stops at the limit); a non-blocking stdin is polled.
  */
-function readFd(s: Session, fd: number, label: string): Buffer {
+function readFd(fd: number, label: string): Buffer {
   const st = fstatSync(fd);
-  if (st.isFile() && st.size > s.budget) throw tooLarge(s, label);
+  if (st.isDirectory()) throw new CliError(`${label}: is a directory, not a file or a stream`);
+  if (st.isFile() && st.size > budget) throw tooLarge(label);
   const chunks: Buffer[] = [];
   let total = 0;
   const chunk = Buffer.allocUnsafe(1 << 20);
@@ -95,40 +72,34 @@ function readFd(s: Session, fd: number, label: string): Buffer {
     }
     if (n === 0) break;
     total += n;
-    if (total > s.budget) throw tooLarge(s, label);
+    if (total > budget) throw tooLarge(label);
     chunks.push(Buffer.from(chunk.subarray(0, n)));
   }
-  s.budget -= total;
+  budget -= total;
   return Buffer.concat(chunks, total);
 }
 
-/** A file system error in the user's terms, naming the path. */
-function fsMessage(path: string, e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  const what: Record<string, string> = {
-    ENOENT: 'no such file or directory',
-    EACCES: 'permission denied',
-    EISDIR: 'is a directory',
-    ENOTDIR: 'a part of the path is not a directory',
-    ELOOP: 'too many symbolic links',
-    EMFILE: 'too many open files',
-  };
-  return `${path}: ${what[err.code ?? ''] ?? err.message}`;
-}
+/** The confinement of this run (`src/cli/paths.ts`), set by `prepare` before any file is read. */
+let confinement: Confinement = { none: true, named: [], label: 'none' };
 
-/** Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. */
-function readText(s: Session, path: string, label = path): string {
+/**
+ * Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. The file must
+ * resolve inside the root (`src/cli/paths.ts`) unless `anywhere` (a `--platform-config` file); it is opened
+ * by its resolved path, without following a link put there since.
+ */
+function readText(path: string, label = path, anywhere = false): string {
   let bytes: Buffer;
-  if (path === '-') bytes = readFd(s, s.io.stdin, 'stdin');
+  if (path === '-') bytes = readFd(0, 'stdin');
   else {
     let fd: number;
+    const open = anywhere || isStream(confinement, path) ? path : resolveReadable(confinement, path, label);
     try {
-      fd = openSync(path, 'r');
+      fd = openSync(open, open === path ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (e) {
       throw new CliError(fsMessage(label, e));
     }
     try {
-      bytes = readFd(s, fd, label);
+      bytes = readFd(fd, label);
     } catch (e) {
       if (e instanceof CliError) throw e;
       throw new CliError(fsMessage(label, e));
@@ -143,55 +114,19 @@ function readText(s: Session, path: string, label = path): string {
   }
 }
 
-const MANIFEST = /\.(ya?ml|json)$/i;
-
-/** Files of a directory that are not inputs: a kustomize or kpt package's own files, with what they are. */
-const PACKAGE_FILES: Readonly<Record<string, string>> = {
-  'kustomization.yaml': 'a kustomize Kustomization',
-  'kustomization.yml': 'a kustomize Kustomization',
-  Kustomization: 'a kustomize Kustomization',
-  Kptfile: 'a kpt Kptfile',
-};
-
-/**
- * The manifest files under a directory: `*.yaml`, `*.yml`, `*.json`, recursively, sorted by path (code
- * unit order). Entries whose name starts with `.` (`.git`, `.github`) and symbolic links to directories
- * are not followed. A package's own files (`PACKAGE_FILES`) are not inputs: they go to `leftOut`.
- */
-function manifestFiles(dir: string, leftOut: Array<{ path: string; why: string }>): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch (e) {
-      throw new CliError(fsMessage(d, e));
-    }
-    for (const e of entries) {
-      if (e.name.startsWith('.')) continue;
-      const p = join(d, e.name);
-      if (Object.hasOwn(PACKAGE_FILES, e.name) && !e.isDirectory()) leftOut.push({ path: p, why: PACKAGE_FILES[e.name]! });
-      else if (e.isDirectory()) walk(p);
-      else if (MANIFEST.test(e.name) && (e.isFile() || (e.isSymbolicLink() && statSync(p, { throwIfNoEntry: false })?.isFile()))) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
 /**
  * The inputs named on the command line, read: files, directories (expanded; with `manifestsOnly`, the files
  * read from a directory are marked so, see `RunInput.manifestsOnly`), `-` for stdin. A package's own files in
  * a directory (`PACKAGE_FILES`) are pushed to `leftOut`.
  */
-function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
+function readInputs(paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
   const inputs: RunInput[] = [];
   let stdinUsed = false;
   for (const p of paths.length ? paths : ['-']) {
     if (p === '-') {
       if (stdinUsed) throw new CliError("'-' (stdin) is given twice");
       stdinUsed = true;
-      inputs.push({ text: readText(s, '-') });
+      inputs.push({ text: readText('-') });
       continue;
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) {
@@ -201,16 +136,21 @@ function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean
     try {
       st = statSync(p);
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        throw new CliError(`${p}: a dangling symbolic link (its target does not exist)`);
+      }
+      const raw = rawNameOf(p);
+      if (raw !== undefined) throw new CliError(`${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
       // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
       const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
       throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
-      const files = manifestFiles(p, leftOut);
+      const files = manifestFiles(confinement, p, leftOut);
       if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
-      for (const f of files) inputs.push({ name: f, text: readText(s, f), ...(manifestsOnly ? { manifestsOnly } : {}) });
+      for (const f of files) inputs.push({ name: f, text: readText(f), ...(manifestsOnly ? { manifestsOnly } : {}) });
     } else {
-      inputs.push({ name: p, text: readText(s, p) });
+      inputs.push({ name: p, text: readText(p) });
     }
   }
   return inputs;
@@ -221,7 +161,7 @@ function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean
  * the order the driver declares its flags, and the driver turns the values into fields of its section.
  * @throws CliError naming the flag and file of a value the driver cannot use
  */
-function driverOverrides(s: Session, cmd: Command): NonNullable<ConfigOverrides['sections']> {
+function driverOverrides(cmd: Command): NonNullable<ConfigOverrides['sections']> {
   const out: Array<NonNullable<ConfigOverrides['sections']>[number]> = [];
   for (const driver of DRIVERS) {
     const given = cmd.driverFlags[driver.name];
@@ -231,7 +171,7 @@ function driverOverrides(s: Session, cmd: Command): NonNullable<ConfigOverrides[
       const raw = given[f.name];
       if (raw === undefined) continue;
       const name = f.file ? `--${f.name} ${raw}` : `--${f.name}`;
-      values[f.name] = { name, text: f.file ? readText(s, raw, name) : raw };
+      values[f.name] = { name, text: f.file ? readText(raw, name) : raw };
     }
     const r = driver.flags.overrides(values);
     if (!r.ok) throw new CliError(r.message);
@@ -241,53 +181,72 @@ function driverOverrides(s: Session, cmd: Command): NonNullable<ConfigOverrides[
 }
 
 /** Settings from flags and the environment that win over the functionConfig. */
-function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
-  const sections = driverOverrides(s, cmd);
+function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
+  const sections = driverOverrides(cmd);
   const o: ConfigOverrides = sections.length ? { sections } : {};
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
-  else if (s.env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: s.env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
   return o;
 }
 
-/**
- * The line for a failed write of the output, or undefined for a closed pipe (the reader went away, `| head`:
- * stop quietly, as Unix tools do).
- */
-export function outputErrorLine(e: NodeJS.ErrnoException): string | undefined {
-  if (e.code === 'EPIPE') return undefined;
-  return `meshinject: error: cannot write the output: ${e.code === 'ENOSPC' ? 'no space left on device' : e.message}\n`;
+/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line. */
+let outputFailed = false;
+
+function onOutputError(e: NodeJS.ErrnoException): void {
+  if (outputFailed) return;
+  outputFailed = true;
+  if (e.code === 'EPIPE') return; // the reader went away (`| head`): stop quietly, as Unix tools do
+  process.stderr.write(`meshinject: error: cannot write the output: ${e.code === 'ENOSPC' ? 'no space left on device' : e.message}\n`);
+  process.exitCode = 2;
 }
 
-/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line and exit 2. */
-function onOutputError(s: Session, e: NodeJS.ErrnoException): void {
-  if (s.outputFailed) return;
-  s.outputFailed = true;
-  const line = outputErrorLine(e);
-  if (line === undefined) return;
-  s.io.stderr.write(line);
-  s.exitCode = 2;
-}
-
-function writeStdout(s: Session, text: string): void {
-  if (!text || s.outputFailed) return;
+function writeStdout(text: string): void {
+  if (!text || outputFailed) return;
   try {
-    s.io.stdout.write(text);
+    process.stdout.write(text);
   } catch (e) {
-    onOutputError(s, e as NodeJS.ErrnoException);
+    onOutputError(e as NodeJS.ErrnoException);
   }
 }
 
-/** Writes the `--report` outputs: each to its path, or stdout (table: stderr). */
-function writeReports(s: Session, cmd: Command, report: () => Report): void {
-  if (cmd.reports.length === 0) return;
+/**
+ * The `--report` outputs: those with a path are staged in `batch` (written when it commits); the others are
+ * returned, for stdout (table: stderr), to be written once every file is staged.
+ */
+function stageReports(cmd: Command, report: () => Report, batch: WriteBatch): { stdout: string[]; stderr: string[] } {
+  const streams = { stdout: [] as string[], stderr: [] as string[] };
+  if (cmd.reports.length === 0) return streams;
   const r = report();
   for (const { format, path } of cmd.reports) {
     const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
-    if (path !== undefined) writeFile(path, text, `--report ${format}=`);
-    else if (format === 'table') s.io.stderr.write(text);
-    else writeStdout(s, text);
+    if (path !== undefined) stageFile(batch, `--report ${format}=${path}`, [text]);
+    else (format === 'table' ? streams.stderr : streams.stdout).push(text);
   }
+  return streams;
+}
+
+/** A file this run will write: its real target (links resolved) and whether it is a stream (FIFO, device). */
+interface PlannedWrite {
+  target: string;
+  stream: boolean;
+}
+
+/** The files this run writes (`--output-file`, `--report F=PATH`), by label, checked by `prepare` before any input is read. */
+const plannedWrites = new Map<string, PlannedWrite>();
+
+/**
+ * Checks a file the run will write, before anything is read or written (`resolveWritable`: inside the root,
+ * its directory there and writable, not a directory).
+ */
+function planWrite(path: string, label: string): void {
+  const stream = isStream(confinement, path);
+  plannedWrites.set(label, { stream, target: stream ? path : resolveWritable(confinement, path, label) });
+}
+
+function stageFile(batch: WriteBatch, label: string, parts: readonly string[]): void {
+  const p = plannedWrites.get(label)!;
+  batch.add(p.target, parts, label, p.stream);
 }
 
 function locate(inputs: readonly RunInput[]): LocatedInput[] {
@@ -309,15 +268,15 @@ function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Re
 const PROGRESS_FROM = 2000;
 
 /** A progress line on stderr when it is a terminal: `meshinject: 12000/50000 resources`, at most 10 times a second. */
-function progressOnTty(s: Session, cmd: Command): RunOptions['progress'] {
-  if (cmd.quiet || !s.io.stderr.isTTY) return undefined;
+function progressOnTty(cmd: Command): RunOptions['progress'] {
+  if (cmd.quiet || !process.stderr.isTTY) return undefined;
   let last = 0;
   return (done, total) => {
     if (total <= PROGRESS_FROM) return;
     const now = performance.now();
     if (done < total && now - last < 100) return;
     last = now;
-    s.io.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
+    process.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
   };
 }
 
@@ -375,25 +334,36 @@ function adviseHeap(bytes: number): number {
  * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
  * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
  */
-function kubeVersionFrom(cmd: Command, env: Session['env']): { kubeVersion?: { value: string; from: string } } {
+function kubeVersionFrom(cmd: Command, env: NodeJS.ProcessEnv): { kubeVersion?: { value: string; from: string } } {
   if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
   for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
   return {};
 }
 
+/** This run's plan counters (`MESHINJECT_PLAN_STATS=1`), printed by `finish`. */
+let planStats: PlanStats | undefined;
+
 /** What every command reads: the size budget, config files, flag overrides, inputs, plan switches. */
-function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean; planStats?: PlanStats } {
-  const env = s.env;
+function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
+  const env = process.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
-  const planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
+  // Plan switches and counters travel in the run options (RunOptions.plans), not process-wide.
+  planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
   const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', ...(planStats ? { stats: planStats } : {}) };
-  s.budget = s.budgetTotal = cmd.maxInputBytes;
-  const functionConfigs = cmd.configs.map((c) => ({ name: `--config ${c}`, text: readText(s, c, `--config ${c}`) }));
-  const overrides = overridesFrom(s, cmd);
+  budget = budgetTotal = cmd.maxInputBytes;
+  confinement = confinementOf({ ...(cmd.root !== undefined ? { root: cmd.root } : {}), restrictor: cmd.loadRestrictor, inputs: cmd.inputs, cwd: process.cwd(), argocd: Boolean(process.env.ARGOCD_APP_NAME) });
+  if (cmd.outputFile !== undefined) planWrite(cmd.outputFile, `--output-file ${cmd.outputFile}`);
+  for (const r of cmd.reports) if (r.path !== undefined) planWrite(r.path, `--report ${r.format}=${r.path}`);
+  const functionConfigs = cmd.configs.map((c, i) => {
+    const platform = cmd.platformConfigs.includes(i);
+    const name = `${platform ? '--platform-config' : '--config'} ${c}`;
+    return { name, text: readText(c, name, platform) };
+  });
+  const overrides = overridesFrom(cmd, env);
   const leftOutFiles: Array<{ path: string; why: string }> = [];
-  const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
+  const inputs = readInputs(cmd.inputs, cmd.command === 'inject', leftOutFiles);
   checkHeapFor(inputs);
-  const onTty = progressOnTty(s, cmd);
+  const onTty = progressOnTty(cmd);
   const guard = heapGuard();
   const progress: RunOptions['progress'] = onTty ? (done, total) => { guard(done, total); onTty(done, total); } : guard;
   const opts: RunOptions = {
@@ -405,46 +375,32 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
     ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
     ...kubeVersionFrom(cmd, env),
   };
-  return { inputs, opts, logToStderr, ...(planStats ? { planStats } : {}) };
+  return { inputs, opts, logToStderr };
 }
 
-function finish(s: Session, cmd: Command, out: RunOutput, prepared: { logToStderr: boolean; planStats?: PlanStats }, startedAt: number): void {
-  if (!cmd.quiet && !prepared.logToStderr && s.io.stderr.isTTY) s.io.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
-  const p = prepared.planStats;
-  if (p) s.io.stderr.write(`meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
-  if (!s.outputFailed) s.exitCode = out.exitCode;
-}
-
-/** Writes a file the user named; `what` names the option in the error (`--output-file `, `--report junit=`). */
-function writeFile(path: string, text: string | readonly string[], what: string): void {
-  try {
-    if (typeof text === 'string') writeFileSync(path, text);
-    else {
-      const fd = openSync(path, 'w');
-      try {
-        for (const p of text) writeFileSync(fd, p);
-      } finally {
-        closeSync(fd);
-      }
-    }
-  } catch (e) {
-    throw new CliError(`cannot write ${what}${fsMessage(path, e)}`);
+function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
+  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
+  const p = planStats;
+  if (p) {
+    process.stderr.write(`meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
   }
+  if (!outputFailed) process.exitCode = out.exitCode;
 }
 
-function runInject(s: Session, cmd: Command, startedAt: number): void {
+async function runInject(cmd: Command, startedAt: number): Promise<void> {
   const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
   if (stdoutReport && cmd.outputFile === undefined) {
     throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
   }
-  const prepared = prepare(s, cmd);
-  const { inputs, opts, logToStderr } = prepared;
-  const out = runInputs(inputs, { ...opts, ...(s.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
+  const { inputs, opts, logToStderr } = prepare(cmd);
+  const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
   // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in
   // it. Under Argo CD (a plugin's stderr is its log, shown only on failure) the plugin's own switch decides (LOG_TO_STDERR).
-  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !s.env.ARGOCD_APP_NAME;
+  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !process.env.ARGOCD_APP_NAME;
   const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
-  if (shown) s.io.stderr.write(shown);
+  if (shown) process.stderr.write(shown);
+  const batch = new WriteBatch();
+  let stdout: readonly string[] = [];
   if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
     // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
     let parts = out.stdoutParts;
@@ -455,98 +411,113 @@ function runInject(s: Session, cmd: Command, startedAt: number): void {
         throw new CliError((e as Error).message);
       }
     }
-    if (cmd.outputFile !== undefined) writeFile(cmd.outputFile, parts, '--output-file ');
-    else for (const p of parts) writeStdout(s, p);
+    if (cmd.outputFile !== undefined) stageFile(batch, `--output-file ${cmd.outputFile}`, parts);
+    else stdout = parts;
   }
-  if (out.exitCode !== 2) writeReports(s, cmd, () => reportOf(cmd, inputs, out));
-  finish(s, cmd, out, prepared, startedAt);
+  // Every file is written to its temporary before stdout gets anything, and renamed after (see atomic-write.ts).
+  const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  await batch.write();
+  for (const p of stdout) writeStdout(p);
+  for (const p of streams.stdout) writeStdout(p);
+  for (const p of streams.stderr) process.stderr.write(p);
+  batch.commit();
+  finish(cmd, out, logToStderr, startedAt);
 }
 
 /** `meshinject check`: nothing changes; findings on stderr (and in reports); exit 1 when one fails. */
-function runCheck(s: Session, cmd: Command, startedAt: number): void {
-  const prepared = prepare(s, cmd);
-  const { inputs, opts, logToStderr } = prepared;
+async function runCheck(cmd: Command, startedAt: number): Promise<void> {
+  const { inputs, opts, logToStderr } = prepare(cmd);
   const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
   // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
   const shown = logToStderr ? out.stderr : out.results.filter((r) => r.severity !== 'info').map((r) => `${formatResultLine(r)}\n`).join('');
-  if (shown) s.io.stderr.write(shown);
-  if (out.stdout) writeStdout(s, out.stdout);
-  if (out.exitCode !== 2) writeReports(s, cmd, () => reportOf(cmd, inputs, out));
-  finish(s, cmd, out, prepared, startedAt);
+  if (shown) process.stderr.write(shown);
+  const batch = new WriteBatch();
+  const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  await batch.write();
+  if (out.stdout) writeStdout(out.stdout);
+  for (const p of streams.stdout) writeStdout(p);
+  for (const p of streams.stderr) process.stderr.write(p);
+  batch.commit();
+  finish(cmd, out, logToStderr, startedAt);
 }
 
 /** `meshinject explain`: the decision trace per workload. */
-function runExplain(s: Session, cmd: Command): void {
-  const { inputs, opts } = prepare(s, cmd);
+function runExplain(cmd: Command): void {
+  const { inputs, opts } = prepare(cmd);
   const out = runInputs(inputs, opts);
   if (out.exitCode === 2) {
-    s.io.stderr.write(out.stderr);
-    s.exitCode = 2;
+    process.stderr.write(out.stderr);
+    process.exitCode = 2;
     return;
   }
   const general = out.results.filter((r) => !r.resourceRef && r.severity !== 'info');
-  for (const r of general) s.io.stderr.write(`${formatResultLine(r)}\n`);
+  for (const r of general) process.stderr.write(`${formatResultLine(r)}\n`);
   const list = explainWorkloads(out.workloads, out.results, locate(inputs));
-  writeStdout(s, cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
-  if (!s.outputFailed) s.exitCode = out.exitCode;
+  writeStdout(cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
+  if (!outputFailed) process.exitCode = out.exitCode;
 }
 
 /** `meshinject diff`: the unified diff per file; `--in-place` writes the changed files back. */
-function runDiff(s: Session, cmd: Command): void {
-  const { inputs, opts } = prepare(s, cmd);
+async function runDiff(cmd: Command): Promise<void> {
+  const { inputs, opts } = prepare(cmd);
   if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
   const out = runInputs(inputs, opts);
-  if (out.stderr) s.io.stderr.write(out.stderr);
+  if (out.stderr) process.stderr.write(out.stderr);
   if (out.exitCode !== 0) {
-    s.exitCode = out.exitCode;
+    process.exitCode = out.exitCode;
     return;
   }
-  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
-  const text = out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join('');
+  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
-    for (const f of changed) writeFile(f.name!, f.output, '--in-place: ');
-    s.io.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
-  } else writeStdout(s, text);
-  s.exitCode = 0;
+    // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
+    const batch = new WriteBatch();
+    for (const f of changed) batch.add(resolveWritable(confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
+    await batch.write();
+    batch.commit();
+    process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
+  } else writeStdout(out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join(''));
+  process.exitCode = 0;
 }
 
-/** Runs the command of a parsed command line. */
-function runCommand(s: Session, argv: readonly string[], startedAt: number): void {
-  const cmd = parseCommandLine(argv);
+function main(startedAt: number): void | Promise<void> {
+  const cmd = parseCommandLine(process.argv.slice(2));
   if ('error' in cmd) {
-    s.io.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
-    s.exitCode = 2;
+    process.stderr.write(`meshinject: ${cmd.error}\nRun 'meshinject --help' for usage.\n`);
+    process.exitCode = 2;
     return;
   }
-  if (cmd.help) return writeStdout(s, USAGE);
-  if (cmd.version) return writeStdout(s, `meshinject ${VERSION}\n`);
-  if (cmd.command === 'completion') return writeStdout(s, completionScript(cmd.shell!));
-  if (cmd.command === 'check') return runCheck(s, cmd, startedAt);
-  if (cmd.command === 'explain') return runExplain(s, cmd);
-  if (cmd.command === 'diff') return runDiff(s, cmd);
-  runInject(s, cmd, startedAt);
+  if (cmd.help) return writeStdout(USAGE);
+  if (cmd.version) return writeStdout(`meshinject ${VERSION}\n`);
+  if (cmd.command === 'completion') return writeStdout(completionScript(cmd.shell!));
+  if (cmd.command === 'check') return runCheck(cmd, startedAt);
+  if (cmd.command === 'explain') return runExplain(cmd);
+  if (cmd.command === 'diff') return runDiff(cmd);
+  return runInject(cmd, startedAt);
 }
 
 /**
- * Runs one meshinject command line: `argv` without `node` and the script, `env` the environment it reads
- * (`LOG_TO_STDERR`, `ARGOCD_APP_NAMESPACE`, `ARGOCD_APP_NAME`, `NO_COLOR`, `MESHINJECT_PLANS`,
- * `MESHINJECT_VERIFY_PLANS`, `MESHINJECT_PLAN_STATS`), `io` its streams. Reads the files it names and writes
- * the ones it is asked to (`--output-file`, `--report`, `--in-place`); nothing else outside `io`.
- *
- * @returns the exit code: 0 success, 1 error results or a failed check, 2 bad input or usage (one line on
- *   stderr, nothing on stdout)
+ * Runs the meshinject command on the process (its argv, environment and streams) and sets its exit code. Called
+ * by the process entry (src/cli/entry.ts); importing this module does nothing.
  */
-export function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): number {
-  const s: Session = { env, io, budget: 0, budgetTotal: 0, outputFailed: false, exitCode: 0 };
+export function runCli(): void {
+  process.stdout.on('error', onOutputError);
+  // A closed stderr (EPIPE) loses messages but never changes the exit code, which stdout's success and the results decide.
+  process.stderr.on('error', () => {});
   try {
-    runCommand(s, argv, performance.now());
+    // Synchronous up to the write phase of a command that writes files (which yields to handle signals).
+    main(performance.now())?.catch(fail);
   } catch (e) {
-    s.exitCode = 2;
-    if (e instanceof CliError) io.stderr.write(`meshinject: error: ${e.message}\n`);
-    else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
-      io.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
-    } else io.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    fail(e);
   }
-  return s.exitCode;
 }
+
+/** Ends the run on an error thrown by `main`: one line on stderr, exit 2. */
+function fail(e: unknown): void {
+  process.exitCode = 2;
+  if (e instanceof CliError || e instanceof PathError) process.stderr.write(`meshinject: error: ${e.message}\n`);
+  else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
+    process.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
+  } else process.stderr.write(`meshinject: internal error: ${(e as Error).stack ?? String(e)}\n`);
+}
+

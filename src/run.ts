@@ -1,4 +1,4 @@
-import { loadConfig, type LoadResult } from './config/load.ts';
+import { foreignConfigMessage, loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
 import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
@@ -146,6 +146,8 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
     for (const t of texts) {
       const p = parseConfigLayer(t.text, t.name);
       if (!p.ok) return p.syntax ? { fatal: p.message } : { problem: p.message };
+      const foreign = foreignConfigMessage(p.value, t.name);
+      if (foreign !== undefined) return { problem: foreign };
       layers.push({ name: t.name, value: p.value });
     }
   } else {

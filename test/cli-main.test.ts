@@ -1,27 +1,15 @@
 /**
- * Issue #22, the edge: `main(argv, env, io)` runs in-process, returns the exit code and touches nothing of the
- * process (importing it does nothing); plan settings travel in the run options; reasons and opt-outs are the
- * drivers' data (SARIF describes another mesh's reasons, `forbidOptOut` follows `ReasonInfo.optOut`).
+ * Issue #22, the edge: importing the CLI module does nothing (the process entry runs it); plan settings travel
+ * in the run options; reasons and opt-outs are the drivers' data (SARIF describes another mesh's reasons,
+ * `forbidOptOut` follows `ReasonInfo.optOut`).
  */
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main, type CliIo } from '../src/cli.ts';
+import { runCli } from './e2e-helpers.ts';
 import { run } from '../src/run.ts';
 import { checkWorkloads, type WorkloadRecord } from '../src/reports/check.ts';
 import { osmDriver } from '../src/drivers/osm/index.ts';
-
-/** An io that records what `main` writes. */
-function recorder(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdin: -1,
-    stdout: { write: (s: string) => void (io.out += s), isTTY: false },
-    stderr: { write: (s: string) => void (io.err += s), isTTY: false },
-  };
-  return io;
-}
 
 const deployment = (name: string, ns: string, annotations = '') => `apiVersion: apps/v1
 kind: Deployment
@@ -39,34 +27,25 @@ spec:
         image: ${name}:1
 `;
 
-t.test('importing the CLI does nothing; main returns exit codes and writes only to its io', async (t) => {
+t.test('importing the CLI does nothing: no exit code, no stream listeners, no output', async (t) => {
+  const listeners = process.stdout.listenerCount('error');
+  const cli = await import('../src/cli.ts');
+  t.equal(typeof cli.runCli, 'function', 'the module exports the command');
   t.equal(process.exitCode, undefined, 'importing src/cli.ts set no exit code');
-  const version = recorder();
-  t.equal(main(['--version'], {}, version), 0);
-  t.equal(version.out, 'meshinject 0.1.0\n');
-  const bad = recorder();
-  t.equal(main(['--revison', 'x'], {}, bad), 2);
-  t.equal(bad.out, '');
-  t.match(bad.err, /unknown option --revison \(did you mean --revision\?\)/, "a driver's flag is an option of the parser");
-  const missing = recorder();
-  t.equal(main(['/nonexistent/dir/x.yaml'], {}, missing), 2);
-  t.match(missing.err, /^meshinject: error: \/nonexistent\/dir\/x\.yaml: no such file or directory/);
-  t.equal(process.exitCode, undefined, 'main sets no process exit code');
+  t.equal(process.stdout.listenerCount('error'), listeners, 'and added no stream listener');
 });
 
-t.test('main reads the environment it is given, not the process\'s', async (t) => {
+t.test('the plan switches of the environment reach the run (not a process-wide setting)', async (t) => {
   const dir = t.testdir({ 'web.yaml': deployment('web', 'shop') });
-  t.equal(process.env.ARGOCD_APP_NAMESPACE, undefined);
-  const inShop = recorder();
-  t.equal(main([join(dir, 'web.yaml')], {}, inShop), 0, inShop.err);
-  t.match(inShop.out, /istio-proxy/);
-  const stats = recorder();
-  t.equal(main([join(dir, 'web.yaml')], { MESHINJECT_PLAN_STATS: '1', MESHINJECT_PLANS: '0' }, stats), 0, stats.err);
-  t.match(stats.err, /^meshinject plans: 0 hits of [1-9]\d* lookups \(0 recorded, 0 full renders\)$/m, 'plans off: renders counted, none planned (full renders count plan fallbacks only)');
-  t.equal(stats.out, inShop.out, 'the same output with plans off');
-  const none = recorder();
-  t.equal(main([join(dir, 'web.yaml')], {}, none), 0);
-  t.notMatch(none.err, /meshinject plans/, 'no stats without MESHINJECT_PLAN_STATS in the given env');
+  const plain = runCli([join(dir, 'web.yaml')]);
+  t.equal(plain.status, 0, plain.stderr);
+  t.notMatch(plain.stderr, /meshinject plans/, 'no stats without MESHINJECT_PLAN_STATS');
+  const stats = runCli([join(dir, 'web.yaml')], { env: { MESHINJECT_PLAN_STATS: '1', MESHINJECT_PLANS: '0' } });
+  t.equal(stats.status, 0, stats.stderr);
+  t.match(stats.stderr, /^meshinject plans: 0 hits of [1-9]\d* lookups \(0 recorded, 0 full renders\)$/m, 'plans off: renders counted, none planned (full renders count plan fallbacks only)');
+  t.equal(stats.stdout, plain.stdout, 'the same output with plans off');
+  const on = runCli([join(dir, 'web.yaml')], { env: { MESHINJECT_PLAN_STATS: '1' } });
+  t.match(on.stderr, /^meshinject plans: \d+ hits of [1-9]\d* lookups \([1-9]\d* recorded/m, 'plans on: recorded');
 });
 
 t.test('plan settings travel in the run options: counters of this run, plans off for this run only', async (t) => {
@@ -90,9 +69,8 @@ t.test("SARIF describes another mesh's reasons from its driver", async (t) => {
     'osm.yaml': 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: m}\nspec:\n  mesh: osm\n',
     'web.yaml': deployment('web', 'nowhere'),
   });
-  const io = recorder();
-  const code = main(['-c', join(dir, 'osm.yaml'), join(dir, 'web.yaml'), '--output-file', join(dir, 'out.yaml'), '--report', `sarif=${join(dir, 'r.sarif')}`], {}, io);
-  t.equal(code, 0, io.err);
+  const r = runCli(['-c', 'osm.yaml', 'web.yaml', '--output-file', 'out.yaml', '--report', 'sarif=r.sarif'], { cwd: dir });
+  t.equal(r.status, 0, r.stderr);
   const rules = JSON.parse(readFileSync(join(dir, 'r.sarif'), 'utf8')).runs[0].tool.driver.rules as Array<{ id: string; shortDescription: { text: string } }>;
   const rule = rules.find((r) => r.id === 'namespace-not-monitored');
   t.ok(rule, `the unmonitored namespace is a finding (rules: ${rules.map((r) => r.id).join(', ')})`);
@@ -115,7 +93,7 @@ t.test('check: opt-outs are what the driver declares, not a naming rule', async 
     'check.yaml': 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: m}\nspec:\n  check: {forbidOptOut: true}\n',
     'web.yaml': deployment('web', 'shop', '\n      annotations: {sidecar.istio.io/inject: "false"}'),
   });
-  const io = recorder();
-  t.equal(main(['check', '-c', join(dir, 'check.yaml'), join(dir, 'web.yaml')], {}, io), 1);
-  t.match(io.err, /opt-out-forbidden: it opts out \(annotation-false\)/, "Istio's declared opt-out fails the check");
+  const r = runCli(['check', '-c', 'check.yaml', 'web.yaml'], { cwd: dir });
+  t.equal(r.status, 1);
+  t.match(r.stderr, /opt-out-forbidden: it opts out \(annotation-false\)/, "Istio's declared opt-out fails the check");
 });

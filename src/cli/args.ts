@@ -40,14 +40,17 @@ export interface OptionSpec {
 /** meshinject's own options before the drivers' flags, in help order. */
 const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
+  { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides (layered in order with --config), read even outside the root; never a path a tenant chose' },
+  { name: 'root', type: 'string', arg: 'DIR', file: true, help: 'every path the run opens must resolve inside DIR, symbolic links followed (default: see "Files and the root" below)' },
+  { name: 'load-restrictor', type: 'string', arg: 'RULE', choices: ['LoadRestrictionsRootOnly', 'LoadRestrictionsNone'], help: "kustomize's spelling: LoadRestrictionsNone lifts the root (default LoadRestrictionsRootOnly)" },
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },
   { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
   { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'explain'] },
-  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (nothing is written on failure)', only: ['inject'] },
+  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
   { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
   { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
-  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files (untouched files stay untouched)', only: ['diff'] },
+  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files, all or none (untouched files stay untouched)', only: ['diff'] },
   { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
   { name: 'kube-version', type: 'string', arg: 'VERSION', help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)" },
 ];
@@ -72,7 +75,14 @@ export interface Command {
   command: CommandName;
   /** Input paths in order (`-` is stdin); empty means stdin. */
   inputs: string[];
+  /** `--config` and `--platform-config` files, in command-line order (the layering order). */
   configs: string[];
+  /** Indexes into `configs` of the `--platform-config` files (read outside the root). */
+  platformConfigs: number[];
+  /** `--root DIR`. */
+  root?: string;
+  /** `--load-restrictor` (kustomize's values). */
+  loadRestrictor: 'LoadRestrictionsRootOnly' | 'LoadRestrictionsNone';
   defaultNamespace?: string;
   output?: 'yaml' | 'json' | 'patches';
   outputFile?: string;
@@ -186,10 +196,20 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     if (path === '') return { error: `option --report ${format}= needs a path after '=' (or no '=' for stdout)` };
     reports.push({ format: format as ReportFormat, ...(path !== undefined ? { path } : {}) });
   }
+  // --config and --platform-config layer in the order given.
+  const configs: string[] = [];
+  const platformConfigs: number[] = [];
+  for (const t of parsed.tokens ?? []) {
+    if (t.kind !== 'option' || (t.name !== 'config' && t.name !== 'platform-config') || t.value === undefined) continue;
+    if (t.name === 'platform-config') platformConfigs.push(configs.length);
+    configs.push(t.value);
+  }
   const cmd: Command = {
     command,
     inputs: [...list('filename'), ...parsed.positionals],
-    configs: list('config'),
+    configs,
+    platformConfigs,
+    loadRestrictor: (str('load-restrictor') as Command['loadRestrictor'] | undefined) ?? 'LoadRestrictionsRootOnly',
     maxInputBytes,
     reports,
     failOn: (str('fail-on') as Command['failOn'] | undefined) ?? 'drift',
@@ -203,6 +223,7 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   const copy = <K extends keyof Command>(key: K, name: string) => {
     if (str(name) !== undefined) (cmd as unknown as Record<string, unknown>)[key] = str(name);
   };
+  copy('root', 'root');
   copy('defaultNamespace', 'default-namespace');
   copy('output', 'output');
   copy('outputFile', 'output-file');

@@ -128,12 +128,28 @@ Environment:
   MESHINJECT_VERIFY_PLANS=1  also render in full, and fail on any difference from the plan
   NODE_OPTIONS=--max-old-space-size=MB  more heap for very large inputs (meshinject names the value it needs)
 
+Files and the root:
+  Every path the run opens must resolve, symbolic links followed, inside the root, else exit 2 naming it:
+  with --root DIR, DIR for every path; under Argo CD (ARGOCD_APP_NAME set), the current directory and the
+  inputs' folders; otherwise the files found in a directory given must stay inside that directory (paths
+  named on the command line are read as named). --load-restrictor LoadRestrictionsNone lifts the root;
+  --platform-config FILE is a config layer read wherever it is (the platform's own file, never a tenant's).
+  A file given as config that is not a meshinject config is reported by kind and name, never its content.
+  Inputs are all or nothing: a dangling link, a link loop, no permission, a name that is not UTF-8 or a
+  directory on stdin is exit 2 naming it.
+  Files are written all or nothing (diff -i, --output-file, --report F=PATH): each to a temporary beside it,
+  fsynced, then renamed over the old file (mode and owner kept; a symbolic link is written through to its
+  target inside the root); a failure changes no file and names the one that failed; a killed run leaves
+  every file old or new (SIGINT/SIGTERM/SIGHUP while writing: temporaries removed, exit 128+signal).
+  Paths to write are checked before anything is read or printed.
+
 Exit codes:
   0  success
   1  error results (invalid annotation, bad functionConfig, ...), or a failed check: a ResourceList is
-     written unchanged with its results; other forms write nothing to stdout
-  2  bad input or usage (unparseable YAML, unknown option, missing file, input over --max-input-bytes or
-     too large for the heap): nothing is written to stdout
+     written unchanged with its results; other forms write nothing to stdout (nor --output-file)
+  2  bad input or usage (unparseable YAML, unknown option, a path that cannot be read or is outside the
+     root, input over --max-input-bytes or too large for the heap, a file that cannot be written):
+     nothing is written to stdout and no file is changed. A closed stderr never changes the exit code.
 
 Examples:
   kpt fn eval . --exec meshinject --fn-config injection.yaml

@@ -93,6 +93,54 @@ export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver
   return fail([{ path: 'kind', message: `functionConfig ${what}; ${ACCEPTED}` }]);
 }
 
+/** A kind, name or apiVersion for a message: JSON-quoted, cut at 64 characters; absent: `undefined`. */
+function shortWord(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  return JSON.stringify([...v].length > 64 ? `${[...v].slice(0, 64).join('')}…` : v);
+}
+
+/**
+ * A Kubernetes object in words for a message, by kind, name and apiVersion only (never its content):
+ * `a Secret named "db" (apiVersion "v1")`; each part cut at 64 characters.
+ */
+export function describeObject(value: Record<string, unknown>): string {
+  const kind = value.kind;
+  const metadata = isJsonObject<unknown>(value.metadata) ? value.metadata : {};
+  return [
+    kind === undefined ? 'a document without kind' : typeof kind === 'string' && /^[A-Za-z][A-Za-z0-9]{0,62}$/.test(kind) ? `a ${kind}` : `a document of kind ${shortWord(kind) ?? '(not a string)'}`,
+    shortWord(metadata.name) !== undefined ? `named ${shortWord(metadata.name)}` : '',
+    shortWord(value.apiVersion) !== undefined ? `(apiVersion ${shortWord(value.apiVersion)})` : '',
+  ].filter((x) => x !== '').join(' ');
+}
+
+/**
+ * Screens a file given as a functionConfig (`--config`) before it is validated (issue #19): a file that is
+ * not a meshinject config at all (a Secret, a Deployment, an application's ConfigMap) is reported by its kind
+ * and name only, never by its fields or values, since validation messages would quote them into results that
+ * reach CI logs and the Argo CD UI. Not one: any kind other than `SidecarInjection` and `ConfigMap`, or a
+ * ConfigMap none of whose `data` keys is a meshinject key or shaped like one (lower camelCase, optionally
+ * `driver.field`); kpt's empty placeholder passes.
+ *
+ * @param value the file's single document, parsed
+ * @param name the file as named in messages (`--config app/secret.yaml`)
+ * @returns the message, or undefined when the file is a meshinject config (valid or not)
+ */
+export function foreignConfigMessage(value: Record<string, unknown>, name: string): string | undefined {
+  const kind = value.kind;
+  if (kind === SIDECAR_INJECTION_KIND) return undefined;
+  if (kind === 'ConfigMap') {
+    const data = isJsonObject<unknown>(value.data) ? Object.keys(value.data) : [];
+    if (data.length === 0 || validateConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', data: Object.fromEntries(data.map((k) => [k, ''])) })) return undefined;
+    const unknown = new Set((validateConfigMap.errors ?? []).filter((e) => e.keyword === 'additionalProperties').map((e) => String(e.params.additionalProperty)));
+    // A known key, or one shaped like meshinject's (`polcy`, `istio.revison`: a misspelling, answered with a
+    // "did you mean"), makes it a meshinject config; `DATABASE_URL` or `api-token` do not.
+    if (data.some((k) => !unknown.has(k) || /^[a-z][a-zA-Z]*(\.[a-z][a-zA-Z]*)?$/.test(k))) return undefined;
+  }
+  const what = describeObject(value);
+  const why = kind === 'ConfigMap' ? ' (none of its data keys is one meshinject reads)' : '';
+  return `${name}: ${what} is not a meshinject config${why}; its content is not shown. Expected a ${SIDECAR_INJECTION_KIND} (apiVersion ${SIDECAR_INJECTION_API_VERSION}) or a ConfigMap of meshinject's keys`;
+}
+
 function fail(issues: ConfigIssue[]): LoadResult {
   return { ok: false, issues };
 }

@@ -28,12 +28,34 @@ export function joinPath(segments: Array<string | number>): string {
   return out;
 }
 
-/** Renders a value for a message: strings quoted (JSON), objects/arrays by type, the rest as JSON. */
+/** Characters of a config value quoted in a message; a longer value is cut, with its length (issue #19). */
+export const QUOTED_VALUE_CHARS = 20;
+
+/**
+ * A value of a known meshinject field, quoted for a message: JSON, strings cut after `QUOTED_VALUE_CHARS`
+ * characters (`"postgres://admi…" (41 characters)`), so that a file that is not a meshinject config, given as
+ * one, never has its values copied whole into results (CI logs, the Argo CD UI).
+ */
+export function quoteValue(value: unknown): string {
+  if (typeof value !== 'string') {
+    const json = JSON.stringify(value) ?? String(value);
+    return json.length > QUOTED_VALUE_CHARS * 2 ? `${describeShape(value)}` : json;
+  }
+  const chars = [...value];
+  if (chars.length <= QUOTED_VALUE_CHARS) return JSON.stringify(value);
+  return `${JSON.stringify(chars.slice(0, QUOTED_VALUE_CHARS).join('')).slice(0, -1)}…" (${chars.length} characters)`;
+}
+
+function describeShape(value: unknown): string {
+  return Array.isArray(value) ? 'a list' : value !== null && typeof value === 'object' ? 'a map' : `a ${typeof value}`;
+}
+
+/** Renders a value for a message: strings quoted (JSON, cut: `quoteValue`), objects/arrays by type, the rest as JSON. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (value !== null && typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return quoteValue(value);
   return `${typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? 'number' : ''} ${JSON.stringify(value)}`.trim();
 }
 

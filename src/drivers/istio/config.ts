@@ -5,6 +5,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
+import { quoteValue } from '../../config/schema-issues.ts';
 import { getIn, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, LabelSelector } from '../../model.ts';
 import { validateSelector } from '../../selection/label-selector.ts';
@@ -207,13 +208,13 @@ function checkImageValues(values: JsonObject, valuesPath: string, issues: Config
     const v = getIn(values, path);
     if (v !== undefined && v !== null && typeof v !== 'string') {
       const field = `${valuesPath}.${path.join('.')}`;
-      issues.push({ path: field, message: `${field} must be a string; got ${JSON.stringify(v)}` });
+      issues.push({ path: field, message: `${field} must be a string; got ${quoteValue(v)}` });
     }
   }
   const tag = getIn(values, ['global', 'tag']);
   const field = `${valuesPath}.global.tag`;
   if (tag !== undefined && tag !== null && typeof tag !== 'string' && typeof tag !== 'number') {
-    issues.push({ path: field, message: `${field} must be a string or a number; got ${JSON.stringify(tag)}` });
+    issues.push({ path: field, message: `${field} must be a string or a number; got ${quoteValue(tag)}` });
   } else if (typeof tag === 'number' && !Number.isInteger(tag)) {
     warnings.push(`${field} is the number ${tag}: an unquoted YAML version such as 1.20 reads as the float ${tag} and the image tag becomes "${tag}"; quote it ("1.20")`);
   }
@@ -267,7 +268,7 @@ function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: st
       const v = getIn(values, keys);
       if (v === undefined || v === null) return undefined;
       if (!check(v)) {
-        issues.push({ path: source, message: `${source} must be ${expected}; got ${JSON.stringify(v)}` });
+        issues.push({ path: source, message: `${source} must be ${expected}; got ${quoteValue(v)}` });
         return undefined;
       }
       return v;

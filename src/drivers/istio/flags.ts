@@ -1,5 +1,6 @@
 import { parseDocument } from 'yaml';
 import { describeShape } from '../../config/layering.ts';
+import { describeObject } from '../../config/load.ts';
 import type { JsonObject } from '../../model.ts';
 import { isJsonObject } from '../../json.ts';
 import type { DriverFlags, FlagValue, SectionOverride } from '../driver.ts';
@@ -33,8 +34,15 @@ function readYaml(name: string, text: string): unknown {
   return JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null));
 }
 
-/** The bare content of a ConfigMap key, when `value` is that ConfigMap; else undefined. */
+/**
+ * The bare content of a ConfigMap key, when `value` is that ConfigMap; else undefined. Another Kubernetes
+ * object (a map with a string `kind` and `apiVersion`, which Istio's values, mesh config and injector config
+ * never have at the top) is refused by its kind and name only: its content is not shown (issue #19).
+ */
 function configMapData(value: unknown, key: string, name: string): string | undefined {
+  if (isJsonObject(value) && value.kind !== 'ConfigMap' && typeof value.kind === 'string' && typeof value.apiVersion === 'string') {
+    throw new Error(`${name}: ${describeObject(value)} is neither the content nor the ConfigMap this flag takes; its content is not shown`);
+  }
   if (!isJsonObject(value) || value.kind !== 'ConfigMap') return undefined;
   const data = value.data;
   const v = isJsonObject(data) ? data[key] : undefined;

@@ -5,6 +5,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
+import { quoteValue } from '../../config/schema-issues.ts';
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult, NativeSidecarsAuto } from '../driver.ts';
@@ -85,7 +86,7 @@ export function loadLinkerdConfig(input: DriverConfigInput): DriverConfigResult<
   const overrideAnnotations = raw.overrideAnnotations ?? {};
   for (const [k, v] of Object.entries(overrideAnnotations)) {
     if (k === INJECT_ANNOTATION) {
-      if (!['enabled', 'ingress', 'disabled'].includes(v)) issues.push({ path: `${at('overrideAnnotations')}[${k}]`, message: `${at('overrideAnnotations')}[${k}] must be enabled, ingress or disabled; got ${JSON.stringify(v)}` });
+      if (!['enabled', 'ingress', 'disabled'].includes(v)) issues.push({ path: `${at('overrideAnnotations')}[${k}]`, message: `${at('overrideAnnotations')}[${k}] must be enabled, ingress or disabled; got ${quoteValue(v)}` });
     } else if (!isConfigKey(k)) {
       issues.push({ path: `${at('overrideAnnotations')}[${k}]`, message: `${at('overrideAnnotations')}: ${k} is not a Linkerd override annotation (linkerd.io/inject or config.linkerd.io/*)` });
     }

@@ -4,6 +4,7 @@
  * rest of the driver works on. The field names are the chart's (json tags of pkg/charts/linkerd2/values.go).
  */
 import type { ConfigIssue } from '../../config/schema-issues.ts';
+import { quoteValue } from '../../config/schema-issues.ts';
 import { getIn, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 
@@ -235,7 +236,7 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
   const get = (keys: string): Json | undefined => getIn(merged, keys.split('.'));
   const fallback = (keys: string): Json | undefined => getIn(LINKERD_CHART_VALUES, keys.split('.'));
   const bad = (keys: string, expected: string, v: Json | undefined): void => {
-    issues.push({ path: `${path}.${keys}`, message: `${path}.${keys} must be ${expected}; got ${JSON.stringify(v)}` });
+    issues.push({ path: `${path}.${keys}`, message: `${path}.${keys} must be ${expected}; got ${quoteValue(v)}` });
   };
   const str = (keys: string): string => {
     const v = get(keys);

@@ -5,6 +5,7 @@
  * class, its images and the mesh-wide traffic lists into `OsmSettings`.
  */
 import type { ConfigIssue } from '../../config/schema-issues.ts';
+import { quoteValue } from '../../config/schema-issues.ts';
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
@@ -98,7 +99,7 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
   const namespace = str(raw.namespace) ?? flavor.defaultNamespace;
   const mode = str(traffic.interceptionMode) ?? flavor.interceptionModes[0]!;
   if (!flavor.interceptionModes.includes(mode)) {
-    issues.push({ path: at('meshConfig', 'traffic', 'interceptionMode'), message: `${at('meshConfig', 'traffic', 'interceptionMode')} must be one of ${flavor.interceptionModes.join(', ')} for ${flavor.title}; got ${JSON.stringify(mode)}` });
+    issues.push({ path: at('meshConfig', 'traffic', 'interceptionMode'), message: `${at('meshConfig', 'traffic', 'interceptionMode')} must be one of ${flavor.interceptionModes.join(', ')} for ${flavor.title}; got ${quoteValue(mode)}` });
   }
   const trafficLists = trafficListsOf(traffic, at, issues);
   const fsm = fsmSidecarSettings(flavor, spec, sidecar, at, warnings);
@@ -194,14 +195,14 @@ function trafficListsOf(traffic: Obj, at: At, issues: ConfigIssue[]): OsmSetting
   const ifaces = list<unknown>(traffic.networkInterfaceExclusionList);
   ifaces.forEach((n, i) => {
     if (typeof n !== 'string' || !/^[A-Za-z0-9_.:@-]{1,15}$/.test(n)) {
-      issues.push({ path: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}]`, message: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}] must be a network interface name (letters, digits, _ . : @ -, at most 15); got ${JSON.stringify(n)}` });
+      issues.push({ path: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}]`, message: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}] must be a network interface name (letters, digits, _ . : @ -, at most 15); got ${quoteValue(n)}` });
     }
   });
   const cidrs = (key: string): string[] => {
     const out: string[] = [];
     list<unknown>(traffic[key]).forEach((c, i) => {
       if (typeof c === 'string' && parseCidr(c)) out.push(c);
-      else issues.push({ path: `${at('meshConfig', 'traffic', key)}[${i}]`, message: `${at('meshConfig', 'traffic', key)}[${i}] must be a CIDR (e.g. 10.0.0.0/8); got ${JSON.stringify(c)}` });
+      else issues.push({ path: `${at('meshConfig', 'traffic', key)}[${i}]`, message: `${at('meshConfig', 'traffic', key)}[${i}] must be a CIDR (e.g. 10.0.0.0/8); got ${quoteValue(c)}` });
     });
     return out;
   };
