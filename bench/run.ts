@@ -15,6 +15,7 @@
  *   - `compact-json`, `wide-maps`, `huge-annotation`, `anchored-300k`: the shapes that once took super-linear
  *     time (issue #8 §3; `generateShape`), each at sizes n, 2n, 4n (up to 20 000 items, 40 000 keys, 4 MiB,
  *     300 000 documents);
+ *   - `diff`: `meshinject diff` and `diff -i` beside injecting the same `mixed` stream, 3 000 workloads (bench/diff.ts);
  *   - `startup`: a 10-workload ResourceList through the CLI, median of 15 runs, beside bare `node -e 0`.
  * Every meshinject run is measured back to back with `bench/yaml-roundtrip.mjs` on the same file: wall time,
  * CPU time and peak RSS (GNU `/usr/bin/time -f %M`), and their ratios. N ≤ 1 000: median of 3 runs.
@@ -28,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { generateResources, generateShape, generateWorkloads, toResourceList, toStream, type Shape } from './generate.ts';
 import { measure, measureMedian, median, type Measurement } from './measure.ts';
 import { KUSTOMIZE_PATCH, kustomization } from './kustomize.ts';
+import { benchDiff, diffTable, diffTargets, type DiffRow } from './diff.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}bench/out`;
@@ -38,7 +40,7 @@ const LARGE_HEAP_FROM = 50000;
 const LARGE_HEAP_MB = 12288;
 
 /** Every input class, in the order a full run measures them. */
-export const CLASSES = ['mixed', 'all-workloads', 'every-shape-different', 'compact-json', 'wide-maps', 'huge-annotation', 'anchored-300k', 'startup'] as const;
+export const CLASSES = ['mixed', 'all-workloads', 'every-shape-different', 'compact-json', 'wide-maps', 'huge-annotation', 'anchored-300k', 'diff', 'startup'] as const;
 type ClassName = (typeof CLASSES)[number];
 
 interface Args {
@@ -341,17 +343,20 @@ async function main(): Promise<void> {
   if (!cliOk) process.stderr.write('bench: dist/meshinject.cjs missing (run `npm run build`): meshinject columns are n/a\n');
   const rows: Row[] = [];
   let st: Startup | undefined;
+  let diffRows: DiffRow[] = [];
   for (const cls of args.classes) {
     process.stderr.write(`bench: ${cls}\n`);
     if (cls === 'startup') st = await benchStartup(cliOk);
+    else if (cls === 'diff') diffRows = cliOk ? await benchDiff(OUT, CLI, args.sizes) : [];
     else if (cls === 'mixed' || cls === 'all-workloads' || cls === 'every-shape-different') rows.push(...(await benchWorkloads(cls, args, cliOk)));
     else rows.push(...(await benchShapes(cls, cliOk)));
   }
   const tbl = classTable(rows);
   const kz = kustomizeTable(rows);
   const stLines = st ? startupTable(st) : [];
-  const targetLines = ['| target | measured | status |', '|---|---|---|', ...targets(rows, st).map((t) => `| ${t.name} | ${t.value} | ${metText(t.met)} |`)];
-  process.stdout.write(`\n${tbl.join('\n')}\n\n${kz.length > 2 ? `${kz.join('\n')}\n\n` : ''}${stLines.length ? `${stLines.join('\n')}\n\n` : ''}${targetLines.join('\n')}\n`);
+  const dfLines = diffRows.length ? diffTable(diffRows) : [];
+  const targetLines = ['| target | measured | status |', '|---|---|---|', ...[...targets(rows, st), ...diffTargets(diffRows)].map((t) => `| ${t.name} | ${t.value} | ${metText(t.met)} |`)];
+  process.stdout.write(`\n${tbl.join('\n')}\n\n${kz.length > 2 ? `${kz.join('\n')}\n\n` : ''}${dfLines.length ? `${dfLines.join('\n')}\n\n` : ''}${stLines.length ? `${stLines.join('\n')}\n\n` : ''}${targetLines.join('\n')}\n`);
   if (!args.write || args.partial) return;
   const md = [
     '# meshinject benchmark results',
@@ -378,6 +383,7 @@ async function main(): Promise<void> {
     ...tbl,
     '',
     ...(kz.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz, ''] : []),
+    ...(dfLines.length ? ['## diff and diff -i (mixed stream, beside injecting it)', '', ...dfLines, ''] : []),
     ...(stLines.length ? ['## Start-up', '', ...stLines, ''] : []),
     '## Targets',
     '',

@@ -1,6 +1,6 @@
-// Conformance runner CLI: `npm run conformance -- <corpus-dir> [--min <file.json>] [--filter <regex>]`.
+// Conformance runner CLI: `npm run conformance -- <corpus-dir> [--min <file.json>] [--filter <regex>] [--sample <n>]`.
 // <corpus-dir> holds `cases/`, or subdirectories that do (istio-versions/<release>): then categories read
-// `<release>/<category>`. Prints `FAIL <case> [<category>]: <reason>` per failing case and
+// `<release>/<category>`. `--sample n` runs about n cases per corpus (every category represented, evenly spaced by name). Prints `FAIL <case> [<category>]: <reason>` per failing case and
 // `<corpus> conformance: P/N passed (<category>)` per category, the corpus being the directory's name. Exit code 0 unless `--min` (JSON: category -> minimum passes) is not met (1), or usage (2).
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
@@ -10,10 +10,18 @@ async function main(argv: string[]): Promise<number> {
   let dir: string | undefined;
   let minFile: string | undefined;
   let filter: RegExp | undefined;
+  let sample: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--min') minFile = argv[++i];
     else if (a === '--filter') filter = new RegExp(argv[++i] ?? '');
+    else if (a === '--sample') {
+      sample = Number(argv[++i]);
+      if (!Number.isInteger(sample) || sample < 1) {
+        process.stderr.write('--sample takes a positive integer\n');
+        return 2;
+      }
+    }
     else if (!dir) dir = a;
     else {
       process.stderr.write(`unexpected argument: ${a}\n`);
@@ -21,13 +29,13 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   if (!dir) {
-    process.stderr.write('usage: conformance <corpus-dir> [--min <file.json>] [--filter <regex>]\n');
+    process.stderr.write('usage: conformance <corpus-dir> [--min <file.json>] [--filter <regex>] [--sample <n>]\n');
     return 2;
   }
   const results: CaseResult[] = [];
   for (const corpus of corpusDirs(dir)) {
     const prefix = corpus.label ? `${corpus.label}/` : '';
-    for (const r of await runConformance(corpus.dir, filter ? { filter } : {})) results.push({ ...r, category: prefix + r.category });
+    for (const r of await runConformance(corpus.dir, { ...(filter ? { filter } : {}), ...(sample ? { sample } : {}) })) results.push({ ...r, category: prefix + r.category });
   }
   for (const r of results) if (!r.pass) process.stdout.write(`FAIL ${r.name} [${r.category}]: ${r.reason}\n`);
   const summary = summarize(results);

@@ -401,7 +401,8 @@ async function runInject(cmd: Command, startedAt: number): Promise<void> {
   if (shown) process.stderr.write(shown);
   const batch = new WriteBatch();
   let stdout: readonly string[] = [];
-  if (out.exitCode !== 2 && out.stdoutParts.length > 0) {
+  // A failed stream run has nothing to write (not even an empty conversion); a failed ResourceList comes back with its results.
+  if (out.exitCode !== 2 && out.stdoutParts.some((p) => p.length > 0)) {
     // Written piece by piece: an output larger than one JavaScript string can hold is still written whole.
     let parts = out.stdoutParts;
     if (cmd.output) {
@@ -457,14 +458,18 @@ function runExplain(cmd: Command): void {
   if (!outputFailed) process.exitCode = out.exitCode;
 }
 
-/** `meshinject diff`: the unified diff per file; `--in-place` writes the changed files back. */
+/**
+ * `meshinject diff`: the unified diff per file, exiting as `kubectl diff` does: 0 no change, 1 changes, 2 an
+ * error (bad input or usage, or error results: nothing on stdout). `--in-place` writes the changed files back
+ * and exits 0 once they are written.
+ */
 async function runDiff(cmd: Command): Promise<void> {
   const { inputs, opts } = prepare(cmd);
   if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
   const out = runInputs(inputs, opts);
   if (out.stderr) process.stderr.write(out.stderr);
   if (out.exitCode !== 0) {
-    process.exitCode = out.exitCode;
+    process.exitCode = 2;
     return;
   }
   const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
@@ -476,8 +481,23 @@ async function runDiff(cmd: Command): Promise<void> {
     await batch.write();
     batch.commit();
     process.stderr.write(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}\n`);
-  } else writeStdout(out.files.map((f) => unifiedDiff(f.name ?? 'stdin', f.input, f.output, colour)).join(''));
-  process.exitCode = 0;
+    process.exitCode = 0;
+    return;
+  }
+  // Written in chunks of about 1 MiB: a diff larger than one JavaScript string can hold is still written whole.
+  let chunk = '';
+  let changes = false;
+  for (const f of out.files) {
+    for (const piece of unifiedDiff(f.name ?? 'stdin', f.input, f.edits, colour)) {
+      changes = true;
+      chunk += piece;
+      if (chunk.length < 1 << 20) continue;
+      writeStdout(chunk);
+      chunk = '';
+    }
+  }
+  writeStdout(chunk);
+  if (process.exitCode !== 2) process.exitCode = changes ? 1 : 0;
 }
 
 function main(startedAt: number): void | Promise<void> {

@@ -16,7 +16,9 @@ import { errorTags, MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
-import { emitChanged } from './krm/rewrite.ts';
+import { emitChangedEdits } from './krm/rewrite.ts';
+import type { Edit } from './yaml/flow-edit.ts';
+import { duplicateMessage, fingerprintOf, identityOf, IdentityTable } from './krm/identity.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 import { isJsonObject } from './json.ts';
@@ -28,6 +30,8 @@ export const RESULT_ANNOTATION = 'meshinject.dev/injection';
 export interface ProcessOutput {
   /** New source text of each changed resource, by `SourceItem.position`. */
   changed: Map<number, string>;
+  /** The edits of the input text that give each changed resource's new text, by position (`ChangedResource.edits`; for `meshinject diff`). */
+  edits: Map<number, readonly Edit[]>;
   /** One result per workload (plus its warnings), then the run-level results. */
   results: KrmResult[];
   /** Every decided workload in order: its decision (with the trace) and the sidecar it already carried. */
@@ -42,6 +46,8 @@ export interface SharedRun {
   unknownNamespaces: Map<string, number>;
   /** Called after each resource is processed (progress on a terminal). */
   onItem?: () => void;
+  /** The resource identities seen over all inputs (`checkIdentity`); each input gets its own table when absent. */
+  identities?: IdentityTable;
 }
 
 function obj(v: Json | undefined): JsonObject | undefined {
@@ -114,6 +120,37 @@ export function resourceId(item: SourceItem, source: ParsedSource, inputName: st
   return id;
 }
 
+/**
+ * Where a resource is, for a person: the kpt/kustomize path annotation and index when present, else the input
+ * and the document number (1-based) of a stream, or the item of a ResourceList or List.
+ */
+function placeOf(item: SourceItem, source: ParsedSource, inputName: string | undefined): string {
+  const ann = stringMap(obj(obj(item.value)?.metadata)?.annotations);
+  const path = ann['internal.config.kubernetes.io/path'] ?? ann['config.kubernetes.io/path'];
+  const file = inputName ?? 'stdin';
+  const entry = source.form === 'stream' ? `${file} document ${item.topPosition + 1}${item.position !== item.topPosition ? ' (in a List)' : ''}` : `${file} items[${item.position}]`;
+  if (path === undefined) return entry;
+  const index = ann['internal.config.kubernetes.io/index'] ?? ann['config.kubernetes.io/index'] ?? '0';
+  return `${path} (index ${index}; ${entry})`;
+}
+
+/**
+ * One identity, one resource (`src/krm/identity.ts`): a second resource of an identity already seen in the run
+ * gets an error result naming both places (a warning when the two are identical). Local config is not output and
+ * is not checked.
+ */
+function checkIdentity(item: SourceItem, ctx: RunContext): void {
+  const v = obj(item.value);
+  if (!v || isLocalConfig(v)) return;
+  const id = identityOf(v, ctx.config.defaultNamespace);
+  if (!id) return;
+  const now = { place: placeOf(item, ctx.source, ctx.inputName), fingerprint: fingerprintOf(v) };
+  const first = ctx.identities.see(id, now);
+  if (!first) return;
+  const { severity, message } = duplicateMessage(id, first, now);
+  ctx.results.push(resourceResult(severity, message, resourceId(item, ctx.source, ctx.inputName), { tags: { 'meshinject.dev/reason': 'duplicate-resource' } }));
+}
+
 function describe(id: ResourceId): string {
   return `${id.kind} "${id.namespace ? `${id.namespace}/` : ''}${id.name}"`;
 }
@@ -172,6 +209,10 @@ interface RunContext {
   results: KrmResult[];
   /** Unknown namespaces whose labels a decision needed, with how many workloads. */
   unknownNamespaces: Map<string, number>;
+  /** Where `writeChange` records each changed resource's edits (`ProcessOutput.edits`). */
+  edits: Map<number, readonly Edit[]>;
+  /** Identities seen so far (`checkIdentity`). */
+  identities: IdentityTable;
 }
 
 /** Step 1: a workload of the input, or undefined (not a workload, local config, or an error result pushed). */
@@ -357,8 +398,11 @@ function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome
  */
 function writeChange(item: SourceItem, ctx: RunContext, desired: Json, changed: Map<number, string>): boolean {
   try {
-    const text = emitChanged(item, ctx.source, desired);
-    if (text !== undefined) changed.set(item.position, text);
+    const done = emitChangedEdits(item, ctx.source, desired);
+    if (done !== undefined) {
+      changed.set(item.position, done.text);
+      ctx.edits.set(item.position, done.edits);
+    }
     return true;
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'UNFAITHFUL_EDIT') throw e;
@@ -631,16 +675,19 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
     for (const note of adapted.notes) results.push(generalResult('info', note));
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
-    return { changed: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };
+    return { changed: new Map(), edits: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };
   }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
     namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
     unknownNamespaces: shared?.unknownNamespaces ?? new Map(),
+    edits: new Map(),
+    identities: shared?.identities ?? new IdentityTable(),
   };
-  const out: ProcessOutput = { changed: new Map(), results, workloads: [] };
+  const out: ProcessOutput = { changed: new Map(), edits: ctx.edits, results, workloads: [] };
   for (const item of source.items) {
     item.load();
+    checkIdentity(item, ctx);
     processItem(item, ctx, out);
     // Only the source range is needed to write the output, and a large input then never holds every
     // resource's syntax tree at once (peak memory).

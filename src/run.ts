@@ -3,7 +3,8 @@ import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, typ
 import { DRIVERS } from './drivers/registry.ts';
 import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
-import { writeOutput, writeOutputParts } from './krm/write.ts';
+import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
+import type { Edit } from './yaml/flow-edit.ts';
 import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult, ResourceId } from './model.ts';
 import { collectNamespaces, processItems, resourceId, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
@@ -13,6 +14,7 @@ import { isJsonObject } from './json.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
+import { IdentityTable } from './krm/identity.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -83,6 +85,12 @@ export interface FileOutput {
   readonly output: string;
   /** The output as pieces in order (see `writeOutputParts`), for outputs too large for one string. */
   readonly parts: readonly string[];
+  /**
+   * The edits that make `output` from `input` (`outputEdits`): replacements of [start, end) of `input`
+   * (UTF-16 offsets), sorted, non-overlapping, as fine as the text editor made them. `meshinject diff`
+   * builds its hunks from them.
+   */
+  readonly edits: readonly Edit[];
 }
 
 /**
@@ -262,7 +270,7 @@ function orBadInput<T>(f: () => T): { ok: true; value: T } | { ok: false; messag
 }
 
 /** What processing the inputs gave: per input its changed resources and dropped local-config documents. */
-type Processed = Array<{ changed: Map<number, string>; drops: Drop[] }>;
+type Processed = Array<{ changed: Map<number, string>; edits: Map<number, readonly Edit[]>; drops: Drop[] }>;
 
 /**
  * Processes every input as one run: one namespace table over every input's Namespace objects (they win
@@ -272,7 +280,7 @@ type Processed = Array<{ changed: Map<number, string>; drops: Drop[] }>;
 function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInput[], config: Config, mesh: ActiveMesh, results: KrmResult[], opts: RunOptions): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
-  const shared: SharedRun = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map() };
+  const shared: SharedRun = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map(), identities: new IdentityTable() };
   if (opts.progress) {
     const total = sources.reduce((n, s) => n + s.items.length, 0);
     let done = 0;
@@ -286,7 +294,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     if (manifestsOnly) results.push(...drops.map(leftOutResult));
     const out = processItems(source, config, mesh, inputs[i]!.name, shared);
     results.push(...out.results);
-    processed.push({ changed: out.changed, drops });
+    processed.push({ changed: out.changed, edits: out.edits, drops });
     for (const w of out.workloads) workloads.push({ ...w, input: i });
   });
   results.push(...unknownNamespaceResults(shared.unknownNamespaces));
@@ -297,7 +305,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
 function writeFiles(sources: readonly ParsedSource[], inputs: readonly RunInput[], processed: Processed, results: readonly KrmResult[]): { files: FileOutput[]; kept: number } {
   let kept = 0;
   const files = sources.map((source, i): FileOutput => {
-    const { changed, drops } = processed[i]!;
+    const { changed, edits: fine, drops } = processed[i]!;
     const items = source.items.slice();
     const edits = new Map(changed);
     for (const d of drops) {
@@ -308,7 +316,11 @@ function writeFiles(sources: readonly ParsedSource[], inputs: readonly RunInput[
     const name = inputs[i]!.name;
     const parts = writeOutputParts({ ...source, items }, edits, results);
     const output = joinedOnce(parts);
-    return { ...(name !== undefined ? { name } : {}), input: source.text, parts, get output() { return output(); } };
+    let made: Edit[] | undefined;
+    const fineKept = new Map(fine);
+    for (const d of drops) fineKept.delete(d.position);
+    const editsOf = () => (made ??= outputEdits({ ...source, items }, edits, results, fineKept));
+    return { ...(name !== undefined ? { name } : {}), input: source.text, parts, get output() { return output(); }, get edits() { return editsOf(); } };
   });
   return { files, kept };
 }

@@ -123,7 +123,7 @@ t.test('diff: git-style unified diff; --in-place writes only changed files', asy
   const dir = workspace(t, { 'injection.yaml': CONFIG, 'm/ns.yaml': NS, 'm/web.yaml': deployment('web') });
   const nsBefore = statSync(join(dir, 'm/ns.yaml')).mtimeMs;
   const d = runCli(['diff', '-c', 'injection.yaml', 'm'], { cwd: dir });
-  t.equal(d.status, 0, d.stderr);
+  t.equal(d.status, 1, `changes: exit 1, as kubectl diff (${d.stderr})`);
   t.match(d.stdout, /^diff --git a\/m\/web\.yaml b\/m\/web\.yaml\n--- a\/m\/web\.yaml\n\+\+\+ b\/m\/web\.yaml\n@@ -\d+,\d+ \+\d+,\d+ @@\n/);
   t.notMatch(d.stdout, /m\/ns\.yaml/, 'an untouched file has no section');
   t.notMatch(d.stdout, /\u001b\[/, 'no colour when stdout is not a terminal');
@@ -138,6 +138,10 @@ t.test('diff: git-style unified diff; --in-place writes only changed files', asy
   t.equal(readFileSync(join(dir, 'm/web.yaml'), 'utf8'), runCli(['-c', 'injection.yaml', 'm/ns.yaml', '-'], { cwd: dir, input: deployment('web') }).stdout.split('---\n').pop());
   const again = runCli(['diff', '-c', 'injection.yaml', 'm'], { cwd: dir });
   t.equal(again.stdout, '', 'after --in-place there is nothing left to change');
+  t.equal(again.status, 0, 'no change: exit 0');
+  const broken = runCli(['diff', '-c', 'injection.yaml', 'm/ns.yaml', '-'], { cwd: dir, input: deployment('web').replace('      labels:', '      annotations: {sidecar.istio.io/interceptionMode: BOGUS}\n      labels:') });
+  t.match(broken, { status: 2, stdout: '' }, 'an error result: exit 2 (kubectl diff: greater than 1), nothing on stdout');
+  t.equal(runCli(['diff', '--no-such-flag'], { cwd: dir }).status, 2, 'a usage error: exit 2');
   const stdin = runCli(['diff', '-i'], { cwd: dir, input: deployment('x') });
   t.match(stdin, { status: 2, stderr: /--in-place needs files/ });
 });

@@ -10,7 +10,7 @@ import type { JsonObject } from '../src/model.ts';
 import { mergeValues } from '../src/drivers/istio/defaults.ts';
 
 // Every injection template of Istio's chart, parsed and executed on a sample pod. The 1.26.0 templates come from
-// the release corpus (test/vendored); the other releases (1.18-1.29) from a local clone of istio/istio, only when
+// the release corpus (test/vendored); the other releases (1.18-1.31) from a local clone of istio/istio, only when
 // ISTIO_REPO names its git directory (read with `git show <tag>:<path>`; a tag the clone lacks is skipped). The
 // clone is opt-in: it is not part of the project or of the vendored data, so CI does not depend on what one machine has.
 const corpusConfig = new URL('./vendored/conformance/istio-versions/1.26.0/cases/hello/fn-config.yaml', import.meta.url);
@@ -38,6 +38,7 @@ function sampleData(annotations: Record<string, string> = {}, values: JsonObject
     revision: '',
     nativeSidecars: false,
     proxyImage: 'gcr.io/istio-testing/proxyv2:latest',
+    proxyInitImage: 'gcr.io/istio-testing/proxyv2:latest',
     proxyUID: 1337,
     proxyGID: 1337,
     inboundTrafficPolicyMode: 'passthrough',
@@ -87,13 +88,13 @@ t.test('Istio 1.26.0 chart templates (release corpus) parse and execute', async 
 });
 
 const repo = process.env.ISTIO_REPO ?? '';
-const TAGS = ['1.18.0', '1.19.0', '1.20.0', '1.21.0', '1.22.0', '1.23.0', '1.24.0', '1.25.0', '1.26.0', '1.27.0', '1.28.0', '1.29.0'];
+const TAGS = ['1.18.0', '1.19.0', '1.20.0', '1.21.0', '1.22.0', '1.23.0', '1.24.0', '1.25.0', '1.26.0', '1.27.0', '1.28.0', '1.29.0', '1.30.0', '1.31.0-rc.0'];
 const FILES: Record<string, string> = {
   sidecar: 'injection-template.yaml', gateway: 'gateway-injection-template.yaml', 'grpc-simple': 'grpc-simple.yaml',
   'grpc-agent': 'grpc-agent.yaml', waypoint: 'waypoint.yaml', 'kube-gateway': 'kube-gateway.yaml',
 };
 
-t.test('chart templates of Istio 1.18-1.29 (local istio/istio clone)', { skip: repo && existsSync(repo) ? false : 'set ISTIO_REPO to an istio/istio git directory to run this' }, async (t) => {
+t.test('chart templates of Istio 1.18-1.31 (local istio/istio clone)', { skip: repo && existsSync(repo) ? false : 'set ISTIO_REPO to an istio/istio git directory to run this' }, async (t) => {
   for (const tag of TAGS) {
     try {
       execFileSync('git', ['--git-dir', repo, 'rev-parse', '--verify', '--quiet', `${tag}^{commit}`], { stdio: 'ignore' });

@@ -257,6 +257,8 @@ t.test('template functions', async (t) => {
   t.equal(appendMultusNetwork('[{"name": "a"},\n]', 'istio-cni'), '[{"name": "a"},\n]', 'not JSON (a trailing comma): unchanged');
   t.equal(appendMultusNetworkTo('[{"name": "a"}]', 'default/istio-cni', false), '[{"name": "a"}, {"name": "default/istio-cni"}]', 'before Istio 1.26 the whole value is the name');
   t.same(omitNil({ limits: { cpu: null, memory: '1Gi' }, requests: { cpu: null } }), { limits: { memory: '1Gi' } });
+  t.same(omitNil({ limits: {}, requests: { cpu: '1' } }), { limits: {}, requests: { cpu: '1' } }, 'no null anywhere: unchanged, empty maps kept (Go omitNil)');
+  t.same(omitNil({ a: {}, b: null }), { a: {} }, 'an empty map without nulls stays beside a dropped null');
   t.equal(otelResourceAttributes({}, {}, {}, 'ns', []), '');
   t.equal(openshiftRangeMax('1000620000/10000'), 1000629999);
   t.equal(openshiftRangeMax('5-9,20/5'), 9);

@@ -126,10 +126,16 @@ t.test('nothing to change: an empty Component that kustomize accepts', { skip: !
 t.test('refusals: a resource twice in the input, -o patches on another command', async (t) => {
   const dep = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: web:1}]\n';
   const dir = workspace(t, { 'a.yaml': dep, 'b.yaml': dep.replace('web:1', 'web:2') });
+  // Two different resources of one identity are an error result of the run (issue #20: one identity, one resource).
   const r = runCli(['-o', 'patches', 'a.yaml', 'b.yaml'], { cwd: dir });
-  t.equal(r.status, 2);
+  t.equal(r.status, 1);
   t.equal(r.stdout, '');
-  t.match(r.stderr, /Deployment shop\/web appears twice in the input/);
+  t.match(r.stderr, /Deployment "shop\/web" \(group apps\) appears twice with different content, at a\.yaml document 1 and b\.yaml document 1/);
+  // Identical copies are only a warning for the run, but a patch could not name which one it changes.
+  const same = runCli(['-o', 'patches', 'a.yaml', 'a.yaml'], { cwd: dir });
+  t.equal(same.status, 2);
+  t.equal(same.stdout, '');
+  t.match(same.stderr, /Deployment shop\/web appears twice in the input/);
   const ex = runCli(['explain', '-o', 'patches', 'a.yaml'], { cwd: dir });
   t.equal(ex.status, 2);
   t.match(ex.stderr, /--output patches is for meshinject \(inject\)/);

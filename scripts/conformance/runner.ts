@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import type { Json, JsonObject } from '../../src/model.ts';
@@ -32,6 +32,54 @@ export interface RunOptions {
   concurrency?: number;
   /** Only cases whose name matches. */
   filter?: RegExp;
+  /** Only about this many cases per corpus, each category represented, evenly spaced by name (see {@link sampleNames}). */
+  sample?: number;
+}
+
+/**
+ * A deterministic sample of `n` names out of the sorted `names`: positions `floor(i * len / n)`, so the same corpus
+ * always gives the same cases and the sample spreads over the whole alphabet. All names when `n >= len`.
+ */
+export function sampleNames(names: readonly string[], n: number): string[] {
+  if (n >= names.length) return [...names];
+  return Array.from({ length: Math.max(0, n) }, (_, i) => names[Math.floor((i * names.length) / n)]!);
+}
+
+/**
+ * About `n` of the sorted case `names`, every category represented: each category of `case.yaml` gets
+ * `max(1, round(n * its share))` cases, chosen by {@link sampleNames}; the result is sorted.
+ */
+function sampleByCategory(casesDir: string, names: readonly string[], n: number): string[] {
+  const groups = new Map<string, string[]>();
+  for (const name of names) {
+    const c = (parse(readFileSync(join(casesDir, name, 'case.yaml'), 'utf8')) as { category?: unknown } | null)?.category;
+    const key = typeof c === 'string' ? c : 'unknown';
+    groups.set(key, [...(groups.get(key) ?? []), name]);
+  }
+  const out = [...groups.values()].flatMap((g) => sampleNames(g, Math.max(1, Math.round((n * g.length) / names.length))));
+  return out.sort();
+}
+
+/**
+ * The case's fn-config text. A release corpus written with shared templates (case.yaml `sharedTemplates`: a path
+ * relative to the case directory, inside its corpus) keeps the release's chart templates once; they are merged under
+ * the case's own `spec.istio.injectorConfig.templates` (the case's entries win).
+ * @throws Error when the shared file lies outside the corpus or is not `{templates: {name: text}}`
+ */
+export function caseFnConfig(caseDir: string, caseYaml: JsonObject): string {
+  const text = readFileSync(join(caseDir, 'fn-config.yaml'), 'utf8');
+  const ref = caseYaml.sharedTemplates;
+  if (ref === undefined) return text;
+  const corpus = dirname(dirname(resolve(caseDir)));
+  const file = resolve(caseDir, String(ref));
+  if (typeof ref !== 'string' || relative(corpus, file).startsWith('..')) throw new Error(`sharedTemplates must name a file inside the corpus: ${String(ref)}`);
+  const shared = parse(readFileSync(file, 'utf8')) as { templates?: unknown } | null;
+  if (!isJsonObject(shared?.templates as Json)) throw new Error(`${String(ref)}: expected {templates: {name: text}}`);
+  const fc = (parse(text) ?? {}) as { spec?: { istio?: { injectorConfig?: { templates?: JsonObject } } } };
+  const ic = fc.spec?.istio?.injectorConfig;
+  if (!ic) throw new Error('sharedTemplates needs spec.istio.injectorConfig in fn-config.yaml');
+  ic.templates = { ...(shared!.templates as JsonObject), ...(ic.templates ?? {}) };
+  return stringify(fc, { lineWidth: 0 });
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -135,10 +183,7 @@ export async function runCase(caseDir: string, name: string, cli: string): Promi
   const mode = typeof fnSpec?.mode === 'string' ? fnSpec.mode : 'inject';
   const fail = (reason: string): CaseResult => ({ name, category, mode, pass: false, reason });
   try {
-    const input = buildResourceList(
-      readFileSync(join(caseDir, 'input.yaml'), 'utf8'),
-      readFileSync(join(caseDir, 'fn-config.yaml'), 'utf8'),
-    );
+    const input = buildResourceList(readFileSync(join(caseDir, 'input.yaml'), 'utf8'), caseFnConfig(caseDir, caseYaml));
     const out = await runCli(cli, input);
     const errorFile = join(caseDir, 'expected-error.txt');
     if (existsSync(errorFile)) {
@@ -209,10 +254,11 @@ export function corpusDirs(dir: string): Array<{ label: string; dir: string }> {
 export async function runConformance(dir: string, opts: RunOptions = {}): Promise<CaseResult[]> {
   const cli = opts.cli ?? join(REPO_ROOT, 'bin/meshinject.js');
   const casesDir = join(dir, 'cases');
-  const names = readdirSync(casesDir, { withFileTypes: true })
+  const all = readdirSync(casesDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && (!opts.filter || opts.filter.test(d.name)))
     .map((d) => d.name)
     .sort();
+  const names = opts.sample === undefined ? all : sampleByCategory(casesDir, all, opts.sample);
   const results: CaseResult[] = new Array(names.length);
   let next = 0;
   const worker = async (): Promise<void> => {

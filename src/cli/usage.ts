@@ -66,7 +66,8 @@ Usage:
   meshinject check    [OPTIONS] [PATH ...]   change nothing; exit 1 when a workload is not injected as the
                                              config says (missing, stale or unwanted sidecar, policy rule)
   meshinject explain  [OPTIONS] [PATH ...]   per workload, every decision rule in order and which decided
-  meshinject diff     [OPTIONS] [PATH ...]   the unified diff injection would make; -i writes it back
+  meshinject diff     [OPTIONS] [PATH ...]   the unified diff injection would make (exit 0 none, 1 some, 2 an
+                                             error, as kubectl diff); -i writes it back (exit 0)
   meshinject completion bash|zsh|fish        a shell completion script
   meshinject --help | --version
 
@@ -150,6 +151,8 @@ Exit codes:
   2  bad input or usage (unparseable YAML, unknown option, a path that cannot be read or is outside the
      root, input over --max-input-bytes or too large for the heap, a file that cannot be written):
      nothing is written to stdout and no file is changed. A closed stderr never changes the exit code.
+  meshinject diff, as kubectl diff: 0 no change, 1 changes (the diff on stdout), 2 an error (bad input,
+     usage or error results: nothing on stdout); diff -i: 0 once the files are written
 
 Examples:
   kpt fn eval . --exec meshinject --fn-config injection.yaml

@@ -6,7 +6,7 @@
 import type { Json } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import { editDocument } from '../yaml/document-edit.ts';
-import { Unfaithful } from '../yaml/flow-edit.ts';
+import { Unfaithful, type Edit } from '../yaml/flow-edit.ts';
 import { editText } from '../yaml/text-edit.ts';
 import { checkReadBack, readsAs } from '../yaml/read-back.ts';
 import type { TextNode } from '../yaml/text-node.ts';
@@ -70,6 +70,42 @@ function jsonUnit(text: string, column: number): number {
  *   stays as it was)
  */
 export function emitChanged(item: SourceItem, source: ParsedSource, next: Json): string | undefined {
+  return emitChangedEdits(item, source, next)?.text;
+}
+
+/** A changed resource: its new text, and the edits of the input text that give it. */
+export interface ChangedResource {
+  /** The new text of the resource's range [item.start, item.end). */
+  text: string;
+  /**
+   * Replacements of ranges of the input text (offsets into `source.text`, inside the resource's range,
+   * non-overlapping, sorted) that give `text`: the text editor's own edits where they are proven to give
+   * it, else one replacing the whole range. `meshinject diff` builds its hunks from them.
+   */
+  edits: Edit[];
+}
+
+/**
+ * The edits of the input text the text editor made, with CRLF line breaks where the resource has them, when
+ * they give `out` exactly; else one edit replacing the whole resource.
+ */
+function editsGiving(source: ParsedSource, item: SourceItem, made: readonly Edit[], out: string, crlf: boolean): Edit[] {
+  const edits = made.map((e) => ({ start: e.start, end: e.end, text: crlf ? e.text.replace(/\r?\n/g, '\r\n') : e.text })).sort((x, y) => x.start - y.start);
+  let built = '';
+  let at = item.start;
+  for (const e of edits) {
+    if (e.start < at || e.end > item.end) return [{ start: item.start, end: item.end, text: out }];
+    built += source.text.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return built + source.text.slice(at, item.end) === out ? edits : [{ start: item.start, end: item.end, text: out }];
+}
+
+/**
+ * `emitChanged`, with the edits of the input text that give the new text (see `ChangedResource`).
+ * @throws MeshInjectError `UNFAITHFUL_EDIT` as `emitChanged`
+ */
+export function emitChangedEdits(item: SourceItem, source: ParsedSource, next: Json): ChangedResource | undefined {
   const original = source.text.slice(item.start, item.end);
   const meta = (item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
   const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
@@ -80,11 +116,13 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
   let why = riskyConstruct(item.node);
   if (!why) {
     try {
-      let out = editText(source.text, item.node, item.value, next, [item.start, item.end], style, { json, unit: jsonUnit(original, item.column) });
+      const made: Edit[] = [];
+      let out = editText(source.text, item.node, item.value, next, [item.start, item.end], style, { json, unit: jsonUnit(original, item.column) }, made);
       if (out === undefined) return undefined;
-      if (original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
+      const crlf = original.includes('\r\n');
+      if (crlf) out = out.replace(/\r?\n/g, '\r\n');
       const problem = checkReadBack(original, out, item.column, item.value, next, simple, item.preamble);
-      if (!problem) return out;
+      if (!problem) return { text: out, edits: editsGiving(source, item, made, out, crlf) };
       why = { what: `a text edit (${problem})`, offset: item.start };
     } catch (e) {
       if (!(e instanceof Unfaithful)) throw e;
@@ -106,5 +144,5 @@ export function emitChanged(item: SourceItem, source: ParsedSource, next: Json):
   if (original.includes('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
   const problem = checkReadBack(original, out, item.column, item.value, next, false, item.preamble);
   if (problem) return refuse(`${why.what}, and rewriting the resource: ${problem}`, why.offset);
-  return out;
+  return { text: out, edits: [{ start: item.start, end: item.end, text: out }] };
 }

@@ -1,6 +1,7 @@
 import type { KrmResult } from '../model.ts';
 import { resultsYaml } from '../results/result.ts';
 import type { ParsedSource } from './source.ts';
+import type { Edit } from '../yaml/flow-edit.ts';
 
 /**
  * Writes the output in the input's framing: the input text with each changed resource's range replaced by
@@ -20,10 +21,33 @@ export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, s
  * texts. An output larger than a JavaScript string can hold (about 512 MiB) is written piece by piece.
  */
 export function writeOutputParts(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[]): string[] {
-  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const text = source.text;
+  const parts: string[] = [];
+  let at = 0;
+  for (const e of outputEdits(source, changed, results)) {
+    parts.push(text.slice(at, e.start), e.text);
+    at = e.end;
+  }
+  parts.push(text.slice(at));
+  return parts.filter((p) => p.length > 0);
+}
+
+/**
+ * The edits that make `writeOutput`'s text from the input text: replacements of [start, end) of
+ * `source.text` (UTF-16 offsets), sorted, non-overlapping; the results of a YAML ResourceList are an insertion
+ * at the end. Applied in order they give exactly `writeOutputParts(...).join('')` (`meshinject diff` builds its
+ * hunks from them).
+ *
+ * @param fine for a changed resource, finer edits inside its range that give its new text (`ChangedResource.edits`),
+ *   used instead of one edit replacing the whole resource
+ */
+export function outputEdits(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[], fine?: ReadonlyMap<number, readonly Edit[]>): Edit[] {
+  const edits: Edit[] = [];
   for (const [position, text] of changed) {
     const item = source.items[position]!;
-    edits.push({ start: item.start, end: item.end, text });
+    const own = fine?.get(position);
+    if (own) edits.push(...own);
+    else edits.push({ start: item.start, end: item.end, text });
   }
   if (source.form === 'resource-list' && source.resultsRange) {
     const [s, e] = source.resultsRange;
@@ -37,20 +61,23 @@ export function writeOutputParts(source: ParsedSource, changed: ReadonlyMap<numb
   }
   edits.sort((a, b) => a.start - b.start || a.end - b.end);
   const text = source.text;
-  const parts: string[] = [];
-  let at = 0;
-  for (const e of edits) {
-    parts.push(text.slice(at, e.start), e.text);
-    at = e.end;
-  }
-  parts.push(text.slice(at));
   if (source.form === 'resource-list' && results.length > 0 && !source.json) {
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
-    const last = [...parts].reverse().find((p) => p.length > 0);
-    if (last !== undefined && !last.endsWith('\n')) parts.push(eol);
     let block = resultsYaml(results);
     if (eol === '\r\n') block = block.replace(/\n/g, '\r\n');
-    parts.push(block);
+    edits.push({ start: text.length, end: text.length, text: (lastCharOf(text, edits) ?? '\n') === '\n' ? block : `${eol}${block}` });
   }
-  return parts.filter((p) => p.length > 0);
+  return edits;
+}
+
+/** The last character of `text` with the sorted `edits` applied (undefined when that is empty). */
+function lastCharOf(text: string, edits: readonly Edit[]): string | undefined {
+  let end = text.length;
+  for (let i = edits.length - 1; i >= 0; i--) {
+    const e = edits[i]!;
+    if (e.end < end) return text[end - 1];
+    if (e.text.length > 0) return e.text[e.text.length - 1];
+    end = e.start;
+  }
+  return end > 0 ? text[end - 1] : undefined;
 }

@@ -75,12 +75,12 @@ export const GO_PLAN_RULES: ReadonlyMap<string, GoPlanRule> = new Map<string, Go
 
 /**
  * Calls Go function `name` during a planned render: directly when no argument holds plan data, else under its
- * rule (see the module comment).
+ * rule (see the module comment); `own` is the function's own rule (`GoFunc.plan`), which comes first.
  * @throws NoPlan when the function has no rule for the plan data it was given
  */
-export function plannedCall(name: string, fn: (...a: Value[]) => Value, argv: Value[]): Value {
+export function plannedCall(name: string, fn: (...a: Value[]) => Value, argv: Value[], own?: GoPlanRule): Value {
   if (!argv.some((a) => holdsPlan(a.v))) return fn(...argv);
-  const rule = GO_PLAN_RULES.get(name);
+  const rule = own ?? GO_PLAN_RULES.get(name);
   if (rule === 'copy') return back(fn(...argv.map(tokensOf)));
   if (rule === 'writes') return back(fn(...argv.map((a) => withRep(a, deepTokens(a.v)))));
   if (rule === 'inspect') {

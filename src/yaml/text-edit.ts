@@ -16,10 +16,13 @@ import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.
  * @param old the resource as data (`doc.toJS()`)
  * @param next the desired resource as data (`null` map values mean absent)
  * @param flow how new entries of flow collections are written (`json` for a JSON resource)
+ * @param record when given, receives the edits made (offsets into `text`, non-overlapping): applied to
+ *   [start, end) of `text` they give the returned text, except where the resource has no final line break
+ *   (the caller checks before relying on them; `meshinject diff` builds its hunks from them)
  * @returns the new text of the range [start, end) of the resource, or undefined when nothing changed
  * @throws Unfaithful where an edit would drop a comment (the caller takes a slower path)
  */
-export function editText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle, flow: FlowStyle = { json: false, unit: 2 }): string | undefined {
+export function editText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle, flow: FlowStyle = { json: false, unit: 2 }, record?: Edit[]): string | undefined {
   const ctx: Ctx = { text, style, flow, edits: [] };
   if (root.t !== 'map' || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
   // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
@@ -31,9 +34,12 @@ export function editText(text: string, root: TextNode, old: Json, next: Json, ra
     if (!(e instanceof NeedsRewrite)) throw e;
     // Only for shapes the text editor does not edit in place (e.g. removing the first key after `- `).
     const col = column(text, range[0]);
-    return emitMapLines(target, col, style).slice(col).replace(/\n$/, text[range[1] - 1] === '\n' ? '\n' : '');
+    const whole = emitMapLines(target, col, style).slice(col).replace(/\n$/, text[range[1] - 1] === '\n' ? '\n' : '');
+    record?.push({ start: range[0], end: range[1], text: whole });
+    return whole;
   }
   if (ctx.edits.length === 0) return undefined;
+  if (record) for (const e of ctx.edits) record.push(e);
   const out = applyEdits(text, range[0], range[1], ctx.edits);
   // A resource without a final line break keeps it that way (removing its last lines leaves the break before them).
   return text[range[1] - 1] === '\n' ? out : out.replace(/\r?\n$/, '');

@@ -1,7 +1,8 @@
 /**
  * The functions Istio's injector gives its Go templates: Sprig's `TxtFuncMap` overlaid with Istio's
- * `InjectionFuncmap` (pkg/kube/inject/template.go, 1.18–1.29; `toJson` only before 1.22, `mergeMaps` from 1.22),
- * written from their Go behaviour. Pure: `env` answers from an allow-list given by the caller, never from the
+ * `InjectionFuncmap` (pkg/kube/inject/template.go, 1.18–1.31; `toJson` only before 1.19, `mergeMaps` from 1.21,
+ * `omitNil` and `otelResourceAttributes` from 1.30), written from their Go behaviour. {@link INJECTION_FUNCS_SINCE}
+ * lists which release added which member. Pure: `env` answers from an allow-list given by the caller, never from the
  * process environment.
  */
 import { toYamlText } from '../../render/template-functions.ts';
@@ -15,7 +16,8 @@ import {
 } from '../../render/gotemplate/value.ts';
 import { proxyConfigToJSON } from './proxy-config.ts';
 import { appendMultusNetworkTo } from './template-functions.ts';
-import { ISTIO_TYPES } from './go-model.ts';
+import { ISTIO_TYPES, MESH_CONFIG } from './go-model.ts';
+import { goOmitNil, goOtelResourceAttributes, otelPlanRule } from './go-funcs-130.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
 const bool = (b: boolean): Value => (b ? TRUE : FALSE);
@@ -150,11 +152,31 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     }, true)],
     ['toJsonMap', goFunc([MAP_STRING], (...maps) => str(stringMapJSON(mergeMaps(maps))), true)],
   ];
-  if (opts.minor < 22) istio.push(['toJson', toJSON]);
-  if (opts.minor >= 22) istio.push(['mergeMaps', goFunc([MAP_STRING], (...maps) => mapValue(mergeMaps(maps)), true)]);
+  if (opts.minor < 19) istio.push(['toJson', toJSON]);
+  if (opts.minor >= 21) istio.push(['mergeMaps', goFunc([MAP_STRING], (...maps) => mapValue(mergeMaps(maps)), true)]);
+  if (opts.minor >= 30) {
+    istio.push(['omitNil', goFunc([ANY], goOmitNil)]);
+    const otel = goFunc([MESH_CONFIG, MAP_STRING, MAP_STRING, STRING, CONTAINERS], goOtelResourceAttributes);
+    istio.push(['otelResourceAttributes', { ...otel, plan: otelPlanRule }]);
+  }
   for (const [name, f] of istio) m.set(name, f);
   return m;
 }
+
+/**
+ * The members of Istio's `InjectionFuncmap` (pkg/kube/inject/template.go) and the first minor release that has each
+ * (read from template.go at every tag from 1.18 to 1.31.0-rc.0); `toJson` was removed in 1.19. A template of
+ * release 1.N may call a member only when `since <= N` (and `until`, when set, is above N).
+ */
+export const INJECTION_FUNCS_SINCE: Readonly<Record<string, { since: number; until?: number }>> = {
+  formatDuration: { since: 18 }, isset: { since: 18 }, excludeInboundPort: { since: 18 }, includeInboundPorts: { since: 18 },
+  kubevirtInterfaces: { since: 18 }, excludeInterfaces: { since: 18 }, applicationPorts: { since: 18 }, annotation: { since: 18 },
+  valueOrDefault: { since: 18 }, toJSON: { since: 18 }, fromJSON: { since: 18 }, structToJSON: { since: 18 },
+  protoToJSON: { since: 18 }, toYaml: { since: 18 }, indent: { since: 18 }, directory: { since: 18 }, contains: { since: 18 },
+  toLower: { since: 18 }, appendMultusNetwork: { since: 18 }, env: { since: 18 }, omit: { since: 18 }, strdict: { since: 18 },
+  toJsonMap: { since: 18 }, toJson: { since: 18, until: 19 }, mergeMaps: { since: 21 }, omitNil: { since: 30 },
+  otelResourceAttributes: { since: 30 },
+};
 
 type JsonObjectLike = Parameters<typeof proxyConfigToJSON>[0];
 

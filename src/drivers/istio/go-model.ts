@@ -194,6 +194,7 @@ export const SIDECAR_TEMPLATE_DATA = ptrTo(structType('inject.SidecarTemplateDat
   field('ProxyConfig', PROXY_CONFIG, 'ProxyConfig', false), field('MeshConfig', MESH_CONFIG, 'MeshConfig', false),
   field('Values', MAP_ANY, 'Values', false), field('Revision', STRING, 'Revision', false),
   field('NativeSidecars', BOOL, 'NativeSidecars', false), field('ProxyImage', STRING, 'ProxyImage', false),
+  field('ProxyInitImage', STRING, 'ProxyInitImage', false),
   field('ProxyUID', INT64, 'ProxyUID', false), field('ProxyGID', INT64, 'ProxyGID', false),
   field('InboundTrafficPolicyMode', STRING, 'InboundTrafficPolicyMode', false),
   field('CompliancePolicy', STRING, 'CompliancePolicy', false),
@@ -211,6 +212,8 @@ export interface SidecarTemplateInput {
   revision: string;
   nativeSidecars: boolean;
   proxyImage: string;
+  /** Istio 1.31+ `ProxyInitImage`: `global.proxy_init.image` on the hub and tag, image type from variant or annotation. */
+  proxyInitImage: string;
   proxyUID: number;
   proxyGID: number;
   inboundTrafficPolicyMode: string;
@@ -243,6 +246,7 @@ export function sidecarTemplateFields(input: SidecarTemplateInput): Record<strin
     Revision: input.revision,
     NativeSidecars: input.nativeSidecars,
     ProxyImage: input.proxyImage,
+    ProxyInitImage: input.proxyInitImage,
     ProxyUID: input.proxyUID,
     ProxyGID: input.proxyGID,
     InboundTrafficPolicyMode: input.inboundTrafficPolicyMode,

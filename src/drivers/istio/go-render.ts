@@ -13,6 +13,7 @@ import type { GoTemplate } from '../../render/gotemplate/index.ts';
 import type { Json } from '../../model.ts';
 import { ISTIO_TEMPLATE_NAMES, TEMPLATES_ANNOTATION, fragmentFromYaml, renderIstioTemplate, type RenderedFragment } from './render.ts';
 import type { IstioTemplateData } from './template-data.ts';
+import { resolveProxyInitImage } from './images.ts';
 import { ORIGIN_LABEL, type TemplateOrigin, resolveAliases } from './template-sources.ts';
 import type { PodTemplate } from '../../model.ts';
 
@@ -52,6 +53,8 @@ function goDataOf(ctx: RenderContext): Record<string, unknown> {
     revision: s.revision,
     nativeSidecars: ctx.nativeSidecars,
     proxyImage: d.ProxyImage,
+    // Istio 1.31 `ProxyInitImage(values, annotations)`: the ProxyConfig's image type does not apply to the init image.
+    proxyInitImage: resolveProxyInitImage(s.values, {}, d.ObjectMeta.annotations),
     proxyUID: d.ProxyUID,
     proxyGID: d.ProxyGID,
     inboundTrafficPolicyMode: d.InboundTrafficPolicyMode,

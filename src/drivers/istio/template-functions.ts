@@ -10,23 +10,32 @@ import { proxyConfigToJSON } from './proxy-config.ts';
 import type { PlanRule } from '../../render/plan-helpers.ts';
 import { noPlanFor, planText, taintedPath } from '../../render/plan-values.ts';
 
-/** Istio `omitNil`: recursively drops null values; a map or list left empty becomes null. */
+/** Whether `v` holds a null anywhere (Istio `omitNilInternal`'s first pass). */
+function holdsNull(v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (Array.isArray(v)) return v.some(holdsNull);
+  const o = asRecord(v);
+  return o ? Object.values(o).some(holdsNull) : false;
+}
+
+/**
+ * Istio `omitNil` (pkg/kube/inject/template.go, 1.30+): recursively drops null values from maps and lists; a map
+ * or list that had nulls and is left empty becomes null (and is dropped from its parent). A value without any null
+ * comes back unchanged, even an empty map or list (as in Go).
+ */
 export function omitNil(v: unknown): unknown {
   if (v === null || v === undefined) return null;
+  if (!holdsNull(v)) return v;
   if (Array.isArray(v)) {
     const items = v.map(omitNil).filter((x) => x !== null);
     return items.length === 0 ? null : items;
   }
-  const o = asRecord(v);
-  if (o) {
-    const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(o)) {
-      const cleaned = omitNil(val);
-      if (cleaned !== null) out[k] = cleaned;
-    }
-    return Object.keys(out).length === 0 ? null : out;
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(asRecord(v)!)) {
+    const cleaned = omitNil(val);
+    if (cleaned !== null) out[k] = cleaned;
   }
-  return v;
+  return Object.keys(out).length === 0 ? null : out;
 }
 
 /** Istio `excludeInboundPort`: appends `port` to the comma list unless it is empty, `0` or present. */

@@ -528,7 +528,7 @@ class Compiler {
       if (final !== MISSING) argv[numIn - 1] = validateType(s, tree, n, final, paramFor(numIn - 1));
       try {
         const hooks = activeHooks();
-        return hooks ? hooks.call(name, f.fn, argv) : f.fn(...argv);
+        return hooks ? hooks.call(name, f.fn, argv, f.plan) : f.fn(...argv);
       } catch (e) {
         if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);

@@ -8,8 +8,11 @@ import type { Value } from './value.ts';
 
 /** What a caller may hook into an execution. */
 export interface CallHooks {
-  /** Calls function `name` (`fn` is the function itself, `argv` its arguments) in place of the engine. */
-  call(name: string, fn: (...a: Value[]) => Value, argv: Value[]): Value;
+  /**
+   * Calls function `name` (`fn` is the function itself, `argv` its arguments) in place of the engine; `plan` is
+   * the function's own plan rule when its table gives one (`GoFunc.plan`).
+   */
+  call(name: string, fn: (...a: Value[]) => Value, argv: Value[], plan?: (args: Value[], real: (...args: Value[]) => Value) => Value): Value;
   /** Before method `name` is called on the raw `receiver` with the raw `args`; throws to stop the execution. */
   beforeMethod(name: string, receiver: unknown, args: readonly unknown[]): void;
   /** True for an error thrown by a hook that the engine passes on as it is (not as a template error). */

@@ -439,6 +439,11 @@ export interface GoFunc {
   params: GoType[];
   variadic: boolean;
   fn: (...args: Value[]) => Value;
+  /**
+   * The function's own sidecar-plan rule (see `plan-rules.ts`), for functions a driver adds: called instead of
+   * `fn` when an argument holds plan data; `real` is `fn`. It throws `NoPlan` for what it cannot plan.
+   */
+  plan?: (args: Value[], real: (...args: Value[]) => Value) => Value;
 }
 
 /** Declares a function: `fn(params, impl)` or `fn(params, impl, true)` for a variadic last parameter. */
