@@ -180,4 +180,17 @@ export interface Config {
   mode?: 'inject' | 'uninject' | 'check';
   /** Inject mode: a workload that is now skipped but still carries this mesh's injection is uninjected (default false: a warning). */
   removeWhenSkipped?: boolean;
+  /** `spec.templateBudget`: lowered template budgets (src/render/budget.ts; the schema caps each at its ceiling). */
+  templateBudget?: TemplateBudgetSetting;
+}
+
+/**
+ * Template budgets a config sets (src/render/budget.ts `TemplateBudgets`): steps and output characters of one
+ * render and of a run. Absent fields keep their defaults; none may exceed its ceiling.
+ */
+export interface TemplateBudgetSetting {
+  steps?: number;
+  outputSize?: number;
+  runSteps?: number;
+  runOutputSize?: number;
 }

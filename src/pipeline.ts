@@ -12,7 +12,7 @@ import type { WorkloadRecord } from './reports/check.ts';
 export type { WorkloadRecord } from './reports/check.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
-import { errorTags, MeshInjectError } from './results/errors.ts';
+import { errorTags, InjectError, MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
 import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
@@ -20,6 +20,7 @@ import { emitChangedEdits } from './krm/rewrite.ts';
 import type { Edit } from './yaml/flow-edit.ts';
 import { duplicateMessage, fingerprintOf, identityOf, IdentityTable } from './krm/identity.ts';
 import { uninjectPod } from './patch/uninject.ts';
+import { withOriginalRecord } from './patch/status-record.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 import { isJsonObject } from './json.ts';
 
@@ -303,13 +304,42 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
     return { action: 'skipped' };
   }
   const namespace = ctx.namespaces.get(w.ref.namespace);
+  const injectedBefore = carriesInjection(ctx.mesh, w.pod);
   try {
+    if (!injectedBefore) refuseEmptyContainers(w.pod);
     const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config });
     for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
-    return { action: 'injected', pod: res.pod, summary: res.summary };
+    const needs = { recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
+    const pod = withOriginalRecord(w.pod, res.pod, needs, injectedBefore);
+    return { action: 'injected', pod, summary: res.summary };
   } catch (e) {
     return driverFailure(w, ctx, e);
   }
+}
+
+/**
+ * Whether `pod` carries this mesh's injection already (its `inventory` finds one, or refuses a record it
+ * cannot trust: the injection itself judges that record, e.g. against the templates it runs).
+ */
+function carriesInjection(mesh: ActiveMesh, pod: PodTemplate): boolean {
+  try {
+    return mesh.inventory(pod) !== undefined;
+  } catch (e) {
+    if (e instanceof MeshInjectError) return true;
+    throw e;
+  }
+}
+
+/**
+ * A pod template with `containers: []` is not injected: the pod would hold the proxy alone, which
+ * the API server rejects (a pod needs an app container; issue #21 §7). Not asked of a pod injected already
+ * (a re-run keeps what the first run wrote: a gateway whose only container was the proxy, now native).
+ * @throws InjectError naming `spec.containers`
+ */
+function refuseEmptyContainers(pod: PodTemplate): void {
+  const cs = pod.spec.containers;
+  if (!Array.isArray(cs) || cs.length > 0) return;
+  throw new InjectError(`the pod template's container list is empty (containers: []): injecting would leave a pod whose only container is the sidecar, which the API server rejects; add the application's container`, { field: 'spec.containers' });
 }
 
 /**

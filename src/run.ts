@@ -11,9 +11,11 @@ import { collectNamespaces, processItems, resourceId, unknownNamespaceResults, t
 import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, resourceResult, summarize, summaryText } from './results/result.ts';
 import { isJsonObject } from './json.ts';
+import { escapeLine } from './results/escape-line.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
+import { beginRun } from './render/budget.ts';
 import { IdentityTable } from './krm/identity.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
@@ -131,9 +133,9 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-/** Exit 2: bad input, nothing on stdout, the reason on stderr. */
+/** Exit 2: bad input, nothing on stdout, the reason on stderr (one line: `escapeLine`). */
 function badInput(message: string, results: KrmResult[] = []): RunOutput {
-  return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${message}\n`, exitCode: 2, results, files: [], workloads: [] };
+  return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${escapeLine(message)}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
 /**
@@ -289,6 +291,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
   }
   for (const f of opts.leftOutFiles ?? []) results.push(generalResult('info', `${f.path}: not an input, left out (${f.why})`));
   sources.forEach((source, i) => {
+    for (const at of source.kindless ?? []) results.push(generalResult('warning', `${at}: document missing "kind" field, skipped (a null List item, left as it is)`));
     const manifestsOnly = inputs[i]!.manifestsOnly === true && !opts.check;
     const drops = opts.dropLocalConfig || manifestsOnly ? localConfigDrops(source, manifestsOnly, inputs[i]!.name) : [];
     if (manifestsOnly) results.push(...drops.map(leftOutResult));
@@ -370,6 +373,8 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
   // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
   const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
+  // Template budgets: the run's counters start at zero, under the config's budgets (capped at the ceilings).
+  beginRun(config.templateBudget);
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
   const run = orBadInput(() => withPlanSettings(opts.plans, () => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check, ...(check ? { check } : {}) })));
   if (!run.ok) return badInput(run.message);

@@ -18,6 +18,12 @@ export const JSON_ENVS: readonly string[] = [
   'ISTIO_KUBE_APP_PROBERS',
   'PROXY_CONFIG',
 ];
+/**
+ * meshinject's own status record (src/patch/status-record.ts, issue #21): the values a pod had before the
+ * injection for the keys the mesh writes. No mesh writes it, so it is not compared (like the result annotation,
+ * which the corpora switch off).
+ */
+const OWN_RECORD_ANNOTATION = 'meshinject.dev/original';
 /** Annotation compared as parsed JSON only when it holds a JSON list (Multus network list). */
 const MULTUS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
 
@@ -74,6 +80,7 @@ function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
     for (const [k, x] of Object.entries(v)) {
       // Go's typed re-encoding drops `hostNetwork: false` (omitempty; Linkerd corpus SOURCE.md).
       if (k === 'hostNetwork' && x === false && key === 'spec') continue;
+      if (key === 'annotations' && k === OWN_RECORD_ANNOTATION) continue;
       let n: Json | undefined;
       if (key === 'annotations' && typeof x === 'string' && (JSON_ANNOTATIONS.includes(k) || (k === MULTUS_ANNOTATION && x.trim().startsWith('[')))) {
         n = parseJsonValue(x);

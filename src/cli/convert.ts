@@ -7,7 +7,8 @@ import { parseAllDocuments, stringify } from 'yaml';
  * YAML is read as kubectl and kustomize read it (YAML 1.1: `yes`/`on` booleans, `0644` octal, `<<`
  * merge keys), so the JSON says what the cluster would receive; integers beyond 2^53 keep every digit.
  * Several documents become one `kind: List` in JSON (as `kubectl get -o json` prints several objects), and
- * a JSON `kind: List` stays a List in YAML. YAML output quotes every string a YAML 1.1 reader would read
+ * a JSON `kind: List` stays a List in YAML. A document without an object (comments only, or empty) is left out:
+ * a `null` item is what `kubectl apply` rejects. YAML output quotes every string a YAML 1.1 reader would read
  * as something else (`"yes"`, `"0644"`).
  */
 
@@ -36,7 +37,10 @@ export function convertOutput(text: string, format: 'yaml' | 'json'): string {
   for (const [i, d] of [...docs].entries()) {
     if (d.errors.length > 0) throw new Error(`cannot convert document ${i + 1} to ${format}: ${d.errors[0]!.message.split('\n')[0]}`);
     if (d.contents === null) continue;
-    values.push(d.toJS({ maxAliasCount: 100 }));
+    const value: unknown = d.toJS({ maxAliasCount: 100 });
+    // A document of comments only (a license header before `---`) holds no object (issue #21 §3).
+    if (value === null || value === undefined) continue;
+    values.push(value);
   }
   if (format === 'json') {
     const value = values.length === 1 ? values[0] : { apiVersion: 'v1', kind: 'List', items: values };

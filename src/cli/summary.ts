@@ -1,6 +1,7 @@
 import type { CommandName } from './args.ts';
 import type { RunOutput } from '../run.ts';
 import { summarize, summaryText } from '../results/result.ts';
+import { escapeLine } from '../results/escape-line.ts';
 
 /**
  * The one-line summary for a terminal: `meshinject: 3 injected, 1 skipped, 0 error(s) (120 ms)` (with `N uninjected` and `N warning(s)` when there are any, `summaryText`); for a
@@ -11,7 +12,7 @@ export function summaryLine(command: CommandName, out: RunOutput, elapsedMs: num
   if (command === 'check') {
     const failing = out.results.filter((r) => r.severity === 'error').length;
     const warnings = out.results.filter((r) => r.severity === 'warning').length;
-    return `meshinject check: ${failing} failing, ${warnings} warning(s), ${out.workloads.length} workload(s) ${ms}\n`;
+    return `${escapeLine(`meshinject check: ${failing} failing, ${warnings} warning(s), ${out.workloads.length} workload(s) ${ms}`)}\n`;
   }
-  return `meshinject: ${summaryText(summarize(out.results))} ${ms}\n`;
+  return `${escapeLine(`meshinject: ${summaryText(summarize(out.results))} ${ms}`)}\n`;
 }

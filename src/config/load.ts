@@ -2,7 +2,7 @@ import type { LabelSelector } from '../model.ts';
 import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
-import type { Config, ExtraWorkloadKind, KindPolicy, MeshName } from './types.ts';
+import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from './types.ts';
 import { validateConfigMap, validateSidecarInjection } from './validators.gen.js';
 import { isJsonObject } from '../json.ts';
 
@@ -47,6 +47,7 @@ interface RawSpec {
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
   mode?: 'inject' | 'uninject' | 'check';
   removeWhenSkipped?: boolean;
+  templateBudget?: TemplateBudgetSetting;
   /** Driver sections `spec.<driver>`, handed to the drivers. */
   [driver: string]: unknown;
 }
@@ -340,6 +341,8 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     mode: take(spec.mode, 'mode') ?? 'inject',
     removeWhenSkipped: take(spec.removeWhenSkipped, 'removeWhenSkipped') ?? false,
   };
+  const templateBudget = take(spec.templateBudget, 'templateBudget');
+  if (templateBudget !== undefined) config.templateBudget = templateBudget;
   return { ok: true, config, mesh: bindDriver(driver, settings), settings, warnings, notes };
 }
 

@@ -244,6 +244,19 @@ export interface MeshDriver<S = unknown> {
    */
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   /**
+   * Optional: true for a pod-template label or annotation key this driver's injection may write (set, or
+   * keep when present) and its uninject may remove. The shared status record (`../patch/status-record.ts`) keeps the
+   * value such a key had before the injection, so that uninject puts the user's value back instead of
+   * removing it. Drivers whose own record keeps previous values need none. Pure.
+   */
+  recordKeys?(kind: 'labels' | 'annotations', key: string, settings: S): boolean;
+  /**
+   * True when the injection rewrites app probes and the mesh's own record keeps the port number a named
+   * probe port (`port: http`) resolved to, not the name (Istio's `ISTIO_KUBE_APP_PROBERS`): the shared status
+   * record then keeps the name. Default false.
+   */
+  readonly recordsProbePorts?: boolean;
+  /**
    * Optional, for drivers that support native sidecars: what `spec.nativeSidecars: auto` means for the mesh
    * version this config describes (`raw` is the section `spec.<name>` as for `loadConfig`): from which
    * Kubernetes version (`minKube`, `major.minor`) the mesh's own injector turns native sidecars on, or no
@@ -377,6 +390,8 @@ export interface ActiveMesh {
   fromInput(configMaps: () => readonly JsonObject[]): { mesh: ActiveMesh; notes: string[] };
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  recordKeys?(kind: 'labels' | 'annotations', key: string): boolean;
+  readonly recordsProbePorts?: boolean;
   /** The driver's reason data (`MeshDriver.reasonInfo`; `{}` when it declares none). */
   readonly reasonInfo: Readonly<Record<string, ReasonInfo>>;
   /** The driver's traits (`MeshDriver.traits`; `{}`: every default). */
@@ -408,6 +423,8 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     },
     ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
+    ...(driver.recordKeys ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) } : {}),
+    ...(driver.recordsProbePorts ? { recordsProbePorts: true } : {}),
     reasonInfo: driver.reasonInfo ?? {},
     // A driver written as a literal may say `checksHostNetwork` without the trait: the same thing.
     traits: driver.checksHostNetwork && driver.traits?.hostNetwork === undefined ? { ...driver.traits, hostNetwork: 'driver' } : driver.traits ?? {},

@@ -19,10 +19,33 @@ import { LineIndex, type ParsedSource, type SourceItem } from './source.ts';
  * kpt sends items compact inside the ResourceList and re-applies the file's style when it writes files.
  */
 export function seqIndentOf(text: string, annotations: Record<string, unknown> | undefined): 'compact' | 'wide' {
-  const m = /^([ \t]*)[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\r?\n(?:[ \t]*(?:#[^\n]*)?\r?\n)*([ \t]*)- /m.exec(text);
-  if (m) return m[2]!.length > m[1]!.length ? 'wide' : 'compact';
+  const m = firstBlockSequence(text);
+  if (m) return m.item > m.key ? 'wide' : 'compact';
   const a = annotations?.['internal.config.kubernetes.io/seqindent'];
   return a === 'wide' ? 'wide' : 'compact';
+}
+
+/** A line that ends a mapping key: `key:` with an optional comment (`[^\s#-][^\n]*:[ \t]*(?:#.*)?\r?`). */
+const KEY_LINE = /^([ \t]*)[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\r?$/;
+const BLANK_OR_COMMENT_LINE = /^[ \t]*(?:#[^\n]*)?\r?$/;
+const ITEM_LINE = /^([ \t]*)- /;
+
+/**
+ * The indents of the first block sequence under a mapping key (its key line, blank or comment lines, a `- `
+ * line), or undefined. Line by line, so that it takes linear time on any text: one multi-line pattern went
+ * back over every `:` of a long line for each line that was not followed by a list (issue 19).
+ */
+function firstBlockSequence(text: string): { key: number; item: number } | undefined {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    const key = KEY_LINE.exec(lines[i]!);
+    if (!key) continue;
+    let j = i + 1;
+    while (j < lines.length - 1 && BLANK_OR_COMMENT_LINE.test(lines[j]!)) j++;
+    const item = ITEM_LINE.exec(lines[j]!);
+    if (item) return { key: key[1]!.length, item: item[1]!.length };
+  }
+  return undefined;
 }
 
 /**

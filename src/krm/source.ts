@@ -73,6 +73,12 @@ export interface ParsedSource {
   resultsRange?: [number, number];
   /** JSON (flow mapping) wrapper only: where `results` goes, and the document's indentation. */
   jsonLayout?: JsonLayout;
+  /**
+   * `null` items of a `kind: List` (how a Go marshaller writes an empty RawExtension), left in the output as
+   * they are and named here (`<input> items[2]`): `linkerd inject` keeps them and reports
+   * `document missing "kind" field, skipped` (cli/cmd/inject.go, testdata inject_emojivoto_list_empty_resources).
+   */
+  kindless?: string[];
 }
 
 /**
@@ -296,12 +302,25 @@ interface YamlContext {
   /** The tokens before the document's root (its `---` marker line), when it has a marker. */
   docStart?: CST.SourceToken[];
   lines: LineIndex;
+  /** Where a `kind: List`'s `null` items are named (see `ParsedSource.kindless`); undefined: they are errors. */
+  kindless?: string[];
+}
+
+/** Whether a token is a plain `null` / `~` scalar (a Go marshaller's empty List item). */
+function isNullToken(t: CST.Token): boolean {
+  return t.type === 'scalar' && ['null', 'Null', 'NULL', '~'].includes(t.source);
 }
 
 function collectItems(text: string, seq: CST.Token | null | undefined, where: string, ctx: YamlContext): SourceItem[] {
   if (!seq) return [];
   if (seq.type === 'block-seq') {
-    return seq.items.flatMap((it, i) => (it.value ? [makeItem(text, it.value, i, `${where} items[${i}]`, ctx)] : []));
+    const out: SourceItem[] = [];
+    seq.items.forEach((it, i) => {
+      if (!it.value) return;
+      if (ctx.kindless && isNullToken(it.value)) ctx.kindless.push(`${where} items[${i}]`);
+      else out.push(makeItem(text, it.value, out.length, `${where} items[${i}]`, ctx));
+    });
+    return out;
   }
   if (seq.type === 'flow-collection' && seq.start.source === '[') {
     const out: SourceItem[] = [];
@@ -478,7 +497,9 @@ function parseWrapper(text: string, root: CST.BlockMap | CST.FlowCollection, for
     const key = scalarText(pair.key);
     if (key === 'items') {
       sawItems = true;
-      parsed.items = collectItems(text, pair.value, where, ctx);
+      const kindless: string[] = [];
+      parsed.items = collectItems(text, pair.value, where, form === 'list' ? { ...ctx, kindless } : ctx);
+      if (kindless.length > 0) parsed.kindless = kindless;
     } else if (key === 'functionConfig' && form === 'resource-list' && pair.value) {
       parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`, ctx.directives, ctx.lines, ctx.docStart).toJS(TO_JS_OPTIONS) as Json;
     } else if (key === 'results' && form === 'resource-list' && pair.key) {

@@ -9,6 +9,7 @@ import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../contract/driver.ts';
 import { InjectError } from '../results/errors.ts';
 import { isJsonObject } from '../json.ts';
+import { restoreOriginal } from './status-record.ts';
 
 function named(list: Json | undefined): JsonObject[] {
   return Array.isArray(list) ? list.filter(isJsonObject) : [];
@@ -120,7 +121,8 @@ export interface Uninjected {
 
 /**
  * Uninjects one pod template: the driver's `inventory`, the generic {@link removeInventory}, then the driver's
- * `uninject` hook (when it has one) with the pod as injected in `context.injected`. Returns undefined when the
+ * `uninject` hook (when it has one) with the pod as injected in `context.injected`, then the shared status
+ * record's values put back (`restoreOriginal`, src/patch/status-record.ts). Returns undefined when the
  * driver finds nothing it injected. Pure.
  * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result
  */
@@ -129,5 +131,5 @@ export function uninjectPod(mesh: ActiveMesh, pod: PodTemplate, context: Omit<Un
   if (!inventory) return undefined;
   const removed = removeInventory(pod, inventory);
   const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: pod }) : removed;
-  return { pod: result, inventory };
+  return { pod: restoreOriginal(result, pod, mesh.recordKeys?.bind(mesh)), inventory };
 }

@@ -2,12 +2,110 @@
  * The Handlebars template engine drivers render with. Each engine is one isolated Handlebars environment
  * with the shared helpers (`./template-functions.ts`) plus the driver's own registered, compiled templates
  * cached by name. Strict mode (a missing field in a `{{mustache}}` throws), no HTML escaping (the output is
- * YAML), and prototype access left at Handlebars' safe default (off).
+ * YAML), and prototype access left at Handlebars' safe default (off). Every render runs under the template
+ * budgets (`./budget.ts`): each helper call, block run (an `#each` iteration, an `#if` branch) and partial call is
+ * a step, the text each block writes is output, and a helper's result past the output budget is refused.
  */
 import Handlebars from 'handlebars';
 import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
 import { SHARED_PLAN_RULES, planned, type PlanRule } from './plan-helpers.ts';
+import { BudgetExceeded, checkBuild, metered, spendOutput, spendSteps } from './budget.ts';
+
+/**
+ * Where the last helper or block ran (Handlebars `options.loc`), or the last partial called (partials get no
+ * `loc`): the place a budget error names.
+ */
+let lastLoc: { line: number; column: number } | { partial: string } | undefined;
+/** Per block or partial under way, the length of the text its nested blocks wrote (so each character counts once). */
+const written: number[] = [];
+
+type Block = (this: unknown, ...a: unknown[]) => string;
+const COUNTED = Symbol('counted');
+
+/** A block (`options.fn`/`inverse`) or partial that counts a step per run and the text it writes itself. */
+function countedBlock(fn: Block): Block {
+  if ((fn as { [COUNTED]?: true })[COUNTED]) return fn;
+  const w: Block = function (this: unknown, ...a: unknown[]) {
+    spendSteps(1);
+    written.push(0);
+    let out: string;
+    let nested = 0;
+    try {
+      out = fn.apply(this, a);
+    } finally {
+      nested = written.pop()!;
+    }
+    if (typeof out === 'string') {
+      if (written.length) written[written.length - 1]! += out.length;
+      spendOutput(Math.max(0, out.length - nested));
+    }
+    return out;
+  };
+  return Object.assign(w, { [COUNTED]: true as const });
+}
+
+/** A helper that counts a step per call, counts its blocks, and refuses a result past the output budget. */
+function countedHelper(name: string, fn: Helper): Helper {
+  return function (this: unknown, ...a: unknown[]) {
+    const options = a[a.length - 1] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
+    if (options && typeof options === 'object') {
+      if (options.loc) lastLoc = options.loc.start;
+      if (typeof options.fn === 'function') options.fn = countedBlock(options.fn);
+      if (typeof options.inverse === 'function') options.inverse = countedBlock(options.inverse);
+    }
+    spendSteps(1);
+    const out = fn.apply(this, a);
+    if (typeof out === 'string' && out.length > 1024) checkBuild(out.length, name);
+    return out;
+  };
+}
+
+/** Puts an environment's helpers (its own and the built-in `each`, `if`, ...) and partial calls under the budgets. */
+function instrument(env: typeof Handlebars): void {
+  for (const [name, fn] of Object.entries(env.helpers)) env.helpers[name] = countedHelper(name, fn as Helper) as Handlebars.HelperDelegate;
+  const holder = env as unknown as { VM: { invokePartial: Block } };
+  const vm = holder.VM;
+  const invoke = countedBlock(vm.invokePartial);
+  holder.VM = {
+    ...vm,
+    invokePartial(this: unknown, ...a: unknown[]) {
+      const name = (a[2] as { name?: unknown } | undefined)?.name;
+      if (typeof name === 'string') lastLoc = { partial: name };
+      return invoke.apply(this, a);
+    },
+  };
+}
+
+/** One render under the budgets: the text outside any block is counted at the end. */
+function budgeted(render: () => string): string {
+  if (written.length > 0) return render(); // a render inside a helper: its text is the outer block's
+  return metered(() => {
+    lastLoc = undefined;
+    written.push(0);
+    try {
+      const out = render();
+      spendOutput(Math.max(0, out.length - written[0]!));
+      return out;
+    } finally {
+      written.length = 0;
+    }
+  });
+}
+
+/**
+ * The message of a budget error with the line of the last helper or block (for a partial, the first line of
+ * `source` that calls it), as Handlebars places its own errors (` - L:C`, column from 0).
+ */
+function budgetMessage(e: BudgetExceeded, source: string): string {
+  let at = lastLoc;
+  if (at && 'partial' in at) {
+    const i = source.search(new RegExp(`\\{\\{~?#?>\\s*${at.partial.replace(/[^\w-]/g, '\\$&')}(?![\\w-])`));
+    const before = source.slice(0, Math.max(0, i));
+    at = i < 0 ? undefined : { line: before.split('\n').length, column: i - before.lastIndexOf('\n') - 1 };
+  }
+  return `${e.message} - ${at ? `${at.line}:${at.column}` : '1:0'}`;
+}
 
 /** A driver's template engine (see `createTemplateEngine`). */
 export interface TemplateEngine {
@@ -42,6 +140,8 @@ export function createTemplateEngine(
   const rules = { ...planRules, ...SHARED_PLAN_RULES };
   const lookup = planEnv.helpers.lookup as Helper;
   for (const [name, fn] of Object.entries({ ...all, lookup })) planEnv.registerHelper(name, planned(name, fn, rules[name]) as Handlebars.HelperDelegate);
+  instrument(env);
+  instrument(planEnv);
   const compiler = (e: typeof Handlebars) => {
     const cache = new Map<string, { source: string; render: Handlebars.TemplateDelegate }>();
     return (name: string, source: string): Handlebars.TemplateDelegate => {
@@ -57,13 +157,15 @@ export function createTemplateEngine(
   const compiledPlanned = compiler(planEnv);
   return {
     renderPlanned(name, source, data) {
-      return compiledPlanned(name, source)(data);
+      const render = compiledPlanned(name, source);
+      return budgeted(() => render(data));
     },
     render(name, source, data) {
       try {
-        return compiled(name, source)(data);
+        const render = compiled(name, source);
+        return budgeted(() => render(data));
       } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = err instanceof BudgetExceeded ? budgetMessage(err, source) : err instanceof Error ? err.message : String(err);
         throw new InjectError(`template "${name}" failed: ${reason}`, { code: 'TEMPLATE' });
       }
     },

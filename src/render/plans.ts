@@ -33,6 +33,7 @@ import {
   ANY_TOKEN, MAX_SLOTS, NoPlan, UNFAITHFUL, beginRecording, endRecording, fill, isNumberSlot, isSlotSafe, planText,
   plannedCopy, recordedLimits, type DataPath, type Limits, type Slots, type Steer,
 } from './plan-values.ts';
+import { BudgetExceeded, chargeRun, measure, withoutRunCharge, type Cost } from './budget.ts';
 
 /**
  * Which parts of the template data a planner may turn into placeholders.
@@ -112,6 +113,8 @@ function slotKey(v: unknown, steer: Steer | undefined, values: string[]): string
 interface Plan {
   readonly output: Json;
   readonly limits: Limits;
+  /** What the recording render cost (`./budget.ts`): charged to the run for each workload the plan serves. */
+  readonly cost: Cost;
 }
 
 /**
@@ -246,16 +249,22 @@ export function createPlanner(shape: PlanShape): Planner {
   return new PlanCache(shape);
 }
 
-/** Length limits hold and filled text reads the same: the filled copy; otherwise undefined (render in full). */
+/**
+ * Length limits hold and filled text reads the same: the filled copy, its render's cost charged to the run;
+ * otherwise undefined (render in full).
+ */
 function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
   for (const [slot, n] of plan.limits.maxLen) if (values[slot]!.length > n) return undefined;
   for (const [slot, set] of plan.limits.notIn) if (set.has(values[slot]!)) return undefined;
+  let out: Json;
   try {
-    return fill(plan.output, values);
+    out = fill(plan.output, values);
   } catch (e) {
     if (e === UNFAITHFUL) return undefined;
     throw e;
   }
+  chargeRun(plan.cost);
+  return out;
 }
 
 /** The planner of one data shape (see `createPlanner`). */
@@ -279,13 +288,19 @@ class PlanCache implements Planner {
   render(name: string, source: PlanSource, data: Record<string, unknown>): Json {
     count('lookups');
     if (!enabled()) return source.render(data);
-    const out = this.planned(name, source, data);
+    let out: Json | undefined;
+    try {
+      out = this.planned(name, source, data);
+    } catch (e) {
+      if (e instanceof BudgetExceeded) throw new BudgetExceeded(`template "${name.replace(/#\d+$/, '')}": ${e.message}`);
+      throw e;
+    }
     if (out === undefined) {
       count('full');
       return source.render(data);
     }
     if (verifying()) {
-      const truth = JSON.stringify(source.render(data));
+      const truth = JSON.stringify(withoutRunCharge(() => source.render(data)));
       const got = JSON.stringify(out);
       if (truth !== got) throw new Error(`plan verification failed for template "${name}":\n rendered ${truth}\n planned  ${got}`);
     }
@@ -359,9 +374,10 @@ class PlanCache implements Planner {
    */
   private record(source: PlanSource, data: Record<string, unknown>, steer: Steer): Plan | NoPlan | null {
     try {
-      const a = this.renderFamily(source, data, steer, 0);
-      const b = this.renderFamily(source, data, steer, 1);
-      const plan: Plan = { output: a.output, limits: a.limits };
+      // Bookkeeping: these renders count against the render budget only; the run is charged per use (`fromPlan`).
+      const { value: a, cost } = withoutRunCharge(() => measure(() => this.renderFamily(source, data, steer, 0)));
+      const b = withoutRunCharge(() => this.renderFamily(source, data, steer, 1));
+      const plan: Plan = { output: a.output, limits: a.limits, cost };
       // The second family's tokens stand in for values; length limits are about real values, so not checked here.
       return JSON.stringify(fill(a.output, b.tokens)) === JSON.stringify(b.output) ? plan : null;
     } catch (e) {

@@ -12,6 +12,7 @@ import type { Json } from '../model.ts';
 import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit-block.ts';
 import { formatGoDuration, goPrint, goSprint, isEmpty, isTruthy } from './go-values.ts';
 import { isJsonObject } from '../json.ts';
+import { checkIndent } from './budget.ts';
 
 /** A template helper: Handlebars passes its options object last (see `args`). */
 export type Helper = (...args: unknown[]) => unknown;
@@ -64,12 +65,14 @@ function sortKeys(v: Json): Json {
 
 /** Istio `indent` (sprig-style, pkg/kube/inject/template.go): pads every line but the first with `n` spaces. */
 function goIndent(n: unknown, s: unknown): string {
+  checkIndent(n, str(s));
   const pad = ' '.repeat(Number(n));
   return str(s).split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n');
 }
 
 /** Pads every line (including the first) with `n` spaces; drops one trailing newline. */
 export function indentBlock(n: unknown, s: unknown): string {
+  checkIndent(n, str(s));
   const pad = ' '.repeat(Number(n));
   return str(s).replace(/\n$/, '').split('\n').map((line) => pad + line).join('\n');
 }

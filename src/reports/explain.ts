@@ -1,6 +1,7 @@
 import type { KrmResult } from '../model.ts';
 import type { WorkloadRecord } from './check.ts';
 import { locateResult, type LocatedInput } from './locate.ts';
+import { escapeLine } from '../results/escape-line.ts';
 
 /**
  * `meshinject explain`: per workload, the decision trace (every rule in order, what it saw, which rule
@@ -78,7 +79,10 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
   return out;
 }
 
-/** The explanations as text: a block per workload, the trace as a numbered table, the decision last. */
+/**
+ * The explanations as text: a block per workload, the trace as a numbered table, the decision last. Each line
+ * is escaped with `escapeLine`: a value from the input cannot add a line or drive the terminal.
+ */
 export function explainText(list: readonly Explanation[]): string {
   const blocks = list.map((e) => {
     const at = e.file ? ` (${e.file}${e.line ? `:${e.line}` : ''})` : '';
@@ -90,7 +94,7 @@ export function explainText(list: readonly Explanation[]): string {
     });
     for (const w of e.warnings) lines.push(`  warning: ${w}`);
     lines.push(`  => ${e.outcome}${e.reason ? ` (${e.reason})` : ''}: ${e.detail}`);
-    return lines.join('\n');
+    return lines.map(escapeLine).join('\n');
   });
   return blocks.length ? `${blocks.join('\n\n')}\n` : 'no workloads in the input\n';
 }

@@ -1,6 +1,7 @@
 import type * as Sarif from 'sarif';
 import type { Finding, Report, WorkloadReport } from './report.ts';
 import { reportTotals } from './report.ts';
+import { escapeLine } from '../results/escape-line.ts';
 
 /**
  * CI report formats, each a pure function of a `Report`:
@@ -158,9 +159,12 @@ export function sarifReport(report: Report): string {
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
-/** Escapes a workflow command's message (`%`, CR, LF) and, for properties, also `:` and `,`. */
+/**
+ * Escapes a workflow command's message (`%`, CR, LF, as the Actions runner decodes them) and, for properties,
+ * also `:` and `,`; then the other control characters with `escapeLine` (ESC, BEL, C1, bidi overrides).
+ */
 function ghEscape(s: string, property: boolean): string {
-  let out = s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  let out = escapeLine(s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
   if (property) out = out.replace(/:/g, '%3A').replace(/,/g, '%2C');
   return out;
 }
@@ -182,10 +186,10 @@ export function githubReport(report: Report): string {
     .join('');
 }
 
-/** A text table: NAMESPACE KIND NAME DECISION REASON MESH, one row per workload, then totals. */
+/** A text table: NAMESPACE KIND NAME DECISION REASON MESH, one row per workload (cells escaped: `escapeLine`), then totals. */
 export function tableReport(report: Report): string {
   const head = ['NAMESPACE', 'KIND', 'NAME', 'DECISION', 'REASON', 'MESH'];
-  const rows = report.workloads.map((w) => [w.namespace ?? '(default)', w.kind, w.name, w.decision, w.reason, w.mesh]);
+  const rows = report.workloads.map((w) => [w.namespace ?? '(default)', w.kind, w.name, w.decision, w.reason, w.mesh].map(escapeLine));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const t = reportTotals(report);

@@ -1,5 +1,6 @@
 import type { Json, KrmResult, ResourceId, Severity } from '../model.ts';
 import { emitSeqLines } from '../yaml/emit-block.ts';
+import { escapeLine } from './escape-line.ts';
 
 /**
  * Builds a KRM result about one resource: `resourceRef` from its identity, `file {path, index}` from the
@@ -40,6 +41,8 @@ export function exitCodeOf(results: readonly KrmResult[]): 0 | 1 {
 /**
  * One human line per result, as kpt prints them:
  * `[warning] apps/v1/Deployment/shop/web spec.template.metadata: skipped (host-network): ...`.
+ * One result is one line: every value in it is escaped with `escapeLine` (a newline or ESC in an annotation
+ * value or a file name cannot forge another line or drive the terminal).
  */
 export function formatResultLine(r: KrmResult): string {
   const ref = r.resourceRef;
@@ -47,7 +50,7 @@ export function formatResultLine(r: KrmResult): string {
   const where = r.file ? ` (${r.file.path}${r.file.index ? `#${r.file.index}` : ''})` : '';
   const field = r.field && ref ? ` ${r.field.path}` : '';
   const head = who ? ` ${who}${field}:` : '';
-  return `[${r.severity}]${head} ${r.message}${where}`;
+  return escapeLine(`[${r.severity}]${head} ${r.message}${where}`);
 }
 
 /** The `results:` entry appended to an output ResourceList (block YAML, ends with a newline). */

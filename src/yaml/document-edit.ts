@@ -109,8 +109,8 @@ class DocEditor {
     const explicit = new Map<string, Pair<Node, Node | null>>();
     for (const p of map.items) if (isScalar(p.key) && typeof p.key.value !== 'symbol') explicit.set(String(p.key.value), p);
     for (const k of new Set([...Object.keys(o), ...Object.keys(n)])) {
-      const ok = o[k] ?? null;
-      const nk = n[k] ?? null;
+      const ok = Object.hasOwn(o, k) ? (o[k] ?? null) : null;
+      const nk = Object.hasOwn(n, k) ? (n[k] ?? null) : null;
       if (jsonEqual(withoutNulls(ok), withoutNulls(nk))) continue;
       const pair = explicit.get(k);
       const merged = sources.find((m) => m.has(k));

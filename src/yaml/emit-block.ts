@@ -21,7 +21,7 @@ function isPlainSafe(s: string): boolean {
   if (SIMPLE_PLAIN.test(s)) return true;
   if (s === '' || s !== s.trim() || needsQuotes(s)) return false;
   if (INDICATOR_START.test(s) && !/^[-?:][^\s,[\]{}]/.test(s)) return false;
-  if (s.includes(': ') || s.includes(' #') || s.endsWith(':') || /[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return false;
+  if (s.includes(': ') || s.includes(' #') || s.endsWith(':') || NOT_RAW.test(s)) return false;
   if (s === '---' || s === '...') return false;
   return true;
 }
@@ -53,9 +53,28 @@ const QUOTED_MAX_LENGTH = 256;
 
 function quote(s: string): string {
   if (isPlainSafe(s)) return s;
-  if (needsQuotes(s)) return JSON.stringify(s);
-  if (!/[\x00-\x1f\x7f\u0085\u2028\u2029\ufeff]/.test(s)) return `'${s.replace(/'/g, "''")}'`;
-  return JSON.stringify(s);
+  if (needsQuotes(s)) return doubleQuoted(s);
+  if (!NOT_RAW.test(s)) return `'${s.replace(/'/g, "''")}'`;
+  return doubleQuoted(s);
+}
+
+/**
+ * Characters a YAML scalar must not hold raw for every reader to read back the same string: C0 controls,
+ * DEL, the C1 controls (U+0080-U+009F, NEL among them), LS, PS and the BOM. YAML 1.1 readers (go-yaml v2,
+ * PyYAML) take NEL, LS and PS for line breaks and fold them into spaces inside quotes (issue #21 §6).
+ */
+export const NOT_RAW = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
+const NOT_RAW_ALL = /[\x7f-\x9f\u2028\u2029\ufeff]/g;
+const NAMED_ESCAPES: Record<string, string> = { '\x85': '\\N', '\u2028': '\\L', '\u2029': '\\P', '\ufeff': '\\uFEFF' };
+
+/**
+ * `s` as a YAML double-quoted scalar: JSON's escapes (a JSON string is a valid YAML double-quoted scalar),
+ * plus YAML's for what JSON leaves raw: `\N` (NEL), `\L` (LS), `\P` (PS), `\xHH` for DEL and the other
+ * C1 controls, `\uFEFF`. Read back as `s` by YAML 1.1 and 1.2 readers alike.
+ */
+export function doubleQuoted(s: string): string {
+  const json = JSON.stringify(s);
+  return NOT_RAW.test(s) ? json.replace(NOT_RAW_ALL, (c) => NAMED_ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : json;
 }
 
 /** A key as YAML text. */
@@ -73,7 +92,7 @@ function isEmptyCollection(v: Json): boolean {
 
 function isMultiline(v: Json): v is string {
   // A literal block finds its indentation from the first non-empty line: that line must not start with a space.
-  return typeof v === 'string' && v.includes('\n') && !/[\x00-\x08\x0b-\x1f\x7f]/.test(v) && !/^\n*[ \t]/.test(v) && !/[ \t]$/m.test(v);
+  return typeof v === 'string' && v.includes('\n') && !/[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/.test(v) && !/^\n*[ \t]/.test(v) && !/[ \t]$/m.test(v);
 }
 
 /** A value that fits after `key: ` or `- ` on one line, or undefined for block collections / literals. */

@@ -1,7 +1,7 @@
 import type { TextMap, TextNode, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
-import { emitFlow } from './emit-block.ts';
+import { doubleQuoted, emitFlow, NOT_RAW } from './emit-block.ts';
 import { MERGE_KEYS, mergeKeyOf } from '../workloads/merge-keys.ts';
 
 /**
@@ -116,8 +116,8 @@ function emitKey(k: string, style: FlowStyle): string {
 function emitScalar(node: TextNode, v: Json, style: FlowStyle): string {
   if (style.json) return JSON.stringify(v);
   if (typeof v === 'string' && node.t === 'scalar') {
-    if (node.style === 'double') return JSON.stringify(v);
-    if (node.style === 'single' && !/[\x00-\x1f]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
+    if (node.style === 'double') return doubleQuoted(v);
+    if (node.style === 'single' && !NOT_RAW.test(v)) return `'${v.replace(/'/g, "''")}'`;
   }
   return emitFlow(v);
 }
@@ -162,8 +162,10 @@ function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: 
   const pairs = map.pairs;
   const removed = pairs.map((p) => {
     if (p.key === undefined) throw new Unfaithful('a complex key inside a flow mapping', p.keyNode.start);
-    const n = next[p.key];
-    return (n === undefined || n === null) && old[p.key] !== null && old[p.key] !== undefined;
+    const n = Object.hasOwn(next, p.key) ? next[p.key] : undefined;
+    // JSON keeps an explicit `null` (`"volumes": null` put back by uninject, issue #21 §4): it is a value there.
+    if (n === null && style.json) return false;
+    return (n === undefined || n === null) && Object.hasOwn(old, p.key) && old[p.key] !== null && old[p.key] !== undefined;
   });
   if (removed.every(Boolean)) {
     noComment(text, map.start, map.end);
@@ -174,7 +176,7 @@ function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: 
     const k = p.key!;
     if (removed[i]) return;
     const n = next[k];
-    if (n === undefined || n === null || jsonEqual(old[k], n)) return;
+    if (n === undefined || (n === null && !style.json) || jsonEqual(old[k], n)) return;
     if (!p.value) throw new Unfaithful(`flow mapping key \`${k}\` has no value`, p.keyNode.start);
     patchValue(text, p.value, old[k], n, pad, style, edits, k);
   });

@@ -38,7 +38,7 @@ const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
  * (`1_000`, `1.5_0`) and base 60 (`1:20`, `-1:20.5`).
  */
 const DISPUTED_NUMBER =
-  /^[-+]?0[xXoObB]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$|^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$|^(?=[^_]*_)[-+]?[0-9_]*\.?[0-9_]*(?:[eE][-+]?[0-9]+)?$/;
+  /^[-+]?0[xXoObB]|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$|^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$|^(?=[^_]*_)[-+]?[0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$/;
 
 /**
  * YAML 1.1 floats as `yaml`'s 1.1 schema tests them (with `_`), but needing a digit: `yaml`'s own patterns
@@ -48,6 +48,12 @@ const DISPUTED_NUMBER =
  */
 export const FLOAT_EXP_1_1 = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
 export const FLOAT_1_1 = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
+
+/*
+ * Every pattern here runs in linear time on any text (issue 19): no two quantifiers next to each other can
+ * match the same characters (`[0-9_]*\.?[0-9_]*` took 11 s on `1_1...1x` of 100 000 characters; it is written
+ * `[0-9_]*(?:\.[0-9_]*)?`, the same language). test/linear-time.test.ts holds them to it.
+ */
 
 /**
  * The value of a plain scalar, or `undefined` where the caller must decline it (leave it to the `yaml`
@@ -92,7 +98,7 @@ export function resolvePlain(s: string, version: '1.1' | '1.2'): Json | undefine
  * patterns of `yaml`'s 1.1 schema: `.`, `e5`), and timestamps.
  */
 const YAML11_NON_STRING =
-  /^(?:[yY]|[yY]es|YES|[nN]|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|~|[nN]ull|NULL|)$|^[-+]?(?:0b[01_]+|0[0-7_]+|0x[0-9a-fA-F_]+|(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?|[1-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$|^\d{4}-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?$/;
+  /^(?:[yY]|[yY]es|YES|[nN]|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|~|[nN]ull|NULL|)$|^[-+]?(?:0b[01_]+|0[0-7_]+|0x[0-9a-fA-F_]+|(?:[0-9_]*|(?:[0-9][0-9_]*)?\.[0-9_]*)(?:[eE][-+]?[0-9]+)?|[1-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$|^\d{4}-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?$/;
 
 /**
  * Plain strings that a YAML 1.2 core reader, or Go's `strconv.ParseInt(s, 0, 64)`, reads as numbers and

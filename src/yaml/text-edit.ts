@@ -1,7 +1,7 @@
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
-import { emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, type BlockStyle } from './emit-block.ts';
+import { doubleQuoted, emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, NOT_RAW, type BlockStyle } from './emit-block.ts';
 import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
 
 /**
@@ -77,6 +77,34 @@ function pairEnd(text: string, pair: TextPair): number {
   return end;
 }
 
+/**
+ * Where a node's trailing comment block ends: `end` (the end of the node's last line) moved past the comment
+ * lines, and blank lines between them, indented deeper than `col` (the node's dash or key column). Such
+ * comments annotate the node above them (an operator's container ending with a commented-out `#resources:`
+ * block), so what is added after the node goes after them; a comment at `col` or left of it annotates what
+ * follows and stays after the addition (issue #21 §2). Blank lines after the last such comment stay where
+ * they are. `end` itself when no comment follows or `end` is not at a line start.
+ */
+export function trailingCommentsEnd(text: string, end: number, col: number): number {
+  if (end === 0 || text[end - 1] !== '\n') return end;
+  let at = end;
+  let pos = end;
+  while (pos < text.length) {
+    const nl = text.indexOf('\n', pos);
+    const lineEnd = nl < 0 ? text.length : nl + 1;
+    const m = /^([ \t]*)(#?)/.exec(text.slice(pos, lineEnd))!;
+    const rest = text.slice(pos + m[0].length, lineEnd);
+    if (m[2] === '' && /^\r?\n?$/.test(rest)) {
+      pos = lineEnd; // a blank line: part of the block only if another deeper comment follows
+      continue;
+    }
+    if (m[2] !== '#' || m[1]!.length <= col || m[1]!.includes('\t')) break;
+    at = lineEnd;
+    pos = lineEnd;
+  }
+  return at;
+}
+
 /** Whether only indentation precedes `pos` on its line. */
 function startsLine(text: string, pos: number): boolean {
   return /^[ ]*$/.test(text.slice(lineStart(text, pos), pos));
@@ -133,7 +161,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       else ctx.edits.push({ start: lineStart(text, pos), end: lineStart(text, pos), text: add });
       continue;
     }
-    const at = pairEnd(text, after);
+    const at = trailingCommentsEnd(text, pairEnd(text, after), keyCol);
     ctx.edits.push({ start: at, end: at, text: text[at - 1] === '\n' ? add : `\n${add.replace(/\n$/, '')}` });
   }
 }
@@ -193,8 +221,8 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
 /** A new scalar in the style of the one it replaces (quote style kept for strings). */
 function scalarLike(node: TextNode, v: Json): string {
   if (typeof v === 'string' && node.t === 'scalar') {
-    if (node.style === 'double') return JSON.stringify(v);
-    if (node.style === 'single' && !/[\x00-\x1f]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
+    if (node.style === 'double') return doubleQuoted(v);
+    if (node.style === 'single' && !NOT_RAW.test(v)) return `'${v.replace(/'/g, "''")}'`;
   }
   return emitInline(v)!;
 }
@@ -220,7 +248,7 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   }
   // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
   const starts = items.map((n) => lineStart(text, lineStartDash(text, n)));
-  const seqEnd = seq.end;
+  const seqEnd = trailingCommentsEnd(text, seq.end, dashCol);
   const segments = items.map((_, i) => [starts[i]!, i + 1 < items.length ? starts[i + 1]! : seqEnd] as const);
   let out = '';
   for (const o of order) {

@@ -16,8 +16,13 @@ export function configMapVersion(labels: Record<string, unknown>): string {
   const v = labels['app.kubernetes.io/version'];
   if (typeof v === 'string' && istioMinor(v) !== undefined) return v;
   const chart = labels['helm.sh/chart'];
-  const m = typeof chart === 'string' ? /-(v?1\.\d+\.\d+\S*)$/.exec(chart) : null;
-  return m ? (m[1] as string) : '';
+  if (typeof chart !== 'string') return '';
+  // `-(v?1\.\d+\.\d+\S*)$` in linear time: the match lies in the text after the last space.
+  let from = chart.length;
+  while (from > 0 && !/\s/.test(chart[from - 1]!)) from--;
+  const tail = chart.slice(from);
+  const m = /-(v?1\.\d+\.\d+)/.exec(tail);
+  return m ? tail.slice(m.index + 1) : '';
 }
 
 /**

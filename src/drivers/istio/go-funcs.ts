@@ -6,6 +6,7 @@
  * process environment.
  */
 import { toYamlText } from '../../render/template-functions.ts';
+import { checkIndent } from '../../render/budget.ts';
 import { formatGoDuration } from '../../render/go-values.ts';
 import type { FuncMap } from '../../render/gotemplate/index.ts';
 import { SPRIG_FUNCS, goTrimSpace } from '../../render/gotemplate/sprig.ts';
@@ -125,6 +126,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     })],
     ['toYaml', goFunc([ANY], (v) => str(toYamlText(toJSONValue(v.t === ANY && v.v === null ? NIL : v))))],
     ['indent', goFunc([INT, STRING], (n, s) => {
+      checkIndent(n.v, s.v as string);
       const pad = ' '.repeat(Math.max(0, n.v as number));
       return str((s.v as string).split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n'));
     })],

@@ -13,7 +13,7 @@ import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
-import { uninjectIstio } from './uninject.ts';
+import { recordedIstioKey, uninjectIstio } from './uninject.ts';
 import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { ISTIO_FLAGS } from './flags.ts';
@@ -96,5 +96,7 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     };
   },
   uninject: uninjectIstio,
+  recordKeys: recordedIstioKey,
+  recordsProbePorts: true,
   nativeSidecarsAuto: istioNativeSidecarsAuto,
 });

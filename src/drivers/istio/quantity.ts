@@ -7,11 +7,17 @@ const BINARY: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const DECIMAL_BY_EXP: Record<number, string> = Object.fromEntries(Object.entries(DECIMAL).map(([k, v]) => [v, k]));
 const BINARY_BY_EXP = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+/** The most digits (with the point) and the largest exponent `canonicalQuantity` canonicalises. */
+const MAX_DIGITS = 64;
+const MAX_EXPONENT = 100;
 
 /**
  * Canonical string of a Kubernetes `resource.Quantity` (`2000m` → `2`, `1024Mi` → `1Gi`, `1000m` → `1`), as
  * `Quantity.String()` prints it after a round-trip; returns `undefined` when `raw` is not a quantity.
  * Binary-suffixed values below 1024 or fractional ones print in decimal SI, like k8s `CanonicalizeBytes`.
+ * Also `undefined`, so that callers keep the value as written, for a quantity of more than `MAX_DIGITS` digits
+ * or an exponent beyond ±`MAX_EXPONENT` (no resource is that large or that precise; exact big-number arithmetic
+ * on them would take time and memory that grow faster than the input: issue 19).
  */
 export function canonicalQuantity(raw: string | number): string | undefined {
   const s = String(raw).trim();
@@ -19,6 +25,7 @@ export function canonicalQuantity(raw: string | number): string | undefined {
   if (!m) return undefined;
   const [, sign, num, bin, dec, exp] = m;
   const [intPart, fracPart = ''] = num!.split('.');
+  if (num!.length > MAX_DIGITS || (exp !== undefined && Math.abs(Number(exp)) > MAX_EXPONENT)) return undefined;
   // value = mantissa * 10^scale * 1024^pow
   let mantissa = BigInt((intPart || '0') + fracPart);
   let scale = -fracPart.length;

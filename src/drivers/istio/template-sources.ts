@@ -169,9 +169,12 @@ export function resolveTemplates(input: TemplateSourceInput, path: string, issue
   };
 }
 
-/** Istio `resolveAliases`: each name replaced by its alias list, if it is an alias. */
+/**
+ * Istio `resolveAliases`: each name replaced by its alias list, if it is an alias. Own properties only: a name
+ * like `constructor` is a name, not a prototype member (issue #21 §6).
+ */
 export function resolveAliases(names: string[], aliases: Record<string, string[]>): string[] {
-  return names.flatMap((n) => aliases[n] ?? [n]);
+  return names.flatMap((n) => (Object.hasOwn(aliases, n) ? aliases[n]! : [n]));
 }
 
 /** Whether the values hold user templates (`sidecarInjectorWebhook.templates` with at least one entry). */

@@ -65,6 +65,16 @@ const REV_ANNOTATION = 'istio.io/rev';
 const PROM_KEYS = ['prometheus.io/port', 'prometheus.io/path', 'prometheus.io/scrape'] as const;
 const PROM_MERGED = { 'prometheus.io/path': '/stats/prometheus', 'prometheus.io/scrape': 'true' } as const;
 
+/**
+ * The pod-template keys an Istio injection may write or keep (`MeshDriver.recordKeys`): the labels and
+ * annotations above, the prometheus scrape annotations and `istio.io/rev`. The shared status record keeps
+ * their values from before the injection, which this hook's re-injection rule cannot tell from the mesh's.
+ */
+export function recordedIstioKey(kind: 'labels' | 'annotations', key: string): boolean {
+  if (kind === 'labels') return INJECTED_LABELS.includes(key);
+  return INJECTED_ANNOTATIONS.includes(key) || (PROM_KEYS as readonly string[]).includes(key) || key === REV_ANNOTATION;
+}
+
 function fail(message: string, field?: string): never {
   throw new InjectError(`cannot uninject faithfully: ${message}`, { field });
 }

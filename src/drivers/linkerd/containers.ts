@@ -44,7 +44,8 @@ export function renderResources(r: ResourceValues): JsonObject | undefined {
 export function snakeCase(s: string): string {
   return s
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    // `([A-Z]+)([A-Z][a-z])` → `$1_$2`, written with a lookahead: the same result in linear time.
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1_')
     .replace(/[-\s]+/g, '_')
     .toLowerCase();
 }

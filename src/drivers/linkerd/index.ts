@@ -11,7 +11,7 @@ import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';
 import { linkerdInventory } from './inventory.ts';
 import { annotateLinkerdResource, linkerdResourceInventory } from './objects.ts';
-import { uninjectLinkerd } from './uninject.ts';
+import { recordedLinkerdKey, uninjectLinkerd } from './uninject.ts';
 
 export type { LinkerdSettings } from './config.ts';
 
@@ -45,6 +45,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
   },
   inventory: linkerdInventory,
   uninject: uninjectLinkerd,
+  recordKeys: recordedLinkerdKey,
   annotateResource: annotateLinkerdResource,
   resourceInventory: linkerdResourceInventory,
   nativeSidecarsAuto: linkerdNativeSidecarsAuto,

@@ -131,7 +131,13 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
   // on where the values say off is the pipeline's `spec.kindPolicies: native` for this kind.
   if (req.config.nativeSidecars) values.proxy.nativeSidecar = true;
   const ann = effectiveAnnotations(nsAnn, settings.overrideAnnotations, { ...podAnn, ...added });
-  warnings.push(...applyOverrides(values, ann, nsAnn, podAnn, namedPorts(pod.spec)));
+  const own = effectiveAnnotations(nsAnn, {}, podAnn);
+  const configured = Object.hasOwn(own, A.opaquePorts) ? undefined : settings.overrideAnnotations[A.opaquePorts];
+  warnings.push(...applyOverrides(values, configured === undefined ? ann : withoutKey(ann, A.opaquePorts), nsAnn, podAnn, namedPorts(pod.spec)));
+  // `linkerd inject --opaque-ports` puts the flag's text into the values as given (names kept next to the
+  // numbers: cli/cmd/testdata/inject_emojivoto_deployment_opaque_ports.golden.yml) and writes the annotation;
+  // only a pod's or namespace's own annotation is parsed (`ParseContainerOpaquePorts`, named ports resolved).
+  if (configured !== undefined) values.proxy.opaquePorts = configured;
 
   if (!settings.manual) {
     const own = podAnn[INJECT_ANNOTATION];
@@ -257,4 +263,11 @@ function addPatchItems(spec: JsonObject, values: LinkerdValues, facts: PodFacts,
   const proxy = proxyContainer(values, facts);
   if (native) insert(spec, 'initContainers', initIndex, proxy);
   else insert(spec, 'containers', values.proxy.await ? 0 : '-', proxy);
+}
+
+/** `map` without `key` (a copy). */
+function withoutKey(map: Record<string, string>, key: string): Record<string, string> {
+  const out = { ...map };
+  delete out[key];
+  return out;
 }

@@ -23,7 +23,7 @@ import { linkerdAnnotationKeys, linkerdLabelKeys } from './inventory.ts';
 export function annotateLinkerdResource(res: ResourceMeta, config: Config, settings: LinkerdSettings): ObjectAnnotation | undefined {
   const add = (wanted: Record<string, string>, summary: string): ObjectAnnotation | undefined => {
     const annotations: Record<string, string> = {};
-    for (const [k, v] of Object.entries(wanted)) if (res.annotations[k] === undefined) annotations[k] = v;
+    for (const [k, v] of Object.entries(wanted)) if (!Object.hasOwn(res.annotations, k)) Object.defineProperty(annotations, k, { value: v, enumerable: true, writable: true, configurable: true });
     return Object.keys(annotations).length > 0 ? { annotations, summary } : undefined;
   };
   if (res.kind === 'Namespace' && res.apiVersion === 'v1') {

@@ -11,7 +11,7 @@
 import type { PodTemplate } from '../../model.ts';
 import type { Inventory, UninjectContext } from '../driver.ts';
 import type { LinkerdSettings } from './config.ts';
-import { A } from './annotations.ts';
+import { A, INJECT_ANNOTATION, LINKERD_PREFIX } from './annotations.ts';
 
 /** The annotations the injection with `settings` writes on a pod that lacks them (key → value). */
 export function configuredAnnotations(settings: LinkerdSettings): Record<string, string> {
@@ -28,4 +28,14 @@ export function uninjectLinkerd(pod: PodTemplate, _inv: Inventory, settings: Lin
   for (const k of drop) delete kept[k];
   const { annotations: _, ...rest } = pod.metadata;
   return { ...pod, metadata: Object.keys(kept).length === 0 ? rest : { ...rest, annotations: kept } };
+}
+
+/**
+ * The pod-template keys a Linkerd uninject removes and its injection may have found in place
+ * (`MeshDriver.recordKeys`): `linkerd.io/*` labels and annotations other than the opt-in `linkerd.io/inject`,
+ * and the annotations this configuration writes. The shared status record keeps the user's values of them.
+ */
+export function recordedLinkerdKey(kind: 'labels' | 'annotations', key: string, settings: LinkerdSettings): boolean {
+  if (key.startsWith(LINKERD_PREFIX)) return key !== INJECT_ANNOTATION;
+  return kind === 'annotations' && Object.hasOwn(configuredAnnotations(settings), key);
 }

@@ -65,8 +65,8 @@ function podController(workload: WorkloadRef, pod: PodTemplate, title: string): 
 
 /** Where `key` is set first, the pod then the namespace (an empty value counts, as in FSM), or undefined. */
 function annotationValue(key: string, pod: Record<string, string>, ns: Record<string, string>): { value: string; where: string } | undefined {
-  if (pod[key] !== undefined) return { value: pod[key]!, where: 'pod' };
-  if (ns[key] !== undefined) return { value: ns[key]!, where: 'namespace' };
+  if (Object.hasOwn(pod, key)) return { value: pod[key]!, where: 'pod' };
+  if (Object.hasOwn(ns, key)) return { value: ns[key]!, where: 'namespace' };
   return undefined;
 }
 

@@ -5,6 +5,9 @@
  * the names of what it added, the previous values of the labels and annotations it set (null: absent), and
  * the probes as the user wrote them.
  *
+ * The label and annotation maps are the shared status record's previous-value maps (`src/patch/status-record.ts`:
+ * validated with `isPreviousMap`, put back with `restorePrevious`).
+ *
  * Value: compact JSON, keys in this order:
  * `{"class":"envoy","uuid":"…","initContainers":["osm-init"],"containers":["envoy"],"volumes":["envoy-bootstrap-config-volume"],"labels":{"osm-proxy-uuid":null},"annotations":{},"probes":[…]}`.
  */
@@ -13,6 +16,7 @@ import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { Inventory } from '../driver.ts';
 import { restoreProbes, type OriginalProbe } from './probes.ts';
+import { isPreviousMap, readRecordJson, restorePrevious } from '../../patch/status-record.ts';
 
 /** What one injection did (the parsed status annotation). */
 export interface StatusRecord {
@@ -43,8 +47,7 @@ export function statusValue(rec: StatusRecord): string {
 }
 
 const strings = (v: Json | undefined): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const previous = (v: Json | undefined): v is Record<string, string | null> =>
-  isJsonObject(v) && Object.values(v).every((x) => x === null || typeof x === 'string');
+const previous = isPreviousMap;
 const isProbe = (v: Json): boolean => isJsonObject(v) && typeof v.container === 'string'
   && ['livenessProbe', 'readinessProbe', 'startupProbe'].includes(v.probe as string) && isJsonObject(v.original);
 
@@ -58,7 +61,7 @@ export function readStatus(pod: PodTemplate, key: string): StatusRecord | undefi
   if (raw === undefined) return undefined;
   let v: Json;
   try {
-    v = JSON.parse(raw) as Json;
+    v = readRecordJson(pod.metadata.annotations, key) ?? null;
   } catch {
     v = null;
   }
@@ -106,7 +109,8 @@ export function restoreFromInventory(pod: PodTemplate, inventory: Inventory): Po
   const put = (field: 'labels' | 'annotations') => {
     const prev = d[field];
     if (!previous(prev) || Object.keys(prev).length === 0) return;
-    out.metadata[field] = { ...(out.metadata[field] ?? {}), ...(prev as Record<string, string>) };
+    const map = restorePrevious(out.metadata[field], prev);
+    if (map) out.metadata[field] = map;
   };
   put('labels');
   put('annotations');
@@ -132,13 +136,8 @@ export function removeInjection(pod: PodTemplate, rec: StatusRecord, key: string
   drop('volumes', rec.volumes);
   restoreProbes(containersOf(spec, 'containers'), rec.probes);
   const reset = (field: 'labels' | 'annotations', prev: Record<string, string | null>) => {
-    const m = { ...(pod.metadata[field] ?? {}) };
-    for (const [k, v] of Object.entries(prev)) {
-      if (v === null) delete m[k];
-      else m[k] = v;
-    }
-    if (field === 'annotations') delete m[key];
-    if (Object.keys(m).length > 0) pod.metadata[field] = m;
+    const m = restorePrevious(pod.metadata[field], field === 'annotations' ? { ...prev, [key]: null } : prev);
+    if (m) pod.metadata[field] = m;
     else delete pod.metadata[field];
   };
   reset('labels', rec.labels);

@@ -3,13 +3,16 @@
  * text/template/exec.go: pipelines, variables, field/map/method access, function calls with Go's
  * argument conversion, `if`/`with`/`range` (with `else`, `break`, `continue`), `template`/`block`,
  * and Go's execution error messages (`template: t:3:5: executing "t" at <.X.Y>: ...`).
- * Execution is bounded: a step budget and a call-depth limit stop runaway loops and recursion.
+ * Execution is bounded: a call-depth limit, and the template budgets of `../budget.ts` (steps: actions, loop
+ * iterations, template and function calls; output: the characters written, and the size of what a function
+ * returns), each reported as an execution error at the template's line.
  */
 import type { ArgNode, BranchNode, CommandNode, ListNode, Node, NumberNode, PipeNode, TemplateNode, Tree } from './ast.ts';
 import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
 import { activeHooks } from './hooks.ts';
 import { sprint } from './fmt.ts';
+import { BudgetExceeded, checkBuild, metered, spendOutput, spendSteps } from '../budget.ts';
 import {
   ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
   fieldOf, indirect, indirectInterface, sortedKeys, truth, typed, zero,
@@ -58,6 +61,29 @@ class State {
     if (++this.steps > this.limits.maxSteps) {
       this.fail(tree, n, `execution stopped after ${this.limits.maxSteps} steps (a loop or recursion without end?)`);
     }
+    try {
+      spendSteps(1);
+    } catch (e) {
+      this.budgetFail(tree, n, e);
+    }
+  }
+
+  /** Appends `text` to the output, counted against the output budget. */
+  write(tree: Tree, n: Node, text: string): void {
+    // Measured on the output: `text` may be a plan placeholder (./plan-values.ts), whose properties are not read.
+    const before = this.out.length;
+    this.out += text;
+    try {
+      spendOutput(this.out.length - before);
+    } catch (e) {
+      this.budgetFail(tree, n, e);
+    }
+  }
+
+  /** A template budget ran out (`../budget.ts`): Go's error at `n`; anything else propagates. */
+  budgetFail(tree: Tree, n: Node, e: unknown): never {
+    if (e instanceof BudgetExceeded) this.fail(tree, n, `execution stopped: ${e.message}`);
+    throw e;
   }
 
   /** Go `state.errorf`: `template: LOC: executing "NAME" at <CTX>: MSG`. */
@@ -153,7 +179,7 @@ export function execute(set: CompiledSet, name: string, data: Value, limits: Exe
   if (!body) return s.fail({ name, parseName: name, text: '', root: { type: 'list', pos: 0, nodes: [] } }, undefined, `no such template ${goQuote(name)}`);
   s.vars.push({ name: '$', value: data });
   try {
-    body(s, data);
+    metered(() => body(s, data));
   } catch (e) {
     if (e instanceof TemplateExecError) throw e;
     if (e instanceof RangeError && /call stack/i.test(e.message)) {
@@ -183,9 +209,7 @@ class Compiler {
     switch (n.type) {
       case 'text': {
         const text = n.text;
-        return (s) => {
-          s.out += text;
-        };
+        return (s) => s.write(tree, n, text);
       }
       case 'action': {
         const pipe = this.pipe(n.pipe);
@@ -526,13 +550,25 @@ class Compiler {
       const argv: Value[] = new Array(numIn);
       for (let i = 0; i < argEvals.length; i++) argv[i] = (argEvals[i] as Eval)(s, dot);
       if (final !== MISSING) argv[numIn - 1] = validateType(s, tree, n, final, paramFor(numIn - 1));
+      s.step(tree, n);
+      let out: Value;
       try {
         const hooks = activeHooks();
-        return hooks ? hooks.call(name, f.fn, argv, f.plan) : f.fn(...argv);
+        out = hooks ? hooks.call(name, f.fn, argv, f.plan) : f.fn(...argv);
       } catch (e) {
         if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
+        if (e instanceof BudgetExceeded) return s.fail(tree, n, `execution stopped: ${e.message}`);
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
+      // What a function made is checked, whatever it is: a text past the output budget stops here.
+      if (typeof out.v === 'string' && out.v.length > 1024) {
+        try {
+          checkBuild(out.v.length, name);
+        } catch (e) {
+          s.budgetFail(tree, n, e);
+        }
+      }
+      return out;
     };
   }
 }
@@ -618,21 +654,23 @@ function printValue(s: State, tree: Tree, n: Node, v0: Value): void {
     v = r.v;
   }
   if (v.t.kind === 'invalid') {
-    s.out += '<no value>';
+    s.write(tree, n, '<no value>');
     return;
   }
   if (v.t.kind === 'string') {
     if (!v.t.stringer) {
-      s.out += v.v as string;
+      s.write(tree, n, v.v as string);
       return;
     }
   }
   if (v.t.kind === 'func') s.fail(tree, n, `can't print ${nodeString(n)} of type ${v.t.name}`);
+  let text: string;
   try {
-    s.out += sprint([v]);
+    text = sprint([v]);
   } catch (e) {
     if (activeHooks()?.passes(e)) throw e;
     s.fail(tree, n, (e as Error).message);
   }
+  s.write(tree, n, text);
 }
 

@@ -7,6 +7,7 @@
 import { formatGoFloat } from '../go-values.ts';
 import { goQuoteString } from './lex.ts';
 import { type GoType, type Value, dynamic, fieldOf, sortedKeys, typed } from './value.ts';
+import { checkBuild } from '../budget.ts';
 
 /** Formatting options of one verb. */
 interface Spec {
@@ -345,6 +346,9 @@ export function sprintf(format0: string, args: Arg[]): string {
         if (m) i += m[0].length;
       }
     }
+    // A width or precision pads before anything is written: refused past the output budget, before padding.
+    if (spec.width !== undefined) checkBuild(spec.width, 'a printf width');
+    if (spec.prec !== undefined) checkBuild(spec.prec, 'a printf precision');
     idx = argIndex();
     if (idx === 'bad') badIndex = true;
     else if (idx !== undefined) argNum = idx;

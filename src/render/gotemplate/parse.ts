@@ -129,7 +129,7 @@ function newNumber(pos: number, text: string, typ: T): NumberNode {
   const clean = text.replace(/_/g, '');
   let f = NaN;
   if (/^[+-]?0[xX]/.test(clean)) f = parseHexFloat(clean);
-  else if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(clean)) f = Number(clean);
+  else if (/^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(clean)) f = Number(clean);
   if (!Number.isNaN(f)) {
     if (!/[.eEpP]/.test(text)) throw new Error(`integer overflow: ${goQuoteString(text)}`);
     n.isFloat = true;

@@ -14,6 +14,7 @@ import {
   ANY, BOOL, FALSE, FLOAT64, type GoFunc, INT, INT64, MAP_ANY, NIL, SLICE_ANY, SLICE_STRING, STRING, TRUE,
   Value, box, dynamic, goFunc, goJSON, indirectInterface, isEmptyValue, toJSONValue, typed,
 } from './value.ts';
+import { checkBuild, checkIndent, checkList } from '../budget.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
 const bool = (b: boolean): Value => (b ? TRUE : FALSE);
@@ -127,8 +128,12 @@ export function goTrimSpace(s: string): string {
   return s.replace(/^[\t\n\v\f\r \u0085\u00a0]+|[\t\n\v\f\r \u0085\u00a0]+$/g, '');
 }
 
-/** Sprig `indent`: every line, the first included, gets `n` spaces. */
+/**
+ * Sprig `indent`: every line, the first included, gets `n` spaces.
+ * @throws BudgetExceeded (`../budget.ts`) for a result past the output budget, before it is made
+ */
 export function sprigIndent(n: number, s: string): string {
+  checkIndent(n, s);
   const pad = ' '.repeat(Math.max(0, n));
   return pad + s.split('\n').join(`\n${pad}`);
 }
@@ -192,9 +197,14 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['lower', goFunc([STRING], (s) => str((s.v as string).toLowerCase()))],
   ['repeat', goFunc([INT, STRING], (n, s) => {
     if ((n.v as number) < 0) throw new Error('strings: negative Repeat count');
+    checkBuild((n.v as number) * (s.v as string).length, 'repeat');
     return str((s.v as string).repeat(n.v as number));
   })],
-  ['replace', goFunc([STRING, STRING, STRING], (o, n, s) => str((s.v as string).split(o.v as string).join(n.v as string)))],
+  ['replace', goFunc([STRING, STRING, STRING], (o, n, s) => {
+    const parts = (s.v as string).split(o.v as string);
+    checkBuild((s.v as string).length + (parts.length - 1) * Math.max(0, (n.v as string).length - (o.v as string).length), 'replace');
+    return str(parts.join(n.v as string));
+  })],
   ['hasPrefix', goFunc([STRING, STRING], (p, s) => bool((s.v as string).startsWith(p.v as string)))],
   ['hasSuffix', goFunc([STRING, STRING], (p, s) => bool((s.v as string).endsWith(p.v as string)))],
   ['contains', goFunc([STRING, STRING], (sub, s) => bool((s.v as string).includes(sub.v as string)))],
@@ -217,7 +227,11 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
     });
     return new Value(MAP_ANY, out);
   })],
-  ['join', goFunc([STRING, ANY], (sep, v) => str(strslice(v).join(sep.v as string)))],
+  ['join', goFunc([STRING, ANY], (sep, v) => {
+    const items = strslice(v);
+    checkBuild(items.reduce((n, x) => n + x.length, 0) + Math.max(0, items.length - 1) * (sep.v as string).length, 'join');
+    return str(items.join(sep.v as string));
+  })],
   ['toString', goFunc([ANY], (v) => str(strval(v)))],
   ['toStrings', goFunc([ANY], (v) => new Value(SLICE_STRING, strslice(v)))],
   ['sha256sum', goFunc([STRING], (s) => str(createHash('sha256').update(s.v as string, 'utf8').digest('hex')))],
@@ -228,20 +242,26 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
     return str(Buffer.from(t, 'base64').toString('utf8'));
   })],
   // lists
-  ['list', goFunc([ANY], (...vs) => listOf(vs), true)],
+  ['list', goFunc([ANY], (...vs) => {
+    checkList(vs.length, 'list');
+    return listOf(vs);
+  }, true)],
   ['append', goFunc([ANY, ANY], (l, v) => {
     const items = elements(l);
     if (!items) throw new Error(`Cannot push on type ${indirectInterface(l).t.name}`);
+    checkList(items.length + 1, 'append');
     return listOf([...items, v]);
   })],
   ['push', goFunc([ANY, ANY], (l, v) => {
     const items = elements(l);
     if (!items) throw new Error(`Cannot push on type ${indirectInterface(l).t.name}`);
+    checkList(items.length + 1, 'append');
     return listOf([...items, v]);
   })],
   ['prepend', goFunc([ANY, ANY], (l, v) => {
     const items = elements(l);
     if (!items) throw new Error(`Cannot prepend on type ${indirectInterface(l).t.name}`);
+    checkList(items.length + 1, 'prepend');
     return listOf([v, ...items]);
   })],
   ['first', goFunc([ANY], (l) => {
@@ -296,6 +316,7 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   })],
   ['until', goFunc([INT], (n) => {
     const c = n.v as number;
+    checkList(Math.abs(c), 'until');
     const out: Value[] = [];
     for (let i = 0; c >= 0 ? i < c : i > c; c >= 0 ? i++ : i--) out.push(new Value(INT, i));
     return new Value({ kind: 'slice', name: '[]int', elem: INT }, out.map((x) => x.v));

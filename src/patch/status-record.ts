@@ -1,0 +1,275 @@
+/**
+ * The drivers' shared status record: what an injection added to a pod template and what it replaced, kept
+ * so that uninject (and `removeWhenSkipped`) removes exactly what was added and puts back what was replaced
+ * (issue #21 §1: a user's `kubectl.kubernetes.io/default-container: manager` must survive an inject and an
+ * uninject, whatever the mesh writes there).
+ *
+ * Two users:
+ * - a driver whose own record keeps previous values (meshinject's `<mesh>-status` records) validates and
+ *   restores its label and annotation maps with {@link isPreviousMap} and {@link restorePrevious};
+ * - every driver gets, from the pipeline, the companion annotation {@link ORIGINAL_ANNOTATION}: the values the
+ *   pod template had, before the injection, for the metadata keys the driver says it may write
+ *   (`MeshDriver.recordKeys`), and the lists of the pod spec that were present but empty (`volumes: []`,
+ *   JSON `"volumes": null`). It is written only when it holds something (most pods have none of these), next
+ *   to the mesh's own record, which stays as the mesh writes it. Without it (an input injected by an older
+ *   meshinject or by the mesh itself), uninject falls back to the driver's own rules.
+ *
+ * A record is not taken on trust: one that is not the JSON written here, or that names a key the driver cannot
+ * write or a list that is not a pod-spec list, is refused with an error naming the annotation (never
+ * ignored: the user's values would be lost). Mesh-neutral: it names no mesh.
+ */
+import { isJsonObject } from '../json.ts';
+import type { Json, JsonObject, PodTemplate } from '../model.ts';
+import { InjectError } from '../results/errors.ts';
+
+/** The companion record's annotation (JSON, see {@link OriginalRecord}). */
+export const ORIGINAL_ANNOTATION = 'meshinject.dev/original';
+
+/** Key → value before the injection (null: the key was absent, so the injection added it). */
+export type PreviousMap = Record<string, string | null>;
+
+/** Which metadata map a key belongs to. */
+export type MetadataKind = 'labels' | 'annotations';
+
+/** Predicate of the metadata keys a driver's injection may write (`MeshDriver.recordKeys`). */
+export type RecordKeys = (kind: MetadataKind, key: string) => boolean;
+
+/** What a driver asks the companion record to keep: its `recordKeys` and `recordsProbePorts` (`MeshDriver`). */
+export interface RecordNeeds {
+  recordKeys?: RecordKeys;
+  recordsProbePorts?: boolean;
+}
+
+/**
+ * The companion record: `{"labels":{k:v},"annotations":{k:v},"lists":{"volumes":[]}}`, each part present only
+ * when non-empty. `labels` / `annotations`: the value each key the driver may write had before the injection
+ * (the injection kept or replaced it). `lists`: pod-spec lists that were empty (`[]`) or `null` before the
+ * injection added entries to them. `namedPorts`: probe ports given by name that the injection rewrote (a mesh
+ * that redirects probes through its proxy records the port number it resolved, not the name).
+ */
+export interface OriginalRecord {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  lists: Record<string, [] | null>;
+  /** Probe ports the app gave by name (`port: http`) that the injection rewrote: `[container, probe, handler, name]`. */
+  namedPorts: Array<[string, string, string, string]>;
+}
+
+/** The probes of a container, and the handlers whose `port` may be a name. */
+const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+const PORT_HANDLERS = ['httpGet', 'tcpSocket'] as const;
+
+/** The pod-spec lists an injection adds entries to (what `lists` may name). */
+export const RECORDED_LISTS: readonly string[] = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'];
+
+/** True for a {@link PreviousMap}: a map whose values are strings or null. */
+export function isPreviousMap(v: Json | undefined): v is PreviousMap {
+  return isJsonObject(v) && Object.values(v).every((x) => x === null || typeof x === 'string');
+}
+
+/**
+ * `map` with the previous values of `previous` put back: a null entry is removed, a string entry set. Keys
+ * keep their place in `map`; a key put back that `map` lacks takes its place from `order` (the map as
+ * injected), else goes last. Returns undefined when the result is empty (the caller drops the field).
+ */
+export function restorePrevious(
+  map: Record<string, string> | undefined,
+  previous: PreviousMap,
+  order: readonly string[] = [],
+): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  const have = map ?? {};
+  const keys = [...order.filter((k) => Object.hasOwn(have, k) || Object.hasOwn(previous, k)), ...Object.keys(have)];
+  for (const k of [...keys, ...Object.keys(previous)]) {
+    if (Object.hasOwn(out, k)) continue;
+    const was = Object.hasOwn(previous, k) ? previous[k] : have[k];
+    if (was === null || was === undefined) continue;
+    Object.defineProperty(out, k, { value: was, enumerable: true, writable: true, configurable: true });
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The error refusing a record in annotation `key`; `why` says what is wrong with it. */
+export function refusedRecord(key: string, why: string): InjectError {
+  return new InjectError(`${key} is not a record meshinject wrote (${why}): cannot tell what the injection replaced; correct or remove the annotation`, { field: `metadata.annotations[${key}]` });
+}
+
+/**
+ * The JSON object in annotation `key` of `annotations`, or undefined when absent.
+ * @throws InjectError ({@link refusedRecord}) when the value is not a JSON object
+ */
+export function readRecordJson(annotations: Record<string, string> | undefined, key: string): JsonObject | undefined {
+  const raw = annotations?.[key];
+  if (raw === undefined || !Object.hasOwn(annotations!, key)) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw refusedRecord(key, 'not JSON');
+  }
+  if (!isJsonObject<Json>(v)) throw refusedRecord(key, 'not a JSON object');
+  return v;
+}
+
+const stringMap = (v: Json | undefined): v is Record<string, string> => isJsonObject(v) && Object.values(v).every((x) => typeof x === 'string');
+
+/**
+ * The companion record of `pod`, or undefined when it has none.
+ * @throws InjectError naming {@link ORIGINAL_ANNOTATION} when the record is malformed, names a metadata key
+ *   `recordKeys` rejects, or a list outside {@link RECORDED_LISTS} (a tampered record is refused)
+ */
+export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefined): OriginalRecord | undefined {
+  const o = readRecordJson(pod.metadata.annotations, ORIGINAL_ANNOTATION);
+  if (!o) return undefined;
+  const extra = Object.keys(o).find((k) => !['labels', 'annotations', 'lists', 'namedPorts'].includes(k));
+  if (extra !== undefined) throw refusedRecord(ORIGINAL_ANNOTATION, `unknown field "${extra}"`);
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts: [] };
+  const ports = o.namedPorts ?? [];
+  const isEntry = (e: Json): boolean => Array.isArray(e) && e.length === 4 && e.every((x) => typeof x === 'string')
+    && (PROBES as readonly string[]).includes(e[1] as string) && (PORT_HANDLERS as readonly string[]).includes(e[2] as string);
+  if (!Array.isArray(ports) || !ports.every(isEntry)) throw refusedRecord(ORIGINAL_ANNOTATION, '"namedPorts" must list [container, probe, handler, port name] entries');
+  rec.namedPorts = ports as OriginalRecord['namedPorts'];
+  for (const kind of ['labels', 'annotations'] as const) {
+    const m = o[kind] ?? {};
+    if (!stringMap(m)) throw refusedRecord(ORIGINAL_ANNOTATION, `"${kind}" must map keys to strings`);
+    for (const k of Object.keys(m)) {
+      if (!recordKeys?.(kind, k)) throw refusedRecord(ORIGINAL_ANNOTATION, `it names ${kind.slice(0, -1)} "${k}", which this mesh's injection does not write`);
+    }
+    rec[kind] = m;
+  }
+  const lists = o.lists ?? {};
+  if (!isJsonObject(lists)) throw refusedRecord(ORIGINAL_ANNOTATION, '"lists" must be a map');
+  for (const [k, v] of Object.entries(lists)) {
+    if (!RECORDED_LISTS.includes(k) || !(v === null || (Array.isArray(v) && v.length === 0))) {
+      throw refusedRecord(ORIGINAL_ANNOTATION, `"lists" may only name empty pod-spec lists; got ${JSON.stringify(k)}`);
+    }
+    rec.lists[k] = v as [] | null;
+  }
+  return rec;
+}
+
+/** The record's annotation value (compact JSON, empty parts left out), or undefined when it holds nothing. */
+export function originalValue(rec: OriginalRecord): string | undefined {
+  const out: JsonObject = {};
+  for (const part of ['labels', 'annotations', 'lists'] as const) if (Object.keys(rec[part]).length > 0) out[part] = rec[part];
+  if (rec.namedPorts.length > 0) out.namedPorts = rec.namedPorts;
+  return Object.keys(out).length > 0 ? JSON.stringify(out) : undefined;
+}
+
+/**
+ * The companion record for one injection: `before` is the pod template as the injection received it, `after`
+ * as it returned it. Metadata: the value in `before` of each key `recordKeys` accepts that `after` still has
+ * (kept or replaced; a key `after` dropped is the driver's own business). Lists: each pod-spec list empty or
+ * null in `before` that `after` fills. Named probe ports the injection rewrote, when the driver asks for them
+ * (`needs.recordsProbePorts`). When `before` carries a record already (a re-injection), its entries
+ * win: they hold the values before the first injection. `alreadyInjected`: `before` carries the mesh's own
+ * injection without a companion record; its metadata values may be the earlier injection's, so none is taken.
+ */
+export function originalRecord(before: PodTemplate, after: PodTemplate, needs: RecordNeeds, previous: OriginalRecord | undefined, alreadyInjected: boolean): OriginalRecord {
+  const { recordKeys } = needs;
+  const namedPorts = previous?.namedPorts ?? (needs.recordsProbePorts ? namedProbePorts(before, after) : []);
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts };
+  for (const kind of ['labels', 'annotations'] as const) {
+    const was = before.metadata[kind] ?? {};
+    const now = after.metadata[kind] ?? {};
+    if (recordKeys && !alreadyInjected && !previous) {
+      for (const k of Object.keys(was)) if (k !== ORIGINAL_ANNOTATION && Object.hasOwn(now, k) && recordKeys(kind, k)) rec[kind][k] = was[k]!;
+    }
+    if (previous) Object.assign(rec[kind], previous[kind]);
+  }
+  for (const list of RECORDED_LISTS) {
+    const was = before.spec[list];
+    const now = after.spec[list];
+    const empty = was === null || (Array.isArray(was) && was.length === 0);
+    if (empty && Object.hasOwn(before.spec, list) && Array.isArray(now) && now.length > 0) rec.lists[list] = was as [] | null;
+  }
+  if (previous) Object.assign(rec.lists, previous.lists);
+  return rec;
+}
+
+const containers = (spec: JsonObject): JsonObject[] => (Array.isArray(spec.containers) ? spec.containers.filter(isJsonObject) : []);
+const handlerOf = (c: JsonObject | undefined, probe: string, handler: string): JsonObject | undefined => {
+  const p = c?.[probe];
+  const h = isJsonObject(p) ? p[handler] : undefined;
+  return isJsonObject(h) ? h : undefined;
+};
+
+/** The probe ports of `before`'s containers given by name that `after` no longer has as that name. */
+function namedProbePorts(before: PodTemplate, after: PodTemplate): OriginalRecord['namedPorts'] {
+  const out: OriginalRecord['namedPorts'] = [];
+  const now = containers(after.spec);
+  for (const c of containers(before.spec)) {
+    if (typeof c.name !== 'string') continue;
+    const later = now.find((x) => x.name === c.name);
+    for (const probe of PROBES) {
+      for (const handler of PORT_HANDLERS) {
+        const port = handlerOf(c, probe, handler)?.port;
+        if (typeof port === 'string' && handlerOf(later, probe, handler)?.port !== port) out.push([c.name, probe, handler, port]);
+      }
+    }
+  }
+  return out;
+}
+
+/** Puts back each recorded port name where the probe now holds the number that name resolves to in the container. */
+function restoreNamedPorts(spec: JsonObject, entries: OriginalRecord['namedPorts']): JsonObject {
+  if (entries.length === 0) return spec;
+  const list = containers(spec).map((c) => structuredClone(c));
+  for (const [name, probe, handler, port] of entries) {
+    const c = list.find((x) => x.name === name);
+    const h = handlerOf(c, probe, handler);
+    const declared = Array.isArray(c?.ports) ? c!.ports.filter(isJsonObject).find((p) => p.name === port) : undefined;
+    if (h && declared && h.port === declared.containerPort) h.port = port;
+  }
+  return { ...spec, containers: list };
+}
+
+/**
+ * `after` with the companion record of this injection set (or taken away when it holds nothing); see
+ * {@link originalRecord}. Returns `after` itself when nothing changes.
+ * @throws InjectError when `before` carries a record that {@link readOriginal} refuses
+ */
+export function withOriginalRecord(before: PodTemplate, after: PodTemplate, needs: RecordNeeds, alreadyInjected: boolean): PodTemplate {
+  const previous = readOriginal(before, needs.recordKeys);
+  const value = originalValue(originalRecord(before, after, needs, previous, alreadyInjected && !previous));
+  const annotations = after.metadata.annotations ?? {};
+  if (value === annotations[ORIGINAL_ANNOTATION] && (value !== undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION))) return after;
+  const next: Record<string, string> = { ...annotations };
+  delete next[ORIGINAL_ANNOTATION];
+  if (value !== undefined) next[ORIGINAL_ANNOTATION] = value;
+  const metadata = { ...after.metadata };
+  if (Object.keys(next).length > 0) metadata.annotations = next;
+  else delete metadata.annotations;
+  return { ...after, metadata };
+}
+
+/**
+ * Uninject's last step: `pod` (the mesh's injection removed) with the companion record of `injected` (the pod
+ * as found) applied: each recorded label and annotation put back with its recorded value, in its place in
+ * `injected`; each recorded list that the removal dropped (or left empty) back as it was (`[]` or `null`);
+ * the record's annotation removed. Returns `pod` itself when `injected` has no record.
+ * @throws InjectError when the record is refused ({@link readOriginal})
+ */
+export function restoreOriginal(pod: PodTemplate, injected: PodTemplate, recordKeys: RecordKeys | undefined): PodTemplate {
+  const rec = readOriginal(injected, recordKeys);
+  if (!rec) return pod;
+  const out: PodTemplate = { metadata: { ...pod.metadata }, spec: restoreNamedPorts({ ...pod.spec }, rec.namedPorts) };
+  for (const kind of ['labels', 'annotations'] as const) {
+    const previous: PreviousMap = { ...rec[kind] };
+    if (kind === 'annotations') previous[ORIGINAL_ANNOTATION] = null;
+    const map = restorePrevious(out.metadata[kind], previous, Object.keys(injected.metadata[kind] ?? {}));
+    if (map) out.metadata[kind] = map;
+    else delete out.metadata[kind];
+  }
+  const lists = Object.entries(rec.lists).filter(([list]) => out.spec[list] === undefined || (Array.isArray(out.spec[list]) && (out.spec[list] as Json[]).length === 0));
+  if (lists.length === 0) return out;
+  // Each list back in its place among the spec's fields as injected.
+  const spec: JsonObject = {};
+  const back = new Map(lists);
+  for (const k of [...Object.keys(injected.spec), ...Object.keys(out.spec)]) {
+    if (Object.hasOwn(spec, k)) continue;
+    if (back.has(k)) spec[k] = back.get(k) as Json;
+    else if (Object.hasOwn(out.spec, k)) spec[k] = out.spec[k]!;
+  }
+  return { ...out, spec };
+}

@@ -1,0 +1,207 @@
+/**
+ * Template budgets (issue 19): both template engines (Handlebars, `./engine.ts`; Go text/template,
+ * `./gotemplate/`) run under a step budget and an output-size budget, per render and per run, so that a
+ * template a tenant writes (ten nested loops, partials that call each other twice, `until 30000000`,
+ * `repeat` bombs) ends in seconds as an error result naming the template, its line and the budget, and never
+ * runs for hours or exhausts the heap.
+ *
+ * What counts as a step: every action, loop iteration, `template`/partial call, function or helper call, and
+ * every element a builder makes (`until`, `list`, `append`, ...). What counts as output: the characters
+ * (UTF-16 code units) a render writes. A builder (`repeat`, `indent`, `join`, `printf` widths, `until`, ...)
+ * checks the size of its result before it allocates it: no single built value may exceed the output budget
+ * of a render, and a list's elements are charged as steps first.
+ *
+ * Per run: the steps and output of every render of the run add up. A workload served by a sidecar plan
+ * (`./plans.ts`) is charged what the render that recorded the plan cost, so the run's count is the same with
+ * plans on or off; the planner's own renders (recording, verification) count only against the per-render
+ * budget.
+ *
+ * The meter is module state, like the plan switches: renders are synchronous, `beginRun` resets the run's
+ * counters and sets its budgets (the config's, capped at the ceilings).
+ */
+import { InjectError } from '../results/errors.ts';
+
+/** The budgets of template rendering; a config may lower each, never raise it past `TEMPLATE_BUDGET_CEILINGS`. */
+export interface TemplateBudgets {
+  /** Steps one render may take. */
+  steps: number;
+  /** Characters one render may write; also the largest string a builder may make. */
+  outputSize: number;
+  /** Steps all renders of a run may take together. */
+  runSteps: number;
+  /** Characters all renders of a run may write together. */
+  runOutputSize: number;
+}
+
+/**
+ * Defaults, from measured renders: Istio's sidecar template takes about 200 steps (Go engine, Istio 1.26.0
+ * chart) to 400 steps (built-in Handlebars port) and writes about 5 200 characters per workload. One render may
+ * take 1 000 times that (a render that uses all of it stops in about a second); a run may render 500 000 such
+ * workloads (five times the 100 000 of bench/RESULTS.md).
+ */
+export const DEFAULT_TEMPLATE_BUDGETS: Readonly<TemplateBudgets> = {
+  steps: 500_000,
+  outputSize: 4 * 1024 * 1024,
+  runSteps: 250_000_000,
+  runOutputSize: 4 * 1024 * 1024 * 1024,
+};
+
+/** Hard ceilings: what a config may set at most (the schema says so too). */
+export const TEMPLATE_BUDGET_CEILINGS: Readonly<TemplateBudgets> = {
+  steps: 10_000_000,
+  outputSize: 64 * 1024 * 1024,
+  runSteps: 2_500_000_000,
+  runOutputSize: 16 * 1024 * 1024 * 1024,
+};
+
+/**
+ * A budget ran out: the message names the budget. A `TEMPLATE` error (an error result for the workload); the
+ * engines add the template's name and line.
+ */
+export class BudgetExceeded extends InjectError {
+  constructor(message: string) {
+    super(message, { code: 'TEMPLATE' });
+    this.name = 'BudgetExceeded';
+  }
+}
+
+/** Steps and characters, as counted. */
+export interface Cost {
+  steps: number;
+  output: number;
+}
+
+let limits: TemplateBudgets = { ...DEFAULT_TEMPLATE_BUDGETS };
+const run: Cost = { steps: 0, output: 0 };
+/** The render under way (renders nest: a helper may render; the outer one counts). */
+let current: Cost | undefined;
+/** Depth of planner bookkeeping: renders inside count against the render budget only. */
+let uncharged = 0;
+/** Everything counted since the process started, charged or not: `measure` takes differences. */
+const total: Cost = { steps: 0, output: 0 };
+
+/**
+ * Starts a run: resets the run's counters and sets its budgets (`budgets`' fields capped at the ceilings;
+ * absent ones take the defaults).
+ */
+export function beginRun(budgets: Partial<TemplateBudgets> = {}): void {
+  const pick = (k: keyof TemplateBudgets): number => Math.min(budgets[k] ?? DEFAULT_TEMPLATE_BUDGETS[k], TEMPLATE_BUDGET_CEILINGS[k]);
+  limits = { steps: pick('steps'), outputSize: pick('outputSize'), runSteps: pick('runSteps'), runOutputSize: pick('runOutputSize') };
+  run.steps = 0;
+  run.output = 0;
+}
+
+/** The budgets in force. */
+export function budgetsInForce(): Readonly<TemplateBudgets> {
+  return limits;
+}
+
+/**
+ * Runs one render under the per-render budget (a render inside a render counts in the outer one).
+ * @throws whatever `f` throws (a `BudgetExceeded` from the counters below)
+ */
+export function metered<T>(f: () => T): T {
+  if (current) return f();
+  current = { steps: 0, output: 0 };
+  try {
+    return f();
+  } finally {
+    current = undefined;
+  }
+}
+
+/** Runs planner bookkeeping (`f`): its renders count against the per-render budget only. */
+export function withoutRunCharge<T>(f: () => T): T {
+  uncharged++;
+  try {
+    return f();
+  } finally {
+    uncharged--;
+  }
+}
+
+/** The steps and output counted while `f` ran (charged or not), with its value. */
+export function measure<T>(f: () => T): { value: T; cost: Cost } {
+  const s = total.steps;
+  const o = total.output;
+  const value = f();
+  return { value, cost: { steps: total.steps - s, output: total.output - o } };
+}
+
+/**
+ * Charges a plan's cost to the run, for a workload a plan served.
+ * @throws BudgetExceeded when the run's budget is spent
+ */
+export function chargeRun(cost: Cost): void {
+  if (uncharged > 0) return;
+  run.steps += cost.steps;
+  run.output += cost.output;
+  checkRun();
+}
+
+function checkRun(): void {
+  if (run.steps > limits.runSteps) throw new BudgetExceeded(`the run went past its template step budget of ${limits.runSteps} steps (spec.templateBudget.runSteps)`);
+  if (run.output > limits.runOutputSize) throw new BudgetExceeded(`the run went past its template output budget of ${limits.runOutputSize} characters (spec.templateBudget.runOutputSize)`);
+}
+
+/**
+ * Counts `n` steps of the render under way (outside a render: the run's only).
+ * @throws BudgetExceeded naming the budget when the render's or the run's steps are spent
+ */
+export function spendSteps(n = 1): void {
+  total.steps += n;
+  if (current) {
+    current.steps += n;
+    if (current.steps > limits.steps) throw new BudgetExceeded(`went past the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps; loops, template and partial calls, function calls and built list elements count)`);
+  }
+  if (uncharged === 0) {
+    run.steps += n;
+    checkRun();
+  }
+}
+
+/**
+ * Counts `n` characters written by the render under way.
+ * @throws BudgetExceeded when the render's or the run's output budget is spent
+ */
+export function spendOutput(n: number): void {
+  total.output += n;
+  if (current) {
+    current.output += n;
+    if (current.output > limits.outputSize) throw new BudgetExceeded(`went past the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`);
+  }
+  if (uncharged === 0) {
+    run.output += n;
+    checkRun();
+  }
+}
+
+/**
+ * Refuses, before it is made, a string of `size` characters larger than the output budget of a render
+ * (`what` names the builder, e.g. `repeat`).
+ * @throws BudgetExceeded
+ */
+export function checkBuild(size: number, what: string): void {
+  if (!(size <= limits.outputSize)) throw new BudgetExceeded(`${what} would build ${Number.isFinite(size) ? `${size} characters` : 'an unbounded text'}, more than the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`);
+}
+
+/**
+ * Charges a list of `length` elements as `length` steps, before it is made (`until 30000000` is refused
+ * without allocating).
+ * @throws BudgetExceeded
+ */
+export function checkList(length: number, what: string): void {
+  if (!(length <= limits.steps)) throw new BudgetExceeded(`${what} would build a list of ${length} elements, more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`);
+  spendSteps(length);
+}
+
+/**
+ * Refuses, before it is made, an indented text past the output budget of a render: `n` spaces on every
+ * line of `s` (sprig and Istio `indent`, `nindent`, `indentBlock`).
+ * @throws BudgetExceeded
+ */
+export function checkIndent(n: unknown, s: string): void {
+  let lines = 1;
+  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) lines++;
+  checkBuild(s.length + Math.max(0, Number(n) || 0) * lines, 'indent');
+}
