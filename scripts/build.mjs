@@ -1,4 +1,4 @@
-// Generates the template and functionConfig-validator modules, then bundles src/cli.ts into dist/meshinject.cjs (one file) with a V8 code cache (fast start-up).
+// Generates the template and functionConfig-validator modules, then bundles the CLI (src/cli/entry.ts, which runs src/cli.ts's main) into dist/meshinject.cjs (one file) with a V8 code cache (fast start-up).
 import { writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -115,7 +115,7 @@ const lazyHandlebars = {
   },
 };
 await build({
-  entryPoints: ['src/cli.ts'],
+  entryPoints: ['src/cli/entry.ts'],
   bundle: true,
   platform: 'node',
   format: 'cjs',

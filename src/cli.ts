@@ -7,12 +7,13 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSyn
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
-import { istioFlagOverrides } from './cli/istio-flags.ts';
+import type { FlagValue } from './contract/driver.ts';
+import { DRIVERS } from './drivers/registry.ts';
 import { summaryLine } from './cli/summary.ts';
 import { visibleResultLines } from './cli/result-lines.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import type { ConfigOverrides } from './config/layering.ts';
-import { configurePlans, planStats } from './render/plans.ts';
+import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { WriteBatch } from './cli/atomic-write.ts';
 import { confinementOf, fsMessage, isStream, manifestFiles, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
@@ -157,22 +158,34 @@ function readInputs(paths: readonly string[], manifestsOnly: boolean, leftOut: A
   return inputs;
 }
 
+/**
+ * The overrides of the drivers' flags (`MeshDriver.flags`): file flags are read (within the size budget), in
+ * the order the driver declares its flags, and the driver turns the values into fields of its section.
+ * @throws CliError naming the flag and file of a value the driver cannot use
+ */
+function driverOverrides(cmd: Command): NonNullable<ConfigOverrides['sections']> {
+  const out: Array<NonNullable<ConfigOverrides['sections']>[number]> = [];
+  for (const driver of DRIVERS) {
+    const given = cmd.driverFlags[driver.name];
+    if (!given || !driver.flags) continue;
+    const values: Record<string, FlagValue> = {};
+    for (const f of driver.flags.options) {
+      const raw = given[f.name];
+      if (raw === undefined) continue;
+      const name = f.file ? `--${f.name} ${raw}` : `--${f.name}`;
+      values[f.name] = { name, text: f.file ? readText(raw, name) : raw };
+    }
+    const r = driver.flags.overrides(values);
+    if (!r.ok) throw new CliError(r.message);
+    out.push(...r.overrides.map((o) => ({ section: driver.name, ...o })));
+  }
+  return out;
+}
+
 /** Settings from flags and the environment that win over the functionConfig. */
 function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
-  const flagFile = (flag: string, path: string | undefined) => (path === undefined ? undefined : { name: `--${flag} ${path}`, text: readText(path, `--${flag} ${path}`) });
-  const meshConfigFile = flagFile('meshConfigFile', cmd.meshConfigFile);
-  const valuesFile = flagFile('valuesFile', cmd.valuesFile);
-  const injectConfigFile = flagFile('injectConfigFile', cmd.injectConfigFile);
-  const operatorFileName = flagFile('operatorFileName', cmd.operatorFileName);
-  const istio = istioFlagOverrides({
-    ...(cmd.revision !== undefined ? { revision: cmd.revision } : {}),
-    ...(meshConfigFile ? { meshConfigFile } : {}),
-    ...(valuesFile ? { valuesFile } : {}),
-    ...(injectConfigFile ? { injectConfigFile } : {}),
-    ...(operatorFileName ? { operatorFileName } : {}),
-  });
-  if (!istio.ok) throw new CliError(istio.message);
-  const o = istio.overrides;
+  const sections = driverOverrides(cmd);
+  const o: ConfigOverrides = sections.length ? { sections } : {};
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
   else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
@@ -245,9 +258,10 @@ function locate(inputs: readonly RunInput[]): LocatedInput[] {
 /** The report of a run, with positions from the inputs' text (and, for a check, the fixes). */
 function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Report {
   return buildReport(out.results, locate(inputs), {
-    mesh: out.config?.mesh ?? 'istio',
+    mesh: out.config?.mesh ?? '',
     command: cmd.command,
     toolVersion: VERSION,
+    ...(out.reasonInfo ? { reasons: out.reasonInfo } : {}),
     ...(out.fixes ? { fixes: out.fixes } : {}),
   });
 }
@@ -376,11 +390,16 @@ function kubeVersionFrom(cmd: Command, env: NodeJS.ProcessEnv): { kubeVersion?: 
   return {};
 }
 
-/** What every command reads: the size budget, config files, flag overrides, inputs. */
+/** This run's plan counters (`MESHINJECT_PLAN_STATS=1`), printed by `finish`. */
+let planStats: PlanStats | undefined;
+
+/** What every command reads: the size budget, config files, flag overrides, inputs, plan switches. */
 function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
   const env = process.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
-  configurePlans({ enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1' });
+  // Plan switches and counters travel in the run options (RunOptions.plans), not process-wide.
+  planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
+  const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', ...(planStats ? { stats: planStats } : {}) };
   budget = budgetTotal = cmd.maxInputBytes;
   confinement = confinementOf({ ...(cmd.root !== undefined ? { root: cmd.root } : {}), restrictor: cmd.loadRestrictor, inputs: cmd.inputs, cwd: process.cwd(), argocd: Boolean(process.env.ARGOCD_APP_NAME) });
   if (cmd.outputFile !== undefined) planWrite(cmd.outputFile, `--output-file ${cmd.outputFile}`);
@@ -400,6 +419,7 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
   const opts: RunOptions = {
     logToStderr,
     progress,
+    plans,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
     ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
@@ -410,8 +430,8 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
 
 function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
   if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
-  if (process.env.MESHINJECT_PLAN_STATS === '1') {
-    const p = planStats();
+  const p = planStats;
+  if (p) {
     process.stderr.write(`meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
   }
   if (!outputFailed) process.exitCode = out.exitCode;
@@ -546,9 +566,22 @@ function main(startedAt: number): void | Promise<void> {
   return runInject(cmd, startedAt);
 }
 
-process.stdout.on('error', onOutputError);
-// A closed stderr (EPIPE) loses messages but never changes the exit code, which stdout's success and the results decide.
-process.stderr.on('error', () => {});
+/**
+ * Runs the meshinject command on the process (its argv, environment and streams) and sets its exit code. Called
+ * by the process entry (src/cli/entry.ts); importing this module does nothing.
+ */
+export function runCli(): void {
+  process.stdout.on('error', onOutputError);
+  // A closed stderr (EPIPE) loses messages but never changes the exit code, which stdout's success and the results decide.
+  process.stderr.on('error', () => {});
+  try {
+    // Synchronous up to the write phase of a command that writes files (which yields to handle signals).
+    main(performance.now())?.catch(fail);
+  } catch (e) {
+    fail(e);
+  }
+}
+
 /** Ends the run on an error thrown by `main`: one line on stderr, exit 2. */
 function fail(e: unknown): void {
   process.exitCode = 2;
@@ -562,9 +595,3 @@ function fail(e: unknown): void {
   }
 }
 
-try {
-  // Synchronous up to the write phase of a command that writes files (which yields to handle signals).
-  main(performance.now())?.catch(fail);
-} catch (e) {
-  fail(e);
-}

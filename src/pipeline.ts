@@ -1,13 +1,15 @@
 /**
- * The pipeline for one input: for every resource, in order,
- * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor`
- * (`spec.mode: uninject`: `readWorkload → uninjectWorkload → annotate → emitChanged → resultFor`; a skipped
- * workload still injected goes through `uninjectWorkload` with `spec.removeWhenSkipped`),
- * then the run-level results (unknown namespaces). Mesh-neutral: everything mesh-specific is behind the
- * `ActiveMesh` (src/drivers/driver.ts).
+ * The pipeline for one input: for every resource, in order, the recipe of the mode (`RECIPES`, lists of named
+ * steps): inject and check `readWorkload → decide → previous → inject → write` (`write`: `annotate →
+ * emitChanged → resultFor`), uninject `readWorkload → uninject → write` (a skipped workload still injected goes
+ * through `uninjectWorkload` with `spec.removeWhenSkipped`), then the run-level results (unknown namespaces).
+ * Mesh-neutral: everything mesh-specific is behind the `ActiveMesh` (src/contract/driver.ts).
  */
-import type { Config } from './config/types.ts';
-import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './drivers/driver.ts';
+import type { Config, KindPolicy } from './config/types.ts';
+import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './contract/driver.ts';
+import type { WorkloadRecord } from './reports/check.ts';
+
+export type { WorkloadRecord } from './reports/check.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { errorTags, InjectError, MeshInjectError } from './results/errors.ts';
@@ -35,20 +37,6 @@ export interface ProcessOutput {
   results: KrmResult[];
   /** Every decided workload in order: its decision (with the trace) and the sidecar it already carried. */
   workloads: WorkloadRecord[];
-}
-
-/** A decided workload, for `meshinject check` and `explain`. */
-export interface WorkloadRecord {
-  /** `SourceItem.position` of the resource. */
-  position: number;
-  id: ResourceId;
-  /** Effective namespace (`metadata.namespace`, else the default namespace). */
-  namespace: string;
-  decision: Decision;
-  /** What the input's pod template already carried from this mesh (its status annotation), if anything. */
-  previous?: Inventory;
-  /** False when the injection failed (an error result was pushed). */
-  ok: boolean;
 }
 
 /** Shared state when several inputs are one run (`runInputs`). */
@@ -181,7 +169,7 @@ function inputConfigMaps(items: readonly SourceItem[]): JsonObject[] {
   return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined);
 }
 
-/** The annotation value meshinject writes for a decision: `injected (istio, revision default)` / `skipped (host-network)`. */
+/** The annotation value meshinject writes for a decision: `injected (<driver summary>)` / `skipped (host-network)`. */
 export function resultAnnotationValue(decision: Decision, summary?: string): string {
   return decision.inject ? `injected (${summary ?? ''})` : `skipped (${decision.reason})`;
 }
@@ -205,7 +193,7 @@ interface Workload {
   item: SourceItem;
   id: ResourceId;
   wk: WorkloadKind;
-  /** The pod template as the driver injects it (CronJob metadata from `spec.jobTemplate.metadata`). */
+  /** The pod template as the driver injects it (its metadata from the driver's `podMetadataPath`, when it has one). */
   pod: PodTemplate;
   /** The pod's own metadata, which the cluster's webhook decides on. */
   webhookMeta: PodMeta;
@@ -234,7 +222,9 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   if (!v || isLocalConfig(v)) return undefined;
   const found = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
   if (!found || !holdsPodTemplate(item.value, found)) return undefined;
-  const wk = ctx.mesh.ownPodMetadata ? { kind: found.kind, groups: found.groups, templatePath: found.templatePath, ...(found.runsToCompletion ? { runsToCompletion: true } : {}) } : found;
+  // A driver may read and write the pod metadata elsewhere for a kind (its `podMetadataPath` trait).
+  const metaPath = ctx.mesh.traits.podMetadataPath?.(found);
+  const wk = metaPath ? { ...found, metaPath } : found; // keeps runsToCompletion
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
@@ -254,9 +244,9 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
 }
 
 /**
- * Step 2: the decision, from what the cluster's webhook sees (the pod's own metadata). Where
- * `istioctl kube-inject` reads elsewhere (a CronJob's `spec.jobTemplate.metadata`) and would decide
- * otherwise, the decision's detail says so.
+ * Step 2: the decision, from what the cluster's webhook sees (the pod's own metadata). Where the driver reads
+ * elsewhere (its `podMetadataPath` trait: Istio's kube-inject reads a CronJob's `spec.jobTemplate.metadata`) and
+ * would decide otherwise, the decision's detail says so (its `otherReadingNote`).
  */
 function decideWorkload(w: Workload, ctx: RunContext): Decision {
   const namespaceInfo = ctx.namespaces.get(w.ref.namespace);
@@ -265,7 +255,9 @@ function decideWorkload(w: Workload, ctx: RunContext): Decision {
   if (w.wk.metaPath) {
     const other = decideQuietly({ ...base, podMeta: w.pod.metadata });
     if (other && other.inject !== decision.inject) {
-      decision.detail += ` (istioctl kube-inject reads ${w.wk.metaPath.join('.')} instead and would ${other.inject ? 'inject' : 'skip'} it: ${other.detail})`;
+      const path = w.wk.metaPath.join('.');
+      const note = ctx.mesh.traits.otherReadingNote?.(path, other.inject, other.detail) ?? `the ${ctx.mesh.name} driver reads ${path} instead and would ${other.inject ? 'inject' : 'skip'} it: ${other.detail}`;
+      decision.detail += ` (${note})`;
     }
   }
   if (decision.unknownNamespace !== undefined) {
@@ -293,10 +285,11 @@ function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
 
 /**
  * Step 3: the injected pod template, or `skipped`; a driver error becomes an error result. A skipped
- * workload that still carries this mesh's injection is uninjected with `spec.removeWhenSkipped`, else warned about.
+ * workload that still carries this mesh's injection is uninjected with `spec.removeWhenSkipped`, else warned
+ * about when `warnStillInjected` (a check reports it once instead, as an `unwanted-sidecar` finding).
  * `config` is the run's, or for `spec.kindPolicies: native` the run's with native sidecars on.
  */
-function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, config: Config = ctx.config): Outcome | 'failed' {
+function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnStillInjected: boolean, config: Config = ctx.config): Outcome | 'failed' {
   if (!decision.inject) {
     if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
     let previous;
@@ -305,8 +298,7 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, config
     } catch (e) {
       return driverFailure(w, ctx, e);
     }
-    // In check mode the check reports it once, as an `unwanted-sidecar` finding (src/reports/check.ts).
-    if (previous && ctx.config.mode !== 'check') {
+    if (previous && warnStillInjected) {
       ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): the sidecar stays; set spec.removeWhenSkipped: true to remove it, or re-enable injection`, w.id));
     }
     return { action: 'skipped' };
@@ -387,7 +379,7 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
 
 /**
  * Step 4: the resource as it should be written: the new pod template, the result annotation, which
- * records the workload's state so that a second run writes the same: `injected (istio, revision default)`,
+ * records the workload's state so that a second run writes the same: `injected (<driver summary>)`,
  * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
  * `uninjected (istio)` for every workload; and for an injected workload the configured
  * `injectedWorkloadAnnotations` of its kind (removed from an uninjected one where they hold the configured
@@ -507,35 +499,132 @@ export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, n
     `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)`));
 }
 
+/** What the steps of one workload's recipe have found so far. */
+interface Flow {
+  w: Workload;
+  decision?: Decision;
+  /** `spec.kindPolicies` for the workload's kind (`inject` when absent). */
+  policy?: KindPolicy;
+  previous?: Inventory;
+  outcome?: Outcome | 'failed';
+}
+
+/** A named step of a recipe: reads and extends the flow; false stops the recipe (its result is pushed). */
+interface Step {
+  readonly name: string;
+  run(f: Flow, ctx: RunContext, out: ProcessOutput): boolean;
+}
+
+/** `decideWorkload` (an error result stops), then the decision's warnings. */
+const DECIDE: Step = {
+  name: 'decide',
+  run(f, ctx) {
+    const decision = decideOrReport(f.w, ctx);
+    if (!decision) return false;
+    f.decision = decision;
+    for (const warning of decision.warnings ?? []) ctx.results.push(resourceResult('warning', warning, f.w.id));
+    return true;
+  },
+};
+
+/** `spec.kindPolicies`: the kind's policy; `skip` turns an injection into a skip. */
+const KIND_POLICY: Step = {
+  name: 'kind-policy',
+  run(f, ctx) {
+    const policy = ctx.config.kindPolicies?.[f.w.wk.kind] ?? 'inject';
+    f.policy = policy;
+    if (policy === 'skip' && f.decision!.inject) f.decision = kindPolicySkip(f.decision!, f.w.wk.kind);
+    return true;
+  },
+};
+
 /**
- * One resource, as the recipe of the module comment: a workload goes
- * `readWorkload → decideWorkload → injectWorkload → annotate → emitChanged → resultFor` (in uninject mode
- * `readWorkload → uninjectWorkload → ...`); another resource may be annotated by the driver.
+ * A classic sidecar where the kind wants a native one (`kindPolicies: native`): skipped with a warning; on a kind
+ * whose pods run to completion (Job, CronJob): a warning that they never complete.
+ */
+const CLASSIC_SIDECAR: Step = {
+  name: 'classic-sidecar',
+  run(f, ctx) {
+    const outcome = f.outcome;
+    if (outcome === undefined || outcome === 'failed' || outcome.action !== 'injected') return true;
+    const classic = addedContainers(f.w.pod, outcome.pod);
+    if (classic.length > 0 && f.policy === 'native') {
+      f.decision = kindPolicySkip(f.decision!, f.w.wk.kind, `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`);
+      f.outcome = { action: 'skipped' };
+    } else if (classic.length > 0 && f.w.wk.runsToCompletion) ctx.results.push(resourceResult('warning', neverCompletes(f.w.wk.kind, classic), f.w.id));
+    return true;
+  },
+};
+
+/** What the input's pod template already carries from this mesh (for check and explain). */
+const PREVIOUS: Step = {
+  name: 'previous',
+  run(f, ctx) {
+    const previous = previousInventory(f.w, ctx);
+    if (previous) f.previous = previous;
+    return true;
+  },
+};
+
+/**
+ * `injectWorkload` (native sidecars on for `kindPolicies: native`); `warnStillInjected`: warn about a skipped
+ * workload that still carries a sidecar.
+ */
+function injectStep(warnStillInjected: boolean): Step {
+  return {
+    name: 'inject',
+    run(f, ctx) {
+      const config = f.policy === 'native' ? { ...ctx.config, nativeSidecars: true } : ctx.config;
+      f.outcome = injectWorkload(f.w, f.decision!, ctx, warnStillInjected, config);
+      return true;
+    },
+  };
+}
+
+/** `uninjectWorkload` (an error result stops). */
+const UNINJECT: Step = { name: 'uninject', run: (f, ctx) => (f.outcome = uninjectWorkload(f.w, ctx)) !== 'failed' };
+
+/** `annotate → emitChanged → resultFor` (`writeOutcome`), then the workload's record for check and explain. */
+const WRITE_AND_RECORD: Step = {
+  name: 'write',
+  run(f, ctx, out) {
+    const ok = f.outcome !== 'failed' && writeOutcome(f.w, f.decision, f.outcome!, ctx, out.changed);
+    out.workloads.push({ position: f.w.item.position, id: f.w.id, namespace: f.w.ref.namespace, decision: f.decision!, ...(f.previous ? { previous: f.previous } : {}), ok });
+    return true;
+  },
+};
+
+/** `annotate → emitChanged → resultFor` of an uninjected workload (no decision, no record). */
+const WRITE: Step = { name: 'write', run: (f, ctx, out) => (writeOutcome(f.w, undefined, f.outcome as Outcome, ctx, out.changed), true) };
+
+/** A mode's recipe: the steps of a workload after `readWorkload`, and what is done to any other resource. */
+interface Recipe {
+  readonly workload: readonly Step[];
+  other(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void;
+}
+
+/** The recipe of each `spec.mode` (`check` also for `meshinject check`): lists of named steps. */
+const RECIPES: Readonly<Record<'inject' | 'uninject' | 'check', Recipe>> = {
+  inject: { workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(true), CLASSIC_SIDECAR, WRITE_AND_RECORD], other: annotateOther },
+  check: { workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(false), CLASSIC_SIDECAR, WRITE_AND_RECORD], other: annotateOther },
+  uninject: { workload: [UNINJECT, WRITE], other: unannotateResource },
+};
+
+/** The driver's annotations on a resource that is not a workload, when it has any (`annotateResource`). */
+function annotateOther(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
+  if (ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
+}
+
+/**
+ * One resource, as the recipe of its mode (`RECIPES`): a workload goes `readWorkload` then the recipe's steps in
+ * order, until one stops; another resource gets the recipe's `other`.
  */
 function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): void {
+  const recipe = RECIPES[ctx.config.mode ?? 'inject'];
   const w = readWorkload(item, ctx);
-  if (!w) return processOtherResource(item, ctx, out.changed);
-  if (ctx.config.mode === 'uninject') {
-    const outcome = uninjectWorkload(w, ctx);
-    if (outcome !== 'failed') writeOutcome(w, undefined, outcome, ctx, out.changed);
-    return;
-  }
-  const decided = decideOrReport(w, ctx);
-  if (!decided) return;
-  for (const warning of decided.warnings ?? []) ctx.results.push(resourceResult('warning', warning, w.id));
-  const policy = ctx.config.kindPolicies?.[w.wk.kind] ?? 'inject';
-  let decision = policy === 'skip' && decided.inject ? kindPolicySkip(decided, w.wk.kind) : decided;
-  const previous = previousInventory(w, ctx);
-  let outcome = injectWorkload(w, decision, ctx, policy === 'native' ? { ...ctx.config, nativeSidecars: true } : ctx.config);
-  if (outcome !== 'failed' && outcome.action === 'injected') {
-    const classic = addedContainers(w.pod, outcome.pod);
-    if (classic.length > 0 && policy === 'native') {
-      decision = kindPolicySkip(decision, w.wk.kind, `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`);
-      outcome = { action: 'skipped' };
-    } else if (classic.length > 0 && w.wk.runsToCompletion) ctx.results.push(resourceResult('warning', neverCompletes(w.wk.kind, classic), w.id));
-  }
-  const ok = outcome !== 'failed' && writeOutcome(w, decision, outcome, ctx, out.changed);
-  out.workloads.push({ position: item.position, id: w.id, namespace: w.ref.namespace, decision, ...(previous ? { previous } : {}), ok });
+  if (!w) return recipe.other(item, ctx, out.changed);
+  const flow: Flow = { w };
+  for (const step of recipe.workload) if (!step.run(flow, ctx, out)) return;
 }
 
 /** Names of the regular containers (`spec.containers`) the injection added: a classic sidecar; none for a native one. */
@@ -558,12 +647,6 @@ function kindPolicySkip(decision: Decision, kind: string, why?: string): Decisio
 function neverCompletes(kind: string, containers: readonly string[]): string {
   return `${kind} gets a classic sidecar (container ${containers.join(', ')}), which keeps running after the job's containers exit: the ${kind === 'CronJob' ? "CronJob's Jobs never complete" : 'Job never completes'}; `
     + `inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.${kind}: native), or leave ${kind}s out (spec.kindPolicies.${kind}: skip)`;
-}
-
-/** A resource that is not a workload: the driver's annotations added (inject) or removed (uninject). */
-function processOtherResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
-  if (ctx.config.mode === 'uninject') unannotateResource(item, ctx, changed);
-  else if (ctx.mesh.annotateResource) annotateResource(item, ctx, changed);
 }
 
 /** Step 2 with its failure: the decision, or undefined after pushing the driver's error as the workload's result. */

@@ -1,7 +1,7 @@
 import { foreignConfigMessage, loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
-import type { ActiveMesh } from './drivers/driver.ts';
+import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Edit } from './yaml/flow-edit.ts';
@@ -14,6 +14,7 @@ import { isJsonObject } from './json.ts';
 import { escapeLine } from './results/escape-line.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
+import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
 import { beginRun } from './render/budget.ts';
 import { IdentityTable } from './krm/identity.ts';
 
@@ -56,6 +57,12 @@ export interface RunOptions {
   leftOutFiles?: ReadonlyArray<{ path: string; why: string }>;
   /** Progress: called after each resource with the count done and the total (the CLI draws it on a terminal). */
   progress?: (done: number, total: number) => void;
+  /**
+   * Sidecar plan switches of this run (src/render/plans.ts): `enabled` (`MESHINJECT_PLANS=0` → false), `verify`
+   * (`MESHINJECT_VERIFY_PLANS=1`), and `stats`, counters this run adds to (`MESHINJECT_PLAN_STATS=1`). The CLI
+   * reads the environment; unset fields take the defaults (plans on, no verification).
+   */
+  plans?: RunPlanSettings;
 }
 
 /** One input of a run: its text and its name (a file path; absent for stdin). */
@@ -108,6 +115,8 @@ export interface RunOutput {
   workloads: Array<WorkloadRecord & { input: number }>;
   /** Check mode: the resource text that fixes a finding (injecting it), by result. */
   fixes?: Map<KrmResult, string>;
+  /** What the selected driver's reason codes mean (`MeshDriver.reasonInfo`; absent when no config was loaded). */
+  reasonInfo?: Readonly<Record<string, ReasonInfo>>;
   /** True when the (only) input is a ResourceList: its results travel in the list (the CLI prints no warnings). */
   resourceList?: boolean;
 }
@@ -367,23 +376,24 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   // Template budgets: the run's counters start at zero, under the config's budgets (capped at the ceilings).
   beginRun(config.templateBudget);
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
-  const run = orBadInput(() => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check, ...(check ? { check } : {}) }));
+  const run = orBadInput(() => withPlanSettings(opts.plans, () => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check, ...(check ? { check } : {}) })));
   if (!run.ok) return badInput(run.message);
   const { shared, processed, workloads } = run.value;
   if (check) {
     const templatePath = (w: WorkloadRecord) => lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
-    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath);
+    const optOuts = new Set(Object.entries(mesh.reasonInfo).filter(([, info]) => info.optOut).map(([reason]) => reason));
+    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath, optOuts);
     results.push(...found.results);
     applyFailOn(results, check.failOn);
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, ...listFlag };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: mesh.reasonInfo, ...listFlag };
   }
-  if (exitCodeOf(results) !== 0) return failed(config, workloads);
+  if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: mesh.reasonInfo };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
-  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, ...listFlag };
+  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: mesh.reasonInfo, ...listFlag };
 }

@@ -1,6 +1,7 @@
 // Configuration layering (src/config/layering.ts): several --config files merge as Helm values files do.
 import t from 'tap';
-import { mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer } from '../src/config/layering.ts';
+import { mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from '../src/config/layering.ts';
+import { istioDriver } from '../src/drivers/istio/index.ts';
 import { run } from '../src/run.ts';
 
 const SI = { apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection' };
@@ -78,8 +79,15 @@ t.test('parseConfigLayer: messages in the user\'s terms', async (t) => {
   t.match(parseConfigLayer('"just text"', 's'), { ok: false, message: /got a string/ });
 });
 
+/** The overrides the Istio driver's flags make of `values` (its declared flags, `MeshDriver.flags`), as the CLI hands them on. */
+function istioFlags(values: Record<string, { name: string; text: string }>): ConfigOverrides['sections'] {
+  const r = istioDriver.flags!.overrides(values);
+  if (!r.ok) throw new Error(r.message);
+  return r.overrides.map((f) => ({ section: istioDriver.name, ...f }));
+}
+
 t.test('overrides: spec fields for a SidecarInjection, data keys for a ConfigMap; they win conflicts', async (t) => {
-  const o = { defaultNamespace: { value: 'shop', from: '--default-namespace' }, revision: { value: 'canary', from: '--revision' } };
+  const o = { defaultNamespace: { value: 'shop', from: '--default-namespace' }, sections: istioFlags({ revision: { name: '--revision', text: 'canary' } }) };
   const si = overrideLayers(o, 'SidecarInjection');
   t.ok(si.ok);
   if (!si.ok) return;
@@ -87,12 +95,12 @@ t.test('overrides: spec fields for a SidecarInjection, data keys for a ConfigMap
   t.same(merged, { ok: true, value: { ...SI, spec: { defaultNamespace: 'shop', istio: { revision: 'canary' } } } });
   const cm = overrideLayers(o, 'ConfigMap');
   t.same(cm.ok && cm.layers.map((l) => l.value), [{ data: { defaultNamespace: 'shop' } }, { data: { 'istio.revision': 'canary' } }]);
-  const values = overrideLayers({ values: { value: { global: {} }, from: '--valuesFile v.json' } }, 'SidecarInjection');
+  const values = overrideLayers({ sections: istioFlags({ valuesFile: { name: '--valuesFile v.json', text: '{"global": {}}' } }) }, 'SidecarInjection');
   t.ok(values.ok);
   if (!values.ok) return;
   const win = mergeConfigLayers([layer('base.yaml', { istio: { values: '{"global": {}}' } }), ...values.layers]);
   t.same(win, { ok: true, value: { ...SI, spec: { istio: { values: { global: {} } } } } }, 'the flag replaces a pasted string');
-  t.match(overrideLayers({ injectorConfig: { value: 'policy: enabled', from: '--injectConfigFile c' } }, 'ConfigMap'), { ok: false, message: /needs a SidecarInjection/ });
+  t.match(overrideLayers({ sections: istioFlags({ injectConfigFile: { name: '--injectConfigFile c', text: 'policy: enabled' } }) }, 'ConfigMap'), { ok: false, message: /needs a SidecarInjection/ });
 });
 
 const DEPLOYMENT = `apiVersion: apps/v1

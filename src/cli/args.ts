@@ -1,4 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { MeshDriver } from '../contract/driver.ts';
+import { DRIVERS } from '../drivers/registry.ts';
 import { suggest } from '../suggest.ts';
 
 export { suggest };
@@ -7,7 +9,8 @@ export { suggest };
  * Command-line parsing of meshinject: the subcommand, its options and its inputs. Pure (argv in, a
  * `Command` or a usage error out); `src/cli.ts` reads files and the environment. Options are parsed by
  * Node's built-in `util.parseArgs` (strict: unknown options are errors), with "did you mean" suggestions
- * and checks it lacks (empty values, allowed values, sizes).
+ * and checks it lacks (empty values, allowed values, sizes). The drivers' flags (`MeshDriver.flags`) are
+ * options of their own, taken from the registry.
  */
 
 /** The subcommands; `inject` is the default when the first argument is not one of them. */
@@ -30,15 +33,17 @@ export interface OptionSpec {
   help: string;
   /** Subcommands that accept it (absent: every command except `completion`). */
   only?: readonly CommandName[];
+  /** The driver that declares it (`MeshDriver.flags`); absent for meshinject's own options. */
+  driver?: string;
 }
 
-/** Every option of every subcommand, in help order. */
-export const OPTIONS: readonly OptionSpec[] = [
+/** meshinject's own options before the drivers' flags, in help order. */
+const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
   { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides (layered in order with --config), read even outside the root; never a path a tenant chose' },
   { name: 'root', type: 'string', arg: 'DIR', file: true, help: 'every path the run opens must resolve inside DIR, symbolic links followed (default: see "Files and the root" below)' },
   { name: 'load-restrictor', type: 'string', arg: 'RULE', choices: ['LoadRestrictionsRootOnly', 'LoadRestrictionsNone'], help: "kustomize's spelling: LoadRestrictionsNone lifts the root (default LoadRestrictionsRootOnly)" },
-  { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory (as istioctl kube-inject -f); same as a PATH argument' },
+  { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },
   { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
   { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'explain'] },
   { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject'] },
@@ -48,15 +53,22 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files, all or none (untouched files stay untouched)', only: ['diff'] },
   { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
   { name: 'kube-version', type: 'string', arg: 'VERSION', help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)" },
-  { name: 'revision', type: 'string', arg: 'REV', help: 'Istio control-plane revision (spec.istio.revision)' },
-  { name: 'meshConfigFile', type: 'string', arg: 'FILE', file: true, help: "Istio mesh config: the istio ConfigMap's `mesh` (or the ConfigMap itself)" },
-  { name: 'valuesFile', type: 'string', arg: 'FILE', file: true, help: "injector values JSON: the istio-sidecar-injector ConfigMap's `values` (or the ConfigMap)" },
-  { name: 'injectConfigFile', type: 'string', arg: 'FILE', file: true, help: "injector config: the istio-sidecar-injector ConfigMap's `config` (or the ConfigMap)" },
-  { name: 'operatorFileName', type: 'string', arg: 'FILE', file: true, help: 'an IstioOperator whose spec.values and spec.meshConfig are used' },
+];
+
+/** meshinject's own options after the drivers' flags. */
+const LAST_OPTIONS: readonly OptionSpec[] = [
   { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line and no warning lines on stderr (errors still show)' },
   { name: 'help', short: 'h', type: 'boolean', help: 'show help' },
   { name: 'version', short: 'v', type: 'boolean', help: 'print the version' },
 ];
+
+/** The options of the drivers' flags, in registry order (each takes a value). */
+export function driverOptions(drivers: readonly MeshDriver<unknown>[]): OptionSpec[] {
+  return drivers.flatMap((d) => (d.flags?.options ?? []).map((f): OptionSpec => ({ name: f.name, type: 'string', arg: f.arg, ...(f.file ? { file: true } : {}), help: f.help, driver: d.name })));
+}
+
+/** Every option of every subcommand, in help order: meshinject's own, with the drivers' flags before the last few. */
+export const OPTIONS: readonly OptionSpec[] = [...CORE_OPTIONS, ...driverOptions(DRIVERS), ...LAST_OPTIONS];
 
 /** A parsed command line. */
 export interface Command {
@@ -80,13 +92,10 @@ export interface Command {
   failOn: 'error' | 'drift' | 'warning';
   inPlace: boolean;
   color: 'auto' | 'always' | 'never';
-  revision?: string;
   /** `--kube-version`: the cluster's Kubernetes version, for `nativeSidecars: auto`. */
   kubeVersion?: string;
-  meshConfigFile?: string;
-  valuesFile?: string;
-  injectConfigFile?: string;
-  operatorFileName?: string;
+  /** The drivers' flags given (`MeshDriver.flags`), by driver name, then option name: the raw value. */
+  driverFlags: Record<string, Record<string, string>>;
   quiet: boolean;
   help: boolean;
   version: boolean;
@@ -206,6 +215,7 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     failOn: (str('fail-on') as Command['failOn'] | undefined) ?? 'drift',
     inPlace: v['in-place'] === true,
     color: (str('color') as Command['color'] | undefined) ?? 'auto',
+    driverFlags: driverFlagValues(str),
     quiet: v.quiet === true,
     help: v.help === true,
     version: v.version === true,
@@ -217,12 +227,7 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   copy('defaultNamespace', 'default-namespace');
   copy('output', 'output');
   copy('outputFile', 'output-file');
-  copy('revision', 'revision');
   copy('kubeVersion', 'kube-version');
-  copy('meshConfigFile', 'meshConfigFile');
-  copy('valuesFile', 'valuesFile');
-  copy('injectConfigFile', 'injectConfigFile');
-  copy('operatorFileName', 'operatorFileName');
   if (cmd.output === 'patches' && command !== 'inject') return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
   if (command === 'completion' && !cmd.help) {
     const shell = cmd.inputs[0];
@@ -234,6 +239,16 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     cmd.inputs = [];
   }
   return cmd;
+}
+
+/** The drivers' flags given, by driver then option name. */
+function driverFlagValues(str: (k: string) => string | undefined): Command['driverFlags'] {
+  const out: Command['driverFlags'] = {};
+  for (const o of OPTIONS) {
+    const value = o.driver === undefined ? undefined : str(o.name);
+    if (value !== undefined) (out[o.driver!] ??= {})[o.name] = value;
+  }
+  return out;
 }
 
 /** `util.parseArgs` errors in meshinject's terms, with "did you mean" for unknown options. */

@@ -1,4 +1,6 @@
 import { OPTIONS, type CommandName } from './args.ts';
+import type { DriverHelp, MeshDriver } from '../contract/driver.ts';
+import { DRIVERS } from '../drivers/registry.ts';
 
 /** meshinject's version (package.json). */
 export const VERSION = '0.1.0';
@@ -12,6 +14,48 @@ function optionLines(): string {
   const width = Math.max(...rows.map(([f]) => f.length)) + 2;
   return rows.map(([f, h]) => `  ${f.padEnd(width)}${h}`).join('\n');
 }
+
+/** Greedy word wrap of `text` to lines of at most `width` characters. */
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
+}
+
+/**
+ * The parts of the help that come from the drivers (`MeshDriver.help`, registry order): the `spec.mesh` line,
+ * their config sections, the default mesh, what their flags are, and their own opt-in/opt-out.
+ */
+function driverHelp(drivers: readonly MeshDriver<unknown>[]): { meshLine: string; sections: string; defaultMesh: string; flags: string; decision: string; nativeSidecars: string } {
+  const defaultMesh = drivers[0]?.name ?? '';
+  const helps = drivers.map((d) => d.help ?? {});
+  const optIns = helps.flatMap((h) => (h.optIn ? [h.optIn] : []));
+  const decision = `Per workload: hostNetwork pods and ignored namespaces are never injected; then the namespaceSelector; then the driver's own opt-in/opt-out (${optIns.join(', ')}); then neverInjectSelector, alwaysInjectSelector and the policy. 'meshinject explain' shows the rules in order for each workload.`;
+  return {
+    meshLine: `    ${`mesh: ${defaultMesh}`.padEnd(34)}# the driver: ${drivers.map((d) => d.name).join(' | ')}`,
+    sections: helps.flatMap((h) => (h.config ? h.config.split('\n').map((line) => `    ${line}`) : [])).join('\n'),
+    defaultMesh,
+    flags: ['--default-namespace', ...helps.flatMap((h) => (h.flags ? [h.flags] : []))].join(', '),
+    decision: wrap(decision, 102),
+    nativeSidecars: nativeSidecarsLine(helps),
+  };
+}
+
+/** The `nativeSidecars` line of the Configuration part, with what `auto` means for each driver that says. */
+function nativeSidecarsLine(helps: readonly DriverHelp[]): string {
+  const auto = [...helps.flatMap((h) => (h.nativeSidecarsAuto ? [h.nativeSidecarsAuto] : [])), 'unknown version: classic'].join('; ');
+  const text = `proxy as an init container with restartPolicy: Always; auto: as the mesh decides for --kube-version / KUBE_VERSION (${auto})`;
+  const lines = wrap(text, 68).split('\n');
+  return lines.map((line, i) => `${i === 0 ? '    nativeSidecars: false'.padEnd(38) : ' '.repeat(38)}# ${line}`).join('\n');
+}
+
+const HELP = driverHelp(DRIVERS);
 
 /** `meshinject --help`. */
 export const USAGE = `meshinject ${VERSION}: inject mesh sidecars into Kubernetes workloads, offline (a KRM function)
@@ -47,7 +91,7 @@ ${optionLines()}
 
 Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarInjection):
   spec:
-    mesh: istio                       # the driver: istio | linkerd | osm | fsm | custom
+${HELP.meshLine}
     mode: inject                      # inject | uninject (remove what the driver injected) | check (report only)
     policy: enabled                   # enabled | disabled: default when nothing on the pod decides
     namespaceSelector: {matchLabels: {mesh: "on"}}   # LabelSelector over namespace labels (default: all)
@@ -56,9 +100,7 @@ Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarI
     ignoredNamespaces: [kube-system, kube-public, kube-node-lease, local-path-storage]
     neverInjectSelector: [...]        # LabelSelectors on pod labels: never inject (checked first)
     alwaysInjectSelector: [...]       # LabelSelectors on pod labels: inject even with policy disabled
-    nativeSidecars: false             # proxy as an init container with restartPolicy: Always; auto: as the
-                                      # mesh decides for --kube-version / KUBE_VERSION (Istio >= 1.27: from
-                                      # Kubernetes 1.33; Linkerd: from 1.29; unknown version: classic)
+${HELP.nativeSidecars}
     kindPolicies: {Job: native, CronJob: skip}  # per kind: inject | native (only as native sidecar) | skip
     resultAnnotations: true           # write meshinject.dev/injection on every considered workload
     removeWhenSkipped: false          # uninject a workload that is now skipped but still injected
@@ -66,24 +108,14 @@ Configuration (functionConfig, apiVersion meshinject.dev/v1alpha1, kind SidecarI
     injectedWorkloadAnnotations: {Job: {...}}  # annotations on injected workloads, by kind (opt-in)
     workloadKinds: [{kind: MyApp, apiVersion: example.com/v1, templatePath: spec.podTemplate}]
     check: {requireInjection: [...], forbidOptOut: false}   # rules of mode check / meshinject check
-    istio:
-      revision: ""                    # control-plane revision ("" = default)
-      selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)
-      values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)
-      meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)
-    linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values
-    osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)
-    custom: {templates: {sidecar: "..."}, values: {...}}           # Handlebars templates of your own
-  A plain ConfigMap works for the simple fields (data: {mesh: istio, policy: disabled, ...}).
+${HELP.sections}
+  A plain ConfigMap works for the simple fields (data: {mesh: ${HELP.defaultMesh}, policy: disabled, ...}).
   Several --config files merge in order as Helm values files do: maps merge key by key, lists and
   scalars are replaced, null removes a field; a map against a non-map, or files of different kinds, is
-  an error naming both files. Flags (--default-namespace, --revision, the istioctl file flags) win.
+  an error naming both files. Flags (${HELP.flags}) win.
   Every field: functions/meshinject/README.md, and the JSON Schemas in schemas/.
 
-Per workload: hostNetwork pods and ignored namespaces are never injected; then the namespaceSelector;
-then the driver's own opt-in/opt-out (Istio sidecar.istio.io/inject, Linkerd linkerd.io/inject, OSM
-openservicemesh.io/sidecar-injection, custom meshinject.dev/inject); then neverInjectSelector,
-alwaysInjectSelector and the policy. 'meshinject explain' shows the rules in order for each workload.
+${HELP.decision}
 
 Environment:
   LOG_TO_STDERR=true    print one line per result on stderr (kustomize sets it for container functions)

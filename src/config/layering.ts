@@ -1,6 +1,7 @@
 import { parseAllDocuments } from 'yaml';
 import { findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import type { Json, JsonObject } from '../model.ts';
+import type { SectionOverride } from '../contract/driver.ts';
 import { isJsonObject } from '../json.ts';
 
 /**
@@ -193,22 +194,16 @@ function mergeInto(
 export interface ConfigOverrides {
   /** Namespace for resources without `metadata.namespace`, and where it came from (`--default-namespace`, `ARGOCD_APP_NAMESPACE`). */
   defaultNamespace?: { value: string; from: string };
-  /** `--revision`. */
-  revision?: { value: string; from: string };
-  /** Istio values (`--valuesFile`, `--operatorFileName`'s `spec.values`), as a map. */
-  values?: { value: JsonObject; from: string };
-  /** Istio mesh config (`--meshConfigFile`, `--operatorFileName`'s `spec.meshConfig`), as a map. */
-  meshConfig?: { value: JsonObject; from: string };
-  /** The injector ConfigMap's `config` (`--injectConfigFile`), as text or a map. */
-  injectorConfig?: { value: string | JsonObject; from: string };
+  /** Fields of drivers' sections set by the drivers' flags (`MeshDriver.flags`), each with its section (`spec.<section>`). */
+  sections?: ReadonlyArray<SectionOverride & { section: string }>;
 }
 
 /**
- * The override layers for a base functionConfig of the given kind, one per flag (so a message names the
- * flag). A `ConfigMap` base gets `data` keys (`defaultNamespace`, `istio.revision`, `istio.values` and
- * `istio.meshConfig` as JSON text); anything else gets `SidecarInjection` `spec` fields.
+ * The override layers for a base functionConfig of the given kind, one per override (so a message names the
+ * flag). A `ConfigMap` base gets `data` keys (`defaultNamespace`; a driver's field as `<section>.<field>`, its
+ * value as text or JSON text as the field's `configMap` says); anything else gets `SidecarInjection` `spec` fields.
  *
- * @returns the layers, or a message for an override the base's kind cannot hold (the injector config in a ConfigMap)
+ * @returns the layers, or a message for an override the base's kind cannot hold (a field without a ConfigMap form)
  */
 export function overrideLayers(o: ConfigOverrides, baseKind: unknown): { ok: true; layers: ConfigLayer[] } | { ok: false; message: string } {
   const layers: ConfigLayer[] = [];
@@ -217,12 +212,11 @@ export function overrideLayers(o: ConfigOverrides, baseKind: unknown): { ok: tru
     layers.push({ name: from, override: true, value: configMap ? { data: { [cm![0]]: cm![1] } } : { spec } });
   };
   if (o.defaultNamespace) add(o.defaultNamespace.from, ['defaultNamespace', o.defaultNamespace.value], { defaultNamespace: o.defaultNamespace.value });
-  if (o.revision) add(o.revision.from, ['istio.revision', o.revision.value], { istio: { revision: o.revision.value } });
-  if (o.values) add(o.values.from, ['istio.values', JSON.stringify(o.values.value)], { istio: { values: o.values.value } });
-  if (o.meshConfig) add(o.meshConfig.from, ['istio.meshConfig', JSON.stringify(o.meshConfig.value)], { istio: { meshConfig: o.meshConfig.value } });
-  if (o.injectorConfig) {
-    if (configMap) return { ok: false, message: `${o.injectorConfig.from} needs a SidecarInjection functionConfig (spec.istio.injectorConfig); the functionConfig is a ConfigMap` };
-    add(o.injectorConfig.from, undefined, { istio: { injectorConfig: o.injectorConfig.value } });
+  for (const f of o.sections ?? []) {
+    const key = `${f.section}.${f.field}`;
+    if (configMap && !f.configMap) return { ok: false, message: `${f.from} needs a SidecarInjection functionConfig (spec.${key}); the functionConfig is a ConfigMap` };
+    const text = f.configMap === 'json' ? JSON.stringify(f.value) : String(f.value);
+    add(f.from, [key, text], { [f.section]: { [f.field]: f.value } });
   }
   return { ok: true, layers };
 }

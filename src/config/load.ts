@@ -1,5 +1,5 @@
 import type { LabelSelector } from '../model.ts';
-import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../drivers/driver.ts';
+import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from './types.ts';
@@ -63,7 +63,7 @@ const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION
  * Every problem is reported at once, each with the field path and what is expected. Any other kind is one issue
  * naming the kind and the accepted kinds.
  *
- * Core defaults: mesh istio, policy enabled, defaultNamespace `default`, ignoredNamespaces
+ * Core defaults: mesh = the first of `drivers` (the registry lists Istio first), policy enabled, defaultNamespace `default`, ignoredNamespaces
  * `DEFAULT_IGNORED_NAMESPACES`, nativeSidecars false (offline `istioctl kube-inject` has no nodes to detect),
  * resultAnnotations true, mode inject, removeWhenSkipped false. Each driver section present (`spec.<driver>`, or `<driver>.*` ConfigMap keys) is
  * loaded by its driver, so its problems are reported even when another mesh is selected (with a warning
@@ -305,7 +305,8 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
   const { at, take } = r;
   const warnings: string[] = [];
 
-  const meshName = take(spec.mesh, 'mesh') ?? 'istio';
+  // Without spec.mesh: the registry's first driver (the default mesh, src/drivers/registry.ts).
+  const meshName = take(spec.mesh, 'mesh') ?? drivers[0]?.name ?? '';
   const driver = drivers.find((d) => d.name === meshName);
   if (!driver) {
     r.issues.push({ path: at('mesh'), message: `${at('mesh')}: unknown mesh ${JSON.stringify(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}` });

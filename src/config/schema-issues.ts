@@ -1,11 +1,9 @@
 import type { SchemaError } from './validators.gen.js';
 import { suggest } from '../suggest.ts';
 
-/** One problem in the functionConfig: `path` is a field path such as `spec.istio.revision` or `data.policy`. */
-export interface ConfigIssue {
-  path: string;
-  message: string;
-}
+import type { ConfigIssue } from '../model.ts';
+
+export type { ConfigIssue } from '../model.ts';
 
 /**
  * Turns a JSON Pointer (`/spec/namespaces/0/name`) into a field path (`spec.namespaces[0].name`). Array

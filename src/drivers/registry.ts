@@ -11,7 +11,7 @@ import { kumaDriver } from './kuma/index.ts';
 import { linkerdDriver } from './linkerd/index.ts';
 import { osmDriver } from './osm/index.ts';
 
-/** Every driver, by `spec.mesh` name. */
+/** Every driver, by `spec.mesh` name; the first is the default mesh (`spec.mesh` absent). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
 export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, linkerdDriver, osmDriver, fsmDriver, kumaDriver, customDriver];
 

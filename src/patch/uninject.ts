@@ -6,7 +6,7 @@
  * and Istio's `stripPod`, generalised; what it does not remove is the user's.
  */
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
-import type { ActiveMesh, Inventory, UninjectContext } from '../drivers/driver.ts';
+import type { ActiveMesh, Inventory, UninjectContext } from '../contract/driver.ts';
 import { InjectError } from '../results/errors.ts';
 import { isJsonObject } from '../json.ts';
 import { restoreOriginal } from './status-record.ts';

@@ -11,7 +11,7 @@
  *   (`isSlotSafe`) become placeholder objects. A placeholder prints as a token and throws `NoPlan` on any other
  *   use: a property read, `in`, `Object.keys`, a prototype test, arithmetic. So a template or helper that looks
  *   at a value, rather than copying it, cannot silently see the token instead of the value.
- * - Functions run under their plan rules (Handlebars `./plan-helpers.ts`, Go `./gotemplate/plan-rules.ts`):
+ * - Functions run under their plan rules (Handlebars `./plan-helpers.ts`, Go `./go-plan-rules.ts`):
  *   functions that only copy or select text get tokens and give text with tokens; `trunc n` and `eq name
  *   "literal"` record what the plan assumes (length ≤ n, value ≠ literal); any other function given a
  *   placeholder, or a container holding placeholders, throws `NoPlan`.
@@ -117,28 +117,61 @@ interface Plan {
   readonly cost: Cost;
 }
 
-/** Plan switches: `enabled` (default on; `MESHINJECT_PLANS=0` turns plans off) and `verify` (`MESHINJECT_VERIFY_PLANS=1`). */
+/**
+ * Plan switches: `enabled` (default on; `MESHINJECT_PLANS=0` turns plans off) and `verify`
+ * (`MESHINJECT_VERIFY_PLANS=1`); the CLI reads the environment and passes them in `RunOptions.plans`.
+ */
 export interface PlanSettings {
   enabled: boolean;
   verify: boolean;
 }
 
-const settings: PlanSettings = { enabled: true, verify: false };
-/** Set by the test suite's preload (test/setup), where no CLI runs: verification on in-process too. */
-const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
-
-/** Sets the plan switches for the process (the CLI reads them from the environment). */
-export function configurePlans(s: Partial<PlanSettings>): void {
-  Object.assign(settings, s);
+/** The plan switches of one run (`RunOptions.plans`): unset fields take the defaults (`configurePlans`). */
+export interface RunPlanSettings extends Partial<PlanSettings> {
+  /** Counters of this run's renders (`MESHINJECT_PLAN_STATS=1`: the CLI prints them), added to as it goes. */
+  stats?: PlanStats;
 }
 
+const defaults: PlanSettings = { enabled: true, verify: false };
+/** Set by the test suite's preload (test/setup), where no CLI runs: verification on in-process too. */
+const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
+/** The settings of the run in progress (`withPlanSettings`), if it gave any. */
+let current: RunPlanSettings | undefined;
+
+/** Sets the default plan switches, for runs that do not give theirs (library use and tests; the CLI gives its own). */
+export function configurePlans(s: Partial<PlanSettings>): void {
+  Object.assign(defaults, s);
+}
+
+/** Runs `f` (one run's processing) with its plan settings `s` in force; the previous ones are restored after. */
+export function withPlanSettings<T>(s: RunPlanSettings | undefined, f: () => T): T {
+  const outer = current;
+  current = s;
+  try {
+    return f();
+  } finally {
+    current = outer;
+  }
+}
+
+function enabled(): boolean {
+  return current?.enabled ?? defaults.enabled;
+}
+
+/** Verification is on when the run, the defaults or the test suite's preload asks for it. */
 function verifying(): boolean {
-  return settings.verify || (globalThis as Record<symbol, unknown>)[VERIFY_GLOBAL] === true;
+  return current?.verify === true || defaults.verify || (globalThis as Record<symbol, unknown>)[VERIFY_GLOBAL] === true;
+}
+
+/** Adds one to counter `k` of the process and of the run in progress. */
+function count(k: keyof PlanStats): void {
+  stats[k]++;
+  if (current?.stats) current.stats[k]++;
 }
 
 /**
- * Counters over the process, for `npm run bench` (`MESHINJECT_PLAN_STATS=1` prints them): renders asked for,
- * renders served by a plan, plans recorded, full renders.
+ * Counters, for `npm run bench` (`MESHINJECT_PLAN_STATS=1` prints a run's): renders asked for, renders served by
+ * a plan, plans recorded, full renders. `planStats()` gives the process's; `RunPlanSettings.stats`, a run's.
  */
 export interface PlanStats {
   lookups: number;
@@ -253,8 +286,8 @@ class PlanCache implements Planner {
   }
 
   render(name: string, source: PlanSource, data: Record<string, unknown>): Json {
-    stats.lookups++;
-    if (!settings.enabled) return source.render(data);
+    count('lookups');
+    if (!enabled()) return source.render(data);
     let out: Json | undefined;
     try {
       out = this.planned(name, source, data);
@@ -263,7 +296,7 @@ class PlanCache implements Planner {
       throw e;
     }
     if (out === undefined) {
-      stats.full++;
+      count('full');
       return source.render(data);
     }
     if (verifying()) {
@@ -315,7 +348,7 @@ class PlanCache implements Planner {
       }
       const out = plan ? fromPlan(plan, values) : undefined;
       if (out !== undefined) {
-        stats.hits++;
+        count('hits');
         this.hits++;
       }
       return out;
@@ -328,7 +361,7 @@ class PlanCache implements Planner {
     if (this.plans.size >= MAX_PLANS) this.plans.clear();
     this.plans.set(key, plan);
     if (!plan) return undefined;
-    stats.recorded++;
+    count('recorded');
     this.recorded++;
     return fromPlan(plan, values);
   }

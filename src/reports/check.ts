@@ -1,5 +1,5 @@
-import type { LabelSelector, KrmResult, NamespaceInfo } from '../model.ts';
-import type { WorkloadRecord } from '../pipeline.ts';
+import type { Inventory } from '../contract/driver.ts';
+import type { Decision, LabelSelector, KrmResult, NamespaceInfo, ResourceId } from '../model.ts';
 import { resourceResult } from '../results/result.ts';
 import { formatSelector, matchesSelector, validateSelector } from '../selection/label-selector.ts';
 
@@ -12,10 +12,24 @@ import { formatSelector, matchesSelector, validateSelector } from '../selection/
  * - `unwanted-sidecar`: the config skips it, and it carries a sidecar (meshinject does not remove sidecars);
  * - `injection-required`: it is skipped (for any reason but hostNetwork) in a namespace that
  *   `spec.check.requireInjection` selects;
- * - `opt-out-forbidden`: it opts out on its own (a driver reason ending in `-false`/`-disabled`, e.g. Istio
- *   `label-false`) and `spec.check.forbidOptOut` is true.
+ * - `opt-out-forbidden`: it opts out on its own (a driver reason its driver declares an opt-out,
+ *   `ReasonInfo.optOut`, e.g. a pod label saying "false") and `spec.check.forbidOptOut` is true.
  * Pure: findings are KRM results (tag `meshinject.dev/check`), so kpt shows them and reports read them.
  */
+
+/** A decided workload, as the pipeline records it for `meshinject check` and `explain`. */
+export interface WorkloadRecord {
+  /** `SourceItem.position` of the resource. */
+  position: number;
+  id: ResourceId;
+  /** Effective namespace (`metadata.namespace`, else the default namespace). */
+  namespace: string;
+  decision: Decision;
+  /** What the input's pod template already carried from this mesh (its status annotation), if anything. */
+  previous?: Inventory;
+  /** False when the injection failed (an error result was pushed). */
+  ok: boolean;
+}
 
 /** `spec.check` as validated by the schema. */
 export interface CheckRules {
@@ -46,13 +60,6 @@ export interface CheckOutput {
   fixes: Map<KrmResult, string>;
 }
 
-/** Shared decision reasons that are not the workload opting out. */
-const NOT_OPT_OUT = new Set(['policy-disabled', 'host-network', 'ignored-namespace', 'namespace-not-selected', 'never-inject-selector']);
-
-function isOptOut(reason: string): boolean {
-  return !NOT_OPT_OUT.has(reason) && /(^|-)(false|disabled)$/.test(reason);
-}
-
 /**
  * The check findings of a run.
  *
@@ -61,6 +68,7 @@ function isOptOut(reason: string): boolean {
  *   must have been made with `resultAnnotations` off, so that only pod template changes count
  * @param namespaces the run's namespace table (for `requireInjection`)
  * @param podTemplatePath per workload, its pod template field path from the root (`spec.template`)
+ * @param optOuts the reason codes the driver declares opt-outs (`ReasonInfo.optOut`)
  */
 export function checkWorkloads(
   workloads: ReadonlyArray<WorkloadRecord & { input: number }>,
@@ -69,6 +77,7 @@ export function checkWorkloads(
   rules: CheckRules,
   failOn: FailOn,
   podTemplatePath: (w: WorkloadRecord) => string,
+  optOuts: ReadonlySet<string> = new Set(),
 ): CheckOutput {
   const results: KrmResult[] = [];
   const fixes = new Map<KrmResult, string>();
@@ -98,7 +107,7 @@ export function checkWorkloads(
       const i = rules.requireInjection.findIndex((s) => matchesSelector(s, labels));
       if (i >= 0) {
         add(w, 'injection-required', 'error', `skipped (${d.reason}) in namespace ${w.namespace}, where spec.check.requireInjection[${i}] (${formatSelector(rules.requireInjection[i]!)}) requires injection`);
-      } else if (rules.forbidOptOut && isOptOut(d.reason)) {
+      } else if (rules.forbidOptOut && optOuts.has(d.reason)) {
         add(w, 'opt-out-forbidden', 'error', `it opts out (${d.reason}) and spec.check.forbidOptOut is true`);
       }
     }

@@ -1,5 +1,5 @@
 import type { KrmResult } from '../model.ts';
-import type { WorkloadRecord } from '../pipeline.ts';
+import type { WorkloadRecord } from './check.ts';
 import { locateResult, type LocatedInput } from './locate.ts';
 import { escapeLine } from '../results/escape-line.ts';
 

@@ -13,23 +13,18 @@ import { escapeLine } from '../results/escape-line.ts';
  * - `tableReport`: a plain-text table (one row per workload, then totals), for stderr.
  */
 
-/** Short descriptions of the rule ids, for SARIF `rules` (and their help in the README). */
+/**
+ * Short descriptions of the mesh-neutral rule ids (shared decision reasons, check rules, error classes), for SARIF
+ * `rules`; a driver's own reasons are described by the driver (`Report.reasons`, from `MeshDriver.reasonInfo`).
+ */
 export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'host-network': 'pods on the host network are never injected',
   'ignored-namespace': 'the namespace is in ignoredNamespaces',
   'namespace-not-selected': 'the namespace does not match namespaceSelector',
-  'webhook-not-selected': 'no Istio injection webhook selects the pod',
-  'label-true': 'the pod label sidecar.istio.io/inject is "true"',
-  'label-false': 'the pod label sidecar.istio.io/inject is "false"',
-  'annotation-true': 'the pod annotation sidecar.istio.io/inject is "true"',
-  'annotation-false': 'the pod annotation sidecar.istio.io/inject is "false"',
   'never-inject-selector': 'the pod labels match a neverInjectSelector',
   'always-inject-selector': 'the pod labels match an alwaysInjectSelector',
   'policy-enabled': 'nothing on the pod decides and the policy is enabled',
   'policy-disabled': 'nothing on the pod decides and the policy is disabled',
-  'webhook-namespace-label': 'an Istio webhook selects the namespace label',
-  'webhook-object-label': 'an Istio webhook selects the pod label',
-  'webhook-namespace-default': 'the default Istio webhook selects the namespace',
   'not-injected': 'check: a workload the config selects carries no sidecar',
   'injection-drift': 'check: the injection differs from what the current config produces',
   'unwanted-sidecar': 'check: a workload the config skips carries a sidecar',
@@ -120,7 +115,7 @@ export function sarifReport(report: Report): string {
   const ruleIds = [...new Set(findings.map((f) => f.rule))];
   const rules: Sarif.ReportingDescriptor[] = ruleIds.map((id) => ({
     id,
-    shortDescription: { text: RULE_DESCRIPTIONS[id] ?? id },
+    shortDescription: { text: (Object.hasOwn(RULE_DESCRIPTIONS, id) ? RULE_DESCRIPTIONS[id] : report.reasons && Object.hasOwn(report.reasons, id) ? report.reasons[id]!.description : undefined) ?? id },
   }));
   const results: Sarif.Result[] = findings.map((f) => {
     const r: Sarif.Result = {

@@ -62,6 +62,8 @@ export interface Report {
   workloads: WorkloadReport[];
   /** Findings not about one workload (functionConfig problems and warnings). */
   general: Finding[];
+  /** What the driver's reason codes mean (`MeshDriver.reasonInfo`), when the report was given them. */
+  reasons?: Readonly<Record<string, { description: string }>>;
 }
 
 /**
@@ -96,7 +98,7 @@ function keyOf(r: KrmResult): string {
 export function buildReport(
   results: readonly KrmResult[],
   inputs: readonly LocatedInput[],
-  opts: { mesh: string; command: string; toolVersion: string; fixes?: ReadonlyMap<KrmResult, string> },
+  opts: { mesh: string; command: string; toolVersion: string; fixes?: ReadonlyMap<KrmResult, string>; reasons?: Report['reasons'] },
 ): Report {
   const workloads = new Map<string, WorkloadReport>();
   const general: Finding[] = [];
@@ -116,7 +118,7 @@ export function buildReport(
     applyOutcome(w, r, finding);
     w.findings.push(finding);
   }
-  return { command: opts.command, toolVersion: opts.toolVersion, workloads: [...workloads.values()], general };
+  return { command: opts.command, toolVersion: opts.toolVersion, workloads: [...workloads.values()], general, ...(opts.reasons ? { reasons: opts.reasons } : {}) };
 }
 
 /** A result as a finding: its rule, level, location (`pos` from the CLI's inputs) and the fix text, if any. */

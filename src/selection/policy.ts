@@ -1,6 +1,5 @@
-import type { Config } from '../config/types.ts';
-import type { ActiveMesh } from '../drivers/driver.ts';
-import type { Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate, SharedDecisionReason } from '../model.ts';
+import type { ActiveMesh } from '../contract/driver.ts';
+import type { Config, Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate, SharedDecisionReason } from '../model.ts';
 import { formatSelector, isEmptySelector, matchesSelector } from './label-selector.ts';
 
 /** The reason codes of the shared rules (`SharedDecisionReason`), in decision order. */
@@ -30,7 +29,7 @@ export interface DecideInput {
  * Decides whether one workload's pod template gets a sidecar. Shared rules first, then the driver's, then
  * the shared selectors and policy (first hit wins; every step is recorded in `trace`):
  * 1. `hostNetwork` → no (`host-network`; not intended: a warning, meshes skip such pods), unless the driver
- *    handles host-network pods itself (`MeshDriver.checksHostNetwork`: Linkerd refuses them with an error).
+ *    handles host-network pods itself (trait `hostNetwork: 'driver'`: Linkerd refuses them with an error).
  * 2. namespace in `config.ignoredNamespaces` → no (`ignored-namespace`).
  * 3. `config.namespaceSelector` not matching the namespace labels (plus `kubernetes.io/metadata.name`) → no
  *    (`namespace-not-selected`); an absent selector selects every namespace.
@@ -72,8 +71,9 @@ export function decide(input: DecideInput): Decision {
   const step = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
 
   const hostNetwork = input.podSpec.hostNetwork === true;
-  step('host-network', `spec.hostNetwork is ${hostNetwork}${hostNetwork && input.mesh.checksHostNetwork ? ` (left to the ${input.mesh.name} driver)` : ''}`);
-  if (hostNetwork && !input.mesh.checksHostNetwork) {
+  const driverDecides = input.mesh.traits.hostNetwork === 'driver';
+  step('host-network', `spec.hostNetwork is ${hostNetwork}${hostNetwork && driverDecides ? ` (left to the ${input.mesh.name} driver)` : ''}`);
+  if (hostNetwork && !driverDecides) {
     return done(false, 'host-network', 'spec.hostNetwork is true: pods on the host network are never injected', { intended: false });
   }
   const ignored = config.ignoredNamespaces.includes(namespace);

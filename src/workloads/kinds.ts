@@ -1,9 +1,8 @@
-import type { ExtraWorkloadKind } from '../config/types.ts';
+import type { ExtraWorkloadKind } from '../model.ts';
 
 /**
- * A workload kind and where its pod template (`PodTemplateSpec`: `metadata` + `spec`) lives.
- * `metaPath` is where Istio reads the injection annotations/labels when it differs from the pod
- * template's metadata (CronJob: `spec.jobTemplate.metadata`, Istio `IntoObject`, pkg/kube/inject/inject.go).
+ * A workload kind and where its pod template (`PodTemplateSpec`: `metadata` + `spec`) lives. The table gives no
+ * `metaPath`: a driver whose reading differs sets it (trait `podMetadataPath`, src/contract/driver.ts).
  */
 export interface WorkloadKind {
   kind: string;
@@ -13,10 +12,12 @@ export interface WorkloadKind {
   templatePath: readonly string[];
   /**
    * Where the pod template's labels and annotations are read and written, when not
-   * `[...templatePath, 'metadata']`. Istio reads and writes a CronJob's `spec.jobTemplate.metadata`
-   * (kube-inject `IntoObject`, pkg/kube/inject/inject.go; golden `cronjob.yaml.injected`).
+   * `[...templatePath, 'metadata']`: set by the pipeline from the driver's `podMetadataPath` trait (Istio reads
+   * and writes a CronJob's `spec.jobTemplate.metadata`, kube-inject `IntoObject`, pkg/kube/inject/inject.go).
    */
   metaPath?: readonly string[];
+  /** True for a kind declared in `spec.workloadKinds` (not the built-in table). */
+  declared?: boolean;
   /**
    * A field that, present without a pod template, makes the resource reference another workload's pod
    * template instead of holding one: such a resource is not a workload here and passes through unchanged
@@ -44,13 +45,7 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   { kind: 'ReplicaSet', groups: [], templatePath: ['spec', 'template'] },
   { kind: 'ReplicationController', groups: [], templatePath: ['spec', 'template'] },
   { kind: 'Job', groups: [], templatePath: ['spec', 'template'], runsToCompletion: true },
-  {
-    kind: 'CronJob',
-    groups: [],
-    templatePath: ['spec', 'jobTemplate', 'spec', 'template'],
-    metaPath: ['spec', 'jobTemplate', 'metadata'],
-    runsToCompletion: true,
-  },
+  { kind: 'CronJob', groups: [], templatePath: ['spec', 'jobTemplate', 'spec', 'template'], runsToCompletion: true },
   { kind: 'DeploymentConfig', groups: [], templatePath: ['spec', 'template'] },
   { kind: 'Rollout', groups: ['argoproj.io'], templatePath: ['spec', 'template'], referencePath: ['spec', 'workloadRef'] },
   { kind: 'PodTemplate', groups: [], templatePath: ['template'] },
@@ -73,7 +68,7 @@ export function lookupWorkloadKind(
 ): WorkloadKind | undefined {
   for (const e of extra) {
     if (e.kind === kind && (e.apiVersion === undefined || e.apiVersion === apiVersion)) {
-      return { kind, groups: [], templatePath: e.templatePath };
+      return { kind, groups: [], templatePath: e.templatePath, declared: true };
     }
   }
   const group = groupOf(apiVersion);

@@ -6,18 +6,33 @@
  * status (`./inject.ts`); uninject is the generic removal of what `meshinject.dev/custom-status` records, once
  * that record is checked against what its templates add (`./uninject.ts`).
  */
-import type { MeshDriver } from '../driver.ts';
+import { defineDriver, type MeshDriver } from '../driver.ts';
+import type { WorkloadKind } from '../../workloads/kinds.ts';
 import { loadCustomConfig, templatesFromPackage, type CustomSettings } from './config.ts';
-import { CUSTOM_REASONS, decideCustom } from './decide.ts';
+import { CUSTOM_REASON_INFO, CUSTOM_REASONS, decideCustom } from './decide.ts';
 import { customInventory, injectCustomPod } from './inject.ts';
 import { uninjectCustom } from './uninject.ts';
 
 export type { CustomSettings } from './config.ts';
 
+/**
+ * The custom driver reads and writes a built-in CronJob's labels and annotations at `spec.jobTemplate.metadata`
+ * (as `istioctl kube-inject` does, and as this driver always has).
+ */
+function jobTemplateMetadata(kind: WorkloadKind): readonly string[] | undefined {
+  return kind.kind === 'CronJob' && !kind.declared ? ['spec', 'jobTemplate', 'metadata'] : undefined;
+}
+
 /** The `custom` mesh driver. `inject` throws `InjectError` for template failures and fragments that would change the pod. */
-export const customDriver: MeshDriver<CustomSettings> = {
+export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSettings>({
   name: 'custom',
   reasons: CUSTOM_REASONS,
+  reasonInfo: CUSTOM_REASON_INFO,
+  help: { config: 'custom: {templates: {sidecar: "..."}, values: {...}}           # Handlebars templates of your own', optIn: 'custom meshinject.dev/inject' },
+  traits: {
+    podMetadataPath: jobTemplateMetadata,
+    otherReadingNote: (path, inject, detail) => `istioctl kube-inject reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`,
+  },
   loadConfig: loadCustomConfig,
   decide: decideCustom,
   inject(req) {
@@ -27,4 +42,4 @@ export const customDriver: MeshDriver<CustomSettings> = {
   inventory: customInventory,
   uninject: uninjectCustom,
   fromInput: (settings, configMaps) => ({ settings: settings.templateConfigMaps.length === 0 ? settings : templatesFromPackage(settings, configMaps()), notes: [] }),
-};
+});

@@ -4,7 +4,8 @@
  * highest-precedence source that has it (`./template-sources.ts`), the built-in Handlebars ports last.
  */
 import { InjectError } from '../../results/errors.ts';
-import { TemplateExecError } from '../../render/gotemplate/index.ts';
+import { TemplateExecError, withHooks } from '../../render/gotemplate/index.ts';
+import { GO_PLAN_HOOKS } from '../../render/go-plan-rules.ts';
 import type { IstioSettings } from './config.ts';
 import { sidecarTemplateFields, sidecarTemplateValue } from './go-model.ts';
 import { createPlanner, planSources, type PlanSource } from '../../render/plans.ts';
@@ -86,7 +87,7 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
 }
 
 /**
- * Sidecar plans of Go templates (`src/render/plans.ts`, `src/render/gotemplate/plan-rules.ts`): the workload's
+ * Sidecar plans of Go templates (`src/render/plans.ts`, `src/render/go-plan-rules.ts`): the workload's
  * names and the pod's metadata and spec may hold placeholders; values and mesh config are one object per run.
  */
 const goPlanner = createPlanner({ slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec'], identityRoots: ['MeshConfig', 'Values'] });
@@ -97,7 +98,8 @@ function goSource(name: string, template: GoTemplate): PlanSource {
   const run = (fields: Record<string, unknown>, planned: boolean): Json => {
     let text: string;
     try {
-      text = template.execute(sidecarTemplateValue(fields));
+      // A planned render builds its data and executes under the plans' call hooks (placeholders in the data).
+      text = planned ? withHooks(GO_PLAN_HOOKS, () => template.execute(sidecarTemplateValue(fields))) : template.execute(sidecarTemplateValue(fields));
     } catch (e) {
       if (e instanceof TemplateExecError && !planned) throw new InjectError(e.message, { code: 'TEMPLATE' });
       throw e;

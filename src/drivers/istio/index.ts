@@ -6,7 +6,8 @@
  * (`./uninject.ts`). Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
 import type { JsonObject } from '../../model.ts';
-import type { MeshDriver } from '../driver.ts';
+import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
+import type { WorkloadKind } from '../../workloads/kinds.ts';
 import { loadIstioConfig, type IstioSettings } from './config.ts';
 import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
@@ -15,13 +16,57 @@ import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untruste
 import { recordedIstioKey, uninjectIstio } from './uninject.ts';
 import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
+import { ISTIO_FLAGS } from './flags.ts';
 
 export type { IstioSettings } from './config.ts';
 
+/** The reasons of Istio's decision (`./decide.ts`, `./webhook.ts`). */
+export const ISTIO_REASONS: Readonly<Record<string, ReasonInfo>> = {
+  'label-true': { description: 'the pod label sidecar.istio.io/inject is "true"' },
+  'label-false': { description: 'the pod label sidecar.istio.io/inject is "false"', optOut: true },
+  'annotation-true': { description: 'the pod annotation sidecar.istio.io/inject is "true"' },
+  'annotation-false': { description: 'the pod annotation sidecar.istio.io/inject is "false"', optOut: true },
+  'webhook-not-selected': { description: 'no Istio injection webhook selects the pod' },
+  'webhook-namespace-label': { description: 'an Istio webhook selects the namespace label' },
+  'webhook-object-label': { description: 'an Istio webhook selects the pod label' },
+  'webhook-namespace-default': { description: 'the default Istio webhook selects the namespace' },
+};
+
+/** Where `istioctl kube-inject` reads and writes a CronJob's pod metadata (`IntoObject`, pkg/kube/inject/inject.go). */
+const CRONJOB_POD_METADATA: readonly string[] = ['spec', 'jobTemplate', 'metadata'];
+
+/**
+ * `istioctl kube-inject`'s reading of a built-in CronJob: labels and annotations of `spec.jobTemplate.metadata`
+ * (golden `cronjob.yaml.injected`); a kind declared in `spec.workloadKinds` is read on its pod template.
+ */
+export function kubeInjectPodMetadata(kind: WorkloadKind): readonly string[] | undefined {
+  return kind.kind === 'CronJob' && !kind.declared ? CRONJOB_POD_METADATA : undefined;
+}
+
+/** The decision note where kube-inject's reading would decide otherwise than the webhook's. */
+export function kubeInjectNote(path: string, wouldInject: boolean, detail: string): string {
+  return `istioctl kube-inject reads ${path} instead and would ${wouldInject ? 'inject' : 'skip'} it: ${detail}`;
+}
+
 /** The `istio` mesh driver. `inject` throws `InjectError` for invalid annotations and template failures. */
-export const istioDriver: MeshDriver<IstioSettings> = {
+export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings>({
   name: 'istio',
-  reasons: ['label-true', 'label-false', 'annotation-true', 'annotation-false', 'webhook-not-selected', 'webhook-namespace-label', 'webhook-object-label', 'webhook-namespace-default'],
+  reasons: Object.keys(ISTIO_REASONS),
+  reasonInfo: ISTIO_REASONS,
+  traits: { podMetadataPath: kubeInjectPodMetadata, otherReadingNote: kubeInjectNote },
+  flags: ISTIO_FLAGS,
+  help: {
+    config: [
+      'istio:',
+      '  revision: ""                    # control-plane revision ("" = default)',
+      '  selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)',
+      "  values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)",
+      "  meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)",
+    ].join('\n'),
+    optIn: 'Istio sidecar.istio.io/inject',
+    flags: '--revision, the istioctl file flags',
+    nativeSidecarsAuto: 'Istio >= 1.27: from Kubernetes 1.33',
+  },
   loadConfig: loadIstioConfig,
   fromInput: withInjectorConfigMap,
   decide: decideIstio,
@@ -54,4 +99,4 @@ export const istioDriver: MeshDriver<IstioSettings> = {
   recordKeys: recordedIstioKey,
   recordsProbePorts: true,
   nativeSidecarsAuto: istioNativeSidecarsAuto,
-};
+});

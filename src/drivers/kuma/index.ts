@@ -11,9 +11,9 @@
  * - `./input.ts`: the cluster's ConfigMaps (kuma-cp's configuration, the transparent proxy's) found in the input;
  * - `./inventory.ts`, `./uninject.ts`: what an injection left, read from Kuma's markers, and how it is undone.
  */
-import type { MeshDriver } from '../driver.ts';
+import { defineDriver, type DriverHelp, type DriverTraits, type MeshDriver } from '../driver.ts';
 import { loadKumaConfig, type KumaSettings } from './config.ts';
-import { decideKuma, KUMA_REASONS } from './decide.ts';
+import { decideKuma, KUMA_REASON_INFO, KUMA_REASONS } from './decide.ts';
 import { injectKuma } from './inject.ts';
 import { withKumaConfigMaps } from './input.ts';
 import { kumaInventory } from './inventory.ts';
@@ -23,30 +23,28 @@ export type { KumaSettings } from './config.ts';
 export { KUMA_REASON_INFO, KUMA_REASONS } from './decide.ts';
 
 /**
- * The driver's traits as one object (the contract's flags today: `ownPodMetadata` true, as Kuma's webhook
- * mutates Pods; `checksHostNetwork` false, the shared skip applies).
+ * The driver's traits (`MeshDriver.traits`): every default. Kuma's webhook mutates Pods, so the driver reads and
+ * writes the pod template's own metadata for every kind; a `hostNetwork` pod gets the shared skip.
  */
-export const KUMA_TRAITS = { ownPodMetadata: true, checksHostNetwork: false } as const;
+export const KUMA_TRAITS: DriverTraits = {};
 
 /** Kuma's lines for `meshinject --help`: its config section and its opt-in key. Kuma adds no CLI flags. */
-export const KUMA_HELP = {
+export const KUMA_HELP: DriverHelp = {
   config: 'kuma: {controlPlaneConfig: "...", controlPlane: {url, caCert}, meshes: {default: {}}}   # kuma-cp config pasted as is',
   optIn: 'Kuma kuma.io/sidecar-injection (label)',
-  flags: [] as const,
-} as const;
+};
 
-/**
- * The `kuma` mesh driver. Kuma's webhook mutates Pods, so it reads and writes the pod template's own
- * metadata for every kind (`ownPodMetadata`); a `hostNetwork` pod gets the shared skip.
- */
-export const kumaDriver: MeshDriver<KumaSettings> = {
+/** The `kuma` mesh driver: its reasons with their descriptions and opt-outs (`KUMA_REASON_INFO`), default traits. */
+export const kumaDriver: MeshDriver<KumaSettings> = defineDriver<KumaSettings>({
   name: 'kuma',
   reasons: KUMA_REASONS,
+  reasonInfo: KUMA_REASON_INFO,
+  traits: KUMA_TRAITS,
+  help: KUMA_HELP,
   loadConfig: loadKumaConfig,
   fromInput: withKumaConfigMaps,
   decide: decideKuma,
   inject: injectKuma,
   inventory: kumaInventory,
   uninject: uninjectKuma,
-  ownPodMetadata: KUMA_TRAITS.ownPodMetadata,
-};
+});

@@ -5,7 +5,7 @@
  * Service objects as the CLI does (`./objects.ts`), and reads back what Linkerd put into a pod from Linkerd's
  * own markers (`./inventory.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
  */
-import type { MeshDriver } from '../driver.ts';
+import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
 import { linkerdNativeSidecarsAuto, loadLinkerdConfig, type LinkerdSettings } from './config.ts';
 import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';
@@ -15,18 +15,28 @@ import { recordedLinkerdKey, uninjectLinkerd } from './uninject.ts';
 
 export type { LinkerdSettings } from './config.ts';
 
+/** The reasons of Linkerd's decision (`./decide.ts`): the `linkerd.io/inject` annotation of the pod or its namespace. */
+export const LINKERD_REASONS: Readonly<Record<string, ReasonInfo>> = {
+  'pod-annotation-enabled': { description: 'the pod annotation linkerd.io/inject is "enabled"' },
+  'pod-annotation-ingress': { description: 'the pod annotation linkerd.io/inject is "ingress" (injected in ingress mode)' },
+  'pod-annotation-disabled': { description: 'the pod annotation linkerd.io/inject is "disabled"', optOut: true },
+  'namespace-annotation-enabled': { description: 'the namespace annotation linkerd.io/inject is "enabled"' },
+  'namespace-annotation-ingress': { description: 'the namespace annotation linkerd.io/inject is "ingress" (injected in ingress mode)' },
+  'namespace-annotation-disabled': { description: 'the namespace annotation linkerd.io/inject is "disabled"', optOut: true },
+};
+
 /**
  * The `linkerd` mesh driver. `inject` throws `InjectError` for Linkerd's refusals (host network, another
  * sidecar, no service account token, an unsupported kind, a control-plane component without `manual`).
  * Uninject is the generic removal of the inventory plus `./uninject.ts` (the override annotations this
  * configuration writes).
  */
-export const linkerdDriver: MeshDriver<LinkerdSettings> = {
+export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSettings>({
   name: 'linkerd',
-  reasons: [
-    'pod-annotation-enabled', 'pod-annotation-ingress', 'pod-annotation-disabled',
-    'namespace-annotation-enabled', 'namespace-annotation-ingress', 'namespace-annotation-disabled',
-  ],
+  reasons: Object.keys(LINKERD_REASONS),
+  reasonInfo: LINKERD_REASONS,
+  traits: { hostNetwork: 'driver' }, // Linkerd refuses host-network pods with an error (./inject.ts)
+  help: { config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject', nativeSidecarsAuto: 'Linkerd: from 1.29' },
   loadConfig: loadLinkerdConfig,
   decide: decideLinkerd,
   inject(req) {
@@ -38,10 +48,8 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = {
   recordKeys: recordedLinkerdKey,
   annotateResource: annotateLinkerdResource,
   resourceInventory: linkerdResourceInventory,
-  ownPodMetadata: true,
-  checksHostNetwork: true,
   nativeSidecarsAuto: linkerdNativeSidecarsAuto,
-};
+});
 
 /** `linkerd, manual, proxy edge-26.8.3` / `linkerd, annotations only`. */
 function summary(s: LinkerdSettings): string {

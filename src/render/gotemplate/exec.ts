@@ -10,8 +10,7 @@
 import type { ArgNode, BranchNode, CommandNode, ListNode, Node, NumberNode, PipeNode, TemplateNode, Tree } from './ast.ts';
 import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
-import { NoPlan, holdsPlan, isRecording, noPlanFor } from '../plan-values.ts';
-import { plannedCall } from './plan-rules.ts';
+import { activeHooks } from './hooks.ts';
 import { sprint } from './fmt.ts';
 import { BudgetExceeded, checkBuild, metered, spendOutput, spendSteps } from '../budget.ts';
 import {
@@ -170,7 +169,8 @@ export function compileSet(trees: Map<string, Tree>, funcs: FuncMap): CompiledSe
 }
 
 /**
- * Executes template `name` of `set` with `data` as dot.
+ * Executes template `name` of `set` with `data` as dot (the hooks made active by `withHooks`, `./hooks.ts`,
+ * see its calls).
  * @throws TemplateExecError with Go's message (also for exceeded limits, naming the template).
  */
 export function execute(set: CompiledSet, name: string, data: Value, limits: ExecLimits = DEFAULT_LIMITS): string {
@@ -420,10 +420,10 @@ class Compiler {
       const args = argNodes.map((a, i) => validateType(s, tree, a, (argEvals[i] as Eval)(s, dot), method.params[i] as GoType));
       if (final !== MISSING) args.push(validateType(s, tree, n, final, method.params[want - 1] as GoType));
       try {
-        if (isRecording() && (holdsPlan(r.v) || args.some((a) => holdsPlan(a.v)))) throw noPlanFor([r.v, ...args.map((a) => a.v)], `calls method ${name} on`);
+        activeHooks()?.beforeMethod(name, r.v, args.map((a) => a.v));
         return method.call(isNil ? null : r.v, args);
       } catch (e) {
-        if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
+        if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
         s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
     }
@@ -553,9 +553,10 @@ class Compiler {
       s.step(tree, n);
       let out: Value;
       try {
-        out = isRecording() ? plannedCall(name, f.fn, argv, f.plan) : f.fn(...argv);
+        const hooks = activeHooks();
+        out = hooks ? hooks.call(name, f.fn, argv, f.plan) : f.fn(...argv);
       } catch (e) {
-        if (e instanceof TemplateExecError || e instanceof NoPlan) throw e;
+        if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
         if (e instanceof BudgetExceeded) return s.fail(tree, n, `execution stopped: ${e.message}`);
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
@@ -667,7 +668,7 @@ function printValue(s: State, tree: Tree, n: Node, v0: Value): void {
   try {
     text = sprint([v]);
   } catch (e) {
-    if (e instanceof NoPlan) throw e;
+    if (activeHooks()?.passes(e)) throw e;
     s.fail(tree, n, (e as Error).message);
   }
   s.write(tree, n, text);

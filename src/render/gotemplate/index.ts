@@ -11,6 +11,7 @@ import type { Value } from './value.ts';
 
 export { TemplateExecError, type ExecLimits, type FuncMap, DEFAULT_LIMITS } from './exec.ts';
 export { TemplateParseError } from './parse.ts';
+export { withHooks, type CallHooks } from './hooks.ts';
 
 /** A parsed and compiled template with its `{{define}}`d associates. */
 export class GoTemplate {

@@ -17,7 +17,7 @@
  * `NO_VALUE` is Go's invalid `reflect.Value` (a missing map key, an untyped nil).
  */
 
-import { planText } from '../plan-values.ts';
+import { activeHooks } from './hooks.ts';
 
 export type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'slice' | 'map' | 'struct' | 'ptr' | 'interface' | 'func';
 
@@ -184,8 +184,8 @@ export function typed(t: GoType, raw: unknown): Value {
 
 /** The dynamic value inside an `interface {}` holding `raw` (a boxed Value or decoded JSON). */
 export function dynamic(raw: unknown): Value {
-  const plan = planText(raw);
-  if (plan) return new Value(plan.numeric ? FLOAT64 : STRING, raw);
+  const kind = activeHooks()?.kindOf(raw);
+  if (kind) return new Value(kind === 'float64' ? FLOAT64 : STRING, raw);
   if (raw instanceof Value) return raw;
   switch (typeof raw) {
     case 'string':

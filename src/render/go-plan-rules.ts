@@ -1,6 +1,7 @@
 /**
- * The Go template engine's side of sidecar plans (`../plans.ts`): how a function call treats placeholders during a
- * planned render. The rules mirror the Handlebars ones (`../plan-helpers.ts`) on Go values:
+ * Sidecar plans (`./plans.ts`) for the Go template engine: how a function call treats placeholders during a
+ * planned render, given to the engine as its call hooks (`GO_PLAN_HOOKS`; the engine does not import the plans).
+ * The rules mirror the Handlebars ones (`./plan-helpers.ts`) on Go values:
  * - `copy`: the function copies, quotes, joins or selects text by emptiness: it gets token text, its text result is
  *   mapped back to plan text (a number placeholder cannot be copied: Go formats numbers its own way);
  * - `writes`: the function writes data out as text (`toJSON`, `toYaml`): it gets the data with tokens;
@@ -9,8 +10,9 @@
  * - a function: `trunc`, `trimSuffix`, `trimPrefix`, `eq`, `ne` record what the plan assumed;
  * - no rule: plan data among the arguments throws `NoPlan` naming it (those paths join the key).
  */
-import { asTokens, assumeDiffer, deepTokens, fromTokens, holdsPlan, noPlanFor, planText, recordMaxLength } from '../plan-values.ts';
-import { FALSE, STRING, TRUE, Value } from './value.ts';
+import { asTokens, assumeDiffer, deepTokens, fromTokens, holdsPlan, NoPlan, noPlanFor, planText, recordMaxLength } from './plan-values.ts';
+import type { CallHooks } from './gotemplate/hooks.ts';
+import { FALSE, STRING, TRUE, Value } from './gotemplate/value.ts';
 
 /** A Go function's plan rule; `real` is the function itself. */
 export type GoPlanRule = 'copy' | 'writes' | 'inspect' | ((a: Value[], real: (...a: Value[]) => Value) => Value);
@@ -89,3 +91,20 @@ export function plannedCall(name: string, fn: (...a: Value[]) => Value, argv: Va
   if (rule) return rule(argv, fn);
   throw noPlanFor(argv.map((a) => a.v), `passes to "${name}"`);
 }
+
+/**
+ * The call hooks of a planned Go render (`withHooks(GO_PLAN_HOOKS, ...)` around building its data and executing
+ * it): functions run under their plan rules (`plannedCall`), a method given plan data stops the plan, `NoPlan`
+ * passes through the engine, and placeholders are strings or numbers to Go.
+ */
+export const GO_PLAN_HOOKS: CallHooks = {
+  call: plannedCall,
+  beforeMethod(name, receiver, args) {
+    if (holdsPlan(receiver) || args.some((a) => holdsPlan(a))) throw noPlanFor([receiver, ...args], `calls method ${name} on`);
+  },
+  passes: (e) => e instanceof NoPlan,
+  kindOf(raw) {
+    const plan = planText(raw);
+    return plan ? (plan.numeric ? 'float64' : 'string') : undefined;
+  },
+};

@@ -1,0 +1,432 @@
+/**
+ * The sidecar driver interface: everything mesh-specific sits behind it (OSM's "sidecar class" model,
+ * `pkg/injector/driver` `Driver.Patch` + `Register`/`InstallDriver`; peers.md §2.2; driver-model.md). The
+ * core (reading and writing, workload kinds, namespace selection, never/always selectors, policy, results)
+ * never names a mesh; a driver folder never reaches into another driver.
+ */
+import type { WorkloadKind } from '../workloads/kinds.ts';
+import type { Config, ConfigIssue, DecisionReason, DecisionStep, Json, JsonObject, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
+
+/** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
+export interface WorkloadRef {
+  apiVersion: string;
+  kind: string;
+  /** `metadata.name` of the workload (for a Pod: the pod name, possibly empty when only generateName is set). */
+  name: string;
+  /** Effective namespace: `metadata.namespace`, else the default namespace. */
+  namespace: string;
+  /** True when `metadata.namespace` was absent and the namespace is the configured default. */
+  namespaceDefaulted: boolean;
+}
+
+/**
+ * What the config loader hands a driver for its section `spec.<name>` (or the `<name>.*` keys of the
+ * ConfigMap form, collected into an object of strings).
+ */
+export interface DriverConfigInput {
+  /** The raw section, already checked against the driver's `configSchema` (fields with schema issues removed). */
+  raw: Record<string, unknown>;
+  /** Field path of the section for messages: `spec.istio`, or `data` for the ConfigMap form. */
+  path: string;
+  /** True for the ConfigMap form: every value is a string (`"true"`, `"a,b"`) and must be converted. */
+  fromConfigMap: boolean;
+  /**
+   * The shared decision settings as the user wrote them (undefined when not set), for drivers whose own
+   * configuration can also carry them (Istio's values: `global.proxy.autoInject`, `sidecarInjectorWebhook.*`).
+   */
+  explicit: {
+    policy?: 'enabled' | 'disabled';
+    neverInjectSelector?: LabelSelector[];
+    alwaysInjectSelector?: LabelSelector[];
+    /** `spec.nativeSidecars` (Linkerd's values carry their own default, `proxy.nativeSidecar`). */
+    nativeSidecars?: boolean;
+  };
+}
+
+/** What a driver's `loadConfig` returns: its typed settings, or the problems found (every one, at once). */
+export interface DriverConfigResult<S> {
+  settings: S;
+  issues: ConfigIssue[];
+  warnings: string[];
+  /**
+   * Shared decision settings the driver's configuration resolved when the user did not set them explicitly
+   * (e.g. Istio `global.proxy.autoInject` → policy). Explicit settings always win.
+   */
+  resolved?: DriverConfigInput['explicit'];
+}
+
+/** Everything a driver's decision may read for one workload. */
+export interface DriverDecideInput<S> {
+  /** `metadata` of the pod template as the cluster's admission webhook sees it (the pod's own metadata). */
+  podMeta: PodTemplate['metadata'];
+  /** Effective namespace and what is known of it (undefined when it is neither in the input nor in config). */
+  namespace: string;
+  namespaceInfo?: NamespaceInfo;
+  /** Namespace labels as a webhook sees them: the known labels plus `kubernetes.io/metadata.name`. */
+  namespaceLabels: Record<string, string>;
+  /** `spec.hostNetwork === true` of the pod template. */
+  hostNetwork: boolean;
+  /** `spec` of the pod template (read-only; e.g. Linkerd's refusals look at `automountServiceAccountToken`). */
+  podSpec: PodTemplate['spec'];
+  config: Config;
+  settings: S;
+}
+
+/** A verdict of a driver's own opt-in/opt-out rules. */
+export interface DriverVerdict {
+  inject: boolean;
+  reason: DecisionReason;
+  detail: string;
+  /** False when the skip is not what the user asked for (shown as a warning); default true. */
+  intended?: boolean;
+  /**
+   * True when the verdict rests on the namespace's labels or annotations (a namespace opt-in/opt-out, a
+   * webhook's namespaceSelector): when those are unknown, the skip becomes a warning and the run reports the
+   * unknown namespace once.
+   */
+  namespaceBased?: boolean;
+}
+
+/**
+ * The outcome of a driver's decision step. `verdict` decides (explicit pod or namespace opt-in/opt-out,
+ * or a mesh-level gate such as Istio's webhook routing or OSM's `monitored-by`); without it the shared
+ * never/always selectors and the default policy decide, and `routedBy` (when set) replaces the reason of a
+ * `policy-enabled` outcome (Istio: the webhook that selected the pod is the real reason).
+ */
+export interface DriverDecision {
+  verdict?: DriverVerdict;
+  routedBy?: { reason: DecisionReason; detail: string };
+  /** What the driver looked at when nothing decided, e.g. `no sidecar.istio.io/inject label or annotation decides`. */
+  undecided?: string;
+  /**
+   * The workload's default in place of `config.policy`, after the shared never/always selectors (Linkerd: the
+   * namespace's `linkerd.io/inject` annotation, a namespace-wide default that a pod's own annotation or a
+   * selector overrides).
+   */
+  defaultPolicy?: { inject: boolean; reason: DecisionReason; detail: string };
+  warnings: string[];
+  trace: DecisionStep[];
+}
+
+/** Input of one injection: a pod template plus everything a driver may read. */
+export interface InjectRequest<S = unknown> {
+  /** The pod template as found in the input; a private deep copy the driver may mutate. */
+  pod: PodTemplate;
+  workload: WorkloadRef;
+  /** The workload's namespace, when known (a `Namespace` object in the list or `spec.namespaces`). */
+  namespace?: NamespaceInfo;
+  config: Config;
+  settings: S;
+}
+
+/** Output of one injection. */
+export interface InjectResponse {
+  /** The complete injected pod template. */
+  pod: PodTemplate;
+  /** Short description for results and the result annotation, e.g. `istio, revision default`. */
+  summary: string;
+  /** Non-fatal findings (e.g. Istio's `dnsPolicy` precondition). */
+  warnings: string[];
+}
+
+/**
+ * What a driver injected into a pod template, as its status annotation records it: the names of the
+ * containers, init containers, volumes and image pull secrets it added, and the annotation that records
+ * it. Used to warn about (or remove) a sidecar on a workload that is now skipped, and by uninject.
+ */
+export interface Inventory {
+  /** The status annotation that records the injection, e.g. `sidecar.istio.io/status`. */
+  statusAnnotation: string;
+  containers: string[];
+  initContainers: string[];
+  volumes: string[];
+  imagePullSecrets: string[];
+  /** Pod annotation keys the injection added (the status annotation itself included), when the driver knows them. */
+  annotations?: string[];
+  /** Pod label keys the injection added, when the driver knows them. */
+  labels?: string[];
+  /**
+   * Driver-private record read from the status annotation (e.g. the original probes, or annotation values
+   * the injection overwrote), handed back to the driver's `uninject`, which runs after the generic removal
+   * has taken the status annotation away.
+   */
+  detail?: JsonObject;
+}
+
+/** A resource that is not a workload, as `MeshDriver.annotateResource` sees it. */
+export interface ResourceMeta {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  /** `metadata.namespace`, or `''` when absent. */
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** Annotations a driver adds to a resource that is not a workload, and a description for its result. */
+export interface ObjectAnnotation {
+  annotations: Record<string, string>;
+  /** e.g. `linkerd.io/inject for the workloads of namespace shop`. */
+  summary: string;
+}
+
+/**
+ * A mesh driver ("sidecar class"). Every method is pure. `S` is the driver's typed settings, produced by
+ * `loadConfig` from `spec.<name>` and handed back to `decide` and `inject`.
+ */
+export interface MeshDriver<S = unknown> {
+  /** `spec.mesh` value selecting the driver, and the key of its config section (`spec.<name>`). */
+  readonly name: string;
+  /**
+   * Every reason code the driver's `decide` can return (kebab-case, stable: results, CI reports and
+   * `explain` use them as rule ids). The golden tests check each appears in a golden case.
+   */
+  readonly reasons: readonly string[];
+  /**
+   * What each of `reasons` means, as data: its description (SARIF rule descriptions, reports) and whether it is
+   * the workload (or its namespace) opting out on its own (`spec.check.forbidOptOut` fails those). A reason
+   * without an entry is shown by its code and is not an opt-out.
+   */
+  readonly reasonInfo?: Readonly<Record<string, ReasonInfo>>;
+  /** How the driver differs from the defaults of the shared steps (see `DriverTraits`); absent: every default. */
+  readonly traits?: DriverTraits;
+  /** Command-line flags of the driver and the fields of its section they set (the CLI builds its parser from them). */
+  readonly flags?: DriverFlags;
+  /** The driver's lines in `meshinject --help`. */
+  readonly help?: DriverHelp;
+  /**
+   * Read-only views of `traits` that `defineDriver` fills in (the shared steps read `traits`): true when the
+   * driver reads the pod template's own metadata for every kind (no `podMetadataPath`), and when it decides on
+   * `hostNetwork` pods itself (`hostNetwork: 'driver'`).
+   */
+  readonly ownPodMetadata?: boolean;
+  readonly checksHostNetwork?: boolean;
+  /** Validates and defaults the driver's config section (schema fragment: `src/drivers/<name>/config.schema.json`). */
+  loadConfig(input: DriverConfigInput): DriverConfigResult<S>;
+  /**
+   * The driver's own opt-in/opt-out rules, after the shared namespace rules and before the shared
+   * never/always selectors and policy. Throws `InjectError` for a value the mesh would refuse (an error result).
+   */
+  decide(input: DriverDecideInput<S>): DriverDecision;
+  /** Injects the sidecar. Throws `InjectError` (invalid annotation, template failure): an error result. */
+  inject(req: InjectRequest<S>): InjectResponse;
+  /**
+   * What this driver injected into the pod template (from its status annotation), or undefined if nothing.
+   * Throws `InjectError` (naming the annotation and the item) when the record lists something that does not
+   * look injected, e.g. the user's own container: the record is not taken on trust (an error result).
+   */
+  inventory(pod: PodTemplate): Inventory | undefined;
+  /**
+   * Optional: removes what the generic removal of the inventory (containers, init containers, volumes,
+   * image pull secrets, annotations, labels) cannot, e.g. changes to app containers or probes the injection
+   * made. Called by uninject (src/patch/uninject.ts) with the pod after the generic removal; `context.injected`
+   * is the pod before it (the removed sidecar's env may hold what the injection replaced). Pure. Throws
+   * `InjectError` when the injection cannot be undone faithfully (an error result; the workload is unchanged).
+   */
+  uninject?(pod: PodTemplate, inventory: Inventory, settings: S, context: UninjectContext): PodTemplate;
+  /**
+   * Optional: completes the settings from the input's ConfigMaps, once per run before any workload: files of a
+   * kpt package arrive only as resources (the custom driver's templates in local-config ConfigMaps), and an
+   * input may hold the mesh's own configuration (Istio's `istio-sidecar-injector` ConfigMap). `configMaps`
+   * composes the input's ConfigMaps on first call only. Pure; `notes` become info results of the run.
+   * @throws MeshInjectError (BAD_CONFIG) naming the missing or invalid resource: the run fails with that error
+   */
+  fromInput?(settings: S, configMaps: () => readonly JsonObject[]): { settings: S; notes: string[] };
+  /**
+   * Optional: annotations for a resource that is not a workload (Linkerd: `Namespace` and `Service`, as
+   * `linkerd inject` annotates them), or undefined to leave it alone. Pure; existing keys are the driver's to keep.
+   */
+  annotateResource?(resource: ResourceMeta, config: Config, settings: S): ObjectAnnotation | undefined;
+  /**
+   * Optional: the annotation and label keys this mesh put on a resource that is not a workload (the
+   * counterpart of `annotateResource`, for uninject), or undefined when there are none.
+   */
+  resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  /**
+   * Optional: true for a pod-template label or annotation key this driver's injection may write (set, or
+   * keep when present) and its uninject may remove. The shared status record (`../patch/status-record.ts`) keeps the
+   * value such a key had before the injection, so that uninject puts the user's value back instead of
+   * removing it. Drivers whose own record keeps previous values need none. Pure.
+   */
+  recordKeys?(kind: 'labels' | 'annotations', key: string, settings: S): boolean;
+  /**
+   * True when the injection rewrites app probes and the mesh's own record keeps the port number a named
+   * probe port (`port: http`) resolved to, not the name (Istio's `ISTIO_KUBE_APP_PROBERS`): the shared status
+   * record then keeps the name. Default false.
+   */
+  readonly recordsProbePorts?: boolean;
+  /**
+   * Optional, for drivers that support native sidecars: what `spec.nativeSidecars: auto` means for the mesh
+   * version this config describes (`raw` is the section `spec.<name>` as for `loadConfig`): from which
+   * Kubernetes version (`minKube`, `major.minor`) the mesh's own injector turns native sidecars on, or no
+   * `minKube` when this mesh version never does by itself; `because` says why, for the run's info result.
+   * Without this hook `auto` means classic sidecars.
+   */
+  nativeSidecarsAuto?(raw: Record<string, unknown>): NativeSidecarsAuto;
+}
+
+/** A driver's reading of `spec.nativeSidecars: auto` (`MeshDriver.nativeSidecarsAuto`). */
+export interface NativeSidecarsAuto {
+  /** Kubernetes `major.minor` from which the mesh injects native sidecars by itself; absent: never by itself. */
+  minKube?: string;
+  /** e.g. `Istio 1.31: ENABLE_NATIVE_SIDECARS=auto (the default from 1.27) ...`. */
+  because: string;
+}
+
+/** A reason code of a driver's decision, as data (`MeshDriver.reasonInfo`). */
+export interface ReasonInfo {
+  /** One line saying what decided, e.g. `the pod label sidecar.istio.io/inject is "false"`. */
+  description: string;
+  /** True when the workload or its namespace opts out on its own (`spec.check.forbidOptOut`). Default false. */
+  optOut?: boolean;
+}
+
+/**
+ * How a driver differs from the defaults of the shared steps, in one object. Every trait is optional; the
+ * defaults read and write the pod template's own metadata, as the cluster's admission webhook sees the pod.
+ */
+export interface DriverTraits {
+  /**
+   * Where the driver reads and writes the pod template's labels and annotations for a kind, when not the pod
+   * template's own `metadata` (the default). Istio's `istioctl kube-inject` uses a CronJob's
+   * `spec.jobTemplate.metadata` (`IntoObject`, pkg/kube/inject/inject.go). The decision is still made on the
+   * pod's own metadata; `otherReadingNote` says where this reading would decide otherwise.
+   */
+  podMetadataPath?(kind: WorkloadKind): readonly string[] | undefined;
+  /**
+   * The note appended to a decision's detail when reading `path` (from `podMetadataPath`) would decide
+   * otherwise: `wouldInject` and `detail` are that other decision's. Default: a note naming the driver.
+   */
+  otherReadingNote?(path: string, wouldInject: boolean, detail: string): string;
+  /**
+   * `skip` (default): the shared step skips `hostNetwork` pods (`host-network`); `driver`: the driver decides on
+   * them itself (Linkerd refuses them with an error result).
+   */
+  hostNetwork?: 'skip' | 'driver';
+}
+
+/** A command-line option of a driver (istioctl's `--revision`, `--valuesFile`): always takes a value. */
+export interface DriverFlag {
+  /** The option without `--`, e.g. `valuesFile`. */
+  name: string;
+  /** The value's name in help (`REV`, `FILE`). */
+  arg: string;
+  /** The value names a file: the CLI reads it (within `--max-input-bytes`) and hands its text. */
+  file?: boolean;
+  /** One line for `--help`. */
+  help: string;
+}
+
+/** A flag's value as the CLI hands it to the driver: the text (a file flag: the file's content) and its name for messages. */
+export interface FlagValue {
+  /** `--revision` or, for a file flag, `--valuesFile values.json`. */
+  name: string;
+  text: string;
+}
+
+/** A field of a driver's section set from outside the functionConfig (a flag): it wins over the functionConfig. */
+export interface SectionOverride {
+  /** The field of `spec.<driver>`, e.g. `revision`. */
+  field: string;
+  value: Json;
+  /** Where the value came from, for messages: `--revision`, `--valuesFile values.json`. */
+  from: string;
+  /**
+   * How the ConfigMap form holds it (`data['<driver>.<field>']`): `text` (a string, as is) or `json` (JSON text);
+   * absent: only a SidecarInjection can (a ConfigMap functionConfig is then an error naming the flag).
+   */
+  configMap?: 'text' | 'json';
+}
+
+/** A driver's command-line flags and how their values become config overrides. */
+export interface DriverFlags {
+  /** The options, in `--help` order. */
+  readonly options: readonly DriverFlag[];
+  /**
+   * The overrides of the given flags (`values` by option name, only those given), in a stable order, one per
+   * field (a later flag for the same field wins, as the driver documents).
+   * @returns the overrides, or the message of the first value that cannot be used (naming the flag and file)
+   */
+  overrides(values: Readonly<Record<string, FlagValue>>): { ok: true; overrides: SectionOverride[] } | { ok: false; message: string };
+}
+
+/** A driver's lines in `meshinject --help` (each without a trailing newline). */
+export interface DriverHelp {
+  /** Its config section as a YAML sketch with comments, `<name>: ...` (lines may be more; `--help` indents them under `spec:`). */
+  config?: string;
+  /** Its own opt-in/opt-out, e.g. `Istio sidecar.istio.io/inject`. */
+  optIn?: string;
+  /** What its flags are, for "Flags (...) win", e.g. `--revision, the istioctl file flags`. */
+  flags?: string;
+  /** What `nativeSidecars: auto` means for it, e.g. `Linkerd: from 1.29` (see `nativeSidecarsAuto`). */
+  nativeSidecarsAuto?: string;
+}
+
+/** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */
+export interface UninjectContext {
+  /** The pod template as found in the input (before the generic removal); read-only. */
+  injected: PodTemplate;
+  workload: WorkloadRef;
+  namespace?: NamespaceInfo;
+  config: Config;
+}
+
+/**
+ * A driver bound to its loaded settings: what the pipeline calls. Built by `bindDriver`, so that the
+ * settings' type stays private to the driver.
+ */
+export interface ActiveMesh {
+  readonly name: string;
+  decide(input: Omit<DriverDecideInput<never>, 'settings'>): DriverDecision;
+  inject(req: Omit<InjectRequest, 'settings'>): InjectResponse;
+  inventory(pod: PodTemplate): Inventory | undefined;
+  /** The driver's `uninject` hook bound to its settings, when it has one. */
+  uninject?(pod: PodTemplate, inventory: Inventory, context: UninjectContext): PodTemplate;
+  /**
+   * The driver rebound to the settings its `fromInput` completes from the input's ConfigMaps, with its notes;
+   * itself and no notes when it has no such hook (then the ConfigMaps are not composed).
+   */
+  fromInput(configMaps: () => readonly JsonObject[]): { mesh: ActiveMesh; notes: string[] };
+  annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
+  resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
+  recordKeys?(kind: 'labels' | 'annotations', key: string): boolean;
+  readonly recordsProbePorts?: boolean;
+  /** The driver's reason data (`MeshDriver.reasonInfo`; `{}` when it declares none). */
+  readonly reasonInfo: Readonly<Record<string, ReasonInfo>>;
+  /** The driver's traits (`MeshDriver.traits`; `{}`: every default). */
+  readonly traits: DriverTraits;
+}
+
+/**
+ * A driver as the registry lists it: `driver` with the read-only views of its traits filled in
+ * (`ownPodMetadata`, `checksHostNetwork`).
+ */
+export function defineDriver<S>(driver: Omit<MeshDriver<S>, 'ownPodMetadata' | 'checksHostNetwork'>): MeshDriver<S> {
+  const traits = driver.traits ?? {};
+  return { ...driver, ownPodMetadata: traits.podMetadataPath === undefined, checksHostNetwork: traits.hostNetwork === 'driver' };
+}
+
+/** Binds a driver to its settings (see `ActiveMesh`). */
+export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
+  const annotate = driver.annotateResource?.bind(driver);
+  return {
+    name: driver.name,
+    decide: (input) => driver.decide({ ...input, settings }),
+    inject: (req) => driver.inject({ ...req, settings }),
+    inventory: (pod) => driver.inventory(pod),
+    ...(driver.uninject ? { uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) => driver.uninject!(pod, inventory, settings, context) } : {}),
+    fromInput(configMaps) {
+      if (!driver.fromInput) return { mesh: this, notes: [] };
+      const r = driver.fromInput(settings, configMaps);
+      return { mesh: bindDriver(driver, r.settings), notes: r.notes };
+    },
+    ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
+    ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
+    ...(driver.recordKeys ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) } : {}),
+    ...(driver.recordsProbePorts ? { recordsProbePorts: true } : {}),
+    reasonInfo: driver.reasonInfo ?? {},
+    // A driver written as a literal may say `checksHostNetwork` without the trait: the same thing.
+    traits: driver.checksHostNetwork && driver.traits?.hostNetwork === undefined ? { ...driver.traits, hostNetwork: 'driver' } : driver.traits ?? {},
+  };
+}
