@@ -83,7 +83,7 @@ t.test('a control character in a result cannot break the one-line rule', async (
   const dir = workspace(t, { 'a.yaml': deployment('web', 'shop', ', annotations: {sidecar.istio.io/proxyCPU: "x\\e[2J\\nfake"}').replace('name: web,', 'name: "we\\e]0;x\\ab",') });
   const r = runCli(['a.yaml'], { cwd: dir });
   t.equal(r.status, 1);
-  t.match(r.stderr, /Deployment\/shop\/we\\u001b\]0;x\\u0007b/, 'the name is there, its control characters escaped');
+  t.match(r.stderr, /Deployment\/shop\/we\\x1b\]0;x\\x07b/, 'the name is there, its control characters escaped');
   t.notMatch(r.stderr, /[\u0000-\u0009\u000b-\u001f]/, 'no raw control character on stderr');
   t.equal(lines(r.stderr).filter((l) => !l.startsWith('[')).length, 0, 'every line starts a result');
 });
