@@ -292,17 +292,19 @@ function progressOnTty(cmd: Command): RunOptions['progress'] {
 const HEAP_STOP = 0.85;
 
 /**
- * A full garbage collection, to tell live data from garbage before stopping a run (`--expose-gc` set at run
- * time; undefined where V8 refuses it).
+ * A full garbage collection, to tell live data from garbage before stopping a run (`--expose-gc` set at the
+ * first call, not at import: a V8 flag set changes V8's flag hash, and the bin's code cache is accepted only
+ * when the hash matches the one it was written with). Returns false where V8 refuses it.
  */
-const collectGarbage: (() => void) | undefined = (() => {
+function collectGarbage(): boolean {
   try {
     setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
+    (runInNewContext('gc') as () => void)();
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
-})();
+}
 
 /**
  * A progress hook that stops the run with a clear error, before V8 aborts with "JavaScript heap out of memory",
@@ -319,12 +321,13 @@ function heapGuard(): (done: number, total: number) => void {
   return (done, total) => {
     let used = getHeapStatistics().used_heap_size;
     if (used < stop) return;
-    if (collectGarbage && !collected) {
+    if (!collected) {
       // Once: garbage is not a reason to stop; past the mark again, the run stops.
       collected = true;
-      collectGarbage();
-      used = getHeapStatistics().used_heap_size;
-      if (used < stop) return;
+      if (collectGarbage()) {
+        used = getHeapStatistics().used_heap_size;
+        if (used < stop) return;
+      }
     }
     // Early in a run the rate says little: twice what is in use then, else what the rate needs for all.
     throw heapError(oldSpace, used, `after ${done} of ${total} resources`, done < total / 10 ? 2 * used : used * (total / done));
