@@ -1,8 +1,16 @@
 #!/usr/bin/env node
 // Entry point of the `meshinject` bin. Runs the bundled CLI (dist/meshinject.cjs, built by `npm ci` via the
 // `prepare` script) through V8's code cache made at build time (dist/meshinject.cjs.cache), which saves
-// parsing and compiling on every start. A cache V8 rejects (another Node version, other V8 flags) is simply
-// not used. MESHINJECT_WRITE_CODE_CACHE=1 (build time only) writes the cache after a warm-up run.
+// parsing and compiling on every start. The cache is used only when it is sound, else the bundle is compiled
+// from source (slower, same output):
+// - it must come from the same build as the bundle: the build ends the bundle with a line
+//   `//# meshinject-build <64 hex>` (SHA-256 of the bundle before that line) and starts the cache with the same
+//   64 characters. V8 itself checks only the source's *length*, and runs a cache made from another source of
+//   the same length (a rebuild that changed a version string) as if it were this one;
+// - V8 must accept it: a cache made by another Node or V8 version, or under other V8 flags, is rejected.
+// MESHINJECT_WRITE_CODE_CACHE=1 (build time only) writes the cache after a warm-up run;
+// MESHINJECT_CODE_CACHE_REPORT=1 prints on stderr whether the cache was used (accepted, rejected by V8,
+// stale: from another build, or absent).
 //
 // This file is CommonJS (bin/package.json says so): Node then starts it without its ES module loader,
 // which saves a few milliseconds on every run.
@@ -19,7 +27,8 @@ const vm = require('node:vm');
 // compete with the run. With 200000 it optimises about a dozen, with 400000 three, but 400000 also made
 // 10 000-workload runs ~15% slower, while 200000 measured the same as the default at 1 000 and 10 000.
 // Set before the bundle is compiled: V8 accepts a code cache only when the flags match those it was made
-// with (the build's warm-up runs this file, so they do).
+// with (the build's warm-up runs this file, so they do; no flag may be set later in a run, before the
+// warm-up writes the cache at exit).
 setFlagsFromString('--interrupt-budget=200000');
 
 const dir = join(__dirname, '..', 'dist');
@@ -29,18 +38,25 @@ const writeCache = Boolean(process.env.MESHINJECT_WRITE_CODE_CACHE);
 // esbuild writes ASCII only (its default charset escapes the rest), so latin1 decodes the bundle exactly,
 // and faster than UTF-8.
 const source = readFileSync(file, 'latin1');
-let cachedData;
+const stampLine = /\n\/\/# meshinject-build ([0-9a-f]{64})\n$/.exec(source.slice(-100));
+const build = stampLine ? stampLine[1] : undefined;
+let cache;
 try {
-  if (!writeCache) cachedData = readFileSync(cacheFile);
+  if (!writeCache && build) cache = readFileSync(cacheFile);
 } catch {
-  cachedData = undefined;
+  cache = undefined;
 }
+const cachedData = cache && cache.length > 64 && cache.toString('latin1', 0, 64) === build ? cache.subarray(64) : undefined;
 const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
   filename: file,
   ...(cachedData ? { cachedData } : {}),
 });
-if (writeCache) {
-  process.once('beforeExit', () => writeFileSync(cacheFile, script.createCachedData()));
+if (process.env.MESHINJECT_CODE_CACHE_REPORT) {
+  const state = !cache ? 'absent' : !cachedData ? 'stale' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  process.stderr.write(`meshinject: code cache ${state}\n`);
+}
+if (writeCache && build) {
+  process.once('beforeExit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(build, 'latin1'), script.createCachedData()])));
 }
 const bundle = { exports: {} };
 script.runInThisContext()(bundle.exports, createRequire(file), bundle, file, dir);

@@ -1,5 +1,6 @@
 // Generates the template and functionConfig-validator modules, then bundles the CLI (src/cli/entry.ts, which runs src/cli.ts's main) into dist/meshinject.cjs (one file) with a V8 code cache (fast start-up).
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -114,6 +115,33 @@ const lazyHandlebars = {
     b.onResolve({ filter: /^handlebars$/ }, () => ({ path: fileURLToPath(new URL('../src/render/handlebars-lazy.cjs', import.meta.url)) }));
   },
 };
+/**
+ * Node built-in modules that the bundle loads on first use instead of at start: `node:crypto` (SHA-256 of
+ * resource fingerprints, Linkerd's and sprig's hashes) and `node:net` (`isIP`, OSM exclusions) cost ~5 ms of
+ * a start to load (`node:net` is loaded anyway when stdout or stderr is a pipe), `node:os` (signal numbers,
+ * read at a signal exit) a little. Each import of one resolves to a CommonJS stand-in whose exports are
+ * getters that require the real module when first read: esbuild reads a CommonJS module's named imports at
+ * each use, so nothing loads before a getter runs. The getters are the module's own export names, read here.
+ */
+const LAZY_BUILTINS = ['node:crypto', 'node:net', 'node:os'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    const filter = new RegExp(`^(?:${LAZY_BUILTINS.join('|')})$`);
+    b.onResolve({ filter }, (args) =>
+      args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-builtin' });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((k) => k !== 'default');
+      const mod = JSON.stringify(args.path);
+      return {
+        loader: 'js',
+        contents: `let m;\nfor (const k of ${JSON.stringify(names)}) Object.defineProperty(exports, k, { enumerable: true, get: () => (m ??= require(${mod}))[k] });\n`,
+      };
+    });
+  },
+};
+// No cache of an earlier build may outlive this one's bundle, even if this build fails before its warm-up.
+rmSync('dist/meshinject.cjs.cache', { force: true });
 await build({
   entryPoints: ['src/cli/entry.ts'],
   bundle: true,
@@ -122,9 +150,12 @@ await build({
   target: 'node20',
   outfile: 'dist/meshinject.cjs',
   charset: 'ascii', // (esbuild's default) bin/meshinject.js reads the bundle as latin1
-  plugins: [lazyHandlebars],
+  plugins: [lazyHandlebars, lazyBuiltins],
   logLevel: 'warning',
 });
+// The build line that ties the code cache to this bundle (bin/meshinject.js): SHA-256 of the bundle's bytes.
+const bundleHash = createHash('sha256').update(readFileSync('dist/meshinject.cjs')).digest('hex');
+appendFileSync('dist/meshinject.cjs', `//# meshinject-build ${bundleHash}\n`);
 
 // Warm-up run that writes V8's code cache (bin/meshinject.js loads it): parsing, compiling and the
 // functions a typical injection runs are then cached, which saves a third of the start-up time.
@@ -134,3 +165,13 @@ const warmup = spawnSync(process.execPath, ['bin/meshinject.js'], {
   encoding: 'utf8',
 });
 if (warmup.status !== 0) throw new Error(`warm-up run failed (${warmup.status}): ${warmup.stderr}`);
+
+// The bin must accept the cache it just wrote (a V8 flag set during the warm-up run, after the bundle was
+// compiled, once made every run reject it): a cache that is not used costs its reading and nothing else, so
+// this only warns (test/bin-code-cache.test.ts fails).
+const check = spawnSync(process.execPath, ['bin/meshinject.js', '--version'], { env: { ...process.env, MESHINJECT_CODE_CACHE_REPORT: '1' }, encoding: 'utf8' });
+if (!/^meshinject: code cache accepted$/m.test(check.stderr)) process.stderr.write(`build: warning: the V8 code cache is not used: ${check.stderr}`);
+
+// Readable by every user: Argo CD runs the plugin as its own uid from a clone another user built.
+chmodSync('dist', 0o755);
+for (const f of readdirSync('dist')) chmodSync(`dist/${f}`, 0o644);
