@@ -50,6 +50,37 @@ items:
         volumes:
         - name: config
           configMap: {name: web-config}
+- # a second workload of web's shape (sidecar plans are recorded when a shape repeats)
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: cart
+    namespace: shop
+    annotations:
+      config.kubernetes.io/index: '1'
+      config.kubernetes.io/path: 'shop/deployment-cart.yaml'
+      internal.config.kubernetes.io/seqindent: 'compact'
+  spec:
+    replicas: 2
+    selector:
+      matchLabels: {app: cart}
+    template:
+      metadata:
+        labels: {app: cart}
+        annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}
+      spec:
+        containers:
+        - name: cart
+          image: cart:1
+          ports: [{name: http, containerPort: 8080}]
+          env:
+          - name: MODE
+            value: "prod"
+          readinessProbe: {httpGet: {path: /ready, port: http}}
+          livenessProbe: {tcpSocket: {port: 8080}}
+        volumes:
+        - name: config
+          configMap: {name: cart-config}
 - apiVersion: apps/v1
   kind: StatefulSet
   metadata: {name: db, namespace: shop}

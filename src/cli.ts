@@ -402,7 +402,7 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
   // Plan switches and counters travel in the run options (RunOptions.plans), not process-wide.
   planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
-  const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', ...(planStats ? { stats: planStats } : {}) };
+  const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', recordOnRepeat: true, ...(planStats ? { stats: planStats } : {}) };
   budget = budgetTotal = cmd.maxInputBytes;
   confinement = confinementOf({ ...(cmd.root !== undefined ? { root: cmd.root } : {}), restrictor: cmd.loadRestrictor, inputs: cmd.inputs, cwd: process.cwd(), argocd: Boolean(process.env.ARGOCD_APP_NAME) });
   if (cmd.outputFile !== undefined) planWrite(cmd.outputFile, `--output-file ${cmd.outputFile}`);

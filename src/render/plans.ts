@@ -124,6 +124,13 @@ interface Plan {
 export interface PlanSettings {
   enabled: boolean;
   verify: boolean;
+  /**
+   * Record a key's plan at its second workload, not its first: the first is rendered in full. Recording costs
+   * two planned renders, which pay only when a key repeats; in a small input every workload often has a shape
+   * of its own (a 10-workload list of distinct shapes: ~60 ms of CPU, a third of the CLI's start-up). The CLI
+   * sets it; default off.
+   */
+  recordOnRepeat: boolean;
 }
 
 /** The plan switches of one run (`RunOptions.plans`): unset fields take the defaults (`configurePlans`). */
@@ -132,7 +139,7 @@ export interface RunPlanSettings extends Partial<PlanSettings> {
   stats?: PlanStats;
 }
 
-const defaults: PlanSettings = { enabled: true, verify: false };
+const defaults: PlanSettings = { enabled: true, verify: false, recordOnRepeat: false };
 /** Set by the test suite's preload (test/setup), where no CLI runs: verification on in-process too. */
 const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
 /** The settings of the run in progress (`withPlanSettings`), if it gave any. */
@@ -156,6 +163,10 @@ export function withPlanSettings<T>(s: RunPlanSettings | undefined, f: () => T):
 
 function enabled(): boolean {
   return current?.enabled ?? defaults.enabled;
+}
+
+function recordingOnRepeat(): boolean {
+  return current?.recordOnRepeat ?? defaults.recordOnRepeat;
 }
 
 /** Verification is on when the run, the defaults or the test suite's preload asks for it. */
@@ -270,6 +281,8 @@ function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
 /** The planner of one data shape (see `createPlanner`). */
 class PlanCache implements Planner {
   private readonly plans = new Map<string, Plan | null>();
+  /** Keys seen once and rendered in full, not recorded yet (`recordOnRepeat`). */
+  private readonly seen = new Set<string>();
   private readonly steering = new Map<string, Steer>();
   private readonly slotRoots: ReadonlySet<string>;
   private readonly identityRoots: ReadonlySet<string>;
@@ -339,6 +352,11 @@ class PlanCache implements Planner {
       if (plan === undefined) {
         // Shapes that never repeat (every workload different) would pay for recording and gain nothing.
         if (this.recorded >= RECORDING_TRIAL && this.hits < this.recorded) return undefined;
+        if (round === 0 && recordingOnRepeat() && !this.seen.has(key)) {
+          if (this.seen.size >= MAX_PLANS) this.seen.clear();
+          this.seen.add(key);
+          return undefined;
+        }
         const r = this.record(source, data, steer);
         if (r instanceof NoPlan && r.paths.length > 0) {
           for (const p of r.paths) steerAdd(steer, p);
