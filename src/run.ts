@@ -59,8 +59,9 @@ export interface RunOptions {
   progress?: (done: number, total: number) => void;
   /**
    * Sidecar plan switches of this run (src/render/plans.ts): `enabled` (`MESHINJECT_PLANS=0` → false), `verify`
-   * (`MESHINJECT_VERIFY_PLANS=1`), and `stats`, counters this run adds to (`MESHINJECT_PLAN_STATS=1`). The CLI
-   * reads the environment; unset fields take the defaults (plans on, no verification).
+   * (`MESHINJECT_VERIFY_PLANS=1`), `recordOnRepeat` (a shape's plan recorded at its second workload; the CLI
+   * sets it), and `stats`, counters this run adds to (`MESHINJECT_PLAN_STATS=1`). The CLI reads the environment;
+   * unset fields take the defaults (plans on, recorded at a shape's first workload, no verification).
    */
   plans?: RunPlanSettings;
 }
