@@ -19,7 +19,7 @@ import type { ConfigOverrides } from './config/layering.ts';
 import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { WriteBatch } from './cli/atomic-write.ts';
-import { confinementOf, fsMessage, isStream, manifestFiles, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
+import { confinementOf, fsMessage, fsPath, isStream, manifestFiles, onPath, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
 import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
@@ -155,7 +155,7 @@ function readText(s: Session, path: string, label = path, anywhere = false): str
     let fd: number;
     const open = anywhere || isStream(s.confinement, path) ? path : resolveReadable(s.confinement, path, label);
     try {
-      fd = openSync(open, open === path ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NOFOLLOW);
+      fd = open === path ? onPath(s.confinement, path, (p) => openSync(p, constants.O_RDONLY)) : openSync(open, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (e) {
       throw new CliError(fsMessage(label, e));
     }
@@ -195,12 +195,12 @@ function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean
     }
     let st;
     try {
-      st = statSync(p);
+      st = onPath(s.confinement, p, (q) => statSync(q));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(fsPath(s.confinement, p), { throwIfNoEntry: false })?.isSymbolicLink()) {
         throw new CliError(`${p}: a dangling symbolic link (its target does not exist)`);
       }
-      const raw = rawNameOf(p);
+      const raw = rawNameOf(p, s.confinement);
       if (raw !== undefined) throw new CliError(`${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
       // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
       const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
@@ -317,7 +317,7 @@ interface PlannedWrite {
  */
 function planWrite(s: Session, path: string, label: string): void {
   const stream = isStream(s.confinement, path);
-  s.plannedWrites.set(label, { stream, target: stream ? path : resolveWritable(s.confinement, path, label) });
+  s.plannedWrites.set(label, { stream, target: stream ? fsPath(s.confinement, path) : resolveWritable(s.confinement, path, label) });
 }
 
 function stageFile(s: Session, batch: WriteBatch, label: string, parts: readonly string[]): void {
@@ -657,7 +657,7 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
  * line on stderr and exit 2.
  */
 export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
-  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none' }, plannedWrites: new Map(), outputFailed: false };
+  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), outputFailed: false };
   try {
     await runCommand(s, argv, io.now());
   } catch (e) {
