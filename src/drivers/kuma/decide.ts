@@ -73,7 +73,7 @@ export function decideKuma(input: DriverDecideInput<KumaSettings>): DriverDecisi
   if (ns !== undefined) {
     const detail = `namespace ${input.namespace} label ${SIDECAR_INJECTION} is "${input.namespaceInfo!.labels[SIDECAR_INJECTION]}"`;
     trace.push({ rule: 'kuma.namespace-sidecar-injection-label', saw: detail, outcome: 'note' });
-    return { defaultPolicy: { inject: ns, reason: ns ? 'namespace-label-enabled' : 'namespace-label-disabled', detail }, undecided: `no ${SIDECAR_INJECTION} label on the pod template decides`, warnings, trace };
+    return { fallback: { inject: ns, reason: ns ? 'namespace-label-enabled' : 'namespace-label-disabled', detail }, undecided: `no ${SIDECAR_INJECTION} label on the pod template decides`, warnings, trace };
   }
   const known = input.namespaceInfo ? `namespace ${input.namespace} has none` : `namespace ${input.namespace} is unknown`;
   trace.push({ rule: 'kuma.namespace-sidecar-injection-label', saw: `no namespace label ${SIDECAR_INJECTION} (${known})`, outcome: 'pass' });
