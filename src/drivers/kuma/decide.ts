@@ -44,7 +44,7 @@ function labelValue(labels: Record<string, string> | undefined, where: 'pod' | s
  *    disabled/false/no → skip (`pod-label-disabled`);
  * 3. then the shared never/always selectors, and the namespace label as the namespace's default in place of
  *    `policy` (`namespace-label-enabled`, `namespace-label-disabled`);
- * 4. nothing: `policy` (resolved to `disabled`, as Kuma injects nothing unasked, unless set).
+ * 4. nothing: `policy` (defaulted to `disabled` by the `sharedDefaults` trait: Kuma injects nothing unasked, unless set).
  * @throws InjectError for a label value Kuma cannot read (Kuma refuses the pod's admission)
  */
 export function decideKuma(input: DriverDecideInput<KumaSettings>): DriverDecision {
