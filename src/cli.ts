@@ -59,9 +59,9 @@ export interface CliWriter {
  * - `stdin`: a file descriptor (read to its end, a regular file's size checked first; a non-blocking one is
  *   polled) or the bytes themselves; read only when `-` (or no input) is given.
  * - `stdout`, `stderr`: the output streams.
- * - `cwd`: the working directory (absolute), the default root under Argo CD (`src/cli/paths.ts`). Relative
- *   paths are opened by the file system from the process's working directory: pass that one, or give
- *   absolute paths.
+ * - `cwd`: the working directory (absolute): relative paths are opened from it (joined as text, so names in
+ *   messages and outputs stay as given; `fsPath` in src/cli/paths.ts), and it is the default root under
+ *   Argo CD.
  * - `now`: a monotonic clock in milliseconds (`performance.now`), for the terminal summary's duration and
  *   the progress line's pace.
  */
