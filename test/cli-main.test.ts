@@ -201,6 +201,13 @@ t.test('the terminal summary uses the io clock; stdout write errors; the size bu
   const file = await inProcess(['--output-file', 'out.yaml'], { input, cwd: dir });
   t.same(file, { code: 0, stdout: '', stderr: '' }, '--output-file: nothing on stdout');
   t.equal(readFileSync(join(dir, 'out.yaml'), 'utf8'), after.stdout, 'the file holds what stdout would, in io.cwd');
+  const tree = t.testdir({ m: { 'web.yaml': input, 'other.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n' } });
+  const inPlace = await inProcess(['diff', '-i', 'm'], { cwd: tree });
+  t.same(inPlace, { code: 0, stdout: '', stderr: 'meshinject: 1 file(s) changed: m/web.yaml\n' }, 'diff -i: relative names from io.cwd, as given');
+  t.equal(readFileSync(join(tree, 'm/web.yaml'), 'utf8'), after.stdout, 'the file rewritten in place');
+  const report = await inProcess(['check', 'm', '--report', 'junit=r.xml'], { cwd: tree });
+  t.equal(report.code, 0, report.stderr);
+  t.match(readFileSync(join(tree, 'r.xml'), 'utf8'), /^<\?xml[^]*<testsuites[^]*web/, '--report FORMAT=PATH written in io.cwd');
 });
 
 t.test('the plan switches of the environment reach the run (not a process-wide setting)', async (t) => {
