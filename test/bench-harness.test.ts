@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { countInjected, countKptItems, MESH_CONFIGS, MESHES, packageResources, writePackage } from '../bench/package.ts';
-import { identityRow } from '../bench/identity.ts';
+import { FAST_PATHS_OFF, identityRow, VERIFY_FAST_PATHS } from '../bench/identity.ts';
 import { notesSection } from '../bench/results.ts';
 
 const BIN = fileURLToPath(new URL('../bin/meshinject.js', import.meta.url));
@@ -69,6 +69,12 @@ t.test('the identity check reports outputs that differ between the switches, and
   t.equal(same.identical, true);
   const failing = await identityRow('exit 2', ['-e', 'process.exitCode = 2'], `${tmp}/out`);
   t.equal(failing.identical, false, 'a failing run is never identical, even with equal (empty) outputs');
+});
+
+t.test('every switch the identity class sets is one meshinject documents (a misspelt switch would compare equal runs)', async (t) => {
+  if (!existsSync(DIST)) return void t.fail('dist/meshinject.cjs is missing: run `npm run build` first');
+  const help = spawnSync('node', [BIN, '--help'], { encoding: 'utf8' }).stdout;
+  for (const [k, v] of Object.entries({ ...FAST_PATHS_OFF, ...VERIFY_FAST_PATHS })) t.match(help, new RegExp(`\\b${k}=${v}\\b`), `${k}=${v} in meshinject --help`);
 });
 
 t.test('a rewritten report keeps the hand-kept notes', async (t) => {
