@@ -187,7 +187,7 @@ function meshConfigFile(mesh: Mesh): string {
 async function benchPackageClass(cls: PackageClass, args: Args, cliOk: boolean, kptOk: boolean): Promise<Row[]> {
   const sizes = args.sizes ? [...args.sizes] : scaled(args, cls === 'mixed' ? [100, 1000, 10000] : [1000, 10000]);
   if (args.with50k && !sizes.includes(50000)) sizes.push(50000);
-  const driverSizes = new Set(args.sizes ?? [...scaled(args, [1000, 10000]), 50000]);
+  const driverSizes = new Set(args.sizes ?? scaled(args, [1000, 10000]));
   const rows: Row[] = [];
   for (const n of sizes) {
     const resources = packageResources(cls, n);
@@ -302,7 +302,7 @@ async function benchIdentity(args: Args): Promise<IdentityRow[]> {
   return rows;
 }
 
-function machine(loadAtStart: string): string[] {
+function machine(loadAtStart: string, minutes: Results['minutes']): string[] {
   const cpuModel = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const nproc = execFileSync('nproc', { encoding: 'utf8' }).trim();
   const kubectl = (() => {
@@ -321,6 +321,7 @@ function machine(loadAtStart: string): string[] {
     `- ${kptVersion()}`,
     `- ${kubectl}`,
     `- load average (1, 5, 15 min): ${loadAtStart} when the run started, ${loadAverage()} when the report was written`,
+    `- run time: ${Object.values(minutes).reduce((a, b) => a + b, 0).toFixed(1)} min (${Object.entries(minutes).map(([c, m]) => `${c} ${m.toFixed(1)}`).join(', ')})`,
   ];
 }
 
@@ -487,18 +488,22 @@ interface Results {
   st?: Startup;
   diffRows: DiffRow[];
   identity: IdentityRow[];
+  /** Wall minutes each class took. */
+  minutes: Partial<Record<ClassName, number>>;
 }
 
 async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise<Results> {
-  const res: Results = { rows: [], diffRows: [], identity: [] };
+  const res: Results = { rows: [], diffRows: [], identity: [], minutes: {} };
   for (const cls of args.classes) {
     process.stderr.write(`bench: ${cls}\n`);
+    const t0 = Date.now();
     if (cls === 'startup') res.st = await benchStartup(OUT, cliOk ? CLI : undefined, FLOOR, withKpt);
     else if (cls === 'diff') res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [3000])) : [];
     else if (cls === 'identity') res.identity = cliOk ? await benchIdentity(args) : [];
     else if (PACKAGE_CLASSES.includes(cls)) res.rows.push(...(await benchPackageClass(cls as PackageClass, args, cliOk, withKpt)));
     else if (cls === 'all-workloads-rl') res.rows.push(...(await benchResourceList(args, cliOk)));
     else res.rows.push(...(await benchShapes(cls, args, cliOk)));
+    res.minutes[cls] = (Date.now() - t0) / 60000;
   }
   return res;
 }
@@ -531,7 +536,7 @@ function report(res: Results, tables: Record<string, string[]>, loadAtStart: str
     '',
     '## Machine',
     '',
-    ...machine(loadAtStart),
+    ...machine(loadAtStart, res.minutes),
     '',
     '## Targets (issue #24)',
     '',

@@ -36,16 +36,15 @@ t.test('each throughput class as a kpt package: kpt reads every resource, every 
     const read = list.items.map((i) => `${i.kind}/${i.metadata.name}`).sort();
     t.same(read, [...resources.map((r) => `${r.kind}/${r.name}`), 'Kptfile/bench'].sort(), `${cls}: kpt read every resource and the Kptfile`);
     t.equal(countKptItems(`${tmp}/kpt.yaml`), read.length, `${cls}: the bench's item count agrees with the parsed list`);
-    for (const mesh of MESHES) {
+    // The bench runs the other drivers on the mixed class only.
+    for (const mesh of cls === 'mixed' ? MESHES : (['istio'] as const)) {
       writeFileSync(`${tmp}/config.yaml`, MESH_CONFIGS[mesh]);
       const onDir = spawnSync('node', [BIN, '-q', '-c', `${tmp}/config.yaml`, dir], { encoding: 'utf8', maxBuffer: 1 << 28 });
       t.equal(onDir.status, 0, `${cls} ${mesh}: exit 0 ${onDir.stderr.slice(0, 300)}`);
       writeFileSync(`${tmp}/out.yaml`, onDir.stdout);
       t.equal(countInjected(`${tmp}/out.yaml`, mesh), workloads, `${cls} ${mesh}: every workload injected`);
-      if (mesh === 'istio' || cls === 'mixed') {
-        const onFile = spawnSync('node', [BIN, '-q', '-c', `${tmp}/config.yaml`, file], { encoding: 'utf8', maxBuffer: 1 << 28 });
-        t.equal(onFile.stdout, onDir.stdout, `${cls} ${mesh}: the directory gives the output of its resources.yaml`);
-      }
+      const onFile = spawnSync('node', [BIN, '-q', '-c', `${tmp}/config.yaml`, file], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      t.equal(onFile.stdout, onDir.stdout, `${cls} ${mesh}: the directory gives the output of its resources.yaml`);
     }
   }
 });
