@@ -520,13 +520,24 @@ const INTRO = [
   'same files. `all-workloads-rl` is all-workloads as a kpt-style ResourceList on stdin (kpt annotations). The shape',
   'classes are the inputs of issue #8 §3 at sizes n, 2n, 4n, beside the round trip only.',
   'CPU is user + system seconds and peak RSS comes from GNU `/usr/bin/time`; wall time is measured around the child.',
+  'Start-up is the median of alternating rounds timed in bash (`$EPOCHREALTIME` around the command, CPU from `times`, 1 ms steps).',
   `Sizes ≤ 1 000: median of 3 runs; larger: one run. "growth" is CPU ÷ CPU at the previous size ÷ the size ratio (linear`,
   `= 1.0; the bound is ${GROWTH_BOUND}). The build machine is shared with other jobs (see the load average): compare ratios within a run.`,
 ];
 
+/** The Markdown tables of a run: throughput, kustomize, start-up, diff and check, identity, targets. */
+interface Tables {
+  tbl: string[];
+  kz: string[];
+  st: string[];
+  df: string[];
+  id: string[];
+  tg: string[];
+}
+
 /** The report as Markdown; `notes` is the hand-kept section, kept from the previous report. */
-function report(res: Results, tables: Record<string, string[]>, loadAtStart: string, notes: string): string {
-  const { kz, df, st, id, tg, tbl } = tables as Record<'kz' | 'df' | 'st' | 'id' | 'tg' | 'tbl', string[]>;
+function report(res: Results, tables: Tables, loadAtStart: string, notes: string): string {
+  const { kz, df, st, id, tg, tbl } = tables;
   return [
     '# meshinject benchmark results',
     '',
@@ -540,16 +551,16 @@ function report(res: Results, tables: Record<string, string[]>, loadAtStart: str
     '',
     '## Targets (issue #24)',
     '',
-    ...tg!,
+    ...tg,
     '',
     '## Throughput and memory',
     '',
-    ...tbl!,
+    ...tbl,
     '',
-    ...(kz!.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz!, ''] : []),
-    ...(df!.length ? ['## diff and check (mixed package, beside injecting and kpt fn source)', '', ...df!, ''] : []),
-    ...(st!.length ? ['## Start-up', '', ...st!, ''] : []),
-    ...(id!.length ? ['## Byte-identity with the fast paths on and off', '', ...id!, ''] : []),
+    ...(kz.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz, ''] : []),
+    ...(df.length ? ['## diff and check (mixed package, beside injecting and kpt fn source)', '', ...df, ''] : []),
+    ...(st.length ? ['## Start-up', '', ...st, ''] : []),
+    ...(id.length ? ['## Byte-identity with the fast paths on and off', '', ...id, ''] : []),
     notes.trimEnd(),
     '',
   ].join('\n');
@@ -569,7 +580,7 @@ async function main(): Promise<void> {
   const withKpt = hasKpt();
   if (!withKpt) process.stderr.write('bench: kpt is not on PATH: the kpt columns are n/a\n');
   const res = await runClasses(args, cliOk, withKpt);
-  const tables = {
+  const tables: Tables = {
     tbl: classTable(res.rows),
     kz: kustomizeTable(res.rows),
     st: res.st ? startupTable(res.st) : [],
