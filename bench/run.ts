@@ -553,10 +553,7 @@ function report(res: Results, tables: Tables, loadAtStart: string, notes: string
     '',
     ...tg,
     '',
-    '## Throughput and memory',
-    '',
-    ...tbl,
-    '',
+    ...(tbl.length > 2 ? ['## Throughput and memory', '', ...tbl, ''] : []),
     ...(kz.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz, ''] : []),
     ...(df.length ? ['## diff and check (mixed package, beside injecting and kpt fn source)', '', ...df, ''] : []),
     ...(st.length ? ['## Start-up', '', ...st, ''] : []),
@@ -588,7 +585,7 @@ async function main(): Promise<void> {
     id: res.identity.length ? identityTable(res.identity) : [],
     tg: targetTable(targets(res.rows, res.st, res.diffRows, res.identity)),
   };
-  process.stdout.write(`\n${[tables.tg, tables.tbl, tables.kz.length > 2 ? tables.kz : [], tables.df, tables.st, tables.id].filter((t) => t.length).map((t) => t.join('\n')).join('\n\n')}\n`);
+  process.stdout.write(`\n${[tables.tg, tables.tbl, tables.kz, tables.df, tables.st, tables.id].filter((t) => t.length > 2).map((t) => t.join('\n')).join('\n\n')}\n`);
   if (res.identity.some((r) => !r.identical)) {
     process.stderr.write('bench: OUTPUT MISMATCH with the fast paths on and off (see the identity table): exit 1\n');
     process.exitCode = 1;
