@@ -2,7 +2,7 @@
  * The `diff` class of `npm run bench` (issue #20 §4, issue #24 target 5): `meshinject diff`, `diff -i` and `check`
  * beside injecting the same file and beside `kpt fn source` of the same package, back to back. The input is the
  * `mixed` class as a kpt package of plain YAML (bench/package.ts; every workload injected) with the Istio bench
- * functionConfig as `--config`; default size 3 000 workloads (`--sizes` changes it). `diff -i` rewrites a fresh
+ * functionConfig as `--config`; default sizes 300 and 3 000 workloads (`--sizes` changes them). `diff -i` rewrites a fresh
  * copy of the input on every run; `check` runs on the input (every workload lacks its sidecar: exit 1) and on the
  * injected output (exit 0). Target: `diff` and `diff -i` at most 1.5 × the CPU of injecting. Figures, not tests.
  */
@@ -47,9 +47,9 @@ async function medianOf(reps: number, run: (i: number) => Promise<Measurement>):
  * @param out the bench's scratch folder
  * @param cli bin/meshinject.js
  * @param withKpt whether kpt is on PATH
- * @param sizes workload counts (default [3000])
+ * @param sizes workload counts (default [300, 3000])
  */
-export async function benchDiff(out: string, cli: string, withKpt: boolean, sizes: readonly number[] = [3000]): Promise<DiffRow[]> {
+export async function benchDiff(out: string, cli: string, withKpt: boolean, sizes: readonly number[] = [300, 3000]): Promise<DiffRow[]> {
   const config = `${out}/diff-config.yaml`;
   writeFileSync(config, BENCH_CONFIG);
   const rows: DiffRow[] = [];
@@ -102,16 +102,30 @@ export function diffTable(rows: readonly DiffRow[]): string[] {
   return lines;
 }
 
-/** The targets of issue #20 §4 at the largest size measured: `diff` and `diff -i` at most 1.5 × inject (CPU). */
-export function diffTargets(rows: readonly DiffRow[]): Array<{ name: string; value: string; met: boolean | undefined }> {
+/**
+ * The targets of issue #20 §4 at the largest size measured: `diff` and `diff -i` at most 1.5 × inject (CPU); and
+ * linear growth of each command between the two largest sizes (CPU ratio ÷ size ratio ≤ `growthBound`).
+ */
+export function diffTargets(rows: readonly DiffRow[], growthBound: number): Array<{ name: string; value: string; kpt?: string; met: boolean | undefined }> {
   const r = rows[rows.length - 1];
   if (!r) return [];
   const ok = exitsOk(r) && r.inPlaceMatches && r.injected === r.workloads;
   const inject = r.runs.inject!.cpuSeconds;
   const q = (c: DiffCommand) => r.runs[c]!.cpuSeconds / inject;
+  const cpu = (c: DiffCommand) => `${r.runs[c]!.cpuSeconds.toFixed(2)} s`;
+  const kpt = r.runs['kpt fn source'] ? { kpt: cpu('kpt fn source') } : {};
+  const growth: Array<{ name: string; value: string; kpt?: string; met: boolean | undefined }> = [];
+  const prev = rows[rows.length - 2];
+  if (prev && exitsOk(prev)) {
+    for (const c of DIFF_COMMANDS.filter((c) => c !== 'kpt fn source' && r.runs[c] && prev.runs[c])) {
+      const g = r.runs[c]!.cpuSeconds / prev.runs[c]!.cpuSeconds / (r.size / prev.size);
+      growth.push({ name: `diff class, ${c}: CPU(${r.size}) ÷ CPU(${prev.size}) ÷ ${(r.size / prev.size).toFixed(0)} ≤ ${growthBound}`, value: g.toFixed(2), met: g <= growthBound });
+    }
+  }
   return [
-    { name: `diff ${r.size}: CPU ≤ 1.5 × inject`, value: q('diff').toFixed(2), met: ok && q('diff') <= 1.5 },
-    { name: `diff -i ${r.size}: CPU ≤ 1.5 × inject`, value: q('diff -i').toFixed(2), met: ok && q('diff -i') <= 1.5 },
+    ...growth,
+    { name: `diff ${r.size}: CPU ≤ 1.5 × inject`, value: `${cpu('diff')} (${q('diff').toFixed(2)} × inject's ${inject.toFixed(2)} s)`, ...kpt, met: ok && q('diff') <= 1.5 },
+    { name: `diff -i ${r.size}: CPU ≤ 1.5 × inject`, value: `${cpu('diff -i')} (${q('diff -i').toFixed(2)} × inject)`, ...kpt, met: ok && q('diff -i') <= 1.5 },
     { name: `diff and check ${r.size}: every exit code as expected, \`diff -i\` = inject, every workload injected`, value: ok ? 'yes' : 'no', met: ok },
   ];
 }

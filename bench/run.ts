@@ -22,7 +22,7 @@
  *     time (issue #8 §3; `generateShape`), each at sizes n, 2n, 4n (up to 20 000 items, 40 000 keys, 4 MiB,
  *     300 000 documents), beside the round trip;
  *   - `diff`: `meshinject diff`, `diff -i` and `check` (on the input and on the injected output) beside injecting
- *     and `kpt fn source`, mixed 3 000 (bench/diff.ts);
+ *     and `kpt fn source`, mixed 300 and 3 000 (bench/diff.ts);
  *   - `startup`: a 10-workload ResourceList through the CLI beside bare `node -e 0`, median of 15 alternating
  *     rounds, wall and CPU (bench/startup.ts);
  *   - `identity`: every class at 1 000 (shapes at n/10) with the fast paths on, off, and verified; the sha256 of
@@ -458,7 +458,7 @@ function startupTargets(st: Startup | undefined): Target[] {
 
 /** Every target of the run, in report order. */
 function targets(rows: readonly Row[], st: Startup | undefined, diffRows: readonly DiffRow[], identity: readonly IdentityRow[]): Target[] {
-  const out: Target[] = [...kptTargets(rows), ...growthTargets(rows), ...startupTargets(st), ...diffTargets(diffRows)];
+  const out: Target[] = [...kptTargets(rows), ...growthTargets(rows), ...startupTargets(st), ...diffTargets(diffRows, GROWTH_BOUND)];
   if (identity.length) {
     const bad = identity.filter((r) => !r.identical);
     out.push({ name: `outputs byte-identical with the fast paths on, off and verified (${identity.length} inputs)`, value: bad.length ? `${bad.length} differ: ${bad.map((r) => r.label).join('; ')}` : 'identical', met: bad.length === 0 });
@@ -498,7 +498,7 @@ async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise
     process.stderr.write(`bench: ${cls}\n`);
     const t0 = Date.now();
     if (cls === 'startup') res.st = await benchStartup(OUT, cliOk ? CLI : undefined, FLOOR, withKpt);
-    else if (cls === 'diff') res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [3000])) : [];
+    else if (cls === 'diff') res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [300, 3000])) : [];
     else if (cls === 'identity') res.identity = cliOk ? await benchIdentity(args) : [];
     else if (PACKAGE_CLASSES.includes(cls)) res.rows.push(...(await benchPackageClass(cls as PackageClass, args, cliOk, withKpt)));
     else if (cls === 'all-workloads-rl') res.rows.push(...(await benchResourceList(args, cliOk)));
