@@ -1,35 +1,49 @@
 /**
- * `npm run bench`: meshinject's speed and memory against the `yaml` round trip (and kustomize) on identical
- * inputs, class by class.
+ * `npm run bench`: meshinject's CPU and memory against its peer, `kpt fn source` (kpt's reader and writer of the
+ * same package, which every kpt pipeline already pays for), and against the `yaml` round trip, on identical
+ * inputs, class by class; the targets of issue #24 with their status; outputs compared with fast paths on and off.
  *
- *   node --import tsx bench/run.ts [--class NAME[,NAME…]] [--sizes 1000,10000] [--with-50k]
+ *   node --import tsx bench/run.ts [--quick] [--class NAME[,NAME…]] [--sizes 1000,10000] [--with-50k]
  *                                  [--kustomize-max N] [--kustomize-timeout S] [--no-write]
  *
- * Input classes (`--class`, default: all of them, about 15 minutes on 2 cores):
+ * Input classes (`--class`, default: all of them, about 20 minutes on 2 cores; `--quick` divides every size by 10):
  *   - `mixed`: N workloads (bench/generate.ts `generateResources`; ≈1.75 N resources with Services and
- *     ConfigMaps) at N = 100, 1 000, 10 000 (`--sizes`; `--with-50k` adds 50 000), plus kustomize (a
- *     strategic-merge patch adding istio-proxy + volumes to every Deployment) for N ≤ --kustomize-max
- *     (default 1 000: its time grows much faster than linearly);
- *   - `all-workloads`: N resources, every one a workload of five kinds, all injected (1 000 and 10 000);
+ *     ConfigMaps) at N = 100, 1 000, 10 000 with Istio, and at 1 000 and 10 000 also with the Linkerd (manual),
+ *     OSM and Kuma drivers (bench/package.ts `MESH_CONFIGS`); `--with-50k` adds 50 000; plus kustomize (a
+ *     strategic-merge patch adding istio-proxy + volumes to every Deployment) for N ≤ --kustomize-max (default
+ *     1 000: its time grows much faster than linearly);
+ *   - `all-workloads`: N workloads of five kinds, all injected, plus N/5 Services (1 000 and 10 000);
  *   - `every-shape-different`: the same with every pod template of its own shape (1 000 and 10 000);
+ *     these three are kpt packages of plain multi-document YAML (bench/package.ts): per size, `kpt fn source DIR`,
+ *     `meshinject -q -c CONFIG DIR` and the yaml round trip of DIR/resources.yaml, back to back;
+ *   - `all-workloads-rl`: all-workloads as a kpt-style ResourceList on stdin (the form `kpt fn eval` sends: kpt
+ *     annotations, comments), beside the round trip only (1 000 and 10 000);
  *   - `compact-json`, `wide-maps`, `huge-annotation`, `anchored-300k`: the shapes that once took super-linear
  *     time (issue #8 §3; `generateShape`), each at sizes n, 2n, 4n (up to 20 000 items, 40 000 keys, 4 MiB,
- *     300 000 documents);
- *   - `diff`: `meshinject diff` and `diff -i` beside injecting the same `mixed` stream, 3 000 workloads (bench/diff.ts);
- *   - `startup`: a 10-workload ResourceList through the CLI, median of 15 runs, beside bare `node -e 0`.
- * Every meshinject run is measured back to back with `bench/yaml-roundtrip.mjs` on the same file: wall time,
- * CPU time and peak RSS (GNU `/usr/bin/time -f %M`), and their ratios. N ≤ 1 000: median of 3 runs.
- * A full run (no `--class`, no `--sizes`) writes bench/RESULTS.md unless --no-write; a partial run prints
- * its tables only. Figures, not tests: nothing fails.
+ *     300 000 documents), beside the round trip;
+ *   - `diff`: `meshinject diff`, `diff -i` and `check` (on the input and on the injected output) beside injecting
+ *     and `kpt fn source`, mixed 300 and 3 000 (bench/diff.ts);
+ *   - `startup`: a 10-workload ResourceList through the CLI beside bare `node -e 0`, median of 15 alternating
+ *     rounds, wall and CPU (bench/startup.ts);
+ *   - `identity`: every class at 1 000 (shapes at n/10) with the fast paths on, off, and verified; the sha256 of
+ *     the outputs must be equal (bench/identity.ts; the switches are `FAST_PATHS_OFF` there).
+ * CPU is user + system seconds and peak RSS comes from GNU `/usr/bin/time`; N ≤ 1 000: median of 3 runs.
+ * A full run (no `--class`, no `--sizes`) writes bench/RESULTS.md (keeping its `## Notes (by hand` section)
+ * unless --no-write; `--quick` writes bench/out/RESULTS.quick.md; a partial run prints its tables only.
+ * Figures, not tests: nothing fails, except that an output mismatch in `identity` makes the exit code 1.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { generateResources, generateShape, generateWorkloads, toResourceList, toStream, type Shape } from './generate.ts';
-import { measure, measureMedian, median, type Measurement } from './measure.ts';
+import { generateShape, generateWorkloads, toResourceList, type Shape } from './generate.ts';
+import { measureMedian, type Measurement } from './measure.ts';
 import { KUSTOMIZE_PATCH, kustomization } from './kustomize.ts';
 import { benchDiff, diffTable, diffTargets, type DiffRow } from './diff.ts';
+import { countInjected, countKptItems, hasKpt, kptVersion, MESH_CONFIGS, MESHES, packageResources, writePackage, type Mesh, type PackageClass } from './package.ts';
+import { benchStartup, startupTable, STARTUP_BUDGET_MS, STARTUP_STRETCH_MS, type Startup } from './startup.ts';
+import { identityRow, identityTable, type IdentityRow } from './identity.ts';
+import { notesSection } from './results.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}bench/out`;
@@ -38,14 +52,19 @@ const FLOOR = `${ROOT}bench/yaml-roundtrip.mjs`;
 /** From this N on, both node processes run with `--max-old-space-size=LARGE_HEAP_MB`. */
 const LARGE_HEAP_FROM = 50000;
 const LARGE_HEAP_MB = 12288;
+/** Linear growth: CPU(larger) ÷ CPU(smaller) ÷ (size ratio) at most this, in every class. */
+const GROWTH_BOUND = 1.2;
 
 /** Every input class, in the order a full run measures them. */
-export const CLASSES = ['mixed', 'all-workloads', 'every-shape-different', 'compact-json', 'wide-maps', 'huge-annotation', 'anchored-300k', 'diff', 'startup'] as const;
+export const CLASSES = ['mixed', 'all-workloads', 'every-shape-different', 'all-workloads-rl', 'compact-json', 'wide-maps', 'huge-annotation', 'anchored-300k', 'diff', 'startup', 'identity'] as const;
 type ClassName = (typeof CLASSES)[number];
+const PACKAGE_CLASSES: readonly ClassName[] = ['mixed', 'all-workloads', 'every-shape-different'];
 
 interface Args {
   classes: ClassName[];
   sizes?: number[];
+  /** Every default size ÷ `scale` (10 with --quick). */
+  scale: number;
   with50k: boolean;
   kustomizeMax: number;
   kustomizeTimeout: number;
@@ -54,10 +73,11 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { classes: [...CLASSES], with50k: false, kustomizeMax: 1000, kustomizeTimeout: 600, write: true, partial: false };
+  const a: Args = { classes: [...CLASSES], scale: 1, with50k: false, kustomizeMax: 1000, kustomizeTimeout: 600, write: true, partial: false };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i]!;
     if (x === '--with-50k') a.with50k = true;
+    else if (x === '--quick') a.scale = 10;
     else if (x === '--sizes') {
       a.sizes = argv[++i]!.split(',').map(Number);
       a.partial = true;
@@ -74,10 +94,17 @@ function parseArgs(argv: string[]): Args {
   return a;
 }
 
-/** One measured input: meshinject and the round trip on the same file, back to back. */
+/** The default sizes of a class ÷ the scale (never below 10). */
+function scaled(args: Args, sizes: readonly number[]): number[] {
+  return sizes.map((n) => Math.max(10, Math.round(n / args.scale)));
+}
+
+/** One measured input: meshinject, kpt (package classes) and the round trip on the same resources, back to back. */
 interface Row {
   cls: ClassName;
   label: string;
+  /** The mesh of the functionConfig (package and ResourceList classes). */
+  meshName?: Mesh;
   /** Size in `unit` (workloads, items, keys, KiB, documents). */
   size: number;
   unit: string;
@@ -85,12 +112,14 @@ interface Row {
   inputMB: number;
   mesh?: Measurement & { injected: number; expected: number };
   floor: Measurement;
+  /** `kpt fn source` of the package: items it wrote and the resources of the package (Kptfile included). */
+  kpt?: Measurement & { items: number; expected: number };
   kustomize?: Measurement & { injected: number; expected: number };
   /** Plan cache hits / lookups, when meshinject reported them (MESHINJECT_PLAN_STATS). */
   plans?: { hits: number; lookups: number };
 }
 
-/** Counts `istio-proxy` container entries: `name: istio-proxy` as a whole YAML line, or `"name": "istio-proxy"` in JSON. */
+/** Counts `istio-proxy` container entries (kustomize's patch adds no annotation): `name: istio-proxy` as a whole YAML line, or `"name": "istio-proxy"` in JSON. */
 function countProxies(file: string): number {
   const text = readFileSync(file, 'utf8');
   return (text.match(/\bname: istio-proxy\s*$/gm) ?? []).length + (text.match(/"name": ?"istio-proxy"/g) ?? []).length;
@@ -102,6 +131,10 @@ function fmtS(m: Measurement | undefined): string {
   return m.seconds < 10 ? m.seconds.toFixed(3) : m.seconds.toFixed(1);
 }
 
+function fmtCpu(m: Measurement | undefined): string {
+  return m && !m.timedOut && Number.isFinite(m.cpuSeconds) ? m.cpuSeconds.toFixed(2) : 'n/a';
+}
+
 function fmtMB(m: Measurement | undefined): string {
   return m && !m.timedOut && Number.isFinite(m.maxRssMB) ? m.maxRssMB.toFixed(0) : 'n/a';
 }
@@ -111,54 +144,98 @@ function planStats(stderr: string): Row['plans'] {
   return m ? { hits: Number(m[1]), lookups: Number(m[2]) } : undefined;
 }
 
-/**
- * Measures one input file: the round trip, then meshinject (`cliArgs` after the CLI path), back to back.
- * `expected` is the number of workloads meshinject must inject (counted in its output).
- */
-async function measurePair(row: Omit<Row, 'floor' | 'inputMB'>, file: string, cliArgs: string[], expected: number, heap: string[], reps: number, cliOk: boolean): Promise<Row> {
-  const inputMB = readFileSync(file).length / 1e6;
-  const floor = await measureMedian(reps, 'node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 });
-  const out: Row = { ...row, inputMB, floor };
-  process.stderr.write(`  ${row.label} ${row.size} ${row.unit}: round trip ${fmtS(floor)} s\n`);
-  if (cliOk) {
-    const outFile = `${OUT}/mesh-out.txt`;
-    const m = await measureMedian(reps, 'node', [...heap, CLI, ...cliArgs], { stdinFile: file, stdoutFile: outFile, timeoutSeconds: 900, env: { MESHINJECT_PLAN_STATS: '1' } });
-    out.mesh = { ...m, injected: countProxies(outFile), expected };
-    const plans = planStats(m.stderr);
-    if (plans) out.plans = plans;
-    process.stderr.write(`  ${row.label} ${row.size} ${row.unit}: meshinject ${fmtS(m)} s exit ${m.exitCode}\n`);
-    if (m.exitCode !== 0) process.stderr.write(`    meshinject stderr: ${m.stderr.slice(0, 500)}\n`);
-  }
-  return out;
+function died(m: Measurement): string {
+  return m.exitCode !== 0 ? ` (exit ${m.exitCode}${/heap limit/.test(m.stderr) ? ': heap out of memory' : ''})` : '';
 }
 
-async function kustomizeRow(row: Row, resources: ReturnType<typeof generateResources>, args: Args): Promise<void> {
-  const dir = `${OUT}/kustomize-${row.size}`;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}/resources.yaml`, toStream(resources));
-  writeFileSync(`${dir}/patch.yaml`, KUSTOMIZE_PATCH);
-  writeFileSync(`${dir}/kustomization.yaml`, kustomization('resources.yaml', 'patch.yaml'));
+/** Runs meshinject (`cliArgs` after the CLI path) and counts the workloads it injected for `meshName`. */
+async function measureMesh(label: string, cliArgs: string[], stdinFile: string | undefined, meshName: Mesh, expected: number, heap: string[], reps: number): Promise<{ mesh: NonNullable<Row['mesh']>; plans?: Row['plans'] }> {
+  const outFile = `${OUT}/mesh-out.txt`;
+  const m = await measureMedian(reps, 'node', [...heap, CLI, ...cliArgs], { ...(stdinFile ? { stdinFile } : {}), stdoutFile: outFile, timeoutSeconds: 900, env: { MESHINJECT_PLAN_STATS: '1' } });
+  const injected = countInjected(outFile, meshName);
+  process.stderr.write(`  ${label}: meshinject ${fmtS(m)} s, ${fmtCpu(m)} s CPU, exit ${m.exitCode}, injected ${injected}/${expected}\n`);
+  if (m.exitCode !== 0) process.stderr.write(`    meshinject stderr: ${m.stderr.slice(0, 500)}\n`);
+  const plans = planStats(m.stderr);
+  return { mesh: { ...m, injected, expected }, ...(plans ? { plans } : {}) };
+}
+
+async function kustomizeRow(row: Row, resourcesFile: string, expected: number, args: Args): Promise<void> {
+  const kdir = `${OUT}/kustomize-${row.size}`;
+  mkdirSync(kdir, { recursive: true });
+  writeFileSync(`${kdir}/resources.yaml`, readFileSync(resourcesFile));
+  writeFileSync(`${kdir}/patch.yaml`, KUSTOMIZE_PATCH);
+  writeFileSync(`${kdir}/kustomization.yaml`, kustomization('resources.yaml', 'patch.yaml'));
   const outFile = `${OUT}/kustomize-${row.size}.out.yaml`;
-  const m = await measureMedian(row.size < 1000 ? 3 : 1, 'kubectl', ['kustomize', dir], { stdoutFile: outFile, timeoutSeconds: args.kustomizeTimeout });
-  row.kustomize = { ...m, injected: m.timedOut ? 0 : countProxies(outFile), expected: resources.filter((r) => r.kind === 'Deployment').length };
+  const m = await measureMedian(row.size < 1000 ? 3 : 1, 'kubectl', ['kustomize', kdir], { stdoutFile: outFile, timeoutSeconds: args.kustomizeTimeout });
+  row.kustomize = { ...m, injected: m.timedOut ? 0 : countProxies(outFile), expected };
   process.stderr.write(`  mixed ${row.size}: kustomize ${fmtS(m)} s\n`);
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(kdir, { recursive: true, force: true });
+  rmSync(outFile, { force: true });
 }
 
-/** The workload classes (`mixed`, `all-workloads`, `every-shape-different`) at their sizes. */
-async function benchWorkloads(cls: ClassName, args: Args, cliOk: boolean): Promise<Row[]> {
-  const defaults = cls === 'mixed' ? [100, 1000, 10000] : [1000, 10000];
-  const sizes = [...(args.sizes ?? defaults)];
+/** The config file of each mesh, written once into the scratch folder. */
+function meshConfigFile(mesh: Mesh): string {
+  const file = `${OUT}/config-${mesh}.yaml`;
+  if (!existsSync(file)) writeFileSync(file, MESH_CONFIGS[mesh]);
+  return file;
+}
+
+/**
+ * A package class (`mixed`, `all-workloads`, `every-shape-different`) at its sizes: per size, the package is
+ * written once, then `kpt fn source`, meshinject (each mesh of the size) and the yaml round trip run back to back.
+ */
+async function benchPackageClass(cls: PackageClass, args: Args, cliOk: boolean, kptOk: boolean): Promise<Row[]> {
+  const sizes = args.sizes ? [...args.sizes] : scaled(args, cls === 'mixed' ? [100, 1000, 10000] : [1000, 10000]);
   if (args.with50k && !sizes.includes(50000)) sizes.push(50000);
+  const driverSizes = new Set(args.sizes ?? scaled(args, [1000, 10000]));
   const rows: Row[] = [];
   for (const n of sizes) {
-    const resources = cls === 'mixed' ? generateResources(n) : generateWorkloads(n, cls === 'every-shape-different');
-    const file = `${OUT}/${cls}-${n}.yaml`;
+    const resources = packageResources(cls, n);
+    const dir = `${OUT}/package-${cls}-${n}`;
+    const file = writePackage(dir, resources);
+    const heap = n >= LARGE_HEAP_FROM ? [`--max-old-space-size=${LARGE_HEAP_MB}`] : [];
+    const reps = n <= 1000 ? 3 : 1;
+    const expected = resources.filter((r) => r.workload).length;
+    const base = { cls, size: n, unit: 'workloads', resources: resources.length, inputMB: readFileSync(file).length / 1e6 };
+    let kpt: Row['kpt'];
+    if (kptOk) {
+      const kptOut = `${OUT}/kpt-out.yaml`;
+      const k = await measureMedian(reps, 'kpt', ['fn', 'source', dir], { stdoutFile: kptOut, timeoutSeconds: 900 });
+      kpt = { ...k, items: countKptItems(kptOut), expected: resources.length + 1 };
+      rmSync(kptOut, { force: true });
+      process.stderr.write(`  ${cls} ${n}: kpt fn source ${fmtS(k)} s, ${fmtCpu(k)} s CPU, ${kpt.items}/${kpt.expected} items\n`);
+    }
+    const meshes: readonly Mesh[] = cls === 'mixed' && driverSizes.has(n) ? MESHES : ['istio'];
+    const measured: Array<Omit<Row, 'floor'>> = [];
+    for (const meshName of meshes) {
+      const label = cls === 'mixed' ? `mixed ${meshName}` : cls;
+      const row: Omit<Row, 'floor'> = { ...base, label, meshName, ...(kpt ? { kpt } : {}) };
+      if (cliOk) Object.assign(row, await measureMesh(`${label} ${n}`, ['-q', '-c', meshConfigFile(meshName), dir], undefined, meshName, expected, heap, reps));
+      measured.push(row);
+    }
+    const floor = await measureMedian(reps, 'node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 });
+    process.stderr.write(`  ${cls} ${n}: round trip ${fmtS(floor)} s, ${fmtCpu(floor)} s CPU\n`);
+    const out = measured.map((r) => ({ ...r, floor }));
+    if (cls === 'mixed' && n <= args.kustomizeMax) await kustomizeRow(out[0]!, file, resources.filter((r) => r.kind === 'Deployment').length, args);
+    rows.push(...out);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** `all-workloads-rl`: all-workloads as a kpt-style ResourceList on stdin, beside the round trip. */
+async function benchResourceList(args: Args, cliOk: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const n of args.sizes ?? scaled(args, [1000, 10000])) {
+    const resources = generateWorkloads(n);
+    const file = `${OUT}/all-workloads-rl-${n}.yaml`;
     writeFileSync(file, toResourceList(resources));
     const heap = n >= LARGE_HEAP_FROM ? [`--max-old-space-size=${LARGE_HEAP_MB}`] : [];
-    const row = await measurePair({ cls, label: cls, size: n, unit: 'workloads', resources: resources.length }, file, [], resources.filter((r) => r.workload).length, heap, n <= 1000 ? 3 : 1, cliOk);
-    if (cls === 'mixed' && n <= args.kustomizeMax) await kustomizeRow(row, resources, args);
-    rows.push(row);
+    const reps = n <= 1000 ? 3 : 1;
+    const row: Omit<Row, 'floor'> = { cls: 'all-workloads-rl', label: 'all-workloads-rl', meshName: 'istio', size: n, unit: 'workloads', resources: resources.length, inputMB: readFileSync(file).length / 1e6 };
+    if (cliOk) Object.assign(row, await measureMesh(`all-workloads-rl ${n}`, [], file, 'istio', n, heap, reps));
+    const floor = await measureMedian(reps, 'node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 });
+    rows.push({ ...row, floor });
     rmSync(file, { force: true });
   }
   return rows;
@@ -175,25 +252,57 @@ const SHAPE_CLASSES: Partial<Record<ClassName, Array<{ shape: Shape; n: number; 
   'anchored-300k': [{ shape: 'anchored-docs', n: 75000, unit: 'documents' }],
 };
 
-async function benchShapes(cls: ClassName, cliOk: boolean): Promise<Row[]> {
-  const config = `${OUT}/shapes-config.yaml`;
-  writeFileSync(config, 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\nspec:\n  mesh: istio\n');
+/** The CLI arguments of a shape (wide-values carries its own functionConfig). */
+function shapeArgs(shape: Shape): string[] {
+  return shape === 'wide-values' ? [] : ['--config', meshConfigFile('istio')];
+}
+
+async function benchShapes(cls: ClassName, args: Args, cliOk: boolean): Promise<Row[]> {
   const rows: Row[] = [];
   for (const { shape, n: base, unit } of SHAPE_CLASSES[cls]!) {
     for (const k of [1, 2, 4]) {
-      const n = base * k;
+      const n = Math.round(base / args.scale) * k;
       const file = `${OUT}/shape-${shape}-${n}.txt`;
       writeFileSync(file, generateShape(shape, n));
-      const cliArgs = shape === 'wide-values' ? [] : ['--config', config];
-      const expected = shape === 'compact-json' ? n : 1;
-      rows.push(await measurePair({ cls, label: shape, size: n, unit }, file, cliArgs, expected, ['--max-old-space-size=8192'], 1, cliOk));
+      const heap = ['--max-old-space-size=8192'];
+      const row: Omit<Row, 'floor'> = { cls, label: shape, size: n, unit, inputMB: readFileSync(file).length / 1e6 };
+      if (cliOk) Object.assign(row, await measureMesh(`${shape} ${n} ${unit}`, shapeArgs(shape), file, 'istio', shape === 'compact-json' ? n : 1, heap, 1));
+      const floor = await measureMedian(1, 'node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 });
+      rows.push({ ...row, floor });
       rmSync(file, { force: true });
     }
   }
   return rows;
 }
 
-function machine(): string[] {
+/**
+ * The `identity` class: each package class (mixed with every mesh), the ResourceList form and each shape at a
+ * moderate size, with the fast paths on and off (bench/identity.ts).
+ */
+async function benchIdentity(args: Args): Promise<IdentityRow[]> {
+  const n = args.sizes?.[0] ?? scaled(args, [1000])[0]!;
+  const rows: IdentityRow[] = [];
+  const outFile = `${OUT}/identity-out.txt`;
+  for (const cls of ['mixed', 'all-workloads', 'every-shape-different'] as const) {
+    const dir = `${OUT}/identity-${cls}`;
+    writePackage(dir, packageResources(cls, n));
+    for (const mesh of cls === 'mixed' ? MESHES : (['istio'] as const)) rows.push(await identityRow(`${cls} ${n} (${mesh}, package)`, [CLI, '-q', '-c', meshConfigFile(mesh), dir], outFile));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rl = `${OUT}/identity-rl.yaml`;
+  writeFileSync(rl, toResourceList(generateWorkloads(n)));
+  rows.push(await identityRow(`all-workloads-rl ${n} (ResourceList on stdin)`, [CLI], outFile, rl));
+  for (const { shape, n: base, unit } of Object.values(SHAPE_CLASSES).flat()) {
+    const size = Math.max(1, Math.round(base / 10 / args.scale));
+    writeFileSync(rl, generateShape(shape, size));
+    rows.push(await identityRow(`${shape} ${size} ${unit}`, ['--max-old-space-size=8192', CLI, ...shapeArgs(shape)], outFile, rl));
+  }
+  rmSync(rl, { force: true });
+  rmSync(outFile, { force: true });
+  return rows;
+}
+
+function machine(loadAtStart: string, minutes: Results['minutes']): string[] {
   const cpuModel = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const nproc = execFileSync('nproc', { encoding: 'utf8' }).trim();
   const kubectl = (() => {
@@ -209,40 +318,56 @@ function machine(): string[] {
     `- nproc: ${nproc}`,
     `- memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- node: ${process.version}; yaml ${yamlVersion}`,
+    `- ${kptVersion()}`,
     `- ${kubectl}`,
-    `- load average (1, 5, 15 min) when the report was written: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ')}`,
+    `- load average (1, 5, 15 min): ${loadAtStart} when the run started, ${loadAverage()} when the report was written`,
+    `- run time: ${Object.values(minutes).reduce((a, b) => a + b, 0).toFixed(1)} min (${Object.entries(minutes).map(([c, m]) => `${c} ${m.toFixed(1)}`).join(', ')})`,
   ];
+}
+
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
 }
 
 function ok(r: Row): boolean {
   return r.mesh !== undefined && r.mesh.exitCode === 0 && r.floor.exitCode === 0;
 }
 
-function ratio(r: Row, f: (m: Measurement) => number): number | undefined {
-  return ok(r) ? f(r.mesh!) / f(r.floor) : undefined;
+function kptOk(r: Row): boolean {
+  return r.kpt !== undefined && r.kpt.exitCode === 0 && Number.isFinite(r.kpt.cpuSeconds);
 }
 
-/** Growth of meshinject's time from the class's smallest row (wall for workload classes, CPU for shapes). */
-function growth(r: Row, rows: readonly Row[]): string {
-  const first = rows.find((x) => x.label === r.label);
-  if (!first || !ok(r) || !ok(first) || first === r) return '';
-  const shape = r.unit !== 'workloads';
-  const v = shape ? r.mesh!.cpuSeconds / first.mesh!.cpuSeconds : r.mesh!.seconds / first.mesh!.seconds;
-  return `${v.toFixed(1)} (×${(r.size / first.size).toFixed(0)} size${shape ? ', CPU' : ''})`;
+/** meshinject ÷ the peer (`kpt` or the round trip `floor`) by `f`, when both ran. */
+function ratio(r: Row, peer: 'kpt' | 'floor', f: (m: Measurement) => number): number | undefined {
+  if (!ok(r) || (peer === 'kpt' && !kptOk(r))) return undefined;
+  return f(r.mesh!) / f(r[peer]!);
 }
+
+/** The rows of the same series (label and mesh) as `r`, smallest size first. */
+function series(r: Row, rows: readonly Row[]): Row[] {
+  return rows.filter((x) => x.label === r.label && x.meshName === r.meshName);
+}
+
+/** Growth of meshinject's CPU from the previous size of its series, ÷ the size ratio (1.0 = linear). */
+function growth(r: Row, rows: readonly Row[]): string {
+  const s = series(r, rows);
+  const prev = s[s.indexOf(r) - 1];
+  if (!prev || !ok(r) || !ok(prev)) return '';
+  const v = r.mesh!.cpuSeconds / prev.mesh!.cpuSeconds / (r.size / prev.size);
+  return `${v.toFixed(2)} (×${(r.size / prev.size).toFixed(0)} size)`;
+}
+
+const fx = (v: number | undefined, d = 2) => (v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(d));
 
 function classTable(rows: readonly Row[]): string[] {
-  const head = '| class | size | input MB | meshinject s | CPU s | RSS MB | injected | round trip s | round trip RSS MB | time ratio | RSS ratio | growth | plan hits |';
+  const head = '| class | size | input MB | meshinject wall s | CPU s | RSS MB | injected | kpt fn source CPU s | kpt RSS MB | CPU ÷ kpt | RSS ÷ kpt | round trip CPU s | round trip RSS MB | CPU ÷ round trip | growth (CPU ÷ size) | plan hits |';
   const lines = [head, '|' + head.split('|').slice(1, -1).map(() => '---').join('|') + '|'];
   for (const r of rows) {
-    const tr = ratio(r, (m) => m.seconds);
-    const mr = ratio(r, (m) => m.maxRssMB);
-    const died = r.mesh && r.mesh.exitCode !== 0 ? ` (exit ${r.mesh.exitCode}${/heap limit/.test(r.mesh.stderr) ? ': heap out of memory' : ''})` : '';
-    const inj = r.mesh ? `${r.mesh.injected}/${r.mesh.expected}${died}` : 'n/a';
-    const plans = r.plans ? `${((100 * r.plans.hits) / Math.max(1, r.plans.lookups)).toFixed(1)}% (${r.plans.hits}/${r.plans.lookups})` : 'n/a';
-    const floorDied = r.floor.exitCode !== 0 ? ` (exit ${r.floor.exitCode}${/heap limit/.test(r.floor.stderr) ? ': heap out of memory' : ''})` : '';
+    const inj = r.mesh ? `${r.mesh.injected}/${r.mesh.expected}${died(r.mesh)}` : 'n/a';
+    const kptItems = r.kpt && r.kpt.items !== r.kpt.expected ? ` (${r.kpt.items}/${r.kpt.expected} items)` : '';
+    const plans = r.plans && r.plans.lookups > 0 ? `${((100 * r.plans.hits) / Math.max(1, r.plans.lookups)).toFixed(1)}% (${r.plans.hits}/${r.plans.lookups})` : 'n/a';
     lines.push(
-      `| ${r.label} | ${r.size} ${r.unit} | ${r.inputMB.toFixed(1)} | ${fmtS(r.mesh)} | ${r.mesh ? r.mesh.cpuSeconds.toFixed(2) : 'n/a'} | ${fmtMB(r.mesh)} | ${inj} | ${fmtS(r.floor)}${floorDied} | ${fmtMB(r.floor)} | ${tr === undefined ? 'n/a' : tr.toFixed(2)} | ${mr === undefined ? 'n/a' : mr.toFixed(2)} | ${growth(r, rows)} | ${plans} |`,
+      `| ${r.label} | ${r.size} ${r.unit} | ${r.inputMB.toFixed(1)} | ${fmtS(r.mesh)} | ${fmtCpu(r.mesh)} | ${fmtMB(r.mesh)} | ${inj} | ${r.kpt ? `${fmtCpu(r.kpt)}${died(r.kpt)}${kptItems}` : 'n/a'} | ${fmtMB(r.kpt)} | ${fx(ratio(r, 'kpt', (m) => m.cpuSeconds))} | ${fx(ratio(r, 'kpt', (m) => m.maxRssMB))} | ${fmtCpu(r.floor)}${died(r.floor)} | ${fmtMB(r.floor)} | ${fx(ratio(r, 'floor', (m) => m.cpuSeconds))} | ${growth(r, rows)} | ${plans} |`,
     );
   }
   return lines;
@@ -257,143 +382,219 @@ function kustomizeTable(rows: readonly Row[]): string[] {
   return lines;
 }
 
-interface Startup {
-  mesh?: number;
-  meshExit?: number | null;
-  node: number;
-  floor: number;
-}
-
-async function benchStartup(cliOk: boolean): Promise<Startup> {
-  const rl = `${OUT}/rl-startup-10.yaml`;
-  writeFileSync(rl, toResourceList(generateResources(10)));
-  const time15 = async (cmd: string, args: string[], stdinFile?: string) => {
-    const ms: Measurement[] = [];
-    await measure(cmd, args, stdinFile ? { stdinFile } : {}); // warm the page cache
-    for (let i = 0; i < 15; i++) ms.push(await measure(cmd, args, stdinFile ? { stdinFile } : {}));
-    return { med: median(ms.map((m) => m.seconds)), exit: ms[0]!.exitCode };
-  };
-  const node = (await time15('node', ['-e', '0'])).med;
-  const floor = (await time15('node', [FLOOR, rl])).med;
-  if (!cliOk) return { node, floor };
-  const m = await time15('node', [CLI], rl);
-  return { mesh: m.med, meshExit: m.exit, node, floor };
-}
-
-function startupTable(st: Startup): string[] {
-  return [
-    `| run (10 workloads, 18 resources, median of 15) | wall |`,
-    `|---|---|`,
-    `| meshinject CLI end to end | ${st.mesh === undefined ? 'n/a' : `${(st.mesh * 1000).toFixed(0)} ms${st.meshExit !== 0 ? ` (exit ${st.meshExit})` : ''}`} |`,
-    `| \`node -e 0\` (bare node start-up) | ${(st.node * 1000).toFixed(0)} ms |`,
-    `| yaml round trip (bench/yaml-roundtrip.mjs) | ${(st.floor * 1000).toFixed(0)} ms |`,
-  ];
-}
-
+/** One target: meshinject's figure beside kpt's and the round trip's from the same run, and whether it is met. */
 interface Target {
   name: string;
   value: string;
+  kpt?: string;
+  floor?: string;
   met: boolean | undefined;
+  /** Whether the stretch goal is met, when the target has one. */
+  stretch?: boolean | undefined;
 }
 
-/** The targets of issue #13 at 10 000 workloads, and linear growth of the shapes (issue #8 §3). */
-function targets(rows: readonly Row[], st: Startup | undefined): Target[] {
-  const at = (cls: ClassName, n: number) => rows.find((r) => r.cls === cls && r.size === n);
+/** Targets 1, 2 and 4 of issue #24 on the largest size measured of each package class (CPU and peak RSS against kpt). */
+function kptTargets(rows: readonly Row[]): Target[] {
   const out: Target[] = [];
-  const check = (name: string, v: number | undefined, limit: number, digits = 2) =>
-    out.push({ name, value: v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(digits), met: v === undefined || !Number.isFinite(v) ? undefined : v <= limit });
-  const aw = at('all-workloads', 10000);
-  check('all-workloads 10 000: time ≤ 0.5 × round trip', aw && ratio(aw, (m) => m.seconds), 0.5);
-  check('all-workloads 10 000: peak RSS ≤ 0.5 × round trip', aw && ratio(aw, (m) => m.maxRssMB), 0.5);
-  const mx = at('mixed', 10000);
-  check('mixed 10 000: time ≤ 0.35 × round trip', mx && ratio(mx, (m) => m.seconds), 0.35);
-  const es = at('every-shape-different', 10000);
-  check('every-shape-different 10 000: time ≤ 1.0 × round trip', es && ratio(es, (m) => m.seconds), 1.0);
-  for (const cls of ['mixed', 'all-workloads', 'every-shape-different'] as const) {
-    const a = at(cls, 1000);
-    const b = at(cls, 10000);
-    check(`${cls}: time(10 000) / time(1 000) ≤ 12`, a && b && ok(a) && ok(b) ? b.mesh!.seconds / a.mesh!.seconds : undefined, 12, 1);
-  }
-  for (const label of ['compact-json', 'wide-configmap', 'wide-values', 'huge-annotation', 'anchored-docs']) {
-    const rs = rows.filter((r) => r.label === label && ok(r));
-    if (rs.length < 2) continue;
-    const first = rs[0]!;
-    const last = rs[rs.length - 1]!;
-    // Linear growth: CPU time grows at most 1.5× faster than the size (start-up makes small sizes dearer).
-    const g = last.mesh!.cpuSeconds / first.mesh!.cpuSeconds / (last.size / first.size);
-    check(`${label}: CPU growth ÷ size growth (×${last.size / first.size}) ≤ 1.5`, g, 1.5);
-  }
-  if (st?.mesh !== undefined) check('10-workload list end to end: median ≤ 120 ms', st.mesh * 1000, 120, 0);
-  const injected = rows.filter((r) => r.mesh);
-  if (injected.length) {
-    const all = injected.every((r) => r.mesh!.exitCode === 0 && r.mesh!.injected === r.mesh!.expected);
-    out.push({ name: 'sanity: exit 0 and every workload injected in every row', value: all ? 'yes' : 'no', met: all });
+  const largest = (cls: ClassName, mesh: Mesh) => rows.filter((r) => r.cls === cls && r.meshName === mesh).at(-1);
+  const cpuTarget = (r: Row | undefined, what: string, limit: number, stretch?: number) => {
+    if (!r) return;
+    const v = ratio(r, 'kpt', (m) => m.cpuSeconds);
+    out.push({ name: `${what} ${r.size}: CPU ≤ ${limit.toFixed(1)} × kpt fn source${stretch ? ` (stretch ${stretch} ×)` : ''}`, value: `${fmtCpu(r.mesh)} s (${fx(v)} ×; ${fx(ratio(r, 'floor', (m) => m.cpuSeconds))} × round trip)`, kpt: `${fmtCpu(r.kpt)} s`, floor: `${fmtCpu(r.floor)} s`, met: v === undefined ? undefined : v <= limit, ...(stretch ? { stretch: v === undefined ? undefined : v <= stretch } : {}) });
+  };
+  const rssTarget = (r: Row | undefined, what: string) => {
+    if (!r) return;
+    const v = ratio(r, 'kpt', (m) => m.maxRssMB);
+    out.push({ name: `${what} ${r.size}: peak RSS ≤ kpt fn source`, value: `${fmtMB(r.mesh)} MB (${fx(v)} ×)`, kpt: `${fmtMB(r.kpt)} MB`, floor: `${fmtMB(r.floor)} MB`, met: v === undefined ? undefined : v <= 1 });
+  };
+  const aw = largest('all-workloads', 'istio');
+  cpuTarget(aw, 'all-workloads', 1.0, 0.5);
+  rssTarget(aw, 'all-workloads');
+  cpuTarget(largest('every-shape-different', 'istio'), 'every-shape-different', 1.5);
+  for (const mesh of MESHES) {
+    const r = largest('mixed', mesh);
+    cpuTarget(r, `mixed (${mesh})`, 1.0, 0.5);
+    rssTarget(r, `mixed (${mesh})`);
   }
   return out;
 }
 
-function metText(m: boolean | undefined): string {
-  return m === undefined ? 'not measured' : m ? 'met' : 'NOT met';
+/** Target 5 of issue #24: linear growth of every series, between its two largest sizes. */
+function growthTargets(rows: readonly Row[]): Target[] {
+  const out: Target[] = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const key = `${r.label}/${r.meshName ?? ''}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const s = series(r, rows).filter(ok);
+    if (s.length < 2) continue;
+    // Workload classes: the two largest sizes (×10); shapes: the smallest and the largest (×4).
+    const [a, b] = [r.unit === 'workloads' ? s[s.length - 2]! : s[0]!, s[s.length - 1]!];
+    const g = b.mesh!.cpuSeconds / a.mesh!.cpuSeconds / (b.size / a.size);
+    const kg = kptOk(a) && kptOk(b) ? (b.kpt!.cpuSeconds / a.kpt!.cpuSeconds / (b.size / a.size)).toFixed(2) : undefined;
+    out.push({ name: `${r.label}: CPU(${b.size}) ÷ CPU(${a.size}) ÷ ${(b.size / a.size).toFixed(0)} ≤ ${GROWTH_BOUND}`, value: g.toFixed(2), ...(kg ? { kpt: kg } : {}), floor: (b.floor.cpuSeconds / a.floor.cpuSeconds / (b.size / a.size)).toFixed(2), met: g <= GROWTH_BOUND });
+  }
+  return out;
+}
+
+/** Target 3 of issue #24: start-up over bare node, wall and CPU medians. */
+function startupTargets(st: Startup | undefined): Target[] {
+  if (!st?.mesh) return [];
+  const out: Target[] = [];
+  for (const k of ['wall', 'cpu'] as const) {
+    const over = (st.mesh[k] - st.node[k]) * 1000;
+    out.push({
+      name: `start-up, 10-workload list, ${k === 'wall' ? 'wall' : 'CPU'} (median of ${st.runs}): ≤ node -e 0 + ${STARTUP_BUDGET_MS} ms (stretch + ${STARTUP_STRETCH_MS} ms)`,
+      value: `${(st.mesh[k] * 1000).toFixed(0)} ms (node + ${over.toFixed(0)} ms)`,
+      ...(st.kpt ? { kpt: `${(st.kpt[k] * 1000).toFixed(0)} ms` } : {}),
+      floor: `${(st.floor[k] * 1000).toFixed(0)} ms`,
+      met: st.mesh.exit === 0 && over <= STARTUP_BUDGET_MS,
+      stretch: st.mesh.exit === 0 && over <= STARTUP_STRETCH_MS,
+    });
+  }
+  return out;
+}
+
+/** Every target of the run, in report order. */
+function targets(rows: readonly Row[], st: Startup | undefined, diffRows: readonly DiffRow[], identity: readonly IdentityRow[]): Target[] {
+  const out: Target[] = [...kptTargets(rows), ...growthTargets(rows), ...startupTargets(st), ...diffTargets(diffRows, GROWTH_BOUND)];
+  if (identity.length) {
+    const bad = identity.filter((r) => !r.identical);
+    out.push({ name: `outputs byte-identical with the fast paths on, off and verified (${identity.length} inputs)`, value: bad.length ? `${bad.length} differ: ${bad.map((r) => r.label).join('; ')}` : 'identical', met: bad.length === 0 });
+  }
+  const injected = rows.filter((r) => r.mesh);
+  if (injected.length) {
+    const all = injected.every((r) => r.mesh!.exitCode === 0 && r.mesh!.injected === r.mesh!.expected);
+    const kptAll = rows.every((r) => !r.kpt || (r.kpt.exitCode === 0 && r.kpt.items === r.kpt.expected));
+    out.push({ name: 'sanity: exit 0 and every workload injected in every row; kpt wrote every resource', value: all ? 'yes' : 'no', kpt: kptAll ? 'yes' : 'no', met: all && kptAll });
+  }
+  return out;
+}
+
+function metText(t: Target): string {
+  if (t.met === undefined) return 'not measured';
+  const base = t.met ? 'met' : '**NOT met**';
+  return t.stretch === undefined ? base : `${base}; stretch ${t.stretch ? 'met' : 'not met'}`;
+}
+
+function targetTable(ts: readonly Target[]): string[] {
+  return ['| target | meshinject | kpt fn source (same run) | yaml round trip (same run) | status |', '|---|---|---|---|---|', ...ts.map((t) => `| ${t.name} | ${t.value} | ${t.kpt ?? ''} | ${t.floor ?? ''} | ${metText(t)} |`)];
+}
+
+/** What a run produced, for the report. */
+interface Results {
+  rows: Row[];
+  st?: Startup;
+  diffRows: DiffRow[];
+  identity: IdentityRow[];
+  /** Wall minutes each class took. */
+  minutes: Partial<Record<ClassName, number>>;
+}
+
+async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise<Results> {
+  const res: Results = { rows: [], diffRows: [], identity: [], minutes: {} };
+  for (const cls of args.classes) {
+    process.stderr.write(`bench: ${cls}\n`);
+    const t0 = Date.now();
+    if (cls === 'startup') res.st = await benchStartup(OUT, cliOk ? CLI : undefined, FLOOR, withKpt);
+    else if (cls === 'diff') res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [300, 3000])) : [];
+    else if (cls === 'identity') res.identity = cliOk ? await benchIdentity(args) : [];
+    else if (PACKAGE_CLASSES.includes(cls)) res.rows.push(...(await benchPackageClass(cls as PackageClass, args, cliOk, withKpt)));
+    else if (cls === 'all-workloads-rl') res.rows.push(...(await benchResourceList(args, cliOk)));
+    else res.rows.push(...(await benchShapes(cls, args, cliOk)));
+    res.minutes[cls] = (Date.now() - t0) / 60000;
+  }
+  return res;
+}
+
+const INTRO = [
+  'Input classes (bench/generate.ts and bench/package.ts, deterministic; see bench/run.ts). `mixed` is N workloads (≈60%',
+  'Deployments, 25% StatefulSets, 15% CronJobs) plus one Service per two workloads and one ConfigMap per four, injected',
+  'with Istio and (1 000 and 10 000) with the Linkerd (manual), OSM and Kuma drivers; `all-workloads` is N workloads of',
+  'five kinds plus N/5 Services; `every-shape-different` gives every pod template its own annotations, ports and',
+  'container count. These three are kpt packages (a Kptfile and one multi-document `resources.yaml`, comments on every',
+  '7th resource), every workload injected (`policy: enabled`). The peer is `kpt fn source DIR` (kpt reads and writes the',
+  'package, as every kpt pipeline does); meshinject runs as `meshinject -q -c CONFIG DIR`; the yaml round trip',
+  '(bench/yaml-roundtrip.mjs: parseAllDocuments + toString) reads resources.yaml. The three run back to back on the',
+  'same files. `all-workloads-rl` is all-workloads as a kpt-style ResourceList on stdin (kpt annotations). The shape',
+  'classes are the inputs of issue #8 §3 at sizes n, 2n, 4n, beside the round trip only.',
+  'CPU is user + system seconds and peak RSS comes from GNU `/usr/bin/time`; wall time is measured around the child.',
+  'Start-up is the median of alternating rounds timed in bash (`$EPOCHREALTIME` around the command, CPU from `times`, 1 ms steps).',
+  `Sizes ≤ 1 000: median of 3 runs; larger: one run. "growth" is CPU ÷ CPU at the previous size ÷ the size ratio (linear`,
+  `= 1.0; the bound is ${GROWTH_BOUND}). The build machine is shared with other jobs (see the load average): compare ratios within a run.`,
+];
+
+/** The Markdown tables of a run: throughput, kustomize, start-up, diff and check, identity, targets. */
+interface Tables {
+  tbl: string[];
+  kz: string[];
+  st: string[];
+  df: string[];
+  id: string[];
+  tg: string[];
+}
+
+/** The report as Markdown; `notes` is the hand-kept section, kept from the previous report. */
+function report(res: Results, tables: Tables, loadAtStart: string, notes: string): string {
+  const { kz, df, st, id, tg, tbl } = tables;
+  return [
+    '# meshinject benchmark results',
+    '',
+    `Generated by \`npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    ...INTRO,
+    ...(process.argv.includes('--quick') ? ['**`--quick`: every size above is ÷ 10, so start-up weighs on every ratio; the targets are read at full size.**'] : []),
+    '',
+    '## Machine',
+    '',
+    ...machine(loadAtStart, res.minutes),
+    '',
+    '## Targets (issue #24)',
+    '',
+    ...tg,
+    '',
+    ...(tbl.length > 2 ? ['## Throughput and memory', '', ...tbl, ''] : []),
+    ...(kz.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz, ''] : []),
+    ...(df.length ? ['## diff and check (mixed package, beside injecting and kpt fn source)', '', ...df, ''] : []),
+    ...(st.length ? ['## Start-up', '', ...st, ''] : []),
+    ...(id.length ? ['## Byte-identity with the fast paths on and off', '', ...id, ''] : []),
+    notes.trimEnd(),
+    '',
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  const loadAtStart = loadAverage();
+  for (const k of Object.keys(process.env)) {
+    if (!k.startsWith('MESHINJECT_')) continue;
+    process.stderr.write(`bench: ignoring ${k}=${process.env[k]} from the environment (the bench sets its own switches)\n`);
+    delete process.env[k];
+  }
   mkdirSync(OUT, { recursive: true });
   const cliOk = existsSync(`${ROOT}dist/meshinject.cjs`);
   if (!cliOk) process.stderr.write('bench: dist/meshinject.cjs missing (run `npm run build`): meshinject columns are n/a\n');
-  const rows: Row[] = [];
-  let st: Startup | undefined;
-  let diffRows: DiffRow[] = [];
-  for (const cls of args.classes) {
-    process.stderr.write(`bench: ${cls}\n`);
-    if (cls === 'startup') st = await benchStartup(cliOk);
-    else if (cls === 'diff') diffRows = cliOk ? await benchDiff(OUT, CLI, args.sizes) : [];
-    else if (cls === 'mixed' || cls === 'all-workloads' || cls === 'every-shape-different') rows.push(...(await benchWorkloads(cls, args, cliOk)));
-    else rows.push(...(await benchShapes(cls, cliOk)));
+  const withKpt = hasKpt();
+  if (!withKpt) process.stderr.write('bench: kpt is not on PATH: the kpt columns are n/a\n');
+  const res = await runClasses(args, cliOk, withKpt);
+  const tables: Tables = {
+    tbl: classTable(res.rows),
+    kz: kustomizeTable(res.rows),
+    st: res.st ? startupTable(res.st) : [],
+    df: res.diffRows.length ? diffTable(res.diffRows) : [],
+    id: res.identity.length ? identityTable(res.identity) : [],
+    tg: targetTable(targets(res.rows, res.st, res.diffRows, res.identity)),
+  };
+  process.stdout.write(`\n${[tables.tg, tables.tbl, tables.kz, tables.df, tables.st, tables.id].filter((t) => t.length > 2).map((t) => t.join('\n')).join('\n\n')}\n`);
+  if (res.identity.some((r) => !r.identical)) {
+    process.stderr.write('bench: OUTPUT MISMATCH with the fast paths on and off (see the identity table): exit 1\n');
+    process.exitCode = 1;
   }
-  const tbl = classTable(rows);
-  const kz = kustomizeTable(rows);
-  const stLines = st ? startupTable(st) : [];
-  const dfLines = diffRows.length ? diffTable(diffRows) : [];
-  const targetLines = ['| target | measured | status |', '|---|---|---|', ...[...targets(rows, st), ...diffTargets(diffRows)].map((t) => `| ${t.name} | ${t.value} | ${metText(t.met)} |`)];
-  process.stdout.write(`\n${tbl.join('\n')}\n\n${kz.length > 2 ? `${kz.join('\n')}\n\n` : ''}${dfLines.length ? `${dfLines.join('\n')}\n\n` : ''}${stLines.length ? `${stLines.join('\n')}\n\n` : ''}${targetLines.join('\n')}\n`);
-  if (!args.write || args.partial) return;
-  const md = [
-    '# meshinject benchmark results',
-    '',
-    `Generated by \`npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
-    'Input classes (bench/generate.ts, deterministic; see bench/run.ts): `mixed` is N workloads (≈60% Deployments,',
-    '25% StatefulSets, 15% CronJobs) plus one Service per two workloads and one ConfigMap per four; `all-workloads` is N',
-    'workloads of five kinds and no other resource; `every-shape-different` gives every pod template its own',
-    'annotations, ports and container count. All three are kpt-style ResourceLists (comments on every 7th resource, kpt',
-    'path/index/id annotations) whose functionConfig is Istio with `policy: enabled`: every workload is injected. The',
-    'shape classes are the inputs of issue #8 §3 at sizes n, 2n, 4n.',
-    'Wall time is measured around the child process; CPU time and peak RSS come from GNU `/usr/bin/time`. Sizes ≤ 1 000:',
-    'median of 3 runs; larger: one run. "time ratio" and "RSS ratio" are meshinject ÷ `yaml` round trip',
-    '(bench/yaml-roundtrip.mjs: parseAllDocuments + toString), measured back to back on the same file in the same run.',
-    '"growth" is time ÷ the class\'s smallest size (wall for workload classes, CPU for shapes).',
-    'The build machine is shared with other jobs (see the load average): absolute times move between runs.',
-    '',
-    '## Machine',
-    '',
-    ...machine(),
-    '',
-    '## Throughput and memory',
-    '',
-    ...tbl,
-    '',
-    ...(kz.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz, ''] : []),
-    ...(dfLines.length ? ['## diff and diff -i (mixed stream, beside injecting it)', '', ...dfLines, ''] : []),
-    ...(stLines.length ? ['## Start-up', '', ...stLines, ''] : []),
-    '## Targets',
-    '',
-    ...targetLines,
-    '',
-    '## Notes (by hand, after this run)',
-    '',
-  ];
-  writeFileSync(`${ROOT}bench/RESULTS.md`, md.join('\n'));
-  process.stderr.write('bench: wrote bench/RESULTS.md (add the notes by hand)\n');
+  if (!args.write || (args.partial && args.scale === 1)) return;
+  const target = args.scale === 1 ? `${ROOT}bench/RESULTS.md` : `${OUT}/RESULTS.quick.md`;
+  const previous = existsSync(`${ROOT}bench/RESULTS.md`) ? readFileSync(`${ROOT}bench/RESULTS.md`, 'utf8') : undefined;
+  writeFileSync(target, report(res, tables, loadAtStart, notesSection(previous)));
+  process.stderr.write(`bench: wrote ${target.slice(ROOT.length)} (the notes section is kept by hand)\n`);
 }
 
 await main();

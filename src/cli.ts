@@ -1,7 +1,10 @@
 /**
- * The meshinject command: the only module that touches `process` (argv, env, stdin, stdout, stderr,
- * exitCode) and the file system. It never ends the process early: piped stdout over 64 KiB would be cut
- * and kpt would then delete files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
+ * The meshinject command: `main(argv, env, io)` runs one command line and returns its exit code. It reads the
+ * environment only from `env` and talks only through `io` (stdin, stdout, stderr, working directory, clock);
+ * besides that it touches the file system (the files it is told to read and write). Importing this module does
+ * nothing. `runCli` binds it to the process (src/cli/entry.ts calls it): the only code here that reads
+ * `process`. It never ends the process early: piped stdout over 64 KiB would be cut and kpt would then delete
+ * files (krm-ecosystem.md, hazard G1); the exit code is set and Node drains.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -16,7 +19,7 @@ import type { ConfigOverrides } from './config/layering.ts';
 import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { WriteBatch } from './cli/atomic-write.ts';
-import { confinementOf, fsMessage, isStream, manifestFiles, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
+import { confinementOf, fsMessage, fsPath, isStream, manifestFiles, onPath, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
 import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
@@ -35,27 +38,77 @@ class CliError extends Error {}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
-let budget = 0;
-let budgetTotal = 0;
+/** The environment a run reads: variable name to value (`process.env` for the command). */
+export type CliEnv = Readonly<Record<string, string | undefined>>;
+
+/** An output stream of the command: stdout or stderr. */
+export interface CliWriter {
+  /**
+   * Writes text. May throw a system error (`EPIPE`, `ENOSPC`): on stdout a closed pipe ends the output quietly,
+   * any other error is one line on stderr and exit 2; on stderr errors are ignored (messages are lost, the
+   * exit code is unchanged). Errors a stream reports later, while it drains, are the caller's (`runCli`).
+   */
+  write(text: string): unknown;
+  /** On a terminal: the summary line and progress (stderr), diff colours (stdout) are shown only there. */
+  readonly isTTY?: boolean;
+}
+
+/**
+ * What a run uses besides its arguments, environment and the files it names.
+ *
+ * - `stdin`: a file descriptor (read to its end, a regular file's size checked first; a non-blocking one is
+ *   polled) or the bytes themselves; read only when `-` (or no input) is given.
+ * - `stdout`, `stderr`: the output streams.
+ * - `cwd`: the working directory (absolute): relative paths are opened from it (joined as text, so names in
+ *   messages and outputs stay as given; `fsPath` in src/cli/paths.ts), and it is the default root under
+ *   Argo CD.
+ * - `now`: a monotonic clock in milliseconds (`performance.now`), for the terminal summary's duration and
+ *   the progress line's pace.
+ */
+export interface CliIo {
+  stdin: number | Uint8Array;
+  stdout: CliWriter;
+  stderr: CliWriter;
+  cwd: string;
+  now(): number;
+}
+
+/** The state of one `main` call (nothing is kept between calls). */
+interface Session {
+  env: CliEnv;
+  io: CliIo;
+  /** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
+  budget: number;
+  budgetTotal: number;
+  /** The confinement of this run (`src/cli/paths.ts`), set by `prepare` before any file is read. */
+  confinement: Confinement;
+  /** The files this run writes (`--output-file`, `--report F=PATH`), by label, checked by `prepare` before any input is read. */
+  plannedWrites: Map<string, PlannedWrite>;
+  /** Writing stdout failed (reported once; later writes are skipped). */
+  outputFailed: boolean;
+  /** The exit code so far; undefined is 0. */
+  exitCode?: number;
+  /** This run's plan counters (`MESHINJECT_PLAN_STATS=1`), printed by `finish`. */
+  planStats?: PlanStats;
+}
 
 function sizeText(n: number): string {
   for (const [unit, f] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= f && n % f === 0) return `${n / f} ${unit}`;
   return `${n} bytes`;
 }
 
-function tooLarge(label: string): CliError {
-  return new CliError(`${label}: input larger than the limit of ${sizeText(budgetTotal)} (--max-input-bytes)`);
+function tooLarge(s: Session, label: string): CliError {
+  return new CliError(`${label}: input larger than the limit of ${sizeText(s.budgetTotal)} (--max-input-bytes)`);
 }
 
 /**
  * Reads a file descriptor to its end, at most `budget` bytes (a regular file's size is checked first).
  * Works for pipes, FIFOs and devices (`/dev/zero` stops at the limit); a non-blocking stdin is polled.
  */
-function readFd(fd: number, label: string): Buffer {
+function readFd(s: Session, fd: number, label: string): Buffer {
   const st = fstatSync(fd);
   if (st.isDirectory()) throw new CliError(`${label}: is a directory, not a file or a stream`);
-  if (st.isFile() && st.size > budget) throw tooLarge(label);
+  if (st.isFile() && st.size > s.budget) throw tooLarge(s, label);
   const chunks: Buffer[] = [];
   let total = 0;
   const chunk = Buffer.allocUnsafe(1 << 20);
@@ -74,34 +127,40 @@ function readFd(fd: number, label: string): Buffer {
     }
     if (n === 0) break;
     total += n;
-    if (total > budget) throw tooLarge(label);
+    if (total > s.budget) throw tooLarge(s, label);
     chunks.push(Buffer.from(chunk.subarray(0, n)));
   }
-  budget -= total;
+  s.budget -= total;
   return Buffer.concat(chunks, total);
 }
 
-/** The confinement of this run (`src/cli/paths.ts`), set by `prepare` before any file is read. */
-let confinement: Confinement = { none: true, named: [], label: 'none' };
+/** Standard input (`io.stdin`): a file descriptor is read by `readFd`; given bytes are checked against the budget. */
+function readStdin(s: Session): Buffer {
+  const { stdin } = s.io;
+  if (typeof stdin === 'number') return readFd(s, stdin, 'stdin');
+  if (stdin.length > s.budget) throw tooLarge(s, 'stdin');
+  s.budget -= stdin.length;
+  return Buffer.from(stdin.buffer, stdin.byteOffset, stdin.length);
+}
 
 /**
  * Reads a file (or stdin for `-`) as UTF-8 within the size budget; invalid UTF-8 is an error. The file must
  * resolve inside the root (`src/cli/paths.ts`) unless `anywhere` (a `--platform-config` file); it is opened
  * by its resolved path, without following a link put there since.
  */
-function readText(path: string, label = path, anywhere = false): string {
+function readText(s: Session, path: string, label = path, anywhere = false): string {
   let bytes: Buffer;
-  if (path === '-') bytes = readFd(0, 'stdin');
+  if (path === '-') bytes = readStdin(s);
   else {
     let fd: number;
-    const open = anywhere || isStream(confinement, path) ? path : resolveReadable(confinement, path, label);
+    const open = anywhere || isStream(s.confinement, path) ? path : resolveReadable(s.confinement, path, label);
     try {
-      fd = openSync(open, open === path ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NOFOLLOW);
+      fd = open === path ? onPath(s.confinement, path, (p) => openSync(p, constants.O_RDONLY)) : openSync(open, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (e) {
       throw new CliError(fsMessage(label, e));
     }
     try {
-      bytes = readFd(fd, label);
+      bytes = readFd(s, fd, label);
     } catch (e) {
       if (e instanceof CliError) throw e;
       throw new CliError(fsMessage(label, e));
@@ -121,14 +180,14 @@ function readText(path: string, label = path, anywhere = false): string {
  * read from a directory are marked so, see `RunInput.manifestsOnly`), `-` for stdin. A package's own files in
  * a directory (`PACKAGE_FILES`) are pushed to `leftOut`.
  */
-function readInputs(paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
+function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
   const inputs: RunInput[] = [];
   let stdinUsed = false;
   for (const p of paths.length ? paths : ['-']) {
     if (p === '-') {
       if (stdinUsed) throw new CliError("'-' (stdin) is given twice");
       stdinUsed = true;
-      inputs.push({ text: readText('-') });
+      inputs.push({ text: readText(s, '-') });
       continue;
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) {
@@ -136,23 +195,23 @@ function readInputs(paths: readonly string[], manifestsOnly: boolean, leftOut: A
     }
     let st;
     try {
-      st = statSync(p);
+      st = onPath(s.confinement, p, (q) => statSync(q));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(fsPath(s.confinement, p), { throwIfNoEntry: false })?.isSymbolicLink()) {
         throw new CliError(`${p}: a dangling symbolic link (its target does not exist)`);
       }
-      const raw = rawNameOf(p);
+      const raw = rawNameOf(p, s.confinement);
       if (raw !== undefined) throw new CliError(`${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
       // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
       const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
       throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
-      const files = manifestFiles(confinement, p, leftOut);
+      const files = manifestFiles(s.confinement, p, leftOut);
       if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
-      for (const f of files) inputs.push({ name: f, text: readText(f), ...(manifestsOnly ? { manifestsOnly } : {}) });
+      for (const f of files) inputs.push({ name: f, text: readText(s, f), ...(manifestsOnly ? { manifestsOnly } : {}) });
     } else {
-      inputs.push({ name: p, text: readText(p) });
+      inputs.push({ name: p, text: readText(s, p) });
     }
   }
   return inputs;
@@ -163,7 +222,7 @@ function readInputs(paths: readonly string[], manifestsOnly: boolean, leftOut: A
  * the order the driver declares its flags, and the driver turns the values into fields of its section.
  * @throws CliError naming the flag and file of a value the driver cannot use
  */
-function driverOverrides(cmd: Command): NonNullable<ConfigOverrides['sections']> {
+function driverOverrides(s: Session, cmd: Command): NonNullable<ConfigOverrides['sections']> {
   const out: Array<NonNullable<ConfigOverrides['sections']>[number]> = [];
   for (const driver of DRIVERS) {
     const given = cmd.driverFlags[driver.name];
@@ -173,7 +232,7 @@ function driverOverrides(cmd: Command): NonNullable<ConfigOverrides['sections']>
       const raw = given[f.name];
       if (raw === undefined) continue;
       const name = f.file ? `--${f.name} ${raw}` : `--${f.name}`;
-      values[f.name] = { name, text: f.file ? readText(raw, name) : raw };
+      values[f.name] = { name, text: f.file ? readText(s, raw, name) : raw };
     }
     const r = driver.flags.overrides(values);
     if (!r.ok) throw new CliError(r.message);
@@ -183,8 +242,9 @@ function driverOverrides(cmd: Command): NonNullable<ConfigOverrides['sections']>
 }
 
 /** Settings from flags and the environment that win over the functionConfig. */
-function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
-  const sections = driverOverrides(cmd);
+function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
+  const env = s.env;
+  const sections = driverOverrides(s, cmd);
   const o: ConfigOverrides = sections.length ? { sections } : {};
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
@@ -192,23 +252,40 @@ function overridesFrom(cmd: Command, env: NodeJS.ProcessEnv): ConfigOverrides {
   return o;
 }
 
-/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line. */
-let outputFailed = false;
-
-function onOutputError(e: NodeJS.ErrnoException): void {
-  if (outputFailed) return;
-  outputFailed = true;
-  if (e.code === 'EPIPE') return; // the reader went away (`| head`): stop quietly, as Unix tools do
-  process.stderr.write(`meshinject: error: cannot write the output: ${escapeLine(e.code === 'ENOSPC' ? 'no space left on device' : e.message)}\n`);
-  process.exitCode = 2;
+/**
+ * The stderr line for an error writing stdout, or undefined for a closed pipe (the reader went away, `| head`:
+ * the output stops quietly, as Unix tools do). Any other error means exit 2.
+ */
+export function outputErrorLine(e: NodeJS.ErrnoException): string | undefined {
+  if (e.code === 'EPIPE') return undefined;
+  return `meshinject: error: cannot write the output: ${escapeLine(e.code === 'ENOSPC' ? 'no space left on device' : e.message)}\n`;
 }
 
-function writeStdout(text: string): void {
-  if (!text || outputFailed) return;
+/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line and exit 2. */
+function onOutputError(s: Session, e: NodeJS.ErrnoException): void {
+  if (s.outputFailed) return;
+  s.outputFailed = true;
+  const line = outputErrorLine(e);
+  if (line === undefined) return;
+  say(s, line);
+  s.exitCode = 2;
+}
+
+function writeStdout(s: Session, text: string): void {
+  if (!text || s.outputFailed) return;
   try {
-    process.stdout.write(text);
+    s.io.stdout.write(text);
   } catch (e) {
-    onOutputError(e as NodeJS.ErrnoException);
+    onOutputError(s, e as NodeJS.ErrnoException);
+  }
+}
+
+/** Writes to stderr; an error there loses the message but never changes the exit code. */
+function say(s: Session, text: string): void {
+  try {
+    s.io.stderr.write(text);
+  } catch {
+    // stderr closed: nothing else to tell it with
   }
 }
 
@@ -216,13 +293,13 @@ function writeStdout(text: string): void {
  * The `--report` outputs: those with a path are staged in `batch` (written when it commits); the others are
  * returned, for stdout (table: stderr), to be written once every file is staged.
  */
-function stageReports(cmd: Command, report: () => Report, batch: WriteBatch): { stdout: string[]; stderr: string[] } {
+function stageReports(s: Session, cmd: Command, report: () => Report, batch: WriteBatch): { stdout: string[]; stderr: string[] } {
   const streams = { stdout: [] as string[], stderr: [] as string[] };
   if (cmd.reports.length === 0) return streams;
   const r = report();
   for (const { format, path } of cmd.reports) {
     const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
-    if (path !== undefined) stageFile(batch, `--report ${format}=${path}`, [text]);
+    if (path !== undefined) stageFile(s, batch, `--report ${format}=${path}`, [text]);
     else (format === 'table' ? streams.stderr : streams.stdout).push(text);
   }
   return streams;
@@ -234,20 +311,17 @@ interface PlannedWrite {
   stream: boolean;
 }
 
-/** The files this run writes (`--output-file`, `--report F=PATH`), by label, checked by `prepare` before any input is read. */
-const plannedWrites = new Map<string, PlannedWrite>();
-
 /**
  * Checks a file the run will write, before anything is read or written (`resolveWritable`: inside the root,
  * its directory there and writable, not a directory).
  */
-function planWrite(path: string, label: string): void {
-  const stream = isStream(confinement, path);
-  plannedWrites.set(label, { stream, target: stream ? path : resolveWritable(confinement, path, label) });
+function planWrite(s: Session, path: string, label: string): void {
+  const stream = isStream(s.confinement, path);
+  s.plannedWrites.set(label, { stream, target: stream ? fsPath(s.confinement, path) : resolveWritable(s.confinement, path, label) });
 }
 
-function stageFile(batch: WriteBatch, label: string, parts: readonly string[]): void {
-  const p = plannedWrites.get(label)!;
+function stageFile(s: Session, batch: WriteBatch, label: string, parts: readonly string[]): void {
+  const p = s.plannedWrites.get(label)!;
   batch.add(p.target, parts, label, p.stream);
 }
 
@@ -270,15 +344,15 @@ function reportOf(cmd: Command, inputs: readonly RunInput[], out: RunOutput): Re
 const PROGRESS_FROM = 2000;
 
 /** A progress line on stderr when it is a terminal: `meshinject: 12000/50000 resources`, at most 10 times a second. */
-function progressOnTty(cmd: Command): RunOptions['progress'] {
-  if (cmd.quiet || !process.stderr.isTTY) return undefined;
+function progressOnTty(s: Session, cmd: Command): RunOptions['progress'] {
+  if (cmd.quiet || !s.io.stderr.isTTY) return undefined;
   let last = 0;
   return (done, total) => {
     if (total <= PROGRESS_FROM) return;
-    const now = performance.now();
+    const now = s.io.now();
     if (done < total && now - last < 100) return;
     last = now;
-    process.stderr.write(done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
+    say(s, done < total ? `\rmeshinject: ${done}/${total} resources` : '\r\u001b[K');
   };
 }
 
@@ -292,18 +366,21 @@ function progressOnTty(cmd: Command): RunOptions['progress'] {
 const HEAP_STOP = 0.85;
 
 /**
- * A full garbage collection, to tell live data from garbage before stopping a run (`--expose-gc` set at the
- * first call, not at import: a V8 flag set changes V8's flag hash, and the bin's code cache is accepted only
- * when the hash matches the one it was written with). Returns false where V8 refuses it.
+ * A full garbage collection, to tell live data from garbage before stopping a run (`--expose-gc` set on first
+ * use, not at import: a V8 flag set changes V8's flag hash, and the bin's code cache is accepted only when the
+ * hash matches the one it was written with; undefined where V8 refuses it).
  */
-function collectGarbage(): boolean {
+let gc: { collect?: () => void } | undefined;
+
+function collectGarbage(): (() => void) | undefined {
+  if (gc) return gc.collect;
   try {
     setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
-    return true;
+    gc = { collect: runInNewContext('gc') as () => void };
   } catch {
-    return false;
+    gc = {};
   }
+  return gc.collect;
 }
 
 /**
@@ -321,13 +398,13 @@ function heapGuard(): (done: number, total: number) => void {
   return (done, total) => {
     let used = getHeapStatistics().used_heap_size;
     if (used < stop) return;
-    if (!collected) {
+    const collect = collectGarbage();
+    if (collect && !collected) {
       // Once: garbage is not a reason to stop; past the mark again, the run stops.
       collected = true;
-      if (collectGarbage()) {
-        used = getHeapStatistics().used_heap_size;
-        if (used < stop) return;
-      }
+      collect();
+      used = getHeapStatistics().used_heap_size;
+      if (used < stop) return;
     }
     // Early in a run the rate says little: twice what is in use then, else what the rate needs for all.
     throw heapError(oldSpace, used, `after ${done} of ${total} resources`, done < total / 10 ? 2 * used : used * (total / done));
@@ -387,36 +464,34 @@ function adviseHeap(bytes: number): number {
  * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
  * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
  */
-function kubeVersionFrom(cmd: Command, env: NodeJS.ProcessEnv): { kubeVersion?: { value: string; from: string } } {
+function kubeVersionFrom(cmd: Command, env: CliEnv): { kubeVersion?: { value: string; from: string } } {
   if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
   for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
   return {};
 }
 
-/** This run's plan counters (`MESHINJECT_PLAN_STATS=1`), printed by `finish`. */
-let planStats: PlanStats | undefined;
-
 /** What every command reads: the size budget, config files, flag overrides, inputs, plan switches. */
-function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
-  const env = process.env;
+function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStderr: boolean } {
+  const env = s.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
   // Plan switches and counters travel in the run options (RunOptions.plans), not process-wide.
-  planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
+  const planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
+  if (planStats) s.planStats = planStats;
   const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', recordOnRepeat: true, ...(planStats ? { stats: planStats } : {}) };
-  budget = budgetTotal = cmd.maxInputBytes;
-  confinement = confinementOf({ ...(cmd.root !== undefined ? { root: cmd.root } : {}), restrictor: cmd.loadRestrictor, inputs: cmd.inputs, cwd: process.cwd(), argocd: Boolean(process.env.ARGOCD_APP_NAME) });
-  if (cmd.outputFile !== undefined) planWrite(cmd.outputFile, `--output-file ${cmd.outputFile}`);
-  for (const r of cmd.reports) if (r.path !== undefined) planWrite(r.path, `--report ${r.format}=${r.path}`);
+  s.budget = s.budgetTotal = cmd.maxInputBytes;
+  s.confinement = confinementOf({ ...(cmd.root !== undefined ? { root: cmd.root } : {}), restrictor: cmd.loadRestrictor, inputs: cmd.inputs, cwd: s.io.cwd, argocd: Boolean(env.ARGOCD_APP_NAME) });
+  if (cmd.outputFile !== undefined) planWrite(s, cmd.outputFile, `--output-file ${cmd.outputFile}`);
+  for (const r of cmd.reports) if (r.path !== undefined) planWrite(s, r.path, `--report ${r.format}=${r.path}`);
   const functionConfigs = cmd.configs.map((c, i) => {
     const platform = cmd.platformConfigs.includes(i);
     const name = `${platform ? '--platform-config' : '--config'} ${c}`;
-    return { name, text: readText(c, name, platform) };
+    return { name, text: readText(s, c, name, platform) };
   });
-  const overrides = overridesFrom(cmd, env);
+  const overrides = overridesFrom(s, cmd);
   const leftOutFiles: Array<{ path: string; why: string }> = [];
-  const inputs = readInputs(cmd.inputs, cmd.command === 'inject', leftOutFiles);
+  const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
   checkHeapFor(inputs);
-  const onTty = progressOnTty(cmd);
+  const onTty = progressOnTty(s, cmd);
   const guard = heapGuard();
   const progress: RunOptions['progress'] = onTty ? (done, total) => { guard(done, total); onTty(done, total); } : guard;
   const opts: RunOptions = {
@@ -431,27 +506,27 @@ function prepare(cmd: Command): { inputs: RunInput[]; opts: RunOptions; logToStd
   return { inputs, opts, logToStderr };
 }
 
-function finish(cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
-  if (!cmd.quiet && !logToStderr && process.stderr.isTTY) process.stderr.write(summaryLine(cmd.command, out, performance.now() - startedAt));
-  const p = planStats;
+function finish(s: Session, cmd: Command, out: RunOutput, logToStderr: boolean, startedAt: number): void {
+  if (!cmd.quiet && !logToStderr && s.io.stderr.isTTY) say(s, summaryLine(cmd.command, out, s.io.now() - startedAt));
+  const p = s.planStats;
   if (p) {
-    process.stderr.write(`meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
+    say(s, `meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
   }
-  if (!outputFailed) process.exitCode = out.exitCode;
+  if (!s.outputFailed) s.exitCode = out.exitCode;
 }
 
-async function runInject(cmd: Command, startedAt: number): Promise<void> {
+async function runInject(s: Session, cmd: Command, startedAt: number): Promise<void> {
   const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
   if (stdoutReport && cmd.outputFile === undefined) {
     throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
   }
-  const { inputs, opts, logToStderr } = prepare(cmd);
-  const out = runInputs(inputs, { ...opts, ...(process.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
+  const { inputs, opts, logToStderr } = prepare(s, cmd);
+  const out = runInputs(inputs, { ...opts, ...(s.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
   // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in
   // it. Under Argo CD (a plugin's stderr is its log, shown only on failure) the plugin's own switch decides (LOG_TO_STDERR).
-  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !process.env.ARGOCD_APP_NAME;
+  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !s.env.ARGOCD_APP_NAME;
   const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
-  if (shown) process.stderr.write(shown);
+  if (shown) say(s, shown);
   const batch = new WriteBatch();
   let stdout: readonly string[] = [];
   // A failed stream run has nothing to write (not even an empty conversion); a failed ResourceList comes back with its results.
@@ -465,50 +540,50 @@ async function runInject(cmd: Command, startedAt: number): Promise<void> {
         throw new CliError((e as Error).message);
       }
     }
-    if (cmd.outputFile !== undefined) stageFile(batch, `--output-file ${cmd.outputFile}`, parts);
+    if (cmd.outputFile !== undefined) stageFile(s, batch, `--output-file ${cmd.outputFile}`, parts);
     else stdout = parts;
   }
   // Every file is written to its temporary before stdout gets anything, and renamed after (see atomic-write.ts).
-  const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  const streams = out.exitCode !== 2 ? stageReports(s, cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
   await batch.write();
-  for (const p of stdout) writeStdout(p);
-  for (const p of streams.stdout) writeStdout(p);
-  for (const p of streams.stderr) process.stderr.write(p);
+  for (const p of stdout) writeStdout(s, p);
+  for (const p of streams.stdout) writeStdout(s, p);
+  for (const p of streams.stderr) say(s, p);
   batch.commit();
-  finish(cmd, out, logToStderr, startedAt);
+  finish(s, cmd, out, logToStderr, startedAt);
 }
 
 /** `meshinject check`: nothing changes; findings on stderr (and in reports); exit 1 when one fails. */
-async function runCheck(cmd: Command, startedAt: number): Promise<void> {
-  const { inputs, opts, logToStderr } = prepare(cmd);
+async function runCheck(s: Session, cmd: Command, startedAt: number): Promise<void> {
+  const { inputs, opts, logToStderr } = prepare(s, cmd);
   const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
   // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
   const shown = logToStderr ? out.stderr : out.results.filter((r) => r.severity !== 'info').map((r) => `${formatResultLine(r)}\n`).join('');
-  if (shown) process.stderr.write(shown);
+  if (shown) say(s, shown);
   const batch = new WriteBatch();
-  const streams = out.exitCode !== 2 ? stageReports(cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  const streams = out.exitCode !== 2 ? stageReports(s, cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
   await batch.write();
-  if (out.stdout) writeStdout(out.stdout);
-  for (const p of streams.stdout) writeStdout(p);
-  for (const p of streams.stderr) process.stderr.write(p);
+  if (out.stdout) writeStdout(s, out.stdout);
+  for (const p of streams.stdout) writeStdout(s, p);
+  for (const p of streams.stderr) say(s, p);
   batch.commit();
-  finish(cmd, out, logToStderr, startedAt);
+  finish(s, cmd, out, logToStderr, startedAt);
 }
 
 /** `meshinject explain`: the decision trace per workload. */
-function runExplain(cmd: Command): void {
-  const { inputs, opts } = prepare(cmd);
+function runExplain(s: Session, cmd: Command): void {
+  const { inputs, opts } = prepare(s, cmd);
   const out = runInputs(inputs, opts);
   if (out.exitCode === 2) {
-    process.stderr.write(out.stderr);
-    process.exitCode = 2;
+    say(s, out.stderr);
+    s.exitCode = 2;
     return;
   }
   const general = out.results.filter((r) => !r.resourceRef && r.severity !== 'info');
-  for (const r of general) process.stderr.write(`${formatResultLine(r)}\n`);
+  for (const r of general) say(s, `${formatResultLine(r)}\n`);
   const list = explainWorkloads(out.workloads, out.results, locate(inputs));
-  writeStdout(cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
-  if (!outputFailed) process.exitCode = out.exitCode;
+  writeStdout(s, cmd.output === 'json' ? `${JSON.stringify(list, null, 2)}\n` : explainText(list));
+  if (!s.outputFailed) s.exitCode = out.exitCode;
 }
 
 /**
@@ -516,25 +591,25 @@ function runExplain(cmd: Command): void {
  * error (bad input or usage, or error results: nothing on stdout). `--in-place` writes the changed files back
  * and exits 0 once they are written.
  */
-async function runDiff(cmd: Command): Promise<void> {
-  const { inputs, opts } = prepare(cmd);
+async function runDiff(s: Session, cmd: Command): Promise<void> {
+  const { inputs, opts } = prepare(s, cmd);
   if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
   const out = runInputs(inputs, opts);
-  if (out.stderr) process.stderr.write(out.stderr);
+  if (out.stderr) say(s, out.stderr);
   if (out.exitCode !== 0) {
-    process.exitCode = 2;
+    s.exitCode = 2;
     return;
   }
-  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
   if (cmd.inPlace) {
     const changed = out.files.filter((f) => f.output !== f.input);
     // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
     const batch = new WriteBatch();
-    for (const f of changed) batch.add(resolveWritable(confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
+    for (const f of changed) batch.add(resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
     await batch.write();
     batch.commit();
-    process.stderr.write(`${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
-    process.exitCode = 0;
+    say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
+    s.exitCode = 0;
     return;
   }
   // Written in chunks of about 1 MiB: a diff larger than one JavaScript string can hold is still written whole.
@@ -545,56 +620,102 @@ async function runDiff(cmd: Command): Promise<void> {
       changes = true;
       chunk += piece;
       if (chunk.length < 1 << 20) continue;
-      writeStdout(chunk);
+      writeStdout(s, chunk);
       chunk = '';
     }
   }
-  writeStdout(chunk);
-  if (process.exitCode !== 2) process.exitCode = changes ? 1 : 0;
+  writeStdout(s, chunk);
+  if (s.exitCode !== 2) s.exitCode = changes ? 1 : 0;
 }
 
-function main(startedAt: number): void | Promise<void> {
-  const cmd = parseCommandLine(process.argv.slice(2));
+/** Runs the command line `argv` in session `s`, its exit code left in `s.exitCode`. */
+function runCommand(s: Session, argv: readonly string[], startedAt: number): void | Promise<void> {
+  const cmd = parseCommandLine([...argv]);
   if ('error' in cmd) {
-    process.stderr.write(`meshinject: ${escapeLine(cmd.error)}\nRun 'meshinject --help' for usage.\n`);
-    process.exitCode = 2;
+    say(s, `meshinject: ${escapeLine(cmd.error)}\nRun 'meshinject --help' for usage.\n`);
+    s.exitCode = 2;
     return;
   }
-  if (cmd.help) return writeStdout(USAGE);
-  if (cmd.version) return writeStdout(`meshinject ${VERSION}\n`);
-  if (cmd.command === 'completion') return writeStdout(completionScript(cmd.shell!));
-  if (cmd.command === 'check') return runCheck(cmd, startedAt);
-  if (cmd.command === 'explain') return runExplain(cmd);
-  if (cmd.command === 'diff') return runDiff(cmd);
-  return runInject(cmd, startedAt);
+  if (cmd.help) return writeStdout(s, USAGE);
+  if (cmd.version) return writeStdout(s, `meshinject ${VERSION}\n`);
+  if (cmd.command === 'completion') return writeStdout(s, completionScript(cmd.shell!));
+  if (cmd.command === 'check') return runCheck(s, cmd, startedAt);
+  if (cmd.command === 'explain') return runExplain(s, cmd);
+  if (cmd.command === 'diff') return runDiff(s, cmd);
+  return runInject(s, cmd, startedAt);
 }
 
 /**
- * Runs the meshinject command on the process (its argv, environment and streams) and sets its exit code. Called
- * by the process entry (src/cli/entry.ts); importing this module does nothing.
+ * Runs one meshinject command line and resolves to its exit code: 0 success (`diff`: no change), 1 error
+ * results, a failed check or (`diff`) changes, 2 bad input or usage (one line on stderr, nothing on stdout).
+ * `argv` is the arguments without `node` and the script; `env` the environment it reads (`LOG_TO_STDERR`,
+ * `ARGOCD_APP_NAME`, `ARGOCD_APP_NAMESPACE`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`, `NO_COLOR`,
+ * `MESHINJECT_PLANS`, `MESHINJECT_VERIFY_PLANS`, `MESHINJECT_PLAN_STATS`); `io` its streams, working directory
+ * and clock (`CliIo`). Reads the files it names and writes those it is asked to (`--output-file`,
+ * `--report F=PATH`, `diff --in-place`); sets nothing process-wide (a signal caught while files are written
+ * still ends the process: src/cli/atomic-write.ts). Synchronous up to the write phase of a command that
+ * writes files (which yields to handle signals). Never rejects: an unexpected error is an internal error
+ * line on stderr and exit 2.
  */
-export function runCli(): void {
-  process.stdout.on('error', onOutputError);
-  // A closed stderr (EPIPE) loses messages but never changes the exit code, which stdout's success and the results decide.
-  process.stderr.on('error', () => {});
+export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
+  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), outputFailed: false };
   try {
-    // Synchronous up to the write phase of a command that writes files (which yields to handle signals).
-    main(performance.now())?.catch(fail);
+    await runCommand(s, argv, io.now());
   } catch (e) {
-    fail(e);
+    fail(s, e);
   }
+  return s.exitCode ?? 0;
 }
 
-/** Ends the run on an error thrown by `main`: one line on stderr, exit 2. */
-function fail(e: unknown): void {
-  process.exitCode = 2;
-  if (e instanceof CliError || e instanceof PathError) process.stderr.write(`meshinject: error: ${escapeLine(e.message)}\n`);
+/**
+ * Runs the meshinject command on the process (its argv, environment, working directory and streams) and sets
+ * `process.exitCode` from `main`. Called by the process entry (src/cli/entry.ts); importing this module does
+ * nothing. A write error stdout reports later, while Node drains it (after `main` returned), is handled as
+ * `main` handles one thrown at once (`outputErrorLine`), once; a closed stderr is ignored.
+ */
+export function runCli(): void {
+  let thrown = false; // a write error thrown at once: main reports it and its exit code says so
+  let reported = false; // a write error reported later, while Node drains stdout: its exit code stands
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (thrown || reported) return;
+    reported = true;
+    const line = outputErrorLine(e);
+    if (line === undefined) return;
+    process.stderr.write(line);
+    process.exitCode = 2;
+  });
+  process.stderr.on('error', () => {});
+  const io: CliIo = {
+    stdin: 0,
+    stdout: {
+      isTTY: process.stdout.isTTY,
+      write: (text: string) => {
+        try {
+          return process.stdout.write(text);
+        } catch (e) {
+          thrown = true;
+          throw e;
+        }
+      },
+    },
+    stderr: { isTTY: process.stderr.isTTY, write: (text: string) => process.stderr.write(text) },
+    cwd: process.cwd(),
+    now: () => performance.now(),
+  };
+  void main(process.argv.slice(2), process.env, io).then((code) => {
+    if (!reported) process.exitCode = code;
+  });
+}
+
+/** Ends the run on an error thrown by a command: one line on stderr, exit 2. */
+function fail(s: Session, e: unknown): void {
+  s.exitCode = 2;
+  if (e instanceof CliError || e instanceof PathError) say(s, `meshinject: error: ${escapeLine(e.message)}\n`);
   else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
-    process.stderr.write(`meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
+    say(s, `meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
   } else {
     // The message may quote the input: escaped to one line; the stack frames (our code) follow it.
     const frames = ((e as Error).stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
-    process.stderr.write(`meshinject: internal error: ${escapeLine(String((e as Error).message ?? e))}\n${frames.map((f) => `${escapeLine(f)}\n`).join('')}`);
+    say(s, `meshinject: internal error: ${escapeLine(String((e as Error).message ?? e))}\n${frames.map((f) => `${escapeLine(f)}\n`).join('')}`);
   }
 }
-

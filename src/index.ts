@@ -20,7 +20,7 @@ export { WORKLOAD_KINDS, lookupWorkloadKind } from './workloads/kinds.ts';
 export type { WorkloadKind } from './workloads/kinds.ts';
 export { DRIVERS, driverNames, findDriver } from './drivers/registry.ts';
 export { bindDriver, defineDriver } from './contract/driver.ts';
-export type { ActiveMesh, DriverDecision, DriverFlags, DriverHelp, DriverTraits, Inventory, MeshDriver, InjectRequest, InjectResponse, ReasonInfo, WorkloadRef } from './contract/driver.ts';
+export type { ActiveMesh, DriverDecision, DriverFlags, DriverHelp, DriverTraits, SharedSettings, Inventory, MeshDriver, InjectRequest, InjectResponse, ReasonInfo, WorkloadRef } from './contract/driver.ts';
 export { istioDriver } from './drivers/istio/index.ts';
 export type { IstioSettings } from './drivers/istio/index.ts';
 export { parseSource } from './krm/source.ts';

@@ -29,13 +29,18 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
  * null as absent; strategicpatch `discardNullValuesFromPatch`). Array entries are kept.
  */
 export function withoutNulls(v: Json): Json {
-  if (Array.isArray(v)) return v.map(withoutNulls);
-  if (isJsonObject(v)) {
-    const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null) setOwn(out, k, withoutNulls(x));
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out: Json[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = withoutNulls(v[i]!);
     return out;
   }
-  return v;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v)) {
+    const x = v[k]!;
+    if (x !== null) setOwn(out, k, withoutNulls(x));
+  }
+  return out;
 }
 
 /**
@@ -66,4 +71,22 @@ export function setOwn<T extends Json>(obj: { [key: string]: T }, key: string, v
 export function objectAt(value: Json | undefined, ...path: string[]): JsonObject {
   const v = getIn(value, path);
   return isJsonObject(v) ? v : {};
+}
+
+/**
+ * A deep copy of a JSON value: objects and arrays are copied, scalars (including non-finite numbers, which
+ * a `JSON.parse(JSON.stringify(v))` round trip would turn into `null`) are kept as they are. Own keys only,
+ * in order; a `__proto__` key stays an own data property. Several times faster than `structuredClone` on
+ * pod-sized data.
+ */
+export function cloneJson<T extends Json>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out: Json[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i]!);
+    return out as T;
+  }
+  const out: JsonObject = {};
+  for (const k of Object.keys(v)) setOwn(out, k, cloneJson((v as JsonObject)[k]!));
+  return out as T;
 }

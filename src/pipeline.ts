@@ -223,7 +223,7 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   const found = lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds);
   if (!found || !holdsPodTemplate(item.value, found)) return undefined;
   // A driver may read and write the pod metadata elsewhere for a kind (its `podMetadataPath` trait).
-  const metaPath = ctx.mesh.traits.podMetadataPath?.(found);
+  const metaPath = ctx.mesh.traits.podMetadataPath(found);
   const wk = metaPath ? { ...found, metaPath } : found; // keeps runsToCompletion
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
@@ -256,7 +256,7 @@ function decideWorkload(w: Workload, ctx: RunContext): Decision {
     const other = decideQuietly({ ...base, podMeta: w.pod.metadata });
     if (other && other.inject !== decision.inject) {
       const path = w.wk.metaPath.join('.');
-      const note = ctx.mesh.traits.otherReadingNote?.(path, other.inject, other.detail) ?? `the ${ctx.mesh.name} driver reads ${path} instead and would ${other.inject ? 'inject' : 'skip'} it: ${other.detail}`;
+      const note = ctx.mesh.traits.otherReadingNote(path, other.inject, other.detail);
       decision.detail += ` (${note})`;
     }
   }

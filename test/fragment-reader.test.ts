@@ -308,3 +308,101 @@ t.test('real template output: the Istio conformance cases, rendered by a run, ar
     if (v.accepted && v.problem) t.fail(v.problem);
   }
 });
+
+/** A variant of `v` at one place chosen by `pick`: a scalar changed, a key dropped or added (null or not), an item added. */
+function mutate(v: Json, pick: number): Json {
+  if (Array.isArray(v)) {
+    if (v.length === 0 || pick % 5 === 0) return [...v, 'extra'];
+    const i = pick % v.length;
+    return v.map((x, j) => (j === i ? mutate(x, Math.floor(pick / 7)) : x));
+  }
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v);
+    if (keys.length === 0 || pick % 6 === 0) return { ...v, added: pick % 2 ? null : 'x' };
+    const k = keys[pick % keys.length]!;
+    if (pick % 6 === 1) {
+      const { [k]: _gone, ...rest } = v;
+      return rest;
+    }
+    return { ...v, [k]: mutate(v[k]!, Math.floor(pick / 7)) };
+  }
+  return typeof v === 'string' ? `${v}!` : typeof v === 'number' ? v + 1 : v === null ? 'now-set' : !v;
+}
+
+/** Whether a map of `text` gives a key twice (`yaml` refuses that with `uniqueKeys`). */
+function repeatsAKey(text: string): boolean {
+  try {
+    parse(text, { ...FRAGMENT_YAML_OPTIONS, uniqueKeys: true });
+    return false;
+  } catch (e) {
+    return /unique/i.test((e as Error).message);
+  }
+}
+
+/**
+ * Whether a map of `v` has a key like an array index (`1`): JavaScript lists such keys first, so the data's
+ * key order is not the text's, which the verifier leaves to the reader.
+ */
+function hasIndexKey(v: Json): boolean {
+  if (Array.isArray(v)) return v.some(hasIndexKey);
+  if (v === null || typeof v !== 'object') return false;
+  return Object.keys(v).some((k) => /^(?:0|[1-9]\d*)$/.test(k) || hasIndexKey(v[k]!));
+}
+
+t.test('the read-back verifier: "reads as intended" only when the reader reads the text as the expected data', async (t) => {
+  const { verifyFragmentFast } = await import('../src/yaml/fragment-reader.ts');
+  const { readsAs } = await import('../src/yaml/read-back.ts');
+  let proven = 0;
+  let readable = 0;
+  let mutatedProven = 0;
+  fc.assert(
+    fc.property(tree, fc.boolean(), edit, fc.nat(), (g, comments, e, pick) => {
+      const root = g.kind === 'map' && !g.flow ? g : { kind: 'map' as const, entries: [['spec', g] as [string, Gen]], flow: false, trailing: false, multiline: false };
+      let text = block(root, 0, 1, comments);
+      if (e) text = text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1));
+      const read = readFragmentFast(text);
+      if (read === undefined) {
+        // What the reader declines, the verifier never claims.
+        if (verifyFragmentFast(text, null, readsAs) !== undefined) throw new Error(`declined text verified: ${JSON.stringify(text)}`);
+        return true;
+      }
+      if (verifyFragmentFast(text, read, readsAs)) {
+        readable++;
+        proven++;
+      } else if (!repeatsAKey(text) && !hasIndexKey(read)) {
+        readable++;
+      }
+      const other = mutate(read, pick);
+      if (verifyFragmentFast(text, other, readsAs)) {
+        mutatedProven++;
+        // Sound: a claim holds only when the data read compares equal to what was expected.
+        if (!readsAs(read, other)) throw new Error(`${JSON.stringify(text)} verified as ${JSON.stringify(other)} but reads as ${JSON.stringify(read)}`);
+      }
+      return true;
+    }),
+    { numRuns: NUM_RUNS },
+  );
+  t.comment(`${proven} texts verified against their own reading; ${mutatedProven} mutated expectations verified (each one equal as readsAs compares: a null key added)`);
+  // A key given twice (a random edit can make one) and keys out of the text's order are what the verifier leaves to the reader.
+  t.equal(proven, readable, `the verifier proves every text the reader reads against its reading (${proven} of ${readable})`);
+});
+
+t.test('the read-back verifier on what injection writes: every real edited resource is proven, a one-character change is not', async (t) => {
+  const { verifyFragmentFast } = await import('../src/yaml/fragment-reader.ts');
+  const { readsAs } = await import('../src/yaml/read-back.ts');
+  const { run } = await import('../src/run.ts');
+  const input = readFileSync(new URL('./vendored/real-world/bookinfo/bookinfo.yaml', import.meta.url), 'utf8');
+  const out = run(input, { functionConfig: 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: x}\nspec: {mesh: istio, policy: enabled}\n' });
+  t.equal(out.exitCode, 0, out.stderr);
+  const docs = out.stdout.split(/^---\n/m).filter((d) => d.includes('istio-proxy'));
+  t.ok(docs.length >= 6, `${docs.length} injected resources`);
+  for (const d of docs) {
+    const read = parse(d, FRAGMENT_YAML_OPTIONS) as Json;
+    t.equal(verifyFragmentFast(d, read, readsAs), true, 'proven against the data yaml reads');
+    const port = d.replace('containerPort: 15090', 'containerPort: 15091');
+    t.not(port, d);
+    t.equal(verifyFragmentFast(port, read, readsAs), undefined, 'a changed port is not proven');
+    const key = d.replace('name: istio-proxy', 'name: istio-proxy\n  extra: 1');
+    t.equal(verifyFragmentFast(key, read, readsAs), undefined, 'text that reads otherwise is not proven');
+  }
+});

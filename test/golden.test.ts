@@ -76,7 +76,7 @@ t.test('every reason code appears in a golden, for every driver', async (t) => {
   for (const driver of DRIVERS) {
     const reasons = seen.get(driver.name) ?? new Set<string>();
     // A driver that handles host-network pods itself (Linkerd: an error result) never yields `host-network`.
-    const shared = SHARED_REASONS.filter((r) => !(r === 'host-network' && driver.checksHostNetwork));
+    const shared = SHARED_REASONS.filter((r) => !(r === 'host-network' && driver.traits?.hostNetwork === 'driver'));
     const missing = [...shared, ...driver.reasons].filter((r) => !reasons.has(r));
     t.same(missing, [], `${driver.name}: every shared and driver reason code has a golden`);
   }

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../src/config/types.ts';
 import type { WorkloadRef } from '../src/drivers/driver.ts';
 import { linkerdDriver, type LinkerdSettings } from '../src/drivers/linkerd/index.ts';
+import { bindDriver } from '../src/contract/driver.ts';
+import { decide as decideShared } from '../src/selection/policy.ts';
 import { removeInventory } from '../src/drivers/linkerd/inventory.ts';
 import { parseGoDuration, parseQuantity, resolveOpaquePorts } from '../src/drivers/linkerd/overrides.ts';
 import { nearestConfigKey } from '../src/drivers/linkerd/annotations.ts';
@@ -93,8 +95,17 @@ t.test('decision: linkerd.io/inject on the pod, else on the namespace', async (t
   t.match(decide({ 'linkerd.io/inject': 'disabled' }, { 'linkerd.io/inject': 'enabled' }).verdict, { inject: false, reason: 'pod-annotation-disabled' }, 'the pod wins over the namespace');
   const nsEnabled = decide({}, { 'linkerd.io/inject': 'enabled' });
   t.equal(nsEnabled.verdict, undefined, 'the namespace does not decide before the shared selectors');
-  t.match(nsEnabled.defaultPolicy, { inject: true, reason: 'namespace-annotation-enabled' }, 'it is the default in place of policy');
-  t.match(decide({}, { 'linkerd.io/inject': 'disabled' }).defaultPolicy, { inject: false, reason: 'namespace-annotation-disabled' });
+  // The decision the run takes (what explain, results and reports show): the shared steps with the driver bound.
+  const decision = (ns: Record<string, string>, l = load()) => decideShared({
+    podMeta: { labels: { app: 'web' }, annotations: {} }, podSpec: {}, namespace: 'shop',
+    namespaceInfo: { name: 'shop', labels: {}, annotations: ns }, config: l.config, mesh: bindDriver(linkerdDriver, l.settings),
+  });
+  t.match(decision({ 'linkerd.io/inject': 'enabled' }), { inject: true, reason: 'namespace-annotation-enabled', detail: /namespace shop annotation linkerd\.io\/inject is "enabled"/ }, 'the namespace decides in place of policy');
+  t.match(decision({ 'linkerd.io/inject': 'disabled' }), { inject: false, reason: 'namespace-annotation-disabled' });
+  t.match(decision({ 'linkerd.io/inject': 'enabled' }, load({}, { policy: 'disabled' })), { inject: true, reason: 'namespace-annotation-enabled' }, 'whatever the policy');
+  t.match(decision({ 'linkerd.io/inject': 'ingress' }), { inject: true, reason: 'namespace-annotation-ingress' });
+  t.match(decision({ 'linkerd.io/inject': 'enabled' }, load({}, { neverInjectSelector: [{ matchLabels: { app: 'web' } }] })), { inject: false, reason: 'never-inject-selector' }, 'below the shared selectors');
+  t.match(decision({}, load({}, { policy: 'disabled' })), { inject: false, reason: 'policy-disabled' }, 'no annotation anywhere: the policy');
   const none = decide({}, {});
   t.equal(none.verdict, undefined, 'nothing decides: the shared selectors and policy do');
   t.match(none.undecided, /no linkerd\.io\/inject annotation/);

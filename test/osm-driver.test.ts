@@ -256,7 +256,7 @@ t.test('platforms and modes: Windows, interception none, FSM NodeLevel', async (
 
 t.test('refusals and warnings: Jobs, an injection done elsewhere, annotations not reproduced, controllers unknown before run time', async (t) => {
   const s = settings('osm');
-  t.equal(osmDriver.ownPodMetadata, true, 'a CronJob is injected on its pods\' own metadata');
+  t.equal(osmDriver.traits?.podMetadataPath, undefined, 'a CronJob is injected on its pods\' own metadata (the default trait)');
   t.match(inject(s, pod(), MONITORED, workload('CronJob')).warnings.join('\n'), /the CronJob's Jobs do not complete/);
   t.throws(() => inject(settings('fsm'), pod(), ns('shop'), workload('CronJob')), { message: /POD_CONTROLLER_KIND\/NAME.*CronJob/ }, 'pipy: the Job name is chosen at run time');
   const job = inject(s, pod(), MONITORED, workload('Job'));

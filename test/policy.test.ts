@@ -219,3 +219,47 @@ t.test('hostNetwork pods are never injected and that is flagged', async (t) => {
   t.same([d.inject, d.reason, d.intended], [false, 'host-network', false]);
   t.match(d.detail, /host network/, 'wording the conformance case hello-host-network-with-ns expects');
 });
+
+t.test("a driver's traits: the fallback taken in place of the policy or with it, shared defaults as data, defaults in one place", async (t) => {
+  const { bindDriver, sharedDefaultsOf, traitsOf, TRAIT_DEFAULTS } = await import('../src/contract/driver.ts');
+  type Traits = import('../src/contract/driver.ts').DriverTraits<{ on: boolean }>;
+  // A minimal driver: its namespace annotation `example.dev/mesh` is its fallback.
+  const driver = (traits?: Traits) => ({
+    name: 'example',
+    reasons: ['namespace-on', 'namespace-off'],
+    ...(traits ? { traits } : {}),
+    loadConfig: () => ({ settings: { on: true }, issues: [], warnings: [] }),
+    decide: (input: { namespaceInfo?: NamespaceInfo }) => {
+      const v = input.namespaceInfo?.annotations['example.dev/mesh'];
+      return { ...(v ? { fallback: { inject: v === 'on', reason: `namespace-${v}`, detail: `namespace annotation is ${v}` } } : {}), warnings: [], trace: [] };
+    },
+    inject: () => { throw new Error('not used'); },
+    inventory: () => undefined,
+  });
+  const decideWith = (traits: Traits | undefined, spec: Record<string, unknown>, annotation: string | undefined, labels: Record<string, string> = {}) => {
+    const cfg = config(spec);
+    return decide({
+      podMeta: { labels, annotations: {} }, podSpec: {}, namespace: 'apps',
+      namespaceInfo: { name: 'apps', labels: {}, annotations: annotation ? { 'example.dev/mesh': annotation } : {} },
+      config: cfg.config, mesh: bindDriver(driver(traits), { on: true }),
+    });
+  };
+  t.match(decideWith(undefined, { policy: 'enabled' }, 'off'), { inject: false, reason: 'namespace-off', detail: /namespace annotation is off$/ }, 'default trait: the fallback decides in place of the policy');
+  t.match(decideWith(undefined, { policy: 'disabled' }, 'on'), { inject: true, reason: 'namespace-on' });
+  t.match(decideWith(undefined, { neverInjectSelector: [{ matchLabels: { app: 'x' } }] }, 'on', { app: 'x' }), { inject: false, reason: 'never-inject-selector' }, 'below the shared selectors');
+  const withPolicy: Traits = { fallback: 'with-policy' };
+  t.match(decideWith(withPolicy, { policy: 'enabled' }, 'on'), { inject: true, reason: 'namespace-on', detail: /^namespace annotation is on; nothing on the pod decides; policy is enabled$/ }, 'with-policy: an enabled policy takes the reason');
+  t.match(decideWith(withPolicy, { policy: 'disabled' }, 'on'), { inject: false, reason: 'policy-disabled', detail: /policy is disabled; namespace annotation is on$/ }, 'and a disabled policy still decides, naming it');
+  t.match(decideWith(withPolicy, { alwaysInjectSelector: [{ matchLabels: { app: 'x' } }] }, 'on', { app: 'x' }), { reason: 'always-inject-selector', detail: /; namespace annotation is on$/ });
+  t.match(decideWith(undefined, { policy: 'enabled' }, undefined), { inject: true, reason: 'policy-enabled' }, 'no fallback: the policy');
+
+  const defaults = traitsOf({ name: 'example' });
+  t.equal(defaults.hostNetwork, 'skip');
+  t.equal(defaults.fallback, 'instead-of-policy');
+  t.equal(defaults.podMetadataPath({ kind: 'CronJob' } as never), undefined, "the pod template's own metadata");
+  t.equal(defaults.otherReadingNote('spec.x', true, 'why'), 'the example driver reads spec.x instead and would inject it: why');
+  t.same(TRAIT_DEFAULTS.sharedDefaults, {});
+  t.same(sharedDefaultsOf(driver({ sharedDefaults: { policy: 'disabled' } }), { on: true }), { policy: 'disabled' }, 'shared defaults as data');
+  t.same(sharedDefaultsOf(driver({ sharedDefaults: (s) => ({ nativeSidecars: s.on }) }), { on: true }), { nativeSidecars: true }, 'or read from the settings');
+  t.same(sharedDefaultsOf(driver(), { on: true }), {}, 'none: the core defaults');
+});

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, accessSync, constants, type Dirent } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 /**
  * Where a run may read and write (issues #19 and #20), at the CLI edge. The rule is kustomize's load
@@ -40,6 +40,35 @@ export interface Confinement {
   explicit?: string;
   /** How the root came about, for messages. */
   label: string;
+  /** The run's working directory (absolute): relative paths are opened from it (`fsPath`). */
+  cwd: string;
+}
+
+/**
+ * The path the file system is given for `path` as named: a relative one is taken from the run's working
+ * directory, joined as text (not normalised: `link/../x` still goes through `link`, as the kernel would
+ * resolve it from that directory). `''` stays `''` (no such file).
+ */
+export function fsPath(c: Pick<Confinement, 'cwd'>, path: string): string {
+  return path === '' || isAbsolute(path) ? path : `${c.cwd}${c.cwd.endsWith(sep) ? '' : sep}${path}`;
+}
+
+/**
+ * Runs a file system call on `fsPath(c, path)`; an error it throws names `path` as given (Node quotes the
+ * path it was handed in `message`), so messages read as they would from that directory.
+ */
+export function onPath<T>(c: Pick<Confinement, 'cwd'>, path: string, call: (full: string) => T): T {
+  const full = fsPath(c, path);
+  try {
+    return call(full);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (full !== path && err && typeof err.message === 'string') {
+      err.message = err.message.split(`'${full}'`).join(`'${path}'`);
+      if (err.path === full) err.path = path;
+    }
+    throw e;
+  }
 }
 
 /** A file system error in the user's terms, naming `path` as given. */
@@ -68,10 +97,10 @@ function within(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-function realDir(path: string, label: string): string {
+function realDir(c: Pick<Confinement, 'cwd'>, path: string, label: string): string {
   let real: string;
   try {
-    real = realpathSync.native(path);
+    real = onPath(c, path, (p) => realpathSync.native(p));
   } catch (e) {
     throw new PathError(fsMessage(label, e));
   }
@@ -87,13 +116,14 @@ function realDir(path: string, label: string): string {
  * @throws PathError when `--root` names no directory
  */
 export function confinementOf(opts: { root?: string; restrictor: LoadRestrictor; inputs: readonly string[]; cwd: string; argocd: boolean }): Confinement {
-  if (opts.restrictor === 'LoadRestrictionsNone') return { none: true, named: [], label: 'none' };
+  const cwd = opts.cwd;
+  if (opts.restrictor === 'LoadRestrictionsNone') return { none: true, named: [], label: 'none', cwd };
   if (opts.root !== undefined) {
-    const root = realDir(resolve(opts.cwd, opts.root), `--root ${opts.root}`);
-    return { none: false, named: [root], explicit: root, label: `--root ${opts.root}` };
+    const root = realDir(opts, resolve(opts.cwd, opts.root), `--root ${opts.root}`);
+    return { none: false, named: [root], explicit: root, label: `--root ${opts.root}`, cwd };
   }
-  if (!opts.argocd) return { none: false, named: [], namedFree: true, label: 'the directory given' };
-  const named = [realDir(opts.cwd, 'the current directory')];
+  if (!opts.argocd) return { none: false, named: [], namedFree: true, label: 'the directory given', cwd };
+  const named = [realDir(opts, opts.cwd, 'the current directory')];
   for (const p of opts.inputs) {
     if (p === '-') continue;
     const abs = resolve(opts.cwd, p);
@@ -109,7 +139,7 @@ export function confinementOf(opts: { root?: string; restrictor: LoadRestrictor;
       // reported when the input is read
     }
   }
-  return { none: false, named, label: "the application's directory" };
+  return { none: false, named, label: "the application's directory", cwd };
 }
 
 /**
@@ -120,7 +150,7 @@ export function confinementOf(opts: { root?: string; restrictor: LoadRestrictor;
 export function isStream(c: Confinement, path: string): boolean {
   if (c.explicit !== undefined && !c.none) return false;
   try {
-    const st = statSync(path);
+    const st = statSync(fsPath(c, path));
     return st.isFIFO() || st.isCharacterDevice();
   } catch {
     return false;
@@ -146,11 +176,11 @@ export function assertInside(c: Confinement, real: string, label: string, roots?
 export function resolveReadable(c: Confinement, path: string, label: string, roots?: readonly string[]): string {
   let real: string;
   try {
-    real = realpathSync.native(path);
+    real = onPath(c, path, (p) => realpathSync.native(p));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw new PathError(`${label}: a dangling symbolic link (its target does not exist)`);
-    const raw = code === 'ENOENT' ? rawNameOf(path) : undefined;
+    if (code === 'ENOENT' && lstatSync(fsPath(c, path), { throwIfNoEntry: false })?.isSymbolicLink()) throw new PathError(`${label}: a dangling symbolic link (its target does not exist)`);
+    const raw = code === 'ENOENT' ? rawNameOf(path, c) : undefined;
     if (raw !== undefined) throw new PathError(`${label.slice(0, label.length - path.length)}${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
     throw new PathError(fsMessage(label, e));
   }
@@ -167,10 +197,10 @@ export function resolveReadable(c: Confinement, path: string, label: string, roo
  * @throws PathError
  */
 export function resolveWritable(c: Confinement, path: string, label: string): string {
-  const st = lstatSync(path, { throwIfNoEntry: false });
+  const st = onPath(c, path, (p) => lstatSync(p, { throwIfNoEntry: false }));
   let target: string;
   if (st === undefined) {
-    const parent = dirname(resolve(path));
+    const parent = dirname(resolve(c.cwd, path));
     let realParent: string;
     try {
       realParent = realpathSync.native(parent);
@@ -178,7 +208,7 @@ export function resolveWritable(c: Confinement, path: string, label: string): st
       throw new PathError(`${label}: its directory cannot be used (${fsMessage(dirname(path), e).replace(/^.*?: /, '')})`);
     }
     if (!statSync(realParent).isDirectory()) throw new PathError(`${label}: ${dirname(path)} is not a directory`);
-    target = join(realParent, basename(resolve(path)));
+    target = join(realParent, basename(resolve(c.cwd, path)));
   } else {
     target = resolveReadable(c, path, label);
     if (statSync(target).isDirectory()) throw new PathError(`${label}: is a directory`);
@@ -222,9 +252,9 @@ function entryName(dir: string, e: Dirent<Buffer>): string | undefined {
 }
 
 /** A directory, links followed? False when it cannot be stat'ed (the read that follows says why). */
-function isDirectory(path: string): boolean {
+function isDirectory(c: Confinement, path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return statSync(fsPath(c, path)).isDirectory();
   } catch {
     return false;
   }
@@ -237,7 +267,7 @@ function isDirectory(path: string): boolean {
 function acceptEntry(c: Confinement, p: string, e: Dirent<Buffer>, roots: readonly string[]): boolean {
   if (e.isFile()) return true;
   if (e.isSymbolicLink()) {
-    if (isDirectory(p)) return false; // links to directories are not followed
+    if (isDirectory(c, p)) return false; // links to directories are not followed
     if (statSync(resolveReadable(c, p, p, roots)).isFile()) return true;
   }
   throw new PathError(`${p}: not a regular file (a FIFO, socket or device named like a manifest)`);
@@ -251,13 +281,13 @@ function acceptEntry(c: Confinement, p: string, e: Dirent<Buffer>, roots: readon
  * @throws PathError naming the entry: unreadable directory, name not UTF-8, dangling link, loop, outside the root
  */
 export function manifestFiles(c: Confinement, dir: string, leftOut: Array<{ path: string; why: string }>): string[] {
-  const roots = c.explicit !== undefined ? [c.explicit] : [realDir(dir, dir)];
-  if (c.explicit !== undefined) assertInside(c, realDir(dir, dir), dir);
+  const roots = c.explicit !== undefined ? [c.explicit] : [realDir(c, dir, dir)];
+  if (c.explicit !== undefined) assertInside(c, realDir(c, dir, dir), dir);
   const out: string[] = [];
   const walk = (d: string): void => {
     let entries: Dirent<Buffer>[];
     try {
-      entries = readdirSync(d, { withFileTypes: true, encoding: 'buffer' });
+      entries = onPath(c, d, (p) => readdirSync(p, { withFileTypes: true, encoding: 'buffer' }));
     } catch (e) {
       throw new PathError(fsMessage(d, e));
     }
@@ -279,7 +309,7 @@ export function manifestFiles(c: Confinement, dir: string, leftOut: Array<{ path
  * file by those bytes exists. Node decodes the command line as UTF-8, replacing bytes that are not; the raw
  * arguments are in `/proc/self/cmdline` (Linux). Undefined elsewhere or when no such file exists.
  */
-export function rawNameOf(path: string): string | undefined {
+export function rawNameOf(path: string, c: Pick<Confinement, 'cwd'>): string | undefined {
   if (!path.includes('\uFFFD')) return undefined;
   let cmdline: Buffer;
   try {
@@ -295,7 +325,7 @@ export function rawNameOf(path: string): string | undefined {
     const text = raw.toString('utf8');
     if (text !== path && text.endsWith(`=${path}`)) raw = raw.subarray(raw.indexOf(0x3d) + 1); // --config=PATH
     else if (text !== path) continue;
-    if (raw.toString('utf8') === path && lstatSync(raw, { throwIfNoEntry: false })) return escapeNameBytes(raw);
+    if (raw.toString('utf8') === path && lstatSync(isAbsolute(path) ? raw : Buffer.concat([Buffer.from(c.cwd.endsWith(sep) ? c.cwd : c.cwd + sep), raw]), { throwIfNoEntry: false })) return escapeNameBytes(raw);
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import type { LabelSelector } from '../model.ts';
-import { bindDriver, type ActiveMesh, type DriverConfigInput, type MeshDriver } from '../contract/driver.ts';
+import { bindDriver, sharedDefaultsOf, type ActiveMesh, type MeshDriver, type SharedSettings } from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from './types.ts';
@@ -221,8 +221,8 @@ function specReader(schemaProblems: ConfigIssue[], root: 'spec' | 'data'): SpecR
   };
 }
 
-/** The core fields a driver may also resolve (`DriverConfigInput['explicit']`), as the user set them. */
-type ExplicitFields = DriverConfigInput['explicit'];
+/** The shared settings as the user set them (`DriverConfigInput.explicit`); a driver's traits default the rest. */
+type ExplicitFields = SharedSettings;
 
 /** The user's `policy`, selectors and `nativeSidecars`, with each selector's problems reported. */
 function readExplicitFields(spec: RawSpec, r: SpecReader): ExplicitFields {
@@ -261,7 +261,8 @@ function readWorkloadKinds(spec: RawSpec, r: SpecReader): ExtraWorkloadKind[] {
 /**
  * Hands each driver section present (and the selected driver's, present or not) to its driver; issues
  * go to `r.issues`, a section of a driver not selected is a warning. Returns the selected driver's
- * settings and the core fields it resolved (`{}` when none).
+ * settings and its defaults for the shared settings (`DriverTraits.sharedDefaults` under those settings;
+ * `{}` when none).
  */
 function loadDriverSections(
   spec: RawSpec,
@@ -273,9 +274,9 @@ function loadDriverSections(
   fromConfigMap: boolean,
   explicit: ExplicitFields,
   warnings: string[],
-): { settings: unknown; resolved: ExplicitFields } {
+): { settings: unknown; resolved: SharedSettings } {
   let settings: unknown;
-  let resolved: ExplicitFields = {};
+  let resolved: SharedSettings = {};
   for (const d of drivers) {
     const selected = d === driver;
     const section = spec[d.name];
@@ -290,7 +291,7 @@ function loadDriverSections(
     }
     warnings.push(...loaded.warnings);
     settings = loaded.settings;
-    resolved = loaded.resolved ?? {};
+    resolved = sharedDefaultsOf(d, loaded.settings);
   }
   return { settings, resolved };
 }

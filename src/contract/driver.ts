@@ -31,16 +31,24 @@ export interface DriverConfigInput {
   /** True for the ConfigMap form: every value is a string (`"true"`, `"a,b"`) and must be converted. */
   fromConfigMap: boolean;
   /**
-   * The shared decision settings as the user wrote them (undefined when not set), for drivers whose own
-   * configuration can also carry them (Istio's values: `global.proxy.autoInject`, `sidecarInjectorWebhook.*`).
+   * The shared settings as the user wrote them (a field is undefined when not set; `nativeSidecars: auto`
+   * already read as a boolean), for a driver whose own configuration also carries them and must agree (Istio
+   * writes them into its values; Linkerd's `proxy.nativeSidecar`). Where the user set none, the driver's
+   * `traits.sharedDefaults` give them.
    */
-  explicit: {
-    policy?: 'enabled' | 'disabled';
-    neverInjectSelector?: LabelSelector[];
-    alwaysInjectSelector?: LabelSelector[];
-    /** `spec.nativeSidecars` (Linkerd's values carry their own default, `proxy.nativeSidecar`). */
-    nativeSidecars?: boolean;
-  };
+  explicit: SharedSettings;
+}
+
+/**
+ * The settings of the shared decision steps a driver may default (`DriverTraits.sharedDefaults`) or read as the
+ * user wrote them (`DriverConfigInput.explicit`); each field is optional (undefined: not set).
+ */
+export interface SharedSettings {
+  policy?: 'enabled' | 'disabled';
+  neverInjectSelector?: LabelSelector[];
+  alwaysInjectSelector?: LabelSelector[];
+  /** `spec.nativeSidecars`. */
+  nativeSidecars?: boolean;
 }
 
 /** What a driver's `loadConfig` returns: its typed settings, or the problems found (every one, at once). */
@@ -48,11 +56,6 @@ export interface DriverConfigResult<S> {
   settings: S;
   issues: ConfigIssue[];
   warnings: string[];
-  /**
-   * Shared decision settings the driver's configuration resolved when the user did not set them explicitly
-   * (e.g. Istio `global.proxy.autoInject` → policy). Explicit settings always win.
-   */
-  resolved?: DriverConfigInput['explicit'];
 }
 
 /** Everything a driver's decision may read for one workload. */
@@ -90,20 +93,19 @@ export interface DriverVerdict {
 /**
  * The outcome of a driver's decision step. `verdict` decides (explicit pod or namespace opt-in/opt-out,
  * or a mesh-level gate such as Istio's webhook routing or OSM's `monitored-by`); without it the shared
- * never/always selectors and the default policy decide, and `routedBy` (when set) replaces the reason of a
- * `policy-enabled` outcome (Istio: the webhook that selected the pod is the real reason).
+ * never/always selectors and the policy decide, with `fallback` (when the driver found one) taken as the
+ * driver's `traits.fallback` says.
  */
 export interface DriverDecision {
   verdict?: DriverVerdict;
-  routedBy?: { reason: DecisionReason; detail: string };
+  /**
+   * What the driver's rules say when nothing on the pod decided: a namespace-wide opt-in or opt-out (Linkerd's
+   * namespace `linkerd.io/inject`, Kuma's namespace label), or what selected the pod (Istio's injection
+   * webhook). The shared steps use it per `DriverTraits.fallback`.
+   */
+  fallback?: { inject: boolean; reason: DecisionReason; detail: string };
   /** What the driver looked at when nothing decided, e.g. `no sidecar.istio.io/inject label or annotation decides`. */
   undecided?: string;
-  /**
-   * The workload's default in place of `config.policy`, after the shared never/always selectors (Linkerd: the
-   * namespace's `linkerd.io/inject` annotation, a namespace-wide default that a pod's own annotation or a
-   * selector overrides).
-   */
-  defaultPolicy?: { inject: boolean; reason: DecisionReason; detail: string };
   warnings: string[];
   trace: DecisionStep[];
 }
@@ -190,18 +192,11 @@ export interface MeshDriver<S = unknown> {
    */
   readonly reasonInfo?: Readonly<Record<string, ReasonInfo>>;
   /** How the driver differs from the defaults of the shared steps (see `DriverTraits`); absent: every default. */
-  readonly traits?: DriverTraits;
+  readonly traits?: DriverTraits<S>;
   /** Command-line flags of the driver and the fields of its section they set (the CLI builds its parser from them). */
   readonly flags?: DriverFlags;
   /** The driver's lines in `meshinject --help`. */
   readonly help?: DriverHelp;
-  /**
-   * Read-only views of `traits` that `defineDriver` fills in (the shared steps read `traits`): true when the
-   * driver reads the pod template's own metadata for every kind (no `podMetadataPath`), and when it decides on
-   * `hostNetwork` pods itself (`hostNetwork: 'driver'`).
-   */
-  readonly ownPodMetadata?: boolean;
-  readonly checksHostNetwork?: boolean;
   /** Validates and defaults the driver's config section (schema fragment: `src/drivers/<name>/config.schema.json`). */
   loadConfig(input: DriverConfigInput): DriverConfigResult<S>;
   /**
@@ -283,10 +278,12 @@ export interface ReasonInfo {
 }
 
 /**
- * How a driver differs from the defaults of the shared steps, in one object. Every trait is optional; the
- * defaults read and write the pod template's own metadata, as the cluster's admission webhook sees the pod.
+ * How a driver differs from the defaults of the shared steps, in one object of data (`S`: the driver's
+ * settings). Every trait is optional; `traitsOf` fills in the defaults (`TRAIT_DEFAULTS`): read and write the
+ * pod template's own metadata, as the cluster's admission webhook sees the pod; skip `hostNetwork` pods; a
+ * decision's `fallback` in place of the policy; the core's defaults for the shared settings.
  */
-export interface DriverTraits {
+export interface DriverTraits<S = unknown> {
   /**
    * Where the driver reads and writes the pod template's labels and annotations for a kind, when not the pod
    * template's own `metadata` (the default). Istio's `istioctl kube-inject` uses a CronJob's
@@ -304,6 +301,57 @@ export interface DriverTraits {
    * them itself (Linkerd refuses them with an error result).
    */
   hostNetwork?: 'skip' | 'driver';
+  /**
+   * How the shared steps take a decision's `fallback` (`DriverDecision.fallback`):
+   * - `instead-of-policy` (default): after the never/always selectors, it decides in place of `config.policy`
+   *   (a namespace-wide default that a pod's own opt-in/opt-out or a selector overrides: Linkerd's namespace
+   *   `linkerd.io/inject`, Kuma's namespace `kuma.io/sidecar-injection`);
+   * - `with-policy`: it is what selected the pod, and the selectors and the policy still decide: each of their
+   *   details names it, and an enabled policy's outcome takes its reason (Istio's injection webhook under
+   *   `selection: webhook`: the webhook that selected the pod is the real reason).
+   */
+  fallback?: 'instead-of-policy' | 'with-policy';
+  /**
+   * The driver's defaults for the shared settings the user left unset, in place of the core's (`policy:
+   * enabled`, no selectors, classic sidecars): data (OSM, FSM and Kuma inject nothing unasked: `{policy:
+   * 'disabled'}`), or read from the driver's loaded settings where the mesh's own configuration carries them
+   * (Istio's values: `global.proxy.autoInject`, `sidecarInjectorWebhook.never/alwaysInjectSelector`; Linkerd's
+   * `proxy.nativeSidecar`). What the user wrote always wins (see `DriverConfigInput.explicit`).
+   */
+  sharedDefaults?: SharedSettings | ((settings: S) => SharedSettings);
+}
+
+/** `DriverTraits` with every default filled in (`traitsOf`): what the shared steps read. */
+export interface ResolvedTraits {
+  podMetadataPath(kind: WorkloadKind): readonly string[] | undefined;
+  otherReadingNote(path: string, wouldInject: boolean, detail: string): string;
+  hostNetwork: 'skip' | 'driver';
+  fallback: 'instead-of-policy' | 'with-policy';
+}
+
+/** The defaults of `DriverTraits`, in one place (`otherReadingNote`'s names the driver: see `traitsOf`). */
+export const TRAIT_DEFAULTS: Readonly<Omit<ResolvedTraits, 'otherReadingNote'>> & { sharedDefaults: SharedSettings } = {
+  podMetadataPath: () => undefined,
+  hostNetwork: 'skip',
+  fallback: 'instead-of-policy',
+  sharedDefaults: {},
+};
+
+/** A driver's traits with the defaults (`TRAIT_DEFAULTS`) filled in. */
+export function traitsOf(driver: { readonly name: string; readonly traits?: Omit<DriverTraits, 'sharedDefaults'> | undefined }): ResolvedTraits {
+  const t = driver.traits ?? {};
+  return {
+    podMetadataPath: t.podMetadataPath ?? TRAIT_DEFAULTS.podMetadataPath,
+    otherReadingNote: t.otherReadingNote ?? ((path, inject, detail) => `the ${driver.name} driver reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`),
+    hostNetwork: t.hostNetwork ?? TRAIT_DEFAULTS.hostNetwork,
+    fallback: t.fallback ?? TRAIT_DEFAULTS.fallback,
+  };
+}
+
+/** The driver's defaults for the shared settings (`DriverTraits.sharedDefaults`) under its loaded `settings`. */
+export function sharedDefaultsOf<S>(driver: MeshDriver<S>, settings: S): SharedSettings {
+  const d = driver.traits?.sharedDefaults ?? TRAIT_DEFAULTS.sharedDefaults;
+  return typeof d === 'function' ? d(settings) : d;
 }
 
 /** A command-line option of a driver (istioctl's `--revision`, `--valuesFile`): always takes a value. */
@@ -394,17 +442,13 @@ export interface ActiveMesh {
   readonly recordsProbePorts?: boolean;
   /** The driver's reason data (`MeshDriver.reasonInfo`; `{}` when it declares none). */
   readonly reasonInfo: Readonly<Record<string, ReasonInfo>>;
-  /** The driver's traits (`MeshDriver.traits`; `{}`: every default). */
-  readonly traits: DriverTraits;
+  /** The driver's traits with their defaults (`traitsOf`). */
+  readonly traits: ResolvedTraits;
 }
 
-/**
- * A driver as the registry lists it: `driver` with the read-only views of its traits filled in
- * (`ownPodMetadata`, `checksHostNetwork`).
- */
-export function defineDriver<S>(driver: Omit<MeshDriver<S>, 'ownPodMetadata' | 'checksHostNetwork'>): MeshDriver<S> {
-  const traits = driver.traits ?? {};
-  return { ...driver, ownPodMetadata: traits.podMetadataPath === undefined, checksHostNetwork: traits.hostNetwork === 'driver' };
+/** A driver as the registry lists it (an identity that checks the settings type `S` across its members). */
+export function defineDriver<S>(driver: MeshDriver<S>): MeshDriver<S> {
+  return driver;
 }
 
 /** Binds a driver to its settings (see `ActiveMesh`). */
@@ -426,7 +470,6 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     ...(driver.recordKeys ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) } : {}),
     ...(driver.recordsProbePorts ? { recordsProbePorts: true } : {}),
     reasonInfo: driver.reasonInfo ?? {},
-    // A driver written as a literal may say `checksHostNetwork` without the trait: the same thing.
-    traits: driver.checksHostNetwork && driver.traits?.hostNetwork === undefined ? { ...driver.traits, hostNetwork: 'driver' } : driver.traits ?? {},
+    traits: traitsOf(driver),
   };
 }

@@ -21,7 +21,7 @@
  * Inputs are not mutated. Errors: `MeshInjectError` with code `BAD_MERGE` (message worded as strategicpatch's) for a
  * merge-key element without its key or an unknown `$patch` value.
  */
-import { isJsonObject, jsonEqual, setOwn, withoutNulls } from '../json.ts';
+import { cloneJson, isJsonObject, jsonEqual, setOwn, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import { MERGE_KEYS } from '../workloads/merge-keys.ts';
@@ -91,23 +91,7 @@ export const POD_SCHEMA: PatchSchema = {
 export const EMPTY_SCHEMA: PatchSchema = {};
 
 
-/**
- * A deep copy of a JSON value: objects and arrays are copied, scalars (including non-finite numbers, which
- * a `JSON.parse(JSON.stringify(v))` round trip would turn into `null`) are kept as they are. Own keys only,
- * in order; a `__proto__` key stays an own data property. Several times faster than `structuredClone` on
- * pod-sized data.
- */
-export function cloneJson<T extends Json>(v: T): T {
-  if (typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) {
-    const out: Json[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i]!);
-    return out as T;
-  }
-  const out: JsonObject = {};
-  for (const k of Object.keys(v)) setOwn(out, k, cloneJson((v as JsonObject)[k]!));
-  return out as T;
-}
+export { cloneJson } from '../json.ts';
 
 /**
  * Whether stripping directives would return `v` unchanged but for `null` map values: no `$` key anywhere,
@@ -117,10 +101,12 @@ function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
   if (Array.isArray(v)) {
     const key = schema?.mergeKey;
     if (key && v.some(isJsonObject)) {
-      const seen = new Set<string>();
+      const seen = new Set<Json | undefined>();
       for (const x of v) {
         if (!isJsonObject(x) || !(key in x)) return false;
-        const id = JSON.stringify(x[key]);
+        // Scalars are their own identity in a Set (1 and '1' stay apart); collections by their JSON.
+        const k = x[key];
+        const id = typeof k === 'object' && k !== null ? `\u0000${JSON.stringify(k)}` : k;
         if (seen.has(id)) return false;
         seen.add(id);
       }

@@ -5,7 +5,7 @@
  * placeholder copy of template data, and the fill that puts a workload's values where the tokens are.
  */
 import type { Json, JsonObject } from '../model.ts';
-import { isJsonObject, setOwn } from '../json.ts';
+import { cloneJson, isJsonObject, setOwn } from '../json.ts';
 import { needsQuotes } from '../yaml/scalars.ts';
 
 /**
@@ -360,12 +360,34 @@ function fillNumber(n: number, values: readonly string[]): number {
   return Number(values[Number(m[1])]);
 }
 
-/** A fresh copy of `v` with tokens replaced by `values`. @throws UNFAITHFUL (see `fillString`), or on a key collision. */
+/**
+ * Whether a collection of a plan's output holds no token (keys included), memoised per object: a plan's
+ * output is filled once per workload and never changes, so its token-free parts are copied as they are.
+ */
+const TOKEN_FREE = new WeakMap<object, boolean>();
+
+function tokenFree(v: Json): boolean {
+  if (typeof v === 'string') return !ANY_TOKEN.test(v);
+  if (typeof v === 'number') return !ANY_TOKEN.test(String(v));
+  if (v === null || typeof v !== 'object') return true;
+  let free = TOKEN_FREE.get(v);
+  if (free === undefined) {
+    free = Array.isArray(v) ? v.every(tokenFree) : Object.keys(v).every((k) => !ANY_TOKEN.test(k) && tokenFree(v[k]!));
+    TOKEN_FREE.set(v, free);
+  }
+  return free;
+}
+
+/**
+ * A fresh copy of `v` with tokens replaced by `values` (parts without a token are copied as they are).
+ * @throws UNFAITHFUL (see `fillString`), or on a key collision.
+ */
 export function fill(v: Json, values: readonly string[]): Json {
   if (typeof v === 'string') return fillString(v, values);
   if (typeof v === 'number') return fillNumber(v, values);
-  if (Array.isArray(v)) return v.map((x) => fill(x, values));
   if (v === null || typeof v !== 'object') return v;
+  if (tokenFree(v)) return cloneJson(v);
+  if (Array.isArray(v)) return v.map((x) => fill(x, values));
   const out: JsonObject = {};
   for (const k of Object.keys(v)) {
     const key = fillString(k, values);

@@ -37,8 +37,10 @@ export interface DecideInput {
  *    Linkerd's `linkerd.io/inject`, OSM's `monitored-by` and `sidecar-injection`, ...).
  * 5. `neverInjectSelector` (`never-inject-selector`), then `alwaysInjectSelector` (`always-inject-selector`);
  *    empty selectors are ignored, as Istio does.
- * 6. `config.policy` (`policy-enabled` / `policy-disabled`); a driver's `routedBy` replaces `policy-enabled`;
- *    a driver's `defaultPolicy` (Linkerd: the namespace's `linkerd.io/inject`) replaces the policy.
+ * 6. `config.policy` (`policy-enabled` / `policy-disabled`). A driver decision's `fallback` is taken as its
+ *    `fallback` trait says: `instead-of-policy` (default; Linkerd's namespace `linkerd.io/inject`) decides in
+ *    place of the policy; `with-policy` (Istio's selecting webhook) replaces the reason of `policy-enabled` and
+ *    is named in the details of steps 5 and 6.
  * This is Istio's `injectRequired` order (pkg/kube/inject/inject.go): an explicit pod opt-in/opt-out wins
  * over the never/always selectors.
  *
@@ -113,7 +115,9 @@ export function decide(input: DecideInput): Decision {
       unknownNamespace: nsBased && !v.inject,
     });
   }
-  const routed = driver.routedBy ? `; ${driver.routedBy.detail}` : '';
+  const fallback = driver.fallback;
+  const withPolicy = fallback !== undefined && input.mesh.traits.fallback === 'with-policy';
+  const routed = withPolicy ? `; ${fallback.detail}` : '';
   const labels = input.podMeta.labels ?? {};
   const never = firstMatch(config.neverInjectSelector, labels);
   step('never-inject-selector', never >= 0 ? `pod labels match neverInjectSelector[${never}]` : `no neverInjectSelector matches the pod labels`);
@@ -126,14 +130,13 @@ export function decide(input: DecideInput): Decision {
     return done(true, 'always-inject-selector', `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})${routed}`);
   }
   const why = driver.undecided ?? 'nothing on the pod decides';
-  const own = driver.defaultPolicy;
-  if (own) {
-    step('policy', `${own.detail} (in place of policy ${config.policy})`);
-    return done(own.inject, own.reason, `${why}; ${own.detail}`);
+  if (fallback && !withPolicy) {
+    step('policy', `${fallback.detail} (in place of policy ${config.policy})`);
+    return done(fallback.inject, fallback.reason, `${why}; ${fallback.detail}`);
   }
   step('policy', `policy is ${config.policy}`);
-  if (config.policy === 'enabled' && driver.routedBy) {
-    return done(true, driver.routedBy.reason, `${driver.routedBy.detail}; ${why}; policy is enabled`);
+  if (config.policy === 'enabled' && withPolicy && fallback.inject) {
+    return done(true, fallback.reason, `${fallback.detail}; ${why}; policy is enabled`);
   }
   return config.policy === 'enabled'
     ? done(true, 'policy-enabled', `${why}; policy is enabled`)

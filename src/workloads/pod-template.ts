@@ -1,4 +1,4 @@
-import { getIn, isJsonObject, setOwn } from '../json.ts';
+import { cloneJson, getIn, isJsonObject, setOwn } from '../json.ts';
 import type { Json, JsonObject, PodMeta, PodTemplate } from '../model.ts';
 import type { WorkloadKind } from './kinds.ts';
 
@@ -117,7 +117,7 @@ export function getPodTemplate(resource: Json, wk: WorkloadKind): PodTemplate | 
   if (meta !== undefined && meta !== null && !isJsonObject(meta)) {
     return { field: paths.meta.join('.'), message: `${paths.meta.join('.')} must be a mapping` };
   }
-  return structuredClone({ metadata: (meta ?? {}) as PodMeta, spec });
+  return cloneJson({ metadata: (meta ?? {}) as JsonObject, spec }) as unknown as PodTemplate;
 }
 
 /**
@@ -140,7 +140,7 @@ export function holdsPodTemplate(resource: Json, wk: WorkloadKind): boolean {
  */
 export function getPodOwnMeta(resource: Json, wk: WorkloadKind): PodMeta {
   const meta = getIn(resource, [...wk.templatePath, 'metadata']);
-  return isJsonObject(meta) ? (structuredClone(meta) as PodMeta) : {};
+  return isJsonObject(meta) ? (cloneJson(meta) as PodMeta) : {};
 }
 
 /** Whether a value returned by `getPodTemplate` is a problem. */

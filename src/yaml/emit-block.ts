@@ -87,7 +87,10 @@ function isCollection(v: Json): v is Json[] | { [k: string]: Json } {
 }
 
 function isEmptyCollection(v: Json): boolean {
-  return isCollection(v) && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+  if (!isCollection(v)) return false;
+  if (Array.isArray(v)) return v.length === 0;
+  for (const _ in v) return false;
+  return true;
 }
 
 function isMultiline(v: Json): v is string {
@@ -148,11 +151,19 @@ export function emitAfterKey(v: Json, keyColumn: number, style: BlockStyle): str
 
 /** Block map lines with keys at `column`. */
 export function emitMapLines(o: { [k: string]: Json }, column: number, style: BlockStyle): string {
+  return mapLines(o, column, style, true);
+}
+
+/** `emitMapLines`, without the indentation of the first line when `padFirst` is false (after `- `). */
+function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, padFirst: boolean): string {
   const pad = ' '.repeat(column);
   let out = '';
-  for (const [k, v] of Object.entries(o)) {
+  let first = !padFirst;
+  for (const k of Object.keys(o)) {
+    const v = o[k]!;
     if (v === null && !style.keepNulls) continue;
-    out += `${pad}${emitKey(k)}:${emitAfterKey(v, column, style)}`;
+    out += `${first ? '' : pad}${emitKey(k)}:${emitAfterKey(v, column, style)}`;
+    first = false;
   }
   return out;
 }
@@ -162,8 +173,9 @@ export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): s
   const inline = emitInline(v);
   if (inline !== undefined) return `${inline}\n`;
   if (typeof v === 'string') return literal(v, dashColumn + 2);
-  const inner = Array.isArray(v) ? emitSeqLines(v, dashColumn + 2, style) : emitMapLines(v as { [k: string]: Json }, dashColumn + 2, style);
-  return inner.slice(dashColumn + 2);
+  if (Array.isArray(v)) return emitSeqLines(v, dashColumn + 2, style).slice(dashColumn + 2);
+  // The map's first line follows the dash: emitted without its indentation (no copy of the whole text).
+  return mapLines(v as { [k: string]: Json }, dashColumn + 2, style, false);
 }
 
 /** Block sequence lines with dashes at `dashColumn`. */

@@ -1,5 +1,6 @@
 import { parse } from 'yaml';
 import type { Json } from '../model.ts';
+import { isJsonObject } from '../json.ts';
 import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
 import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
 
@@ -45,6 +46,13 @@ const FRAGMENT_FLOW: FlowRules = { resolve: resolveGo11, trailingComma: true };
 /** What may follow a value on its line: spaces, then perhaps a comment (a `#` after a space). */
 const ONLY_COMMENT = /^(?: *| +#.*)$/;
 
+/** `t` from `from` on, past any spaces there (`t.slice(from).replace(/^ +/, '')` without the regex). */
+function afterSpaces(t: string, from: number): string {
+  let i = from;
+  while (t.charCodeAt(i) === 32) i++;
+  return i === 0 ? t : t.slice(i);
+}
+
 interface Line {
   indent: number;
   /** Content after the indentation, without a trailing comment-only remainder. */
@@ -53,105 +61,37 @@ interface Line {
   index: number;
 }
 
-class FastReader {
-  private readonly raw: string[];
-  private readonly lines: Line[] = [];
-  private pos = 0;
+/**
+ * The line table and the one-line pieces (keys, scalars, block scalars, flow collections) shared by the
+ * reader (`FastReader`) and the verifier (`FragmentVerifier`), which walk the block structure the same way.
+ */
+abstract class LineReader {
+  protected readonly raw: string[];
+  protected readonly lines: Line[] = [];
+  protected pos = 0;
 
   constructor(text: string) {
+    // Tabs (as indentation, as separation, or in text) are left to yaml: one scan of the whole text.
+    if (text.includes('\t')) decline();
     this.raw = text.split('\n');
     // The text's final line break ends its last line: it does not start an empty one (`|+` keeps empty lines).
     // Nor does a last line of spaces without a line break after it.
     if (this.raw.length > 1 && /^ *$/.test(this.raw[this.raw.length - 1]!)) this.raw.pop();
-    this.raw.forEach((l, index) => {
+    const raw = this.raw;
+    for (let index = 0; index < raw.length; index++) {
+      let l = raw[index]!;
       if (l.endsWith('\r')) l = l.slice(0, -1);
       let i = 0;
       while (l.charCodeAt(i) === 32) i++;
-      // Tabs (as indentation, as separation, or in text) are left to yaml.
-      if (l.includes('\t')) decline();
-      const t = l.slice(i);
-      if (t === '' || t[0] === '#') return;
+      if (i === l.length || l.charCodeAt(i) === 35 /* # */) continue;
+      const t = i === 0 ? l : l.slice(i);
       if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
       this.lines.push({ indent: i, text: t, index });
-    });
-  }
-
-  document(): Json {
-    if (this.lines.length === 0) return null;
-    const v = this.node(this.lines[0]!.indent);
-    if (this.pos < this.lines.length) decline();
-    return v;
-  }
-
-  /** A block node whose lines start at `indent` (or a scalar on its own line). */
-  private node(indent: number): Json {
-    const line = this.lines[this.pos]!;
-    if (line.indent !== indent) decline();
-    if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent);
-    if (this.keyEnd(line.text) >= 0) return this.map(indent);
-    // A lone scalar or flow collection.
-    this.pos++;
-    return this.inlineValue(line.text, line, indent);
-  }
-
-  private seq(indent: number): Json[] {
-    const out: Json[] = [];
-    while (this.pos < this.lines.length) {
-      const line = this.lines[this.pos]!;
-      if (line.indent !== indent || !(line.text === '-' || line.text.startsWith('- '))) {
-        if (line.indent > indent) decline();
-        break;
-      }
-      const rest = line.text === '-' ? '' : line.text.slice(2).replace(/^ +/, '');
-      if (rest === '' || rest[0] === '#') {
-        this.pos++;
-        const next = this.lines[this.pos];
-        out.push(next && next.indent > indent ? this.node(next.indent) : null);
-        continue;
-      }
-      // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
-      const col = indent + (line.text.length - rest.length);
-      this.lines[this.pos] = { indent: col, text: rest, index: line.index };
-      if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
-        out.push(this.node(col));
-      } else {
-        this.pos++;
-        out.push(this.inlineValue(rest, line, indent));
-      }
     }
-    return out;
-  }
-
-  private map(indent: number): { [k: string]: Json } {
-    const out: { [k: string]: Json } = {};
-    while (this.pos < this.lines.length) {
-      const line = this.lines[this.pos]!;
-      if (line.indent !== indent) {
-        if (line.indent > indent) decline();
-        break;
-      }
-      const end = this.keyEnd(line.text);
-      if (end < 0) decline();
-      const key = this.key(line.text.slice(0, end));
-      if (key === '<<' || key === '__proto__') decline();
-      const rest = line.text.slice(end + 1).replace(/^ +/, '');
-      this.pos++;
-      let value: Json;
-      if (rest === '' || rest[0] === '#') {
-        const next = this.lines[this.pos];
-        if (next && next.indent > indent) value = this.node(next.indent);
-        else if (next && next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) value = this.seq(indent);
-        else value = null;
-      } else {
-        value = this.inlineValue(rest, line, indent);
-      }
-      out[key] = value;
-    }
-    return out;
   }
 
   /** Index of the `:` that ends a block mapping key, or -1. */
-  private keyEnd(t: string): number {
+  protected keyEnd(t: string): number {
     const c = t[0];
     if (c === '"' || c === "'") {
       const close = quoteEnd(t, 0, t.length);
@@ -166,21 +106,21 @@ class FastReader {
     return -1;
   }
 
-  private key(k: string): string {
+  protected key(k: string): string {
     if (k[0] === '"' || k[0] === "'") return String(this.quoted(k));
     const v = resolveGo11(k.trimEnd());
     return v === null ? '' : String(v);
   }
 
   /** A quoted scalar that is the whole of `t` (trailing comment allowed). */
-  private quoted(t: string): string {
+  protected quoted(t: string): string {
     const end = quoteEnd(t, 0, t.length);
     if (!ONLY_COMMENT.test(t.slice(end + 1))) decline();
     return unquote(t, 0, end);
   }
 
   /** The value after `key: ` or `- ` on one line, or a block scalar starting there. */
-  private inlineValue(t: string, line: Line, indent: number): Json {
+  protected inlineValue(t: string, line: Line, indent: number): Json {
     const c = t[0];
     if (c === '"' || c === "'") return this.quoted(t);
     if (c === '{' || c === '[') return this.flow(this.flowText(t, line, indent));
@@ -196,7 +136,7 @@ class FastReader {
     return resolveGo11(s);
   }
 
-  private blockScalar(header: string, line: Line, parentIndent: number): string {
+  protected blockScalar(header: string, line: Line, parentIndent: number): string {
     const m = /^([|>])([-+]?)(?:\s+#.*)?\s*$/.exec(header);
     if (!m) decline();
     const folded = m[1] === '>';
@@ -242,7 +182,7 @@ class FastReader {
    * The text of a flow collection that starts on `line` with `t`, joined with the following lines until
    * its brackets balance (outside quotes); consumed lines are skipped by the block reader.
    */
-  private flowText(t: string, line: Line, parentIndent: number): string {
+  protected flowText(t: string, line: Line, parentIndent: number): string {
     let depth = 0;
     let quote = '';
     let acc = '';
@@ -286,9 +226,218 @@ class FastReader {
   }
 
   /** A flow collection joined onto one line by `flowText` (`readFlow`, then nothing but a comment). */
-  private flow(t: string): Json {
+  protected flow(t: string): Json {
     const { value, node } = readFlow(t, 0, t.length, 0, FRAGMENT_FLOW);
     if (!ONLY_COMMENT.test(t.slice(node.end))) decline();
     return value;
+  }
+}
+
+/** Reads the block structure into data (`readFragmentFast`). */
+class FastReader extends LineReader {
+  document(): Json {
+    if (this.lines.length === 0) return null;
+    const v = this.node(this.lines[0]!.indent);
+    if (this.pos < this.lines.length) decline();
+    return v;
+  }
+
+  /** A block node whose lines start at `indent` (or a scalar on its own line). */
+  private node(indent: number): Json {
+    const line = this.lines[this.pos]!;
+    if (line.indent !== indent) decline();
+    if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent);
+    if (this.keyEnd(line.text) >= 0) return this.map(indent);
+    // A lone scalar or flow collection.
+    this.pos++;
+    return this.inlineValue(line.text, line, indent);
+  }
+
+  private seq(indent: number): Json[] {
+    const out: Json[] = [];
+    while (this.pos < this.lines.length) {
+      const line = this.lines[this.pos]!;
+      if (line.indent !== indent || !(line.text === '-' || line.text.startsWith('- '))) {
+        if (line.indent > indent) decline();
+        break;
+      }
+      const rest = line.text === '-' ? '' : afterSpaces(line.text, 2);
+      if (rest === '' || rest[0] === '#') {
+        this.pos++;
+        const next = this.lines[this.pos];
+        out.push(next && next.indent > indent ? this.node(next.indent) : null);
+        continue;
+      }
+      // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
+      const col = indent + (line.text.length - rest.length);
+      this.lines[this.pos] = { indent: col, text: rest, index: line.index };
+      if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
+        out.push(this.node(col));
+      } else {
+        this.pos++;
+        out.push(this.inlineValue(rest, line, indent));
+      }
+    }
+    return out;
+  }
+
+  private map(indent: number): { [k: string]: Json } {
+    const out: { [k: string]: Json } = {};
+    while (this.pos < this.lines.length) {
+      const line = this.lines[this.pos]!;
+      if (line.indent !== indent) {
+        if (line.indent > indent) decline();
+        break;
+      }
+      const end = this.keyEnd(line.text);
+      if (end < 0) decline();
+      const key = this.key(line.text.slice(0, end));
+      if (key === '<<' || key === '__proto__') decline();
+      const rest = afterSpaces(line.text, end + 1);
+      this.pos++;
+      let value: Json;
+      if (rest === '' || rest[0] === '#') {
+        const next = this.lines[this.pos];
+        if (next && next.indent > indent) value = this.node(next.indent);
+        else if (next && next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) value = this.seq(indent);
+        else value = null;
+      } else {
+        value = this.inlineValue(rest, line, indent);
+      }
+      out[key] = value;
+    }
+    return out;
+  }
+}
+
+/**
+ * Checks, without building the data, that the fast reader reads `text` as `expected`, as `same` compares
+ * (`readsAs` of read-back.ts: null map values mean absent). The read-back of every edited resource runs
+ * this (issue #24: the read-back was a fifth of the injection's time, most of it building data only to
+ * compare it).
+ *
+ * @returns true only when `readFragmentFast(text)` would read the whole text without declining and the
+ *   result compares equal to `expected`; undefined for anything else (a difference, a decline, a key given
+ *   twice), where the caller reads the text in full and decides
+ */
+export function verifyFragmentFast(text: string, expected: Json, same: (read: Json | undefined, expected: Json | undefined) => boolean): true | undefined {
+  try {
+    return new FragmentVerifier(text, same).document(expected) ? true : undefined;
+  } catch (e) {
+    if (e instanceof Declined) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * The block structure of `FastReader`, step for step (the same lines consumed, the same declines), comparing
+ * each value with the expected one instead of building it. Any method returns false at the first difference.
+ */
+class FragmentVerifier extends LineReader {
+  constructor(
+    text: string,
+    private readonly same: (read: Json | undefined, expected: Json | undefined) => boolean,
+  ) {
+    super(text);
+  }
+
+  document(exp: Json | undefined): boolean {
+    if (this.lines.length === 0) return this.same(null, exp);
+    const ok = this.node(this.lines[0]!.indent, exp);
+    if (this.pos < this.lines.length) decline();
+    return ok;
+  }
+
+  private node(indent: number, exp: Json | undefined): boolean {
+    const line = this.lines[this.pos]!;
+    if (line.indent !== indent) decline();
+    if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent, exp);
+    if (this.keyEnd(line.text) >= 0) return this.map(indent, exp);
+    this.pos++;
+    return this.same(this.inlineValue(line.text, line, indent), exp);
+  }
+
+  private seq(indent: number, exp: Json | undefined): boolean {
+    if (!Array.isArray(exp)) return false;
+    let i = 0;
+    while (this.pos < this.lines.length) {
+      const line = this.lines[this.pos]!;
+      if (line.indent !== indent || !(line.text === '-' || line.text.startsWith('- '))) {
+        if (line.indent > indent) decline();
+        break;
+      }
+      if (i >= exp.length) return false;
+      const e = exp[i++];
+      const rest = line.text === '-' ? '' : afterSpaces(line.text, 2);
+      let ok: boolean;
+      if (rest === '' || rest[0] === '#') {
+        this.pos++;
+        const next = this.lines[this.pos];
+        ok = next && next.indent > indent ? this.node(next.indent, e) : this.same(null, e);
+      } else {
+        const col = indent + (line.text.length - rest.length);
+        this.lines[this.pos] = { indent: col, text: rest, index: line.index };
+        if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
+          ok = this.node(col, e);
+        } else {
+          this.pos++;
+          ok = this.same(this.inlineValue(rest, line, indent), e);
+        }
+      }
+      if (!ok) return false;
+    }
+    return i === exp.length;
+  }
+
+  /**
+   * A block map, whose keys must come in the order of `exp`'s keys (keys of `exp` whose value is null or
+   * absent may be missing): the order injection writes. Another order, a key given twice or a key `exp`
+   * lacks is a difference here (the caller reads the text in full). Looking keys up in order, rather than
+   * by name, is what makes this faster than reading: a key sliced from the text is a fresh string, and
+   * every lookup by name would hash it.
+   */
+  private map(indent: number, exp: Json | undefined): boolean {
+    if (!isJsonObject(exp)) return false;
+    const keys = Object.keys(exp);
+    let j = 0;
+    while (this.pos < this.lines.length) {
+      const line = this.lines[this.pos]!;
+      if (line.indent !== indent) {
+        if (line.indent > indent) decline();
+        break;
+      }
+      const end = this.keyEnd(line.text);
+      if (end < 0) decline();
+      const key = this.key(line.text.slice(0, end));
+      if (key === '<<' || key === '__proto__') decline();
+      let e: Json | undefined;
+      for (;;) {
+        if (j >= keys.length) return false;
+        const k = keys[j++]!;
+        const v = exp[k];
+        if (k === key) {
+          e = v;
+          break;
+        }
+        if (v !== null && v !== undefined) return false;
+      }
+      const rest = afterSpaces(line.text, end + 1);
+      this.pos++;
+      let ok: boolean;
+      if (rest === '' || rest[0] === '#') {
+        const next = this.lines[this.pos];
+        if (next && next.indent > indent) ok = this.node(next.indent, e);
+        else if (next && next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) ok = this.seq(indent, e);
+        else ok = this.same(null, e);
+      } else {
+        ok = this.same(this.inlineValue(rest, line, indent), e);
+      }
+      if (!ok) return false;
+    }
+    for (; j < keys.length; j++) {
+      const v = exp[keys[j]!];
+      if (v !== null && v !== undefined) return false;
+    }
+    return true;
   }
 }

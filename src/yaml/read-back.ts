@@ -1,7 +1,7 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { matchEntries } from './flow-edit.ts';
-import { parseFragment } from './fragment-reader.ts';
+import { parseFragment, verifyFragmentFast } from './fragment-reader.ts';
 import { readCore, readKubernetes } from './readers.ts';
 
 /**
@@ -27,7 +27,7 @@ function sameRead(a: Value, b: Value): boolean {
 
 /**
  * Whether a read value is the intended data (null map values mean absent; a bigint equals its number).
- * Allocates nothing but the key sets of maps.
+ * Allocates nothing.
  */
 export function readsAs(b: Value, n: Json | undefined): boolean {
   if (n === undefined || n === null) return b === undefined || b === null;
@@ -35,7 +35,10 @@ export function readsAs(b: Value, n: Json | undefined): boolean {
   if (Array.isArray(n)) return Array.isArray(b) && b.length === n.length && n.every((x, i) => readsAs(b[i], x));
   if (isJsonObject(n)) {
     if (!isJsonObject<Value>(b)) return false;
-    for (const k of new Set([...Object.keys(n), ...Object.keys(b)])) if (!readsAs(b[k], n[k])) return false;
+    // Own keys only (a key named like an Object.prototype member is a plain key); a key on one side only
+    // must be null or absent on the other.
+    for (const k in n) if (!readsAs(Object.hasOwn(b, k) ? b[k] : undefined, n[k])) return false;
+    for (const k in b) if (!Object.hasOwn(n, k) && b[k] !== null && b[k] !== undefined) return false;
     return true;
   }
   return b === n;
@@ -127,8 +130,12 @@ export function checkReadBack(oldText: string, newText: string, column: number, 
     // Both readings of the input are `old` (the fast block reader declines YAML 1.1 look-alikes), so one
     // YAML 1.1 reading of the new text suffices: the template reader's (values only, `yaml` for the rest).
     // When it reads otherwise (or not at all), the full check below decides.
+    const text = ' '.repeat(newText.includes('\n') ? column : 0) + newText;
+    // The verifier compares as the reader reads, without building the data; it answers only "reads as
+    // intended", and anything else is decided by reading the text.
+    if (verifyFragmentFast(text, next, readsAs)) return undefined;
     try {
-      if (readsAs(parseFragment(' '.repeat(newText.includes('\n') ? column : 0) + newText), next)) return undefined;
+      if (readsAs(parseFragment(text), next)) return undefined;
     } catch {
       // not one document: see below
     }

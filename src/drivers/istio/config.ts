@@ -9,7 +9,7 @@ import { quoteValue } from '../../config/schema-issues.ts';
 import { getIn, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, LabelSelector } from '../../model.ts';
 import { validateSelector } from '../../selection/label-selector.ts';
-import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
+import type { DriverConfigInput, DriverConfigResult, SharedSettings } from '../driver.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from './defaults.ts';
 import { type IstioTemplates, parseInjectorConfig, resolveTemplates } from './template-sources.ts';
 
@@ -142,7 +142,23 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
     },
     issues,
     warnings,
-    resolved: { policy, neverInjectSelector: never, alwaysInjectSelector: always },
+  };
+}
+
+/**
+ * The Istio driver's defaults for the shared settings (its `sharedDefaults` trait): the policy and the
+ * never/always selectors its loaded values hold (`global.proxy.autoInject`,
+ * `sidecarInjectorWebhook.neverInjectSelector` / `alwaysInjectSelector`; `loadIstioConfig` resolved and wrote
+ * them there: an injector config's, else the values', else enabled and none).
+ */
+export function istioSharedDefaults(settings: IstioSettings): SharedSettings {
+  const policy = getIn(settings.values, ['global', 'proxy', 'autoInject']);
+  const never = getIn(settings.values, ['sidecarInjectorWebhook', 'neverInjectSelector']);
+  const always = getIn(settings.values, ['sidecarInjectorWebhook', 'alwaysInjectSelector']);
+  return {
+    ...(isPolicy(policy) ? { policy } : {}),
+    ...(isSelectorList(never) ? { neverInjectSelector: never } : {}),
+    ...(isSelectorList(always) ? { alwaysInjectSelector: always } : {}),
   };
 }
 

@@ -37,7 +37,8 @@ export function readInjectValue(raw: string, strict: boolean, where: string): { 
  * Istio's decision for one pod template:
  * 1. with `selection: webhook`, the MutatingWebhookConfiguration routing (`./webhook.ts`): no webhook selects
  *    the pod → skip (`webhook-not-selected`; a warning when the namespace's labels are unknown); a webhook
- *    that selects it becomes the reason of a `policy-enabled` outcome;
+ *    that selects it is the decision's `fallback`, which becomes the reason of a `policy-enabled` outcome
+ *    (trait `fallback: 'with-policy'`);
  * 2. pod label `sidecar.istio.io/inject`, else the annotation: `true` → inject (`label-true`,
  *    `annotation-true`), `false` → skip (`label-false`, `annotation-false`); other values per
  *    `readInjectValue`.
@@ -50,7 +51,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
   const labels = input.podMeta.labels ?? {};
   const annotations = input.podMeta.annotations ?? {};
 
-  let routedBy: DriverDecision['routedBy'];
+  let routedBy: DriverDecision['fallback'];
   if (settings.selection === 'webhook') {
     const route = routeIstioWebhook(settings, input.namespace, input.namespaceLabels, labels);
     if (!route.matched) {
@@ -62,7 +63,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
       };
     }
     trace.push({ rule: 'istio.webhook', saw: route.detail, outcome: 'pass' });
-    routedBy = { reason: route.webhook.reason, detail: route.detail };
+    routedBy = { inject: true, reason: route.webhook.reason, detail: route.detail };
   }
 
   const hasLabel = Object.hasOwn(labels, INJECT_LABEL);
@@ -88,5 +89,6 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
   } else {
     trace.push({ rule: 'istio.inject-label', saw: `no ${INJECT_LABEL} label or annotation`, outcome: 'pass' });
   }
-  return { ...(routedBy ? { routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace };
+  // The webhook that selected the pod: the driver's `fallback: 'with-policy'` trait (the policy still decides).
+  return { ...(routedBy ? { fallback: routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace };
 }

@@ -8,7 +8,7 @@
 import type { JsonObject } from '../../model.ts';
 import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
 import type { WorkloadKind } from '../../workloads/kinds.ts';
-import { loadIstioConfig, type IstioSettings } from './config.ts';
+import { istioSharedDefaults, loadIstioConfig, type IstioSettings } from './config.ts';
 import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
@@ -53,7 +53,12 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
   name: 'istio',
   reasons: Object.keys(ISTIO_REASONS),
   reasonInfo: ISTIO_REASONS,
-  traits: { podMetadataPath: kubeInjectPodMetadata, otherReadingNote: kubeInjectNote },
+  traits: {
+    podMetadataPath: kubeInjectPodMetadata,
+    otherReadingNote: kubeInjectNote,
+    fallback: 'with-policy', // the webhook that selected the pod (`selection: webhook`, ./decide.ts)
+    sharedDefaults: istioSharedDefaults, // policy and selectors from the values
+  },
   flags: ISTIO_FLAGS,
   help: {
     config: [

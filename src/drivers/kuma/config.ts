@@ -351,5 +351,5 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
     source: input,
   };
   if (settings.caCert === '') warnings.push(`${at('controlPlane.caCert')} is not set: kuma-sidecar gets an empty KUMA_CONTROL_PLANE_CA_CERT (kuma-cp reads runtime.kubernetes.injector.caCertFile; give its PEM here)`);
-  return { settings, issues, warnings, resolved: { policy: 'disabled' } };
+  return { settings, issues, warnings };
 }

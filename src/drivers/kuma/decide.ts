@@ -44,7 +44,7 @@ function labelValue(labels: Record<string, string> | undefined, where: 'pod' | s
  *    disabled/false/no → skip (`pod-label-disabled`);
  * 3. then the shared never/always selectors, and the namespace label as the namespace's default in place of
  *    `policy` (`namespace-label-enabled`, `namespace-label-disabled`);
- * 4. nothing: `policy` (resolved to `disabled`, as Kuma injects nothing unasked, unless set).
+ * 4. nothing: `policy` (defaulted to `disabled` by the `sharedDefaults` trait: Kuma injects nothing unasked, unless set).
  * @throws InjectError for a label value Kuma cannot read (Kuma refuses the pod's admission)
  */
 export function decideKuma(input: DriverDecideInput<KumaSettings>): DriverDecision {
@@ -73,7 +73,7 @@ export function decideKuma(input: DriverDecideInput<KumaSettings>): DriverDecisi
   if (ns !== undefined) {
     const detail = `namespace ${input.namespace} label ${SIDECAR_INJECTION} is "${input.namespaceInfo!.labels[SIDECAR_INJECTION]}"`;
     trace.push({ rule: 'kuma.namespace-sidecar-injection-label', saw: detail, outcome: 'note' });
-    return { defaultPolicy: { inject: ns, reason: ns ? 'namespace-label-enabled' : 'namespace-label-disabled', detail }, undecided: `no ${SIDECAR_INJECTION} label on the pod template decides`, warnings, trace };
+    return { fallback: { inject: ns, reason: ns ? 'namespace-label-enabled' : 'namespace-label-disabled', detail }, undecided: `no ${SIDECAR_INJECTION} label on the pod template decides`, warnings, trace };
   }
   const known = input.namespaceInfo ? `namespace ${input.namespace} has none` : `namespace ${input.namespace} is unknown`;
   trace.push({ rule: 'kuma.namespace-sidecar-injection-label', saw: `no namespace label ${SIDECAR_INJECTION} (${known})`, outcome: 'pass' });

@@ -23,10 +23,12 @@ export type { KumaSettings } from './config.ts';
 export { KUMA_REASON_INFO, KUMA_REASONS } from './decide.ts';
 
 /**
- * The driver's traits (`MeshDriver.traits`): every default. Kuma's webhook mutates Pods, so the driver reads and
- * writes the pod template's own metadata for every kind; a `hostNetwork` pod gets the shared skip.
+ * The driver's traits (`MeshDriver.traits`): the defaults but one. Kuma's webhook mutates Pods, so the driver
+ * reads and writes the pod template's own metadata for every kind; a `hostNetwork` pod gets the shared skip; the
+ * namespace's `kuma.io/sidecar-injection` label is the decision's fallback, in place of the policy. The policy
+ * defaults to disabled: Kuma injects nothing unasked.
  */
-export const KUMA_TRAITS: DriverTraits = {};
+export const KUMA_TRAITS: DriverTraits<KumaSettings> = { sharedDefaults: { policy: 'disabled' } };
 
 /** Kuma's lines for `meshinject --help`: its config section and its opt-in key. Kuma adds no CLI flags. */
 export const KUMA_HELP: DriverHelp = {

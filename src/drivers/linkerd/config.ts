@@ -104,7 +104,6 @@ export function loadLinkerdConfig(input: DriverConfigInput): DriverConfigResult<
     },
     issues,
     warnings,
-    resolved: { nativeSidecars: values.proxy.nativeSidecar },
   };
 }
 

@@ -19,7 +19,7 @@ const VALID = ['enabled', 'ingress', 'disabled'];
  * 2. pod annotation `linkerd.io/inject`: `enabled` → inject (`pod-annotation-enabled`), `ingress` → inject in
  *    ingress mode (`pod-annotation-ingress`), `disabled` → skip (`pod-annotation-disabled`);
  * 3. otherwise the shared never/always selectors, then the namespace annotation as the namespace's default in
- *    place of `policy` (`defaultPolicy`): the same values → `namespace-annotation-enabled`,
+ *    place of `policy` (the decision's `fallback`, default trait): the same values → `namespace-annotation-enabled`,
  *    `namespace-annotation-ingress`, `namespace-annotation-disabled`;
  * no namespace annotation → the policy (`policy-enabled` is what `linkerd inject` does; `policy: disabled` is
  * what the proxy injector does for pods nobody opted in). The namespace acts as a default, below the
@@ -49,7 +49,7 @@ export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): Driver
   if (ns !== '') {
     const detail = `namespace ${nsName} annotation ${INJECT_ANNOTATION} is "${ns}"`;
     trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: detail, outcome: 'note' });
-    return { defaultPolicy: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail }, undecided, warnings: [], trace };
+    return { fallback: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail }, undecided, warnings: [], trace };
   }
   const known = input.namespaceInfo ? `namespace ${nsName} has none` : `namespace ${nsName} is unknown`;
   trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: `no namespace annotation ${INJECT_ANNOTATION} (${known})`, outcome: 'pass' });

@@ -35,7 +35,11 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
   name: 'linkerd',
   reasons: Object.keys(LINKERD_REASONS),
   reasonInfo: LINKERD_REASONS,
-  traits: { hostNetwork: 'driver' }, // Linkerd refuses host-network pods with an error (./inject.ts)
+  traits: {
+    hostNetwork: 'driver', // Linkerd refuses host-network pods with an error (./inject.ts)
+    // The namespace's linkerd.io/inject is the decision's fallback, in place of the policy (the default trait).
+    sharedDefaults: (settings) => ({ nativeSidecars: settings.values.proxy.nativeSidecar }), // chart default true
+  },
   help: { config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject', nativeSidecarsAuto: 'Linkerd: from 1.29' },
   loadConfig: loadLinkerdConfig,
   decide: decideLinkerd,

@@ -122,7 +122,7 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
     holdApplicationUntilProxyStarts: fsm.holdApplicationUntilProxyStarts,
     gracefulExitUntilDownstreamEnds: fsm.gracefulExitUntilDownstreamEnds,
   };
-  return { settings, issues, warnings, resolved: { policy: 'disabled' } };
+  return { settings, issues, warnings };
 }
 
 /** The dotted config path of `keys` under the section, e.g. `spec.osm.meshConfig.sidecar`. */

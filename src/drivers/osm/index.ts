@@ -28,7 +28,9 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
     reasons: OSM_FAMILY_REASONS,
     reasonInfo,
     help: osmFamilyHelp(flavor),
-    // No podMetadataPath: the webhook labels and annotates the pods themselves, a CronJob's too.
+    // No podMetadataPath: the webhook labels and annotates the pods themselves, a CronJob's too. The policy
+    // defaults to disabled: the injector injects nothing unasked (`mustInject`, ./decide.ts).
+    traits: { sharedDefaults: { policy: 'disabled' } },
     loadConfig: (input) => loadOsmFamilyConfig(flavor, input),
     decide: decideOsmFamily,
     inject: injectOsmFamily,

@@ -72,7 +72,7 @@ function annotationValue(key: string, pod: Record<string, string>, ns: Record<st
 
 /**
  * Injects one pod template (driver `inject`; a CronJob's is `spec.jobTemplate.spec.template`, metadata
- * included: `ownPodMetadata`). Warnings: the identity the cluster must provide (always), a Job or CronJob
+ * included: no `podMetadataPath` trait). Warnings: the identity the cluster must provide (always), a Job or CronJob
  * that will not complete (OSM), `nativeSidecars` (not supported by the meshes), a lifecycle annotation
  * FSM would read as false.
  * @throws InjectError for an invalid exclusion annotation, a named probe port that does not
