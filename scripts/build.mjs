@@ -2,6 +2,7 @@
 import { appendFileSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { writeAll as writeTemplates } from './gen-templates.mjs';
@@ -147,26 +148,36 @@ const lazyHandlebars = {
   },
 };
 /**
- * Node built-in modules that the bundle loads on first use instead of at start: `node:crypto` (SHA-256 of
- * resource fingerprints, Linkerd's and sprig's hashes) and `node:net` (`isIP`, OSM exclusions) cost ~5 ms of
- * a start to load (`node:net` is loaded anyway when stdout or stderr is a pipe), `node:os` (signal numbers,
- * read at a signal exit) a little. Each import of one resolves to a CommonJS stand-in whose exports are
- * getters that require the real module when first read: esbuild reads a CommonJS module's named imports at
- * each use, so nothing loads before a getter runs. The getters are the module's own export names, read here.
+ * Modules that the bundle loads on first use instead of at start, as module name → what the stand-in requires:
+ * - `node:crypto` (SHA-256 of resource fingerprints, Linkerd's and sprig's hashes) and `node:net` (`isIP`, OSM
+ *   exclusions) cost ~5 ms of a start to load (`node:net` is loaded anyway when stdout or stderr is a pipe),
+ *   `node:os` (signal numbers, read at a signal exit) a little;
+ * - `fast-json-patch` (Kuma's JSON patches; bundled) ~2 ms of initialisation.
+ * Each import of one resolves to a CommonJS stand-in whose exports are getters that require the real module
+ * when first read: esbuild reads a CommonJS module's named imports at each use (and a default import is the
+ * stand-in itself), so nothing loads before a getter runs. The getters are the module's own export names, read
+ * here.
  */
-const LAZY_BUILTINS = ['node:crypto', 'node:net', 'node:os'];
-const lazyBuiltins = {
-  name: 'lazy-builtins',
+const LAZY_MODULES = {
+  'node:crypto': 'node:crypto',
+  'node:net': 'node:net',
+  'node:os': 'node:os',
+  'fast-json-patch': 'fast-json-patch/index.js',
+};
+const requireHere = createRequire(import.meta.url);
+const lazyModules = {
+  name: 'lazy-modules',
   setup(b) {
-    const filter = new RegExp(`^(?:${LAZY_BUILTINS.join('|')})$`);
-    b.onResolve({ filter }, (args) =>
-      args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-builtin' });
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
-      const names = Object.keys(await import(args.path)).filter((k) => k !== 'default');
-      const mod = JSON.stringify(args.path);
+    const names = Object.keys(LAZY_MODULES).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    b.onResolve({ filter: new RegExp(`^(?:${names.join('|')})$`) }, (args) =>
+      args.namespace === 'lazy-module' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-module' });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => {
+      const target = LAZY_MODULES[args.path];
+      const keys = Object.keys(requireHere(target)).filter((k) => k !== 'default');
       return {
         loader: 'js',
-        contents: `let m;\nfor (const k of ${JSON.stringify(names)}) Object.defineProperty(exports, k, { enumerable: true, get: () => (m ??= require(${mod}))[k] });\n`,
+        resolveDir: fileURLToPath(new URL('..', import.meta.url)),
+        contents: `let m;\nfor (const k of ${JSON.stringify(keys)}) Object.defineProperty(exports, k, { enumerable: true, get: () => (m ??= require(${JSON.stringify(target)}))[k] });\n`,
       };
     });
   },
@@ -181,7 +192,7 @@ await build({
   target: 'node20',
   outfile: 'dist/meshinject.cjs',
   charset: 'ascii', // (esbuild's default) bin/meshinject.js reads the bundle as latin1
-  plugins: [lazyHandlebars, lazyBuiltins],
+  plugins: [lazyHandlebars, lazyModules],
   logLevel: 'warning',
 });
 // The build line that ties the code cache to this bundle (bin/meshinject.js): SHA-256 of the bundle's bytes.
