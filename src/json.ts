@@ -77,16 +77,21 @@ export function objectAt(value: Json | undefined, ...path: string[]): JsonObject
  * A deep copy of a JSON value: objects and arrays are copied, scalars (including non-finite numbers, which
  * a `JSON.parse(JSON.stringify(v))` round trip would turn into `null`) are kept as they are. Own keys only,
  * in order; a `__proto__` key stays an own data property. Several times faster than `structuredClone` on
- * pod-sized data.
+ * pod-sized data. `T` is any type of JSON data (`Json`, `PodTemplate`); class instances such as `Date` or
+ * `Map` are not JSON and would come back as plain objects.
  */
-export function cloneJson<T extends Json>(v: T): T {
+export function cloneJson<T>(v: T): T {
+  return copyJson(v as Json) as T;
+}
+
+function copyJson(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) {
     const out: Json[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i]!);
-    return out as T;
+    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]!);
+    return out;
   }
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) setOwn(out, k, cloneJson((v as JsonObject)[k]!));
-  return out as T;
+  for (const k of Object.keys(v)) setOwn(out, k, copyJson(v[k]!));
+  return out;
 }

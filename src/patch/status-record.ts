@@ -18,7 +18,7 @@
  * write or a list that is not a pod-spec list, is refused with an error naming the annotation (never
  * ignored: the user's values would be lost). Mesh-neutral: it names no mesh.
  */
-import { isJsonObject } from '../json.ts';
+import { cloneJson, isJsonObject } from '../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import { InjectError } from '../results/errors.ts';
 
@@ -214,7 +214,7 @@ function namedProbePorts(before: PodTemplate, after: PodTemplate): OriginalRecor
 /** Puts back each recorded port name where the probe now holds the number that name resolves to in the container. */
 function restoreNamedPorts(spec: JsonObject, entries: OriginalRecord['namedPorts']): JsonObject {
   if (entries.length === 0) return spec;
-  const list = containers(spec).map((c) => structuredClone(c));
+  const list = containers(spec).map((c) => cloneJson(c));
   for (const [name, probe, handler, port] of entries) {
     const c = list.find((x) => x.name === name);
     const h = handlerOf(c, probe, handler);

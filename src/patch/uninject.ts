@@ -8,7 +8,7 @@
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../contract/driver.ts';
 import { InjectError } from '../results/errors.ts';
-import { isJsonObject } from '../json.ts';
+import { cloneJson, isJsonObject } from '../json.ts';
 import { restoreOriginal } from './status-record.ts';
 
 function named(list: Json | undefined): JsonObject[] {
@@ -94,7 +94,7 @@ export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySe
  *   that a container it does not name mounts: that volume is the user's, and the record is not trusted.
  */
 export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
-  const out = structuredClone(pod);
+  const out = cloneJson(pod);
   const injected = new Set([...inv.containers, ...inv.initContainers]);
   for (const v of inv.volumes) {
     const user = mountedBy(out.spec, v, injected);

@@ -12,7 +12,7 @@ import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 import { checkCustomStatus } from './uninject.ts';
-import { isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -108,7 +108,7 @@ export function selectedTemplates(pod: PodTemplate, settings: CustomSettings): s
  */
 export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodTemplate; templates: string[] } {
   const previous = customInventory(req.pod);
-  const pod = previous ? removeInventory(req.pod, previous) : structuredClone(req.pod);
+  const pod = previous ? removeInventory(req.pod, previous) : cloneJson(req.pod);
   if (previous) checkCustomStatus(pod, parseCustomStatus(req.pod)!, req);
   const templates = selectedTemplates(pod, req.settings);
   const data = customTemplateData(pod, req.workload, req.namespace, req.settings.values);
@@ -131,7 +131,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
       status[list].push(n);
     }
   }
-  const out: PodTemplate = structuredClone(pod);
+  const out: PodTemplate = cloneJson(pod);
   for (const kind of ['labels', 'annotations'] as const) {
     const add = isJsonObject(meta[kind]) ? (meta[kind] as Record<string, string>) : {};
     const have = out.metadata[kind] ?? {};

@@ -57,7 +57,7 @@ export function resolveNativeSidecars(annotations: Record<string, string> | unde
 export function stripPod(pod: PodTemplate, statusPort: number): PodTemplate {
   const status = parseInjectionStatus(pod.metadata.annotations?.[STATUS_ANNOTATION]);
   if (!status) return pod;
-  const out = structuredClone(pod);
+  const out = cloneJson(pod);
   for (const list of ['containers', 'initContainers'] as const) {
     if (!Array.isArray(out.spec[list])) continue;
     let cs = containersOf(out.spec, list);

@@ -4,7 +4,7 @@
  * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
  * (pkg/kube/inject/webhook.go; istio-injection.md §7).
  */
-import { isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
@@ -106,7 +106,7 @@ export function parseOverrides(value: string | undefined): ParsedContainers {
  */
 export function reinsertOverrides(pod: PodTemplate): PodTemplate {
   const saved = parseOverrides(pod.metadata.annotations?.[OVERRIDES_ANNOTATION]);
-  const out = structuredClone(pod);
+  const out = cloneJson(pod);
   for (const list of ['containers', 'initContainers'] as const) {
     const cur = containersOf(out.spec, list);
     let changed = false;
@@ -160,7 +160,7 @@ export function reapplyOverwrittenContainers(
           ? findContainer(name, containersOf(originalPod.spec, 'containers'))
           : findContainerInSpec(name, originalPod.spec));
       if (!match) continue;
-      const overlay = structuredClone(match);
+      const overlay = cloneJson(match);
       if (overlay.image === AUTO_IMAGE) delete overlay.image;
       overrides[list].push(goContainerJSON(overlay));
       if (recorded && alreadyInjected) {

@@ -5,7 +5,7 @@
  * `DumpAppProbers`, `patchRewriteProbe`, `mergeOrAppendProbers` (pkg/kube/inject/app_probe.go, webhook.go;
  * istio-injection.md §6.7).
  */
-import { isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { STATUS_ANNOTATION } from './status.ts';
 import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
@@ -56,10 +56,10 @@ function proberOf(handler: Json | undefined, container: JsonObject, statusPort: 
   if (!isJsonObject(handler)) return undefined;
   const timeout = isProbe && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0 ? handler.timeoutSeconds : undefined;
   const withTimeout = (o: JsonObject): JsonObject => (timeout === undefined ? o : { ...o, timeoutSeconds: timeout });
-  if (isProbe && isJsonObject(handler.grpc)) return withTimeout({ grpc: structuredClone(handler.grpc) });
+  if (isProbe && isJsonObject(handler.grpc)) return withTimeout({ grpc: cloneJson(handler.grpc) });
   const kind = isJsonObject(handler.httpGet) ? 'httpGet' : isJsonObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
   if (!kind) return undefined;
-  const action = structuredClone(handler[kind] as JsonObject);
+  const action = cloneJson(handler[kind] as JsonObject);
   const port = resolvePort(action.port, container);
   if (port === undefined) return undefined;
   if (typeof action.port === 'number' && port === statusPort) return undefined; // already rewritten
@@ -98,7 +98,7 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
 /** `rewriteHTTPGetAction` on a probe or hook: httpGet/tcpSocket/grpc → httpGet {path: url, port}, HTTPS → HTTP. */
 function convertHandler(handler: Json | undefined, url: string, port: number, isProbe: boolean): JsonObject | undefined {
   if (!isJsonObject(handler)) return undefined;
-  const h = structuredClone(handler);
+  const h = cloneJson(handler);
   if (isJsonObject(h.httpGet)) {
     h.httpGet.port = port;
     h.httpGet.path = url;

@@ -13,7 +13,7 @@ import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { injectIstioPod } from './inject.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
-import { jsonEqual, isJsonObject } from '../../json.ts';
+import { cloneJson, jsonEqual, isJsonObject } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
 import { INJECTED_CONTAINER_NAMES, parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
@@ -173,7 +173,7 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
  * @throws InjectError when a record is missing or cannot be restored faithfully, or re-injection fails
  */
 export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
-  const out: PodTemplate = structuredClone(pod);
+  const out: PodTemplate = cloneJson(pod);
   const { annos, promRecorded } = restoreRecordedParts(out, inv, ctx);
   out.metadata.annotations = annos;
   const labels: Record<string, string> = { ...(out.metadata.labels ?? {}) };
@@ -241,7 +241,7 @@ function removeKeysReinjectionWrites(
   const patched = (['containers', 'initContainers'] as const).flatMap((list) =>
     inv[list].filter((n) => !INJECTED_CONTAINER_NAMES.includes(n)).map((name) => ({ list, name })));
   if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return;
-  const probe: PodTemplate = structuredClone(out);
+  const probe: PodTemplate = cloneJson(out);
   for (const k of candidates.labels) delete probe.metadata.labels![k];
   for (const k of candidates.annotations) delete probe.metadata.annotations![k];
   if (multus !== undefined) probe.metadata.annotations![MULTUS_ANNOTATION] = multus;

@@ -13,6 +13,7 @@
  *    the positions patch.json adds them.
  */
 import { createHash } from 'node:crypto';
+import { cloneJson } from '../../json.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest } from '../driver.ts';
@@ -126,7 +127,7 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
   const nsAnn = req.namespace?.annotations ?? {};
   const warnings = podWarnings(req, pod, podAnn, nsAnn);
   const added = addedAnnotations(settings, podAnn);
-  const values = structuredClone(settings.values);
+  const values = cloneJson(settings.values);
   // The run's setting is the values' (loadLinkerdConfig resolves them together); a request with native sidecars
   // on where the values say off is the pipeline's `spec.kindPolicies: native` for this kind.
   if (req.config.nativeSidecars) values.proxy.nativeSidecar = true;
@@ -164,7 +165,7 @@ function withoutPreviousInjection(original: PodTemplate): PodTemplate {
   const previous = linkerdInventory(original);
   return previous
     ? removeInventory(original, { ...previous, annotations: (previous.annotations ?? []).filter((k) => k !== INJECT_ANNOTATION) })
-    : structuredClone(original);
+    : cloneJson(original);
 }
 
 /** Warnings about the pod as found: unknown `config.*linkerd.io/` keys (pod, then namespace) and UDP ports. */

@@ -6,6 +6,7 @@
  * injection adds (removing them keeps re-injection idempotent).
  */
 import type { JsonObject, PodTemplate } from '../../model.ts';
+import { cloneJson } from '../../json.ts';
 import type { Inventory } from '../driver.ts';
 import {
   CONTROL_PLANE_COMPONENT_LABEL, DEBUG_CONTAINER, END_ENTITY_VOLUME, INIT_CONTAINER, INJECT_ANNOTATION, LINKERD_PREFIX,
@@ -64,7 +65,7 @@ export function linkerdInventory(pod: PodTemplate): Inventory | undefined {
  * for the driver's own re-injection (the silent `uninject` pass of `linkerd inject`).
  */
 export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
-  const out = structuredClone(pod);
+  const out = cloneJson(pod);
   const drop = (key: string, remove: string[]): void => {
     const list = out.spec[key];
     if (!Array.isArray(list)) return;

@@ -5,7 +5,7 @@
  * iptables interception), the healthcheck container (TCP probes), the sidecar. A previous injection recorded
  * in the status annotation is removed first, so that a second run gives the same bytes.
  */
-import { isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject } from '../../json.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest, InjectResponse, WorkloadRef } from '../driver.ts';
@@ -84,7 +84,7 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   const f = s.flavor;
   const k = keys(f);
   const { workload } = req;
-  const pod = structuredClone(req.pod);
+  const pod = cloneJson(req.pod);
   const warnings: string[] = [];
 
   const previous = readStatus(pod, k.status);

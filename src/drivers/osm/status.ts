@@ -11,7 +11,7 @@
  * Value: compact JSON, keys in this order:
  * `{"class":"envoy","uuid":"…","initContainers":["osm-init"],"containers":["envoy"],"volumes":["envoy-bootstrap-config-volume"],"labels":{"osm-proxy-uuid":null},"annotations":{},"probes":[…]}`.
  */
-import { isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { Inventory } from '../driver.ts';
@@ -102,7 +102,7 @@ function containersOf(spec: JsonObject, field: 'containers' | 'initContainers'):
  * label and annotation values the injection overwrote, from `inventory.detail`. Returns a new pod.
  */
 export function restoreFromInventory(pod: PodTemplate, inventory: Inventory): PodTemplate {
-  const out = structuredClone(pod);
+  const out = cloneJson(pod);
   const d = inventory.detail ?? {};
   const probes = Array.isArray(d.probes) ? (d.probes.filter(isProbe) as unknown as OriginalProbe[]) : [];
   restoreProbes(containersOf(out.spec, 'containers'), probes);
