@@ -145,7 +145,8 @@ function checkIdentity(item: SourceItem, ctx: RunContext): void {
   if (!v || isLocalConfig(v)) return;
   const id = identityOf(v, ctx.config.defaultNamespace);
   if (!id) return;
-  const now = { place: placeOf(item, ctx.source, ctx.inputName), fingerprint: fingerprintOf(v) };
+  // An identity that occurs once in the run is never compared: no fingerprint (the table knows which repeat).
+  const now = { place: placeOf(item, ctx.source, ctx.inputName), fingerprint: ctx.identities.needsFingerprint(id) ? fingerprintOf(v) : '' };
   const first = ctx.identities.see(id, now);
   if (!first) return;
   const { severity, message } = duplicateMessage(id, first, now);

@@ -16,7 +16,7 @@ import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './repo
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
 import { beginRun } from './render/budget.ts';
-import { IdentityTable } from './krm/identity.ts';
+import { IdentityTable, repeatedKeys } from './krm/identity.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -272,6 +272,16 @@ function orBadInput<T>(f: () => T): { ok: true; value: T } | { ok: false; messag
   }
 }
 
+/**
+ * The run's identity table. When the fast block reader read every resource (their data is in memory already),
+ * the identities that repeat are counted first, so that only their resources get a fingerprint; otherwise
+ * (resources composed one at a time by the `yaml` path) every resource gets one.
+ */
+function identityTableFor(items: readonly SourceItem[], config: Config): IdentityTable {
+  if (!items.every((it) => it.reader === 'block')) return new IdentityTable();
+  return new IdentityTable(repeatedKeys(items.map((it) => it.value), config.defaultNamespace));
+}
+
 /** What processing the inputs gave: per input its changed resources and dropped local-config documents. */
 type Processed = Array<{ changed: Map<number, string>; edits: Map<number, readonly Edit[]>; drops: Drop[] }>;
 
@@ -283,7 +293,8 @@ type Processed = Array<{ changed: Map<number, string>; edits: Map<number, readon
 function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInput[], config: Config, mesh: ActiveMesh, results: KrmResult[], opts: RunOptions): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
-  const shared: SharedRun = { namespaces: collectNamespaces(sources.flatMap((s) => s.items), config, results), unknownNamespaces: new Map(), identities: new IdentityTable() };
+  const items = sources.flatMap((s) => s.items);
+  const shared: SharedRun = { namespaces: collectNamespaces(items, config, results), unknownNamespaces: new Map(), identities: identityTableFor(items, config) };
   if (opts.progress) {
     const total = sources.reduce((n, s) => n + s.items.length, 0);
     let done = 0;

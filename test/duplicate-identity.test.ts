@@ -96,3 +96,23 @@ t.test('local config is not output and not checked; a List item and a document a
   t.equal(r.status, 1);
   t.match(r.stderr, /appears twice with different content, at a\.yaml document 2 and a\.yaml document 3 \(in a List\)/);
 });
+
+t.test('duplicates are told apart whichever reader read them (an anchor sends a file to the yaml path)', async (t) => {
+  // With every file read by the fast reader, only identities that repeat get a fingerprint; with one file on the
+  // yaml path every resource gets one. Both must give the same verdicts.
+  const anchored = (image: string) => deploy('web', { image }).replace('  selector: {matchLabels: {app: web}}', '  selector: {matchLabels: &l {app: web}}').replace('    metadata: {labels: {app: web}}', '    metadata: {labels: *l}');
+  const same = workspace(t, { 'c.yaml': CONFIG, 'ns.yaml': ns('shop'), 'a.yaml': deploy('web'), 'b.yaml': anchored('nginx') });
+  const r = runCli(['-c', 'c.yaml', 'ns.yaml', 'a.yaml', 'b.yaml'], { cwd: same, env: { LOG_TO_STDERR: 'true' } });
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stderr, /appears twice, identical, at a\.yaml document 1 and b\.yaml document 1/, 'equal data through an alias: identical');
+  const differ = workspace(t, { 'c.yaml': CONFIG, 'ns.yaml': ns('shop'), 'a.yaml': deploy('web'), 'b.yaml': anchored('nginx:2') });
+  const d = runCli(['-c', 'c.yaml', 'ns.yaml', 'a.yaml', 'b.yaml'], { cwd: differ });
+  t.equal(d.status, 1);
+  t.match(d.stderr, /appears twice with different content, at a\.yaml document 1 and b\.yaml document 1/);
+  const fast = workspace(t, { 'c.yaml': CONFIG, 'ns.yaml': ns('shop'), 'a.yaml': `${deploy('api')}---\n${deploy('web')}`, 'b.yaml': `${deploy('db')}---\n${deploy('web', { image: 'nginx:2' })}---\n${deploy('api')}` });
+  const f = runCli(['-c', 'c.yaml', 'ns.yaml', 'a.yaml', 'b.yaml'], { cwd: fast, env: { LOG_TO_STDERR: 'true' } });
+  t.equal(f.status, 1);
+  t.match(f.stderr, /Deployment "shop\/web" \(group apps\) appears twice with different content, at a\.yaml document 2 and b\.yaml document 2/, 'fast reader: a differing repeat is an error');
+  t.match(f.stderr, /Deployment "shop\/api" \(group apps\) appears twice, identical, at a\.yaml document 1 and b\.yaml document 3/, 'fast reader: an identical repeat is a warning');
+  t.notMatch(f.stderr, /"shop\/db".*appears twice/, 'a resource seen once is not reported');
+});

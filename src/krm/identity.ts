@@ -80,6 +80,17 @@ export function fingerprintOf(value: Json): string {
 export class IdentityTable {
   private readonly seen = new Map<string, Occurrence>();
 
+  /**
+   * @param repeated when known, the identity keys that occur more than once in the run (`repeatedKeys`): only
+   *   their resources need a fingerprint; undefined: every resource does
+   */
+  constructor(private readonly repeated?: ReadonlySet<string>) {}
+
+  /** Whether a resource of `id` needs its fingerprint: its identity may occur again in the run. */
+  needsFingerprint(id: Identity): boolean {
+    return this.repeated === undefined || this.repeated.has(id.key);
+  }
+
   /** Records `id` at `now`; returns the earlier occurrence when the identity was already seen (the first stays recorded). */
   see(id: Identity, now: Occurrence): Occurrence | undefined {
     const before = this.seen.get(id.key);
@@ -87,6 +98,23 @@ export class IdentityTable {
     this.seen.set(id.key, now);
     return undefined;
   }
+}
+
+/**
+ * The identity keys that occur more than once among `values` (each the data of a resource of the run, read
+ * already), for `IdentityTable`: a fingerprint (a SHA-256 of the canonical data, 4 % of an injection run) is
+ * then computed only for resources whose identity repeats. A superset is harmless: it only costs fingerprints.
+ */
+export function repeatedKeys(values: Iterable<Json>, defaultNamespace: string): Set<string> {
+  const once = new Set<string>();
+  const twice = new Set<string>();
+  for (const v of values) {
+    const key = identityOf(v, defaultNamespace)?.key;
+    if (key === undefined) continue;
+    if (once.has(key)) twice.add(key);
+    else once.add(key);
+  }
+  return twice;
 }
 
 /**
