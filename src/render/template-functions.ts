@@ -77,9 +77,25 @@ export function indentBlock(n: unknown, s: unknown): string {
   return str(s).replace(/\n$/, '').split('\n').map((line) => pad + line).join('\n');
 }
 
+/**
+ * Dotted paths already split (templates look the same few paths up for every workload; a split path's
+ * parts are then the same strings every time, which property lookups find faster). Bounded.
+ */
+const PATH_PARTS = new Map<string, readonly string[]>();
+const PATH_PARTS_MAX = 4096;
+
+function pathParts(path: string): readonly string[] {
+  let parts = PATH_PARTS.get(path);
+  if (parts === undefined) {
+    parts = path.split('.');
+    if (PATH_PARTS.size < PATH_PARTS_MAX) PATH_PARTS.set(path, parts);
+  }
+  return parts;
+}
+
 function lookupPath(root: unknown, path: unknown): unknown {
   let cur: unknown = root;
-  for (const part of str(path).split('.')) {
+  for (const part of pathParts(str(path))) {
     const r = asRecord(cur);
     if (!r || !Object.prototype.hasOwnProperty.call(r, part)) return undefined;
     cur = r[part];

@@ -32,6 +32,8 @@ function isPlainSafe(s: string): boolean {
  * cannot be plain (`'*'`, `'{"a":1}'`); double quotes with escapes for control characters.
  */
 export function emitString(s: string): string {
+  // Names and paths (most keys and values) are plain without a cache lookup.
+  if (SIMPLE_PLAIN.test(s)) return s;
   const hit = QUOTED.get(s);
   if (hit !== undefined) return hit;
   const out = quote(s);
