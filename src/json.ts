@@ -36,7 +36,7 @@ export function withoutNulls(v: Json): Json {
     return out;
   }
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const x = v[k]!;
     if (x !== null) setOwn(out, k, withoutNulls(x));
   }
@@ -92,6 +92,6 @@ function copyJson(v: Json): Json {
     return out;
   }
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) setOwn(out, k, copyJson(v[k]!));
+  for (const k in v) setOwn(out, k, copyJson(v[k]!));
   return out;
 }

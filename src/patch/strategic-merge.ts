@@ -101,14 +101,17 @@ function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
   if (Array.isArray(v)) {
     const key = schema?.mergeKey;
     if (key && v.some(isJsonObject)) {
-      const seen = new Set<Json | undefined>();
+      // Scalars are their own identity (1 and '1' stay apart); collections by their JSON. Lists are short:
+      // ids are compared pairwise up to 8 entries, through a Set beyond.
+      const ids: Array<Json | undefined> = [];
+      const seen = v.length > 8 ? new Set<Json | undefined>() : undefined;
       for (const x of v) {
         if (!isJsonObject(x) || !(key in x)) return false;
-        // Scalars are their own identity in a Set (1 and '1' stay apart); collections by their JSON.
         const k = x[key];
         const id = typeof k === 'object' && k !== null ? `\u0000${JSON.stringify(k)}` : k;
-        if (seen.has(id)) return false;
-        seen.add(id);
+        if (seen ? seen.has(id) : ids.includes(id)) return false;
+        if (seen) seen.add(id);
+        else ids.push(id);
       }
     }
     for (const x of v) if (!isPlain(x, schema?.items)) return false;

@@ -389,7 +389,7 @@ export function fill(v: Json, values: readonly string[]): Json {
   if (tokenFree(v)) return cloneJson(v);
   if (Array.isArray(v)) return v.map((x) => fill(x, values));
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const key = fillString(k, values);
     if (key !== k && Object.hasOwn(out, key)) throw UNFAITHFUL;
     setOwn(out, key, fill(v[k]!, values));

@@ -79,6 +79,15 @@ export function doubleQuoted(s: string): string {
   return NOT_RAW.test(s) ? json.replace(NOT_RAW_ALL, (c) => NAMED_ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : json;
 }
 
+/** Runs of spaces by length, made once (indentation is written for every line of new text). */
+const PADS: string[] = [];
+
+/** `n` spaces (`' '.repeat(n)`, kept for n < 256). */
+export function spaces(n: number): string {
+  if (n >= 256) return ' '.repeat(n);
+  return (PADS[n] ??= ' '.repeat(n));
+}
+
 /** A key as YAML text. */
 export function emitKey(k: string): string {
   return emitString(k);
@@ -127,7 +136,7 @@ export function emitFlow(v: Json): string {
 function literal(s: string, indent: number): string {
   const chomp = s.endsWith('\n') ? (s.endsWith('\n\n') ? '+' : '') : '-';
   const body = chomp === '+' ? s.slice(0, -1) : chomp === '' ? s.slice(0, -1) : s;
-  const pad = ' '.repeat(indent);
+  const pad = spaces(indent);
   return `|${chomp}\n${body.split('\n').map((l) => (l === '' ? '' : pad + l)).join('\n')}\n`;
 }
 
@@ -158,10 +167,10 @@ export function emitMapLines(o: { [k: string]: Json }, column: number, style: Bl
 
 /** `emitMapLines`, without the indentation of the first line when `padFirst` is false (after `- `). */
 function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, padFirst: boolean): string {
-  const pad = ' '.repeat(column);
+  const pad = spaces(column);
   let out = '';
   let first = !padFirst;
-  for (const k of Object.keys(o)) {
+  for (const k in o) {
     const v = o[k]!;
     if (v === null && !style.keepNulls) continue;
     out += `${first ? '' : pad}${emitKey(k)}:${emitAfterKey(v, column, style)}`;
@@ -182,6 +191,6 @@ export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): s
 
 /** Block sequence lines with dashes at `dashColumn`. */
 export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): string {
-  const pad = ' '.repeat(dashColumn);
+  const pad = spaces(dashColumn);
   return a.map((v) => `${pad}- ${emitAfterDash(v, dashColumn, style)}`).join('');
 }

@@ -66,28 +66,47 @@ interface Line {
  * reader (`FastReader`) and the verifier (`FragmentVerifier`), which walk the block structure the same way.
  */
 abstract class LineReader {
-  protected readonly raw: string[];
+  /** The text, and where each of its raw lines starts (lines are sliced only when a block scalar or a flow needs them). */
+  private readonly text: string;
+  private readonly starts: number[] = [];
+  /** How many raw lines count (a last line of spaces after the final line break does not). */
+  protected readonly rawCount: number;
   protected readonly lines: Line[] = [];
   protected pos = 0;
 
   constructor(text: string) {
     // Tabs (as indentation, as separation, or in text) are left to yaml: one scan of the whole text.
     if (text.includes('\t')) decline();
-    this.raw = text.split('\n');
+    this.text = text;
+    const starts = this.starts;
+    for (let at = 0; ; ) {
+      starts.push(at);
+      const nl = text.indexOf('\n', at);
+      if (nl < 0) break;
+      at = nl + 1;
+    }
     // The text's final line break ends its last line: it does not start an empty one (`|+` keeps empty lines).
     // Nor does a last line of spaces without a line break after it.
-    if (this.raw.length > 1 && /^ *$/.test(this.raw[this.raw.length - 1]!)) this.raw.pop();
-    const raw = this.raw;
-    for (let index = 0; index < raw.length; index++) {
-      let l = raw[index]!;
-      if (l.endsWith('\r')) l = l.slice(0, -1);
-      let i = 0;
-      while (l.charCodeAt(i) === 32) i++;
-      if (i === l.length || l.charCodeAt(i) === 35 /* # */) continue;
-      const t = i === 0 ? l : l.slice(i);
+    let count = starts.length;
+    if (count > 1 && /^ *$/.test(text.slice(starts[count - 1]))) count--;
+    this.rawCount = count;
+    for (let index = 0; index < count; index++) {
+      const s = starts[index]!;
+      let e = index + 1 < starts.length ? starts[index + 1]! - 1 : text.length;
+      if (e > s && text.charCodeAt(e - 1) === 13 /* \r */) e--;
+      let i = s;
+      while (i < e && text.charCodeAt(i) === 32) i++;
+      if (i === e || text.charCodeAt(i) === 35 /* # */) continue;
+      const t = text.slice(i, e);
       if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
-      this.lines.push({ indent: i, text: t, index });
+      this.lines.push({ indent: i - s, text: t, index });
     }
+  }
+
+  /** Raw line `i` (0 ≤ i < rawCount), without its line break (a `\r` before it is kept). */
+  protected rawLine(i: number): string {
+    const s = this.starts[i]!;
+    return this.text.slice(s, i + 1 < this.starts.length ? this.starts[i + 1]! - 1 : this.text.length);
   }
 
   /** Index of the `:` that ends a block mapping key, or -1. */
@@ -145,8 +164,8 @@ abstract class LineReader {
     const body: string[] = [];
     let i = line.index + 1;
     let blockIndent = -1;
-    for (; i < this.raw.length; i++) {
-      const l = this.raw[i]!.replace(/\r$/, '');
+    for (; i < this.rawCount; i++) {
+      const l = this.rawLine(i).replace(/\r$/, '');
       if (l.trim() === '') {
         // Spaces past the block's indentation are content; before the first text line they are left to yaml.
         if (blockIndent < 0 && l !== '') decline();
@@ -209,8 +228,8 @@ abstract class LineReader {
       if (cut < text.length) decline();
       if (quote) decline();
       idx++;
-      if (idx >= this.raw.length) decline();
-      const raw = this.raw[idx]!.replace(/\r$/, '');
+      if (idx >= this.rawCount) decline();
+      const raw = this.rawLine(idx).replace(/\r$/, '');
       text = raw.trim();
       // Continuation lines are indented past the parent (`yaml`: "must be sufficiently indented"); only the
       // line that closes the collection may stand at the parent's column (`annotations: {` ... `}`).

@@ -1,7 +1,7 @@
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
-import { doubleQuoted, emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, NOT_RAW, type BlockStyle } from './emit-block.ts';
+import { doubleQuoted, emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, NOT_RAW, spaces, type BlockStyle } from './emit-block.ts';
 import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
 
 /**
@@ -149,7 +149,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       anchor = existing;
       continue;
     }
-    const line = `${' '.repeat(keyCol)}${emitString(k)}:${emitAfterKey(v, keyCol, ctx.style)}`;
+    const line = `${spaces(keyCol)}${emitString(k)}:${emitAfterKey(v, keyCol, ctx.style)}`;
     pending.set(anchor, (pending.get(anchor) ?? '') + line);
   }
   for (const [after, add] of pending) {
@@ -157,7 +157,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       const first = survivors[0];
       if (!first) throw new NeedsRewrite(map);
       const pos = first.keyNode.start;
-      if (first === pairs[0]) ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${' '.repeat(keyCol)}` });
+      if (first === pairs[0]) ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${spaces(keyCol)}` });
       else ctx.edits.push({ start: lineStart(text, pos), end: lineStart(text, pos), text: add });
       continue;
     }
@@ -253,7 +253,7 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   let out = '';
   for (const o of order) {
     if (o.at < 0) {
-      out += `${' '.repeat(dashCol)}- ${emitAfterDash(o.value, dashCol, ctx.style)}`;
+      out += `${spaces(dashCol)}- ${emitAfterDash(o.value, dashCol, ctx.style)}`;
       continue;
     }
     const [s, e] = segments[o.at]!;
