@@ -16,7 +16,10 @@ export interface Identity {
   kind: string;
 }
 
-/** Where a resource was first seen, and a fingerprint of its data (to tell identical duplicates apart). */
+/**
+ * Where a resource was first seen, and a fingerprint of its data (to tell identical duplicates apart; '' when
+ * not computed, for an identity the run holds once).
+ */
 export interface Occurrence {
   place: string;
   fingerprint: string;
@@ -127,7 +130,8 @@ export function repeatedKeys(values: Iterable<Json>, defaultNamespace: string): 
 export function duplicateMessage(id: Identity, first: Occurrence, second: Occurrence): { severity: 'error' | 'warning'; message: string } {
   // The same file given twice (`meshinject dir dir/app.yaml`) reads every resource of it twice.
   const both = first.place === second.place ? `${first.place} (an input given twice)` : `${first.place} and ${second.place}`;
-  if (first.fingerprint === second.fingerprint) {
+  // An empty fingerprint (one not computed) never counts as identical: the safe verdict is the error.
+  if (first.fingerprint !== '' && first.fingerprint === second.fingerprint) {
     return { severity: 'warning', message: `${id.label} appears twice, identical, at ${both}: both are written; remove one (kustomize refuses this: "may not add resource with an already registered id")` };
   }
   const what = id.kind === 'Namespace' ? ' with different content (its labels and annotations decide injection: which one counts would be a guess)' : ' with different content';
