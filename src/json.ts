@@ -25,11 +25,59 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
 }
 
 /**
+ * Shared subtrees: deep-frozen JSON that several results hold at once (the token-free parts of a sidecar
+ * plan's output, `fill` of render/plan-values.ts, are the same objects in every workload the plan serves).
+ * They are never copied for a workload and never changed (a write throws: all of `src/` is strict code), so
+ * text made from one (`emit-block.ts`) or proven to read as one (`fragment-reader.ts`) can be reused, keyed
+ * by the object. Every object inside a shared subtree is shared too.
+ */
+const SHARED = new WeakSet<object>();
+
+/**
+ * Freezes `v` deeply and marks it and everything in it shared (see `isShared`); returns `v`. Scalars are
+ * returned as they are. Costs one walk the first time, nothing after.
+ */
+export function share<T extends Json>(v: T): T {
+  if (typeof v !== 'object' || v === null || SHARED.has(v)) return v;
+  if (Array.isArray(v)) for (const x of v) share(x);
+  else for (const k in v) share(v[k]!);
+  Object.freeze(v);
+  SHARED.add(v);
+  return v;
+}
+
+/** Whether `v` is a shared, deep-frozen collection (`share`). */
+export function isShared(v: unknown): v is object {
+  return typeof v === 'object' && v !== null && SHARED.has(v);
+}
+
+/** Whether a shared subtree holds a `key: null` entry anywhere, memoised (`withoutNulls` returns one without as it is). */
+const SHARED_NULLS = new WeakMap<object, boolean>();
+
+function sharedHasNull(v: Json): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  let has = SHARED_NULLS.get(v);
+  if (has === undefined) {
+    has = false;
+    if (Array.isArray(v)) {
+      for (const x of v) if (sharedHasNull(x)) has = true;
+    } else {
+      for (const k in v) if (v[k] === null || sharedHasNull(v[k]!)) has = true;
+    }
+    SHARED_NULLS.set(v, has);
+  }
+  return has;
+}
+
+/**
  * A copy of `v` without `key: null` map entries, recursively (Kubernetes, and Go's typed decoding, read
- * null as absent; strategicpatch `discardNullValuesFromPatch`). Array entries are kept.
+ * null as absent; strategicpatch `discardNullValuesFromPatch`). Array entries are kept. A shared subtree
+ * (`share`) without null entries is returned as it is, not copied.
  */
 export function withoutNulls(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
+  // A shared subtree cannot change, so one without nulls is its own copy (and keeps its identity).
+  if (SHARED.has(v) && !sharedHasNull(v)) return v;
   if (Array.isArray(v)) {
     const out: Json[] = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = withoutNulls(v[i]!);

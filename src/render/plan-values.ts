@@ -5,7 +5,7 @@
  * placeholder copy of template data, and the fill that puts a workload's values where the tokens are.
  */
 import type { Json, JsonObject } from '../model.ts';
-import { cloneJson, isJsonObject, setOwn } from '../json.ts';
+import { isJsonObject, setOwn, share } from '../json.ts';
 import { needsQuotes } from '../yaml/scalars.ts';
 
 /**
@@ -379,14 +379,16 @@ function tokenFree(v: Json): boolean {
 }
 
 /**
- * A fresh copy of `v` with tokens replaced by `values` (parts without a token are copied as they are).
+ * `v` with tokens replaced by `values`: the parts that hold a token are fresh copies, the parts without one
+ * are the plan's own objects, deep-frozen and shared by every workload the plan serves (`share`).
  * @throws UNFAITHFUL (see `fillString`), or on a key collision.
  */
 export function fill(v: Json, values: readonly string[]): Json {
   if (typeof v === 'string') return fillString(v, values);
   if (typeof v === 'number') return fillNumber(v, values);
   if (v === null || typeof v !== 'object') return v;
-  if (tokenFree(v)) return cloneJson(v);
+  // Token-free parts are the same in every workload: shared, not copied (`share` of ../json.ts).
+  if (tokenFree(v)) return share(v);
   if (Array.isArray(v)) return v.map((x) => fill(x, values));
   const out: JsonObject = {};
   for (const k in v) {

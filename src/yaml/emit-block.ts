@@ -1,4 +1,5 @@
 import type { Json } from '../model.ts';
+import { isShared } from '../json.ts';
 import { needsQuotes } from './scalars.ts';
 
 /**
@@ -149,10 +150,37 @@ export interface BlockStyle {
 }
 
 /**
+ * Block text already written for shared subtrees (`isShared` of ../json.ts: deep-frozen, so the text of one
+ * at a given place never changes), by object, then by where it was written (`placeKey`). A sidecar plan's
+ * token-free parts (most of the proxy container, the init container, the volumes) are written once per
+ * column and style instead of once per workload.
+ */
+const SHARED_TEXT = new WeakMap<object, Map<string, string>>();
+
+/** What the text of a collection depends on besides the collection: the emitter, the column and the style. */
+function placeKey(where: 'key' | 'dash', column: number, style: BlockStyle): string {
+  return `${where}${column}${style.seqIndent === 'wide' ? 'w' : 'c'}${style.keepNulls ? 'n' : ''}`;
+}
+
+function sharedText(v: object, where: 'key' | 'dash', column: number, style: BlockStyle, make: () => string): string {
+  let byPlace = SHARED_TEXT.get(v);
+  if (!byPlace) SHARED_TEXT.set(v, (byPlace = new Map()));
+  const place = placeKey(where, column, style);
+  let text = byPlace.get(place);
+  if (text === undefined) byPlace.set(place, (text = make()));
+  return text;
+}
+
+/**
  * The text after `key:` for a value: ` inline\n`, or `\n` + indented block lines (children at `indent`).
  * `indent` is the column of the key this value belongs to.
  */
 export function emitAfterKey(v: Json, keyColumn: number, style: BlockStyle): string {
+  if (isShared(v)) return sharedText(v, 'key', keyColumn, style, () => afterKey(v, keyColumn, style));
+  return afterKey(v, keyColumn, style);
+}
+
+function afterKey(v: Json, keyColumn: number, style: BlockStyle): string {
   const inline = emitInline(v);
   if (inline !== undefined) return ` ${inline}\n`;
   if (typeof v === 'string') return ` ${literal(v, keyColumn + 2)}`;
@@ -181,6 +209,11 @@ function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, p
 
 /** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
 export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): string {
+  if (isShared(v)) return sharedText(v, 'dash', dashColumn, style, () => afterDash(v, dashColumn, style));
+  return afterDash(v, dashColumn, style);
+}
+
+function afterDash(v: Json, dashColumn: number, style: BlockStyle): string {
   const inline = emitInline(v);
   if (inline !== undefined) return `${inline}\n`;
   if (typeof v === 'string') return literal(v, dashColumn + 2);

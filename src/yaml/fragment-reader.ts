@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import type { Json } from '../model.ts';
-import { isJsonObject } from '../json.ts';
+import { isJsonObject, isShared } from '../json.ts';
 import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
 import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
 
@@ -67,8 +67,10 @@ interface Line {
  */
 abstract class LineReader {
   /** The text, and where each of its raw lines starts (lines are sliced only when a block scalar or a flow needs them). */
-  private readonly text: string;
-  private readonly starts: number[] = [];
+  protected readonly text: string;
+  protected readonly starts: number[] = [];
+  /** Block scalars and flow collections over several lines read so far: both read raw lines, blank ones too. */
+  protected rawReads = 0;
   /** How many raw lines count (a last line of spaces after the final line break does not). */
   protected readonly rawCount: number;
   protected readonly lines: Line[] = [];
@@ -156,6 +158,7 @@ abstract class LineReader {
   }
 
   protected blockScalar(header: string, line: Line, parentIndent: number): string {
+    this.rawReads++;
     const m = /^([|>])([-+]?)(?:\s+#.*)?\s*$/.exec(header);
     if (!m) decline();
     const folded = m[1] === '>';
@@ -227,6 +230,7 @@ abstract class LineReader {
       // A comment inside the collection ends a plain scalar there, which yaml alone reads right.
       if (cut < text.length) decline();
       if (quote) decline();
+      this.rawReads++;
       idx++;
       if (idx >= this.rawCount) decline();
       const raw = this.rawLine(idx).replace(/\r$/, '');
@@ -348,16 +352,96 @@ export function verifyFragmentFast(text: string, expected: Json, same: (read: Js
   }
 }
 
+/** A stretch of text proven to read as a shared subtree: whole raw lines, each ending with `\n`. */
+interface ProvenSpan {
+  readonly text: string;
+  /** How many raw lines it holds. */
+  readonly lines: number;
+}
+
+/**
+ * Spans proven to read as a shared subtree (`isShared` of ../json.ts), per comparison and object (at most
+ * `MAX_SPANS` each: a subtree is written at a few columns at most). A shared subtree is deep-frozen, so a
+ * span proven once reads as it wherever the same span stands in the same way (see `viaProven`).
+ */
+const PROVEN = new WeakMap<object, WeakMap<object, ProvenSpan[]>>();
+const MAX_SPANS = 4;
+
+function isEntry(t: string): boolean {
+  return t === '-' || t.startsWith('- ');
+}
+
 /**
  * The block structure of `FastReader`, step for step (the same lines consumed, the same declines), comparing
  * each value with the expected one instead of building it. Any method returns false at the first difference.
+ *
+ * A node expected to be a shared subtree is compared once per distinct text: the first time line by line,
+ * later by its text alone (`viaProven`). Injection writes the same proxy container parts into every workload
+ * a sidecar plan serves, so most of an injected resource is proven by comparing text.
  */
 class FragmentVerifier extends LineReader {
+  private readonly proven: WeakMap<object, ProvenSpan[]>;
+
   constructor(
     text: string,
     private readonly same: (read: Json | undefined, expected: Json | undefined) => boolean,
   ) {
     super(text);
+    let proven = PROVEN.get(same);
+    if (!proven) PROVEN.set(same, (proven = new WeakMap()));
+    this.proven = proven;
+  }
+
+  /**
+   * Whether the node whose first line is `this.lines[this.pos]` reads as `exp`, by `verify` (which compares
+   * it line by line and consumes it) or, for a shared `exp`, by a span proven before.
+   *
+   * Why a span proves the node: the node's lines are read from its raw text alone, given where it ends. A
+   * node at column `c` (its keys' column, or its dashes' for a sequence) ends at the first line after it
+   * that is left of `c`, or, for a sequence, at `c` but not an entry. Its text is whole raw lines, from the
+   * start of its first line (indentation, and a `- ` before a compact map, included) to the end of its last,
+   * with no block scalar or multi-line flow collection (those read raw lines past the node: `rawReads`).
+   * So when the same span stands at the start of the node's first line and the line after it ends the node
+   * as above, the node reads as it did where the span was proven, which was as `exp`; a shared `exp` cannot
+   * have changed since (deep-frozen). Any other case is compared line by line.
+   *
+   * @param c the column of the node's lines
+   * @param seqNode whether the node is a block sequence
+   */
+  private viaProven(exp: Json | undefined, c: number, seqNode: boolean, verify: () => boolean): boolean {
+    if (!isShared(exp)) return verify();
+    const first = this.lines[this.pos]!.index;
+    const from = this.starts[first]!;
+    const spans = this.proven.get(exp);
+    if (spans) {
+      for (const span of spans) {
+        if (this.text.substr(from, span.text.length) !== span.text) continue;
+        const after = first + span.lines;
+        let p = this.pos;
+        while (p < this.lines.length && this.lines[p]!.index < after) p++;
+        if (this.endsNode(p, c, seqNode)) {
+          this.pos = p;
+          return true;
+        }
+      }
+    }
+    const reads = this.rawReads;
+    const ok = verify();
+    if (ok && this.rawReads === reads && this.endsNode(this.pos, c, seqNode)) {
+      const last = this.lines[this.pos - 1]!.index;
+      if (last + 1 < this.starts.length) {
+        const span: ProvenSpan = { text: this.text.slice(from, this.starts[last + 1]), lines: last + 1 - first };
+        if (!spans) this.proven.set(exp, [span]);
+        else if (spans.length < MAX_SPANS) spans.push(span);
+      }
+    }
+    return ok;
+  }
+
+  /** Whether structural line `p` (or the end of the text) ends a node at column `c` (see `viaProven`). */
+  private endsNode(p: number, c: number, seqNode: boolean): boolean {
+    const next = this.lines[p];
+    return next === undefined || next.indent < c || (seqNode && next.indent === c && !isEntry(next.text));
   }
 
   document(exp: Json | undefined): boolean {
@@ -392,12 +476,12 @@ class FragmentVerifier extends LineReader {
       if (rest === '' || rest[0] === '#') {
         this.pos++;
         const next = this.lines[this.pos];
-        ok = next && next.indent > indent ? this.node(next.indent, e) : this.same(null, e);
+        ok = next && next.indent > indent ? this.viaProven(e, next.indent, isEntry(next.text), () => this.node(next.indent, e)) : this.same(null, e);
       } else {
         const col = indent + (line.text.length - rest.length);
         this.lines[this.pos] = { indent: col, text: rest, index: line.index };
         if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
-          ok = this.node(col, e);
+          ok = this.viaProven(e, col, isEntry(rest), () => this.node(col, e));
         } else {
           this.pos++;
           ok = this.same(this.inlineValue(rest, line, indent), e);
@@ -445,8 +529,8 @@ class FragmentVerifier extends LineReader {
       let ok: boolean;
       if (rest === '' || rest[0] === '#') {
         const next = this.lines[this.pos];
-        if (next && next.indent > indent) ok = this.node(next.indent, e);
-        else if (next && next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) ok = this.seq(indent, e);
+        if (next && next.indent > indent) ok = this.viaProven(e, next.indent, isEntry(next.text), () => this.node(next.indent, e));
+        else if (next && next.indent === indent && isEntry(next.text)) ok = this.viaProven(e, indent, true, () => this.seq(indent, e));
         else ok = this.same(null, e);
       } else {
         ok = this.same(this.inlineValue(rest, line, indent), e);
