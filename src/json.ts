@@ -25,17 +25,21 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
 }
 
 /**
- * Shared subtrees: deep-frozen JSON that several results hold at once (the token-free parts of a sidecar
- * plan's output, `fill` of render/plan-values.ts, are the same objects in every workload the plan serves).
- * They are never copied for a workload and never changed (a write throws: all of `src/` is strict code), so
- * text made from one (`emit-block.ts`) or proven to read as one (`fragment-reader.ts`) can be reused, keyed
- * by the object. Every object inside a shared subtree is shared too.
+ * Shared subtrees: deep-frozen JSON that several results hold at once. A sidecar plan's token-free parts
+ * (render/plan-values.ts `fill`: most of the proxy container, the init container, the volumes) are the same
+ * objects in every workload the plan serves, not copies. Nothing changes them (a write throws: all of `src/`
+ * is strict code), so text written for one (`emit-block.ts`) or proven to read as one (`fragment-reader.ts`)
+ * is reused, keyed by the object. Every object inside a shared subtree is shared too.
+ *
+ * Code that changes a pod in place takes its own copy of a shared part first (`owned`); `cloneJson` of a
+ * shared subtree is an ordinary, writable copy. A driver that writes into a shared part anyway fails, and
+ * the pipeline injects that workload again without plans (pipeline.ts `injectWorkload`).
  */
 const SHARED = new WeakSet<object>();
 
 /**
  * Freezes `v` deeply and marks it and everything in it shared (see `isShared`); returns `v`. Scalars are
- * returned as they are. Costs one walk the first time, nothing after.
+ * returned as they are. One walk the first time, nothing after.
  */
 export function share<T extends Json>(v: T): T {
   if (typeof v !== 'object' || v === null || SHARED.has(v)) return v;
@@ -51,42 +55,62 @@ export function isShared(v: unknown): v is object {
   return typeof v === 'object' && v !== null && SHARED.has(v);
 }
 
-/** Whether a shared subtree holds a `key: null` entry anywhere, memoised (`withoutNulls` returns one without as it is). */
+/**
+ * `parent[key]`, ready to be changed in place: a shared value (`share`) is first replaced by a writable copy
+ * of it (`cloneJson`). `parent` itself must be writable (`owned` of its own parent, or a fresh object).
+ * Returns the value (undefined when absent), which is then `parent[key]`.
+ */
+export function owned<T extends Json>(parent: { [key: string]: Json } | Json[], key: string | number): T | undefined {
+  const v = (parent as Record<string, Json>)[key as string];
+  if (v === undefined || !isShared(v)) return v as T | undefined;
+  const copy = copyJson(v as Json);
+  (parent as Record<string, Json>)[key as string] = copy;
+  return copy as T;
+}
+
+/** Whether a shared subtree holds a `key: null` entry, by subtree (see `hasNullEntry`). */
 const SHARED_NULLS = new WeakMap<object, boolean>();
 
-function sharedHasNull(v: Json): boolean {
+/**
+ * Whether some map in `v` has a `null` value (null array entries do not count); remembered for a shared
+ * subtree (`share`), which cannot change.
+ */
+export function hasNullEntry(v: Json): boolean {
   if (typeof v !== 'object' || v === null) return false;
-  let has = SHARED_NULLS.get(v);
-  if (has === undefined) {
-    has = false;
-    if (Array.isArray(v)) {
-      for (const x of v) if (sharedHasNull(x)) has = true;
-    } else {
-      for (const k in v) if (v[k] === null || sharedHasNull(v[k]!)) has = true;
-    }
-    SHARED_NULLS.set(v, has);
+  const shared = SHARED.has(v);
+  if (shared) {
+    const known = SHARED_NULLS.get(v);
+    if (known !== undefined) return known;
   }
+  let has = false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (hasNullEntry(x)) has = true;
+  } else {
+    for (const k in v) if (v[k] === null || hasNullEntry(v[k]!)) has = true;
+  }
+  if (shared) SHARED_NULLS.set(v, has);
   return has;
 }
 
 /**
  * A copy of `v` without `key: null` map entries, recursively (Kubernetes, and Go's typed decoding, read
  * null as absent; strategicpatch `discardNullValuesFromPatch`). Array entries are kept. A shared subtree
- * (`share`) without null entries is returned as it is, not copied.
+ * (`share`) without null entries is returned as it is: it cannot change, so it is as good as a copy.
  */
 export function withoutNulls(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
-  // A shared subtree cannot change, so one without nulls is its own copy (and keeps its identity).
-  if (SHARED.has(v) && !sharedHasNull(v)) return v;
+  // A shared subtree cannot change: one without nulls is its own copy (and keeps its identity).
+  if (SHARED.has(v) && !hasNullEntry(v)) return v;
+  let out: Json[] | JsonObject;
   if (Array.isArray(v)) {
-    const out: Json[] = new Array(v.length);
+    out = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = withoutNulls(v[i]!);
-    return out;
-  }
-  const out: JsonObject = {};
-  for (const k in v) {
-    const x = v[k]!;
-    if (x !== null) setOwn(out, k, withoutNulls(x));
+  } else {
+    out = {};
+    for (const k in v) {
+      const x = v[k]!;
+      if (x !== null) setOwn(out, k, withoutNulls(x));
+    }
   }
   return out;
 }
@@ -134,12 +158,13 @@ export function cloneJson<T>(v: T): T {
 
 function copyJson(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
+  let out: Json[] | JsonObject;
   if (Array.isArray(v)) {
-    const out: Json[] = new Array(v.length);
+    out = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]!);
-    return out;
+  } else {
+    out = {};
+    for (const k in v) setOwn(out, k, copyJson(v[k]!));
   }
-  const out: JsonObject = {};
-  for (const k in v) setOwn(out, k, copyJson(v[k]!));
   return out;
 }

@@ -23,6 +23,7 @@ import { uninjectPod } from './patch/uninject.ts';
 import { withOriginalRecord } from './patch/status-record.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
 import { isJsonObject } from './json.ts';
+import { planSwitches, withoutPlans } from './render/plans.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';
@@ -306,16 +307,43 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
   }
   const namespace = ctx.namespaces.get(w.ref.namespace);
   const injectedBefore = carriesInjection(ctx.mesh, w.pod);
-  try {
+  const once = () => {
     if (!injectedBefore) refuseEmptyContainers(w.pod);
     const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config });
-    for (const warning of res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
     const needs = { recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
-    const pod = withOriginalRecord(w.pod, res.pod, needs, injectedBefore);
-    return { action: 'injected', pod, summary: res.summary };
+    return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
+  };
+  let done: ReturnType<typeof once>;
+  try {
+    done = once();
   } catch (e) {
-    return driverFailure(w, ctx, e);
+    try {
+      done = againWithoutPlans(e, once);
+    } catch (e2) {
+      return driverFailure(w, ctx, e2);
+    }
   }
+  for (const warning of done.res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
+  return { action: 'injected', pod: done.pod, summary: done.res.summary };
+}
+
+/**
+ * A workload's injection that failed (`failure`), done again without sidecar plans (`withoutPlans`); throws
+ * `failure` itself when plans were off.
+ *
+ * With plans on, parts of a planned render are shared between workloads and frozen (../json.ts `share`):
+ * a driver that changes one in place, rather than its own copy (`owned`), throws, and the injection it
+ * would have made without plans is the right one. Under plan verification (the test suite's preload,
+ * `MESHINJECT_VERIFY_PLANS=1`) a failure that the second try does not repeat is such a defect, and throws
+ * an internal error naming it instead.
+ * @throws the second try's error, or `failure` (see above)
+ */
+function againWithoutPlans<T>(failure: unknown, once: () => T): T {
+  const plans = planSwitches();
+  if (!plans.enabled) throw failure;
+  const done = withoutPlans(once);
+  if (plans.verify) throw new Error(`a driver changed a shared part of a planned render in place (take it with owned() first): ${(failure as Error)?.message ?? String(failure)}`);
+  return done;
 }
 
 /**

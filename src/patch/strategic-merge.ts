@@ -21,7 +21,7 @@
  * Inputs are not mutated. Errors: `MeshInjectError` with code `BAD_MERGE` (message worded as strategicpatch's) for a
  * merge-key element without its key or an unknown `$patch` value.
  */
-import { cloneJson, isJsonObject, jsonEqual, setOwn, withoutNulls } from '../json.ts';
+import { cloneJson, hasNullEntry, isJsonObject, isShared, jsonEqual, setOwn, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import { MERGE_KEYS } from '../workloads/merge-keys.ts';
@@ -98,6 +98,19 @@ export { cloneJson } from '../json.ts';
  * and every merge-keyed list holds objects with distinct merge keys (so no element merges into another).
  */
 function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
+  if (!isShared(v)) return checkPlain(v, schema);
+  // A shared subtree (a sidecar plan's token-free part) cannot change: checked once per schema.
+  let bySchema = PLAIN_SHARED.get(v);
+  if (!bySchema) PLAIN_SHARED.set(v, (bySchema = new Map()));
+  let plain = bySchema.get(schema);
+  if (plain === undefined) bySchema.set(schema, (plain = checkPlain(v, schema)));
+  return plain;
+}
+
+/** `isPlain` of shared subtrees (`isShared` of ../json.ts), by subtree and schema. */
+const PLAIN_SHARED = new WeakMap<object, Map<PatchSchema | undefined, boolean>>();
+
+function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
   if (Array.isArray(v)) {
     const key = schema?.mergeKey;
     if (key && v.some(isJsonObject)) {
@@ -144,17 +157,6 @@ export interface TrustedPatch {
   readonly trusted: JsonObject;
 }
 
-function hasNull(v: Json): boolean {
-  if (v === null) return true;
-  if (typeof v !== 'object') return false;
-  if (Array.isArray(v)) {
-    for (const x of v) if (x !== null && typeof x === 'object' && hasNull(x)) return true;
-    return false;
-  }
-  for (const k in v) if (hasNull(v[k]!)) return true;
-  return false;
-}
-
 /**
  * `patch` as a {@link TrustedPatch} when merging it needs neither directive handling nor null pruning: no `$`
  * key, no `null` anywhere (a null in a patch deletes a key, inside a new value it is dropped: both need the
@@ -163,7 +165,7 @@ function hasNull(v: Json): boolean {
  * is then merged twice with one check instead of two.
  */
 export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
-  return isPlain(patch, schema) && !hasNull(patch) ? { trusted: patch } : undefined;
+  return isPlain(patch, schema) && !hasNullEntry(patch) ? { trusted: patch } : undefined;
 }
 
 /**

@@ -379,8 +379,8 @@ function tokenFree(v: Json): boolean {
 }
 
 /**
- * `v` with tokens replaced by `values`: the parts that hold a token are fresh copies, the parts without one
- * are the plan's own objects, deep-frozen and shared by every workload the plan serves (`share`).
+ * `v` with tokens replaced by `values`: the parts that hold a token are fresh copies; the parts without one
+ * are the plan's own, deep-frozen and shared by every workload the plan serves (`share` of ../json.ts).
  * @throws UNFAITHFUL (see `fillString`), or on a key collision.
  */
 export function fill(v: Json, values: readonly string[]): Json {

@@ -165,6 +165,23 @@ function enabled(): boolean {
   return current?.enabled ?? defaults.enabled;
 }
 
+/**
+ * Runs `f` with plans off (every render in full, nothing shared), inside the run in progress: the reference
+ * path for a workload the planned path failed on (pipeline.ts `injectWorkload`). Other settings stay.
+ */
+export function withoutPlans<T>(f: () => T): T {
+  return withPlanSettings({ ...current, enabled: false }, f);
+}
+
+/**
+ * Whether a workload that failed may be tried again without plans: plans are on (so parts of its result may
+ * be shared, `fill` of ./plan-values.ts), and, when `verify` is true, whether plan verification is on (the
+ * test suite's preload or `MESHINJECT_VERIFY_PLANS=1`: a difference is then a defect to report, not to hide).
+ */
+export function planSwitches(): { enabled: boolean; verify: boolean } {
+  return { enabled: enabled(), verify: verifying() };
+}
+
 function recordingOnRepeat(): boolean {
   return current?.recordOnRepeat ?? defaults.recordOnRepeat;
 }

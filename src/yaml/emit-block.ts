@@ -151,21 +151,21 @@ export interface BlockStyle {
 
 /**
  * Block text already written for shared subtrees (`isShared` of ../json.ts: deep-frozen, so the text of one
- * at a given place never changes), by object, then by where it was written (`placeKey`). A sidecar plan's
- * token-free parts (most of the proxy container, the init container, the volumes) are written once per
- * column and style instead of once per workload.
+ * at a given place never changes), by subtree, then by where it was written (`placeOf`). A sidecar plan's token-free parts (most of the proxy container, the init container, the
+ * volumes) are written once per column and style instead of once per workload.
  */
-const SHARED_TEXT = new WeakMap<object, Map<string, string>>();
+const SHARED_TEXT = new WeakMap<object, Map<number, string>>();
 
-/** What the text of a collection depends on besides the collection: the emitter, the column and the style. */
-function placeKey(where: 'key' | 'dash', column: number, style: BlockStyle): string {
-  return `${where}${column}${style.seqIndent === 'wide' ? 'w' : 'c'}${style.keepNulls ? 'n' : ''}`;
+/** Where text is written, as a number: the column, after `key:` or `- `, and the style (see `sharedText`). */
+function placeOf(afterDash: boolean, column: number, style: BlockStyle): number {
+  return column * 8 + (afterDash ? 4 : 0) + (style.seqIndent === 'wide' ? 2 : 0) + (style.keepNulls ? 1 : 0);
 }
 
-function sharedText(v: object, where: 'key' | 'dash', column: number, style: BlockStyle, make: () => string): string {
+/** The text `make` gives for shared `v` at its place, made once per place. */
+function sharedText(v: object, afterDash: boolean, column: number, style: BlockStyle, make: () => string): string {
   let byPlace = SHARED_TEXT.get(v);
   if (!byPlace) SHARED_TEXT.set(v, (byPlace = new Map()));
-  const place = placeKey(where, column, style);
+  const place = placeOf(afterDash, column, style);
   let text = byPlace.get(place);
   if (text === undefined) byPlace.set(place, (text = make()));
   return text;
@@ -176,7 +176,7 @@ function sharedText(v: object, where: 'key' | 'dash', column: number, style: Blo
  * `indent` is the column of the key this value belongs to.
  */
 export function emitAfterKey(v: Json, keyColumn: number, style: BlockStyle): string {
-  if (isShared(v)) return sharedText(v, 'key', keyColumn, style, () => afterKey(v, keyColumn, style));
+  if (isShared(v)) return sharedText(v, false, keyColumn, style, () => afterKey(v, keyColumn, style));
   return afterKey(v, keyColumn, style);
 }
 
@@ -209,7 +209,7 @@ function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, p
 
 /** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
 export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): string {
-  if (isShared(v)) return sharedText(v, 'dash', dashColumn, style, () => afterDash(v, dashColumn, style));
+  if (isShared(v)) return sharedText(v, true, dashColumn, style, () => afterDash(v, dashColumn, style));
   return afterDash(v, dashColumn, style);
 }
 
@@ -225,5 +225,7 @@ function afterDash(v: Json, dashColumn: number, style: BlockStyle): string {
 /** Block sequence lines with dashes at `dashColumn`. */
 export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): string {
   const pad = spaces(dashColumn);
-  return a.map((v) => `${pad}- ${emitAfterDash(v, dashColumn, style)}`).join('');
+  let out = '';
+  for (let i = 0; i < a.length; i++) out += `${pad}- ${emitAfterDash(a[i]!, dashColumn, style)}`;
+  return out;
 }

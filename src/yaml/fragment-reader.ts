@@ -73,7 +73,9 @@ abstract class LineReader {
   protected rawReads = 0;
   /** How many raw lines count (a last line of spaces after the final line break does not). */
   protected readonly rawCount: number;
-  protected readonly lines: Line[] = [];
+  /** The structural lines read so far (`line`), in order; `scanned` raw lines have been looked at. */
+  private readonly lines: Line[] = [];
+  private scanned = 0;
   protected pos = 0;
 
   constructor(text: string) {
@@ -92,17 +94,56 @@ abstract class LineReader {
     let count = starts.length;
     if (count > 1 && /^ *$/.test(text.slice(starts[count - 1]))) count--;
     this.rawCount = count;
-    for (let index = 0; index < count; index++) {
-      const s = starts[index]!;
-      let e = index + 1 < starts.length ? starts[index + 1]! - 1 : text.length;
-      if (e > s && text.charCodeAt(e - 1) === 13 /* \r */) e--;
-      let i = s;
-      while (i < e && text.charCodeAt(i) === 32) i++;
-      if (i === e || text.charCodeAt(i) === 35 /* # */) continue;
-      const t = text.slice(i, e);
-      if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
-      this.lines.push({ indent: i - s, text: t, index });
+  }
+
+  /**
+   * Structural line `p` (not blank, not only a comment), read from the raw lines on first use: a reader
+   * that skips a proven span (`FragmentVerifier.viaProven`) never splits the lines inside it. Undefined past
+   * the last line.
+   * @throws Declined at a document marker or directive (`---`, `...`, `%`)
+   */
+  protected line(p: number): Line | undefined {
+    const lines = this.lines;
+    while (p >= lines.length) {
+      if (this.scanned >= this.rawCount) return undefined;
+      const l = this.scanLine(this.scanned++);
+      if (l) lines.push(l);
     }
+    return lines[p];
+  }
+
+  /** The first structural line at raw line `raw` or after, without adding it to the table. */
+  protected peekFrom(raw: number): Line | undefined {
+    for (let i = raw; i < this.rawCount; i++) {
+      const l = this.scanLine(i);
+      if (l) return l;
+    }
+    return undefined;
+  }
+
+  /** Puts `l` in place of structural line `p` (already read): a `- ` entry's content seen at its own column. */
+  protected replaceLine(p: number, l: Line): void {
+    this.lines[p] = l;
+  }
+
+  /** Moves `pos` to the first structural line at raw line `raw` or after, leaving the lines before unread. */
+  protected skipTo(raw: number): void {
+    while (this.pos < this.lines.length && this.lines[this.pos]!.index < raw) this.pos++;
+    if (this.pos === this.lines.length && this.scanned < raw) this.scanned = raw;
+  }
+
+  /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */
+  protected scanLine(index: number): Line | undefined {
+    const text = this.text;
+    const s = this.starts[index]!;
+    let e = index + 1 < this.starts.length ? this.starts[index + 1]! - 1 : text.length;
+    if (e > s && text.charCodeAt(e - 1) === 13 /* \r */) e--;
+    let i = s;
+    while (i < e && text.charCodeAt(i) === 32) i++;
+    if (i === e || text.charCodeAt(i) === 35 /* # */) return undefined;
+    const t = text.slice(i, e);
+    if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
+    return { indent: i - s, text: t, index };
   }
 
   /** Raw line `i` (0 ≤ i < rawCount), without its line break (a `\r` before it is kept). */
@@ -152,7 +193,7 @@ abstract class LineReader {
     const s = (hash >= 0 ? t.slice(0, hash) : t).trimEnd();
     if (s.includes(': ') || s.endsWith(':')) decline();
     // A plain scalar continued on more-indented lines is a multi-line scalar: not handled here.
-    const next = this.lines[this.pos];
+    const next = this.line(this.pos);
     if (next && next.indent > indent) decline();
     return resolveGo11(s);
   }
@@ -185,7 +226,7 @@ abstract class LineReader {
       body.push(l.slice(blockIndent));
     }
     // Trailing blank lines belong to chomping; drop the parsed lines we consumed.
-    while (this.pos < this.lines.length && this.lines[this.pos]!.index < i) this.pos++;
+    while ((this.line(this.pos)?.index ?? i) < i) this.pos++;
     let trailing = 0;
     while (body.length && body[body.length - 1] === '') {
       body.pop();
@@ -244,7 +285,7 @@ abstract class LineReader {
       if (text === '' || text[0] === '#') decline();
       if (ind <= parentIndent && !(ind === parentIndent && depth === 1 && (text[0] === '}' || text[0] === ']'))) decline();
     }
-    while (this.pos < this.lines.length && this.lines[this.pos]!.index <= idx) this.pos++;
+    while ((this.line(this.pos)?.index ?? idx + 1) <= idx) this.pos++;
     return acc;
   }
 
@@ -259,15 +300,16 @@ abstract class LineReader {
 /** Reads the block structure into data (`readFragmentFast`). */
 class FastReader extends LineReader {
   document(): Json {
-    if (this.lines.length === 0) return null;
-    const v = this.node(this.lines[0]!.indent);
-    if (this.pos < this.lines.length) decline();
+    const first = this.line(0);
+    if (first === undefined) return null;
+    const v = this.node(first.indent);
+    if (this.line(this.pos) !== undefined) decline();
     return v;
   }
 
   /** A block node whose lines start at `indent` (or a scalar on its own line). */
   private node(indent: number): Json {
-    const line = this.lines[this.pos]!;
+    const line = this.line(this.pos)!;
     if (line.indent !== indent) decline();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent);
     if (this.keyEnd(line.text) >= 0) return this.map(indent);
@@ -278,8 +320,7 @@ class FastReader extends LineReader {
 
   private seq(indent: number): Json[] {
     const out: Json[] = [];
-    while (this.pos < this.lines.length) {
-      const line = this.lines[this.pos]!;
+    for (let line = this.line(this.pos); line !== undefined; line = this.line(this.pos)) {
       if (line.indent !== indent || !(line.text === '-' || line.text.startsWith('- '))) {
         if (line.indent > indent) decline();
         break;
@@ -287,13 +328,13 @@ class FastReader extends LineReader {
       const rest = line.text === '-' ? '' : afterSpaces(line.text, 2);
       if (rest === '' || rest[0] === '#') {
         this.pos++;
-        const next = this.lines[this.pos];
+        const next = this.line(this.pos);
         out.push(next && next.indent > indent ? this.node(next.indent) : null);
         continue;
       }
       // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
       const col = indent + (line.text.length - rest.length);
-      this.lines[this.pos] = { indent: col, text: rest, index: line.index };
+      this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
       if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
         out.push(this.node(col));
       } else {
@@ -306,8 +347,7 @@ class FastReader extends LineReader {
 
   private map(indent: number): { [k: string]: Json } {
     const out: { [k: string]: Json } = {};
-    while (this.pos < this.lines.length) {
-      const line = this.lines[this.pos]!;
+    for (let line = this.line(this.pos); line !== undefined; line = this.line(this.pos)) {
       if (line.indent !== indent) {
         if (line.indent > indent) decline();
         break;
@@ -320,7 +360,7 @@ class FastReader extends LineReader {
       this.pos++;
       let value: Json;
       if (rest === '' || rest[0] === '#') {
-        const next = this.lines[this.pos];
+        const next = this.line(this.pos);
         if (next && next.indent > indent) value = this.node(next.indent);
         else if (next && next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) value = this.seq(indent);
         else value = null;
@@ -393,7 +433,7 @@ class FragmentVerifier extends LineReader {
   }
 
   /**
-   * Whether the node whose first line is `this.lines[this.pos]` reads as `exp`, by `verify` (which compares
+   * Whether the node whose first line is structural line `pos` reads as `exp`, by `verify` (which compares
    * it line by line and consumes it) or, for a shared `exp`, by a span proven before.
    *
    * Why a span proves the node: the node's lines are read from its raw text alone, given where it ends. A
@@ -410,25 +450,26 @@ class FragmentVerifier extends LineReader {
    */
   private viaProven(exp: Json | undefined, c: number, seqNode: boolean, verify: () => boolean): boolean {
     if (!isShared(exp)) return verify();
-    const first = this.lines[this.pos]!.index;
+    const first = this.line(this.pos)!.index;
     const from = this.starts[first]!;
     const spans = this.proven.get(exp);
     if (spans) {
       for (const span of spans) {
         if (this.text.substr(from, span.text.length) !== span.text) continue;
         const after = first + span.lines;
-        let p = this.pos;
-        while (p < this.lines.length && this.lines[p]!.index < after) p++;
-        if (this.endsNode(p, c, seqNode)) {
-          this.pos = p;
+        if (this.endsNode(this.peekFrom(after), c, seqNode)) {
+          this.skipTo(after);
           return true;
         }
       }
     }
     const reads = this.rawReads;
     const ok = verify();
-    if (ok && this.rawReads === reads && this.endsNode(this.pos, c, seqNode)) {
-      const last = this.lines[this.pos - 1]!.index;
+    const next = ok && this.rawReads === reads ? this.line(this.pos) : undefined;
+    if (ok && this.rawReads === reads && this.endsNode(next, c, seqNode)) {
+      // The node's last line: the last structural line before the next one (comments after it are not its own).
+      let last = (next ? next.index : this.rawCount) - 1;
+      while (last > first && this.scanLine(last) === undefined) last--;
       if (last + 1 < this.starts.length) {
         const span: ProvenSpan = { text: this.text.slice(from, this.starts[last + 1]), lines: last + 1 - first };
         if (!spans) this.proven.set(exp, [span]);
@@ -438,21 +479,21 @@ class FragmentVerifier extends LineReader {
     return ok;
   }
 
-  /** Whether structural line `p` (or the end of the text) ends a node at column `c` (see `viaProven`). */
-  private endsNode(p: number, c: number, seqNode: boolean): boolean {
-    const next = this.lines[p];
+  /** Whether structural line `next` (undefined: the end of the text) ends a node at column `c` (see `viaProven`). */
+  private endsNode(next: Line | undefined, c: number, seqNode: boolean): boolean {
     return next === undefined || next.indent < c || (seqNode && next.indent === c && !isEntry(next.text));
   }
 
   document(exp: Json | undefined): boolean {
-    if (this.lines.length === 0) return this.same(null, exp);
-    const ok = this.node(this.lines[0]!.indent, exp);
-    if (this.pos < this.lines.length) decline();
+    const first = this.line(0);
+    if (first === undefined) return this.same(null, exp);
+    const ok = this.node(first.indent, exp);
+    if (this.line(this.pos) !== undefined) decline();
     return ok;
   }
 
   private node(indent: number, exp: Json | undefined): boolean {
-    const line = this.lines[this.pos]!;
+    const line = this.line(this.pos)!;
     if (line.indent !== indent) decline();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent, exp);
     if (this.keyEnd(line.text) >= 0) return this.map(indent, exp);
@@ -463,8 +504,7 @@ class FragmentVerifier extends LineReader {
   private seq(indent: number, exp: Json | undefined): boolean {
     if (!Array.isArray(exp)) return false;
     let i = 0;
-    while (this.pos < this.lines.length) {
-      const line = this.lines[this.pos]!;
+    for (let line = this.line(this.pos); line !== undefined; line = this.line(this.pos)) {
       if (line.indent !== indent || !(line.text === '-' || line.text.startsWith('- '))) {
         if (line.indent > indent) decline();
         break;
@@ -475,11 +515,11 @@ class FragmentVerifier extends LineReader {
       let ok: boolean;
       if (rest === '' || rest[0] === '#') {
         this.pos++;
-        const next = this.lines[this.pos];
+        const next = this.line(this.pos);
         ok = next && next.indent > indent ? this.viaProven(e, next.indent, isEntry(next.text), () => this.node(next.indent, e)) : this.same(null, e);
       } else {
         const col = indent + (line.text.length - rest.length);
-        this.lines[this.pos] = { indent: col, text: rest, index: line.index };
+        this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
         if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
           ok = this.viaProven(e, col, isEntry(rest), () => this.node(col, e));
         } else {
@@ -503,8 +543,7 @@ class FragmentVerifier extends LineReader {
     if (!isJsonObject(exp)) return false;
     const keys = Object.keys(exp);
     let j = 0;
-    while (this.pos < this.lines.length) {
-      const line = this.lines[this.pos]!;
+    for (let line = this.line(this.pos); line !== undefined; line = this.line(this.pos)) {
       if (line.indent !== indent) {
         if (line.indent > indent) decline();
         break;
@@ -528,7 +567,7 @@ class FragmentVerifier extends LineReader {
       this.pos++;
       let ok: boolean;
       if (rest === '' || rest[0] === '#') {
-        const next = this.lines[this.pos];
+        const next = this.line(this.pos);
         if (next && next.indent > indent) ok = this.viaProven(e, next.indent, isEntry(next.text), () => this.node(next.indent, e));
         else if (next && next.indent === indent && isEntry(next.text)) ok = this.viaProven(e, indent, true, () => this.seq(indent, e));
         else ok = this.same(null, e);

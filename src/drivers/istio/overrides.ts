@@ -4,7 +4,7 @@
  * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
  * (pkg/kube/inject/webhook.go; istio-injection.md §7).
  */
-import { cloneJson, isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject, owned } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
@@ -14,6 +14,8 @@ import {
   containersOf,
   findContainer,
   findContainerInSpec,
+  ownedContainer,
+  ownedContainerInSpec,
   findSidecar,
   INIT_CONTAINER,
   PROXY_CONTAINER,
@@ -245,22 +247,26 @@ export function adjustInitContainerUser(finalPod: PodTemplate, user: JsonObject 
   const sc = user && isJsonObject(user.securityContext) ? user.securityContext : undefined;
   if (!sc || (sc.runAsUser == null && sc.runAsGroup == null)) return;
   const init = containersOf(finalPod.spec, 'initContainers');
-  const initContainer = findContainer(INIT_CONTAINER, init) ?? findContainer(VALIDATION_CONTAINER, init);
-  if (!initContainer) return;
+  const found = findContainer(INIT_CONTAINER, init) ?? findContainer(VALIDATION_CONTAINER, init);
+  if (!found) return;
+  // The init container and the proxy may be shared parts of a planned render: changed as the pod's own copies.
+  const initContainer = ownedContainer(finalPod.spec, 'initContainers', String(found.name))!;
   const tproxy = tproxyMesh || finalPod.metadata.annotations?.['sidecar.istio.io/interceptionMode'] === 'TPROXY';
   if (tproxy && sc.runAsUser != null) {
-    const sidecar = findSidecar(finalPod.spec);
+    const sidecar = findSidecar(finalPod.spec) && ownedContainerInSpec(PROXY_CONTAINER, finalPod.spec);
     if (!sidecar) return;
-    if (isJsonObject(sidecar.securityContext)) sidecar.securityContext.runAsUser = 0;
+    const psc = owned(sidecar, 'securityContext');
+    if (isJsonObject(psc)) psc.runAsUser = 0;
     else sidecar.securityContext = { runAsUser: 0 };
   }
   if (!tproxy && initContainer.name === VALIDATION_CONTAINER) {
-    const isc = isJsonObject(initContainer.securityContext) ? initContainer.securityContext : (initContainer.securityContext = {});
+    const current = owned(initContainer, 'securityContext');
+    const isc = isJsonObject(current) ? current : (initContainer.securityContext = {});
     if (sc.runAsUser != null) isc.runAsUser = sc.runAsUser;
     if (sc.runAsGroup != null) isc.runAsGroup = sc.runAsGroup;
   }
   if (sc.runAsUser == null || sc.runAsUser === 0) return;
-  const args = Array.isArray(initContainer.args) ? initContainer.args : [];
+  const args = Array.isArray(initContainer.args) ? owned<Json[]>(initContainer, 'args')! : [];
   const i = args.indexOf('-u');
   if (i >= 0 && i + 1 < args.length) args[i + 1] = String(sc.runAsUser);
 }

@@ -3,7 +3,7 @@
  * maps. Mirrors the helpers of Istio's pkg/kube/inject (`FindContainer`, `FindSidecar`, `modifyContainers`).
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, owned } from '../../json.ts';
 
 /** Name of the proxy container (Istio `ProxyContainerName`). */
 export const PROXY_CONTAINER = 'istio-proxy';
@@ -31,6 +31,23 @@ export function findContainer(name: string, list: readonly JsonObject[]): JsonOb
 /** A container by name in `containers`, else in `initContainers` (Istio `FindContainerFromPod`). */
 export function findContainerInSpec(name: string, spec: JsonObject): JsonObject | undefined {
   return findContainer(name, containersOf(spec, 'containers')) ?? findContainer(name, containersOf(spec, 'initContainers'));
+}
+
+/**
+ * The first container named `name` in `spec[list]`, for a change in place: the list and the container are
+ * the pod's own (`owned` of ../../json.ts: a planned render's shared parts are copied first). `spec` must be
+ * writable.
+ */
+export function ownedContainer(spec: JsonObject, list: ContainerList, name: string): JsonObject | undefined {
+  if (!Array.isArray(spec[list])) return undefined;
+  const items = owned<Json[]>(spec, list)!;
+  const i = items.findIndex((c) => isJsonObject(c) && c.name === name);
+  return i >= 0 ? owned<JsonObject>(items, i) : undefined;
+}
+
+/** `findContainerInSpec`, for a change in place (`ownedContainer`). */
+export function ownedContainerInSpec(name: string, spec: JsonObject): JsonObject | undefined {
+  return ownedContainer(spec, 'containers', name) ?? ownedContainer(spec, 'initContainers', name);
 }
 
 /** The `istio-proxy` container of a pod spec, in containers or init containers (Istio `FindSidecar`). */

@@ -6,7 +6,7 @@ import { TEMPLATES } from '../templates.gen.ts';
 import { PRECOMPILED } from '../templates-precompiled.gen.js';
 import { ISTIO_PLAN_RULES, ISTIO_TEMPLATE_FUNCTIONS } from './template-functions.ts';
 import { plannedPodPorts, type IstioTemplateData } from './template-data.ts';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, owned } from '../../json.ts';
 import { createPlanner, type PlanSource } from '../../render/plans.ts';
 
 /** The Istio engine: shared helpers plus Istio's own, with the built-in templates precompiled at build. */
@@ -68,22 +68,46 @@ const PROBE_INT_FIELDS = ['initialDelaySeconds', 'timeoutSeconds', 'periodSecond
  * `imagePullPolicy` is dropped. Everything else is kept as rendered.
  */
 function normalizeContainer(c: JsonObject): void {
-  if (Array.isArray(c.env)) {
-    for (const e of c.env) if (isJsonObject(e) && e.value === '') delete e.value;
+  // Changed as the pod's own copies (`owned`): the container may hold a planned render's shared parts.
+  if (Array.isArray(c.env) && c.env.some(isEmptyEnvValue)) {
+    const env = owned<Json[]>(c, 'env')!;
+    for (let i = 0; i < env.length; i++) if (isEmptyEnvValue(env[i])) delete owned<JsonObject>(env, i)!.value;
   }
-  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
-    const p = c[probe];
-    if (!isJsonObject(p)) continue;
+  for (const probe of PROBES) {
+    if (!hasZeroCounter(c[probe])) continue;
+    const p = owned<JsonObject>(c, probe)!;
     for (const f of PROBE_INT_FIELDS) if (p[f] === 0) delete p[f];
   }
   if (c.imagePullPolicy === '') delete c.imagePullPolicy;
 }
 
-/** The Go-typed round-trip artifacts of a (merged) pod spec: empty env values, zero probe counters, empty pull policy. In place. */
+const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'];
+
+function isEmptyEnvValue(e: Json | undefined): boolean {
+  return isJsonObject(e) && e.value === '';
+}
+
+function hasZeroCounter(p: Json | undefined): boolean {
+  return isJsonObject(p) && PROBE_INT_FIELDS.some((f) => p[f] === 0);
+}
+
+/** Whether `normalizeContainer` would change `c`. */
+function needsNormalizing(c: JsonObject): boolean {
+  return (Array.isArray(c.env) && c.env.some(isEmptyEnvValue)) || PROBES.some((k) => hasZeroCounter(c[k])) || c.imagePullPolicy === '';
+}
+
+/**
+ * The Go-typed round-trip artifacts of a (merged) pod spec: empty env values, zero probe counters, empty
+ * pull policy. In place (`spec` must be writable; shared parts of a planned render are copied first).
+ */
 export function normalizeFragment(spec: JsonObject): void {
   for (const key of ['initContainers', 'containers']) {
     const list = spec[key];
-    if (Array.isArray(list)) for (const c of list) if (isJsonObject(c)) normalizeContainer(c);
+    if (!Array.isArray(list)) continue;
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i];
+      if (isJsonObject(c) && needsNormalizing(c)) normalizeContainer(owned<JsonObject>(owned<Json[]>(spec, key)!, i)!);
+    }
   }
 }
 
