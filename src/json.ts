@@ -31,8 +31,8 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
  * is strict code), so text written for one (`emit-block.ts`) or proven to read as one (`fragment-reader.ts`)
  * is reused, keyed by the object. Every object inside a shared subtree is shared too.
  *
- * Code that changes a pod in place takes its own copy of a shared part first (`owned`); `cloneJson` of a
- * shared subtree is an ordinary, writable copy. A driver that writes into a shared part anyway fails, and
+ * Code that changes a pod in place takes its own copy of each shared level it writes to first (`owned`);
+ * `cloneJson` of a shared subtree is an ordinary, writable deep copy. A driver that writes into a shared part anyway fails, and
  * the pipeline injects that workload again without plans (pipeline.ts `injectWorkload`).
  */
 const SHARED = new WeakSet<object>();
@@ -51,19 +51,26 @@ export function share<T extends Json>(v: T): T {
 }
 
 /** Whether `v` is a shared, deep-frozen collection (`share`). */
-export function isShared(v: unknown): v is object {
+export function isShared(v: unknown): boolean {
   return typeof v === 'object' && v !== null && SHARED.has(v);
 }
 
 /**
- * `parent[key]`, ready to be changed in place: a shared value (`share`) is first replaced by a writable copy
- * of it (`cloneJson`). `parent` itself must be writable (`owned` of its own parent, or a fresh object).
- * Returns the value (undefined when absent), which is then `parent[key]`.
+ * `parent[key]`, ready to be changed in place: a shared value (`share`) is first replaced by a shallow,
+ * writable copy of it, whose own values stay shared (copy on write: a change deeper down takes its own
+ * `owned` of each level on the way, and what it leaves alone stays shared, with its text written once).
+ * `parent` itself must be writable (`owned` of its own parent, or a fresh object). Returns the value
+ * (undefined when absent), which is then `parent[key]`.
  */
 export function owned<T extends Json>(parent: { [key: string]: Json } | Json[], key: string | number): T | undefined {
   const v = (parent as Record<string, Json>)[key as string];
-  if (v === undefined || !isShared(v)) return v as T | undefined;
-  const copy = copyJson(v as Json);
+  if (v === undefined || v === null || !SHARED.has(v as object)) return v as T | undefined;
+  let copy: Json[] | JsonObject;
+  if (Array.isArray(v)) copy = v.slice();
+  else {
+    copy = {};
+    for (const k in v as JsonObject) setOwn(copy, k, (v as JsonObject)[k]!);
+  }
   (parent as Record<string, Json>)[key as string] = copy;
   return copy as T;
 }

@@ -406,3 +406,67 @@ t.test('the read-back verifier on what injection writes: every real edited resou
     t.equal(verifyFragmentFast(key, read, readsAs), undefined, 'text that reads otherwise is not proven');
   }
 });
+
+/** A line put into a text at a line start: what could follow a proven span (a key, an entry, deeper text, a comment). */
+const insertedLine = fc.tuple(fc.nat(), fc.nat({ max: 10 }), fc.constantFrom('extra: 1', '- 2', 'x', '# note', '', 'k: [1', '|', 'a: b: c'));
+
+t.test('proven spans: a shared subtree is compared by its text once proven, and nothing changes but speed', async (t) => {
+  const { verifyFragmentFast } = await import('../src/yaml/fragment-reader.ts');
+  const { readsAs } = await import('../src/yaml/read-back.ts');
+  const { share, cloneJson } = await import('../src/json.ts');
+  let skipsPossible = 0;
+  let agreed = 0;
+  fc.assert(
+    fc.property(tree, fc.boolean(), edit, insertedLine, (g, comments, e, [lineAt, indent, line]) => {
+      const root = g.kind === 'map' && !g.flow ? g : { kind: 'map' as const, entries: [['spec', g] as [string, Gen]], flow: false, trailing: false, multiline: false };
+      const text = block(root, 0, 1, comments);
+      const read = readFragmentFast(text);
+      if (read === undefined) return true;
+      // Every collection of the expected data is shared (deep-frozen), as a plan's token-free parts are.
+      const expected = share(cloneJson(read));
+      // A warm comparison (spans proven on the pristine text first) and a cold one (a comparison of its own,
+      // so no spans) must answer alike on the pristine text and on changed ones.
+      const warm = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
+      const first = verifyFragmentFast(text, expected, warm);
+      const again = verifyFragmentFast(text, expected, warm);
+      if (first !== again) throw new Error(`a second comparison of the same text answers ${again}, the first ${first}: ${JSON.stringify(text)}`);
+      if (first) skipsPossible++;
+      const lines = text.split('\n');
+      const at = lineAt % lines.length;
+      const changed = [
+        e ? text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1)) : text,
+        [...lines.slice(0, at), ' '.repeat(indent) + line, ...lines.slice(at)].join('\n'),
+      ];
+      for (const c of changed) {
+        const hot = verifyFragmentFast(c, expected, warm);
+        const cold = verifyFragmentFast(c, expected, (a, b) => readsAs(a, b));
+        if (hot !== cold) throw new Error(`with proven spans: ${hot}, without: ${cold}, for ${JSON.stringify(c)} (proven on ${JSON.stringify(text)})`);
+        if (hot) {
+          const r = readFragmentFast(c);
+          if (r === undefined || !readsAs(r, expected)) throw new Error(`proven, but reads as ${JSON.stringify(r)}: ${JSON.stringify(c)}`);
+        }
+        agreed++;
+      }
+      return true;
+    }),
+    { numRuns: NUM_RUNS },
+  );
+  t.ok(skipsPossible > NUM_RUNS / 4, `${skipsPossible} texts proven with shared expectations (spans recorded), ${agreed} changed texts answered alike with and without them`);
+});
+
+t.test('proven spans: a span is reused only where the node ends the same way', async (t) => {
+  const { verifyFragmentFast } = await import('../src/yaml/fragment-reader.ts');
+  const { readsAs } = await import('../src/yaml/read-back.ts');
+  const { share } = await import('../src/json.ts');
+  const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
+  const probe = share({ httpGet: { path: '/ready', port: 15021 }, periodSeconds: 1 });
+  const exp = (extra?: Json) => ({ containers: [{ name: 'p', readinessProbe: probe, ...(extra === undefined ? {} : { image: extra }) }] });
+  const base = 'containers:\n- name: p\n  readinessProbe:\n    httpGet:\n      path: /ready\n      port: 15021\n    periodSeconds: 1\n';
+  t.equal(verifyFragmentFast(base, exp(), same), true, 'proven line by line, the probe\'s span recorded');
+  t.equal(verifyFragmentFast(base + '  image: x\n', exp('x'), same), true, 'the same span, then a key of the container: proven');
+  t.equal(verifyFragmentFast(base + '    failureThreshold: 3\n', exp(), same), undefined, 'the same span, then one more key of the probe: not proven (it reads otherwise)');
+  t.equal(verifyFragmentFast(base + '      scheme: HTTP\n', exp(), same), undefined, 'the same span, then a deeper line: not proven');
+  t.equal(verifyFragmentFast(base.replace('15021', '15022'), exp(), same), undefined, 'another port inside the span: not proven');
+  t.equal(verifyFragmentFast(base.replace('periodSeconds: 1', 'periodSeconds: 1 # every second'), exp(), same), true, 'a comment inside: compared line by line, proven');
+  t.equal(verifyFragmentFast(`${base}# trailing comment\n  image: x\n`, exp('x'), same), true, 'a comment after the span does not belong to it');
+});

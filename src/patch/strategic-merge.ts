@@ -100,8 +100,8 @@ export { cloneJson } from '../json.ts';
 function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
   if (!isShared(v)) return checkPlain(v, schema);
   // A shared subtree (a sidecar plan's token-free part) cannot change: checked once per schema.
-  let bySchema = PLAIN_SHARED.get(v);
-  if (!bySchema) PLAIN_SHARED.set(v, (bySchema = new Map()));
+  let bySchema = PLAIN_SHARED.get(v as object);
+  if (!bySchema) PLAIN_SHARED.set(v as object, (bySchema = new Map()));
   let plain = bySchema.get(schema);
   if (plain === undefined) bySchema.set(schema, (plain = checkPlain(v, schema)));
   return plain;

@@ -176,7 +176,7 @@ function sharedText(v: object, afterDash: boolean, column: number, style: BlockS
  * `indent` is the column of the key this value belongs to.
  */
 export function emitAfterKey(v: Json, keyColumn: number, style: BlockStyle): string {
-  if (isShared(v)) return sharedText(v, false, keyColumn, style, () => afterKey(v, keyColumn, style));
+  if (isShared(v)) return sharedText(v as object, false, keyColumn, style, () => afterKey(v, keyColumn, style));
   return afterKey(v, keyColumn, style);
 }
 
@@ -209,7 +209,7 @@ function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, p
 
 /** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
 export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): string {
-  if (isShared(v)) return sharedText(v, true, dashColumn, style, () => afterDash(v, dashColumn, style));
+  if (isShared(v)) return sharedText(v as object, true, dashColumn, style, () => afterDash(v, dashColumn, style));
   return afterDash(v, dashColumn, style);
 }
 

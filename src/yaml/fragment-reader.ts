@@ -452,7 +452,7 @@ class FragmentVerifier extends LineReader {
     if (!isShared(exp)) return verify();
     const first = this.line(this.pos)!.index;
     const from = this.starts[first]!;
-    const spans = this.proven.get(exp);
+    const spans = this.proven.get(exp as object);
     if (spans) {
       for (const span of spans) {
         if (this.text.substr(from, span.text.length) !== span.text) continue;
@@ -472,7 +472,7 @@ class FragmentVerifier extends LineReader {
       while (last > first && this.scanLine(last) === undefined) last--;
       if (last + 1 < this.starts.length) {
         const span: ProvenSpan = { text: this.text.slice(from, this.starts[last + 1]), lines: last + 1 - first };
-        if (!spans) this.proven.set(exp, [span]);
+        if (!spans) this.proven.set(exp as object, [span]);
         else if (spans.length < MAX_SPANS) spans.push(span);
       }
     }

@@ -50,6 +50,24 @@ export function ownedContainerInSpec(name: string, spec: JsonObject): JsonObject
   return ownedContainer(spec, 'containers', name) ?? ownedContainer(spec, 'initContainers', name);
 }
 
+/**
+ * Makes the frame of `pod` its own (`owned`), for the steps that change a pod in place (Istio
+ * `postProcessPod`): its metadata with labels and annotations, its spec, the container and init container
+ * lists and each container in them. What lies deeper stays shared until a step takes it (`envOf`).
+ */
+export function ownPodFrame(pod: PodTemplate): void {
+  const p = pod as unknown as JsonObject;
+  owned(p, 'metadata');
+  owned(pod.metadata as JsonObject, 'labels');
+  owned(pod.metadata as JsonObject, 'annotations');
+  const spec = owned<JsonObject>(p, 'spec')!;
+  for (const list of ['containers', 'initContainers'] as const) {
+    if (!Array.isArray(spec[list])) continue;
+    const items = owned<Json[]>(spec, list)!;
+    for (let i = 0; i < items.length; i++) owned(items, i);
+  }
+}
+
 /** The `istio-proxy` container of a pod spec, in containers or init containers (Istio `FindSidecar`). */
 export function findSidecar(spec: JsonObject): JsonObject | undefined {
   return findContainerInSpec(PROXY_CONTAINER, spec);
@@ -81,18 +99,18 @@ export function setContainers(spec: JsonObject, list: ContainerList, value: Json
 
 /** The pod's annotations, created when missing. */
 export function annotationsOf(pod: PodTemplate): Record<string, string> {
-  return (pod.metadata.annotations ??= {});
+  return (owned(pod.metadata as JsonObject, 'annotations') as Record<string, string> | undefined) ?? (pod.metadata.annotations = {});
 }
 
-/** The pod's labels, created when missing. */
+/** The pod's labels, created when missing; writable (`owned`: `pod.metadata` must be). */
 export function labelsOf(pod: PodTemplate): Record<string, string> {
-  return (pod.metadata.labels ??= {});
+  return (owned(pod.metadata as JsonObject, 'labels') as Record<string, string> | undefined) ?? (pod.metadata.labels = {});
 }
 
-/** The `env` list of a container, created when missing. */
+/** The `env` list of a container, created when missing; writable (`owned`: `container` must be). */
 export function envOf(container: JsonObject): JsonObject[] {
   if (!Array.isArray(container.env)) container.env = [];
-  return container.env as JsonObject[];
+  return owned<JsonObject[]>(container, 'env')!;
 }
 
 /** Go `strconv.ParseBool`: `1 t T TRUE true True` / `0 f F FALSE false False`; undefined otherwise. */

@@ -8,7 +8,7 @@ import { applyPrometheusMerge, applySecurePrometheusAnnotation } from './prometh
 import { applyRewrite } from './probes.ts';
 import { reorderPod } from './reorder.ts';
 import { injectionStatusValue, STATUS_ANNOTATION } from './status.ts';
-import { annotationsOf, envOf, findSidecar, labelsOf } from './pod-fields.ts';
+import { annotationsOf, envOf, findSidecar, labelsOf, ownPodFrame } from './pod-fields.ts';
 
 /** Label carrying the pod's network (read before injection, written after). */
 export const NETWORK_LABEL = 'topology.istio.io/network';
@@ -78,6 +78,8 @@ export function applyMetadata(pod: PodTemplate, p: PostProcessParams): void {
  * @throws InjectError for invalid prometheus scrape targets
  */
 export function postProcessPod(pod: PodTemplate, p: PostProcessParams): void {
+  // The steps below change the pod's frame in place; parts of a planned render in it are shared (`owned`).
+  ownPodFrame(pod);
   overwriteClusterInfo(pod, p.proxyEnvs);
   applyPrometheusMerge(pod, p.meshConfig, p.statusPort);
   applySecurePrometheusAnnotation(pod);

@@ -5,7 +5,7 @@
  * `DumpAppProbers`, `patchRewriteProbe`, `mergeOrAppendProbers` (pkg/kube/inject/app_probe.go, webhook.go;
  * istio-injection.md §6.7).
  */
-import { cloneJson, isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject, owned } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { STATUS_ANNOTATION } from './status.ts';
 import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
@@ -126,9 +126,9 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
     }
     if (isJsonObject(c.lifecycle)) {
       const pre = convertHandler(c.lifecycle.preStop, urls.prestopz, statusPort, false);
-      if (pre) c.lifecycle.preStop = pre;
-      const post = convertHandler(c.lifecycle.postStart, urls.poststartz, statusPort, false);
-      if (post) c.lifecycle.postStart = post;
+      if (pre) owned<JsonObject>(c, 'lifecycle')!.preStop = pre;
+      const post = convertHandler((c.lifecycle as JsonObject).postStart, urls.poststartz, statusPort, false);
+      if (post) owned<JsonObject>(c, 'lifecycle')!.postStart = post;
     }
   }
 }
