@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import type { Json } from '../model.ts';
-import { isJsonObject, isShared } from '../json.ts';
+import { isJsonObject, isShared, share } from '../json.ts';
 import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
 import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
 
@@ -11,15 +11,20 @@ import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, un
  * The fast reader (`readFragmentFast`) reads the subset templates produce and declines the rest, which
  * `yaml` reads instead. Returns the document's data (null for an empty text).
  *
+ * `shareRepeated` (for rendered templates, whose text repeats from one workload to the next): what the
+ * fast reader reads is shared (`share` of ../json.ts: deep-frozen, the same objects for the same text, see
+ * `FastReader.viaRead`), so a caller must take its own copy of a part before changing it (`owned`).
+ *
  * @throws the `yaml` package's error for text that is not YAML
  */
-export function parseFragment(text: string): Json {
-  const fast = readFragmentFast(text);
+export function parseFragment(text: string, shareRepeated = false): Json {
+  const fast = readFragmentFast(text, shareRepeated);
   return fast !== undefined ? fast : (parse(text, FRAGMENT_YAML_OPTIONS) as Json);
 }
 
 /**
- * The fast fragment reader: the data of `text`, or `undefined` where it declines. It reads block maps and
+ * The fast fragment reader: the data of `text`, or `undefined` where it declines (`shareRepeated` as for
+ * `parseFragment`). It reads block maps and
  * sequences, plain / single- / double-quoted scalars, `|` literal block scalars (any chomping), flow
  * collections (`readFlow`, trailing commas allowed, spread over lines), comments and blank lines.
  *
@@ -31,9 +36,9 @@ export function parseFragment(text: string): Json {
  * hold exactly (`0x1f`, `0644`, `1_000`, `1:20`, `.inf`, integers beyond 2^53: `scalars.ts`), and any
  * structure it does not recognise (wrong indentation, `a: b: c`, text after a flow collection).
  */
-export function readFragmentFast(text: string): Json | undefined {
+export function readFragmentFast(text: string, shareRepeated = false): Json | undefined {
   try {
-    return new FastReader(text).document();
+    return new FastReader(text, shareRepeated).document();
   } catch (e) {
     if (e instanceof Declined) return undefined;
     throw e;
@@ -119,6 +124,40 @@ abstract class LineReader {
       if (l) return l;
     }
     return undefined;
+  }
+
+  /**
+   * Whether structural line `next` (undefined: the end of the text) ends a node at column `c` (its keys' column,
+   * or its dashes' for a block sequence): a line left of `c`, or, after a sequence, one at `c` that is not an entry.
+   */
+  protected endsNode(next: Line | undefined, c: number, seqNode: boolean): boolean {
+    return next === undefined || next.indent < c || (seqNode && next.indent === c && !isEntry(next.text));
+  }
+
+  /**
+   * The span of the node that started at raw line `first` and was just read (`pos` is past it), for reuse
+   * (see `FragmentVerifier.viaProven`): whole raw lines from the start of its first to the end of its last
+   * structural line. Undefined where a span would not prove the node: the node read raw lines past its own
+   * (a block scalar or a flow collection over several lines read since `reads`), does not end as `endsNode`
+   * says, or its last line has no line break.
+   */
+  protected spanOf(first: number, reads: number, c: number, seqNode: boolean): ProvenSpan | undefined {
+    if (this.rawReads !== reads) return undefined;
+    const next = this.line(this.pos);
+    if (!this.endsNode(next, c, seqNode)) return undefined;
+    let last = (next ? next.index : this.rawCount) - 1;
+    while (last > first && this.scanLine(last) === undefined) last--;
+    if (last + 1 >= this.starts.length) return undefined;
+    return { text: this.text.slice(this.starts[first]!, this.starts[last + 1]), lines: last + 1 - first };
+  }
+
+  /** Whether `span` stands at the start of raw line `first` and ends the node there (`endsNode`); if so, moves past it. */
+  protected skipSpan(span: ProvenSpan, first: number, c: number, seqNode: boolean): boolean {
+    if (this.text.substr(this.starts[first]!, span.text.length) !== span.text) return false;
+    const after = first + span.lines;
+    if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
+    this.skipTo(after);
+    return true;
   }
 
   /** Puts `l` in place of structural line `p` (already read): a `- ` entry's content seen at its own column. */
@@ -297,8 +336,52 @@ abstract class LineReader {
   }
 }
 
+/** A span read before (`FastReader` with `shareRepeated`), and the shared data it reads as. */
+interface ReadSpan extends ProvenSpan {
+  readonly value: Json;
+}
+
+/**
+ * Spans of rendered text read before, by their first raw line (`shareRepeated` of `readFragmentFast`).
+ * Template output repeats most of its text from one workload to the next (the proxy's probes, security
+ * context, volume mounts, the volumes): read once, shared after. Bounded: cleared when full.
+ */
+const READ_SPANS = new Map<string, ReadSpan[]>();
+const MAX_READ_SPAN_KEYS = 8192;
+
 /** Reads the block structure into data (`readFragmentFast`). */
 class FastReader extends LineReader {
+  constructor(
+    text: string,
+    private readonly shareRepeated: boolean,
+  ) {
+    super(text);
+  }
+
+  /**
+   * The node whose first line is structural line `pos` (at column `c`; `seqNode`: a block sequence), by `read`;
+   * with `shareRepeated`, a collection is shared (`share` of ../json.ts) and remembered by its span, and a
+   * span read before gives its data again without reading (the argument of `FragmentVerifier.viaProven`).
+   */
+  private viaRead(c: number, seqNode: boolean, read: () => Json): Json {
+    if (!this.shareRepeated) return read();
+    const first = this.line(this.pos)!.index;
+    const key = this.rawLine(first);
+    const spans = READ_SPANS.get(key);
+    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, seqNode)) return span.value;
+    const reads = this.rawReads;
+    const value = read();
+    if (typeof value !== 'object' || value === null) return value;
+    const span = this.spanOf(first, reads, c, seqNode);
+    if (span) {
+      if (!spans && READ_SPANS.size >= MAX_READ_SPAN_KEYS) READ_SPANS.clear();
+      const entry: ReadSpan = { ...span, value: share(value) };
+      if (!spans) READ_SPANS.set(key, [entry]);
+      else if (spans.length < MAX_SPANS) spans.push(entry);
+    }
+    return value;
+  }
+
   document(): Json {
     const first = this.line(0);
     if (first === undefined) return null;
@@ -329,14 +412,14 @@ class FastReader extends LineReader {
       if (rest === '' || rest[0] === '#') {
         this.pos++;
         const next = this.line(this.pos);
-        out.push(next && next.indent > indent ? this.node(next.indent) : null);
+        out.push(next && next.indent > indent ? this.viaRead(next.indent, isEntry(next.text), () => this.node(next.indent)) : null);
         continue;
       }
       // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
       const col = indent + (line.text.length - rest.length);
       this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
       if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
-        out.push(this.node(col));
+        out.push(this.viaRead(col, isEntry(rest), () => this.node(col)));
       } else {
         this.pos++;
         out.push(this.inlineValue(rest, line, indent));
@@ -361,8 +444,8 @@ class FastReader extends LineReader {
       let value: Json;
       if (rest === '' || rest[0] === '#') {
         const next = this.line(this.pos);
-        if (next && next.indent > indent) value = this.node(next.indent);
-        else if (next && next.indent === indent && (next.text === '-' || next.text.startsWith('- '))) value = this.seq(indent);
+        if (next && next.indent > indent) value = this.viaRead(next.indent, isEntry(next.text), () => this.node(next.indent));
+        else if (next && next.indent === indent && isEntry(next.text)) value = this.viaRead(indent, true, () => this.seq(indent));
         else value = null;
       } else {
         value = this.inlineValue(rest, line, indent);
@@ -451,37 +534,16 @@ class FragmentVerifier extends LineReader {
   private viaProven(exp: Json | undefined, c: number, seqNode: boolean, verify: () => boolean): boolean {
     if (!isShared(exp)) return verify();
     const first = this.line(this.pos)!.index;
-    const from = this.starts[first]!;
     const spans = this.proven.get(exp as object);
-    if (spans) {
-      for (const span of spans) {
-        if (this.text.substr(from, span.text.length) !== span.text) continue;
-        const after = first + span.lines;
-        if (this.endsNode(this.peekFrom(after), c, seqNode)) {
-          this.skipTo(after);
-          return true;
-        }
-      }
-    }
+    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, seqNode)) return true;
     const reads = this.rawReads;
     const ok = verify();
-    const next = ok && this.rawReads === reads ? this.line(this.pos) : undefined;
-    if (ok && this.rawReads === reads && this.endsNode(next, c, seqNode)) {
-      // The node's last line: the last structural line before the next one (comments after it are not its own).
-      let last = (next ? next.index : this.rawCount) - 1;
-      while (last > first && this.scanLine(last) === undefined) last--;
-      if (last + 1 < this.starts.length) {
-        const span: ProvenSpan = { text: this.text.slice(from, this.starts[last + 1]), lines: last + 1 - first };
-        if (!spans) this.proven.set(exp as object, [span]);
-        else if (spans.length < MAX_SPANS) spans.push(span);
-      }
+    const span = ok ? this.spanOf(first, reads, c, seqNode) : undefined;
+    if (span) {
+      if (!spans) this.proven.set(exp as object, [span]);
+      else if (spans.length < MAX_SPANS) spans.push(span);
     }
     return ok;
-  }
-
-  /** Whether structural line `next` (undefined: the end of the text) ends a node at column `c` (see `viaProven`). */
-  private endsNode(next: Line | undefined, c: number, seqNode: boolean): boolean {
-    return next === undefined || next.indent < c || (seqNode && next.indent === c && !isEntry(next.text));
   }
 
   document(exp: Json | undefined): boolean {
