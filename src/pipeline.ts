@@ -334,15 +334,17 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
  * With plans on, parts of a planned render are shared between workloads and frozen (../json.ts `share`):
  * a driver that changes one in place, rather than its own copy (`owned`), throws, and the injection it
  * would have made without plans is the right one. Under plan verification (the test suite's preload,
- * `MESHINJECT_VERIFY_PLANS=1`) a failure that the second try does not repeat is such a defect, and throws
- * an internal error naming it instead.
+ * `MESHINJECT_VERIFY_PLANS=1`) a failure that the second try does not repeat is a defect of the planned
+ * path (such a write, or a plan that differs from a full render), and throws an internal error naming it.
  * @throws the second try's error, or `failure` (see above)
  */
 function againWithoutPlans<T>(failure: unknown, once: () => T): T {
   const plans = planSwitches();
   if (!plans.enabled) throw failure;
   const done = withoutPlans(once);
-  if (plans.verify) throw new Error(`a driver changed a shared part of a planned render in place (take it with owned() first): ${(failure as Error)?.message ?? String(failure)}`);
+  if (plans.verify) {
+    throw new Error(`the injection failed with plans and succeeded without them (a driver that changes a shared part in place takes it with owned() first): ${(failure as Error)?.message ?? String(failure)}`);
+  }
   return done;
 }
 

@@ -13,7 +13,7 @@ import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, un
  *
  * `shareRepeated` (for rendered templates, whose text repeats from one workload to the next): what the
  * fast reader reads is shared (`share` of ../json.ts: deep-frozen, the same objects for the same text, see
- * `FastReader.viaRead`), so a caller must take its own copy of a part before changing it (`owned`).
+ * `FastReader.nodeAt`), so a caller must take its own copy of a part before changing it (`owned`).
  *
  * @throws the `yaml` package's error for text that is not YAML
  */
@@ -103,7 +103,7 @@ abstract class LineReader {
 
   /**
    * Structural line `p` (not blank, not only a comment), read from the raw lines on first use: a reader
-   * that skips a proven span (`FragmentVerifier.viaProven`) never splits the lines inside it. Undefined past
+   * that skips a proven span (`FragmentVerifier.nodeAt`) never splits the lines inside it. Undefined past
    * the last line.
    * @throws Declined at a document marker or directive (`---`, `...`, `%`)
    */
@@ -136,23 +136,27 @@ abstract class LineReader {
 
   /**
    * The span of the node that started at raw line `first` and was just read (`pos` is past it), for reuse
-   * (see `FragmentVerifier.viaProven`): whole raw lines from the start of its first to the end of its last
+   * (see `FragmentVerifier.nodeAt`): whole raw lines from the start of its first to the end of its last
    * structural line. Undefined where a span would not prove the node: the node read raw lines past its own
    * (a block scalar or a flow collection over several lines read since `reads`), does not end as `endsNode`
    * says, or its last line has no line break.
    */
-  protected spanOf(first: number, reads: number, c: number, seqNode: boolean): ProvenSpan | undefined {
+  protected spanOf(first: number, reads: number, c: number, indentlessSeq: boolean, seqNode: boolean): ProvenSpan | undefined {
     if (this.rawReads !== reads) return undefined;
     const next = this.line(this.pos);
     if (!this.endsNode(next, c, seqNode)) return undefined;
     let last = (next ? next.index : this.rawCount) - 1;
     while (last > first && this.scanLine(last) === undefined) last--;
     if (last + 1 >= this.starts.length) return undefined;
-    return { text: this.text.slice(this.starts[first]!, this.starts[last + 1]), lines: last + 1 - first };
+    return { text: this.text.slice(this.starts[first]!, this.starts[last + 1]), lines: last + 1 - first, column: c, indentlessSeq };
   }
 
-  /** Whether `span` stands at the start of raw line `first` and ends the node there (`endsNode`); if so, moves past it. */
-  protected skipSpan(span: ProvenSpan, first: number, c: number, seqNode: boolean): boolean {
+  /**
+   * Whether `span` stands at the start of raw line `first`, is read the same way (column `c`, `indentlessSeq`)
+   * and ends the node there (`endsNode`); if so, moves past it.
+   */
+  protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
+    if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
     if (this.text.substr(this.starts[first]!, span.text.length) !== span.text) return false;
     const after = first + span.lines;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
@@ -359,20 +363,22 @@ class FastReader extends LineReader {
   }
 
   /**
-   * The node whose first line is structural line `pos` (at column `c`; `seqNode`: a block sequence), by `read`;
-   * with `shareRepeated`, a collection is shared (`share` of ../json.ts) and remembered by its span, and a
-   * span read before gives its data again without reading (the argument of `FragmentVerifier.viaProven`).
+   * The node whose first line is structural line `pos`, at column `c` (`indentlessSeq`: a block sequence at
+   * its key's column, read by `seq`, else by `node`); with `shareRepeated`, a collection is shared (`share` of ../json.ts) and remembered by its span, and a
+   * span read before gives its data again without reading (the argument of `FragmentVerifier.nodeAt`).
    */
-  private viaRead(c: number, seqNode: boolean, read: () => Json): Json {
-    if (!this.shareRepeated) return read();
-    const first = this.line(this.pos)!.index;
+  private nodeAt(c: number, indentlessSeq: boolean): Json {
+    if (!this.shareRepeated) return indentlessSeq ? this.seq(c) : this.node(c);
+    const line = this.line(this.pos)!;
+    const first = line.index;
+    const seqNode = indentlessSeq || isEntry(line.text);
     const key = this.rawLine(first);
     const spans = READ_SPANS.get(key);
-    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, seqNode)) return span.value;
+    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, indentlessSeq, seqNode)) return span.value;
     const reads = this.rawReads;
-    const value = read();
+    const value = indentlessSeq ? this.seq(c) : this.node(c);
     if (typeof value !== 'object' || value === null) return value;
-    const span = this.spanOf(first, reads, c, seqNode);
+    const span = this.spanOf(first, reads, c, indentlessSeq, seqNode);
     if (span) {
       if (!spans && READ_SPANS.size >= MAX_READ_SPAN_KEYS) READ_SPANS.clear();
       const entry: ReadSpan = { ...span, value: share(value) };
@@ -412,14 +418,14 @@ class FastReader extends LineReader {
       if (rest === '' || rest[0] === '#') {
         this.pos++;
         const next = this.line(this.pos);
-        out.push(next && next.indent > indent ? this.viaRead(next.indent, isEntry(next.text), () => this.node(next.indent)) : null);
+        out.push(next && next.indent > indent ? this.nodeAt(next.indent, false) : null);
         continue;
       }
       // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
       const col = indent + (line.text.length - rest.length);
       this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
       if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
-        out.push(this.viaRead(col, isEntry(rest), () => this.node(col)));
+        out.push(this.nodeAt(col, false));
       } else {
         this.pos++;
         out.push(this.inlineValue(rest, line, indent));
@@ -444,8 +450,8 @@ class FastReader extends LineReader {
       let value: Json;
       if (rest === '' || rest[0] === '#') {
         const next = this.line(this.pos);
-        if (next && next.indent > indent) value = this.viaRead(next.indent, isEntry(next.text), () => this.node(next.indent));
-        else if (next && next.indent === indent && isEntry(next.text)) value = this.viaRead(indent, true, () => this.seq(indent));
+        if (next && next.indent > indent) value = this.nodeAt(next.indent, false);
+        else if (next && next.indent === indent && isEntry(next.text)) value = this.nodeAt(indent, true);
         else value = null;
       } else {
         value = this.inlineValue(rest, line, indent);
@@ -480,12 +486,19 @@ interface ProvenSpan {
   readonly text: string;
   /** How many raw lines it holds. */
   readonly lines: number;
+  /**
+   * How it was read: the node's column, and whether as a sequence at its key's column (`seq`) or as a
+   * node (`node`). The same text read another way reads otherwise (a one-entry list `- name: x` is a list
+   * at the dash's column and a map at the key's), so a span is reused only where it is read the same way.
+   */
+  readonly column: number;
+  readonly indentlessSeq: boolean;
 }
 
 /**
  * Spans proven to read as a shared subtree (`isShared` of ../json.ts), per comparison and object (at most
  * `MAX_SPANS` each: a subtree is written at a few columns at most). A shared subtree is deep-frozen, so a
- * span proven once reads as it wherever the same span stands in the same way (see `viaProven`).
+ * span proven once reads as it wherever the same span stands in the same way (see `nodeAt`).
  */
 const PROVEN = new WeakMap<object, WeakMap<object, ProvenSpan[]>>();
 const MAX_SPANS = 4;
@@ -499,7 +512,7 @@ function isEntry(t: string): boolean {
  * each value with the expected one instead of building it. Any method returns false at the first difference.
  *
  * A node expected to be a shared subtree is compared once per distinct text: the first time line by line,
- * later by its text alone (`viaProven`). Injection writes the same proxy container parts into every workload
+ * later by its text alone (`nodeAt`). Injection writes the same proxy container parts into every workload
  * a sidecar plan serves, so most of an injected resource is proven by comparing text.
  */
 class FragmentVerifier extends LineReader {
@@ -516,8 +529,9 @@ class FragmentVerifier extends LineReader {
   }
 
   /**
-   * Whether the node whose first line is structural line `pos` reads as `exp`, by `verify` (which compares
-   * it line by line and consumes it) or, for a shared `exp`, by a span proven before.
+   * Whether the node whose first line is structural line `pos`, at column `c`, reads as `exp`
+   * (`indentlessSeq`: a block sequence at its key's column, compared by `seq`, else by `node`): line by line,
+   * or, for a shared `exp`, by a span proven before.
    *
    * Why a span proves the node: the node's lines are read from its raw text alone, given where it ends. A
    * node at column `c` (its keys' column, or its dashes' for a sequence) ends at the first line after it
@@ -528,17 +542,17 @@ class FragmentVerifier extends LineReader {
    * as above, the node reads as it did where the span was proven, which was as `exp`; a shared `exp` cannot
    * have changed since (deep-frozen). Any other case is compared line by line.
    *
-   * @param c the column of the node's lines
-   * @param seqNode whether the node is a block sequence
    */
-  private viaProven(exp: Json | undefined, c: number, seqNode: boolean, verify: () => boolean): boolean {
-    if (!isShared(exp)) return verify();
-    const first = this.line(this.pos)!.index;
+  private nodeAt(c: number, indentlessSeq: boolean, exp: Json | undefined): boolean {
+    if (!isShared(exp)) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
+    const line = this.line(this.pos)!;
+    const first = line.index;
+    const seqNode = indentlessSeq || isEntry(line.text);
     const spans = this.proven.get(exp as object);
-    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, seqNode)) return true;
+    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, indentlessSeq, seqNode)) return true;
     const reads = this.rawReads;
-    const ok = verify();
-    const span = ok ? this.spanOf(first, reads, c, seqNode) : undefined;
+    const ok = indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
+    const span = ok ? this.spanOf(first, reads, c, indentlessSeq, seqNode) : undefined;
     if (span) {
       if (!spans) this.proven.set(exp as object, [span]);
       else if (spans.length < MAX_SPANS) spans.push(span);
@@ -578,12 +592,12 @@ class FragmentVerifier extends LineReader {
       if (rest === '' || rest[0] === '#') {
         this.pos++;
         const next = this.line(this.pos);
-        ok = next && next.indent > indent ? this.viaProven(e, next.indent, isEntry(next.text), () => this.node(next.indent, e)) : this.same(null, e);
+        ok = next && next.indent > indent ? this.nodeAt(next.indent, false, e) : this.same(null, e);
       } else {
         const col = indent + (line.text.length - rest.length);
         this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
         if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
-          ok = this.viaProven(e, col, isEntry(rest), () => this.node(col, e));
+          ok = this.nodeAt(col, false, e);
         } else {
           this.pos++;
           ok = this.same(this.inlineValue(rest, line, indent), e);
@@ -630,8 +644,8 @@ class FragmentVerifier extends LineReader {
       let ok: boolean;
       if (rest === '' || rest[0] === '#') {
         const next = this.line(this.pos);
-        if (next && next.indent > indent) ok = this.viaProven(e, next.indent, isEntry(next.text), () => this.node(next.indent, e));
-        else if (next && next.indent === indent && isEntry(next.text)) ok = this.viaProven(e, indent, true, () => this.seq(indent, e));
+        if (next && next.indent > indent) ok = this.nodeAt(next.indent, false, e);
+        else if (next && next.indent === indent && isEntry(next.text)) ok = this.nodeAt(indent, true, e);
         else ok = this.same(null, e);
       } else {
         ok = this.same(this.inlineValue(rest, line, indent), e);
