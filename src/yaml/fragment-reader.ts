@@ -148,7 +148,9 @@ abstract class LineReader {
     let last = (next ? next.index : this.rawCount) - 1;
     while (last > first && this.scanLine(last) === undefined) last--;
     if (last + 1 >= this.starts.length) return undefined;
-    return { text: this.text.slice(this.starts[first]!, this.starts[last + 1]), lines: last + 1 - first, column: c, indentlessSeq };
+    // A copy, not a slice: a slice would keep the whole text it was cut from alive for as long as the span.
+    const text = `${this.text.slice(this.starts[first]!, this.starts[last + 1])} `.slice(0, -1);
+    return { text, lines: last + 1 - first, column: c, indentlessSeq };
   }
 
   /**
@@ -364,8 +366,9 @@ class FastReader extends LineReader {
 
   /**
    * The node whose first line is structural line `pos`, at column `c` (`indentlessSeq`: a block sequence at
-   * its key's column, read by `seq`, else by `node`); with `shareRepeated`, a collection is shared (`share` of ../json.ts) and remembered by its span, and a
-   * span read before gives its data again without reading (the argument of `FragmentVerifier.nodeAt`).
+   * its key's column, read by `seq`, else by `node`). With `shareRepeated`, a collection read is shared
+   * (`share` of ../json.ts) and remembered by its span, and a span read before the same way gives its data
+   * again without reading it (why that is the same data: `FragmentVerifier.nodeAt`).
    */
   private nodeAt(c: number, indentlessSeq: boolean): Json {
     if (!this.shareRepeated) return indentlessSeq ? this.seq(c) : this.node(c);
@@ -538,9 +541,10 @@ class FragmentVerifier extends LineReader {
    * that is left of `c`, or, for a sequence, at `c` but not an entry. Its text is whole raw lines, from the
    * start of its first line (indentation, and a `- ` before a compact map, included) to the end of its last,
    * with no block scalar or multi-line flow collection (those read raw lines past the node: `rawReads`).
-   * So when the same span stands at the start of the node's first line and the line after it ends the node
-   * as above, the node reads as it did where the span was proven, which was as `exp`; a shared `exp` cannot
-   * have changed since (deep-frozen). Any other case is compared line by line.
+   * So when the same span stands at the start of the node's first line, is read the same way (the same
+   * column, as a list at its key's column or not) and the line after it ends the node as above, the node
+   * reads as it did where the span was proven, which was as `exp`; a shared `exp` cannot have changed since
+   * (deep-frozen). Any other case is compared line by line.
    *
    */
   private nodeAt(c: number, indentlessSeq: boolean, exp: Json | undefined): boolean {
