@@ -21,24 +21,12 @@ let lastLoc: { line: number; column: number } | { partial: string } | undefined;
 const written: number[] = [];
 
 type Block = (this: unknown, ...a: unknown[]) => string;
-/**
- * Counted versions of blocks, by block (`countedBlock`): Handlebars hands a helper the same program function
- * for a block on every call, so its counted version is made once, not once per call.
- */
-const COUNTED = new WeakMap<Block, Block>();
+const COUNTED = Symbol('counted');
 
 /** A block (`options.fn`/`inverse`) or partial that counts a step per run and the text it writes itself. */
 function countedBlock(fn: Block): Block {
-  let w = COUNTED.get(fn);
-  if (w === undefined) {
-    COUNTED.set(fn, (w = counting(fn)));
-    COUNTED.set(w, w); // a counted block passed on (a helper's options handed to another) is not counted twice
-  }
-  return w;
-}
-
-function counting(fn: Block): Block {
-  return function (this: unknown, ...a: unknown[]) {
+  if ((fn as { [COUNTED]?: true })[COUNTED]) return fn;
+  const w: Block = function (this: unknown, ...a: unknown[]) {
     spendSteps(1);
     written.push(0);
     let out: string;
@@ -54,6 +42,7 @@ function counting(fn: Block): Block {
     }
     return out;
   };
+  return Object.assign(w, { [COUNTED]: true as const });
 }
 
 /** A helper that counts a step per call, counts its blocks, and refuses a result past the output budget. */
