@@ -483,31 +483,3 @@ t.test('proven spans are tied to how the text was read: a one-entry list is a li
   t.equal(verifyFragmentFast(text, { initContainers: share([item]) }, same), true, 'a shared list of it: proven');
   t.equal(verifyFragmentFast('initContainers:\n  name: istio-init\n  image: proxy:1\n', { initContainers: share([item]) }, same), undefined, 'the shared list, where the text holds the map: not proven');
 });
-
-t.test('reading rendered text with shareRepeated: the same data as a fresh reading, the first time and every time after', async (t) => {
-  const { isShared } = await import('../src/json.ts');
-  // Names no other test reads (spans are remembered by their first line for the whole process).
-  const one = 'spec:\n  initContainers:\n  - name: shared-reading-init\n    image: proxy:1\n  containers:\n  - name: app\n  - name: shared-reading-init\n    image: proxy:1\n';
-  for (let i = 0; i < 3; i++) t.equal(JSON.stringify(readFragmentFast(one, true)), JSON.stringify(readFragmentFast(one)), `a one-entry list and an entry with the same text, reading ${i + 1}`);
-  const read = readFragmentFast(one, true) as { spec: { initContainers: Json[] } };
-  t.ok(isShared(read.spec.initContainers), 'repeated text is shared');
-  let reads = 0;
-  fc.assert(
-    fc.property(tree, fc.boolean(), edit, (g, comments, e) => {
-      const root = g.kind === 'map' && !g.flow ? g : { kind: 'map' as const, entries: [['spec', g] as [string, Gen]], flow: false, trailing: false, multiline: false };
-      const text = block(root, 0, 1, comments);
-      const edited = e ? text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1)) : text;
-      for (const x of [text, edited, text + text.replace(/^/gm, '  ').replace(/^ {2}/, 'more:\n  ')]) {
-        const fresh = JSON.stringify(readFragmentFast(x));
-        for (let i = 0; i < 2; i++) {
-          const shared = JSON.stringify(readFragmentFast(x, true));
-          if (shared !== fresh) throw new Error(`shared reading ${i + 1}: ${shared}, fresh: ${fresh}, of ${JSON.stringify(x)}`);
-          reads++;
-        }
-      }
-      return true;
-    }),
-    { numRuns: NUM_RUNS },
-  );
-  t.ok(reads > 0, `${reads} shared readings equal to fresh ones`);
-});

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import type { Json } from '../model.ts';
-import { isJsonObject, isShared, share } from '../json.ts';
+import { isJsonObject, isShared } from '../json.ts';
 import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
 import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
 
@@ -11,20 +11,15 @@ import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, un
  * The fast reader (`readFragmentFast`) reads the subset templates produce and declines the rest, which
  * `yaml` reads instead. Returns the document's data (null for an empty text).
  *
- * `shareRepeated` (for rendered templates, whose text repeats from one workload to the next): what the
- * fast reader reads is shared (`share` of ../json.ts: deep-frozen, the same objects for the same text, see
- * `FastReader.nodeAt`), so a caller must take its own copy of a part before changing it (`owned`).
- *
  * @throws the `yaml` package's error for text that is not YAML
  */
-export function parseFragment(text: string, shareRepeated = false): Json {
-  const fast = readFragmentFast(text, shareRepeated);
+export function parseFragment(text: string): Json {
+  const fast = readFragmentFast(text);
   return fast !== undefined ? fast : (parse(text, FRAGMENT_YAML_OPTIONS) as Json);
 }
 
 /**
- * The fast fragment reader: the data of `text`, or `undefined` where it declines (`shareRepeated` as for
- * `parseFragment`). It reads block maps and
+ * The fast fragment reader: the data of `text`, or `undefined` where it declines. It reads block maps and
  * sequences, plain / single- / double-quoted scalars, `|` literal block scalars (any chomping), flow
  * collections (`readFlow`, trailing commas allowed, spread over lines), comments and blank lines.
  *
@@ -36,9 +31,9 @@ export function parseFragment(text: string, shareRepeated = false): Json {
  * hold exactly (`0x1f`, `0644`, `1_000`, `1:20`, `.inf`, integers beyond 2^53: `scalars.ts`), and any
  * structure it does not recognise (wrong indentation, `a: b: c`, text after a flow collection).
  */
-export function readFragmentFast(text: string, shareRepeated = false): Json | undefined {
+export function readFragmentFast(text: string): Json | undefined {
   try {
-    return new FastReader(text, shareRepeated).document();
+    return new FastReader(text).document();
   } catch (e) {
     if (e instanceof Declined) return undefined;
     throw e;
@@ -342,55 +337,8 @@ abstract class LineReader {
   }
 }
 
-/** A span read before (`FastReader` with `shareRepeated`), and the shared data it reads as. */
-interface ReadSpan extends ProvenSpan {
-  readonly value: Json;
-}
-
-/**
- * Spans of rendered text read before, by their first raw line (`shareRepeated` of `readFragmentFast`).
- * Template output repeats most of its text from one workload to the next (the proxy's probes, security
- * context, volume mounts, the volumes): read once, shared after. Bounded: cleared when full.
- */
-const READ_SPANS = new Map<string, ReadSpan[]>();
-const MAX_READ_SPAN_KEYS = 8192;
-
 /** Reads the block structure into data (`readFragmentFast`). */
 class FastReader extends LineReader {
-  constructor(
-    text: string,
-    private readonly shareRepeated: boolean,
-  ) {
-    super(text);
-  }
-
-  /**
-   * The node whose first line is structural line `pos`, at column `c` (`indentlessSeq`: a block sequence at
-   * its key's column, read by `seq`, else by `node`). With `shareRepeated`, a collection read is shared
-   * (`share` of ../json.ts) and remembered by its span, and a span read before the same way gives its data
-   * again without reading it (why that is the same data: `FragmentVerifier.nodeAt`).
-   */
-  private nodeAt(c: number, indentlessSeq: boolean): Json {
-    if (!this.shareRepeated) return indentlessSeq ? this.seq(c) : this.node(c);
-    const line = this.line(this.pos)!;
-    const first = line.index;
-    const seqNode = indentlessSeq || isEntry(line.text);
-    const key = this.rawLine(first);
-    const spans = READ_SPANS.get(key);
-    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, indentlessSeq, seqNode)) return span.value;
-    const reads = this.rawReads;
-    const value = indentlessSeq ? this.seq(c) : this.node(c);
-    if (typeof value !== 'object' || value === null) return value;
-    const span = this.spanOf(first, reads, c, indentlessSeq, seqNode);
-    if (span) {
-      if (!spans && READ_SPANS.size >= MAX_READ_SPAN_KEYS) READ_SPANS.clear();
-      const entry: ReadSpan = { ...span, value: share(value) };
-      if (!spans) READ_SPANS.set(key, [entry]);
-      else if (spans.length < MAX_SPANS) spans.push(entry);
-    }
-    return value;
-  }
-
   document(): Json {
     const first = this.line(0);
     if (first === undefined) return null;
@@ -421,14 +369,14 @@ class FastReader extends LineReader {
       if (rest === '' || rest[0] === '#') {
         this.pos++;
         const next = this.line(this.pos);
-        out.push(next && next.indent > indent ? this.nodeAt(next.indent, false) : null);
+        out.push(next && next.indent > indent ? this.node(next.indent) : null);
         continue;
       }
       // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
       const col = indent + (line.text.length - rest.length);
       this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
       if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
-        out.push(this.nodeAt(col, false));
+        out.push(this.node(col));
       } else {
         this.pos++;
         out.push(this.inlineValue(rest, line, indent));
@@ -453,8 +401,8 @@ class FastReader extends LineReader {
       let value: Json;
       if (rest === '' || rest[0] === '#') {
         const next = this.line(this.pos);
-        if (next && next.indent > indent) value = this.nodeAt(next.indent, false);
-        else if (next && next.indent === indent && isEntry(next.text)) value = this.nodeAt(indent, true);
+        if (next && next.indent > indent) value = this.node(next.indent);
+        else if (next && next.indent === indent && isEntry(next.text)) value = this.seq(indent);
         else value = null;
       } else {
         value = this.inlineValue(rest, line, indent);

@@ -7,7 +7,7 @@ import { PRECOMPILED } from '../templates-precompiled.gen.js';
 import { ISTIO_PLAN_RULES, ISTIO_TEMPLATE_FUNCTIONS } from './template-functions.ts';
 import { plannedPodPorts, type IstioTemplateData } from './template-data.ts';
 import { isJsonObject, owned } from '../../json.ts';
-import { createPlanner, planSwitches, type PlanSource } from '../../render/plans.ts';
+import { createPlanner, type PlanSource } from '../../render/plans.ts';
 
 /** The Istio engine: shared helpers plus Istio's own, with the built-in templates precompiled at build. */
 const engine = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED, ISTIO_PLAN_RULES);
@@ -136,9 +136,7 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
 export function fragmentFromYaml(label: string, text: string, goTyped = false): RenderedFragment {
   let parsed: unknown;
   try {
-    // With plans on, repeated text reads as shared parts (`owned` before a change): like a plan's, their
-    // text is written and proven once. Off (`MESHINJECT_PLANS=0`, or a workload done again), every part is fresh.
-    parsed = parseFragment(text, planSwitches().enabled);
+    parsed = parseFragment(text);
   } catch (err) {
     throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, { code: 'TEMPLATE' });
   }
@@ -149,10 +147,9 @@ export function fragmentFromYaml(label: string, text: string, goTyped = false): 
   if (isJsonObject(parsed.spec)) {
     // Go-template fragments are normalized after the merge (`normalizeGoTyped`), as Go's typed round-trip
     // applies to the merged pod: a zero in the template still overwrites an old value.
-    const spec = owned<JsonObject>(parsed, 'spec')!;
-    if (goTyped) defaultResourceDivisors(spec);
-    else normalizeFragment(spec);
-    out.spec = spec;
+    if (goTyped) defaultResourceDivisors(parsed.spec);
+    else normalizeFragment(parsed.spec);
+    out.spec = parsed.spec;
   }
   return out;
 }
@@ -162,22 +159,14 @@ export function fragmentFromYaml(label: string, text: string, goTyped = false): 
  * missing one is written as `"0"`. Applied to fragments of Go templates (the built-in ports write their own).
  */
 function defaultResourceDivisors(spec: JsonObject): void {
-  const missing = (e: Json | undefined): boolean => {
-    const ref = isJsonObject(e) && isJsonObject(e.valueFrom) ? e.valueFrom.resourceFieldRef : undefined;
-    return isJsonObject(ref) && ref.divisor === undefined;
-  };
   for (const key of ['initContainers', 'containers']) {
     const list = spec[key];
     if (!Array.isArray(list)) continue;
-    for (let i = 0; i < list.length; i++) {
-      const c = list[i];
-      if (!isJsonObject(c) || !Array.isArray(c.env) || !c.env.some(missing)) continue;
-      // Each level the change goes through is the spec's own (`owned`): the parts may be shared.
-      const env = owned<Json[]>(owned<JsonObject>(owned<Json[]>(spec, key)!, i)!, 'env')!;
-      for (let j = 0; j < env.length; j++) {
-        if (!missing(env[j])) continue;
-        const valueFrom = owned<JsonObject>(owned<JsonObject>(env, j)!, 'valueFrom')!;
-        owned<JsonObject>(valueFrom, 'resourceFieldRef')!.divisor = '0';
+    for (const c of list) {
+      if (!isJsonObject(c) || !Array.isArray(c.env)) continue;
+      for (const e of c.env) {
+        const ref = isJsonObject(e) && isJsonObject(e.valueFrom) ? e.valueFrom.resourceFieldRef : undefined;
+        if (isJsonObject(ref) && ref.divisor === undefined) ref.divisor = '0';
       }
     }
   }
