@@ -52,7 +52,8 @@ export function share<T extends Json>(v: T): T {
 
 /** Whether `v` is a shared, deep-frozen collection (`share`). */
 export function isShared(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && SHARED.has(v);
+  // Most data is not shared: `Object.isFrozen` answers that without a hash lookup.
+  return typeof v === 'object' && v !== null && Object.isFrozen(v) && SHARED.has(v);
 }
 
 /**
@@ -84,7 +85,7 @@ const SHARED_NULLS = new WeakMap<object, boolean>();
  */
 export function hasNullEntry(v: Json): boolean {
   if (typeof v !== 'object' || v === null) return false;
-  const shared = SHARED.has(v);
+  const shared = isShared(v);
   if (shared) {
     const known = SHARED_NULLS.get(v);
     if (known !== undefined) return known;
@@ -107,7 +108,7 @@ export function hasNullEntry(v: Json): boolean {
 export function withoutNulls(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
   // A shared subtree cannot change: one without nulls is its own copy (and keeps its identity).
-  if (SHARED.has(v) && !hasNullEntry(v)) return v;
+  if (isShared(v) && !hasNullEntry(v)) return v;
   let out: Json[] | JsonObject;
   if (Array.isArray(v)) {
     out = new Array(v.length);

@@ -151,8 +151,9 @@ export interface BlockStyle {
 
 /**
  * Block text already written for shared subtrees (`isShared` of ../json.ts: deep-frozen, so the text of one
- * at a given place never changes), by subtree, then by where it was written (`placeOf`). A sidecar plan's token-free parts (most of the proxy container, the init container, the
- * volumes) are written once per column and style instead of once per workload.
+ * at a given place never changes), by subtree, then by where it was written (`placeOf`). A sidecar plan's
+ * token-free parts (most of the proxy container, the init container, the volumes) are written once per
+ * column and style instead of once per workload.
  */
 const SHARED_TEXT = new WeakMap<object, Map<number, string>>();
 
@@ -225,7 +226,5 @@ function afterDash(v: Json, dashColumn: number, style: BlockStyle): string {
 /** Block sequence lines with dashes at `dashColumn`. */
 export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): string {
   const pad = spaces(dashColumn);
-  let out = '';
-  for (let i = 0; i < a.length; i++) out += `${pad}- ${emitAfterDash(a[i]!, dashColumn, style)}`;
-  return out;
+  return a.map((v) => `${pad}- ${emitAfterDash(v, dashColumn, style)}`).join('');
 }

@@ -73,9 +73,8 @@ abstract class LineReader {
   protected rawReads = 0;
   /** How many raw lines count (a last line of spaces after the final line break does not). */
   protected readonly rawCount: number;
-  /** The structural lines read so far (`line`), in order; `scanned` raw lines have been looked at. */
+  /** The structural lines, in order. */
   private readonly lines: Line[] = [];
-  private scanned = 0;
   protected pos = 0;
 
   constructor(text: string) {
@@ -94,31 +93,27 @@ abstract class LineReader {
     let count = starts.length;
     if (count > 1 && /^ *$/.test(text.slice(starts[count - 1]))) count--;
     this.rawCount = count;
+    for (let index = 0; index < count; index++) {
+      const l = this.scanLine(index);
+      if (l) this.lines.push(l);
+    }
   }
 
-  /**
-   * Structural line `p` (not blank, not only a comment), read from the raw lines on first use: a reader
-   * that skips a proven span (`FragmentVerifier.nodeAt`) never splits the lines inside it. Undefined past
-   * the last line.
-   * @throws Declined at a document marker or directive (`---`, `...`, `%`)
-   */
+  /** Structural line `p` (not blank, not only a comment); undefined past the last line. */
   protected line(p: number): Line | undefined {
-    const lines = this.lines;
-    while (p >= lines.length) {
-      if (this.scanned >= this.rawCount) return undefined;
-      const l = this.scanLine(this.scanned++);
-      if (l) lines.push(l);
-    }
-    return lines[p];
+    return this.lines[p];
   }
 
-  /** The first structural line at raw line `raw` or after, without adding it to the table. */
+  /** The first structural line at raw line `raw` or after (`pos` and before are not looked at). */
   protected peekFrom(raw: number): Line | undefined {
-    for (let i = raw; i < this.rawCount; i++) {
-      const l = this.scanLine(i);
-      if (l) return l;
-    }
-    return undefined;
+    let p = this.pos;
+    while (p < this.lines.length && this.lines[p]!.index < raw) p++;
+    return this.lines[p];
+  }
+
+  /** Moves `pos` to the first structural line at raw line `raw` or after. */
+  protected skipTo(raw: number): void {
+    while (this.pos < this.lines.length && this.lines[this.pos]!.index < raw) this.pos++;
   }
 
   /**
@@ -164,12 +159,6 @@ abstract class LineReader {
   /** Puts `l` in place of structural line `p` (already read): a `- ` entry's content seen at its own column. */
   protected replaceLine(p: number, l: Line): void {
     this.lines[p] = l;
-  }
-
-  /** Moves `pos` to the first structural line at raw line `raw` or after, leaving the lines before unread. */
-  protected skipTo(raw: number): void {
-    while (this.pos < this.lines.length && this.lines[this.pos]!.index < raw) this.pos++;
-    if (this.pos === this.lines.length && this.scanned < raw) this.scanned = raw;
   }
 
   /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */
