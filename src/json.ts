@@ -32,8 +32,9 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
  * is reused, keyed by the object. Every object inside a shared subtree is shared too.
  *
  * Code that changes a pod in place takes its own copy of each shared level it writes to first (`owned`);
- * `cloneJson` of a shared subtree is an ordinary, writable deep copy. A driver that writes into a shared part anyway fails, and
- * the pipeline injects that workload again without plans (pipeline.ts `injectWorkload`).
+ * `cloneJson` of a shared subtree is an ordinary, writable deep copy. A driver that writes into a shared
+ * part anyway fails, and the pipeline injects that workload again without plans (pipeline.ts
+ * `injectWorkload`).
  */
 const SHARED = new WeakSet<object>();
 
@@ -109,16 +110,15 @@ export function withoutNulls(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
   // A shared subtree cannot change: one without nulls is its own copy (and keeps its identity).
   if (isShared(v) && !hasNullEntry(v)) return v;
-  let out: Json[] | JsonObject;
   if (Array.isArray(v)) {
-    out = new Array(v.length);
+    const out: Json[] = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = withoutNulls(v[i]!);
-  } else {
-    out = {};
-    for (const k in v) {
-      const x = v[k]!;
-      if (x !== null) setOwn(out, k, withoutNulls(x));
-    }
+    return out;
+  }
+  const out: JsonObject = {};
+  for (const k in v) {
+    const x = v[k]!;
+    if (x !== null) setOwn(out, k, withoutNulls(x));
   }
   return out;
 }
@@ -166,13 +166,12 @@ export function cloneJson<T>(v: T): T {
 
 function copyJson(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
-  let out: Json[] | JsonObject;
   if (Array.isArray(v)) {
-    out = new Array(v.length);
+    const out: Json[] = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]!);
-  } else {
-    out = {};
-    for (const k in v) setOwn(out, k, copyJson(v[k]!));
+    return out;
   }
+  const out: JsonObject = {};
+  for (const k in v) setOwn(out, k, copyJson(v[k]!));
   return out;
 }

@@ -3,8 +3,10 @@
  *
  * Two workloads of the same shape differ only in values that the template copies into its output: names, label
  * values, container names, port numbers. A plan is the parsed output of one render in which every such value was
- * a *placeholder*; later workloads with the same key get a copy of that output with their values filled in,
- * with no render and no parse. The values side (tokens, placeholders, recording, fill) is `./plan-values.ts`.
+ * a *placeholder*; later workloads with the same key get that output with their values filled in, with no
+ * render and no parse: the parts that hold a placeholder are fresh copies, the parts without one are the
+ * plan's own, shared and deep-frozen (`share` of ../json.ts). The values side (tokens, placeholders,
+ * recording, fill) is `./plan-values.ts`.
  *
  * How a render is recorded:
  * - Strings and 1–999 999 integers under the slot roots of a {@link PlanShape} that are "slot-safe"
@@ -236,8 +238,9 @@ export interface PlanSource {
 /** Renders through plans; see the module comment. */
 export interface Planner {
   /**
-   * The output of `source` (named `name`, one of the same source text each time) for `data`: a fresh object,
-   * the same JSON as `source.render(data)`.
+   * The output of `source` (named `name`, one of the same source text each time) for `data`: the same JSON
+   * as `source.render(data)`, a fresh object whose parts may be shared (deep-frozen: a caller changes a part
+   * in place only after `owned` of ../json.ts).
    * @throws what `source.render` throws (a planned render never throws for the user: it falls back).
    */
   render(name: string, source: PlanSource, data: Record<string, unknown>): Json;

@@ -253,7 +253,7 @@ export function adjustInitContainerUser(finalPod: PodTemplate, user: JsonObject 
   const initContainer = ownedContainer(finalPod.spec, 'initContainers', String(found.name))!;
   const tproxy = tproxyMesh || finalPod.metadata.annotations?.['sidecar.istio.io/interceptionMode'] === 'TPROXY';
   if (tproxy && sc.runAsUser != null) {
-    const sidecar = findSidecar(finalPod.spec) && ownedContainerInSpec(PROXY_CONTAINER, finalPod.spec);
+    const sidecar = ownedContainerInSpec(PROXY_CONTAINER, finalPod.spec);
     if (!sidecar) return;
     const psc = owned(sidecar, 'securityContext');
     if (isJsonObject(psc)) psc.runAsUser = 0;

@@ -97,7 +97,7 @@ export function setContainers(spec: JsonObject, list: ContainerList, value: Json
   spec[list] = value;
 }
 
-/** The pod's annotations, created when missing. */
+/** The pod's annotations, created when missing; writable (`owned`: `pod.metadata` must be). */
 export function annotationsOf(pod: PodTemplate): Record<string, string> {
   return (owned(pod.metadata as JsonObject, 'annotations') as Record<string, string> | undefined) ?? (pod.metadata.annotations = {});
 }
