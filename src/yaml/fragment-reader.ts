@@ -135,8 +135,8 @@ abstract class LineReader {
     if (this.rawReads !== reads) return undefined;
     const next = this.line(this.pos);
     if (!this.endsNode(next, c, seqNode)) return undefined;
-    let last = (next ? next.index : this.rawCount) - 1;
-    while (last > first && this.scanLine(last) === undefined) last--;
+    // The node's last line: the structural line before the next one (comments after it are not its own).
+    const last = this.lines[this.pos - 1]!.index;
     if (last + 1 >= this.starts.length) return undefined;
     // A copy, not a slice: a slice would keep the whole text it was cut from alive for as long as the span.
     const text = `${this.text.slice(this.starts[first]!, this.starts[last + 1])} `.slice(0, -1);
@@ -162,7 +162,7 @@ abstract class LineReader {
   }
 
   /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */
-  protected scanLine(index: number): Line | undefined {
+  private scanLine(index: number): Line | undefined {
     const text = this.text;
     const s = this.starts[index]!;
     let e = index + 1 < this.starts.length ? this.starts[index + 1]! - 1 : text.length;
