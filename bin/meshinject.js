@@ -16,7 +16,6 @@
 // which saves a few milliseconds on every run.
 'use strict';
 const { readFileSync, writeFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
 const { join } = require('node:path');
 const { setFlagsFromString } = require('node:v8');
 const vm = require('node:vm');
@@ -59,4 +58,6 @@ if (writeCache && build) {
   process.once('beforeExit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(build, 'latin1'), script.createCachedData()])));
 }
 const bundle = { exports: {} };
-script.runInThisContext()(bundle.exports, createRequire(file), bundle, file, dir);
+// The bundle requires Node's built-in modules only (the build checks), so this file's require serves it and
+// `node:module` (with Node's ES module loader) is never loaded.
+script.runInThisContext()(bundle.exports, require, bundle, file, dir);

@@ -2,7 +2,7 @@
 import { appendFileSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { writeAll as writeTemplates } from './gen-templates.mjs';
@@ -195,6 +195,10 @@ await build({
   plugins: [lazyHandlebars, lazyModules],
   logLevel: 'warning',
 });
+// bin/meshinject.js hands the bundle its own `require` (so that `node:module` is not loaded at each start): every
+// module the bundle requires at run time must be one of Node's built-ins.
+const external = [...readFileSync('dist/meshinject.cjs', 'latin1').matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]).filter((n) => !isBuiltin(n));
+if (external.length > 0) throw new Error(`the bundle requires modules that are not Node built-ins: ${[...new Set(external)].join(', ')}`);
 // The build line that ties the code cache to this bundle (bin/meshinject.js): SHA-256 of the bundle's bytes.
 const bundleHash = createHash('sha256').update(readFileSync('dist/meshinject.cjs')).digest('hex');
 appendFileSync('dist/meshinject.cjs', `//# meshinject-build ${bundleHash}\n`);

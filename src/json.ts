@@ -86,19 +86,23 @@ const SHARED_NULLS = new WeakMap<object, boolean>();
  */
 export function hasNullEntry(v: Json): boolean {
   if (typeof v !== 'object' || v === null) return false;
-  const shared = isShared(v);
-  if (shared) {
-    const known = SHARED_NULLS.get(v);
-    if (known !== undefined) return known;
-  }
-  let has = false;
+  if (!isShared(v)) return scanNulls(v);
+  let known = SHARED_NULLS.get(v);
+  if (known === undefined) SHARED_NULLS.set(v, (known = scanNulls(v)));
+  return known;
+}
+
+/** `hasNullEntry` of one collection, stopping at the first null entry found. */
+function scanNulls(v: Json[] | JsonObject): boolean {
   if (Array.isArray(v)) {
-    for (const x of v) if (hasNullEntry(x)) has = true;
-  } else {
-    for (const k in v) if (v[k] === null || hasNullEntry(v[k]!)) has = true;
+    for (const x of v) if (typeof x === 'object' && x !== null && hasNullEntry(x)) return true;
+    return false;
   }
-  if (shared) SHARED_NULLS.set(v, has);
-  return has;
+  for (const k in v) {
+    const x = v[k]!;
+    if (x === null || (typeof x === 'object' && hasNullEntry(x))) return true;
+  }
+  return false;
 }
 
 /**

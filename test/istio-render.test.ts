@@ -11,7 +11,11 @@ import { podDeployMeta } from '../src/drivers/istio/workload-meta.ts';
 import type { JsonObject, PodTemplate } from '../src/model.ts';
 import { InjectError } from '../src/results/errors.ts';
 import { formatGoDuration, formatGoFloat } from '../src/render/go-values.ts';
-import { appendMultusNetwork, appendMultusNetworkTo, excludeInboundPort, omitNil, otelResourceAttributes } from '../src/drivers/istio/template-functions.ts';
+import { appendMultusNetwork, appendMultusNetworkTo, excludeInboundPort, ISTIO_TEMPLATE_FUNCTIONS, omitNil, otelResourceAttributes } from '../src/drivers/istio/template-functions.ts';
+import { PRECOMPILED } from '../src/drivers/templates-precompiled.gen.js';
+import { TEMPLATES } from '../src/drivers/templates.gen.ts';
+import { createTemplateEngine } from '../src/render/engine.ts';
+import { readdirSync } from 'node:fs';
 import { canonicalQuantity } from '../src/drivers/istio/quantity.ts';
 
 const casesDir = new URL('./vendored/conformance/istio/cases/', import.meta.url);
@@ -36,15 +40,21 @@ function configOf(caseName: string): Loaded {
   return loaded(parse(read(caseName, 'fn-config.yaml')));
 }
 
-/** Renders the case's input with its fn-config: every selected template, in order. */
-function renderCase(caseName: string): RenderedFragment[] {
+/** The template data of the case's input under its fn-config, and the templates its pod selects. */
+function caseData(caseName: string): { data: ReturnType<typeof buildTemplateData>; names: string[] } {
   const { config, istio } = configOf(caseName);
   const { pod, workload } = firstPod(parseAllDocuments(read(caseName, 'input.yaml'))[0]!.toJSON() as JsonObject);
   if (workload.namespaceDefaulted) workload.namespace = config.defaultNamespace;
   const namespace = config.namespaces.find((n) => n.name === workload.namespace);
   const proxyConfig = effectiveProxyConfig(istio.meshConfig, pod.metadata.annotations);
   const data = buildTemplateData({ pod, workload, ...(namespace ? { namespace } : {}), settings: istio, proxyConfig, nativeSidecars: config.nativeSidecars });
-  return selectedTemplates(pod.metadata.annotations).map((name) => renderIstioTemplate(name, data));
+  return { data, names: selectedTemplates(pod.metadata.annotations) };
+}
+
+/** Renders the case's input with its fn-config: every selected template, in order. */
+function renderCase(caseName: string): RenderedFragment[] {
+  const { data, names } = caseData(caseName);
+  return names.map((name) => renderIstioTemplate(name, data));
 }
 
 function expectedPod(caseName: string): PodTemplate {
@@ -270,4 +280,38 @@ t.test('template functions', async (t) => {
     podDeployMeta({ metadata: { name: 'x', generateName: 'nightly-28000000-', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'nightly-28000000', controller: true }] }, spec: {} }, 'ns').typeMeta,
     { APIVersion: 'batch/v1', Kind: 'CronJob' },
   );
+});
+
+t.test('the shipped precompiled templates (shared location and empty-hash constants) render as the same sources compiled at run time', async (t) => {
+  const shipped = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED);
+  const compiled = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS);
+  const outcome = (f: () => string): string => {
+    try {
+      return f();
+    } catch (e) {
+      return `error: ${(e as Error).message}`;
+    }
+  };
+  let rendered = 0;
+  for (const c of readdirSync(casesDir).sort()) {
+    if (!readdirSync(new URL(`${c}/`, casesDir)).includes('fn-config.yaml')) continue;
+    let data: ReturnType<typeof buildTemplateData>;
+    try {
+      data = caseData(c).data;
+    } catch {
+      continue; // a case whose config or input the driver refuses: no template data to render
+    }
+    for (const name of ISTIO_TEMPLATE_NAMES) {
+      const label = `istio/${name}`;
+      const a = outcome(() => shipped.render(label, TEMPLATES[label]!, data));
+      const b = outcome(() => compiled.render(label, TEMPLATES[label]!, data));
+      if (a !== b) t.equal(a, b, `${c}: ${name}`);
+      else if (!a.startsWith('error: ')) rendered++;
+    }
+  }
+  t.ok(rendered > 100, `renders compared: ${rendered}`);
+  // The sharing itself: a precompiled spec holds no per-call location or empty-hash literal.
+  const spec = readFileSync(new URL('../src/drivers/templates-precompiled.gen.js', import.meta.url), 'utf8');
+  t.notMatch(spec, /"loc":\{/, 'no location literal left');
+  t.notMatch(spec, /"hash":\{\}/, 'no empty-hash literal left');
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { cloneJson, strategicMerge, strategicMergeTrusted, trustedPatch, POD_SCHEMA } from '../src/patch/strategic-merge.ts';
-import type { JsonObject } from '../src/model.ts';
+import { cloneJson, strategicMerge, strategicMergeTrusted, fillsTrust, trustedPatch, POD_SCHEMA } from '../src/patch/strategic-merge.ts';
+import type { Json, JsonObject } from '../src/model.ts';
 
 const names = (list: unknown): string[] => (list as Array<{ name: string }>).map((x) => x.name);
 
@@ -176,4 +176,41 @@ t.test('cloneJson copies deeply and keeps non-finite numbers and __proto__ keys'
   t.equal((copy.a as JsonObject).inf, Number.POSITIVE_INFINITY);
   t.ok(Object.hasOwn(copy, '__proto__'), '__proto__ stays an own key');
   t.equal(Object.getPrototypeOf(copy), Object.prototype);
+});
+
+t.test('fillsTrust: one answer per template for every fill, where the template decides it', async (t) => {
+  // Slots are the strings and keys holding "SLOT"; a fill writes any text there.
+  const holds = (v: Json): boolean => JSON.stringify(v).includes('SLOT');
+  const fillAll = (v: Json, text: string): JsonObject => JSON.parse(JSON.stringify(v).replaceAll('SLOT', text.replace(/["\\]/g, ''))) as JsonObject;
+  const texts = ['', '$patch', 'null', 'istio-proxy', 'app', 'a: b', '{}', '-'];
+  const inValues: JsonObject = {
+    metadata: { annotations: { 'sidecar.istio.io/status': '{"name":"SLOT"}' }, labels: { app: 'SLOT' } },
+    spec: { containers: [{ name: 'istio-proxy', args: ['--id', 'SLOT'], env: [{ name: 'POD', value: 'SLOT' }] }] },
+  };
+  t.equal(fillsTrust(inValues, POD_SCHEMA, holds), 'all', 'slots in values only: every fill trusted');
+  t.equal(fillsTrust(inValues, POD_SCHEMA, holds), 'all', 'and remembered');
+  for (const text of texts) t.ok(trustedPatch(fillAll(inValues, text), POD_SCHEMA), `a fill with ${JSON.stringify(text)} passes the check itself`);
+
+  const inKey: JsonObject = { metadata: { labels: { SLOT: 'x' } } };
+  t.equal(fillsTrust(inKey, POD_SCHEMA, holds), 'each', 'a slot in a map key: each fill is checked (it may be filled with a $ directive)');
+  t.notOk(trustedPatch(fillAll(inKey, '$patch'), POD_SCHEMA), '... as such a fill shows');
+  t.ok(trustedPatch(fillAll(inKey, 'app'), POD_SCHEMA), '... while another passes');
+
+  const inMergeKey: JsonObject = { spec: { containers: [{ name: 'SLOT', image: 'a' }, { name: 'app', image: 'b' }] } };
+  t.equal(fillsTrust(inMergeKey, POD_SCHEMA, holds), 'each', 'a slot in a merge key value: each fill is checked (fills may repeat)');
+  t.notOk(trustedPatch(fillAll(inMergeKey, 'app'), POD_SCHEMA), '... as a fill that repeats a name shows');
+  t.equal(fillsTrust({ spec: { volumes: [{ name: 'SLOT' }] }, metadata: { name: 'x' } }, POD_SCHEMA, holds), 'each', 'volumes are merged by name too');
+  t.equal(fillsTrust({ metadata: { name: 'SLOT' }, spec: { hostname: 'SLOT' } }, POD_SCHEMA, holds), 'all', 'a name outside a merge-keyed list is a value');
+
+  // A template that fails the check fails it in every fill, slots anywhere.
+  const failing: Record<string, JsonObject> = {
+    'a null (Istio: "emptyDir:" without a value)': { spec: { volumes: [{ name: 'SLOT', emptyDir: null }] } },
+    'a directive': { spec: { $patch: 'replace', hostname: 'SLOT' } },
+    'repeated merge keys': { spec: { containers: [{ name: 'SLOT' }, { name: 'SLOT', args: ['x'] }] } },
+    'an entry without its merge key': { spec: { containers: [{ image: 'SLOT' }] } },
+  };
+  for (const [what, template] of Object.entries(failing)) {
+    t.equal(fillsTrust(template, POD_SCHEMA, holds), 'none', `${what}: no fill trusted`);
+    for (const text of texts) t.notOk(trustedPatch(fillAll(template, text), POD_SCHEMA), `${what}, filled with ${JSON.stringify(text)}: fails itself`);
+  }
 });

@@ -98,6 +98,7 @@ export { cloneJson } from '../json.ts';
  * and every merge-keyed list holds objects with distinct merge keys (so no element merges into another).
  */
 function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
+  if (typeof v !== 'object' || v === null) return true; // (most calls: the scalars of a fragment)
   if (!isShared(v)) return checkPlain(v, schema);
   // A shared subtree (a sidecar plan's token-free part) cannot change: checked once per schema.
   let bySchema = PLAIN_SHARED.get(v as object);
@@ -166,6 +167,52 @@ export interface TrustedPatch {
  */
 export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
   return isPlain(patch, schema) && !hasNullEntry(patch) ? { trusted: patch } : undefined;
+}
+
+/** `fillsTrust` answers, by template and schema. */
+const FILLS_TRUST = new WeakMap<object, Map<PatchSchema, FillsTrust>>();
+
+/**
+ * What {@link trustedPatch} says of the fills of `template`: `all` pass, `none` passes, or `each` must be
+ * checked. A fill writes a string or number into each place `holdsSlot` names (a sidecar plan's output and
+ * its tokens, `fill` of ../render/plan-values.ts) and keeps everything else, so:
+ * - `none` when `template` itself fails: a fill keeps every null, every `$` key (a slot never starts a key
+ *   with `$`), and gives equal merge keys equal values, so it fails the same way;
+ * - `all` when `template` passes and no slot stands in a map key (a filled key could start with `$`, a
+ *   directive) or in the merge-key value of a merge-keyed list's entry (filled values could repeat): a fill
+ *   then changes only values that neither check reads, and it writes no null;
+ * - `each` otherwise.
+ * Remembered per template (a plan's output never changes).
+ */
+export function fillsTrust(template: JsonObject, schema: PatchSchema, holdsSlot: (v: Json) => boolean): FillsTrust {
+  let bySchema = FILLS_TRUST.get(template);
+  if (!bySchema) FILLS_TRUST.set(template, (bySchema = new Map()));
+  let trust = bySchema.get(schema);
+  if (trust === undefined) {
+    trust = trustedPatch(template, schema) === undefined ? 'none' : slotsOnlyInValues(template, schema, holdsSlot) ? 'all' : 'each';
+    bySchema.set(schema, trust);
+  }
+  return trust;
+}
+
+/** See {@link fillsTrust}. */
+export type FillsTrust = 'all' | 'none' | 'each';
+
+/** No slot in a map key or a merge-key value of `v` (see `fillsTrust`). */
+function slotsOnlyInValues(v: Json, schema: PatchSchema | undefined, holdsSlot: (v: Json) => boolean): boolean {
+  if (typeof v !== 'object' || v === null || !holdsSlot(v)) return true;
+  if (Array.isArray(v)) {
+    const key = schema?.mergeKey;
+    for (const x of v) {
+      if (key && isJsonObject(x) && Object.hasOwn(x, key) && holdsSlot(x[key]!)) return false;
+      if (!slotsOnlyInValues(x, schema?.items, holdsSlot)) return false;
+    }
+    return true;
+  }
+  for (const k in v) {
+    if (holdsSlot(k) || !slotsOnlyInValues(v[k]!, schema?.fields?.[k], holdsSlot)) return false;
+  }
+  return true;
 }
 
 /**

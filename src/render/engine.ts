@@ -23,9 +23,23 @@ const written: number[] = [];
 type Block = (this: unknown, ...a: unknown[]) => string;
 const COUNTED = Symbol('counted');
 
-/** A block (`options.fn`/`inverse`) or partial that counts a step per run and the text it writes itself. */
+/**
+ * A block (`options.fn`/`inverse`) or partial that counts a step per run and the text it writes itself.
+ * Handlebars passes a fresh function per block call except the empty branch (`inverse` of an `#if` without
+ * `else`), which is one shared `noop`: its counted form is made once.
+ */
 function countedBlock(fn: Block): Block {
   if ((fn as { [COUNTED]?: true })[COUNTED]) return fn;
+  if (fn === NOOP) return (countedNoop ??= counting(fn));
+  return counting(fn);
+}
+
+/** Handlebars' empty block (`Handlebars.VM.noop`, one function for every environment). */
+const NOOP = (Handlebars as unknown as { VM: { noop: Block } }).VM.noop;
+let countedNoop: Block | undefined;
+
+/** `fn` wrapped to count a step per run and the text it writes itself, marked as counted. */
+function counting(fn: Block): Block {
   const w: Block = function (this: unknown, ...a: unknown[]) {
     spendSteps(1);
     written.push(0);
@@ -42,7 +56,8 @@ function countedBlock(fn: Block): Block {
     }
     return out;
   };
-  return Object.assign(w, { [COUNTED]: true as const });
+  (w as { [COUNTED]?: true })[COUNTED] = true;
+  return w;
 }
 
 /** A helper that counts a step per call, counts its blocks, and refuses a result past the output budget. */

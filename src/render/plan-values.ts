@@ -366,6 +366,14 @@ function fillNumber(n: number, values: readonly string[]): number {
  */
 const TOKEN_FREE = new WeakMap<object, boolean>();
 
+/**
+ * Whether `v` (a plan's output or part of it: a scalar, a map key, a collection) holds a token, that is a
+ * place `fill` writes a workload's value into. Memoised per collection.
+ */
+export function holdsToken(v: Json): boolean {
+  return !tokenFree(v);
+}
+
 function tokenFree(v: Json): boolean {
   if (typeof v === 'string') return !ANY_TOKEN.test(v);
   if (typeof v === 'number') return !ANY_TOKEN.test(String(v));

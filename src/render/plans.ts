@@ -284,6 +284,19 @@ export function createPlanner(shape: PlanShape): Planner {
  * Length limits hold and filled text reads the same: the filled copy, its render's cost charged to the run;
  * otherwise undefined (render in full).
  */
+/** Each plan-filled output (its root collection) by the plan output it was filled from (see `filledFrom`). */
+const FILLED = new WeakMap<object, Json>();
+
+/**
+ * The plan output (with its tokens, `holdsToken` of ./plan-values.ts) that `v` was filled from, when `v` is
+ * the root of a planned render's result as the planner returned it; undefined for a full render. A driver
+ * proves a property of every fill once, on the plan's output (e.g. `fillsTrust` of
+ * ../patch/strategic-merge.ts), instead of once per workload.
+ */
+export function filledFrom(v: unknown): Json | undefined {
+  return typeof v === 'object' && v !== null ? FILLED.get(v) : undefined;
+}
+
 function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
   for (const [slot, n] of plan.limits.maxLen) if (values[slot]!.length > n) return undefined;
   for (const [slot, set] of plan.limits.notIn) if (set.has(values[slot]!)) return undefined;
@@ -295,6 +308,7 @@ function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
     throw e;
   }
   chargeRun(plan.cost);
+  if (typeof out === 'object' && out !== null) FILLED.set(out, plan.output);
   return out;
 }
 

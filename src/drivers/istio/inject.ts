@@ -6,13 +6,15 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { InjectRequest } from '../driver.ts';
 import type { IstioSettings } from './config.ts';
-import { cloneJson, POD_SCHEMA, strategicMerge, strategicMergeTrusted, trustedPatch, type TrustedPatch } from '../../patch/strategic-merge.ts';
+import { cloneJson, fillsTrust, POD_SCHEMA, strategicMerge, strategicMergeTrusted, trustedPatch, type TrustedPatch } from '../../patch/strategic-merge.ts';
+import { filledFrom, planSwitches } from '../../render/plans.ts';
+import { holdsToken } from '../../render/plan-values.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { effectiveProxyConfig, interceptionModeOf, PROXY_CONFIG_ANNOTATION } from './proxy-config.ts';
 import { buildTemplateData } from './template-data.ts';
 import { describeSources, type RenderContext, renderNamed, templateNamesFor } from './go-render.ts';
 import type { TemplateOrigin } from './template-sources.ts';
-import { normalizeFragment } from './render.ts';
+import { normalizeFragment, type RenderedFragment } from './render.ts';
 import { validateAnnotations } from './validate.ts';
 import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
@@ -116,6 +118,24 @@ function fragmentOf(rendered: { metadata?: unknown; spec?: unknown }): JsonObjec
   return f;
 }
 
+/**
+ * `trustedPatch(fragment, POD_SCHEMA)` of a template's result (`fragment` is `fragmentOf(rendered)`). For a
+ * planned render it is answered once per plan where the plan's output decides it for every fill
+ * (`fillsTrust`; e.g. Istio's sidecar template writes `emptyDir:` with no value, a null, so no fill of it
+ * is trusted); with plan verification on (`MESHINJECT_VERIFY_PLANS=1`, the test suite) the plan's answer is
+ * checked against the fragment's own.
+ * @throws Error when verification finds the plan's answer wrong (a defect, reported, not hidden)
+ */
+function checkedFragment(rendered: RenderedFragment, fragment: JsonObject): TrustedPatch | undefined {
+  const template = filledFrom(rendered);
+  const trust = isJsonObject(template) ? fillsTrust(template, POD_SCHEMA, holdsToken) : 'each';
+  if (trust === 'each') return trustedPatch(fragment, POD_SCHEMA);
+  if (planSwitches().verify && (trustedPatch(fragment, POD_SCHEMA) !== undefined) !== (trust === 'all')) {
+    throw new Error(`a planned template result was judged by its plan (${trust === 'all' ? 'trusted' : 'not trusted'}), and the plain-data check of the result itself disagrees`);
+  }
+  return trust === 'all' ? { trusted: fragment } : undefined;
+}
+
 function numberOr(v: Json | undefined, fallback: number): number {
   return typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
 }
@@ -211,17 +231,19 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   let merged = cloneJson(original as unknown as JsonObject) as unknown as PodTemplate;
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of templateNamesFor(annotations, istio)) {
+    let rendered: RenderedFragment;
     let fragment: JsonObject;
     try {
       const r = renderNamed(name, ctx);
       used.push({ name, origin: r.origin });
-      fragment = fragmentOf(r.fragment);
+      rendered = r.fragment;
+      fragment = fragmentOf(rendered);
     } catch (e) {
       wrap(e, `failed to run injection template "${name}"`);
     }
     // A freshly parsed fragment without directives or nulls is checked once for both merges; the template
     // pod takes its values uncopied (nobody else holds the fragment), the merged pod gets a copy.
-    const checked = trustedPatch(fragment, POD_SCHEMA);
+    const checked = checkedFragment(rendered, fragment);
     try {
       templatePod = mergeInto(templatePod, fragment, checked, false);
     } catch (e) {
