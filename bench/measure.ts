@@ -94,12 +94,22 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Runs `repeats` times and returns the run with the median wall time (its RSS is the median too, within 1 run). */
+/** Runs `repeats` times in a row; see `medianOf`. */
 export async function measureMedian(repeats: number, cmd: string, args: string[], opts: MeasureOptions = {}): Promise<Measurement & { runs: number[] }> {
   const ms: Measurement[] = [];
   for (let i = 0; i < repeats; i++) ms.push(await measure(cmd, args, opts));
+  return medianOf(ms);
+}
+
+/**
+ * Several runs of one command as one: the median wall time, CPU time and peak RSS (each its own median), the
+ * other fields (exit code, stderr) of the run whose wall time is nearest the median, unless a run failed: then
+ * that run's. `runs` lists the wall times.
+ */
+export function medianOf(ms: readonly Measurement[]): Measurement & { runs: number[] } {
   const secs = ms.map((m) => m.seconds);
   const med = median(secs);
-  const pick = ms.reduce((a, b) => (Math.abs(b.seconds - med) < Math.abs(a.seconds - med) ? b : a));
-  return { ...pick, seconds: med, maxRssMB: median(ms.map((m) => m.maxRssMB)), runs: secs };
+  const failed = ms.find((m) => m.exitCode !== 0 || m.timedOut);
+  const pick = failed ?? ms.reduce((a, b) => (Math.abs(b.seconds - med) < Math.abs(a.seconds - med) ? b : a));
+  return { ...pick, seconds: med, cpuSeconds: median(ms.map((m) => m.cpuSeconds)), maxRssMB: median(ms.map((m) => m.maxRssMB)), runs: secs };
 }
