@@ -1,6 +1,8 @@
 import t from 'tap';
+import fc from 'fast-check';
 import { cloneJson, strategicMerge, strategicMergeTrusted, fillsTrust, trustedPatch, POD_SCHEMA } from '../src/patch/strategic-merge.ts';
 import type { Json, JsonObject } from '../src/model.ts';
+import { withoutNulls } from '../src/json.ts';
 
 const names = (list: unknown): string[] => (list as Array<{ name: string }>).map((x) => x.name);
 
@@ -213,4 +215,42 @@ t.test('fillsTrust: one answer per template for every fill, where the template d
     t.equal(fillsTrust(template, POD_SCHEMA, holds), 'none', `${what}: no fill trusted`);
     for (const text of texts) t.notOk(trustedPatch(fillAll(template, text), POD_SCHEMA), `${what}, filled with ${JSON.stringify(text)}: fails itself`);
   }
+});
+
+t.test('values new to the original: plain ones come out as themselves without null map values, copied; others lose their directives', async (t) => {
+  // Plain patches: no `$` key, containers with distinct names; nulls anywhere (a null map value is dropped from
+  // a new value, a null list entry kept).
+  const scalar = fc.oneof(fc.constant(null), fc.string({ maxLength: 3 }), fc.integer({ min: -2, max: 2 }), fc.boolean());
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'name', 'value', 'env'), tie('v'), { maxKeys: 3 })),
+  })).v as fc.Arbitrary<Json>;
+  const container = fc.record({ image: value, env: fc.array(fc.record({ name: fc.constantFrom('A', 'B', 'C'), value }), { maxLength: 3 }) });
+  const plainPatch = fc
+    .record({ labels: fc.dictionary(fc.constantFrom('x', 'y'), scalar, { maxKeys: 2 }), containers: fc.array(container, { maxLength: 3 }), extra: value })
+    .map(({ labels, containers, extra }) => ({
+      metadata: { labels },
+      spec: {
+        // distinct container names and env names: plain
+        containers: containers.map((c, i) => ({ name: `c${i}`, ...c, env: c.env.filter((e, j) => c.env.findIndex((f) => f.name === e.name) === j) })),
+        hostname: extra,
+      },
+    })) as fc.Arbitrary<JsonObject>;
+  fc.assert(
+    fc.property(plainPatch, (patch) => {
+      const before = JSON.stringify(patch);
+      const merged = strategicMerge({}, patch, POD_SCHEMA);
+      if (JSON.stringify(merged) !== JSON.stringify(withoutNulls(patch))) return false;
+      // The result holds copies: changing it leaves the patch as it was.
+      const spec = merged.spec as JsonObject;
+      for (const c of (spec.containers ?? []) as JsonObject[]) c.image = 'changed';
+      return JSON.stringify(patch) === before;
+    }),
+    { numRuns: 300 },
+  );
+  t.pass('plain new values: withoutNulls of themselves, copied (300 patches)');
+
+  // Not plain: a directive or repeated merge keys inside a new value are applied, not copied.
+  t.same(strategicMerge({}, { spec: { volumes: [{ name: 'a', $patch: 'delete' }, { name: 'b', emptyDir: null }] } }, POD_SCHEMA), { spec: { volumes: [{ name: 'b' }] } }, 'a delete directive in a new list');
+  t.same(strategicMerge({}, { metadata: { labels: { $patch: 'replace', x: '1', y: null } } }, POD_SCHEMA), { metadata: { labels: { x: '1' } } }, 'a replace directive in a new map');
+  t.same(strategicMerge({ spec: {} }, { spec: { containers: [{ name: 'a', image: '1' }, { name: 'a', args: ['x'] }] } }, POD_SCHEMA).spec, { containers: [{ name: 'a', image: '1', args: ['x'] }] }, 'repeated merge keys in a new list merge');
 });

@@ -113,21 +113,7 @@ const PLAIN_SHARED = new WeakMap<object, Map<PatchSchema | undefined, boolean>>(
 
 function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
   if (Array.isArray(v)) {
-    const key = schema?.mergeKey;
-    if (key && v.some(isJsonObject)) {
-      // Scalars are their own identity (1 and '1' stay apart); collections by their JSON. Lists are short:
-      // ids are compared pairwise up to 8 entries, through a Set beyond.
-      const ids: Array<Json | undefined> = [];
-      const seen = v.length > 8 ? new Set<Json | undefined>() : undefined;
-      for (const x of v) {
-        if (!isJsonObject(x) || !(key in x)) return false;
-        const k = x[key];
-        const id = typeof k === 'object' && k !== null ? `\u0000${JSON.stringify(k)}` : k;
-        if (seen ? seen.has(id) : ids.includes(id)) return false;
-        if (seen) seen.add(id);
-        else ids.push(id);
-      }
-    }
+    if (!distinctMergeKeys(v, schema)) return false;
     for (const x of v) if (!isPlain(x, schema?.items)) return false;
     return true;
   }
@@ -137,6 +123,57 @@ function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
     }
   }
   return true;
+}
+
+/**
+ * For a list whose schema has a merge key and that holds a map: whether every entry is a map with that key
+ * and no two keys are the same (true for any other list).
+ */
+function distinctMergeKeys(v: Json[], schema: PatchSchema | undefined): boolean {
+  const key = schema?.mergeKey;
+  if (!key || !v.some(isJsonObject)) return true;
+  // Scalars are their own identity (1 and '1' stay apart); collections by their JSON. Lists are short:
+  // ids are compared pairwise up to 8 entries, through a Set beyond.
+  const ids: Array<Json | undefined> = [];
+  const seen = v.length > 8 ? new Set<Json | undefined>() : undefined;
+  for (const x of v) {
+    if (!isJsonObject(x) || !(key in x)) return false;
+    const k = x[key];
+    const id = typeof k === 'object' && k !== null ? `\u0000${JSON.stringify(k)}` : k;
+    if (seen ? seen.has(id) : ids.includes(id)) return false;
+    if (seen) seen.add(id);
+    else ids.push(id);
+  }
+  return true;
+}
+
+/**
+ * `withoutNulls(v)` when `v` is plain (`isPlain`: nothing for `stripDirectives` to do), in one walk instead of
+ * two; undefined when it is not (the caller strips directives first).
+ */
+function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Json | undefined {
+  if (typeof v !== 'object' || v === null) return v;
+  if (isShared(v)) return isPlain(v, schema) ? withoutNulls(v) : undefined;
+  if (Array.isArray(v)) {
+    if (!distinctMergeKeys(v, schema)) return undefined;
+    const out: Json[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = plainWithoutNulls(v[i]!, schema?.items);
+      if (x === undefined) return undefined;
+      out[i] = x;
+    }
+    return out;
+  }
+  const out: JsonObject = {};
+  for (const k in v) {
+    if (k.charCodeAt(0) === 36 /* $ */) return undefined;
+    const x = v[k]!;
+    if (x === null) continue;
+    const y = plainWithoutNulls(x, schema?.fields?.[k]);
+    if (y === undefined) return undefined;
+    setOwn(out, k, y);
+  }
+  return out;
 }
 
 /**
@@ -166,7 +203,8 @@ export interface TrustedPatch {
  * is then merged twice with one check instead of two.
  */
 export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
-  return isPlain(patch, schema) && !hasNullEntry(patch) ? { trusted: patch } : undefined;
+  // The null check first: it stops at the first null, and template output often has one (Istio's `emptyDir:`).
+  return !hasNullEntry(patch) && isPlain(patch, schema) ? { trusted: patch } : undefined;
 }
 
 /** `fillsTrust` answers, by template and schema. */
@@ -273,7 +311,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
       continue;
     }
     const origV = original[k];
-    const taken = (): Json => (trusted ? patchV : withoutNulls(stripDirectives(patchV, sub)));
+    const taken = (): Json => (trusted ? patchV : (plainWithoutNulls(patchV, sub) ?? withoutNulls(stripDirectives(patchV, sub))));
     if (origV === undefined) {
       original[k] = taken();
       continue;
