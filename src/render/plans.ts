@@ -280,10 +280,6 @@ export function createPlanner(shape: PlanShape): Planner {
   return new PlanCache(shape);
 }
 
-/**
- * Length limits hold and filled text reads the same: the filled copy, its render's cost charged to the run;
- * otherwise undefined (render in full).
- */
 /** Each plan-filled output (its root collection) by the plan output it was filled from (see `filledFrom`). */
 const FILLED = new WeakMap<object, Json>();
 
@@ -297,6 +293,10 @@ export function filledFrom(v: unknown): Json | undefined {
   return typeof v === 'object' && v !== null ? FILLED.get(v) : undefined;
 }
 
+/**
+ * Length limits hold and filled text reads the same: the filled copy, its render's cost charged to the run;
+ * otherwise undefined (render in full).
+ */
 function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
   for (const [slot, n] of plan.limits.maxLen) if (values[slot]!.length > n) return undefined;
   for (const [slot, set] of plan.limits.notIn) if (set.has(values[slot]!)) return undefined;
