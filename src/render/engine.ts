@@ -11,6 +11,7 @@ import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
 import { SHARED_PLAN_RULES, planned, type PlanRule } from './plan-helpers.ts';
 import { BudgetExceeded, checkBuild, metered, spendOutput, spendSteps } from './budget.ts';
+import { templateOf } from './hbs-runtime.ts';
 
 /**
  * Where the last helper or block ran (Handlebars `options.loc`), or the last partial called (partials get no
@@ -40,13 +41,14 @@ let countedNoop: Block | undefined;
 
 /** `fn` wrapped to count a step per run and the text it writes itself, marked as counted. */
 function counting(fn: Block): Block {
-  const w: Block = function (this: unknown, ...a: unknown[]) {
+  const w: Block = function (this: unknown) {
     spendSteps(1);
     written.push(0);
     let out: string;
     let nested = 0;
     try {
-      out = fn.apply(this, a);
+      // `arguments`, not a rest parameter: passed on as it is, V8 makes no array of it.
+      out = fn.apply(this, arguments as unknown as unknown[]);
     } finally {
       nested = written.pop()!;
     }
@@ -62,15 +64,15 @@ function counting(fn: Block): Block {
 
 /** A helper that counts a step per call, counts its blocks, and refuses a result past the output budget. */
 function countedHelper(name: string, fn: Helper): Helper {
-  return function (this: unknown, ...a: unknown[]) {
-    const options = a[a.length - 1] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
+  return function (this: unknown) {
+    const options = arguments[arguments.length - 1] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
     if (options && typeof options === 'object') {
       if (options.loc) lastLoc = options.loc.start;
       if (typeof options.fn === 'function') options.fn = countedBlock(options.fn);
       if (typeof options.inverse === 'function') options.inverse = countedBlock(options.inverse);
     }
     spendSteps(1);
-    const out = fn.apply(this, a);
+    const out = fn.apply(this, arguments as unknown as unknown[]);
     if (typeof out === 'string' && out.length > 1024) checkBuild(out.length, name);
     return out;
   };
@@ -163,7 +165,7 @@ export function createTemplateEngine(
       const hit = cache.get(name);
       if (hit && hit.source === source) return hit.render;
       const pre = Object.hasOwn(precompiled, name) ? precompiled[name] : undefined;
-      const render = pre && pre.source === source ? e.template(pre.spec) : e.compile(source, { strict: true, noEscape: true });
+      const render = pre && pre.source === source ? (templateOf(pre.spec as never, e) as Handlebars.TemplateDelegate) : e.compile(source, { strict: true, noEscape: true });
       cache.set(name, { source, render });
       return render;
     };

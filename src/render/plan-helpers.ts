@@ -9,7 +9,7 @@
  * - no rule: a placeholder or a container holding one among the arguments throws `NoPlan` naming them, so the
  *   paths join the key and the next render has their real values.
  */
-import { args, type Helper } from './template-functions.ts';
+import { args, isHelperOptions, type Helper } from './template-functions.ts';
 import { asTokens, assumeDiffer, deepTokens, fromTokens, holdsPlan, isStringToken, noPlanFor, planText, recordMaxLength, taintedPath } from './plan-values.ts';
 
 /** A helper's plan semantics: see the module comment. `real` is the helper itself; `a` its arguments without options. */
@@ -78,8 +78,8 @@ export const SHARED_PLAN_RULES: Readonly<Record<string, PlanRule>> = {
  */
 export function planned(name: string, helper: Helper, rule: PlanRule | undefined): Helper {
   return (...raw: unknown[]) => {
+    const options = isHelperOptions(raw[raw.length - 1]) ? raw[raw.length - 1] as { hash?: Record<string, unknown> } : undefined;
     const a = args(raw);
-    const options = raw.length > a.length ? raw[raw.length - 1] as { hash?: Record<string, unknown> } : undefined;
     const hash = options?.hash ? Object.values(options.hash) : [];
     const call = (...x: unknown[]): unknown => helper(...x, ...(options ? [options] : []));
     if (!a.some(holdsPlan) && !hash.some(holdsPlan)) return call(...a);
