@@ -76,23 +76,9 @@ function wrapProgram(container: Options, i: number, fn: Fn, data?: unknown, decl
   return prog;
 }
 
-/**
- * `env.template(spec)` on this runtime: the render function of a precompiled template spec
- * (`Handlebars.precompile` output, evaluated), called as `render(context, options?)` like Handlebars' own.
- * @throws Handlebars.Exception for a spec of another compiler revision, as Handlebars does.
- */
-export function templateOf(spec: Spec, env: Env): (context: unknown, options?: Options) => string {
-  if (!spec || !spec.main) throw new Handlebars.Exception(`Unknown template object: ${typeof spec}`);
-  const vm = (env as unknown as { VM: Options }).VM;
-  spec.main.decorator = spec.main_d;
-  vm.checkRevision(spec.compiler);
-  const compiledWithV7 = Boolean(spec.compiler && spec.compiler[0] === 7);
-  // What Handlebars' `container.fn(i)` sets on every call, set once.
-  for (const key of Object.keys(spec)) {
-    if (/^\d+$/.test(key) && typeof spec[key] === 'function') (spec[key] as Fn & { decorator?: unknown }).decorator = spec[`${key}_d`];
-  }
-
-  function invokePartialWrapper(this: Options, partial: unknown, context: unknown, options: Options): string {
+/** Handlebars' `invokePartialWrapper` (runtime.js): resolves, invokes (through `env.VM`) and indents a partial. */
+function partialInvoker(env: Env, vm: Options, spec: Spec) {
+  return function invokePartialWrapper(this: Options, partial: unknown, context: unknown, options: Options): string {
     if (options.hash) {
       context = extend({}, context, options.hash);
       if (options.ids) options.ids[0] = true;
@@ -121,8 +107,11 @@ export function templateOf(spec: Spec, env: Env): (context: unknown, options?: O
       result = lines.join('\n');
     }
     return result as string;
-  }
+  };
+}
 
+/** Handlebars' `container` (runtime.js): what compiled programs call; `helpers`, `partials`, `hooks`, ... are set per render. */
+function createContainer(env: Env, vm: Options, spec: Spec): Options {
   const container: Options = {
     strict(obj: Options, name: string, loc: unknown) {
       if (!obj || !(name in obj)) throw new Handlebars.Exception(`"${name}" not defined in ${obj}`, { loc } as never);
@@ -139,7 +128,7 @@ export function templateOf(spec: Spec, env: Env): (context: unknown, options?: O
       return typeof current === 'function' ? current.call(context) : current;
     },
     escapeExpression,
-    invokePartial: invokePartialWrapper,
+    invokePartial: partialInvoker(env, vm, spec),
     fn(i: number) {
       return spec[i];
     },
@@ -160,48 +149,75 @@ export function templateOf(spec: Spec, env: Env): (context: unknown, options?: O
     noop: vm.noop,
     compilerInfo: spec.compiler,
   };
+  return container;
+}
 
-  /** The helpers, hooks and prototype policy of a top-level render: Handlebars' `_setup`, made at the first render. */
-  let top: { helpers: Options; hooks: Options; protoAccessControl: unknown; decorators: Options | undefined } | undefined;
-  function topLevel(options: Options): NonNullable<typeof top> {
-    const plain = !options.helpers && !options.decorators && !options.allowCallsToHelperMissing && !options.allowedProtoProperties &&
-      !options.allowedProtoMethods && options.allowProtoPropertiesByDefault === undefined && options.allowProtoMethodsByDefault === undefined;
-    if (plain && top) return top;
-    const helpers: Options = {};
-    for (const source of [env.helpers, options.helpers]) {
-      if (!source) continue;
-      for (const name of Object.keys(source)) helpers[name] = name === 'lookup' ? withLookupProperty(source[name]) : source[name];
-    }
-    const hooks: Options = {};
-    const keep = options.allowCallsToHelperMissing || compiledWithV7;
-    for (const name of ['helperMissing', 'blockHelperMissing']) {
-      if (!helpers[name]) continue;
-      hooks[name] = helpers[name];
-      if (!keep) helpers[name] = undefined;
-    }
-    const made = {
-      helpers,
-      hooks,
-      protoAccessControl: createProtoAccessControl(options),
-      decorators: spec.usePartial || spec.useDecorators ? (extend({}, env.decorators, options.decorators) as Options) : undefined,
-    };
-    if (plain) top = made;
-    return made;
-  }
+/** The helpers, hooks, prototype policy and decorators of a top-level render (Handlebars' `_setup`). */
+interface TopLevel {
+  helpers: Options;
+  hooks: Options;
+  protoAccessControl: unknown;
+  decorators: Options | undefined;
+}
 
-  /** A helper given `options.lookupProperty`, as Handlebars' runtime gives every helper (`passLookupPropertyOption`). */
-  function withLookupProperty(helper: unknown): unknown {
-    if (typeof helper !== 'function') return helper;
-    return function (this: unknown) {
-      const options = arguments[arguments.length - 1] as Options;
-      options.lookupProperty = container.lookupProperty;
-      return helper.apply(this, arguments);
-    };
+/** A helper given `options.lookupProperty`, as Handlebars' runtime gives every helper (`passLookupPropertyOption`). */
+function withLookupProperty(helper: unknown, container: Options): unknown {
+  if (typeof helper !== 'function') return helper;
+  return function (this: unknown) {
+    const options = arguments[arguments.length - 1] as Options;
+    options.lookupProperty = container.lookupProperty;
+    return helper.apply(this, arguments);
+  };
+}
+
+/** What Handlebars' `_setup` computes for a top-level render with `options` (see {@link TopLevel}). */
+function topLevelOf(env: Env, spec: Spec, container: Options, options: Options): TopLevel {
+  const helpers: Options = {};
+  for (const source of [env.helpers, options.helpers]) {
+    if (!source) continue;
+    for (const name of Object.keys(source)) helpers[name] = name === 'lookup' ? withLookupProperty(source[name], container) : source[name];
   }
+  const hooks: Options = {};
+  const keep = options.allowCallsToHelperMissing || Boolean(spec.compiler && spec.compiler[0] === 7);
+  for (const name of ['helperMissing', 'blockHelperMissing']) {
+    if (!helpers[name]) continue;
+    hooks[name] = helpers[name];
+    if (!keep) helpers[name] = undefined;
+  }
+  return {
+    helpers,
+    hooks,
+    protoAccessControl: createProtoAccessControl(options),
+    decorators: spec.usePartial || spec.useDecorators ? (extend({}, env.decorators, options.decorators) as Options) : undefined,
+  };
+}
+
+/** Whether a render's options change nothing `_setup` takes from them (the form engines render with). */
+function isPlainRender(options: Options): boolean {
+  return !options.helpers && !options.decorators && !options.allowCallsToHelperMissing && !options.allowedProtoProperties &&
+    !options.allowedProtoMethods && options.allowProtoPropertiesByDefault === undefined && options.allowProtoMethodsByDefault === undefined;
+}
+
+/**
+ * `env.template(spec)` on this runtime: the render function of a precompiled template spec
+ * (`Handlebars.precompile` output, evaluated), called as `render(context, options?)` like Handlebars' own.
+ * @throws Handlebars.Exception for a spec of another compiler revision, as Handlebars does.
+ */
+export function templateOf(spec: Spec, env: Env): (context: unknown, options?: Options) => string {
+  if (!spec || !spec.main) throw new Handlebars.Exception(`Unknown template object: ${typeof spec}`);
+  const vm = (env as unknown as { VM: Options }).VM;
+  spec.main.decorator = spec.main_d;
+  vm.checkRevision(spec.compiler);
+  // What Handlebars' `container.fn(i)` sets on every call, set once.
+  for (const key of Object.keys(spec)) {
+    if (/^\d+$/.test(key) && typeof spec[key] === 'function') (spec[key] as Fn & { decorator?: unknown }).decorator = spec[`${key}_d`];
+  }
+  const container = createContainer(env, vm, spec);
+  let plain: TopLevel | undefined; // made at the first plain render
 
   function setup(options: Options): void {
     if (!options.partial) {
-      const t = topLevel(options);
+      const t = isPlainRender(options) ? (plain ??= topLevelOf(env, spec, container, options)) : topLevelOf(env, spec, container, options);
       container.helpers = t.helpers;
       if (spec.usePartial) container.partials = container.mergeIfNeeded(options.partials, env.partials);
       if (t.decorators) container.decorators = t.decorators;
