@@ -110,7 +110,10 @@ export interface ChangedResource {
 
 /**
  * The edits of the input text the text editor made, with CRLF line breaks where the resource has them, when
- * they give `out` exactly; else one edit replacing the whole resource.
+ * they give `out` exactly; else one edit replacing the whole resource. Each edit's text is then cut from `out`
+ * (which the run keeps anyway): the editor's own texts are ropes of the many small strings they were joined from,
+ * and a run keeps every changed resource's edits (for `meshinject diff`), so keeping those ropes would have the
+ * garbage collector copy them from generation to generation, resource after resource.
  */
 function editsGiving(source: ParsedSource, item: SourceItem, made: readonly Edit[], out: string, crlf: boolean): Edit[] {
   const edits = made.map((e) => ({ start: e.start, end: e.end, text: crlf ? e.text.replace(/\r?\n/g, '\r\n') : e.text })).sort((x, y) => x.start - y.start);
@@ -121,7 +124,14 @@ function editsGiving(source: ParsedSource, item: SourceItem, made: readonly Edit
     built += source.text.slice(at, e.start) + e.text;
     at = e.end;
   }
-  return built + source.text.slice(at, item.end) === out ? edits : [{ start: item.start, end: item.end, text: out }];
+  if (built + source.text.slice(at, item.end) !== out) return [{ start: item.start, end: item.end, text: out }];
+  let shift = -item.start; // where in `out` the input offset after the last edit stands, less that offset
+  for (const e of edits) {
+    const from = e.start + shift;
+    e.text = out.slice(from, from + e.text.length);
+    shift += e.text.length - (e.end - e.start);
+  }
+  return edits;
 }
 
 /**
