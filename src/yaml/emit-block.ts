@@ -40,9 +40,17 @@ export function emitString(s: string): string {
   const out = quote(s);
   if (s.length <= QUOTED_MAX_LENGTH) {
     if (QUOTED.size >= QUOTED_MAX_ENTRIES) QUOTED.clear();
-    QUOTED.set(s, out);
+    // Kept as copies: a string read from a text is often a slice of it, and a cached slice would keep the whole
+    // text (a rendered template, an input file) alive for as long as the entry.
+    const key = ownCopy(s);
+    QUOTED.set(key, out === s ? key : ownCopy(out));
   }
   return out;
+}
+
+/** `s` as a string of its own, sharing no text with another (V8 cuts a slice of 13 characters or more as a view). */
+function ownCopy(s: string): string {
+  return s.length < 13 ? s : `${s} `.slice(0, -1);
 }
 
 /**
