@@ -475,7 +475,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   const env = s.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
   // Plan switches and counters travel in the run options (RunOptions.plans), not process-wide.
-  const planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0 } : undefined;
+  const planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 } : undefined;
   if (planStats) s.planStats = planStats;
   const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', recordOnRepeat: true, ...(planStats ? { stats: planStats } : {}) };
   s.budget = s.budgetTotal = cmd.maxInputBytes;
@@ -510,7 +510,7 @@ function finish(s: Session, cmd: Command, out: RunOutput, logToStderr: boolean, 
   if (!cmd.quiet && !logToStderr && s.io.stderr.isTTY) say(s, summaryLine(cmd.command, out, s.io.now() - startedAt));
   const p = s.planStats;
   if (p) {
-    say(s, `meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders)\n`);
+    say(s, `meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders, ${p.keyed} by key)\n`);
   }
   if (!s.outputFailed) s.exitCode = out.exitCode;
 }

@@ -217,30 +217,30 @@ t.test('the plan switches of the environment reach the run (not a process-wide s
   t.notMatch(plain.stderr, /meshinject plans/, 'no stats without MESHINJECT_PLAN_STATS');
   const stats = runCli([join(dir, 'web.yaml')], { env: { MESHINJECT_PLAN_STATS: '1', MESHINJECT_PLANS: '0' } });
   t.equal(stats.status, 0, stats.stderr);
-  t.match(stats.stderr, /^meshinject plans: 0 hits of [1-9]\d* lookups \(0 recorded, 0 full renders\)$/m, 'plans off: renders counted, none planned (full renders count plan fallbacks only)');
+  t.match(stats.stderr, /^meshinject plans: 0 hits of [1-9]\d* lookups \(0 recorded, 0 full renders, 0 by key\)$/m, 'plans off: renders counted, none planned (full renders count plan fallbacks only)');
   t.equal(stats.stdout, plain.stdout, 'the same output with plans off');
   // The CLI records a shape's plan at its second workload (recordOnRepeat, src/render/plans.ts): the first is rendered in full.
   const once = runCli([join(dir, 'web.yaml')], { env: { MESHINJECT_PLAN_STATS: '1' } });
-  t.match(once.stderr, /^meshinject plans: 0 hits of 1 lookups \(0 recorded, 1 full renders\)$/m, 'plans on, one workload: rendered in full');
+  t.match(once.stderr, /^meshinject plans: 0 hits of 1 lookups \(0 recorded, 1 full renders, 1 by key\)$/m, 'plans on, one workload: rendered in full');
   const twice = t.testdir({ 'shop.yaml': [deployment('web', 'shop'), deployment('api', 'shop'), deployment('cart', 'shop')].join('---\n') });
   const on = runCli([join(twice, 'shop.yaml')], { env: { MESHINJECT_PLAN_STATS: '1' } });
-  t.match(on.stderr, /^meshinject plans: 1 hits of 3 lookups \(1 recorded, 1 full renders\)$/m, 'plans on: recorded at the second workload of a shape, served at the third');
+  t.match(on.stderr, /^meshinject plans: 1 hits of 3 lookups \(1 recorded, 1 full renders, 3 by key\)$/m, 'plans on: recorded at the second workload of a shape, served at the third');
   const off = runCli([join(twice, 'shop.yaml')], { env: { MESHINJECT_PLANS: '0' } });
   t.equal(on.stdout, off.stdout, 'the same output as with plans off');
 });
 
 t.test('plan settings travel in the run options: counters of this run, plans off for this run only', async (t) => {
   const input = [deployment('a', 'shop'), deployment('b', 'shop'), deployment('c', 'shop')].join('---\n');
-  const on = { lookups: 0, hits: 0, recorded: 0, full: 0 };
+  const on = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
   const planned = run(input, { plans: { stats: on } });
   t.equal(planned.exitCode, 0);
   t.ok(on.lookups >= 3 && on.hits >= 1, `plans serve repeated shapes (${JSON.stringify(on)})`);
-  const off = { lookups: 0, hits: 0, recorded: 0, full: 0 };
+  const off = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
   const full = run(input, { plans: { enabled: false, stats: off } });
   t.equal(full.stdout, planned.stdout, 'the same output rendered in full');
   t.same({ hits: off.hits, recorded: off.recorded, full: off.full }, { hits: 0, recorded: 0, full: 0 }, 'no plan looked up, none recorded');
   t.equal(off.lookups, on.lookups, 'the same renders asked for');
-  const again = { lookups: 0, hits: 0, recorded: 0, full: 0 };
+  const again = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
   run(input, { plans: { stats: again } });
   t.ok(again.hits >= 1, 'the next run has plans again: the switch was not process-wide');
 });

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { createTemplateEngine } from '../src/render/engine.ts';
-import { configurePlans, createPlanner, planStats, type PlanSource } from '../src/render/plans.ts';
+import { configurePlans, createPlanner, planStats, withPlanSettings, type PlanSource } from '../src/render/plans.ts';
 import { run } from '../src/run.ts';
 import type { PlanRule } from '../src/render/plan-helpers.ts';
 import { parseFragment } from '../src/yaml/fragment-reader.ts';
@@ -161,4 +161,31 @@ t.test('Go templates (version-exact Istio) are planned too: the same output as f
   t.match(planned.stdout, /name: APPS\n +value: cart-main\n/);
   t.match(planned.stdout, /value: '\[\{"name":"http","containerPort":8082\}\]'/);
   t.ok(after.hits - before.hits >= 3, `plans served ${after.hits - before.hits} of 5`);
+});
+
+t.test('a run of shapes that never repeat stops building keys (sparse lookups), and a shape that starts repeating is planned again', async (t) => {
+  // `mode` steers control flow (`contains` reads it), so each distinct mode is a key of its own: with every mode
+  // different, no lookup finds a plan, and after a window the planner looks up one workload in eight.
+  const render = setup('{{#if (contains "x" pod.mode)}}x: {{pod.name}}{{else}}other: {{pod.name}}{{/if}}\n');
+  const before = planStats();
+  await withPlanSettings({ recordOnRepeat: true }, async () => {
+    for (let i = 0; i < 200; i++) {
+      const r = render({ name: `w${i}`, mode: `m${i}` });
+      if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`distinct ${i}`);
+    }
+    const mid = planStats();
+    t.equal(mid.hits - before.hits, 0, 'no distinct shape is served by a plan');
+    t.ok(mid.recorded - before.recorded <= 1, `at most the first is recorded (before the key knew that mode steers): ${mid.recorded - before.recorded}`);
+    // A window of 64 lookups by key, then one in eight: 64 + 136 / 8 = 81.
+    t.ok(mid.keyed - before.keyed <= 82, `of 200 workloads of shapes of their own, ${mid.keyed - before.keyed} were looked up by key`);
+    for (let i = 0; i < 200; i++) {
+      const r = render({ name: `s${i}`, mode: 'same' });
+      if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`repeated ${i}`);
+    }
+  });
+  const after = planStats();
+  // Sparse lookups see the repeating shape on their second and third lookups of it (within 3 × 8 workloads),
+  // then look up every workload again once a window of eight lookups has found two plans (at most 64 more).
+  t.ok(after.hits - before.hits >= 200 - 3 * 8 - 64, `the repeating shape is served by its plan again: ${after.hits - before.hits} of 200`);
+  t.ok(after.recorded - before.recorded <= 2, `its plan is recorded once: ${after.recorded - before.recorded} in all`);
 });
