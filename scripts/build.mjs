@@ -182,6 +182,29 @@ const lazyModules = {
     });
   },
 };
+/**
+ * The `yaml` package prints debugging output to stdout when the process environment sets LOG_TOKENS (its
+ * parser: every lexical token) or LOG_STREAM (its composer: every document). A KRM function's stdout is its
+ * output, so a variable left set in a runner's environment would corrupt every YAML read through that package;
+ * and the parser reads `process.env.LOG_TOKENS` once per lexical token, a call into Node's environment each
+ * time (15 % of the CPU of reading a stream through the `yaml` path). In the bundle both read as unset. The
+ * build fails when a `yaml` release no longer has these exact reads (so that a new one is looked at).
+ */
+const YAML_DEBUG_READS = { 'parse/parser.js': 'node_process.env.LOG_TOKENS', 'compose/composer.js': 'node_process.env.LOG_STREAM' };
+const yamlDebugPatched = new Set();
+const yamlWithoutDebugOutput = {
+  name: 'yaml-without-debug-output',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]yaml[\\/]dist[\\/](parse[\\/]parser|compose[\\/]composer)\.js$/ }, (args) => {
+      const file = Object.keys(YAML_DEBUG_READS).find((f) => args.path.replaceAll('\\', '/').endsWith(`/yaml/dist/${f}`));
+      const read = YAML_DEBUG_READS[file];
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(read)) throw new Error(`${args.path} no longer reads ${read}: check what the new yaml release prints, then update YAML_DEBUG_READS`);
+      yamlDebugPatched.add(file);
+      return { contents: text.replaceAll(read, 'undefined'), loader: 'js' };
+    });
+  },
+};
 // No cache of an earlier build may outlive this one's bundle, even if this build fails before its warm-up.
 rmSync('dist/meshinject.cjs.cache', { force: true });
 await build({
@@ -192,9 +215,10 @@ await build({
   target: 'node20',
   outfile: 'dist/meshinject.cjs',
   charset: 'ascii', // (esbuild's default) bin/meshinject.js reads the bundle as latin1
-  plugins: [lazyHandlebars, lazyModules],
+  plugins: [lazyHandlebars, lazyModules, yamlWithoutDebugOutput],
   logLevel: 'warning',
 });
+for (const f of Object.keys(YAML_DEBUG_READS)) if (!yamlDebugPatched.has(f)) throw new Error(`yaml/dist/${f} was not bundled through the yaml-without-debug-output plugin`);
 // bin/meshinject.js hands the bundle its own `require` (so that `node:module` is not loaded at each start): every
 // module the bundle requires at run time must be one of Node's built-ins.
 const external = [...readFileSync('dist/meshinject.cjs', 'latin1').matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]).filter((n) => !isBuiltin(n));

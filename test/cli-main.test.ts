@@ -278,3 +278,16 @@ t.test('check: opt-outs are what the driver declares, not a naming rule', async 
   t.equal(r.status, 1);
   t.match(r.stderr, /opt-out-forbidden: it opts out \(annotation-false\)/, "Istio's declared opt-out fails the check");
 });
+
+t.test('debugging variables of the yaml package in the environment do not reach stdout', async (t) => {
+  // An anchor sends the input through the `yaml` package's parser and composer, which print every lexical
+  // token (LOG_TOKENS) and every document (LOG_STREAM) to stdout when these are set (scripts/build.mjs).
+  const dir = t.testdir({ 'web.yaml': `${deployment('web', 'shop')}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {app: c}\ndata: *l\n` });
+  const plain = runCli([join(dir, 'web.yaml')]);
+  t.equal(plain.status, 0, plain.stderr);
+  t.match(plain.stdout, /istio-proxy/, 'injected');
+  const logged = runCli([join(dir, 'web.yaml')], { env: { LOG_TOKENS: '1', LOG_STREAM: '1' } });
+  t.equal(logged.status, 0, logged.stderr);
+  t.equal(logged.stdout, plain.stdout, 'the same bytes on stdout');
+  t.equal(logged.stderr, plain.stderr, 'nothing more on stderr');
+});
