@@ -164,11 +164,14 @@ function isLocalConfig(v: JsonObject): boolean {
 }
 
 /**
- * The input's ConfigMaps, for `ActiveMesh.fromInput` (kpt package files such as templates, a mesh's own
- * config). Only ConfigMaps are composed (by their top-level kind), so other resources stay lazily parsed.
+ * The input's ConfigMaps named one of `names`, for `ActiveMesh.fromInput` (kpt package files such as
+ * templates, a mesh's own config), and those whose kind or name is only known once composed. Chosen by the
+ * kind and name as written (`SourceItem.kind`, `name`), so the input's other resources stay uncomposed until
+ * processed, one at a time.
  */
-function inputConfigMaps(items: readonly SourceItem[]): JsonObject[] {
-  return items.filter((it) => it.kind === 'ConfigMap').map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined);
+function inputConfigMaps(items: readonly SourceItem[], names: readonly string[]): JsonObject[] {
+  return items.filter((it) => it.kind === 'ConfigMap' && (it.name === undefined || names.includes(it.name)))
+    .map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined);
 }
 
 /** The annotation value meshinject writes for a decision: `injected (<driver summary>)` / `skipped (host-network)`. */
@@ -731,7 +734,7 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
   const results: KrmResult[] = [];
   let mesh: ActiveMesh;
   try {
-    const adapted = boundMesh.fromInput(() => inputConfigMaps(source.items));
+    const adapted = boundMesh.fromInput((names) => inputConfigMaps(source.items, names));
     mesh = adapted.mesh;
     for (const note of adapted.notes) results.push(generalResult('info', note));
   } catch (e) {

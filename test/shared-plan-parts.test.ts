@@ -145,7 +145,7 @@ t.test('a driver that changes a shared part in place: the workload is injected a
         (init.args as Json[]).push('--careless');
         return res;
       },
-      fromInput(configMaps: () => readonly JsonObject[]) {
+      fromInput(configMaps: (names: readonly string[]) => readonly JsonObject[]) {
         const a = mesh.fromInput(configMaps);
         return { ...a, mesh: careless(a.mesh) };
       },

@@ -223,11 +223,14 @@ export interface MeshDriver<S = unknown> {
   /**
    * Optional: completes the settings from the input's ConfigMaps, once per run before any workload: files of a
    * kpt package arrive only as resources (the custom driver's templates in local-config ConfigMaps), and an
-   * input may hold the mesh's own configuration (Istio's `istio-sidecar-injector` ConfigMap). `configMaps`
-   * composes the input's ConfigMaps on first call only. Pure; `notes` become info results of the run.
+   * input may hold the mesh's own configuration (Istio's `istio-sidecar-injector` ConfigMap).
+   * `configMaps(names)` gives the input's ConfigMaps named one of `names` (`metadata.name`; a few others may
+   * come too, those whose name is only known once composed, so the driver still checks each name): only these
+   * are composed before the workloads, a large input's other resources one at a time afterwards. Pure;
+   * `notes` become info results of the run.
    * @throws MeshInjectError (BAD_CONFIG) naming the missing or invalid resource: the run fails with that error
    */
-  fromInput?(settings: S, configMaps: () => readonly JsonObject[]): { settings: S; notes: string[] };
+  fromInput?(settings: S, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: S; notes: string[] };
   /**
    * Optional: annotations for a resource that is not a workload (Linkerd: `Namespace` and `Service`, as
    * `linkerd inject` annotates them), or undefined to leave it alone. Pure; existing keys are the driver's to keep.
@@ -435,7 +438,7 @@ export interface ActiveMesh {
    * The driver rebound to the settings its `fromInput` completes from the input's ConfigMaps, with its notes;
    * itself and no notes when it has no such hook (then the ConfigMaps are not composed).
    */
-  fromInput(configMaps: () => readonly JsonObject[]): { mesh: ActiveMesh; notes: string[] };
+  fromInput(configMaps: (names: readonly string[]) => readonly JsonObject[]): { mesh: ActiveMesh; notes: string[] };
   annotateResource?(resource: ResourceMeta, config: Config): ObjectAnnotation | undefined;
   resourceInventory?(resource: ResourceMeta): { annotations: string[]; labels: string[] } | undefined;
   recordKeys?(kind: 'labels' | 'annotations', key: string): boolean;

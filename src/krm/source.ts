@@ -26,6 +26,12 @@ export interface SourceItem {
   topPosition: number;
   /** The top-level `kind` as written (read without composing the resource). */
   kind: string | undefined;
+  /**
+   * `metadata.name` as written, read without composing the resource (a scalar written under a `metadata`
+   * mapping); undefined when it is not written that way (an alias, a merge key, absent). Composing may give
+   * another value only where this is undefined.
+   */
+  name?: string;
   /** The CST node, kept only for a nested `kind: List` (its items are expanded into resources). */
   listToken?: CST.Token;
   start: number;
@@ -185,7 +191,7 @@ interface ItemContent {
 }
 
 /** The fields of a `SourceItem` other than its content. */
-type ItemRange = Pick<SourceItem, 'position' | 'topPosition' | 'kind' | 'start' | 'end' | 'column' | 'reader' | 'preamble' | 'listToken'>;
+type ItemRange = Pick<SourceItem, 'position' | 'topPosition' | 'kind' | 'name' | 'start' | 'end' | 'column' | 'reader' | 'preamble' | 'listToken'>;
 
 /**
  * A resource of the input: its source range (the `ItemRange` fields, declared once by `SourceItem` and
@@ -240,6 +246,15 @@ export function rangeOf(item: SourceItem): SourceItem {
  * `MeshInjectError` `BAD_INPUT`.
  */
 function makeItem(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): SourceItem {
+  return new ResourceItem(yamlRange(text, node, position, where, ctx), () => composeItem(text, node, where, ctx, ctx.docStart));
+}
+
+/**
+ * The source range of a `yaml`-path resource read from its syntax tree (kind, name, end, column, and a
+ * List's tree).
+ * @throws MeshInjectError `BAD_INPUT` for a root that is not a mapping or is nested too deeply
+ */
+function yamlRange(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): ItemRange {
   if (!isMapToken(node)) {
     throw new MeshInjectError('BAD_INPUT', `${where}: a Kubernetes resource must be a mapping`);
   }
@@ -250,28 +265,73 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
     if (!(e instanceof RangeError)) throw e;
     throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(node.offset)}: nested too deeply (${e.message})`);
   }
-  const compose = (): ItemContent => {
-    try {
-      const doc = composeNode(text, node, where, ctx.directives, ctx.lines, ctx.docStart);
-      return { value: doc.toJS(TO_JS_OPTIONS) as Json, node: fromYamlNode(doc.contents as Node) };
-    } catch (e) {
-      // Alias bombs (ReferenceError) and absurd nesting (RangeError) are bad input too.
-      if (e instanceof MeshInjectError) throw e;
-      throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(node.offset)}: ${(e as Error).message}`);
-    }
-  };
   const kind = rootKind(node);
-  return new ResourceItem({
+  const name = rootName(node);
+  return {
     position,
     topPosition: position,
     start: node.offset,
     end,
     column: ctx.lines.column(node.offset),
     kind,
+    ...(name !== undefined ? { name } : {}),
     reader: 'yaml',
     ...(ctx.directives.length > 0 ? { preamble: `${ctx.directives.map((d) => d.source).join('\n')}\n---\n` } : {}),
     ...(kind === 'List' ? { listToken: node } : {}),
-  }, compose);
+  };
+}
+
+/** Composes a `yaml`-path resource from its syntax tree: its data and text tree. */
+function composeItem(text: string, node: CST.Token, where: string, ctx: YamlContext, docStart: CST.SourceToken[] | undefined): ItemContent {
+  try {
+    const doc = composeNode(text, node, where, ctx.directives, ctx.lines, docStart);
+    return { value: doc.toJS(TO_JS_OPTIONS) as Json, node: fromYamlNode(doc.contents as Node) };
+  } catch (e) {
+    // Alias bombs (ReferenceError) and absurd nesting (RangeError) are bad input too.
+    if (e instanceof MeshInjectError) throw e;
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(node.offset)}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * A document of a `yaml`-path stream as a resource whose syntax tree is not kept: `load` parses the
+ * document again from its own text (`text` from `docOffset` to `docEnd`, where the stream's parse put its
+ * document token) before composing it. In the `yaml` package's form a syntax tree takes some 75 times its
+ * text (2 GB for a 27 MB stream of small documents), and every pass of the garbage collector grows with what
+ * is kept: reading each document twice cost about what keeping every tree cost at 75 000 documents, and
+ * less beyond (bench class anchored-300k).
+ */
+function streamItem(text: string, range: ItemRange, docOffset: number, docEnd: number, where: string, ctx: YamlContext): SourceItem {
+  const { start } = range;
+  const { directives, lines } = ctx;
+  return new ResourceItem(range, () => {
+    const doc = reparseDocument(text, docOffset, docEnd, start, where);
+    return composeItem(text, doc.value!, where, { directives, lines }, docStartOf(doc).docStart);
+  });
+}
+
+/**
+ * One document of a stream parsed again from its own text, with offsets into the whole `text` (the parser
+ * counts on from `from`). A document's syntax does not depend on the documents before it (its directives
+ * are kept apart), so the tree is the one the stream's parse made, its root at `start`
+ * (test/source-reparse.test.ts compares whole trees over every YAML file of the repository).
+ * @throws Error (an internal error) when the text gives no single document with its root at `start`
+ */
+export function reparseDocument(text: string, from: number, to: number, start: number, where: string): CST.Document {
+  const parser = new Parser();
+  parser.offset = from;
+  let doc: CST.Document | undefined;
+  let docs = 0;
+  for (const t of parser.parse(text.slice(from, to))) {
+    if (t.type === 'document') {
+      doc = t;
+      docs++;
+    }
+  }
+  if (docs !== 1 || doc!.value?.offset !== start) {
+    throw new Error(`${where}: the document reads differently on its own than in its stream (offsets ${from}-${to})`);
+  }
+  return doc!;
 }
 
 function scalarText(node: CST.Token | null | undefined): string | undefined {
@@ -289,9 +349,23 @@ function isMapToken(t: CST.Token | null | undefined): t is CST.BlockMap | CST.Fl
 
 /** Reads the top-level `kind` of a document's root map without composing it. */
 function rootKind(root: CST.Token | undefined): string | undefined {
+  return mapEntry(root, 'kind');
+}
+
+/** Reads `metadata.name` of a document's root map without composing it (see `SourceItem.name`). */
+function rootName(root: CST.Token | undefined): string | undefined {
   if (!isMapToken(root)) return undefined;
   for (const it of root.items) {
-    if (scalarText(it.key) === 'kind') return scalarText(it.value);
+    if (scalarText(it.key) === 'metadata') return mapEntry(it.value, 'name');
+  }
+  return undefined;
+}
+
+/** The scalar at the first `key` of a mapping token, read without composing it. */
+function mapEntry(map: CST.Token | null | undefined, key: string): string | undefined {
+  if (!isMapToken(map)) return undefined;
+  for (const it of map.items) {
+    if (scalarText(it.key) === key) return scalarText(it.value);
   }
   return undefined;
 }
@@ -377,13 +451,33 @@ function expandNestedLists(text: string, items: SourceItem[], where: string, ctx
  *
  * @param text the whole input (CRLF line endings are kept as they are; `run` strips a leading BOM)
  * @param where how to name the input in errors (e.g. `stdin` or a file path)
+ * @param keepTrees see `KEEP_TREES` (tests set none: every stream document is parsed again)
  * @throws MeshInjectError `BAD_INPUT` naming the document/item and line; composing a resource later
  *   throws the same
  */
-export function parseSource(text: string, where = 'input'): ParsedSource {
+export function parseSource(text: string, where = 'input', keepTrees: TreeBudget = KEEP_TREES): ParsedSource {
   const docs = readBlockYaml(text);
-  return (docs && fromBlockDocuments(text, docs, where)) ?? parseWithYaml(text, where);
+  return (docs && fromBlockDocuments(text, docs, where)) ?? parseWithYaml(text, where, keepTrees);
 }
+
+/** How many stream documents keep their syntax trees (`KEEP_TREES`): at most `documents`, `chars` of text together. */
+export interface TreeBudget {
+  documents: number;
+  /** UTF-16 units of the documents' roots. */
+  chars: number;
+}
+
+/**
+ * The `yaml`-path stream documents whose syntax trees are kept from reading the stream to composing them:
+ * the first 64, up to 4 Mi characters; the documents after those are parsed again when composed
+ * (`streamItem`). In the `yaml` package's form a tree takes some 75 times its text, and the garbage
+ * collector's every pass grows with what is kept (measured, bench class anchored-300k, a stream of small
+ * documents: keeping every tree of 300 000 held 3.3 GB and the run's CPU grew 1.3 times faster than the
+ * stream; keeping those of the first 4 Mi characters, some 50 000 documents, was slower still; parsing each
+ * twice made the growth 1.03 at the same CPU for 75 000). A few large documents keep theirs: parsing a
+ * 40 000-key ConfigMap twice cost 45 % more CPU.
+ */
+export const KEEP_TREES: Readonly<TreeBudget> = { documents: 64, chars: 4 * 1024 * 1024 };
 
 /**
  * The framing rules both readers apply (the KRM functions spec; kubectl for `kind: List`): a single
@@ -406,7 +500,9 @@ function blockItem(text: string, value: Json, node: TextNode | null, position: n
   if (!node || node.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const kind = value.kind;
   if ((kind !== undefined && typeof kind !== 'string') || kind === 'List') return undefined;
-  return new ResourceItem({ position, topPosition: position, kind, start: node.start, end: node.end, column: lineColumn(text, node.start), reader: 'block' }, { node, value });
+  const meta = value.metadata;
+  const name = typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof meta.name === 'string' ? meta.name : undefined;
+  return new ResourceItem({ position, topPosition: position, kind, ...(name !== undefined ? { name } : {}), start: node.start, end: node.end, column: lineColumn(text, node.start), reader: 'block' }, { node, value });
 }
 
 /**
@@ -451,37 +547,80 @@ function fromBlockDocuments(text: string, docs: BlockDocument[], where: string):
   return { form: 'stream', text, items };
 }
 
-/** `parseSource` with the `yaml` package: the whole input into its syntax tree, resources composed on first use. */
-function parseWithYaml(text: string, where: string): ParsedSource {
+/**
+ * `parseSource` with the `yaml` package: the whole input through its parser (syntax errors are reported
+ * now); a single ResourceList or List document keeps its syntax tree (its items are composed from it on
+ * first use), the documents of a stream are parsed again when composed (`streamItem`).
+ */
+function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): ParsedSource {
   const lines = new LineIndex(text);
-  const tokens = [...new Parser().parse(text)];
-  const docs: Array<{ doc: CST.Document; directives: CST.Directive[] }> = [];
+  const isEmpty = (d: CST.Document): boolean => !d.value || (d.value.type === 'scalar' && d.value.source === '');
+  // The non-empty documents: a tree is dropped once its range is read unless it fits in the budget, and the
+  // first one's is kept while it is the only one (it may be a ResourceList or List). `docEnd`: where the
+  // next token starts.
+  const docs: StreamDoc[] = [];
+  let budget = keepTrees.chars;
+  // A document's range error waits for the syntax errors of the whole input, which are reported first.
+  let problem: MeshInjectError | undefined;
+  const readRange = (i: number): void => {
+    const d = docs[i]!;
+    try {
+      d.range = yamlRange(text, d.doc!.value!, i, d.where, { directives: d.directives, lines });
+      const size = d.range.end - d.range.start;
+      if (i < keepTrees.documents && size <= budget) {
+        budget -= size;
+        return;
+      }
+    } catch (e) {
+      if (!(e instanceof MeshInjectError)) throw e;
+      problem ??= e;
+    }
+    d.doc = undefined;
+  };
   let directives: CST.Directive[] = [];
-  for (const t of tokens) {
+  let count = 0;
+  for (const t of new Parser().parse(text)) {
+    const last = docs[docs.length - 1];
+    if (last && last.docEnd < 0) last.docEnd = t.offset;
     if (t.type === 'error') {
       throw new MeshInjectError('BAD_INPUT', `${where}, line ${lines.line(t.offset)}: invalid YAML: ${t.message}`);
     }
     if (t.type === 'directive') directives.push(t);
-    if (t.type === 'document') {
-      docs.push({ doc: t, directives });
-      directives = [];
+    if (t.type !== 'document') continue;
+    count++;
+    if (!isEmpty(t)) {
+      if (docs.length === 1) readRange(0);
+      docs.push({ doc: t, directives, where: `${where} document ${count}`, docOffset: t.offset, docEnd: -1 });
+      if (docs.length > 1) readRange(docs.length - 1);
     }
+    directives = [];
   }
-  const isEmpty = (d: CST.Document): boolean => !d.value || (d.value.type === 'scalar' && d.value.source === '');
-  const nonEmpty = docs.filter((d) => !isEmpty(d.doc));
-  if (nonEmpty.length === 1) {
-    const root = nonEmpty[0]!.doc.value;
-    const ctx: YamlContext = { directives: nonEmpty[0]!.directives, lines, ...docStartOf(nonEmpty[0]!.doc) };
-    const kind = rootKind(root);
+  const last = docs[docs.length - 1];
+  if (last && last.docEnd < 0) last.docEnd = text.length;
+  const only = docs.length === 1 ? docs[0]!.doc! : undefined;
+  if (!problem && only) {
+    const kind = rootKind(only.value!);
     const form = wrapperForm(kind);
-    if (form && isMapToken(root)) return parseWrapper(text, root, form, kind!, where, ctx);
+    if (form && isMapToken(only.value)) return parseWrapper(text, only.value, form, kind!, where, { directives: docs[0]!.directives, lines, ...docStartOf(only) });
+    readRange(0);
   }
-  const items: SourceItem[] = [];
-  docs.forEach((d, i) => {
-    if (isEmpty(d.doc)) return;
-    items.push(makeItem(text, d.doc.value!, items.length, `${where} document ${i + 1}`, { directives: d.directives, lines, ...docStartOf(d.doc) }));
-  });
+  if (problem) throw problem;
+  const items = docs.map((d) => d.doc
+    ? new ResourceItem(d.range!, () => composeItem(text, d.doc!.value!, d.where, { directives: d.directives, lines }, docStartOf(d.doc!).docStart))
+    : streamItem(text, d.range!, d.docOffset, d.docEnd, d.where, { directives: d.directives, lines }));
   return { form: 'stream', text, items: expandNestedLists(text, items, where, { directives: [], lines }) };
+}
+
+/** A non-empty document of a `yaml`-path stream while the stream is read (`parseWithYaml`). */
+interface StreamDoc {
+  /** Its syntax tree, kept when it fits in the budget (dropped once its range is read otherwise). */
+  doc: CST.Document | undefined;
+  range?: ItemRange;
+  directives: CST.Directive[];
+  where: string;
+  /** Where its text starts and ends in the input (the end is -1 until the next token is seen). */
+  docOffset: number;
+  docEnd: number;
 }
 
 /**

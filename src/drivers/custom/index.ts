@@ -41,5 +41,5 @@ export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSetti
   },
   inventory: customInventory,
   uninject: uninjectCustom,
-  fromInput: (settings, configMaps) => ({ settings: settings.templateConfigMaps.length === 0 ? settings : templatesFromPackage(settings, configMaps()), notes: [] }),
+  fromInput: (settings, configMaps) => ({ settings: settings.templateConfigMaps.length === 0 ? settings : templatesFromPackage(settings, configMaps(settings.templateConfigMaps)), notes: [] }),
 });

@@ -30,9 +30,9 @@ export function configMapVersion(labels: Record<string, unknown>): string {
  * ConfigMap of the configured revision, the run's templates and values come from it. Returns the settings
  * unchanged otherwise. Notes say which ConfigMap was used, or why one was not.
  */
-export function withInjectorConfigMap(settings: IstioSettings, configMaps: () => readonly JsonObject[]): { settings: IstioSettings; notes: string[] } {
+export function withInjectorConfigMap(settings: IstioSettings, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: IstioSettings; notes: string[] } {
   const want = settings.revision === '' ? 'istio-sidecar-injector' : `istio-sidecar-injector-${settings.revision}`;
-  const found = configMaps().filter((r) => r.kind === 'ConfigMap' && r.apiVersion === 'v1'
+  const found = configMaps([want]).filter((r) => r.kind === 'ConfigMap' && r.apiVersion === 'v1'
     && isJsonObject(r.metadata) && r.metadata.name === want && isJsonObject(r.data));
   if (found.length === 0) return { settings, notes: [] };
   const cm = found[0] as JsonObject;

@@ -36,7 +36,7 @@ function reload(settings: KumaSettings, field: string, text: string, where: stri
 }
 
 /** Kuma driver `fromInput` (see the module comment). Pure. */
-export function withKumaConfigMaps(settings: KumaSettings, configMaps: () => readonly JsonObject[]): { settings: KumaSettings; notes: string[] } {
+export function withKumaConfigMaps(settings: KumaSettings, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: KumaSettings; notes: string[] } {
   const notes: string[] = [];
   let s = settings;
   const steps: Array<[string, () => string]> = [
@@ -44,7 +44,7 @@ export function withKumaConfigMaps(settings: KumaSettings, configMaps: () => rea
     ['transparentProxyConfig', () => s.injector.transparentProxyConfigMap],
   ];
   for (const [field, name] of steps) {
-    const found = configYaml(configMaps(), name(), s.systemNamespace);
+    const found = configYaml(configMaps([name()]), name(), s.systemNamespace);
     if (!found) continue;
     if (s.source.raw[field] !== undefined) {
       notes.push(`${found.where} in the input is not used: ${s.source.path}.${field} is set`);
