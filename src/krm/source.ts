@@ -1,7 +1,7 @@
 import { Composer, CST, Document, Parser, type Node } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
-import { readBlockYaml, type BlockDocument } from '../yaml/manifest-reader.ts';
+import { readBlockStream, type BlockDocument, type DeclinedDocument } from '../yaml/manifest-reader.ts';
 import { K8S_YAML_OPTIONS, TO_JS_OPTIONS, findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import { fromYamlNode, type TextMap, type TextNode } from '../yaml/text-node.ts';
 
@@ -293,6 +293,11 @@ function composeItem(text: string, node: CST.Token, where: string, ctx: YamlCont
   }
 }
 
+/** A document of a `yaml`-path stream as a resource composed from the syntax tree kept for it (`KEEP_TREES`). */
+function keptItem(text: string, range: ItemRange, doc: CST.Document, where: string, ctx: YamlContext): SourceItem {
+  return new ResourceItem(range, () => composeItem(text, doc.value!, where, ctx, docStartOf(doc).docStart));
+}
+
 /**
  * A document of a `yaml`-path stream as a resource whose syntax tree is not kept: `load` parses the
  * document again from its own text (`text` from `docOffset` to `docEnd`, where the stream's parse put its
@@ -444,20 +449,81 @@ function expandNestedLists(text: string, items: SourceItem[], where: string, ctx
  * multi-document YAML stream. Nothing is re-serialised: each resource keeps its source range.
  *
  * Manifests as people and tools write them are read in one pass by the fast block reader
- * (`readBlockYaml`), which also checks that the whole input is well-formed. Anything it declines (anchors,
- * tags, JSON, nested Lists, an input `results`, malformed YAML, ...) is read with the `yaml` package
- * instead: the whole text into its syntax tree here (syntax errors are reported now), each resource
- * composed on first use of `node`/`value` (duplicate keys and alias bombs are reported then).
+ * (`readBlockStream`), which also checks that the whole input is well-formed. A document of a stream it
+ * declines (anchors, tags, JSON, malformed YAML, ...) is read with the `yaml` package from its own text, the
+ * others stay the fast reader's (`mixedStream`); where that cannot be done (nested Lists, an input `results`,
+ * directives, a declined ResourceList, ...) the whole input is read with the `yaml` package instead (syntax
+ * errors are reported now). Resources read with the `yaml` package are composed on first use of
+ * `node`/`value` (duplicate keys and alias bombs are reported then).
  *
  * @param text the whole input (CRLF line endings are kept as they are; `run` strips a leading BOM)
  * @param where how to name the input in errors (e.g. `stdin` or a file path)
- * @param keepTrees see `KEEP_TREES` (tests set none: every stream document is parsed again)
+ * @param options for tests: `keepTrees` (see `KEEP_TREES`; none: every stream document is parsed again) and
+ *   `mixed: false` (a stream with a declined document is read with the `yaml` package as a whole)
  * @throws MeshInjectError `BAD_INPUT` naming the document/item and line; composing a resource later
  *   throws the same
  */
-export function parseSource(text: string, where = 'input', keepTrees: TreeBudget = KEEP_TREES): ParsedSource {
-  const docs = readBlockYaml(text);
-  return (docs && fromBlockDocuments(text, docs, where)) ?? parseWithYaml(text, where, keepTrees);
+export function parseSource(text: string, where = 'input', options: { keepTrees?: TreeBudget; mixed?: boolean } = {}): ParsedSource {
+  const keepTrees = options.keepTrees ?? KEEP_TREES;
+  const docs = readBlockStream(text);
+  const read = docs?.every((d): d is BlockDocument => !('declined' in d))
+    ? fromBlockDocuments(text, docs as BlockDocument[], where)
+    : docs && options.mixed !== false ? mixedStream(text, docs, where, keepTrees) : undefined;
+  return read ?? parseWithYaml(text, where, keepTrees);
+}
+
+/**
+ * A stream some of whose documents the fast reader declined (an anchor in one ConfigMap of a rendered chart):
+ * each of those is parsed with the `yaml` package from its own text, the others keep the fast reader's items,
+ * so one such document no longer sends every resource through the slower path. Undefined, and the whole
+ * input is read with the `yaml` package (which also gives the errors), for a single document, a declined
+ * text that is not exactly one well-formed document, a root that is not a mapping, or a List.
+ */
+function mixedStream(text: string, docs: Array<BlockDocument | DeclinedDocument>, where: string, keepTrees: TreeBudget): ParsedSource | undefined {
+  if (docs.filter((d) => 'declined' in d || d.node !== null).length < 2) return undefined;
+  const lines = new LineIndex(text);
+  const items: SourceItem[] = [];
+  let budget = keepTrees.chars;
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i]!;
+    if (!('declined' in d)) {
+      if (d.node === null) continue;
+      const item = blockItem(text, d.value, d.node, items.length);
+      if (!item) return undefined;
+      items.push(item);
+      continue;
+    }
+    const { from, to } = d.declined;
+    const doc = onlyDocument(text, from, to);
+    if (!doc) return undefined;
+    const docWhere = `${where} document ${i + 1}`;
+    const ctx: YamlContext = { directives: [], lines };
+    let range: ItemRange;
+    try {
+      range = yamlRange(text, doc.value!, items.length, docWhere, ctx);
+    } catch (e) {
+      if (e instanceof MeshInjectError) return undefined;
+      throw e;
+    }
+    if (range.kind === 'List') return undefined;
+    const size = range.end - range.start;
+    const keep = items.length < keepTrees.documents && size <= budget;
+    if (keep) budget -= size;
+    items.push(keep ? keptItem(text, range, doc, docWhere, ctx) : streamItem(text, range, doc.offset, to, docWhere, ctx));
+  }
+  return { form: 'stream', text, items };
+}
+
+/** The one non-empty document of `text` from `from` to `to` (offsets into `text`), or undefined: none, more, or a syntax error. */
+function onlyDocument(text: string, from: number, to: number): CST.Document | undefined {
+  const parser = new Parser();
+  parser.offset = from;
+  let doc: CST.Document | undefined;
+  for (const t of parser.parse(text.slice(from, to))) {
+    if (t.type === 'error' || (t.type === 'document' && doc)) return undefined;
+    if (t.type === 'document') doc = t;
+  }
+  return doc?.value && !(doc.value.type === 'scalar' && doc.value.source === '') ? doc : undefined;
 }
 
 /** How many stream documents keep their syntax trees (`KEEP_TREES`): at most `documents`, `chars` of text together. */
@@ -606,7 +672,7 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
   }
   if (problem) throw problem;
   const items = docs.map((d) => d.doc
-    ? new ResourceItem(d.range!, () => composeItem(text, d.doc!.value!, d.where, { directives: d.directives, lines }, docStartOf(d.doc!).docStart))
+    ? keptItem(text, d.range!, d.doc, d.where, { directives: d.directives, lines })
     : streamItem(text, d.range!, d.docOffset, d.docEnd, d.where, { directives: d.directives, lines }));
   return { form: 'stream', text, items: expandNestedLists(text, items, where, { directives: [], lines }) };
 }

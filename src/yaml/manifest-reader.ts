@@ -30,7 +30,34 @@ export interface BlockDocument {
  */
 export function readBlockYaml(text: string): BlockDocument[] | undefined {
   try {
-    return new BlockReader(text).stream();
+    return new BlockReader(text).stream(false) as BlockDocument[];
+  } catch (e) {
+    if (e instanceof Declined) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * A document `readBlockStream` leaves to the `yaml` package, by its text: from its `---` line (or its first
+ * line, for a document without one) to the next line that is a `---` marker (or the end of the input).
+ */
+export interface DeclinedDocument {
+  declined: { from: number; to: number };
+}
+
+/**
+ * `readBlockYaml` one document at a time: a document the fast reader declines is given as its text
+ * (`DeclinedDocument`), and the documents around it are still read. The whole input is declined (undefined)
+ * only for what concerns more than one document: directives, a `...` marker between read documents, control
+ * characters.
+ *
+ * A declined document ends where the next line is `---` at column 0 followed by a space, a tab or the line's
+ * end: YAML allows no such line inside a document (its `c-forbidden` rule). The caller parses each declined
+ * document's text alone and must find exactly one document there (src/krm/source.ts, `mixedStream`).
+ */
+export function readBlockStream(text: string): Array<BlockDocument | DeclinedDocument> | undefined {
+  try {
+    return new BlockReader(text).stream(true);
   } catch (e) {
     if (e instanceof Declined) return undefined;
     throw e;
@@ -48,6 +75,8 @@ class BlockReader {
   private nx = 0;
   /** Nesting depth of the collection being read (deeper inputs are left to `yaml`'s limits and errors). */
   private depth = 0;
+  /** Set before declining for what concerns the whole input (see `readBlockStream`). */
+  private whole = false;
 
   constructor(text: string) {
     this.text = text;
@@ -94,8 +123,29 @@ class BlockReader {
     if (m !== '---' && m !== '...') return false;
     const after = text.charCodeAt(cs + 3);
     if (cs + 3 < this.ce && after !== SPACE && after !== TAB) return false;
-    if (m === '...') decline();
+    if (m === '...') this.declineWhole();
     return true;
+  }
+
+  private declineWhole(): never {
+    this.whole = true;
+    return decline();
+  }
+
+  /**
+   * Start of the first line after the one at `from` that is a `---` marker (as `atDocMarker` reads one), or
+   * the end of the input. (A `...` marker and a document after it stay in the declined text, which then holds
+   * two documents: the caller reads the whole input with the `yaml` package.)
+   */
+  private nextMarker(from: number): number {
+    const { text, n } = this;
+    for (let p = text.indexOf('\n', from); p >= 0 && p + 1 < n; p = text.indexOf('\n', p + 1)) {
+      if (!text.startsWith('---', p + 1)) continue;
+      const after = text.charCodeAt(p + 4);
+      if (p + 4 < n && after !== SPACE && after !== TAB && after !== CR && after !== 10) continue;
+      return p + 1;
+    }
+    return n;
   }
 
   /** Whether the current line's content is a block sequence entry (`- ...` or a lone `-`). */
@@ -105,28 +155,45 @@ class BlockReader {
     return this.cs + 1 >= this.ce || after === SPACE || after === TAB;
   }
 
-  stream(): BlockDocument[] {
-    const docs: BlockDocument[] = [];
+  /**
+   * The documents of the input; with `lenient`, a document the reader declines is given by its text and
+   * reading goes on at the next `---` line (`readBlockStream`).
+   */
+  stream(lenient: boolean): Array<BlockDocument | DeclinedDocument> {
+    const docs: Array<BlockDocument | DeclinedDocument> = [];
     let open = false;
+    // Where the current document's text starts: its `---` line, or its first line when it has none.
+    let from = 0;
     for (;;) {
-      this.skipEmpty();
-      if (this.eof) break;
-      if (this.text.charCodeAt(this.cs) === 37 /* % */) decline();
-      if (this.atDocMarker()) {
-        // `--- # comment` is fine; content after `---` on the same line is declined.
-        const rest = this.text.slice(this.cs + 3, this.ce).trim();
-        if (rest !== '' && rest[0] !== '#') decline();
-        if (open) docs.push({ value: null, node: null });
-        open = true;
-        this.load(this.nx);
-        continue;
+      if (!open) from = this.ls;
+      try {
+        this.skipEmpty();
+        if (this.eof) break;
+        if (this.text.charCodeAt(this.cs) === 37 /* % */) this.declineWhole();
+        if (this.atDocMarker()) {
+          if (open) docs.push({ value: null, node: null });
+          open = true;
+          from = this.ls;
+          // `--- # comment` is fine; content after `---` on the same line is declined.
+          const rest = this.text.slice(this.cs + 3, this.ce).trim();
+          if (rest !== '' && rest[0] !== '#') decline();
+          this.load(this.nx);
+          continue;
+        }
+        if (this.ind !== 0) decline();
+        const { value, node } = this.block(0);
+        this.skipEmpty();
+        if (!this.eof && !this.atDocMarker()) decline();
+        docs.push({ value, node });
+        open = false;
+      } catch (e) {
+        if (!lenient || !(e instanceof Declined) || this.whole) throw e;
+        const to = this.nextMarker(from);
+        docs.push({ declined: { from, to } });
+        open = false;
+        this.depth = 0;
+        this.load(to);
       }
-      if (this.ind !== 0) decline();
-      const { value, node } = this.block(0);
-      docs.push({ value, node });
-      open = false;
-      this.skipEmpty();
-      if (!this.eof && !this.atDocMarker()) decline();
     }
     if (open) docs.push({ value: null, node: null });
     return docs;
