@@ -278,12 +278,14 @@ export function toList(resources: readonly GeneratedResource[]): string {
  *   (the only shape that carries its own functionConfig);
  * (The Deployment of the YAML shapes uses an anchor, so they are read by the `yaml` path, not the fast reader.)
  * - `huge-annotation`: one Deployment with an annotation of n KiB;
- * - `anchored-docs`: a stream of n tiny documents (ConfigMaps using an anchor and an alias) and one Deployment.
+ * - `anchored-docs`: a stream of n tiny documents (ConfigMaps using an anchor and an alias) and one Deployment;
+ * - `one-anchored`: a stream of n plain Deployments the fast reader reads and, last, one ConfigMap using an
+ *   anchor (a rendered chart with one such document), which only that document leaves to the `yaml` package.
  */
-export type Shape = 'compact-json' | 'wide-configmap' | 'wide-values' | 'huge-annotation' | 'anchored-docs';
+export type Shape = 'compact-json' | 'wide-configmap' | 'wide-values' | 'huge-annotation' | 'anchored-docs' | 'one-anchored';
 
 /** Every shape, in the order the benchmark runs them. */
-export const SHAPES: readonly Shape[] = ['compact-json', 'wide-configmap', 'wide-values', 'huge-annotation', 'anchored-docs'];
+export const SHAPES: readonly Shape[] = ['compact-json', 'wide-configmap', 'wide-values', 'huge-annotation', 'anchored-docs', 'one-anchored'];
 
 function jsonDeployment(i: number): unknown {
   return {
@@ -339,6 +341,10 @@ export function generateShape(shape: Shape, n: number): string {
     case 'anchored-docs': {
       const doc = (i: number): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  labels: &l {app: c}\ndata: *l\n`;
       return [SMALL_DEPLOYMENT, ...Array.from({ length: n }, (_, i) => doc(i))].join('---\n');
+    }
+    case 'one-anchored': {
+      const plain = (i: number): string => SMALL_DEPLOYMENT.replace('  name: web\n', `  name: web-${i}\n`).replace('matchLabels: &labels {app: web}', 'matchLabels: {app: web}').replace('labels: *labels', 'labels: {app: web}');
+      return [...Array.from({ length: n }, (_, i) => plain(i)), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {app: c}\ndata: *l\n'].join('---\n');
     }
   }
 }

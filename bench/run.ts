@@ -20,7 +20,8 @@
  *     annotations, comments), beside the round trip only (1 000 and 10 000);
  *   - `compact-json`, `wide-maps`, `huge-annotation`, `anchored-300k`: the shapes that once took super-linear
  *     time (issue #8 §3; `generateShape`), each at sizes n, 2n, 4n (up to 20 000 items, 40 000 keys, 4 MiB,
- *     300 000 documents), beside the round trip;
+ *     300 000 documents; `anchored-300k` also 10 000 plain Deployments with one anchored ConfigMap, which once
+ *     sent every document through the `yaml` package), beside the round trip;
  *   - `diff`: `meshinject diff`, `diff -i` and `check` (on the input and on the injected output) beside injecting
  *     and `kpt fn source`, mixed 300 and 3 000 (bench/diff.ts);
  *   - `startup`: a 10-workload ResourceList through the CLI beside bare `node -e 0`, median of 15 alternating
@@ -283,7 +284,7 @@ const SHAPE_CLASSES: Partial<Record<ClassName, Array<{ shape: Shape; n: number; 
     { shape: 'wide-values', n: 10000, unit: 'keys' },
   ],
   'huge-annotation': [{ shape: 'huge-annotation', n: 1024, unit: 'KiB' }],
-  'anchored-300k': [{ shape: 'anchored-docs', n: 75000, unit: 'documents' }],
+  'anchored-300k': [{ shape: 'anchored-docs', n: 75000, unit: 'documents' }, { shape: 'one-anchored', n: 2500, unit: 'Deployments' }],
 };
 
 /** The CLI arguments of a shape (wide-values carries its own functionConfig). */
@@ -300,7 +301,7 @@ async function benchShapes(cls: ClassName, args: Args, cliOk: boolean): Promise<
       writeFileSync(file, generateShape(shape, n));
       const heap = ['--max-old-space-size=8192'];
       const row: Omit<Row, 'floor'> = { cls, label: shape, size: n, unit, inputMB: readFileSync(file).length / 1e6 };
-      if (cliOk) Object.assign(row, await measureMesh(`${shape} ${n} ${unit}`, shapeArgs(shape), file, 'istio', shape === 'compact-json' ? n : 1, heap, 1));
+      if (cliOk) Object.assign(row, await measureMesh(`${shape} ${n} ${unit}`, shapeArgs(shape), file, 'istio', shape === 'compact-json' || shape === 'one-anchored' ? n : 1, heap, 1));
       const floor = await measureMedian(1, 'node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 });
       rows.push({ ...row, floor });
       rmSync(file, { force: true });

@@ -14,6 +14,9 @@ import { parse } from 'yaml';
 import { countInjected, countKptItems, MESH_CONFIGS, MESHES, packageResources, writePackage } from '../bench/package.ts';
 import { FAST_PATHS_OFF, identityRow, VERIFY_FAST_PATHS } from '../bench/identity.ts';
 import { notesSection } from '../bench/results.ts';
+import { generateShape } from '../bench/generate.ts';
+import { parseSource } from '../src/krm/source.ts';
+import { run } from '../src/run.ts';
 
 const BIN = fileURLToPath(new URL('../bin/meshinject.js', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist/meshinject.cjs', import.meta.url));
@@ -81,4 +84,12 @@ t.test('a rewritten report keeps the hand-kept notes', async (t) => {
   t.equal(notesSection(previous), '## Notes (by hand, after this run)\n- keep me\n\n## More by hand\nalso kept\n');
   t.match(notesSection('# results\n'), /^## Notes \(by hand/, 'a report without notes gets an empty section');
   t.match(notesSection(undefined), /^## Notes \(by hand/);
+});
+
+t.test('the one-anchored shape: the fast reader reads every Deployment, the yaml package the one anchored ConfigMap', async (t) => {
+  const text = generateShape('one-anchored', 5);
+  t.same(parseSource(text).items.map((it) => `${it.kind}/${it.reader}`), [...Array(5).fill('Deployment/block'), 'ConfigMap/yaml']);
+  const out = run(text, { policy: 'enabled' } as never);
+  t.equal(out.exitCode, 0, out.stderr);
+  t.equal((out.stdout.match(/^ {6}- name: istio-proxy$/gm) ?? []).length, 5, 'every Deployment injected');
 });

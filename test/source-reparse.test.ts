@@ -109,7 +109,6 @@ function sameBothWays(t: Test, text: string, label: string): number {
   const whole = parsed(text, { mixed: false });
   sameItems(t, parsed(text), whole, `${label} (trees kept)`);
   sameItems(t, parsed(text, { keepTrees: NO_TREES }), whole, `${label} (parsed again)`);
-  sameItems(t, parsed(text, { keepTrees: NO_TREES, mixed: false }), whole, `${label} (whole, parsed again)`);
   return docs;
 }
 
@@ -128,16 +127,17 @@ t.test('every YAML file of the repository: documents parsed again are the stream
     // The same file with a declined document first and last: the fast reader's items for the others.
     const src = parsed(text);
     if (typeof src === 'string' || src.form !== 'stream' || !src.items.every((it) => it.reader === 'block')) continue;
+    // (Declined first: every fourth file, for time; the items after a declined one then move.)
     const body = text.endsWith('\n') ? text : `${text}\n`;
-    for (const [where, variant] of [['first', `${ANCHORED}---\n${body}`], ['last', `${body}---\n${ANCHORED}`]] as const) {
-      const read = parsed(variant) as ParsedSource;
+    const variants = [['last', `${body}---\n${ANCHORED}`], ...(mixed % 4 === 0 ? [['first', `${ANCHORED}---\n${body}`]] : [])];
+    for (const [where, variant] of variants) {
+      const read = parsed(variant!) as ParsedSource;
       const readers = read.items.map((it) => it.reader);
       if (readers.filter((r) => r === 'yaml').length !== 1 || readers.length !== src.items.length + 1) t.fail(`${label} (declined document ${where}): readers ${readers.join(',')}`);
-      sameItems(t, read, parsed(variant, { mixed: false }), `${label} (declined document ${where})`);
+      sameItems(t, read, parsed(variant!, { mixed: false }), `${label} (declined document ${where})`);
+      // Declined last, the others are exactly the items of the file alone (when no line end was added).
+      if (where === 'last' && body === text && !isDeepStrictEqual(read.items.slice(0, -1).map(seen), src.items.map(seen))) t.fail(`${label}: the fast reader's items differ beside a declined document`);
     }
-    // Declined last, the others are exactly the items of the file alone (when no line end was added).
-    const last = parsed(`${body}---\n${ANCHORED}`) as ParsedSource;
-    if (body === text && !isDeepStrictEqual(last.items.slice(0, -1).map(seen), src.items.map(seen))) t.fail(`${label}: the fast reader's items differ beside a declined document`);
     mixed++;
   }
   t.ok(files > 1000, `${files} files`);
