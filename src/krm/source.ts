@@ -299,12 +299,9 @@ function keptItem(text: string, range: ItemRange, doc: CST.Document, where: stri
 }
 
 /**
- * A document of a `yaml`-path stream as a resource whose syntax tree is not kept: `load` parses the
- * document again from its own text (`text` from `docOffset` to `docEnd`, where the stream's parse put its
- * document token) before composing it. In the `yaml` package's form a syntax tree takes some 75 times its
- * text (2 GB for a 27 MB stream of small documents), and every pass of the garbage collector grows with what
- * is kept: reading each document twice cost about what keeping every tree cost at 75 000 documents, and
- * less beyond (bench class anchored-300k).
+ * A document of a `yaml`-path stream as a resource whose syntax tree is not kept (beyond `KEEP_TREES`):
+ * `load` parses the document again from its own text (`text` from `docOffset` to `docEnd`, where the
+ * stream's parse put its document token) before composing it.
  */
 function streamItem(text: string, range: ItemRange, docOffset: number, docEnd: number, where: string, ctx: YamlContext): SourceItem {
   const { start } = range;
@@ -319,7 +316,9 @@ function streamItem(text: string, range: ItemRange, docOffset: number, docEnd: n
  * One document of a stream parsed again from its own text, with offsets into the whole `text` (the parser
  * counts on from `from`). A document's syntax does not depend on the documents before it (its directives
  * are kept apart), so the tree is the one the stream's parse made, its root at `start`
- * (test/source-reparse.test.ts compares whole trees over every YAML file of the repository).
+ * (test/source-reparse.test.ts compares whole trees over every YAML file of the repository). Only a document
+ * broken at its end (a quote still open at the next `---`) is tokenised differently where the input ends
+ * instead: composing it fails either way.
  * @throws Error (an internal error) when the text gives no single document with its root at `start`
  */
 export function reparseDocument(text: string, from: number, to: number, start: number, where: string): CST.Document {

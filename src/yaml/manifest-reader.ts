@@ -142,7 +142,7 @@ class BlockReader {
     for (let p = text.indexOf('\n', from); p >= 0 && p + 1 < n; p = text.indexOf('\n', p + 1)) {
       if (!text.startsWith('---', p + 1)) continue;
       const after = text.charCodeAt(p + 4);
-      if (p + 4 < n && after !== SPACE && after !== TAB && after !== CR && after !== 10) continue;
+      if (p + 4 < n && after !== SPACE && after !== TAB && after !== CR && after !== 10 /* \n */) continue;
       return p + 1;
     }
     return n;
