@@ -165,9 +165,9 @@ function isLocalConfig(v: JsonObject): boolean {
 
 /**
  * The input's ConfigMaps named one of `names`, for `ActiveMesh.fromInput` (kpt package files such as
- * templates, a mesh's own config), and those whose kind or name is only known once composed. Chosen by the
- * kind and name as written (`SourceItem.kind`, `name`), so the input's other resources stay uncomposed until
- * processed, one at a time.
+ * templates, a mesh's own config), and those whose name is only known once composed. Chosen by the kind and
+ * name as written (`SourceItem.kind`, `name`), so the input's other resources stay uncomposed until processed,
+ * one at a time.
  */
 function inputConfigMaps(items: readonly SourceItem[], names: readonly string[]): JsonObject[] {
   return items.filter((it) => it.kind === 'ConfigMap' && (it.name === undefined || names.includes(it.name)))

@@ -89,7 +89,7 @@ t.test('a rewritten report keeps the hand-kept notes', async (t) => {
 t.test('the one-anchored shape: the fast reader reads every Deployment, the yaml package the one anchored ConfigMap', async (t) => {
   const text = generateShape('one-anchored', 5);
   t.same(parseSource(text).items.map((it) => `${it.kind}/${it.reader}`), [...Array(5).fill('Deployment/block'), 'ConfigMap/yaml']);
-  const out = run(text, { policy: 'enabled' } as never);
+  const out = run(text);
   t.equal(out.exitCode, 0, out.stderr);
   t.equal((out.stdout.match(/^ {6}- name: istio-proxy$/gm) ?? []).length, 5, 'every Deployment injected');
 });

@@ -151,8 +151,8 @@ t.test('one declined document leaves the output of the others as without it', as
   t.ok(docs.length > 10, `${docs.length} documents`);
   const at = Math.floor(docs.length / 2);
   const withIt = [...docs.slice(0, at), ANCHORED, ...docs.slice(at)].join('---\n');
-  const plain = run(bookinfo, { defaultNamespace: 'bookinfo' } as never);
-  const mixed = run(withIt, { defaultNamespace: 'bookinfo' } as never);
+  const plain = run(bookinfo);
+  const mixed = run(withIt);
   t.equal(plain.exitCode, 0, plain.stderr);
   t.equal(mixed.exitCode, 0, mixed.stderr);
   const outDocs = plain.stdout.split(/^---\n/m);
