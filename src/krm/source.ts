@@ -322,20 +322,43 @@ function streamItem(text: string, range: ItemRange, docOffset: number, docEnd: n
  * @throws Error (an internal error) when the text gives no single document with its root at `start`
  */
 export function reparseDocument(text: string, from: number, to: number, start: number, where: string): CST.Document {
-  const parser = new Parser();
-  parser.offset = from;
-  let doc: CST.Document | undefined;
-  let docs = 0;
-  for (const t of parser.parse(text.slice(from, to))) {
-    if (t.type === 'document') {
-      doc = t;
-      docs++;
-    }
-  }
-  if (docs !== 1 || doc!.value?.offset !== start) {
+  const { docs } = parseAt(text, from, to);
+  if (docs.length !== 1 || docs[0]!.value?.offset !== start) {
     throw new Error(`${where}: the document reads differently on its own than in its stream (offsets ${from}-${to})`);
   }
-  return doc!;
+  return docs[0]!;
+}
+
+/** The document tokens of `text` from `from` to `to`, with offsets into `text`, and whether the parser reported errors. */
+function parseAt(text: string, from: number, to: number): { docs: CST.Document[]; errors: boolean } {
+  const parser = new Parser();
+  parser.offset = from;
+  const docs: CST.Document[] = [];
+  let errors = false;
+  for (const t of parser.parse(text.slice(from, to))) {
+    if (t.type === 'document') docs.push(t);
+    else if (t.type === 'error') errors = true;
+  }
+  return { docs, errors };
+}
+
+/** Whether a document has no content (only comments, or nothing after its `---`). */
+function isEmptyDocument(d: CST.Document): boolean {
+  return !d.value || (d.value.type === 'scalar' && d.value.source === '');
+}
+
+/**
+ * Decides which stream documents keep their syntax trees (`KEEP_TREES`): called once per document in order,
+ * with its position and range; true while both the count and the characters of `budget` last.
+ */
+function treeKeeper(budget: TreeBudget): (position: number, range: ItemRange) => boolean {
+  let chars = budget.chars;
+  return (position, range) => {
+    const size = range.end - range.start;
+    if (position >= budget.documents || size > chars) return false;
+    chars -= size;
+    return true;
+  };
 }
 
 function scalarText(node: CST.Token | null | undefined): string | undefined {
@@ -482,7 +505,7 @@ function mixedStream(text: string, docs: Array<BlockDocument | DeclinedDocument>
   if (docs.filter((d) => 'declined' in d || d.node !== null).length < 2) return undefined;
   const lines = new LineIndex(text);
   const items: SourceItem[] = [];
-  let budget = keepTrees.chars;
+  const keep = treeKeeper(keepTrees);
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i]!;
     if (!('declined' in d)) {
@@ -505,24 +528,15 @@ function mixedStream(text: string, docs: Array<BlockDocument | DeclinedDocument>
       throw e;
     }
     if (range.kind === 'List') return undefined;
-    const size = range.end - range.start;
-    const keep = items.length < keepTrees.documents && size <= budget;
-    if (keep) budget -= size;
-    items.push(keep ? keptItem(text, range, doc, docWhere, ctx) : streamItem(text, range, doc.offset, to, docWhere, ctx));
+    items.push(keep(items.length, range) ? keptItem(text, range, doc, docWhere, ctx) : streamItem(text, range, doc.offset, to, docWhere, ctx));
   }
   return { form: 'stream', text, items };
 }
 
 /** The one non-empty document of `text` from `from` to `to` (offsets into `text`), or undefined: none, more, or a syntax error. */
 function onlyDocument(text: string, from: number, to: number): CST.Document | undefined {
-  const parser = new Parser();
-  parser.offset = from;
-  let doc: CST.Document | undefined;
-  for (const t of parser.parse(text.slice(from, to))) {
-    if (t.type === 'error' || (t.type === 'document' && doc)) return undefined;
-    if (t.type === 'document') doc = t;
-  }
-  return doc?.value && !(doc.value.type === 'scalar' && doc.value.source === '') ? doc : undefined;
+  const { docs, errors } = parseAt(text, from, to);
+  return !errors && docs.length === 1 && !isEmptyDocument(docs[0]!) ? docs[0] : undefined;
 }
 
 /** How many stream documents keep their syntax trees (`KEEP_TREES`): at most `documents`, `chars` of text together. */
@@ -619,23 +633,18 @@ function fromBlockDocuments(text: string, docs: BlockDocument[], where: string):
  */
 function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): ParsedSource {
   const lines = new LineIndex(text);
-  const isEmpty = (d: CST.Document): boolean => !d.value || (d.value.type === 'scalar' && d.value.source === '');
   // The non-empty documents: a tree is dropped once its range is read unless it fits in the budget, and the
   // first one's is kept while it is the only one (it may be a ResourceList or List). `docEnd`: where the
   // next token starts.
   const docs: StreamDoc[] = [];
-  let budget = keepTrees.chars;
+  const keep = treeKeeper(keepTrees);
   // A document's range error waits for the syntax errors of the whole input, which are reported first.
   let problem: MeshInjectError | undefined;
   const readRange = (i: number): void => {
     const d = docs[i]!;
     try {
       d.range = yamlRange(text, d.doc!.value!, i, d.where, { directives: d.directives, lines });
-      const size = d.range.end - d.range.start;
-      if (i < keepTrees.documents && size <= budget) {
-        budget -= size;
-        return;
-      }
+      if (keep(i, d.range)) return;
     } catch (e) {
       if (!(e instanceof MeshInjectError)) throw e;
       problem ??= e;
@@ -653,7 +662,7 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
     if (t.type === 'directive') directives.push(t);
     if (t.type !== 'document') continue;
     count++;
-    if (!isEmpty(t)) {
+    if (!isEmptyDocument(t)) {
       if (docs.length === 1) readRange(0);
       docs.push({ doc: t, directives, where: `${where} document ${count}`, docOffset: t.offset, docEnd: -1 });
       if (docs.length > 1) readRange(docs.length - 1);

@@ -3,38 +3,12 @@ import type { TextMap, TextNode, TextPair, TextScalar, TextSeq } from './text-no
 import { COLON, CR, DASH, Declined, HASH, MAX_DEPTH, NOT_PLAIN_START, SPACE, TAB, decline, quoteEnd, readFlow, resolveCore, unquote } from './scan.ts';
 
 /**
- * One document of a YAML stream read by `readBlockYaml`: its root as data and as a text tree, or both
+ * One document of a YAML stream read by `readBlockStream`: its root as data and as a text tree, or both
  * null for a document with no content (only comments, or nothing between two `---`).
  */
 export interface BlockDocument {
   value: Json;
   node: TextNode | null;
-}
-
-/**
- * A fast reader for the YAML that Kubernetes manifests are written in: block mappings and sequences
- * (either list indentation), plain, single- and double-quoted scalars on one line, `|` and `>` block
- * scalars, one-line flow collections, comments, blank lines, CRLF line ends and `---` document
- * separators. Plain scalars resolve with the YAML 1.2 core schema, as the `yaml` package does by default.
- *
- * It reads the whole stream in one pass over the text, building each document's data and `TextNode`
- * tree together. Where a document uses anything else (anchors, aliases, tags, directives, `...`, explicit
- * keys, multi-line plain or quoted scalars, multi-line flow collections, tabs outside block scalars,
- * duplicate keys, `<<` or `__proto__` keys, keys that are not strings, and everything that is not valid
- * YAML) it declines the whole input: the caller then reads it with the `yaml` package, which also gives
- * the error messages. What it accepts it reads exactly as `yaml`'s `parseAllDocuments(text)` + `toJS()`
- * does (checked by a differential property test).
- *
- * @param text the input text (without a byte order mark)
- * @returns the documents in order, or undefined when the fast reader declines the input
- */
-export function readBlockYaml(text: string): BlockDocument[] | undefined {
-  try {
-    return new BlockReader(text).stream(false) as BlockDocument[];
-  } catch (e) {
-    if (e instanceof Declined) return undefined;
-    throw e;
-  }
 }
 
 /**
@@ -46,18 +20,31 @@ export interface DeclinedDocument {
 }
 
 /**
- * `readBlockYaml` one document at a time: a document the fast reader declines is given as its text
- * (`DeclinedDocument`), and the documents around it are still read. The whole input is declined (undefined)
- * only for what concerns more than one document: directives, a `...` marker between read documents, control
- * characters.
+ * A fast reader for the YAML that Kubernetes manifests are written in: block mappings and sequences
+ * (either list indentation), plain, single- and double-quoted scalars on one line, `|` and `>` block
+ * scalars, one-line flow collections, comments, blank lines, CRLF line ends and `---` document
+ * separators. Plain scalars resolve with the YAML 1.2 core schema, as the `yaml` package does by default.
+ *
+ * It reads the whole stream in one pass over the text, building each document's data and `TextNode`
+ * tree together. Where a document uses anything else (anchors, aliases, tags, explicit keys, multi-line
+ * plain or quoted scalars, multi-line flow collections, tabs outside block scalars, duplicate keys, `<<` or
+ * `__proto__` keys, keys that are not strings, and everything that is not valid YAML) it declines that
+ * document: it is given by its text (`DeclinedDocument`) for the caller to read with the `yaml` package,
+ * which also gives the error messages, and the documents around it are still read. It declines the whole
+ * input (undefined) for what concerns more than one document: directives, a `...` marker between read
+ * documents, control characters. What it accepts it reads exactly as `yaml`'s `parseAllDocuments(text)` +
+ * `toJS()` does (checked by a differential property test).
  *
  * A declined document ends where the next line is `---` at column 0 followed by a space, a tab or the line's
  * end: YAML allows no such line inside a document (its `c-forbidden` rule). The caller parses each declined
  * document's text alone and must find exactly one document there (src/krm/source.ts, `mixedStream`).
+ *
+ * @param text the input text (without a byte order mark)
+ * @returns the documents in order, or undefined when the fast reader declines the whole input
  */
 export function readBlockStream(text: string): Array<BlockDocument | DeclinedDocument> | undefined {
   try {
-    return new BlockReader(text).stream(true);
+    return new BlockReader(text).stream();
   } catch (e) {
     if (e instanceof Declined) return undefined;
     throw e;
@@ -155,11 +142,8 @@ class BlockReader {
     return this.cs + 1 >= this.ce || after === SPACE || after === TAB;
   }
 
-  /**
-   * The documents of the input; with `lenient`, a document the reader declines is given by its text and
-   * reading goes on at the next `---` line (`readBlockStream`).
-   */
-  stream(lenient: boolean): Array<BlockDocument | DeclinedDocument> {
+  /** The documents of the input; a declined one is given by its text, and reading goes on at the next `---` line. */
+  stream(): Array<BlockDocument | DeclinedDocument> {
     const docs: Array<BlockDocument | DeclinedDocument> = [];
     let open = false;
     // Where the current document's text starts: its `---` line, or its first line when it has none.
@@ -187,7 +171,7 @@ class BlockReader {
         docs.push({ value, node });
         open = false;
       } catch (e) {
-        if (!lenient || !(e instanceof Declined) || this.whole) throw e;
+        if (!(e instanceof Declined) || this.whole) throw e;
         const to = this.nextMarker(from);
         docs.push({ declined: { from, to } });
         open = false;

@@ -2,7 +2,7 @@ import { Scalar, isAlias, isMap, isPair, isScalar, isSeq, type Node } from 'yaml
 
 /**
  * The syntax tree `editText` edits: where each node of a resource sits in the input text. Both YAML
- * readers produce it: the fast block reader (`readBlockYaml`) directly, and the `yaml` package (used for
+ * readers produce it: the fast block reader (`readBlockStream`) directly, and the `yaml` package (used for
  * everything the fast reader declines) through `fromYamlNode`.
  *
  * Offsets are UTF-16 indices into the whole input text. `start` is the node's first character (the `-` of
