@@ -21,6 +21,7 @@ import { completionScript } from './cli/completion.ts';
 import { WriteBatch } from './cli/atomic-write.ts';
 import { confinementOf, fsMessage, fsPath, isStream, manifestFiles, onPath, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
+import { tierUpSchedule } from './cli/tier-up.ts';
 import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
 import { explainText, explainWorkloads } from './reports/explain.ts';
@@ -491,9 +492,14 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   const leftOutFiles: Array<{ path: string; why: string }> = [];
   const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
   checkHeapFor(inputs);
+  const tierUp = tierUpSchedule(inputs.reduce((n, i) => n + i.text.length, 0), () => s.io.now(), setFlagsFromString);
   const onTty = progressOnTty(s, cmd);
   const guard = heapGuard();
-  const progress: RunOptions['progress'] = onTty ? (done, total) => { guard(done, total); onTty(done, total); } : guard;
+  const progress: RunOptions['progress'] = (done, total) => {
+    guard(done, total);
+    tierUp();
+    onTty?.(done, total);
+  };
   const opts: RunOptions = {
     logToStderr,
     progress,

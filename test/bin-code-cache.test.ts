@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, makeTempDir } from './e2e-helpers.ts';
+import { LARGE_INPUT_CHARS, START_INTERRUPT_BUDGET, TIER_UP_AFTER_MS, TIER_UP_INTERRUPT_BUDGET, tierUpSchedule } from '../src/cli/tier-up.ts';
 
 const INPUT = readFileSync(join(ROOT, 'examples/meshinject-simple/catalog.yaml'), 'utf8');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -103,4 +104,43 @@ t.test('the built files are readable by every user (Argo CD runs the plugin as i
   const files = readdirSync(dist);
   t.ok(files.includes('meshinject.cjs') && files.includes('meshinject.cjs.cache'));
   for (const f of files) t.equal(statSync(join(dist, f)).mode & 0o444, 0o444, `dist/${f}`);
+});
+
+t.test('V8 tiers up late in a short run and early in a long one (src/cli/tier-up.ts)', async (t) => {
+  // The bin sets the start budget before compiling the bundle: the cache is made and accepted under it.
+  const bin = readFileSync(join(ROOT, 'bin/meshinject.js'), 'utf8');
+  t.match(bin, new RegExp(`^setFlagsFromString\\('--interrupt-budget=${START_INTERRUPT_BUDGET}'\\);$`, 'm'), 'the bin starts at START_INTERRUPT_BUDGET');
+  t.ok(TIER_UP_INTERRUPT_BUDGET < START_INTERRUPT_BUDGET);
+  const flag = `--interrupt-budget=${TIER_UP_INTERRUPT_BUDGET}`;
+  let clock = 0;
+  const set: string[] = [];
+  const small = tierUpSchedule(LARGE_INPUT_CHARS - 1, () => clock, (f) => set.push(f));
+  // The schedule looks at the clock every 16th call.
+  const resources = (n: number) => {
+    for (let i = 0; i < n; i++) small();
+  };
+  clock += TIER_UP_AFTER_MS - 1;
+  resources(64);
+  t.same(set, [], 'a smaller input, before the time');
+  clock += 1;
+  resources(15);
+  t.same(set, [], 'the clock is read every 16th resource');
+  resources(1);
+  t.same(set, [flag], 'after TIER_UP_AFTER_MS');
+  resources(64);
+  t.same(set, [flag], 'once');
+  set.length = 0;
+  const large = tierUpSchedule(LARGE_INPUT_CHARS, () => clock, (f) => set.push(f));
+  t.same(set, [flag], 'a large input: at once');
+  clock += 10 * TIER_UP_AFTER_MS;
+  large();
+  t.same(set, [flag], 'and only once');
+
+  // A run whose input is large changes the flag mid-run: it still injects, and the next run still uses the cache.
+  const big = `${INPUT}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: filler\ndata:\n  blob: ${'x'.repeat(LARGE_INPUT_CHARS)}\n`;
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/meshinject.js')], { input: big, encoding: 'utf8', maxBuffer: 64 * 1048576, env: { PATH: process.env.PATH ?? '', MESHINJECT_CODE_CACHE_REPORT: '1' } });
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, /- name: istio-proxy/, 'the catalog is injected');
+  t.ok(r.stdout.includes(`blob: ${'x'.repeat(LARGE_INPUT_CHARS)}\n`), 'the large ConfigMap comes out as it went in');
+  t.match(run(ROOT).stderr, /^meshinject: code cache accepted$/m);
 });
