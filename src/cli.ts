@@ -91,6 +91,8 @@ interface Session {
   exitCode?: number;
   /** This run's plan counters (`MESHINJECT_PLAN_STATS=1`), printed by `finish`. */
   planStats?: PlanStats;
+  /** When the command started (`io.now()`, milliseconds). */
+  startedAt: number;
 }
 
 function sizeText(n: number): string {
@@ -492,7 +494,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   const leftOutFiles: Array<{ path: string; why: string }> = [];
   const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
   checkHeapFor(inputs);
-  const tierUp = tierUpSchedule(inputs.reduce((n, i) => n + i.text.length, 0), () => s.io.now(), setFlagsFromString);
+  const tierUp = tierUpSchedule(inputs.reduce((n, i) => n + i.text.length, 0), s.startedAt, () => s.io.now(), setFlagsFromString);
   const onTty = progressOnTty(s, cmd);
   const guard = heapGuard();
   const progress: RunOptions['progress'] = (done, total) => {
@@ -664,9 +666,10 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
  * line on stderr and exit 2.
  */
 export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
-  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), outputFailed: false };
+  const startedAt = io.now();
+  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), outputFailed: false, startedAt };
   try {
-    await runCommand(s, argv, io.now());
+    await runCommand(s, argv, startedAt);
   } catch (e) {
     fail(s, e);
   }

@@ -114,7 +114,7 @@ t.test('V8 tiers up late in a short run and early in a long one (src/cli/tier-up
   const flag = `--interrupt-budget=${TIER_UP_INTERRUPT_BUDGET}`;
   let clock = 0;
   const set: string[] = [];
-  const small = tierUpSchedule(LARGE_INPUT_CHARS - 1, () => clock, (f) => set.push(f));
+  const small = tierUpSchedule(LARGE_INPUT_CHARS - 1, clock, () => clock, (f) => set.push(f));
   // The schedule looks at the clock every 16th call.
   const resources = (n: number) => {
     for (let i = 0; i < n; i++) small();
@@ -130,7 +130,7 @@ t.test('V8 tiers up late in a short run and early in a long one (src/cli/tier-up
   resources(64);
   t.same(set, [flag], 'once');
   set.length = 0;
-  const large = tierUpSchedule(LARGE_INPUT_CHARS, () => clock, (f) => set.push(f));
+  const large = tierUpSchedule(LARGE_INPUT_CHARS, clock, () => clock, (f) => set.push(f));
   t.same(set, [flag], 'a large input: at once');
   clock += 10 * TIER_UP_AFTER_MS;
   large();

@@ -9,7 +9,7 @@
  * optimising it; `--interrupt-budget` sets it (V8's default 67 584). bin/meshinject.js starts every run with
  * `START_INTERRUPT_BUDGET`, set before the bundle is compiled (V8 accepts a code cache only under the flags it
  * was made with). The schedule (`tierUpSchedule`) lowers it to `TIER_UP_INTERRUPT_BUDGET` from the start for
- * an input of `LARGE_INPUT_CHARS` or more, else once the run has taken `TIER_UP_AFTER_MS`. A budget changed
+ * an input of `LARGE_INPUT_CHARS` or more, else once the command has taken `TIER_UP_AFTER_MS`. A budget changed
  * mid-run applies from each function's next budget reset on.
  *
  * Measured (CPU seconds, medians of alternating runs on one 2-core machine, Istio, the bench's inputs), with
@@ -27,7 +27,7 @@ export const START_INTERRUPT_BUDGET = 2_000_000;
 export const TIER_UP_INTERRUPT_BUDGET = 200_000;
 /** Input size (characters, all inputs together) from which a run tiers up from the start. */
 export const LARGE_INPUT_CHARS = 8 * 1048576;
-/** Run time (milliseconds from the schedule's creation) after which a run tiers up. */
+/** Time (milliseconds from the command's start) after which a run tiers up. */
 export const TIER_UP_AFTER_MS = 1000;
 
 /**
@@ -36,18 +36,18 @@ export const TIER_UP_AFTER_MS = 1000;
  * flag at most once.
  *
  * @param inputChars the size of all inputs together, in characters
+ * @param start when the command started, on the clock `now`
  * @param now a monotonic clock in milliseconds
  * @param setFlags V8's `setFlagsFromString` (a parameter for tests)
  * @returns the progress hook
  */
-export function tierUpSchedule(inputChars: number, now: () => number, setFlags: (flags: string) => void): () => void {
+export function tierUpSchedule(inputChars: number, start: number, now: () => number, setFlags: (flags: string) => void): () => void {
   let pending = true;
   const tierUp = (): void => {
     pending = false;
     setFlags(`--interrupt-budget=${TIER_UP_INTERRUPT_BUDGET}`);
   };
   if (inputChars >= LARGE_INPUT_CHARS) tierUp();
-  const start = now();
   let calls = 0;
   // The clock is read every 16th call: a short run never reads it.
   return () => {
