@@ -1,8 +1,8 @@
 /**
  * When V8 tiers hot functions up to its optimising compiler (TurboFan). A run of a few workloads executes most
- * of its code once or a few times: TurboFan's compiles (on a background thread: 60 million instructions of a
- * 10-workload run at the earlier budget, beside 410 million on the main thread) cost more CPU than the
- * optimised code then saves. A long run spends most of its time in a few hot functions, which should be
+ * of its code once or a few times: TurboFan's compiles (on a background thread: 60 million instructions in a
+ * 10-workload run at the earlier budget of 200 000, beside the main thread's 410 million over bare Node) cost
+ * more CPU than the optimised code then saves. A long run spends most of its time in a few hot functions, which should be
  * optimised early.
  *
  * V8 counts down an "interrupt budget" (bytecode size executed, roughly) per function before it considers
