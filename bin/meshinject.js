@@ -28,9 +28,10 @@ const vm = require('node:vm');
 // budget for an input of 8 MiB or more, and in any run after its first second (src/cli/tier-up.ts: the
 // figures, and the start value, which a test checks against this line).
 // Set before the bundle is compiled: V8 accepts a code cache only when the flags match those it was made
-// with (the build's warm-up runs this file, so they do; no flag may be set later in the warm-up run, before
-// it writes the cache at exit: its input is small).
-setFlagsFromString('--interrupt-budget=2000000');
+// with. The build's warm-up runs this file and writes the cache at exit, after setting these flags again: the
+// CLI may have changed them during the run (a warm-up slower than a second, as under emulation, tiers up).
+const START_FLAGS = '--interrupt-budget=2000000';
+setFlagsFromString(START_FLAGS);
 
 const dir = join(__dirname, '..', 'dist');
 const file = join(dir, 'meshinject.cjs');
@@ -57,7 +58,10 @@ if (process.env.MESHINJECT_CODE_CACHE_REPORT) {
   process.stderr.write(`meshinject: code cache ${state}\n`);
 }
 if (writeCache && build) {
-  process.once('beforeExit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(build, 'latin1'), script.createCachedData()])));
+  process.once('beforeExit', () => {
+    setFlagsFromString(START_FLAGS);
+    writeFileSync(cacheFile, Buffer.concat([Buffer.from(build, 'latin1'), script.createCachedData()]));
+  });
 }
 const bundle = { exports: {} };
 // The bundle requires Node's built-in modules only (the build checks), so this file's require serves it and
