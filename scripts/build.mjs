@@ -71,6 +71,46 @@ function warmupFleet(n) {
 }
 
 /**
+ * A Deployment of the warm-up's `web` shape named `name` (kpt index `index`, a comment before it and
+ * `nameComment` after its name): three of them, so that a sidecar plan is recorded (at the second of the
+ * shape) and served (the third).
+ */
+function webShaped(name, index, comment, nameComment = '') {
+  return `- # ${comment}
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: ${name}${nameComment}
+    namespace: shop
+    annotations:
+      config.kubernetes.io/index: '${index}'
+      config.kubernetes.io/path: 'shop/deployment-${name}.yaml'
+      internal.config.kubernetes.io/seqindent: 'compact'
+  spec:
+    replicas: 2
+    selector:
+      matchLabels: {app: ${name}}
+    template:
+      metadata:
+        labels: {app: ${name}}
+        annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}
+      spec:
+        containers:
+        - name: ${name}
+          image: ${name}:1
+          ports: [{name: http, containerPort: 8080}]
+          env:
+          - name: MODE
+            value: "prod"
+          readinessProbe: {httpGet: {path: /ready, port: http}}
+          livenessProbe: {tcpSocket: {port: 8080}}
+        volumes:
+        - name: config
+          configMap: {name: ${name}-config}
+`;
+}
+
+/**
  * The warm-up input: a ResourceList with the common workload kinds and YAML forms (kpt annotations, comments,
  * quoted and block scalars, flow and block collections) and pod template parts (several containers, ports, env,
  * resources, probes on named and numbered ports, volume claim templates), and a fleet of a dozen workloads
@@ -92,100 +132,7 @@ items:
 - apiVersion: v1
   kind: Namespace
   metadata: {name: store, labels: {mesh: "on"}}
-- # the web front end
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata:
-    name: web # owned by the web team
-    namespace: shop
-    annotations:
-      config.kubernetes.io/index: '0'
-      config.kubernetes.io/path: 'shop/deployment-web.yaml'
-      internal.config.kubernetes.io/seqindent: 'compact'
-  spec:
-    replicas: 2
-    selector:
-      matchLabels: {app: web}
-    template:
-      metadata:
-        labels: {app: web}
-        annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}
-      spec:
-        containers:
-        - name: web
-          image: web:1
-          ports: [{name: http, containerPort: 8080}]
-          env:
-          - name: MODE
-            value: "prod"
-          readinessProbe: {httpGet: {path: /ready, port: http}}
-          livenessProbe: {tcpSocket: {port: 8080}}
-        volumes:
-        - name: config
-          configMap: {name: web-config}
-- # a second workload of web's shape (sidecar plans are recorded when a shape repeats)
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata:
-    name: cart
-    namespace: shop
-    annotations:
-      config.kubernetes.io/index: '1'
-      config.kubernetes.io/path: 'shop/deployment-cart.yaml'
-      internal.config.kubernetes.io/seqindent: 'compact'
-  spec:
-    replicas: 2
-    selector:
-      matchLabels: {app: cart}
-    template:
-      metadata:
-        labels: {app: cart}
-        annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}
-      spec:
-        containers:
-        - name: cart
-          image: cart:1
-          ports: [{name: http, containerPort: 8080}]
-          env:
-          - name: MODE
-            value: "prod"
-          readinessProbe: {httpGet: {path: /ready, port: http}}
-          livenessProbe: {tcpSocket: {port: 8080}}
-        volumes:
-        - name: config
-          configMap: {name: cart-config}
-- # a third of that shape (served by the plan)
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata:
-    name: orders
-    namespace: shop
-    annotations:
-      config.kubernetes.io/index: '2'
-      config.kubernetes.io/path: 'shop/deployment-orders.yaml'
-      internal.config.kubernetes.io/seqindent: 'compact'
-  spec:
-    replicas: 2
-    selector:
-      matchLabels: {app: orders}
-    template:
-      metadata:
-        labels: {app: orders}
-        annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9090"}
-      spec:
-        containers:
-        - name: orders
-          image: orders:1
-          ports: [{name: http, containerPort: 8080}]
-          env:
-          - name: MODE
-            value: "prod"
-          readinessProbe: {httpGet: {path: /ready, port: http}}
-          livenessProbe: {tcpSocket: {port: 8080}}
-        volumes:
-        - name: config
-          configMap: {name: orders-config}
-- apiVersion: apps/v1
+${webShaped('web', 0, 'the web front end', ' # owned by the web team')}${webShaped('cart', 1, "a second workload of web's shape (sidecar plans are recorded when a shape repeats)")}${webShaped('orders', 2, 'a third of that shape (served by the plan)')}- apiVersion: apps/v1
   kind: StatefulSet
   metadata: {name: db, namespace: shop}
   spec:
