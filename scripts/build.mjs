@@ -330,7 +330,7 @@ if (warmupInjected !== WARMUP_WORKLOADS) throw new Error(`the warm-up run inject
 
 // The bin must accept the cache it just wrote (a V8 flag set during the warm-up run, after the bundle was
 // compiled, once made every run reject it): a cache that is not used costs its reading and nothing else, so
-// this only warns (test/bin-code-cache.test.ts fails).
+// this only warns (test/cli/bin-code-cache.test.ts fails).
 const check = spawnSync(process.execPath, ['bin/meshinject.js', '--version'], { env: { ...process.env, MESHINJECT_CODE_CACHE_REPORT: '1' }, encoding: 'utf8' });
 if (!/^meshinject: code cache accepted$/m.test(check.stderr)) process.stderr.write(`build: warning: the V8 code cache is not used: ${check.stderr}`);
 

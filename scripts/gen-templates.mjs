@@ -2,7 +2,7 @@
 // - src/drivers/templates.gen.ts: the template sources by `<driver>/<name>` (what users read and copy);
 // - src/drivers/templates-precompiled.gen.js: the same templates precompiled by Handlebars (strict,
 //   noEscape), so a run never compiles a built-in template (start-up cost).
-// Run by `npm run build`; test/templates-fresh.test.ts fails when either file is stale.
+// Run by `npm run build`; test/render/templates-fresh.test.ts fails when either file is stale.
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';

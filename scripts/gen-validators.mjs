@@ -7,7 +7,7 @@
 //   schemas users point their editors at;
 // - src/config/validators.gen.js is Ajv's standalone code for the composed schemas, so the function validates
 //   its functionConfig without compiling schemas at start-up.
-// Run by `npm run build` (scripts/build.mjs); test/validators-fresh.test.ts fails when an output is stale.
+// Run by `npm run build` (scripts/build.mjs); test/config/validators-fresh.test.ts fails when an output is stale.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';

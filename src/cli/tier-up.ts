@@ -21,7 +21,7 @@
  * - 75 000 anchored documents (6.8 MB, read by the `yaml` package): 17.0 against 20.3, hence the time rule.
  */
 
-/** The budget bin/meshinject.js sets at start (test/bin-code-cache.test.ts checks that the two agree). */
+/** The budget bin/meshinject.js sets at start (test/cli/bin-code-cache.test.ts checks that the two agree). */
 export const START_INTERRUPT_BUDGET = 2_000_000;
 /** The budget once a run tiers up: about 3× V8's default, which measured best at 10 000 workloads. */
 export const TIER_UP_INTERRUPT_BUDGET = 200_000;

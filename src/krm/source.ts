@@ -316,7 +316,7 @@ function streamItem(text: string, range: ItemRange, docOffset: number, docEnd: n
  * One document of a stream parsed again from its own text, with offsets into the whole `text` (the parser
  * counts on from `from`). A document's syntax does not depend on the documents before it (its directives
  * are kept apart), so the tree is the one the stream's parse made, its root at `start`
- * (test/source-reparse.test.ts compares whole trees over every YAML file of the repository). Only a document
+ * (test/yaml/source-reparse.test.ts compares whole trees over every YAML file of the repository). Only a document
  * broken at its end (a quote still open at the next `---`) is tokenised differently where the input ends
  * instead: composing it fails either way.
  * @throws Error (an internal error) when the text gives no single document with its root at `start`

@@ -13,7 +13,7 @@
  * So helpers registered after a template's first render are not seen by it (engines register all of theirs
  * first: ./engine.ts), and `compat` templates (which look names up the context stack: `container.lookup`) are
  * not run here. Templates compiled at run time (`env.compile`) keep Handlebars' own runtime, which
- * test/hbs-runtime.test.ts and test/istio-render.test.ts compare this one with, render for render.
+ * test/render/hbs-runtime.test.ts and test/drivers/istio/render.test.ts compare this one with, render for render.
  */
 import Handlebars from 'handlebars';
 import { createProtoAccessControl, isPrototypeConstructor, resultIsAllowed } from 'handlebars/dist/cjs/handlebars/internal/proto-access.js';

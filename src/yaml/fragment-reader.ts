@@ -23,7 +23,7 @@ export function parseFragment(text: string): Json {
  * sequences, plain / single- / double-quoted scalars, `|` literal block scalars (any chomping), flow
  * collections (`readFlow`, trailing commas allowed, spread over lines), comments and blank lines.
  *
- * It declines (the decline list, pinned by test/fragment-reader.test.ts): anchors, aliases and tags
+ * It declines (the decline list, pinned by test/yaml/fragment-reader.test.ts): anchors, aliases and tags
  * (`&`, `*`, `!`), explicit keys (`?`), directives and document markers (`%`, `---`, `...`), tabs in
  * indentation, multi-line plain or quoted scalars, `>` folded block scalars and block scalars with an
  * indentation indicator, `<<` merge keys and duplicate keys in flow collections, implicit nulls in flow

@@ -52,7 +52,7 @@ export const FLOAT_1_1 = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
 /*
  * Every pattern here runs in linear time on any text (issue 19): no two quantifiers next to each other can
  * match the same characters (`[0-9_]*\.?[0-9_]*` took 11 s on `1_1...1x` of 100 000 characters; it is written
- * `[0-9_]*(?:\.[0-9_]*)?`, the same language). test/linear-time.test.ts holds them to it.
+ * `[0-9_]*(?:\.[0-9_]*)?`, the same language). test/core/linear-time.test.ts holds them to it.
  */
 
 /**

@@ -3,7 +3,7 @@
  *
  * CI gates on a fixed seed, so that a run is repeatable and a red run means a change broke something, not
  * that the dice found an old bug that day. Bug hunts pick other seeds and more runs:
- *   PROPERTY_SEED=random PROPERTY_RUNS=2000 npx tap test/property.test.ts
+ *   PROPERTY_SEED=random PROPERTY_RUNS=2000 npx tap test/security/property.test.ts
  * (a failure prints its seed and path; fix the bug, then keep the counterexample as an example test).
  *
  * PROPERTY_SEED: unset → 20261123; `random` → fast-check's own random seed; an integer → that seed.

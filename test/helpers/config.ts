@@ -1,0 +1,32 @@
+/**
+ * Loading a functionConfig in tests: through the real loader with the real driver table, and the Istio
+ * settings at hand (most unit tests exercise the Istio driver).
+ */
+import { loadConfig as loadWithDrivers, type LoadResult } from '../../src/config/load.ts';
+import type { Config } from '../../src/config/types.ts';
+import type { ActiveMesh } from '../../src/drivers/driver.ts';
+import type { IstioSettings } from '../../src/drivers/istio/config.ts';
+import { DRIVERS } from '../../src/drivers/registry.ts';
+
+/** `loadConfig` with every driver this build ships. */
+export const loadConfig = (functionConfig: unknown): LoadResult => loadWithDrivers(functionConfig, DRIVERS);
+
+/** A valid load: the core config, the bound mesh, the Istio settings (when the mesh is istio) and warnings. */
+export interface Loaded {
+  config: Config;
+  mesh: ActiveMesh;
+  istio: IstioSettings;
+  warnings: string[];
+}
+
+/** Loads a functionConfig that must be valid; throws with every issue otherwise. */
+export function loaded(functionConfig: unknown): Loaded {
+  const r = loadConfig(functionConfig);
+  if (!r.ok) throw new Error(`expected a valid config, got ${JSON.stringify(r.issues, null, 2)}`);
+  return { config: r.config, mesh: r.mesh, istio: r.settings as IstioSettings, warnings: r.warnings };
+}
+
+/** Loads a SidecarInjection with this `spec`. */
+export function loadSpec(spec: Record<string, unknown> = {}): Loaded {
+  return loaded({ apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection', spec });
+}
