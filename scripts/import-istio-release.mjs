@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds an Istio release corpus from an istio/istio git directory (issue #25):
-//   npm run import-istio-release -- --from <istio git dir> --tag 1.30.0 [--out <dir>] [--layout shared|full]
-// writes <out>/<tag>/ (default out: test/vendored/conformance/istio-versions) from that tag's own TestInjection:
+//   npm run import-istio-release -- --from <istio git dir> --tag 1.30.0 --out <dir> [--layout shared|full]
+// writes <out>/<tag>/ (a folder outside the repository, e.g. <data dir>/conformance/istio-versions of the test data,
+// README "Test data"; the repository holds only what this project wrote) from that tag's own TestInjection:
 // the case table of pkg/kube/inject/inject_test.go plus the auto-discovered goldens of testdata/inject/, each case's
 // injection settings rendered as the tag's harness renders them (scripts/istio-release/settings.mjs), and a
 // corpus.json with counts, exclusions and a self-check. Files are read with `git show <tag>:<path>`; nothing is built
@@ -10,7 +11,8 @@
 // case only the templates that differ, which the conformance runner merges back (case.yaml `sharedTemplates`).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { listCases } from './istio-release/cases.mjs';
@@ -22,12 +24,12 @@ const INJECT = 'pkg/kube/inject';
 const CHART = 'manifests/charts/istio-control/istio-discovery';
 
 function usage(msg) {
-  process.stderr.write(`${msg}\nusage: import-istio-release --from <istio git dir> --tag <tag> [--out <dir>] [--layout shared|full]\n`);
+  process.stderr.write(`${msg}\nusage: import-istio-release --from <istio git dir> --tag <tag> --out <dir> [--layout shared|full]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = { out: 'test/vendored/conformance/istio-versions', layout: 'shared' };
+  const o = { layout: 'shared' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = argv[i + 1];
@@ -36,7 +38,9 @@ function parseArgs(argv) {
       i++;
     } else usage(`unexpected argument: ${a}`);
   }
-  if (!o.from || !o.tag) usage('--from and --tag are required');
+  if (!o.from || !o.tag || !o.out) usage('--from, --tag and --out are required');
+  const inRepo = relative(fileURLToPath(new URL('..', import.meta.url)), resolve(o.out));
+  if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) usage(`--out ${o.out} is inside the repository: third-party data lives outside it (README "Test data")`);
   if (!['shared', 'full'].includes(o.layout)) usage('--layout is shared or full');
   return o;
 }

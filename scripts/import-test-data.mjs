@@ -1,29 +1,32 @@
 #!/usr/bin/env node
-// Re-imports the vendored test data under test/vendored/ (see "Test data" in the README).
+// A maintainers' tool: re-imports third-party test data into a data folder outside the repository (the folder
+// the tests read through MESHINJECT_TEST_DATA, ../shared by default; see "Test data" in the README). The
+// repository holds only what this project wrote, so the tool refuses to write inside it.
 //
-//   npm run import-test-data -- refresh <corpus> --from <upstream git dir or checkout> [--commit REV]
-//       Re-reads every case of test/vendored/conformance/<corpus> (istio, linkerd, kuma) from the upstream
+//   npm run import-test-data -- refresh <corpus> --from <upstream git dir or checkout> --into <data dir> [--commit REV]
+//       Re-reads every case of <data dir>/conformance/<corpus> (istio, linkerd, kuma) from the upstream
 //       repository: the input and golden files that each case.yaml `source` names are taken byte for byte
 //       at REV (default: the commit pinned in the corpus's SOURCE.md) and written over input.yaml and
 //       expected.yaml. Derived parts stay as they are: a document the corpus puts before the upstream file
 //       (Kuma's Namespace), expected-error.txt, fn-config.yaml, case.yaml, and cases whose source is not an
-//       upstream file (a Go literal, a hand-derived expectation). The result is a reviewable `git diff`.
-//   npm run import-test-data -- copy --from <dir> [--only <sub-path> ...]
-//       Replaces test/vendored/<sub-path> (default: conformance, real-world, krm-inputs) with the folders
-//       of the same name in <dir>, a tree laid out like test/vendored (the steering repository's data
-//       folder, or a corpus builder's output). Every corpus must bring its SOURCE.md (or README.md).
-//   --into <dir> writes into <dir> instead of test/vendored (for trying it out, and for its tests).
+//       upstream file (a Go literal, a hand-derived expectation). The summary lists every changed file.
+//   npm run import-test-data -- copy --from <dir> --into <data dir> [--only <sub-path> ...]
+//       Replaces <data dir>/<sub-path> (default: conformance, real-world, krm-inputs) with the folders
+//       of the same name in <dir>, a tree laid out like the data folder (a corpus builder's output). Every
+//       corpus must bring its SOURCE.md (or README.md).
 //
-// Istio release corpora (test/vendored/conformance/istio-versions/<tag>) are built from a release tag by
-// their own builder (see the README).
+// Istio release corpora (conformance/istio-versions/<tag>) are built from a release tag by their own builder
+// (scripts/import-istio-release.mjs, see the README).
 //
 // Exit codes: 0 done (the summary says what changed), 2 usage or a missing upstream file/commit.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { join, posix, relative, resolve, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-let VENDORED = fileURLToPath(new URL('../test/vendored/', import.meta.url)); // --into changes it (tests)
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+/** The data folder written (--into). */
+let VENDORED = '';
 const DEFAULT_COPY = ['conformance', 'real-world', 'krm-inputs'];
 
 /**
@@ -158,7 +161,7 @@ function refresh(corpus, from, commitArg) {
     }
   }
   process.stdout.write(`${corpus}${commit ? ` at ${commit}` : ''}: ${counts.updated} file(s) updated, ${counts.unchanged} unchanged, ${counts.kept} derived case(s) kept, ${counts.missing} missing upstream\n`);
-  if (commitArg && commitArg !== pinnedCommit(dir)) process.stdout.write(`now update the commit row of ${join('test/vendored/conformance', corpus, 'SOURCE.md')} to ${commitArg}\n`);
+  if (commitArg && commitArg !== pinnedCommit(dir)) process.stdout.write(`now update the commit row of ${join(dir, 'SOURCE.md')} to ${commitArg}\n`);
   if (counts.missing > 0) process.exitCode = 2;
 }
 
@@ -168,12 +171,12 @@ function sourceNote(dir) {
 }
 
 /**
- * Replaces the vendored folders named by `only` with those of `from`. Every corpus must say where its data
- * comes from: its own SOURCE.md or README.md, or the vendored copy's SOURCE.md, which is then kept.
+ * Replaces the data folder's folders named by `only` with those of `from`. Every corpus must say where its data
+ * comes from: its own SOURCE.md or README.md, or the data folder's SOURCE.md, which is then kept.
  */
 function copy(from, only) {
   const parts = only.length > 0 ? only : DEFAULT_COPY;
-  const keep = new Map(); // vendored SOURCE.md path -> its text, for corpora that arrive without one
+  const keep = new Map(); // the data folder's SOURCE.md path -> its text, for corpora that arrive without one
   for (const part of parts) {
     const src = join(from, part);
     if (!existsSync(src) || !statSync(src).isDirectory()) fail(`${src} is not a folder`);
@@ -188,15 +191,17 @@ function copy(from, only) {
   for (const part of parts) {
     rmSync(join(VENDORED, part), { recursive: true, force: true });
     cpSync(join(from, part), join(VENDORED, part), { recursive: true });
-    process.stdout.write(`test/vendored/${part}: replaced from ${join(from, part)}\n`);
+    process.stdout.write(`${join(VENDORED, part)}: replaced from ${join(from, part)}\n`);
   }
   for (const [file, text] of keep) writeFileSync(file, text);
-  process.stdout.write('review with `git status test/vendored` and `git diff test/vendored`\n');
 }
 
+const USAGE = 'usage: import-test-data refresh <corpus> --from <upstream> --into <data dir> [--commit REV] | copy --from <dir> --into <data dir> [--only <sub-path>]';
 const args = parseArgs(process.argv.slice(2));
-if (args.into) VENDORED = args.into;
-if (!args.from) fail('usage: import-test-data refresh <corpus> --from <upstream> [--commit REV] | copy --from <dir> [--only <sub-path>]');
+if (!args.from || !args.into) fail(USAGE);
+VENDORED = resolve(args.into);
+const inRepo = relative(REPO, VENDORED);
+if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) fail(`--into ${args.into} is inside the repository: third-party data lives outside it (README "Test data")`);
 if (args.command === 'refresh' && args.positional.length === 1) refresh(args.positional[0], args.from, args.commit);
 else if (args.command === 'copy' && args.positional.length === 0) copy(args.from, args.only);
-else fail(`usage: import-test-data refresh <corpus> --from <upstream> [--commit REV] | copy --from <dir> [--only <sub-path>]`);
+else fail(USAGE);

@@ -1,7 +1,7 @@
 /**
  * Which functions an Istio release's injection templates call that meshinject's func map for that release lacks
  * (issue #25): the list of functions to port when a new release is imported. Used by
- * test/drivers/istio/funcmap.test.ts over every vendored release and printed by `npm run import-istio-release`.
+ * test/drivers/istio/funcmap.test.ts over every release corpus of the test data and printed by `npm run import-istio-release`.
  */
 import { istioFuncMap } from '../../src/drivers/istio/go-funcs.ts';
 import { BUILTINS } from '../../src/render/gotemplate/builtins.ts';

@@ -9,22 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BIN, makeTempDir, runCli } from '../helpers/e2e.ts';
+import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
-const deployment = (name: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  namespace: shop
-spec:
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata:
-      labels: {app: ${name}}
-    spec:
-      containers:
-      - name: app
-        image: ${name}:1
-`;
+const deployment = (name: string) => fixtureDeployment(name, { container: 'app' });
 /** A ConfigMap of `kib` KiB: makes a file large without making its injection slower. */
 const blob = (name: string, kib: number) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, namespace: shop}\ndata:\n${Array.from({ length: kib }, (_, i) => `  k${i}: "${'x'.repeat(1000)}"`).join('\n')}\n`;

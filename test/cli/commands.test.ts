@@ -8,24 +8,10 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { XMLValidator } from 'fast-xml-parser';
 import { BIN, runCli, workspace, type Obj } from '../helpers/e2e.ts';
+import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
 const NS = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {mesh: "on"}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ops\n';
-const deployment = (name: string, ns = 'shop') => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  namespace: ${ns}
-spec:
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-    spec:
-      containers:
-      - name: ${name}
-        image: ${name}:1
-`;
+const deployment = (name: string, ns = 'shop') => fixtureDeployment(name, { namespace: ns, style: 'block-labels' });
 const CONFIG = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n';
 
 const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);

@@ -12,22 +12,9 @@ import { run } from '../../src/run.ts';
 import { checkWorkloads, type WorkloadRecord } from '../../src/reports/check.ts';
 import { osmDriver } from '../../src/drivers/osm/index.ts';
 import type { CliEnv, CliIo } from '../../src/cli.ts';
+import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
-const deployment = (name: string, ns: string, annotations = '') => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  namespace: ${ns}
-spec:
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata:
-      labels: {app: ${name}}${annotations}
-    spec:
-      containers:
-      - name: ${name}
-        image: ${name}:1
-`;
+const deployment = (name: string, ns: string, annotations = '') => fixtureDeployment(name, { namespace: ns, templateExtra: annotations });
 
 /** A Deployment that names no namespace. */
 const unplaced = deployment('web', 'x').replace('  namespace: x\n', '');

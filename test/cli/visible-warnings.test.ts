@@ -5,18 +5,9 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 import { BIN, runCli, workspace, type Obj } from '../helpers/e2e.ts';
+import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
-const deployment = (name: string, ns: string, extra = '') => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ${name}, namespace: ${ns}}
-spec:
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata: {labels: {app: ${name}}${extra}}
-    spec:
-      containers:
-      - {name: ${name}, image: ${name}:1}
-`;
+const deployment = (name: string, ns: string, extra = '') => fixtureDeployment(name, { namespace: ns, style: 'flow', templateExtra: extra });
 const SELECTOR = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: sel}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n';
 const HOSTNET = deployment('agent', 'ops').replace('    spec:\n', '    spec:\n      hostNetwork: true\n');
 // The issue's case: the namespace's labels are unknown, so every workload is skipped.

@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import { compareDocuments, normalizeDocument, parseYamlStream } from '../../scripts/conformance/normalize.ts';
 import { canonicalQuantity } from '../../src/drivers/istio/quantity.ts';
 import { buildResourceList, checkMinimums, ensureFreshBundle, runConformance, splitDocuments, summarize } from '../../scripts/conformance/runner.ts';
+import { corpus as testData, needs, recordCases } from '../helpers/data.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const corpus = fileURLToPath(new URL('../vendored/conformance/istio', import.meta.url));
+const ISTIO = testData('conformance/istio');
+const LINKERD = testData('conformance/linkerd');
+const KUMA = testData('conformance/kuma');
 
 t.test('normalisation: Go round-trip artifacts and formatting do not matter', async (t) => {
   const golden = parseYamlStream(`apiVersion: apps/v1
@@ -141,20 +144,22 @@ function ensureBundle(t: Test): void {
   t.equal(b.status, 0, `build: ${b.stderr}`);
 }
 
-t.test('Istio conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {
+t.test('Istio conformance corpus: pass counts per category do not drop', { timeout: 900_000, ...needs(ISTIO) }, async (t) => {
   ensureBundle(t);
   const min = JSON.parse(readFileSync(join(root, 'test/conformance/conformance-min.json'), 'utf8')) as Record<string, number>;
-  const results = await runConformance(corpus, { concurrency: 4 });
+  const results = await runConformance(ISTIO.path ?? '', { concurrency: 4 });
+  recordCases('conformance/istio', results.length);
   const summary = summarize(results);
   for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}]: ${r.reason}`);
   for (const [cat, s] of Object.entries(summary)) t.comment(`istio conformance: ${s.passed}/${s.total} passed (${cat})`);
   t.same(checkMinimums(summary, min), [], 'no category below its minimum');
 });
 
-t.test('Linkerd conformance corpus: pass counts per mode do not drop', { timeout: 900_000 }, async (t) => {
+t.test('Linkerd conformance corpus: pass counts per mode do not drop', { timeout: 900_000, ...needs(LINKERD) }, async (t) => {
   ensureBundle(t);
   const min = JSON.parse(readFileSync(join(root, 'test/conformance/conformance-min-linkerd.json'), 'utf8')) as Record<string, number>;
-  const results = await runConformance(fileURLToPath(new URL('../vendored/conformance/linkerd', import.meta.url)), { concurrency: 4 });
+  const results = await runConformance(LINKERD.path ?? '', { concurrency: 4 });
+  recordCases('conformance/linkerd', results.length);
   const summary = summarize(results, (r) => `linkerd-${r.mode}`);
   for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}, ${r.mode}]: ${r.reason}`);
   for (const [cat, s] of Object.entries(summary)) t.comment(`linkerd conformance: ${s.passed}/${s.total} passed (${cat})`);
@@ -162,10 +167,11 @@ t.test('Linkerd conformance corpus: pass counts per mode do not drop', { timeout
   t.ok(results.filter((r) => r.mode === 'inject').length >= 34, 'the whole inject corpus ran');
 });
 
-t.test('Kuma conformance corpus: pass counts per category do not drop', { timeout: 900_000 }, async (t) => {
+t.test('Kuma conformance corpus: pass counts per category do not drop', { timeout: 900_000, ...needs(KUMA) }, async (t) => {
   ensureBundle(t);
   const min = JSON.parse(readFileSync(join(root, 'test/conformance/conformance-min-kuma.json'), 'utf8')) as Record<string, number>;
-  const results = await runConformance(fileURLToPath(new URL('../vendored/conformance/kuma', import.meta.url)), { concurrency: 4 });
+  const results = await runConformance(KUMA.path ?? '', { concurrency: 4 });
+  recordCases('conformance/kuma', results.length);
   const summary = summarize(results, (r) => `kuma-${r.category}`);
   for (const r of results) if (!r.pass) t.comment(`FAIL ${r.name} [${r.category}]: ${r.reason}`);
   for (const [cat, s] of Object.entries(summary)) t.comment(`kuma conformance: ${s.passed}/${s.total} passed (${cat})`);

@@ -1,8 +1,8 @@
-// scripts/import-test-data.mjs (README "Test data"): re-importing a vendored corpus from an upstream git
+// scripts/import-test-data.mjs (README "Test data"): re-importing a corpus of the data folder from an upstream git
 // repository at a commit keeps the corpus's own parts and gives a diff of exactly what upstream changed.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, makeTempDir } from '../helpers/e2e.ts';
 
@@ -25,7 +25,7 @@ function upstream(dir: string): { v1: string; v2: string } {
   return { v1, v2: git(dir, 'rev-parse', 'HEAD').stdout.trim() };
 }
 
-/** A vendored tree with a Kuma-style corpus pinned at `commit`: one upstream case and one derived case. */
+/** A data folder with a Kuma-style corpus pinned at `commit`: one upstream case and one derived case. */
 function vendored(dir: string, commit: string): string {
   const corpus = join(dir, 'conformance/kuma');
   const one = join(corpus, 'cases/inject-01');
@@ -85,4 +85,19 @@ t.test('copy: a corpus must say where it comes from', async (t) => {
   const ok = run('copy', '--from', join(tmp.dir, 'from'), '--only', 'conformance', '--into', join(tmp.dir, 'into'));
   t.equal(ok.status, 0, ok.stderr);
   t.equal(readFileSync(join(tmp.dir, 'into/conformance/newmesh/SOURCE.md'), 'utf8'), '# from somewhere\n');
+});
+
+t.test('the data folder is named, and never inside the repository', async (t) => {
+  const tmp = makeTempDir('import-test-data');
+  t.teardown(tmp.cleanup);
+  upstream(join(tmp.dir, 'up'));
+  const none = run('refresh', 'kuma', '--from', join(tmp.dir, 'up'));
+  t.equal(none.status, 2, 'no --into: usage error');
+  t.match(none.stderr, /--into <data dir>/);
+  for (const into of [ROOT, join(ROOT, 'test'), join(ROOT, 'test/data')]) {
+    const r = run('copy', '--from', join(tmp.dir, 'up'), '--into', into);
+    t.equal(r.status, 2, `--into ${into}: refused`);
+    t.match(r.stderr, /inside the repository/);
+  }
+  t.notOk(existsSync(join(ROOT, 'test/data')), 'nothing written into the repository');
 });

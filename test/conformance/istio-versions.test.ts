@@ -3,15 +3,17 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { checkMinimums, corpusDirs, ensureFreshBundle, runConformance, sampleNames, summarize, type CaseResult } from '../../scripts/conformance/runner.ts';
+import { corpus, needs, recordCases } from '../helpers/data.ts';
 
-// The Istio release corpora (test/vendored/conformance/istio-versions/<release>): each release's own templates,
+// The Istio release corpora (conformance/istio-versions/<release> of the test data, test/helpers/data.ts): each release's own templates,
 // values and goldens, run through the CLI like ../istio (test/conformance/corpora.test.ts). Every case spawns the CLI, so the
 // suite runs a deterministic sample of about SAMPLE cases per release (every category represented, evenly spaced by
 // name) and allows in it no more failures than the release's minimum allows in the full set; MESHINJECT_CONFORMANCE_FULL=1 (or
-// `npm run conformance -- test/vendored/conformance/istio-versions --min test/conformance/conformance-versions-min.json`) runs
+// `npm run conformance -- "$MESHINJECT_TEST_DATA/conformance/istio-versions" --min test/conformance/conformance-versions-min.json`) runs
 // every case against the minimums.
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const versionsRoot = fileURLToPath(new URL('../vendored/conformance/istio-versions', import.meta.url));
+const VERSIONS = corpus('conformance/istio-versions');
+const versionsRoot = VERSIONS.path ?? '';
 const FULL = process.env.MESHINJECT_CONFORMANCE_FULL === '1';
 const SAMPLE = 8;
 
@@ -26,7 +28,7 @@ t.test('sampleNames: deterministic, spread, never more than asked', async (t) =>
   t.same(sampleNames(names.slice(0, 5), 12), names.slice(0, 5), 'a small corpus runs whole');
 });
 
-t.test('Istio release corpora (istio-versions/<release>): pass counts do not drop', { timeout: 900_000 }, async (t) => {
+t.test('Istio release corpora (istio-versions/<release>): pass counts do not drop', { timeout: 900_000, ...needs(VERSIONS) }, async (t) => {
   const b = ensureFreshBundle(root);
   t.equal(b.status, 0, `build: ${b.stderr}`);
   const min = JSON.parse(readFileSync(join(root, 'test/conformance/conformance-versions-min.json'), 'utf8')) as Record<string, number>;
@@ -38,6 +40,7 @@ t.test('Istio release corpora (istio-versions/<release>): pass counts do not dro
   const summary: Record<string, { passed: number; total: number }> = {};
   for (const release of releases) {
     const results: CaseResult[] = await runConformance(release.dir, { concurrency: 4, ...(FULL ? {} : { sample: SAMPLE }) });
+    recordCases(`conformance/istio-versions/${release.label}`, results.length);
     for (const r of results) if (!r.pass) t.comment(`FAIL ${release.label}/${r.name} [${r.category}]: ${r.reason}`);
     for (const [cat, s] of Object.entries(summarize(results))) {
       summary[`${release.label}/${cat}`] = s;

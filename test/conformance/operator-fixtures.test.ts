@@ -1,5 +1,5 @@
 /**
- * Real operator manifests (issue #21), as vendored under test/vendored/real-world: the kubebuilder scaffold's
+ * Real operator manifests (issue #21), from real-world/ of the test data (test/helpers/data.ts): the kubebuilder scaffold's
  * `config/manager/manager.yaml` and rook's `deploy/examples/operator.yaml`. Through the CLI a user runs:
  * the user's `kubectl.kubernetes.io/default-container` survives inject + uninject and `removeWhenSkipped`
  * for every driver; the rook container's trailing comment block stays with the container it annotates;
@@ -10,11 +10,13 @@ import t, { type Test } from 'tap';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { commentCounts, commentDiff, makeTempDir, runCli, runTool, VENDORED, workspace } from '../helpers/e2e.ts';
+import { commentCounts, commentDiff, makeTempDir, runCli, runTool, workspace } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 import { makeStandIns, runWith } from '../helpers/runners.ts';
 
-const KUBEBUILDER = readFileSync(join(VENDORED, 'real-world/kubebuilder-manager/manager.yaml'), 'utf8');
-const ROOK = readFileSync(join(VENDORED, 'real-world/rook-operator/operator.yaml'), 'utf8');
+const REAL_WORLD = corpus('real-world');
+const KUBEBUILDER = REAL_WORLD.path ? readFileSync(join(REAL_WORLD.path, 'kubebuilder-manager/manager.yaml'), 'utf8') : '';
+const ROOK = REAL_WORLD.path ? readFileSync(join(REAL_WORLD.path, 'rook-operator/operator.yaml'), 'utf8') : '';
 
 const head = (mesh: string, extra = '') => `apiVersion: meshinject.dev/v1alpha1
 kind: SidecarInjection
@@ -77,7 +79,7 @@ function uninjectConfig(config: string): string {
   return `${config}  mode: uninject\n`;
 }
 
-t.test('kubebuilder manager: inject then uninject gives back the bytes, default-container kept, for every driver', async (t) => {
+t.test('kubebuilder manager: inject then uninject gives back the bytes, default-container kept, for every driver', needs(REAL_WORLD), async (t) => {
   for (const [mesh, d] of Object.entries(DRIVERS)) {
     const input = managerFor(d.withoutNamespace) + (d.extraInput ?? '');
     const dir = workspace(t, { 'in.yaml': input, 'inject.yaml': d.config, 'uninject.yaml': uninjectConfig(d.config) }, `op-${mesh}`);
@@ -92,7 +94,7 @@ t.test('kubebuilder manager: inject then uninject gives back the bytes, default-
   }
 });
 
-t.test('kubebuilder manager: removeWhenSkipped keeps the user\'s annotation', async (t) => {
+t.test('kubebuilder manager: removeWhenSkipped keeps the user\'s annotation', needs(REAL_WORLD), async (t) => {
   for (const mesh of ['istio', 'osm']) {
     const d = DRIVERS[mesh]!;
     const skipped = d.config.replace('policy: enabled', 'policy: disabled') + '  removeWhenSkipped: true\n';
@@ -108,7 +110,7 @@ t.test('kubebuilder manager: removeWhenSkipped keeps the user\'s annotation', as
   }
 });
 
-t.test('rook operator: the trailing comment block stays with the container it annotates', async (t) => {
+t.test('rook operator: the trailing comment block stays with the container it annotates', needs(REAL_WORLD), async (t) => {
   const dir = workspace(t, { 'operator.yaml': ROOK, 'inject.yaml': DRIVERS.istio!.config, 'uninject.yaml': uninjectConfig(DRIVERS.istio!.config) }, 'rook');
   const inj = runCli(['-q', '-c', 'inject.yaml', 'operator.yaml'], { cwd: dir });
   t.equal(inj.status, 0, 'inject exits 0');
@@ -127,7 +129,7 @@ t.test('rook operator: the trailing comment block stays with the container it an
   t.equal(un.stdout, ROOK, 'uninject gives back the input byte for byte');
 });
 
-t.test('-o json: a comment-only document is no item', async (t) => {
+t.test('-o json: a comment-only document is no item', needs(REAL_WORLD), async (t) => {
   const docs = parseAllDocuments(ROOK).filter((d) => d.toJS() !== null);
   const input = `# Licensed under the Apache License\n# a header document\n---\n${ROOK}---\n# nothing here but a comment\n`;
   const dir = workspace(t, { 'operator.yaml': input, 'inject.yaml': DRIVERS.istio!.config }, 'json');
@@ -139,7 +141,7 @@ t.test('-o json: a comment-only document is no item', async (t) => {
   t.notOk(list.items.some((i) => i === null), 'no null item');
 });
 
-t.test('containers: [] is an error result naming the resource', async (t) => {
+t.test('containers: [] is an error result naming the resource', needs(REAL_WORLD), async (t) => {
   const input = KUBEBUILDER.replace(/      containers:\n[\s\S]*?(?=      volumes: \[\])/, '      containers: []\n');
   t.match(input, /containers: \[\]/, 'fixture edited');
   const dir = workspace(t, { 'in.yaml': input, 'inject.yaml': DRIVERS.istio!.config }, 'empty');
@@ -168,7 +170,7 @@ pipeline:
 ${fn === 'meshinject' ? '      configPath: injection.yaml\n' : ''}`;
 
 const kpt = runTool('kpt', ['version']);
-t.test('two consecutive kpt fn render runs on the operator fixtures', { skip: kpt.status === 0 ? false : 'kpt is not installed' }, async (t) => {
+t.test('two consecutive kpt fn render runs on the operator fixtures', needs(REAL_WORLD, kpt.status === 0 ? false : 'kpt is not installed'), async (t) => {
   const tmp = makeTempDir('kpt-operators');
   t.teardown(tmp.cleanup);
   // `cat` echoes the ResourceList: what kpt alone does to the file (it re-serialises through kyaml).
@@ -176,7 +178,7 @@ t.test('two consecutive kpt fn render runs on the operator fixtures', { skip: kp
   for (const [name, text] of [['kubebuilder', KUBEBUILDER], ['rook', ROOK]] as const) {
     const pkg = (fn: string) => {
       const dir = join(tmp.dir, `${name}-${fn}`);
-      cpSync(join(VENDORED, 'real-world', name === 'rook' ? 'rook-operator' : 'kubebuilder-manager'), dir, { recursive: true });
+      cpSync(join(REAL_WORLD.path ?? '', name === 'rook' ? 'rook-operator' : 'kubebuilder-manager'), dir, { recursive: true });
       writeFileSync(join(dir, 'Kptfile'), KPTFILE(fn));
       writeFileSync(join(dir, 'injection.yaml'), DRIVERS.istio!.config);
       return dir;

@@ -21,9 +21,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { Document } from 'yaml';
 import { run, type RunOptions } from '../../src/run.ts';
 import { readCore, readKubernetes } from '../../src/yaml/readers.ts';
+import { corpus as testData, needs } from '../helpers/data.ts';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
-const VENDORED = fileURLToPath(new URL('../vendored/', import.meta.url));
+const SHARED = ['krm-inputs', 'real-world', 'conformance/istio'].map((sub) => testData(sub));
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
 
 const CONFIG = `apiVersion: meshinject.dev/v1alpha1
@@ -183,7 +184,8 @@ interface Case {
   opts: RunOptions;
 }
 
-function corpus(): Case[] {
+/** The project's own inputs: hostile fixtures and golden cases. */
+function ownInputs(): Case[] {
   const cases: Case[] = [];
   for (const f of yamlFilesUnder(join(HERE, 'fixtures/hostile'))) cases.push({ name: f.slice(HERE.length), input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
   for (const d of readdirSync(join(HERE, 'testdata'))) {
@@ -191,12 +193,19 @@ function corpus(): Case[] {
     const cfg = join(dir, 'config.yaml');
     cases.push({ name: `testdata/${d}`, input: readFileSync(join(dir, 'input.yaml'), 'utf8'), opts: existsSync(cfg) ? { functionConfig: readFileSync(cfg, 'utf8') } : {} });
   }
-  for (const f of yamlFilesUnder(join(VENDORED, 'krm-inputs'))) cases.push({ name: f.slice(VENDORED.length), input: readFileSync(f, 'utf8'), opts: {} });
-  for (const f of yamlFilesUnder(join(VENDORED, 'real-world'))) {
+  return cases;
+}
+
+/** The third-party inputs of the test data: runner inputs, real-world apps, the Istio conformance cases. */
+function sharedInputs(): Case[] {
+  const cases: Case[] = [];
+  const [krm, realWorld, istio] = SHARED.map((c) => c.path ?? '');
+  for (const f of yamlFilesUnder(krm!)) cases.push({ name: `krm-inputs${f.slice(krm!.length)}`, input: readFileSync(f, 'utf8'), opts: {} });
+  for (const f of yamlFilesUnder(realWorld!)) {
     if (/kustomization\.ya?ml$|Kptfile/.test(f)) continue;
-    cases.push({ name: f.slice(VENDORED.length), input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
+    cases.push({ name: `real-world${f.slice(realWorld!.length)}`, input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
   }
-  const conf = join(VENDORED, 'conformance/istio/cases');
+  const conf = join(istio!, 'cases');
   if (existsSync(conf)) {
     for (const d of readdirSync(conf)) {
       const dir = join(conf, d);
@@ -212,19 +221,30 @@ function report(t: Test, name: string, problems: string[]): void {
   if (problems.length) t.fail(`${name}: ${problems.slice(0, 3).join('; ')}`);
 }
 
-t.test('fixtures, golden cases and the shared corpora', async (t) => {
-  const cases = corpus();
-  t.ok(cases.length > 150, `${cases.length} inputs`);
+/** Runs the oracle on every case; `known` lists the cases whose second run is known to differ. */
+function oracleAll(t: Test, cases: Case[], known: Set<string>): void {
   let injected = 0;
   const secondRun: string[] = [];
   for (const c of cases) {
     const r = oracle(c.input, c.opts);
     if (r.problems.includes(SECOND_RUN)) secondRun.push(c.name);
-    report(t, c.name, r.problems.filter((p) => p !== SECOND_RUN || !KNOWN_SECOND_RUN.has(c.name)));
+    report(t, c.name, r.problems.filter((p) => p !== SECOND_RUN || !known.has(c.name)));
     if (r.exitCode === 0) injected++;
   }
-  t.same([...secondRun].sort(), [...KNOWN_SECOND_RUN].sort(), 'the second run differs exactly for the listed cases (none fixed and left listed)');
+  t.same([...secondRun].sort(), [...known].sort(), 'the second run differs exactly for the listed cases (none fixed and left listed)');
   t.ok(injected > cases.length / 2, `${injected} inputs written and checked`);
+}
+
+t.test('the project\'s fixtures and golden cases', async (t) => {
+  const cases = ownInputs();
+  t.ok(cases.length > 50, `${cases.length} inputs`);
+  oracleAll(t, cases, new Set());
+});
+
+t.test('the shared corpora: runner inputs, real-world apps, Istio conformance cases', needs(...SHARED), async (t) => {
+  const cases = sharedInputs();
+  t.ok(cases.length > 100, `${cases.length} inputs`);
+  oracleAll(t, cases, KNOWN_SECOND_RUN);
 });
 
 // Generated inputs: Deployments written with anchors, merge keys, flow maps with comments, explicit keys,

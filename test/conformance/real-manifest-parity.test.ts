@@ -8,7 +8,8 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { runCli, VENDORED, workspace } from '../helpers/e2e.ts';
+import { runCli, workspace } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
 const ISTIO = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: t}\nspec:\n  mesh: istio\n  policy: enabled\n  resultAnnotations: false\n';
 
@@ -56,9 +57,10 @@ t.test('a template named like a prototype member is a template name', async (t) 
   }
 });
 
-const LINKERD_CASE = join(VENDORED, 'conformance/linkerd/cases/emojivoto-deployment');
+const LINKERD = corpus('conformance/linkerd/cases/emojivoto-deployment');
+const LINKERD_CASE = LINKERD.path ?? '';
 
-t.test('Linkerd: configured opaque ports reach the proxy as written, names included', async (t) => {
+t.test('Linkerd: configured opaque ports reach the proxy as written, names included', needs(LINKERD), async (t) => {
   const base = readFileSync(join(LINKERD_CASE, 'fn-config.yaml'), 'utf8');
   t.match(base, /\n    values:\n/, 'the corpus config has values');
   const config = base.replace('\n    values:\n', '\n    overrideAnnotations:\n      config.linkerd.io/opaque-ports: "3000,5000-6000,mysql"\n    values:\n');
@@ -80,7 +82,7 @@ t.test('Linkerd: configured opaque ports reach the proxy as written, names inclu
   t.match(readFileSync(join(dir2, 'report.txt'), 'utf8'), /"mysql" is neither a port, a port range nor a container port name/, 'the unknown name is reported');
 });
 
-t.test('Linkerd: null items of a kind: List are kept and reported', async (t) => {
+t.test('Linkerd: null items of a kind: List are kept and reported', needs(LINKERD), async (t) => {
   const base = readFileSync(join(LINKERD_CASE, 'fn-config.yaml'), 'utf8');
   const list = `apiVersion: v1
 kind: List

@@ -6,8 +6,10 @@ import { writeOutput } from '../../src/krm/write.ts';
 import { emitChanged, seqIndentOf } from '../../src/krm/rewrite.ts';
 import type { Json } from '../../src/model.ts';
 import { MeshInjectError } from '../../src/results/errors.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
-const KRM_INPUTS = new URL('../vendored/krm-inputs/', import.meta.url);
+const KRM_DATA = corpus('krm-inputs');
+const KRM_INPUTS = KRM_DATA.url ?? new URL('file:///nonexistent/');
 
 type Items = ReturnType<typeof parseSource>['items'];
 
@@ -31,7 +33,7 @@ function edit(text: string, change: (items: Items) => Array<[number, string[], J
   return writeOutput(src, changed, []);
 }
 
-t.test('every runner fixture round-trips byte for byte when nothing changes', async (t) => {
+t.test('every runner fixture round-trips byte for byte when nothing changes', needs(KRM_DATA), async (t) => {
   const files = readdirSync(KRM_INPUTS).filter((f) => f.endsWith('.yaml'));
   t.ok(files.length >= 8, 'fixtures present');
   for (const f of files) {
@@ -43,7 +45,7 @@ t.test('every runner fixture round-trips byte for byte when nothing changes', as
   }
 });
 
-t.test('a changed resource keeps comments, quoting and flow maps; its neighbours stay byte-identical', async (t) => {
+t.test('a changed resource keeps comments, quoting and flow maps; its neighbours stay byte-identical', needs(KRM_DATA), async (t) => {
   const text = readFileSync(new URL('kpt-render-configpath.yaml', KRM_INPUTS), 'utf8');
   const out = edit(text, (items) => {
     const i = items.findIndex((it) => (it.value as { kind?: string }).kind === 'StatefulSet');
@@ -68,7 +70,7 @@ t.test('a changed resource keeps comments, quoting and flow maps; its neighbours
   t.equal(out.match(/Top-of-file comment/g)?.length, 1, 'head comment not duplicated');
 });
 
-t.test('the head comment of a changed item is neither moved nor duplicated (hazard G4)', async (t) => {
+t.test('the head comment of a changed item is neither moved nor duplicated (hazard G4)', needs(KRM_DATA), async (t) => {
   const text = readFileSync(new URL('kpt-render-configpath.yaml', KRM_INPUTS), 'utf8');
   let out = text;
   for (let run = 0; run < 3; run++) {

@@ -7,7 +7,10 @@ import { join } from 'node:path';
 
 const readText = (path: string): string => readFileSync(path, 'utf8');
 import { parseAllDocuments } from 'yaml';
-import { ROOT, VENDORED, makeTempDir, runCli, runTool, workspace, type Obj } from '../helpers/e2e.ts';
+import { ROOT, makeTempDir, runCli, runTool, workspace, type Obj } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
+
+const REAL_WORLD = corpus('real-world');
 
 const hasKubectl = runTool('sh', ['-c', 'command -v kubectl']).status === 0;
 
@@ -54,8 +57,8 @@ t.test('the bundled shop (Istio, classic and native sidecars, a CronJob, skipped
   roundTrip(t, { ...files, 'cfg.yaml': cfg.replace('nativeSidecars: true', 'nativeSidecars: false') }, ['-c', 'cfg.yaml']);
 });
 
-t.test('the vendored real-world apps, one kustomization per app directory', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
-  const root = join(VENDORED, 'real-world');
+t.test('the real-world apps of the test data, one kustomization per app directory', needs(REAL_WORLD, !hasKubectl && 'kubectl is not installed'), async (t) => {
+  const root = REAL_WORLD.path ?? '';
   const apps = ['bookinfo', 'online-boutique', 'podinfo/bases/database', 'podinfo/bases/cache', 'podinfo/bases/frontend', 'podinfo/bases/backend'];
   for (const app of apps) {
     const files: Record<string, string> = {};

@@ -7,11 +7,13 @@ import t, { type Test } from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { runCli, VENDORED, workspace } from '../helpers/e2e.ts';
+import { runCli, workspace } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 import { readOriginal, restorePrevious, withOriginalRecord } from '../../src/patch/status-record.ts';
 import type { PodTemplate } from '../../src/model.ts';
 
-const KUBEBUILDER = readFileSync(join(VENDORED, 'real-world/kubebuilder-manager/manager.yaml'), 'utf8');
+const KUBEBUILDER_DATA = corpus('real-world/kubebuilder-manager/manager.yaml');
+const KUBEBUILDER = KUBEBUILDER_DATA.path ? readFileSync(KUBEBUILDER_DATA.path, 'utf8') : '';
 const CONFIG = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: t}\nspec:\n  mesh: istio\n  policy: enabled\n  resultAnnotations: false\n';
 const UNINJECT = `${CONFIG}  mode: uninject\n`;
 const RECORD_LINE = /^ {8}meshinject\.dev\/original: .*\n/m;
@@ -23,7 +25,7 @@ function injected(t: Test): { dir: string; text: string } {
   return { dir, text: r.stdout };
 }
 
-t.test('the record holds the user\'s value and the empty list, next to Istio\'s own record', async (t) => {
+t.test('the record holds the user\'s value and the empty list, next to Istio\'s own record', needs(KUBEBUILDER_DATA), async (t) => {
   const { text } = injected(t);
   const line = RECORD_LINE.exec(text)?.[0];
   t.ok(line, 'meshinject.dev/original is written');
@@ -32,14 +34,14 @@ t.test('the record holds the user\'s value and the empty list, next to Istio\'s 
   t.match(text, /sidecar\.istio\.io\/status: '\{"initContainers":\["istio-init"\]/, 'Istio\'s record is as Istio writes it');
 });
 
-t.test('injecting again keeps the record (idempotent)', async (t) => {
+t.test('injecting again keeps the record (idempotent)', needs(KUBEBUILDER_DATA), async (t) => {
   const { dir, text } = injected(t);
   writeFileSync(join(dir, 'once.yaml'), text);
   const again = runCli(['-q', '-c', 'inject.yaml', 'once.yaml'], { cwd: dir });
   t.equal(again.stdout, text, 'the second injection changes nothing');
 });
 
-t.test('a tampered record is refused with an error naming the annotation', async (t) => {
+t.test('a tampered record is refused with an error naming the annotation', needs(KUBEBUILDER_DATA), async (t) => {
   const { dir, text } = injected(t);
   const cases: Array<[string, string, RegExp]> = [
     ['names a key the mesh never writes', `{"annotations":{"app.kubernetes.io/name":"evil"}}`, /names annotation "app\.kubernetes\.io\/name", which this mesh's injection does not write/],
@@ -57,7 +59,7 @@ t.test('a tampered record is refused with an error naming the annotation', async
   }
 });
 
-t.test('an injection without the record (an older meshinject, Istio itself) still uninjects', async (t) => {
+t.test('an injection without the record (an older meshinject, Istio itself) still uninjects', needs(KUBEBUILDER_DATA), async (t) => {
   const { dir, text } = injected(t);
   writeFileSync(join(dir, 'old.yaml'), text.replace(RECORD_LINE, ''));
   const r = runCli(['-q', '-c', 'uninject.yaml', 'old.yaml'], { cwd: dir });

@@ -1,9 +1,9 @@
 /**
  * Uninject after inject gives back the input bytes (issue #9 §5): for every case of the conformance corpora
- * that injects (test/vendored/conformance/istio: kube-inject, webhook-only and go-template cases, every template
- * including grpc-simple and grpc-agent; test/vendored/conformance/linkerd: inject, annotate and namespace cases;
- * test/vendored/conformance/kuma: inject and skip cases),
- * every example under examples/ and the real-world apps (test/vendored/real-world), each with its own
+ * that injects (conformance/istio of the test data, test/helpers/data.ts: kube-inject, webhook-only and go-template
+ * cases, every template including grpc-simple and grpc-agent; conformance/linkerd: inject, annotate and namespace
+ * cases; conformance/kuma: inject and skip cases),
+ * every example under examples/ and the real-world apps (real-world/ of the test data), each with its own
  * functionConfig: inject, then the same config with `mode: uninject`, and the output compared with the input
  * whole, byte for byte, with nothing normalised. Both runs use `resultAnnotations: false`: the result annotation
  * records meshinject's own state (`uninjected (istio)`) by design.
@@ -17,8 +17,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { run } from '../../src/index.ts';
+import { corpus as testData, needs } from '../helpers/data.ts';
 
-const VENDORED = fileURLToPath(new URL('../vendored/', import.meta.url));
+const DATA = { istio: testData('conformance/istio'), linkerd: testData('conformance/linkerd'), kuma: testData('conformance/kuma') };
+const REAL_WORLD = testData('real-world');
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 type Obj = Record<string, unknown>;
@@ -93,7 +95,7 @@ function roundTrip(t: Test, trip: Trip): void {
 
 /** The cases of a corpus in the given categories (with an expected output: the error cases do not inject). */
 function corpus(mesh: string, categories: readonly string[]): Trip[] {
-  const dir = `${VENDORED}conformance/${mesh}/cases`;
+  const dir = `${DATA[mesh as keyof typeof DATA].path}/cases`;
   return readdirSync(dir).sort().flatMap((name) => {
     const c = `${dir}/${name}`;
     const category = String((parse(readFileSync(`${c}/case.yaml`, 'utf8')) as Obj).category ?? '');
@@ -102,19 +104,19 @@ function corpus(mesh: string, categories: readonly string[]): Trip[] {
   });
 }
 
-t.test('Istio corpus: every case that injects, every template', async (t) => {
+t.test('Istio corpus: every case that injects, every template', needs(DATA.istio), async (t) => {
   const trips = corpus('istio', ['kube-inject', 'webhook-only', 'go-template']);
   t.ok(trips.length >= 96, `all the injecting cases (${trips.length})`);
   for (const trip of trips) roundTrip(t, trip);
 });
 
-t.test('Linkerd corpus: every inject, annotate and namespace case', async (t) => {
+t.test('Linkerd corpus: every inject, annotate and namespace case', needs(DATA.linkerd), async (t) => {
   const trips = corpus('linkerd', ['inject', 'annotate', 'namespace']);
   t.ok(trips.length >= 30, `all the injecting cases (${trips.length})`);
   for (const trip of trips) roundTrip(t, trip);
 });
 
-t.test('Kuma corpus: every inject and skip case', async (t) => {
+t.test('Kuma corpus: every inject and skip case', needs(DATA.kuma), async (t) => {
   const trips = corpus('kuma', ['inject', 'skip']);
   t.ok(trips.length >= 36, `all the injecting cases (${trips.length})`);
   for (const trip of trips) roundTrip(t, trip);
@@ -141,10 +143,10 @@ t.test('examples', async (t) => {
   for (const trip of trips) roundTrip(t, trip);
 });
 
-t.test('real-world apps', async (t) => {
-  const rw = (f: string) => readFileSync(`${VENDORED}real-world/${f}`, 'utf8');
+t.test('real-world apps', needs(REAL_WORLD), async (t) => {
+  const rw = (f: string) => readFileSync(`${REAL_WORLD.path}/${f}`, 'utf8');
   const fixture = (app: string) => readFileSync(`${ROOT}test/fixtures/real-world/${app}/injection.yaml`, 'utf8');
-  const boutique = readdirSync(`${VENDORED}real-world/online-boutique`).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+  const boutique = readdirSync(`${REAL_WORLD.path}/online-boutique`).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
   const trips: Trip[] = [
     { name: 'real-world/bookinfo', input: rw('bookinfo/bookinfo.yaml'), fnConfig: fixture('bookinfo') },
     { name: 'real-world/podinfo production', input: rw('podinfo/production.rendered.yaml'), fnConfig: fixture('podinfo') },
@@ -156,7 +158,7 @@ t.test('real-world apps', async (t) => {
   for (const trip of trips) roundTrip(t, trip);
 });
 
-t.test('the exception list names only cases that ran', async (t) => {
+t.test('the exception list names only cases that ran', needs(DATA.istio, DATA.linkerd, DATA.kuma, REAL_WORLD), async (t) => {
   t.same(Object.keys(EXCEPTIONS).filter((k) => !seen.has(k)), [], 'no stale entries');
   t.comment(`round trips: ${counts.bytes} byte for byte, ${counts.exceptions} listed exceptions`);
 });

@@ -16,7 +16,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { ROOT, get, injectionProblems, makeTempDir, runCli, runTool, skippedProblems, type Obj } from '../helpers/e2e.ts';
-import { copyExample, makeReadOnly, makeStandIns, makeWritable, shQuote, type StandIns } from '../helpers/runners.ts';
+import { copyExample, installCopy, makeReadOnly, makeStandIns, makeWritable, shQuote, type StandIns } from '../helpers/runners.ts';
 
 const ARGO = join(ROOT, 'examples/argocd');
 const CENTRAL = join(ARGO, 'cmp/meshinject.yaml');
@@ -85,7 +85,7 @@ function sidecar(dir: string, edit?: (repo: string) => void): Sidecar {
       `[ "$1" = template ] && [ -f Chart.yaml ] || { echo "helm double: unexpected call: $*" >&2; exit 1; }`,
       `cat ${shQuote(join(dir, 'helm-output.yaml'))}`,
     ].join('\n'),
-  });
+  }, installCopy(dir));
   const repo = join(dir, 'repo');
   copyExample(join(ROOT, 'examples'), join(repo, 'examples'));
   edit?.(repo);

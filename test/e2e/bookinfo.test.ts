@@ -4,7 +4,6 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import {
-  VENDORED,
   commentCounts,
   commentDiff,
   headerComments,
@@ -14,15 +13,17 @@ import {
   splitStream,
   type Obj,
 } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
-const INPUT_PATH = `${VENDORED}real-world/bookinfo/bookinfo.yaml`;
+const BOOKINFO = corpus('real-world/bookinfo/bookinfo.yaml');
+const INPUT_PATH = BOOKINFO.path ?? '';
 const CONFIG = 'test/fixtures/real-world/bookinfo/injection.yaml';
-const input = readFileSync(INPUT_PATH, 'utf8');
+const input = BOOKINFO.path ? readFileSync(BOOKINFO.path, 'utf8') : '';
 // The six Deployments of bookinfo.yaml: policy `enabled` and nothing on the pods opts out.
 const DEPLOYMENTS = ['details-v1', 'ratings-v1', 'reviews-v1', 'reviews-v2', 'reviews-v3', 'productpage-v1'];
 
-t.test('bookinfo.yaml: every Deployment injected, everything else byte for byte', async (t) => {
-  const r = runCli(['--config', CONFIG, 'test/vendored/real-world/bookinfo/bookinfo.yaml']);
+t.test('bookinfo.yaml: every Deployment injected, everything else byte for byte', needs(BOOKINFO), async (t) => {
+  const r = runCli(['--config', CONFIG, INPUT_PATH]);
   t.equal(r.status, 0, 'exit 0');
   t.equal(r.stderr, '', 'nothing on stderr without LOG_TO_STDERR');
   const docsIn = splitStream(input);
@@ -46,7 +47,7 @@ t.test('bookinfo.yaml: every Deployment injected, everything else byte for byte'
   t.same(commentDiff(commentCounts(input), commentCounts(r.stdout)), [], 'every comment line kept exactly once');
 });
 
-t.test('bookinfo: stdin and a file argument give the same output; a second run changes nothing', async (t) => {
+t.test('bookinfo: stdin and a file argument give the same output; a second run changes nothing', needs(BOOKINFO), async (t) => {
   const fromFile = runCli(['--config', CONFIG, INPUT_PATH]);
   const fromStdin = runCli(['--config', CONFIG], { input });
   t.equal(fromStdin.status, 0);
@@ -56,7 +57,7 @@ t.test('bookinfo: stdin and a file argument give the same output; a second run c
   t.equal(again.stdout, fromFile.stdout, 'second run: identical bytes');
 });
 
-t.test('bookinfo with LOG_TO_STDERR=true: one line per workload and a summary', async (t) => {
+t.test('bookinfo with LOG_TO_STDERR=true: one line per workload and a summary', needs(BOOKINFO), async (t) => {
   const r = runCli(['--config', CONFIG, INPUT_PATH], { env: { LOG_TO_STDERR: 'true' } });
   t.equal(r.status, 0);
   const lines = r.stderr.trimEnd().split('\n');

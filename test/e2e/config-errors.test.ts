@@ -5,10 +5,14 @@ import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ROOT, VENDORED, get, makeTempDir, runCli, runTool, splitItems, type Obj } from '../helpers/e2e.ts';
+import { ROOT, get, makeTempDir, runCli, runTool, splitItems, type Obj } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
-const BOOKINFO = `${VENDORED}real-world/bookinfo/bookinfo.yaml`;
-const RESOURCE_LIST = readFileSync(`${VENDORED}krm-inputs/kpt-eval-noargs.yaml`, 'utf8');
+const BOOKINFO_DATA = corpus('real-world/bookinfo/bookinfo.yaml');
+const KRM_INPUTS = corpus('krm-inputs');
+const BOUTIQUE = corpus('real-world/online-boutique');
+const BOOKINFO = BOOKINFO_DATA.path ?? '';
+const RESOURCE_LIST = KRM_INPUTS.path ? readFileSync(`${KRM_INPUTS.path}/kpt-eval-noargs.yaml`, 'utf8') : '';
 
 /** Bad configs, the field each one must name, and a fragment of the reason. */
 const BAD: Array<{ name: string; spec: string; field: string }> = [
@@ -23,7 +27,7 @@ function configText(specLine: string): string {
 }
 
 for (const bad of BAD) {
-  t.test(`functionConfig error (${bad.name}): exit 1 and ${bad.field} named`, async (t) => {
+  t.test(`functionConfig error (${bad.name}): exit 1 and ${bad.field} named`, needs(BOOKINFO_DATA, KRM_INPUTS), async (t) => {
     const tmp = makeTempDir('config');
     t.teardown(tmp.cleanup);
     const cfg = join(tmp.dir, 'injection.yaml');
@@ -55,7 +59,7 @@ for (const bad of BAD) {
   });
 }
 
-t.test('a bad functionConfig inside the ResourceList (no --config) is reported the same way', async (t) => {
+t.test('a bad functionConfig inside the ResourceList (no --config) is reported the same way', needs(KRM_INPUTS), async (t) => {
   const input = RESOURCE_LIST.replace(/^functionConfig:[\s\S]*$/m, `functionConfig:\n${configText('policy: sometimes').replace(/^/gm, '  ').trimEnd()}\n`);
   const r = runCli([], { input, env: { LOG_TO_STDERR: 'true' } });
   t.equal(r.status, 1);
@@ -64,7 +68,7 @@ t.test('a bad functionConfig inside the ResourceList (no --config) is reported t
   t.match(r.stderr, /meshinject: 0 injected, 0 skipped, 1 error\(s\)\n$/);
 });
 
-t.test('bad input and usage: exit 2, nothing on stdout', async (t) => {
+t.test('bad input and usage: exit 2, nothing on stdout', needs(KRM_INPUTS), async (t) => {
   const notYaml = runCli([], { input: 'apiVersion: v1\nkind: [unclosed\n' });
   t.equal(notYaml.status, 2);
   t.equal(notYaml.stdout, '');
@@ -81,7 +85,7 @@ t.test('bad input and usage: exit 2, nothing on stdout', async (t) => {
   t.match(missing.stderr, /no-such-config\.yaml/);
 });
 
-t.test('kpt fn render with a bad config: FAIL and the package left untouched', async (t) => {
+t.test('kpt fn render with a bad config: FAIL and the package left untouched', needs(BOUTIQUE), async (t) => {
   const tmp = makeTempDir('config-kpt');
   t.teardown(tmp.cleanup);
   const pkg = join(tmp.dir, 'pkg');

@@ -4,10 +4,13 @@
 import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { VENDORED, get, injectionProblems, makeTempDir, runCli, splitStream, type Obj } from '../helpers/e2e.ts';
+import { get, injectionProblems, makeTempDir, runCli, splitStream, type Obj } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
-const BOOKINFO_PATH = `${VENDORED}real-world/bookinfo/bookinfo.yaml`;
-const BOOKINFO = readFileSync(BOOKINFO_PATH, 'utf8');
+const BOOKINFO_DATA = corpus('real-world/bookinfo/bookinfo.yaml');
+const BOUTIQUE = corpus('real-world/online-boutique');
+const BOOKINFO_PATH = BOOKINFO_DATA.path ?? '';
+const BOOKINFO = BOOKINFO_DATA.path ? readFileSync(BOOKINFO_DATA.path, 'utf8') : '';
 const CONFIG = 'test/fixtures/real-world/bookinfo/injection.yaml';
 const DOCS = parseAllDocuments(BOOKINFO)
   .map((d) => d.toJS() as Obj | null)
@@ -18,7 +21,7 @@ function proxies(list: Obj[]): number {
   return list.filter((o) => ((get(o, 'spec', 'template', 'spec', 'containers') ?? []) as Obj[]).some((c) => c.name === 'istio-proxy')).length;
 }
 
-t.test('a YAML kind: List (kubectl get -o yaml): items injected, the List kept', async (t) => {
+t.test('a YAML kind: List (kubectl get -o yaml): items injected, the List kept', needs(BOOKINFO_DATA), async (t) => {
   const input = stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: DOCS });
   const r = runCli(['--config', CONFIG], { input });
   t.equal(r.status, 0, r.stderr);
@@ -33,7 +36,7 @@ t.test('a YAML kind: List (kubectl get -o yaml): items injected, the List kept',
   t.equal(out.results, undefined, 'no results key in a List');
 });
 
-t.test('a JSON List (kubectl get -o json): items injected, output still JSON', async (t) => {
+t.test('a JSON List (kubectl get -o json): items injected, output still JSON', needs(BOOKINFO_DATA), async (t) => {
   const input = `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: DOCS }, null, 4)}\n`;
   const r = runCli(['--config', CONFIG], { input, env: { LOG_TO_STDERR: 'true' } });
   t.equal(r.status, 0, r.stderr);
@@ -43,7 +46,7 @@ t.test('a JSON List (kubectl get -o json): items injected, output still JSON', a
   t.doesNotThrow(() => JSON.parse(r.stdout), 'output parses as JSON');
 });
 
-t.test('a single JSON Deployment: injected, output still JSON', async (t) => {
+t.test('a single JSON Deployment: injected, output still JSON', needs(BOOKINFO_DATA), async (t) => {
   const dep = DOCS.find((d) => d.kind === 'Deployment')!;
   const r = runCli(['--config', CONFIG], { input: `${JSON.stringify(dep, null, 2)}\n` });
   t.equal(r.status, 0, r.stderr);
@@ -57,7 +60,7 @@ t.test('a single JSON Deployment: injected, output still JSON', async (t) => {
   t.ok(json !== undefined, 'output parses as JSON (kubectl reads a stream starting with `{` as JSON)');
 });
 
-t.test('CRLF line endings are kept, untouched documents byte for byte', async (t) => {
+t.test('CRLF line endings are kept, untouched documents byte for byte', needs(BOOKINFO_DATA), async (t) => {
   const input = BOOKINFO.replace(/\n/g, '\r\n');
   const r = runCli(['--config', CONFIG], { input });
   t.equal(r.status, 0, r.stderr);
@@ -71,8 +74,8 @@ t.test('CRLF line endings are kept, untouched documents byte for byte', async (t
   t.equal(proxies(docsOut.map((d) => parse(d) as Obj).filter(Boolean)), DEPLOYMENTS);
 });
 
-t.test('several files in one call: one stream, each file as if run alone', async (t) => {
-  const boutique = `${VENDORED}real-world/online-boutique/frontend.yaml`;
+t.test('several files in one call: one stream, each file as if run alone', needs(BOOKINFO_DATA, BOUTIQUE), async (t) => {
+  const boutique = `${BOUTIQUE.path}/frontend.yaml`;
   const both = runCli(['--config', CONFIG, BOOKINFO_PATH, boutique]);
   const one = runCli(['--config', CONFIG, BOOKINFO_PATH]);
   const two = runCli(['--config', CONFIG, boutique]);
@@ -83,7 +86,7 @@ t.test('several files in one call: one stream, each file as if run alone', async
   t.equal(docs.length, splitStream(one.stdout).filter((d) => d.trim() !== '').length + splitStream(two.stdout).filter((d) => d.trim() !== '').length, 'no document merged or lost at the seam');
 });
 
-t.test('re-running injected output with a new revision updates it in place', async (t) => {
+t.test('re-running injected output with a new revision updates it in place', needs(BOOKINFO_DATA), async (t) => {
   const first = runCli(['--config', CONFIG, BOOKINFO_PATH]);
   const canary = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec:\n  istio:\n    revision: canary\n';
   const { dir, cleanup } = makeTempDir('forms');

@@ -1,11 +1,10 @@
 // End to end: the exact ResourceLists kpt and kustomize sent an exec/container function
-// (test/vendored/krm-inputs, see its README) piped through the real binary with LOG_TO_STDERR=true.
+// (krm-inputs of the test data, see its README; test/helpers/data.ts) piped through the real binary with LOG_TO_STDERR=true.
 import t, { type Test } from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
-  VENDORED,
   commentCounts,
   commentDiff,
   get,
@@ -17,8 +16,10 @@ import {
   WORKLOAD_KINDS,
   type Obj,
 } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
-const DIR = `${VENDORED}krm-inputs/`;
+const KRM_INPUTS = corpus('krm-inputs');
+const DIR = KRM_INPUTS.path ?? '';
 const read = (f: string) => readFileSync(join(DIR, f), 'utf8');
 
 /** What each fixture's own functionConfig means to meshinject. */
@@ -86,7 +87,7 @@ function checkInjectedList(t: Test, name: string, input: string, output: string,
 }
 
 for (const fx of FIXTURES) {
-  t.test(`${fx.file} with meshinject's own functionConfig`, async (t) => {
+  t.test(`${fx.file} with meshinject's own functionConfig`, needs(KRM_INPUTS), async (t) => {
     const input = withOwnConfig(read(fx.file));
     const r = runCli([], { input, env: { LOG_TO_STDERR: 'true' } });
     t.equal(r.status, 0, r.stderr);
@@ -112,7 +113,7 @@ for (const fx of FIXTURES) {
     t.equal(again.stdout, r.stdout, 'second run (results replaced, not appended): identical bytes');
   });
 
-  t.test(`${fx.file} as recorded`, async (t) => {
+  t.test(`${fx.file} as recorded`, needs(KRM_INPUTS), async (t) => {
     const input = read(fx.file);
     const r = runCli([], { input, env: { LOG_TO_STDERR: 'true' } });
     if (fx.config === 'defaults') {
@@ -135,7 +136,7 @@ for (const fx of FIXTURES) {
   });
 }
 
-t.test('--config overrides the ResourceList functionConfig (kpt-eval-fnconfig.yaml)', async (t) => {
+t.test('--config overrides the ResourceList functionConfig (kpt-eval-fnconfig.yaml)', needs(KRM_INPUTS), async (t) => {
   const tmp = makeTempDir('fixtures');
   t.teardown(tmp.cleanup);
   const cfg = join(tmp.dir, 'injection.yaml');

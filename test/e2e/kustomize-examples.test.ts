@@ -2,7 +2,7 @@
 // - container: the real `kubectl kustomize --enable-alpha-plugins` with the stand-in docker of
 //   runner-helpers.ts (bin/meshinject.js in place of the image). The stand-in records the ResourceList
 //   kustomize sent, which must have the shape of the one recorded from a real run
-//   (test/vendored/krm-inputs/kustomize-container.yaml).
+//   (krm-inputs/kustomize-container.yaml of the test data, test/helpers/data.ts).
 // - exec: the standalone kustomize is not on these machines and `kubectl kustomize` skips exec functions
 //   silently (checked below). Both transformer kinds go through the same kyaml FunctionFilter, so the
 //   exec function is fed exactly that ResourceList, with the exec overlay's config as functionConfig (as
@@ -12,8 +12,11 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { ROOT, VENDORED, get, idOf, injectionProblems, makeTempDir, runTool, skippedProblems, type Obj } from '../helpers/e2e.ts';
+import { ROOT, get, idOf, injectionProblems, makeTempDir, runTool, skippedProblems, type Obj } from '../helpers/e2e.ts';
 import { makeStandIns, runWith } from '../helpers/runners.ts';
+import { corpus, needs } from '../helpers/data.ts';
+
+const KRM_INPUTS = corpus('krm-inputs');
 
 const EXAMPLES = join(ROOT, 'examples/kustomize');
 const INJECTED = ['Deployment/storefront/web', 'CronJob/storefront/nightly-report', 'StatefulSet/data/orders-db', 'Job/data/migrate-schema'];
@@ -46,7 +49,7 @@ function buildContainerOverlay(t: Test) {
   return { r, tools };
 }
 
-t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the image', async (t) => {
+t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the image', needs(KRM_INPUTS), async (t) => {
   const { r, tools } = buildContainerOverlay(t);
   const argv = readFileSync(tools.dockerLog, 'utf8').trim().split('\n').at(-1)!;
   t.match(argv, /^run --rm -i .*--network none --user nobody .*-e LOG_TO_STDERR=true .*ghcr\.io\/meshinject\/meshinject:v\d+\.\d+\.\d+$/, 'the released image, sandboxed');
@@ -57,7 +60,7 @@ t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the ima
 
   // The ResourceList kustomize sent has the shape of the recorded one.
   const sent = parse(readFileSync(tools.dockerStdin, 'utf8')) as Obj;
-  const recorded = parse(readFileSync(`${VENDORED}krm-inputs/kustomize-container.yaml`, 'utf8')) as Obj;
+  const recorded = parse(readFileSync(`${KRM_INPUTS.path}/kustomize-container.yaml`, 'utf8')) as Obj;
   t.equal(sent.kind, 'ResourceList');
   const sentDeployment = (sent.items as Obj[]).find((o) => o.kind === 'Deployment')!;
   const recordedDeployment = (recorded.items as Obj[]).find((o) => o.kind === 'Deployment')!;
@@ -95,8 +98,8 @@ t.test('exec overlay: the function fed the exact ResourceList kustomize sends', 
   checkShop(t, items);
 });
 
-t.test('exec overlay config on the recorded kustomize ResourceList', async (t) => {
-  const recorded = parse(readFileSync(`${VENDORED}krm-inputs/kustomize-container.yaml`, 'utf8')) as Obj;
+t.test('exec overlay config on the recorded kustomize ResourceList', needs(KRM_INPUTS), async (t) => {
+  const recorded = parse(readFileSync(`${KRM_INPUTS.path}/kustomize-container.yaml`, 'utf8')) as Obj;
   const config = parse(readFileSync(join(EXAMPLES, 'exec/injection.yaml'), 'utf8')) as Obj;
   // The recorded resources live in namespace shop, which has no Namespace object there: label it for the selector.
   (config.spec as Obj).namespaces = [{ name: 'shop', labels: { 'istio-injection': 'enabled' } }];

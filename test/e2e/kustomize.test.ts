@@ -7,9 +7,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
-import { BIN, VENDORED, idOf, injectionProblems, makeTempDir, splitStream, WORKLOAD_KINDS, type Obj } from '../helpers/e2e.ts';
+import { BIN, idOf, injectionProblems, makeTempDir, splitStream, WORKLOAD_KINDS, type Obj } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
-const OVERLAY = `${VENDORED}real-world/podinfo/overlays/production`;
+const PODINFO = corpus('real-world/podinfo');
+const OVERLAY = `${PODINFO.path}/overlays/production`;
 
 function setup(dir: string, spec: string): { overlay: string; env: NodeJS.ProcessEnv; argvLog: string } {
   const bin = join(dir, 'bin');
@@ -36,14 +38,14 @@ function kustomize(dir: string, env: NodeJS.ProcessEnv) {
   return r;
 }
 
-t.test('podinfo production + meshinject as a kustomize container transformer', async (t) => {
+t.test('podinfo production + meshinject as a kustomize container transformer', needs(PODINFO), async (t) => {
   const tmp = makeTempDir('kustomize');
   t.teardown(tmp.cleanup);
   const { overlay, env, argvLog } = setup(tmp.dir, '  mesh: istio\n  nativeSidecars: true\n');
   const r = kustomize(overlay, env);
   t.equal(r.status, 0, r.stderr);
   t.match(readFileSync(argvLog, 'utf8'), /-e LOG_TO_STDERR=true .*example\.com\/meshinject:dev/, 'kustomize ran the "container" with LOG_TO_STDERR=true');
-  const plain = splitStream(readFileSync(`${VENDORED}real-world/podinfo/production.rendered.yaml`, 'utf8'));
+  const plain = splitStream(readFileSync(`${PODINFO.path}/production.rendered.yaml`, 'utf8'));
   const out = splitStream(r.stdout);
   t.equal(out.length, plain.length, 'same resources as the overlay alone');
   let workloads = 0;
@@ -62,7 +64,7 @@ t.test('podinfo production + meshinject as a kustomize container transformer', a
   t.equal(workloads, 9, 'all nine workloads (no selector in this config)');
 });
 
-t.test('kustomize with a bad meshinject config fails and shows the message', async (t) => {
+t.test('kustomize with a bad meshinject config fails and shows the message', needs(PODINFO), async (t) => {
   const tmp = makeTempDir('kustomize-bad');
   t.teardown(tmp.cleanup);
   const { overlay, env } = setup(tmp.dir, '  mesh: istio\n  policy: sometimes\n');

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
   ROOT,
-  VENDORED,
   commentCounts,
   commentDiff,
   get,
@@ -23,9 +22,11 @@ import {
   splitStream,
   type Obj,
 } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
-const SRC = `${VENDORED}real-world/online-boutique/`;
-const MANIFESTS = readdirSync(SRC).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+const BOUTIQUE = corpus('real-world/online-boutique');
+const SRC = `${BOUTIQUE.path}/`;
+const MANIFESTS = !BOUTIQUE.path ? [] : readdirSync(SRC).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
 const RENDER = join(ROOT, 'test/fixtures/real-world/online-boutique/render.mjs');
 const ALL_DEPLOYMENTS = 12;
 
@@ -37,7 +38,7 @@ function listFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => !f.startsWith('.')).sort();
 }
 
-t.test('online-boutique: kpt fn render with meshinject as an exec mutator', async (t) => {
+t.test('online-boutique: kpt fn render with meshinject as an exec mutator', needs(BOUTIQUE), async (t) => {
   const tmp = makeTempDir('boutique');
   t.teardown(tmp.cleanup);
 
@@ -116,7 +117,7 @@ t.test('online-boutique: kpt fn render with meshinject as an exec mutator', asyn
   }
 });
 
-t.test('online-boutique: a relative exec path works only from inside the package (G10, documented)', async (t) => {
+t.test('online-boutique: a relative exec path works only from inside the package (G10, documented)', needs(BOUTIQUE), async (t) => {
   const tmp = makeTempDir('boutique-g10');
   t.teardown(tmp.cleanup);
   const pkg = join(tmp.dir, 'pkg');
@@ -137,7 +138,7 @@ t.test('online-boutique: a relative exec path works only from inside the package
 // the lines meshinject does not change. The online-boutique files mix indented sequences
 // (`drop:\n  - ALL`) with compact ones (`ports:\n- containerPort`) inside one Deployment.
 
-t.test('CLI: a skipped workload differs from its input only by the result annotation', async (t) => {
+t.test('CLI: a skipped workload differs from its input only by the result annotation', needs(BOUTIQUE), async (t) => {
   const file = join(SRC, 'loadgenerator.yaml');
   const input = readFileSync(file, 'utf8');
   const r = runCli(['--config', 'test/fixtures/real-world/online-boutique/injection.yaml', file]);
@@ -150,7 +151,7 @@ t.test('CLI: a skipped workload differs from its input only by the result annota
   t.equal(r.stdout, expected, 'only the annotation added');
 });
 
-t.test('CLI: untouched lines of an injected Deployment keep their indentation', async (t) => {
+t.test('CLI: untouched lines of an injected Deployment keep their indentation', needs(BOUTIQUE), async (t) => {
   const file = join(SRC, 'adservice.yaml');
   const r = runCli(['--config', 'test/fixtures/real-world/online-boutique/injection.yaml', file]);
   t.equal(r.status, 0);

@@ -5,7 +5,6 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import {
-  VENDORED,
   get,
   idOf,
   injectionProblems,
@@ -16,9 +15,11 @@ import {
   WORKLOAD_KINDS,
   type Obj,
 } from '../helpers/e2e.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
 const CONFIG = 'test/fixtures/real-world/podinfo/injection.yaml';
-const RENDERED = readFileSync(`${VENDORED}real-world/podinfo/production.rendered.yaml`, 'utf8');
+const PODINFO = corpus('real-world/podinfo');
+const RENDERED = PODINFO.path ? readFileSync(`${PODINFO.path}/production.rendered.yaml`, 'utf8') : '';
 // From test/fixtures/real-world/podinfo/injection.yaml: namespace `production` carries the selected label; the cache
 // Deployment matches neverInjectSelector; everything else that has a pod template is injected.
 const INJECTED = [
@@ -34,12 +35,12 @@ const INJECTED = [
 const SKIPPED = ['Deployment/production/cache'];
 
 function kustomize(overlay: string): string {
-  const r = runTool('kubectl', ['kustomize', `${VENDORED}real-world/podinfo/overlays/${overlay}`]);
+  const r = runTool('kubectl', ['kustomize', `${PODINFO.path}/overlays/${overlay}`]);
   if (r.status !== 0) throw new Error(`kubectl kustomize ${overlay}: ${r.stderr}`);
   return r.stdout;
 }
 
-t.test('podinfo production overlay: kubectl kustomize | meshinject', async (t) => {
+t.test('podinfo production overlay: kubectl kustomize | meshinject', needs(PODINFO), async (t) => {
   const input = kustomize('production');
   t.equal(input, RENDERED, 'kubectl kustomize output equals production.rendered.yaml');
   const r = runCli(['--config', CONFIG], { input });
@@ -76,7 +77,7 @@ t.test('podinfo production overlay: kubectl kustomize | meshinject', async (t) =
   t.equal(again.stdout, r.stdout, 'second run: identical bytes');
 });
 
-t.test('podinfo: a CronJob keeps its job semantics with a native sidecar', async (t) => {
+t.test('podinfo: a CronJob keeps its job semantics with a native sidecar', needs(PODINFO), async (t) => {
   const r = runCli(['--config', CONFIG], { input: RENDERED });
   const cron = splitStream(r.stdout).map((d) => parse(d) as Obj).find((o) => idOf(o) === 'CronJob/production/backup-daily')!;
   const pod = get(cron, 'spec', 'jobTemplate', 'spec', 'template', 'spec') as Obj;
@@ -85,7 +86,7 @@ t.test('podinfo: a CronJob keeps its job semantics with a native sidecar', async
   t.equal((pod.initContainers as Obj[]).find((c) => c.name === 'istio-proxy')?.restartPolicy, 'Always');
 });
 
-t.test('podinfo staging overlay: the production-only namespaceSelector injects nothing', async (t) => {
+t.test('podinfo staging overlay: the production-only namespaceSelector injects nothing', needs(PODINFO), async (t) => {
   const input = kustomize('staging');
   const r = runCli(['--config', CONFIG], { input, env: { LOG_TO_STDERR: 'true' } });
   t.equal(r.status, 0, r.stderr);

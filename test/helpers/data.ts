@@ -57,6 +57,8 @@ function suiteName(): string {
  */
 export function corpus(sub: string): Corpus {
   const path = join(DATA_ROOT, sub);
+  // The quick loop (npm run test:fast, scripts/test-fast.mjs) reads no corpus: such tests are skipped there.
+  if (process.env.MESHINJECT_TEST_FAST === '1') return { path: undefined, url: undefined, skip: `npm run test:fast reads no test data (${sub}); npm test does` };
   if (existsSync(path)) {
     const url = pathToFileURL(statSync(path).isDirectory() ? `${path}/` : path);
     return { path, url, skip: false };
@@ -73,4 +75,16 @@ export function corpus(sub: string): Corpus {
  */
 export function recordCases(sub: string, count: number): void {
   record(`ran\t${suiteName()}\t${sub}\t${count}`);
+}
+
+/**
+ * The options that skip a test when any of `corpora` is missing (`{ skip: false }` when all are there), to pass
+ * as `t.test(name, needs(A, B), fn)`; `extra` adds another skip reason (`false` when it does not apply).
+ */
+export function needs(...corpora: Array<Corpus | string | false>): { skip: string | false } {
+  for (const c of corpora) {
+    if (typeof c === 'string') return { skip: c };
+    if (c && c.skip) return { skip: c.skip };
+  }
+  return { skip: false };
 }

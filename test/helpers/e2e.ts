@@ -13,10 +13,9 @@ import { Deployment, StatefulSet, DaemonSet, ReplicaSet } from 'kubernetes-model
 import { CronJob, Job } from 'kubernetes-models/batch/v1';
 import { Pod } from 'kubernetes-models/v1';
 
-/** The repository root, the CLI entry and the shared inputs (read at test time, never copied). */
+/** The repository root and the CLI entry. Third-party inputs come from test/helpers/data.ts. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/meshinject.js', import.meta.url));
-export const VENDORED = fileURLToPath(new URL('../vendored/', import.meta.url));
 
 /** The annotation meshinject writes on every considered workload, and its value for a default-revision inject. */
 export const RESULT_ANNOTATION = 'meshinject.dev/injection';

@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, runTool, type Ran } from './e2e.ts';
+import { BIN, ROOT, runTool, type Ran } from './e2e.ts';
 
 /** Single-quotes a string for sh. */
 export function shQuote(s: string): string {
@@ -32,8 +32,31 @@ export interface StandIns {
   env: NodeJS.ProcessEnv;
 }
 
-/** Writes the stand-ins under `dir/bin`; `extra` adds more executables (name -> sh script body). */
-export function makeStandIns(dir: string, extra: Record<string, string> = {}): StandIns {
+/**
+ * Copies the installed program (bin/, dist/, package.json: the bundle needs nothing else) to `dir/meshinject`, as
+ * `npm install -g` lays it out, and returns the path of its bin. For runs as another user (Argo CD's uid 999): the
+ * clone may sit in a folder only its owner can enter (`mktemp -d` makes 0700), so the other user runs a copy in a
+ * folder of the test's own with modes it sets (0755 folders, 0644 files, 0755 for the bin).
+ */
+export function installCopy(dir: string): string {
+  const dest = join(dir, 'meshinject');
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(dest, part), { recursive: true });
+  const open = (p: string): void => {
+    if (statSync(p).isDirectory()) {
+      chmodSync(p, 0o755);
+      for (const name of readdirSync(p)) open(join(p, name));
+    } else chmodSync(p, p.endsWith('.js') ? 0o755 : 0o644);
+  };
+  chmodSync(dir, 0o755);
+  open(dest);
+  return join(dest, 'bin/meshinject.js');
+}
+
+/**
+ * Writes the stand-ins under `dir/bin`; `extra` adds more executables (name -> sh script body); `entry` is the
+ * meshinject bin they run (default: the repository's, bin/meshinject.js).
+ */
+export function makeStandIns(dir: string, extra: Record<string, string> = {}, entry: string = BIN): StandIns {
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
   const dockerLog = join(dir, 'docker-calls.txt');
@@ -41,12 +64,12 @@ export function makeStandIns(dir: string, extra: Record<string, string> = {}): S
   const node = shQuote(process.execPath);
   const scripts: Record<string, string> = {
     // NODE_OPTIONS: tap's process tracking adds itself there; the meshinject a user's PATH runs has none.
-    meshinject: `unset NODE_OPTIONS; exec ${node} ${shQuote(BIN)} "$@"`,
+    meshinject: `unset NODE_OPTIONS; exec ${node} ${shQuote(entry)} "$@"`,
     docker: [
       `printf '%s\\n' "$*" >> ${shQuote(dockerLog)}`,
       'case "$1" in',
       '  version) echo 24.0.0-stand-in ;;',
-      `  run) cat > ${shQuote(dockerStdin)}; unset NODE_OPTIONS; exec ${node} ${shQuote(BIN)} < ${shQuote(dockerStdin)} ;;`,
+      `  run) cat > ${shQuote(dockerStdin)}; unset NODE_OPTIONS; exec ${node} ${shQuote(entry)} < ${shQuote(dockerStdin)} ;;`,
       '  *) echo "stand-in docker: unexpected: $*" >&2; exit 1 ;;',
       'esac',
     ].join('\n'),

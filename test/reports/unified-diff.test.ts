@@ -1,6 +1,6 @@
 // `meshinject diff` builds its hunks from the edits the run made (src/reports/unified-diff.ts). Every diff here is
 // applied with the real GNU `patch -p1` and `git apply` to a copy of the old files, and the files must then equal
-// what injection writes: over the examples, the vendored real-world apps, the conformance corpora (as streams and
+// what injection writes: over the examples, the real-world apps and the conformance corpora of the test data (as streams and
 // as ResourceLists, whose results are appended at the end), and random edits of random texts. Hunk headers are
 // compared with GNU `diff -u` where the change is unambiguous; paths with git's own quoting.
 import t, { type Test } from 'tap';
@@ -11,7 +11,11 @@ import fc from 'fast-check';
 import { quotePath, unifiedDiffPieces, type TextEdit } from '../../src/reports/unified-diff.ts';
 import { runInputs } from '../../src/run.ts';
 import { buildResourceList } from '../../scripts/conformance/runner.ts';
-import { ROOT, VENDORED, runCli, workspace } from '../helpers/e2e.ts';
+import { ROOT, runCli, workspace } from '../helpers/e2e.ts';
+import { corpus, DATA_ROOT, needs } from '../helpers/data.ts';
+
+const CONFORMANCE = corpus('conformance');
+const REAL_WORLD = corpus('real-world');
 
 /** One file of a patch check: its old text, the edits, and the new text the patched file must equal. */
 interface Case {
@@ -69,20 +73,20 @@ function runCases(inputs: Array<{ name: string; text: string }>, functionConfig?
   return out.files.map((f) => ({ path: f.name!, before: f.input, edits: f.edits, after: f.output }));
 }
 
-/** Every *.yaml / *.yml / *.json file under `dir`, as paths relative to the repository. */
-function yamlFiles(dir: string): string[] {
+/** Every *.yaml / *.yml / *.json file under `dir`, as paths relative to `root` (the repository or the data root). */
+function yamlFiles(dir: string, root = ROOT): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...yamlFiles(p));
-    else if (/\.(ya?ml|json)$/.test(e.name)) out.push(relative(ROOT, p));
+    if (e.isDirectory()) out.push(...yamlFiles(p, root));
+    else if (/\.(ya?ml|json)$/.test(e.name)) out.push(relative(root, p));
   }
   return out.sort();
 }
 
-t.test('conformance corpora (Istio, Linkerd, Kuma; every fifth case of each Istio release): each case as a stream and as a ResourceList, patched, equals the output', async (t) => {
-  const conformance = join(VENDORED, 'conformance');
+t.test('conformance corpora (Istio, Linkerd, Kuma; every fifth case of each Istio release): each case as a stream and as a ResourceList, patched, equals the output', needs(CONFORMANCE), async (t) => {
+  const conformance = CONFORMANCE.path ?? '';
   const dirs = ['istio/cases', 'linkerd/cases', 'kuma/cases', ...readdirSync(join(conformance, 'istio-versions')).filter((v) => /^\d/.test(v)).map((v) => `istio-versions/${v}/cases`)];
   const cases: Case[] = [];
   let changed = 0;
@@ -97,7 +101,7 @@ t.test('conformance corpora (Istio, Linkerd, Kuma; every fifth case of each Isti
       if (!existsSync(input) || !existsSync(fnConfig)) continue;
       const text = readFileSync(input, 'utf8');
       const config = readFileSync(fnConfig, 'utf8');
-      const path = relative(ROOT, input);
+      const path = relative(DATA_ROOT, input);
       const found = [...runCases([{ name: path, text }], config), ...runCases([{ name: `${path}.rl.yaml`, text: buildResourceList(text, config) }])];
       changed += found.filter((c) => c.after !== c.before).length;
       cases.push(...found);
@@ -107,25 +111,35 @@ t.test('conformance corpora (Istio, Linkerd, Kuma; every fifth case of each Isti
   checkApplies(t, cases, 'conformance');
 });
 
-t.test('examples and vendored real-world apps: the diff of every file, patched, equals the output', async (t) => {
+/**
+ * The patch cases of whole apps, each one run (`dir` relative to `root`, a folder or one file); file names are
+ * relative to `root`.
+ */
+function appCases(t: Test, root: string, apps: Array<[string, string | undefined]>): Case[] {
   const cases: Case[] = [];
-  // Each entry is one app (one run): podinfo's base and its rendered overlay are the same resources, so two runs.
-  const configs: Array<[string, string | undefined]> = [
-    ['examples/shop', 'examples/shop/injection.yaml'],
-    ['examples/osm', undefined],
-    ['test/vendored/real-world/bookinfo', undefined],
-    ['test/vendored/real-world/online-boutique', undefined],
-    ['test/vendored/real-world/podinfo/bases', undefined],
-    ['test/vendored/real-world/podinfo/production.rendered.yaml', undefined],
-  ];
-  for (const [dir, config] of configs) {
-    const files = (dir.endsWith('.yaml') ? [dir] : yamlFiles(join(ROOT, dir))).filter((f) => f !== config && !/kustomization\.ya?ml$|Kptfile$/.test(f));
-    const inputs = files.map((name) => ({ name, text: readFileSync(join(ROOT, name), 'utf8') }));
-    const found = runCases(inputs.filter((i) => /^(apiVersion|kind|#|---)/m.test(i.text)), config && readFileSync(join(ROOT, config), 'utf8'));
+  for (const [dir, config] of apps) {
+    const files = (dir.endsWith('.yaml') ? [dir] : yamlFiles(join(root, dir), root)).filter((f) => f !== config && !/kustomization\.ya?ml$|Kptfile$/.test(f));
+    const inputs = files.map((name) => ({ name, text: readFileSync(join(root, name), 'utf8') }));
+    const found = runCases(inputs.filter((i) => /^(apiVersion|kind|#|---)/m.test(i.text)), config && readFileSync(join(root, config), 'utf8'));
     t.ok(found.some((c) => c.after !== c.before), `${dir}: something is injected`);
     cases.push(...found);
   }
-  checkApplies(t, cases, 'examples');
+  return cases;
+}
+
+t.test('examples: the diff of every file, patched, equals the output', async (t) => {
+  checkApplies(t, appCases(t, ROOT, [['examples/shop', 'examples/shop/injection.yaml'], ['examples/osm', undefined]]), 'examples');
+});
+
+t.test('real-world apps of the test data: the diff of every file, patched, equals the output', needs(REAL_WORLD), async (t) => {
+  // Each entry is one app (one run): podinfo's base and its rendered overlay are the same resources, so two runs.
+  const apps: Array<[string, string | undefined]> = [
+    ['real-world/bookinfo', undefined],
+    ['real-world/online-boutique', undefined],
+    ['real-world/podinfo/bases', undefined],
+    ['real-world/podinfo/production.rendered.yaml', undefined],
+  ];
+  checkApplies(t, appCases(t, DATA_ROOT, apps), 'real-world');
 });
 
 /** Random texts (line breaks, CRLF, a missing final line break, empty lines) and random edits of them. */

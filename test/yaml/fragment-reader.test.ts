@@ -12,6 +12,10 @@ import { parse } from 'yaml';
 import { parseFragment, readFragmentFast } from '../../src/yaml/fragment-reader.ts';
 import { FRAGMENT_YAML_OPTIONS } from '../../src/yaml/readers.ts';
 import type { Json } from '../../src/model.ts';
+import { corpus, needs } from '../helpers/data.ts';
+
+const ISTIO = corpus('conformance/istio');
+const BOOKINFO = corpus('real-world/bookinfo/bookinfo.yaml');
 
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
@@ -277,7 +281,7 @@ t.test('generated fragments without declined forms: all read by the fast reader'
   t.equal(accepted, runs, `${accepted} of ${runs} everyday fragments read by the fast reader`);
 });
 
-t.test('real template output: the Istio conformance cases, rendered by a run, are read by the fast reader', async (t) => {
+t.test('real template output: the Istio conformance cases, rendered by a run, are read by the fast reader', needs(ISTIO), async (t) => {
   const real = await import('../../src/yaml/fragment-reader.ts');
   const texts: string[] = [];
   const { run } = await t.mockImport<typeof import('../../src/run.ts')>('../../src/run.ts', {
@@ -289,7 +293,7 @@ t.test('real template output: the Istio conformance cases, rendered by a run, ar
       },
     },
   });
-  const cases = new URL('../vendored/conformance/istio/cases/', import.meta.url);
+  const cases = new URL('cases/', ISTIO.url);
   // Every third case (sorted): one run per case takes a while on a shared machine.
   const names = readdirSync(cases)
     .sort()
@@ -387,11 +391,11 @@ t.test('the read-back verifier: "reads as intended" only when the reader reads t
   t.equal(proven, readable, `the verifier proves every text the reader reads against its reading (${proven} of ${readable})`);
 });
 
-t.test('the read-back verifier on what injection writes: every real edited resource is proven, a one-character change is not', async (t) => {
+t.test('the read-back verifier on what injection writes: every real edited resource is proven, a one-character change is not', needs(BOOKINFO), async (t) => {
   const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
   const { readsAs } = await import('../../src/yaml/read-back.ts');
   const { run } = await import('../../src/run.ts');
-  const input = readFileSync(new URL('../vendored/real-world/bookinfo/bookinfo.yaml', import.meta.url), 'utf8');
+  const input = readFileSync(BOOKINFO.path ?? '', 'utf8');
   const out = run(input, { functionConfig: 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: x}\nspec: {mesh: istio, policy: enabled}\n' });
   t.equal(out.exitCode, 0, out.stderr);
   const docs = out.stdout.split(/^---\n/m).filter((d) => d.includes('istio-proxy'));

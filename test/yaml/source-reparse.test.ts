@@ -14,9 +14,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { CST, Composer, Parser, parseAllDocuments } from 'yaml';
 import { parseSource, reparseDocument, type ParsedSource, type SourceItem } from '../../src/krm/source.ts';
 import { run } from '../../src/run.ts';
+import { corpus, needs } from '../helpers/data.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NO_TREES = { documents: 0, chars: 0 };
+/** The third-party corpora read with the repository's own YAML files. */
+const CORPORA = ['conformance', 'real-world', 'krm-inputs'].map((sub) => corpus(sub));
+const BOOKINFO = corpus('real-world/bookinfo/bookinfo.yaml');
 
 function* yamlFiles(dir: string): Generator<string> {
   for (const name of readdirSync(dir).sort()) {
@@ -115,13 +119,14 @@ function sameBothWays(t: Test, text: string, label: string): number {
 /** A document the fast reader declines (an anchor), read by itself with the `yaml` package. */
 const ANCHORED = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: anchored\n  labels: &l {app: anchored}\ndata: *l\n';
 
-t.test('every YAML file of the repository: documents parsed again are the stream\'s, items the same', async (t) => {
+t.test('every YAML file of the repository and the test data: documents parsed again are the stream\'s, items the same', needs(...CORPORA), async (t) => {
   let files = 0;
   let docs = 0;
   let mixed = 0;
-  for (const file of yamlFiles(ROOT)) {
+  const roots = [ROOT, ...CORPORA.map((c) => c.path ?? '')];
+  for (const [root, file] of roots.flatMap((r) => [...yamlFiles(r)].map((f) => [r, f] as const))) {
     const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
-    const label = file.slice(ROOT.length);
+    const label = file.slice(root.length);
     docs += sameBothWays(t, text, label);
     files++;
     // The same file with a declined document first and last: the fast reader's items for the others.
@@ -145,8 +150,8 @@ t.test('every YAML file of the repository: documents parsed again are the stream
   t.ok(mixed > 1000, `${mixed} files read with a declined document first and last`);
 });
 
-t.test('one declined document leaves the output of the others as without it', async (t) => {
-  const bookinfo = readFileSync(join(ROOT, 'test/vendored/real-world/bookinfo/bookinfo.yaml'), 'utf8');
+t.test('one declined document leaves the output of the others as without it', needs(BOOKINFO), async (t) => {
+  const bookinfo = readFileSync(BOOKINFO.path ?? '', 'utf8');
   const docs = bookinfo.split(/^---\n/m);
   t.ok(docs.length > 10, `${docs.length} documents`);
   const at = Math.floor(docs.length / 2);

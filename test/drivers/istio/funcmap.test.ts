@@ -8,10 +8,12 @@ import { INJECTION_FUNCS_SINCE, istioFuncMap } from '../../../src/drivers/istio/
 import { GoTemplate } from '../../../src/render/gotemplate/index.ts';
 import { SPRIG_FUNCS } from '../../../src/render/gotemplate/sprig.ts';
 import { dynamic } from '../../../src/render/gotemplate/value.ts';
+import { corpus, needs } from '../../helpers/data.ts';
 
-// Issue #25: every vendored Istio release's injection templates call only functions meshinject's func map has for
+// Issue #25: every Istio release corpus's injection templates call only functions meshinject's func map has for
 // that release; the check names the function and the release when one is missing.
-const versionsRoot = fileURLToPath(new URL('../../vendored/conformance/istio-versions', import.meta.url));
+const VERSIONS = corpus('conformance/istio-versions');
+const versionsRoot = VERSIONS.path ?? '';
 
 type Templates = Record<string, string>;
 
@@ -36,9 +38,9 @@ function releaseTemplates(dir: string): Templates {
   return out;
 }
 
-const releases = readdirSync(versionsRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const releases = !VERSIONS.path ? [] : readdirSync(versionsRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
 
-t.test('every vendored release: its templates call only functions the func map has for it', async (t) => {
+t.test('every release corpus: its templates call only functions the func map has for it', needs(VERSIONS), async (t) => {
   t.ok(releases.length >= 5, `releases: ${releases.join(', ')}`);
   for (const release of releases) {
     const templates = releaseTemplates(join(versionsRoot, release));

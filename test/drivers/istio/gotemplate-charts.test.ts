@@ -8,13 +8,14 @@ import { istioMinor } from '../../../src/drivers/istio/template-sources.ts';
 import { GoTemplate } from '../../../src/render/gotemplate/index.ts';
 import type { JsonObject } from '../../../src/model.ts';
 import { mergeValues } from '../../../src/drivers/istio/defaults.ts';
+import { corpus, needs } from '../../helpers/data.ts';
 
 // Every injection template of Istio's chart, parsed and executed on a sample pod. The 1.26.0 templates come from
-// the release corpus (test/vendored); the other releases (1.18-1.31) from a local clone of istio/istio, only when
+// the release corpus of the test data (test/helpers/data.ts); the other releases (1.18-1.31) from a local clone of istio/istio, only when
 // ISTIO_REPO names its git directory (read with `git show <tag>:<path>`; a tag the clone lacks is skipped). The
-// clone is opt-in: it is not part of the project or of the vendored data, so CI does not depend on what one machine has.
-const corpusConfig = new URL('../../vendored/conformance/istio-versions/1.26.0/cases/hello/fn-config.yaml', import.meta.url);
-const istio = (parse(readFileSync(corpusConfig, 'utf8')) as { spec: { istio: { values: JsonObject; meshConfig: JsonObject; injectorConfig: { templates: Record<string, string> } } } }).spec.istio;
+// clone is opt-in: it is not part of the project or of the test data, so CI does not depend on what one machine has.
+const RELEASE_126 = corpus('conformance/istio-versions/1.26.0/cases/hello/fn-config.yaml');
+const istio = (parse(RELEASE_126.path ? readFileSync(RELEASE_126.path, 'utf8') : 'spec: {istio: {values: {}, meshConfig: {}, injectorConfig: {templates: {}}}}') as { spec: { istio: { values: JsonObject; meshConfig: JsonObject; injectorConfig: { templates: Record<string, string> } } } }).spec.istio;
 
 /** Templates the injector runs with SidecarTemplateData; waypoint/kube-gateway/agentgateway belong to the gateway controller. */
 const INJECTOR_TEMPLATES = new Set(['sidecar', 'gateway', 'grpc-simple', 'grpc-agent', 'injection-template', 'gateway-injection-template']);
@@ -79,7 +80,7 @@ function checkRelease(t: Test, version: string, templates: Record<string, string
   }
 }
 
-t.test('Istio 1.26.0 chart templates (release corpus) parse and execute', async (t) => {
+t.test('Istio 1.26.0 chart templates (release corpus) parse and execute', needs(RELEASE_126), async (t) => {
   checkRelease(t, '1.26.0', istio.injectorConfig.templates);
   const sidecar = GoTemplate.parse('sidecar', istio.injectorConfig.templates.sidecar!, istioFuncMap({ minor: 26, env: { ENABLE_NATIVE_SIDECARS: 'true' } }));
   const native = parse(sidecar.execute(sampleData())) as { spec: { initContainers: Array<{ name: string; restartPolicy?: string }> } };

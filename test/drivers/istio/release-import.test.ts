@@ -13,10 +13,12 @@ import { caseName, listCases } from '../../../scripts/istio-release/cases.mjs';
 import { injectorShape, mergeOverwrite, setPath } from '../../../scripts/istio-release/settings.mjs';
 // @ts-expect-error plain ESM helper of the importer (no types)
 import { toYamlText } from '../../../scripts/istio-release/emit.mjs';
+import { corpus, needs } from '../../helpers/data.ts';
 
-// The release importer (scripts/import-istio-release.mjs, issue #25) on synthetic inputs, and the vendored corpora it
+// The release importer (scripts/import-istio-release.mjs, issue #25) on synthetic inputs, and the release corpora it
 // wrote: what the conformance runner reads must be there and agree with corpus.json.
-const versionsRoot = fileURLToPath(new URL('../../vendored/conformance/istio-versions', import.meta.url));
+const VERSIONS = corpus('conformance/istio-versions');
+const versionsRoot = VERSIONS.path ?? '';
 
 const GO = `
 func TestOther(t *testing.T) { cases := []testCase{{in: "nope.yaml"}} }
@@ -127,7 +129,7 @@ t.test('shared templates: merged under the case\'s own, never read from outside 
   t.equal(caseFnConfig(dir, {}), readFileSync(join(dir, 'fn-config.yaml'), 'utf8'), 'no sharedTemplates: the file as it is');
 });
 
-t.test('vendored release corpora agree with their corpus.json and SOURCE.md', async (t) => {
+t.test('the release corpora of the test data agree with their corpus.json and SOURCE.md', needs(VERSIONS), async (t) => {
   for (const release of readdirSync(versionsRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)) {
     const dir = join(versionsRoot, release);
     const corpus = JSON.parse(readFileSync(join(dir, 'corpus.json'), 'utf8')) as { tag: string; cases: string[]; written: number; commit: string };

@@ -17,8 +17,10 @@ import { TEMPLATES } from '../../../src/drivers/templates.gen.ts';
 import { createTemplateEngine } from '../../../src/render/engine.ts';
 import { readdirSync } from 'node:fs';
 import { canonicalQuantity } from '../../../src/drivers/istio/quantity.ts';
+import { corpus, needs } from '../../helpers/data.ts';
 
-const casesDir = new URL('../../vendored/conformance/istio/cases/', import.meta.url);
+const ISTIO = corpus('conformance/istio');
+const casesDir = new URL('cases/', ISTIO.url ?? 'file:///nonexistent/');
 const read = (c: string, f: string): string => readFileSync(new URL(`${c}/${f}`, casesDir), 'utf8');
 
 /** Containers, volumes and metadata of the first pod template in a manifest (Deployment or Pod). */
@@ -108,7 +110,7 @@ function compareMetadata(t: Test, fragment: RenderedFragment, want: PodTemplate)
   for (const [k, v] of Object.entries(fragment.metadata?.annotations ?? {})) t.equal(v, want.metadata.annotations?.[k], `annotation ${k}`);
 }
 
-t.test('sidecar template renders what the hello golden holds (native sidecars)', async (t) => {
+t.test('sidecar template renders what the hello golden holds (native sidecars)', needs(ISTIO), async (t) => {
   const [fragment] = renderCase('hello');
   const want = expectedPod('hello');
   compareContainer(t, container(fragment!.spec, 'istio-init'), container(want.spec, 'istio-init'), INIT_FIELDS);
@@ -124,7 +126,7 @@ t.test('sidecar template renders what the hello golden holds (native sidecars)',
   });
 });
 
-t.test('CNI: istio-validation container and traffic annotations', async (t) => {
+t.test('CNI: istio-validation container and traffic annotations', needs(ISTIO), async (t) => {
   const [fragment] = renderCase('hello-cni');
   const want = expectedPod('hello-cni');
   compareContainer(t, container(fragment!.spec, 'istio-validation'), container(want.spec, 'istio-validation'), INIT_FIELDS);
@@ -139,19 +141,19 @@ t.test('CNI: istio-validation container and traffic annotations', async (t) => {
   t.equal(fragment!.metadata?.annotations?.['traffic.sidecar.istio.io/excludeOutboundIPRanges'], undefined, 'empty range left out');
 });
 
-t.test('multus CNI appends istio-cni to the networks annotation', async (t) => {
+t.test('multus CNI appends istio-cni to the networks annotation', needs(ISTIO), async (t) => {
   const [fragment] = renderCase('hello-existing-cncf-networks');
   t.equal(fragment!.metadata?.annotations?.['k8s.v1.cni.cncf.io/networks'], expectedPod('hello-existing-cncf-networks').metadata.annotations?.['k8s.v1.cni.cncf.io/networks']);
 });
 
-t.test('TPROXY interception', async (t) => {
+t.test('TPROXY interception', needs(ISTIO), async (t) => {
   const [fragment] = renderCase('hello-tproxy');
   const want = expectedPod('hello-tproxy');
   compareContainer(t, container(fragment!.spec, 'istio-init'), container(want.spec, 'istio-init'), INIT_FIELDS);
   compareContainer(t, container(fragment!.spec, 'istio-proxy'), container(want.spec, 'istio-proxy'), PROXY_FIELDS);
 });
 
-t.test('native sidecars off: proxy in containers, no restartPolicy nor preStop', async (t) => {
+t.test('native sidecars off: proxy in containers, no restartPolicy nor preStop', needs(ISTIO), async (t) => {
   const [fragment] = renderCase('hello-old-version');
   const want = expectedPod('hello-old-version');
   t.same(((fragment!.spec!.initContainers ?? []) as Container[]).map((c) => c.name), ['istio-init']);
@@ -159,7 +161,7 @@ t.test('native sidecars off: proxy in containers, no restartPolicy nor preStop',
   compareContainer(t, container(fragment!.spec, 'istio-proxy'), container(want.spec, 'istio-proxy'), PROXY_FIELDS);
 });
 
-t.test('traffic, status and resource annotations', async (t) => {
+t.test('traffic, status and resource annotations', needs(ISTIO), async (t) => {
   for (const name of ['traffic-annotations', 'traffic-params', 'status-params', 'kubevirtInterfaces', 'reroute-virtual-interfaces', 'resource-annotations', 'proxy-resources-null', 'hello-probes-localhost', 'hello-otel-semconv', 'user-volume', 'truncate-canonical-name-pod', 'hello-openshift']) {
     t.test(name, async (t) => {
       const [fragment] = renderCase(name);
@@ -173,7 +175,7 @@ t.test('traffic, status and resource annotations', async (t) => {
   }
 });
 
-t.test('gateway template', async (t) => {
+t.test('gateway template', needs(ISTIO), async (t) => {
   const fragments = renderCase('gateway');
   t.equal(fragments.length, 1);
   const want = expectedPod('gateway');
@@ -187,7 +189,7 @@ t.test('gateway template', async (t) => {
   compareMetadata(t, fragments[0]!, want);
 });
 
-t.test('grpc templates', async (t) => {
+t.test('grpc templates', needs(ISTIO), async (t) => {
   const [simple] = renderCase('grpc-simple');
   const wantSimple = expectedPod('grpc-simple');
   compareContainer(t, container(simple!.spec, 'grpc-bootstrap-init'), container(wantSimple.spec, 'grpc-bootstrap-init'), ['image', 'command', 'env', 'volumeMounts']);
@@ -202,7 +204,7 @@ t.test('grpc templates', async (t) => {
   compareMetadata(t, agent!, wantAgent);
 });
 
-t.test('template selection', async (t) => {
+t.test('template selection', needs(ISTIO), async (t) => {
   t.same(selectedTemplates(undefined), ['sidecar']);
   t.same(selectedTemplates({ 'inject.istio.io/templates': 'sidecar, gateway ,sidecar' }), ['sidecar', 'gateway', 'sidecar']);
   t.same(ISTIO_TEMPLATE_NAMES, ['sidecar', 'gateway', 'grpc-simple', 'grpc-agent']);
@@ -214,7 +216,7 @@ t.test('template selection', async (t) => {
   t.throws(() => renderIstioTemplate('custom', data), InjectError);
 });
 
-t.test('ProxyConfig: annotation merge and protoToJSON', async (t) => {
+t.test('ProxyConfig: annotation merge and protoToJSON', needs(ISTIO), async (t) => {
   const mesh = configOf('traffic-annotations').istio.meshConfig;
   const annotations = parse(read('traffic-annotations', 'input.yaml')).spec.template.metadata.annotations as Record<string, string>;
   const pc = effectiveProxyConfig(mesh, annotations);
@@ -233,7 +235,7 @@ t.test('ProxyConfig: annotation merge and protoToJSON', async (t) => {
   t.throws(() => effectiveProxyConfig(mesh, { 'proxy.istio.io/config': '- a' }), InjectError);
 });
 
-t.test('proxy images', async (t) => {
+t.test('proxy images', needs(ISTIO), async (t) => {
   const values = configOf('hello').istio.values;
   t.equal(resolveProxyImage(values, {}), 'registry.istio.io/testing/proxyv2:latest');
   t.equal(resolveProxyImage(values, {}, { 'sidecar.istio.io/proxyImageType': 'distroless' }), 'registry.istio.io/testing/proxyv2:latest-distroless');
@@ -244,7 +246,7 @@ t.test('proxy images', async (t) => {
   t.equal(applyImageType('1.31.0-distroless', ''), '1.31.0-distroless');
 });
 
-t.test('template functions', async (t) => {
+t.test('template functions', needs(ISTIO), async (t) => {
   t.equal(formatGoFloat(15020), '15020');
   t.equal(formatGoFloat(1000000), '1e+06');
   t.equal(formatGoFloat(123456), '123456');
@@ -282,7 +284,7 @@ t.test('template functions', async (t) => {
   );
 });
 
-t.test('the shipped precompiled templates (shared location and empty-hash constants) render as the same sources compiled at run time', async (t) => {
+t.test('the shipped precompiled templates (shared location and empty-hash constants) render as the same sources compiled at run time', needs(ISTIO), async (t) => {
   const shipped = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED);
   const compiled = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS);
   const outcome = (f: () => string): string => {

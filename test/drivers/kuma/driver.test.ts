@@ -1,8 +1,8 @@
 /**
  * The kuma driver through the CLI and `run`: what a user sees. Expectations follow kumahq/kuma's injector at
  * 348b6528 (injector.go, precheck.go, containers/factory.go, probes/, transparentproxy/kubernetes) and
- * kuma-cp's defaults (kuma-cp.defaults.yaml), read by hand; the whole-pod goldens are the vendored corpus
- * (test/vendored/conformance/kuma, run by test/conformance/corpora.test.ts).
+ * kuma-cp's defaults (kuma-cp.defaults.yaml), read by hand; the whole-pod goldens are the Kuma corpus
+ * of the test data (conformance/kuma, run by test/conformance/corpora.test.ts).
  */
 import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';

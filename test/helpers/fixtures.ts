@@ -1,0 +1,70 @@
+/**
+ * Fixture builders shared by the tests: workloads and configs written as a user would write them, as YAML text
+ * (tests compare bytes, so the builders fix the layout). Not a test file itself.
+ */
+
+/** Options of {@link deployment}; every field has the default noted. */
+export interface DeploymentOptions {
+  /** `metadata.namespace` (default `shop`); `null` leaves the field out. */
+  namespace?: string | null;
+  /** The one container's name (default: the Deployment's name) and image (default `<name>:1`). */
+  container?: string;
+  image?: string;
+  /**
+   * `block` (default): block maps, `labels: {app: <name>}` in flow; `block-labels`: the labels as a block map
+   * too; `flow`: `metadata` and the container as flow maps on one line each.
+   */
+  style?: 'block' | 'block-labels' | 'flow';
+  /** Raw text appended right after the pod template's labels (for `style: flow`, inside its `metadata` map). */
+  templateExtra?: string;
+  /** Without `spec.selector` (default: with `matchLabels: {app: <name>}`). */
+  noSelector?: boolean;
+}
+
+/**
+ * A Deployment of one container as YAML text, ending in a line break:
+ *
+ * ```yaml
+ * apiVersion: apps/v1
+ * kind: Deployment
+ * metadata:
+ *   name: web
+ *   namespace: shop
+ * spec:
+ *   selector: {matchLabels: {app: web}}
+ *   template:
+ *     metadata:
+ *       labels: {app: web}
+ *     spec:
+ *       containers:
+ *       - name: web
+ *         image: web:1
+ * ```
+ */
+export function deployment(name: string, opts: DeploymentOptions = {}): string {
+  const ns = opts.namespace === undefined ? 'shop' : opts.namespace;
+  const container = opts.container ?? name;
+  const image = opts.image ?? `${name}:1`;
+  const extra = opts.templateExtra ?? '';
+  const selector = opts.noSelector ? '' : `  selector: {matchLabels: {app: ${name}}}\n`;
+  if (opts.style === 'flow') {
+    const meta = ns === null ? `{name: ${name}}` : `{name: ${name}, namespace: ${ns}}`;
+    return `apiVersion: apps/v1\nkind: Deployment\nmetadata: ${meta}\nspec:\n${selector}  template:\n    metadata: {labels: {app: ${name}}${extra}}\n    spec:\n      containers:\n      - {name: ${container}, image: ${image}}\n`;
+  }
+  const labels = opts.style === 'block-labels' ? `      labels:\n        app: ${name}${extra}\n` : `      labels: {app: ${name}}${extra}\n`;
+  return `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n${ns === null ? '' : `  namespace: ${ns}\n`}spec:\n${selector}  template:\n    metadata:\n${labels}    spec:\n      containers:\n      - name: ${container}\n        image: ${image}\n`;
+}
+
+/** A Namespace as YAML text with `labels` (flow map), ending in a line break. */
+export function namespace(name: string, labels: Record<string, string> = {}): string {
+  const l = Object.entries(labels).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ');
+  return `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n${l ? `  labels: {${l}}\n` : ''}`;
+}
+
+/**
+ * A `SidecarInjection` functionConfig as YAML text: `spec` is raw YAML lines (indented by the caller as under
+ * `spec:`, or empty for no spec), `name` its metadata.name (default `mesh`).
+ */
+export function sidecarInjection(spec = '', name = 'mesh'): string {
+  return `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: ${name}}\n${spec ? `spec:\n${spec.replace(/\n?$/, '\n')}` : ''}`;
+}
