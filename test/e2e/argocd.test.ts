@@ -59,6 +59,8 @@ interface Sidecar {
   repo: string;
   /** The sidecar's own /tmp. */
   tmp: string;
+  /** The central config as the sidecar mounts it (a copy of examples/argocd/cmp/meshinject.yaml). */
+  central: string;
   home: string;
   helmArgs: string;
 }
@@ -98,7 +100,13 @@ function sidecar(dir: string, edit?: (repo: string) => void): Sidecar {
   }
   writeFileSync(helmArgs, '');
   chmodSync(helmArgs, 0o666);
-  return { tools, repo, tmp, home, helmArgs };
+  // The ConfigMap mount of the central file: readable by the sidecar's user wherever the clone is.
+  const central = join(dir, 'cmp-config/meshinject.yaml');
+  mkdirSync(join(dir, 'cmp-config'));
+  chmodSync(join(dir, 'cmp-config'), 0o755);
+  writeFileSync(central, readFileSync(CENTRAL));
+  chmodSync(central, 0o644);
+  return { tools, repo, tmp, home, helmArgs, central };
 }
 
 interface AppRun {
@@ -129,7 +137,7 @@ function generate(s: Sidecar, run: AppRun) {
     PATH: `${s.tools.bin}:/usr/local/bin:/usr/bin:/bin`,
     HOME: s.home,
     TMPDIR: s.tmp,
-    ...(run.sidecarEnv ?? {}),
+    ...Object.fromEntries(Object.entries(run.sidecarEnv ?? {}).map(([k, v]) => [k, v === CENTRAL ? s.central : v])),
     // the build environment (docs/user-guide/build-environment.md)
     ARGOCD_APP_NAME: run.app,
     ARGOCD_APP_NAMESPACE: run.namespace,
