@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run test:fast`: the quick loop. Runs every test file that spawns no process (found by a scan of its
 // text for the ways this suite starts one), with MESHINJECT_TEST_FAST=1: tests that read a third-party corpus
-// are skipped (test/helpers/data.ts), and test/setup/fast-guard.mjs makes any process a test still starts an
-// error. `npm test` runs everything. Extra arguments go to tap (e.g. `npm run test:fast -- --reporter=terse`).
+// are skipped (test/helpers/data.ts), test/setup/fast-guard.mjs makes any process a test still starts an
+// error, and property tests that read PROPERTY_RUNS run 20 generated cases each unless it is set. `npm test`
+// runs everything, with every property test's full count. Extra arguments go to tap (e.g. `npm run test:fast -- --reporter=terse`).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -36,7 +37,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const r = spawnSync(tap, [...nodeArgs, ...process.argv.slice(2), ...files], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, MESHINJECT_TEST_FAST: '1' },
+    env: { PROPERTY_RUNS: '20', ...process.env, MESHINJECT_TEST_FAST: '1' },
   });
   process.exitCode = r.status ?? 1;
 }

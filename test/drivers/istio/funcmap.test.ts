@@ -1,7 +1,6 @@
 import t from 'tap';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { describeMissing, missingFunctions } from '../../../scripts/istio-release/func-check.ts';
 import { INJECTION_FUNCS_SINCE, istioFuncMap } from '../../../src/drivers/istio/go-funcs.ts';

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { caseFnConfig } from '../../../scripts/conformance/runner.ts';
 import { makeTempDir } from '../../helpers/e2e.ts';

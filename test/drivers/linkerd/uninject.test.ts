@@ -5,7 +5,6 @@
 // same removal; this test holds the driver to what it must report.
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { compareDocuments, parseYamlStream } from '../../../scripts/conformance/normalize.ts';
 import { linkerdDriver } from '../../../src/drivers/linkerd/index.ts';
