@@ -1,21 +1,9 @@
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
 import { run } from '../../src/run.ts';
+import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
-const deployment = (name: string, extra = '') => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  namespace: shop
-spec:
-  template:
-    metadata:
-      labels: {app: ${name}}${extra}
-    spec:
-      containers:
-      - name: ${name}
-        image: ${name}:1
-`;
+const deployment = (name: string, extra = '') => fixtureDeployment(name, { noSelector: true, templateExtra: extra });
 
 const config = (spec: string) => `apiVersion: meshinject.dev/v1alpha1
 kind: SidecarInjection

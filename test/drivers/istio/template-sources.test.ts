@@ -1,22 +1,10 @@
 import t from 'tap';
 import { parse } from 'yaml';
 import { run } from '../../../src/run.ts';
+import { deployment as fixtureDeployment } from '../../helpers/fixtures.ts';
 
 // Where Istio templates come from (issue #12): values templates > injectorConfig > built-in ports, per name.
-const deployment = (annotations = '') => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: shop
-spec:
-  template:
-    metadata:
-      labels: {app: web}${annotations}
-    spec:
-      containers:
-      - name: web
-        image: web:1
-`;
+const deployment = (annotations = '') => fixtureDeployment('web', { noSelector: true, templateExtra: annotations });
 
 const withTemplates = (annotation: string) => deployment(`\n      annotations: {inject.istio.io/templates: "${annotation}"}`);
 
