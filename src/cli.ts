@@ -499,7 +499,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   const functionConfigs = cmd.configs.map((c, i) => {
     const platform = cmd.platformConfigs.includes(i);
     const name = `${platform ? '--platform-config' : '--config'} ${c}`;
-    return { name, text: readText(s, c, name, platform) };
+    return { name, text: readText(s, c, name, platform), ...(platform ? { platform } : {}) };
   });
   const overrides = overridesFrom(s, cmd);
   const leftOutFiles: Array<{ path: string; why: string }> = [];
