@@ -6,8 +6,8 @@
 // the narrower effect (the workload the platform alone injects is left alone, a lowered budget stops the render).
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
-import { run } from '../src/run.ts';
-import { DEFAULT_TEMPLATE_BUDGETS, TEMPLATE_BUDGET_CEILINGS } from '../src/render/budget.ts';
+import { run } from '../../src/run.ts';
+import { DEFAULT_TEMPLATE_BUDGETS, TEMPLATE_BUDGET_CEILINGS } from '../../src/render/budget.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 100);
 const INPUT = `apiVersion: apps/v1

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliIo } from '../src/cli.ts';
+import type { CliIo } from '../../src/cli.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
 const DEPLOYMENT = `apiVersion: apps/v1
@@ -48,7 +48,7 @@ function snapshot(dir: string, rel = ''): Record<string, string> {
 }
 
 async function inProcess(argv: string[], cwd: string, stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { main } = await import('../src/cli.ts');
+  const { main } = await import('../../src/cli.ts');
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = { stdin: Buffer.from(stdin), stdout: { write: (x: string) => out.push(x) }, stderr: { write: (x: string) => err.push(x) }, cwd, now: () => 0 };
@@ -120,7 +120,7 @@ t.test('an output naming a file the run reads (input, stdin, --config, --platfor
         const before = snapshot(dir);
         // The output names the read file by another spelling of it.
         const out = abs(dir, r0.file === 'in' ? inSpelling : cfgSpelling);
-        const { main } = await import('../src/cli.ts');
+        const { main } = await import('../../src/cli.ts');
         const err: string[] = [];
         const outs: string[] = [];
         const { openSync, closeSync } = await import('node:fs');
