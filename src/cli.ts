@@ -256,6 +256,8 @@ function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
   const env = s.env;
   const sections = driverOverrides(s, cmd);
   const o: ConfigOverrides = sections.length ? { sections } : {};
+  const core = (['mesh', 'policy'] as const).flatMap((field) => (cmd[field] !== undefined ? [{ field, value: cmd[field]!, from: `--${field}` }] : []));
+  if (core.length) o.core = core;
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
   else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };

@@ -187,3 +187,16 @@ t.test('without --platform-config, --config layers override each other as before
   t.equal(out.exitCode, 0, 'a later --config may widen an earlier one');
   t.ok(injected(out.stdout), 'and does');
 });
+
+t.test('the --mesh and --policy flags are the tenant\'s too: they may narrow, not widen', async (t) => {
+  const platform = { name: PLATFORM, text: layer({ mesh: 'istio', policy: 'disabled', alwaysInjectSelector: [{ matchLabels: { app: 'web' } }] }), platform: true };
+  const flag = (field: 'mesh' | 'policy', value: string) => run(INPUT, { functionConfigs: [platform], overrides: { core: [{ field, value, from: `--${field}` }] } });
+  const enable = flag('policy', 'enabled');
+  t.equal(enable.exitCode, 1, '--policy enabled over a platform that disables: exit 1');
+  t.match(enable.stderr, `functionConfig: spec.policy: --policy widens the platform's value (${PLATFORM}`);
+  const mesh = flag('mesh', 'linkerd');
+  t.match(mesh.stderr, `functionConfig: spec.mesh: --mesh widens the platform's value (${PLATFORM}`, '--mesh another mesh than the platform set');
+  const open = run(INPUT, { functionConfigs: [{ name: PLATFORM, text: layer({ policy: 'enabled' }), platform: true }], overrides: { core: [{ field: 'policy', value: 'disabled', from: '--policy' }] } });
+  t.equal(open.exitCode, 0, '--policy disabled under an enabling platform: accepted');
+  t.notOk(injected(open.stdout), 'and nothing is injected');
+});
