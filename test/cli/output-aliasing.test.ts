@@ -29,6 +29,7 @@ function makeTree(): string {
   symlinkSync('real/sub', join(dir, 'link'));
   writeFileSync(join(dir, 'in.yaml'), DEPLOYMENT);
   writeFileSync(join(dir, 'cfg.yaml'), CONFIG);
+  writeFileSync(join(dir, 'values.yaml'), 'global: {hub: docker.io/istio}\n');
   writeFileSync(join(dir, 'real/existing.yaml'), 'old\n');
   linkSync(join(dir, 'real/existing.yaml'), join(dir, 'hard.yaml'));
   return dir;
@@ -74,6 +75,7 @@ const TARGETS: Target[] = [
 ];
 const INPUT = at(TOP_DIR, fc.constant('in.yaml'));
 const CONFIG_FILE = at(TOP_DIR, fc.constant('cfg.yaml'));
+const VALUES_FILE = at(TOP_DIR, fc.constant('values.yaml'));
 
 /** The output flags of `inject`; `check` takes the `--report` ones. */
 const OUTPUT_FLAGS = ['--output-file', '--report junit', '--report sarif', '--report github'] as const;
@@ -106,20 +108,21 @@ t.test('two output flags naming one file, however spelled, are refused and nothi
   );
 });
 
-t.test('an output naming a file the run reads (input, stdin, --config, --platform-config) is refused', async (t) => {
+t.test("an output naming a file the run reads (input, stdin, --config, --platform-config, a driver's file flag) is refused", async (t) => {
   const read = fc.oneof(
     INPUT.map((p) => ({ p, file: 'in', args: [p] as string[], label: `the input ${p}`, stdin: '' })),
     fc.constant({ p: 'in.yaml', file: 'in', args: ['-'], label: 'stdin', stdin: 'fd' }),
     CONFIG_FILE.map((p) => ({ p, file: 'cfg', args: ['in.yaml', '--config', p], label: `--config ${p}`, stdin: '' })),
     CONFIG_FILE.map((p) => ({ p, file: 'cfg', args: ['in.yaml', '--platform-config', p], label: `--platform-config ${p}`, stdin: '' })),
+    VALUES_FILE.map((p) => ({ p, file: 'values', args: ['in.yaml', '--valuesFile', p], label: `--valuesFile ${p}`, stdin: '' })),
   );
   await fc.assert(
-    fc.asyncProperty(read, INPUT, CONFIG_FILE, fc.constantFrom(...OUTPUT_FLAGS), async (r0, inSpelling, cfgSpelling, flag) => {
+    fc.asyncProperty(read, INPUT, CONFIG_FILE, VALUES_FILE, fc.constantFrom(...OUTPUT_FLAGS), async (r0, inSpelling, cfgSpelling, valuesSpelling, flag) => {
       const dir = makeTree();
       try {
         const before = snapshot(dir);
         // The output names the read file by another spelling of it.
-        const out = abs(dir, r0.file === 'in' ? inSpelling : cfgSpelling);
+        const out = abs(dir, r0.file === 'in' ? inSpelling : r0.file === 'cfg' ? cfgSpelling : valuesSpelling);
         const { main } = await import('../../src/cli.ts');
         const err: string[] = [];
         const outs: string[] = [];
