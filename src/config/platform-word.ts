@@ -143,8 +143,9 @@ const nameList = (layers: readonly NamedLayer[]): string => layers.map((l) => l.
  *   and the two merged raw functionConfigs (`merged`: all of them; `platformOnly`)
  * @param driverFields the selected driver's `platformFields` (fields of its section `spec.<mesh>`)
  * @param defaults the template budgets in force when a config sets none (src/render/budget.ts)
- * @returns one message per widened field: `spec.<field>: <tenant layers> widen(s) what <platform layers> set(s)
- *   (<rule>)`; empty when every field narrows
+ * @returns one message per widened field: `spec.<field>: <tenant layers> widen(s) the platform's value (<platform
+ *   layers>, or the default where it sets none): <rule>; ...` (`data.<key>` for a ConfigMap); empty when every
+ *   field narrows
  */
 export function platformWordProblems(
   tenant: Config,
