@@ -200,3 +200,10 @@ t.test('the --mesh and --policy flags are the tenant\'s too: they may narrow, no
   t.equal(open.exitCode, 0, '--policy disabled under an enabling platform: accepted');
   t.notOk(injected(open.stdout), 'and nothing is injected');
 });
+
+t.test("the platform's layers must load on their own: a tenant cannot complete them", async (t) => {
+  const out = layered({ mesh: 'custom' }, { custom: { templates: { sidecar: CUSTOM_TEMPLATE } } });
+  t.equal(out.exitCode, 1, 'exit 1');
+  t.equal(out.stdout, '', 'nothing written');
+  t.match(out.stderr, `functionConfig: the platform's ${PLATFORM} do not load on their own`, 'says so, naming the platform file');
+});
