@@ -312,9 +312,10 @@ for (const f of Object.keys(YAML_DEBUG_READS)) if (!yamlDebugPatched.has(f)) thr
 // module the bundle requires at run time must be one of Node's built-ins.
 const external = [...readFileSync('dist/meshinject.cjs', 'latin1').matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]).filter((n) => !isBuiltin(n));
 if (external.length > 0) throw new Error(`the bundle requires modules that are not Node built-ins: ${[...new Set(external)].join(', ')}`);
-// The build line that ties the code cache to this bundle (bin/meshinject.js): SHA-256 of the bundle's bytes.
+// The build line that ties the code cache to this bundle (bin/meshinject.js): SHA-256 of the bundle's bytes, and a
+// place for the SHA-256 of the cache, which the warm-up writes in (same length: the cache stays valid for the source).
 const bundleHash = createHash('sha256').update(readFileSync('dist/meshinject.cjs')).digest('hex');
-appendFileSync('dist/meshinject.cjs', `//# meshinject-build ${bundleHash}\n`);
+appendFileSync('dist/meshinject.cjs', `//# meshinject-build ${bundleHash} cache ${'0'.repeat(64)}\n`);
 
 // Warm-up run that writes V8's code cache (bin/meshinject.js loads it): parsing, compiling and the
 // functions a typical injection runs are then cached, which saves a third of the start-up time.

@@ -19,6 +19,7 @@ import type { ConfigOverrides } from './config/layering.ts';
 import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { WriteBatch } from './cli/atomic-write.ts';
+import { aliasProblem, outputIdentity, readIdentity, type FileIdentity } from './cli/file-identity.ts';
 import { confinementOf, fsMessage, fsPath, isStream, manifestFiles, onPath, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
 import { tierUpSchedule } from './cli/tier-up.ts';
@@ -85,6 +86,8 @@ interface Session {
   confinement: Confinement;
   /** The files this run writes (`--output-file`, `--report F=PATH`), by label, checked by `prepare` before any input is read. */
   plannedWrites: Map<string, PlannedWrite>;
+  /** The files this run read (inputs, configs, file flags, stdin), for `aliasProblem`. */
+  reads: FileIdentity[];
   /** Writing stdout failed (reported once; later writes are skipped). */
   outputFailed: boolean;
   /** The exit code so far; undefined is 0. */
@@ -140,7 +143,10 @@ function readFd(s: Session, fd: number, label: string): Buffer {
 /** Standard input (`io.stdin`): a file descriptor is read by `readFd`; given bytes are checked against the budget. */
 function readStdin(s: Session): Buffer {
   const { stdin } = s.io;
-  if (typeof stdin === 'number') return readFd(s, stdin, 'stdin');
+  if (typeof stdin === 'number') {
+    s.reads.push(readIdentity(stdin, 'stdin'));
+    return readFd(s, stdin, 'stdin');
+  }
   if (stdin.length > s.budget) throw tooLarge(s, 'stdin');
   s.budget -= stdin.length;
   return Buffer.from(stdin.buffer, stdin.byteOffset, stdin.length);
@@ -163,6 +169,7 @@ function readText(s: Session, path: string, label = path, anywhere = false): str
       throw new CliError(fsMessage(label, e));
     }
     try {
+      s.reads.push(readIdentity(fd, label === path ? `the input ${path}` : label, fsPath(s.confinement, open)));
       bytes = readFd(s, fd, label);
     } catch (e) {
       if (e instanceof CliError) throw e;
@@ -249,6 +256,8 @@ function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
   const env = s.env;
   const sections = driverOverrides(s, cmd);
   const o: ConfigOverrides = sections.length ? { sections } : {};
+  const core = (['mesh', 'policy'] as const).flatMap((field) => (cmd[field] !== undefined ? [{ field, value: cmd[field]!, from: `--${field}` }] : []));
+  if (core.length) o.core = core;
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
   else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
@@ -312,6 +321,7 @@ function stageReports(s: Session, cmd: Command, report: () => Report, batch: Wri
 interface PlannedWrite {
   target: string;
   stream: boolean;
+  identity: FileIdentity;
 }
 
 /**
@@ -320,7 +330,10 @@ interface PlannedWrite {
  */
 function planWrite(s: Session, path: string, label: string): void {
   const stream = isStream(s.confinement, path);
-  s.plannedWrites.set(label, { stream, target: stream ? fsPath(s.confinement, path) : resolveWritable(s.confinement, path, label) });
+  const target = stream ? fsPath(s.confinement, path) : resolveWritable(s.confinement, path, label);
+  s.plannedWrites.set(label, { stream, target, identity: outputIdentity(target, label) });
+  const problem = aliasProblem([...s.plannedWrites.values()].map((w) => w.identity));
+  if (problem) throw new CliError(problem);
 }
 
 function stageFile(s: Session, batch: WriteBatch, label: string, parts: readonly string[]): void {
@@ -488,11 +501,13 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   const functionConfigs = cmd.configs.map((c, i) => {
     const platform = cmd.platformConfigs.includes(i);
     const name = `${platform ? '--platform-config' : '--config'} ${c}`;
-    return { name, text: readText(s, c, name, platform) };
+    return { name, text: readText(s, c, name, platform), ...(platform ? { platform } : {}) };
   });
   const overrides = overridesFrom(s, cmd);
   const leftOutFiles: Array<{ path: string; why: string }> = [];
   const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
+  const aliased = aliasProblem([...s.plannedWrites.values()].map((w) => w.identity), s.reads);
+  if (aliased) throw new CliError(aliased);
   checkHeapFor(inputs);
   const tierUp = tierUpSchedule(inputs.reduce((n, i) => n + i.text.length, 0), s.startedAt, () => s.io.now(), setFlagsFromString);
   const onTty = progressOnTty(s, cmd);
@@ -613,7 +628,11 @@ async function runDiff(s: Session, cmd: Command): Promise<void> {
     const changed = out.files.filter((f) => f.output !== f.input);
     // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
     const batch = new WriteBatch();
-    for (const f of changed) batch.add(resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
+    const targets = changed.map((f) => ({ f, label: `${f.name!} (--in-place)`, target: resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`) }));
+    // Two names of one file (`a.yaml ./a.yaml`, a hard link) would each be written over the other.
+    const aliased = aliasProblem(targets.map((x) => outputIdentity(x.target, x.label)));
+    if (aliased) throw new CliError(aliased);
+    for (const x of targets) batch.add(x.target, x.f.parts, x.label);
     await batch.write();
     batch.commit();
     say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
@@ -667,7 +686,7 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
  */
 export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
   const startedAt = io.now();
-  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), outputFailed: false, startedAt };
+  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), reads: [], outputFailed: false, startedAt };
   try {
     await runCommand(s, argv, startedAt);
   } catch (e) {

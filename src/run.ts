@@ -15,7 +15,8 @@ import { escapeLine } from './results/escape-line.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
-import { beginRun } from './render/budget.ts';
+import { beginRun, DEFAULT_TEMPLATE_BUDGETS } from './render/budget.ts';
+import { checkPlatformWord } from './config/platform-word.ts';
 import { IdentityTable, repeatedKeys } from './krm/identity.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
@@ -25,8 +26,10 @@ export interface RunOptions {
   /**
    * Several functionConfig files (repeated `--config`), merged in order as Helm merges values files
    * (`mergeConfigLayers`); they override the ResourceList's `functionConfig`. Used instead of `functionConfig`.
+   * `platform`: a `--platform-config` file, merged before every other layer, which may only narrow the fields
+   * the platform owns (src/config/platform-word.ts).
    */
-  functionConfigs?: ReadonlyArray<{ name: string; text: string }>;
+  functionConfigs?: ReadonlyArray<{ name: string; text: string; platform?: boolean }>;
   /**
    * The cluster's Kubernetes version, for `nativeSidecars: auto` (`--kube-version`, else `KUBE_VERSION`, which
    * Argo CD sets for config management plugins), with where it came from for messages.
@@ -150,8 +153,9 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
 }
 
 /** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
-function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
+function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; problems?: string[]; raw?: JsonObject } {
   const layers: ConfigLayer[] = [];
+  const platform: ConfigLayer[] = [];
   const texts = opts.functionConfigs ?? (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
   if (texts) {
     for (const t of texts) {
@@ -159,7 +163,7 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
       if (!p.ok) return p.syntax ? { fatal: p.message } : { problem: p.message };
       const foreign = foreignConfigMessage(p.value, t.name);
       if (foreign !== undefined) return { problem: foreign };
-      layers.push({ name: t.name, value: p.value });
+      (t.platform ? platform : layers).push({ name: t.name, value: p.value });
     }
   } else {
     const fc = sources.find((s) => s.form === 'resource-list')?.functionConfig;
@@ -170,6 +174,9 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
       layers.push({ name: "the ResourceList's functionConfig", value: fc });
     }
   }
+  // The platform's layers first: the tenant's narrow them (checked below), whatever the command-line order.
+  const tenant = layers.splice(0, layers.length, ...platform);
+  layers.push(...tenant);
   if (opts.overrides) {
     const o = overrideLayers(opts.overrides, layers[0]?.value.kind);
     if (!o.ok) return { problem: o.message };
@@ -177,12 +184,18 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
       layers.push({ name: 'the default functionConfig', value: { apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection' } });
     }
     layers.push(...o.layers);
+    tenant.push(...o.layers);
   }
   const options = opts.kubeVersion ? { kubeVersion: opts.kubeVersion } : {};
   if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS, options) };
   const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
-  return { loaded: loadConfig(merged.value as JsonObject, DRIVERS, options), raw: merged.value };
+  const loaded = loadConfig(merged.value as JsonObject, DRIVERS, options);
+  const load = (raw: JsonObject) => loadConfig(raw, DRIVERS, options);
+  const fieldsOf = (mesh: string) => DRIVERS.find((d) => d.name === mesh)?.traits?.platformFields ?? [];
+  const problems = checkPlatformWord({ platform, tenant }, { raw: merged.value, loaded }, load, fieldsOf, DEFAULT_TEMPLATE_BUDGETS);
+  if (problems.length > 0) return { problems };
+  return { loaded, raw: merged.value };
 }
 
 /** Whether a document is one a manifests-only output leaves out, and why (undefined: it is written). */
@@ -365,8 +378,8 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
-  if (cfg.problem !== undefined) {
-    results.push(generalResult('error', `functionConfig: ${cfg.problem}`));
+  if (cfg.problem !== undefined || cfg.problems !== undefined) {
+    for (const p of cfg.problems ?? [cfg.problem!]) results.push(generalResult('error', `functionConfig: ${p}`));
     return failed();
   }
   const loaded = cfg.loaded!;

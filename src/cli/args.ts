@@ -40,10 +40,12 @@ export interface OptionSpec {
 /** meshinject's own options before the drivers' flags, in help order. */
 const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
-  { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides (layered in order with --config), read even outside the root; never a path a tenant chose' },
+  { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides, read even outside the root; never a path a tenant chose. The base: --config layers over it may only narrow the fields it owns (README "The platform\'s word")' },
   { name: 'root', type: 'string', arg: 'DIR', file: true, help: 'every path the run opens must resolve inside DIR, symbolic links followed (default: see "Files and the root" below)' },
   { name: 'load-restrictor', type: 'string', arg: 'RULE', choices: ['LoadRestrictionsRootOnly', 'LoadRestrictionsNone'], help: "kustomize's spelling: LoadRestrictionsNone lifts the root (default LoadRestrictionsRootOnly)" },
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },
+  { name: 'mesh', type: 'string', arg: 'NAME', help: 'spec.mesh, over the config files (with --platform-config, only where the platform leaves it open)' },
+  { name: 'policy', type: 'string', arg: 'POLICY', help: 'spec.policy, over the config files (with --platform-config, only disabled where the platform disables it)' },
   { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
   { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'explain'] },
   { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject'] },
@@ -84,6 +86,9 @@ export interface Command {
   /** `--load-restrictor` (kustomize's values). */
   loadRestrictor: 'LoadRestrictionsRootOnly' | 'LoadRestrictionsNone';
   defaultNamespace?: string;
+  /** `--mesh` and `--policy`: `spec.mesh` and `spec.policy` over the config files (override layers). */
+  mesh?: string;
+  policy?: string;
   output?: 'yaml' | 'json' | 'patches';
   outputFile?: string;
   /** Input size limit in bytes. */
@@ -225,6 +230,8 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   };
   copy('root', 'root');
   copy('defaultNamespace', 'default-namespace');
+  copy('mesh', 'mesh');
+  copy('policy', 'policy');
   copy('output', 'output');
   copy('outputFile', 'output-file');
   copy('kubeVersion', 'kube-version');

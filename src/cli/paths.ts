@@ -197,10 +197,13 @@ export function resolveReadable(c: Confinement, path: string, label: string, roo
  * @throws PathError
  */
 export function resolveWritable(c: Confinement, path: string, label: string): string {
+  if (namesDirectory(path)) throw new PathError(`${label}: names a directory (a trailing /, . or ..); an output is a file`);
   const st = onPath(c, path, (p) => lstatSync(p, { throwIfNoEntry: false }));
   let target: string;
   if (st === undefined) {
-    const parent = dirname(resolve(c.cwd, path));
+    // The kernel resolves `link/../out.yaml` through the link: the parent is taken as written (not
+    // normalised), its real path found, and the name joined to it.
+    const parent = dirname(fsPath(c, path));
     let realParent: string;
     try {
       realParent = realpathSync.native(parent);
@@ -208,7 +211,7 @@ export function resolveWritable(c: Confinement, path: string, label: string): st
       throw new PathError(`${label}: its directory cannot be used (${fsMessage(dirname(path), e).replace(/^.*?: /, '')})`);
     }
     if (!statSync(realParent).isDirectory()) throw new PathError(`${label}: ${dirname(path)} is not a directory`);
-    target = join(realParent, basename(resolve(c.cwd, path)));
+    target = join(realParent, basename(path));
   } else {
     target = resolveReadable(c, path, label);
     if (statSync(target).isDirectory()) throw new PathError(`${label}: is a directory`);
@@ -220,6 +223,11 @@ export function resolveWritable(c: Confinement, path: string, label: string): st
     throw new PathError(`${label}: its directory is not writable (${fsMessage(dirname(path), e).replace(/^.*?: /, '')}); meshinject writes a temporary file beside it and renames it over`);
   }
   return target;
+}
+
+/** A path whose last component is a directory whatever it resolves to: `x/`, `.`, `..`, `x/.`, `x/..`. */
+function namesDirectory(path: string): boolean {
+  return path.endsWith(sep) || path.endsWith('/') || /(^|\/)\.\.?$/.test(path);
 }
 
 const MANIFEST = /\.(ya?ml|json)$/i;

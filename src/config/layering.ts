@@ -194,6 +194,8 @@ function mergeInto(
 export interface ConfigOverrides {
   /** Namespace for resources without `metadata.namespace`, and where it came from (`--default-namespace`, `ARGOCD_APP_NAMESPACE`). */
   defaultNamespace?: { value: string; from: string };
+  /** `spec.mesh` and `spec.policy` set by a flag (`--mesh`, `--policy`), and the flag. */
+  core?: ReadonlyArray<{ field: 'mesh' | 'policy'; value: string; from: string }>;
   /** Fields of drivers' sections set by the drivers' flags (`MeshDriver.flags`), each with its section (`spec.<section>`). */
   sections?: ReadonlyArray<SectionOverride & { section: string }>;
 }
@@ -212,6 +214,7 @@ export function overrideLayers(o: ConfigOverrides, baseKind: unknown): { ok: tru
     layers.push({ name: from, override: true, value: configMap ? { data: { [cm![0]]: cm![1] } } : { spec } });
   };
   if (o.defaultNamespace) add(o.defaultNamespace.from, ['defaultNamespace', o.defaultNamespace.value], { defaultNamespace: o.defaultNamespace.value });
+  for (const c of o.core ?? []) add(c.from, [c.field, c.value], { [c.field]: c.value });
   for (const f of o.sections ?? []) {
     const key = `${f.section}.${f.field}`;
     if (configMap && !f.configMap) return { ok: false, message: `${f.from} needs a SidecarInjection functionConfig (spec.${key}); the functionConfig is a ConfigMap` };

@@ -322,6 +322,13 @@ export interface DriverTraits<S = unknown> {
    * `proxy.nativeSidecar`). What the user wrote always wins (see `DriverConfigInput.explicit`).
    */
   sharedDefaults?: SharedSettings | ((settings: S) => SharedSettings);
+  /**
+   * Fields of the driver's section (`spec.<name>`) that decide what is injected (templates, the values they
+   * render, patches on the injected containers): under `--platform-config` they stay as the platform's layers
+   * have them, and a tenant layer that sets or changes one is an error (src/config/platform-word.ts).
+   * Absent: none.
+   */
+  platformFields?: readonly string[];
 }
 
 /** `DriverTraits` with every default filled in (`traitsOf`): what the shared steps read. */

@@ -3,6 +3,7 @@
 // Node) or damaged is not used and changes nothing in what the command writes. Runs copies of bin/ and dist/
 // (MESHINJECT_CODE_CACHE_REPORT=1 makes the bin say on stderr whether it used the cache).
 import t from 'tap';
+import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +66,7 @@ t.test('a cache from another build of a bundle of the same length is not used', 
   t.ok(text.includes(`var VERSION = "${VERSION}";`), 'the bundle holds the version');
   const rebuilt = text
     .replace(`var VERSION = "${VERSION}";`, `var VERSION = "${other}";`)
-    .replace(/(\/\/# meshinject-build )[0-9a-f]{64}\n$/, (_, head: string) => `${head}${'0'.repeat(64)}\n`);
+    .replace(/(\/\/# meshinject-build )[0-9a-f]{64}( cache [0-9a-f]{64}\n)$/, (_, head: string, tail: string) => `${head}${'0'.repeat(64)}${tail}`);
   t.equal(rebuilt.length, text.length, 'same length');
   t.not(rebuilt, text);
   writeFileSync(bundle, rebuilt, 'latin1');
@@ -89,13 +90,39 @@ t.test('a cache V8 rejects (made under other V8 flags, as by another Node) or a 
   damaged.fill(0x5a, 64, 64 + 4096);
   writeFileSync(join(root, CACHE), damaged);
   const d = run(root);
-  t.match(d.stderr, /^meshinject: code cache rejected$/m);
+  t.match(d.stderr, /^meshinject: code cache damaged$/m, 'refused before V8 sees it (its digest)');
   t.same({ status: d.status, stdout: d.stdout }, { status: reference.status, stdout: reference.stdout }, 'damaged');
 
   writeFileSync(join(root, CACHE), good.subarray(0, 64));
   const cut = run(root);
   t.match(cut.stderr, /^meshinject: code cache stale$/m, 'a cache cut after the build line');
   t.same({ status: cut.status, stdout: cut.stdout }, { status: reference.status, stdout: reference.stdout }, 'cut');
+});
+
+t.test('a cache changed past its header, the build line kept, is refused before V8 sees it (issue #36 §5)', async (t) => {
+  // V8 checks a cache's header only: a constant changed in its body would run (here: the version it prints).
+  const root = copy(t);
+  const good = readFileSync(join(ROOT, CACHE));
+  const at = good.indexOf(Buffer.from(`${VERSION}`, 'latin1'), 64);
+  t.ok(at > 4096, 'the cache holds the version string past its header');
+  const forged = Buffer.from(good);
+  forged.write('9.9.9'.slice(0, VERSION.length).padEnd(VERSION.length, '9'), at, 'latin1');
+  writeFileSync(join(root, CACHE), forged);
+  const r = run(root, ['--version']);
+  t.match(r.stderr, /^meshinject: code cache damaged$/m);
+  t.equal(r.stdout, `meshinject ${VERSION}\n`, "the bundle's own version: the forged cache did not run");
+  // Any byte past the build line, changed: never accepted, the output unchanged.
+  fc.assert(
+    fc.property(fc.integer({ min: 64, max: good.length - 1 }), fc.integer({ min: 1, max: 255 }), (offset, flip) => {
+      const bytes = Buffer.from(good);
+      bytes[offset] = bytes[offset]! ^ flip;
+      writeFileSync(join(root, CACHE), bytes);
+      const b = run(root);
+      t.match(b.stderr, /^meshinject: code cache damaged$/m, `byte ${offset} ^ ${flip}`);
+      t.same({ status: b.status, stdout: b.stdout }, { status: reference.status, stdout: reference.stdout }, 'the same output');
+    }),
+    { numRuns: 6 },
+  );
 });
 
 t.test('the built files are readable by every user (Argo CD runs the plugin as its own uid)', async (t) => {

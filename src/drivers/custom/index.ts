@@ -32,6 +32,7 @@ export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSetti
   traits: {
     podMetadataPath: jobTemplateMetadata,
     otherReadingNote: (path, inject, detail) => `istioctl kube-inject reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`,
+    platformFields: ['templates', 'templateConfigMaps', 'values'], // the templates and what they render
   },
   loadConfig: loadCustomConfig,
   decide: decideCustom,

@@ -58,6 +58,8 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     otherReadingNote: kubeInjectNote,
     fallback: 'with-policy', // the webhook that selected the pod (`selection: webhook`, ./decide.ts)
     sharedDefaults: istioSharedDefaults, // policy and selectors from the values
+    // The injector's templates, and the values they render (the proxy image, `sidecarInjectorWebhook.templates`).
+    platformFields: ['injectorConfig', 'values'],
   },
   flags: ISTIO_FLAGS,
   help: {

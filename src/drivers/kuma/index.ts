@@ -28,7 +28,11 @@ export { KUMA_REASON_INFO, KUMA_REASONS } from './decide.ts';
  * namespace's `kuma.io/sidecar-injection` label is the decision's fallback, in place of the policy. The policy
  * defaults to disabled: Kuma injects nothing unasked.
  */
-export const KUMA_TRAITS: DriverTraits<KumaSettings> = { sharedDefaults: { policy: 'disabled' } };
+export const KUMA_TRAITS: DriverTraits<KumaSettings> = {
+  sharedDefaults: { policy: 'disabled' },
+  // kuma-cp's injector settings (the sidecar's image, its resources) and the patches on the injected containers.
+  platformFields: ['controlPlaneConfig', 'containerPatches'],
+};
 
 /** Kuma's lines for `meshinject --help`: its config section and its opt-in key. Kuma adds no CLI flags. */
 export const KUMA_HELP: DriverHelp = {

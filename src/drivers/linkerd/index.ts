@@ -39,6 +39,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
     hostNetwork: 'driver', // Linkerd refuses host-network pods with an error (./inject.ts)
     // The namespace's linkerd.io/inject is the decision's fallback, in place of the policy (the default trait).
     sharedDefaults: (settings) => ({ nativeSidecars: settings.values.proxy.nativeSidecar }), // chart default true
+    platformFields: ['values'], // the chart values the proxy is rendered from (its image, its resources)
   },
   help: { config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject', nativeSidecarsAuto: 'Linkerd: from 1.29' },
   loadConfig: loadLinkerdConfig,

@@ -30,7 +30,8 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
     help: osmFamilyHelp(flavor),
     // No podMetadataPath: the webhook labels and annotates the pods themselves, a CronJob's too. The policy
     // defaults to disabled: the injector injects nothing unasked (`mustInject`, ./decide.ts).
-    traits: { sharedDefaults: { policy: 'disabled' } },
+    // The MeshConfig's sidecar settings: its images, a privileged init container.
+    traits: { sharedDefaults: { policy: 'disabled' }, platformFields: ['meshConfig'] },
     loadConfig: (input) => loadOsmFamilyConfig(flavor, input),
     decide: decideOsmFamily,
     inject: injectOsmFamily,
