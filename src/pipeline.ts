@@ -15,7 +15,7 @@ import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { errorTags, InjectError, MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { decide, NS_NAME_LABEL } from './selection/policy.ts';
-import { lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
+import { completionOf, lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
 import { emitChangedEdits } from './krm/rewrite.ts';
 import type { Edit } from './yaml/flow-edit.ts';
 import { duplicateMessage, fingerprintOf, identityOf, IdentityTable } from './krm/identity.ts';
@@ -581,11 +581,12 @@ const CLASSIC_SIDECAR: Step = {
   run(f, ctx) {
     const outcome = f.outcome;
     if (outcome === undefined || outcome === 'failed' || outcome.action !== 'injected') return true;
-    const classic = addedContainers(f.w.pod, outcome.pod);
+    const classic = classicSidecars(f.w.pod, outcome.pod, ctx);
+    const completion = completionOf(f.w.wk, outcome.pod);
     if (classic.length > 0 && f.policy === 'native') {
       f.decision = kindPolicySkip(f.decision!, f.w.wk.kind, `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`);
       f.outcome = { action: 'skipped' };
-    } else if (classic.length > 0 && f.w.wk.runsToCompletion) ctx.results.push(resourceResult('warning', neverCompletes(f.w.wk.kind, classic), f.w.id));
+    } else if (classic.length > 0 && completion) ctx.results.push(resourceResult('warning', neverCompletes(f.w.wk.kind, classic, completion), f.w.id));
     return true;
   },
 };
@@ -661,11 +662,21 @@ function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): voi
   for (const step of recipe.workload) if (!step.run(flow, ctx, out)) return;
 }
 
-/** Names of the regular containers (`spec.containers`) the injection added: a classic sidecar; none for a native one. */
-function addedContainers(before: PodTemplate, after: PodTemplate): string[] {
+/**
+ * Names of the classic sidecars in the injected pod: regular containers (`spec.containers`) the injection added,
+ * and those the driver's record of the injected pod (`inventory`) lists, so that a second run on injected
+ * output, which adds nothing, still names them; none for a native sidecar (in `initContainers`).
+ */
+function classicSidecars(before: PodTemplate, after: PodTemplate, ctx: RunContext): string[] {
   const names = (p: PodTemplate) => (Array.isArray(p.spec.containers) ? p.spec.containers : []).map((c) => (isJsonObject(c) ? String(c.name) : ''));
   const had = new Set(names(before));
-  return names(after).filter((n) => !had.has(n));
+  let recorded: readonly string[] = [];
+  try {
+    recorded = ctx.mesh.inventory(after)?.containers ?? [];
+  } catch (e) {
+    if (!(e instanceof MeshInjectError)) throw e;
+  }
+  return names(after).filter((n) => !had.has(n) || recorded.includes(n));
 }
 
 /**
@@ -677,9 +688,16 @@ function kindPolicySkip(decision: Decision, kind: string, why?: string): Decisio
   return { ...decision, inject: false, reason: 'kind-policy', detail, intended: why === undefined, trace: [...decision.trace, { rule: 'kind-policy', saw: detail, outcome: 'decided' }] };
 }
 
-/** The warning for a Job or CronJob given a classic sidecar, with what to do (linkerd2#5188, #7425). */
-function neverCompletes(kind: string, containers: readonly string[]): string {
-  return `${kind} gets a classic sidecar (container ${containers.join(', ')}), which keeps running after the job's containers exit: the ${kind === 'CronJob' ? "CronJob's Jobs never complete" : 'Job never completes'}; `
+/**
+ * The warning for a pod that runs to completion given a classic sidecar, with what to do (linkerd2#5188, #7425):
+ * a Job or CronJob (`{kind}`), or any kind whose pod template has `restartPolicy: Never` or `OnFailure`
+ * (`{restartPolicy}`, e.g. a Helm test hook Pod).
+ */
+function neverCompletes(kind: string, containers: readonly string[], why: { kind: string } | { restartPolicy: string }): string {
+  const harm = 'restartPolicy' in why
+    ? `which keeps running after the other containers exit: the pod (restartPolicy: ${why.restartPolicy}) never completes`
+    : `which keeps running after the job's containers exit: the ${kind === 'CronJob' ? "CronJob's Jobs never complete" : 'Job never completes'}`;
+  return `${kind} gets a classic sidecar (container ${containers.join(', ')}), ${harm}; `
     + `inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.${kind}: native), or leave ${kind}s out (spec.kindPolicies.${kind}: skip)`;
 }
 

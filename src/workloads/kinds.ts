@@ -1,4 +1,4 @@
-import type { ExtraWorkloadKind } from '../model.ts';
+import type { ExtraWorkloadKind, PodTemplate } from '../model.ts';
 
 /**
  * A workload kind and where its pod template (`PodTemplateSpec`: `metadata` + `spec`) lives. The table gives no
@@ -50,6 +50,19 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   { kind: 'Rollout', groups: ['argoproj.io'], templatePath: ['spec', 'template'], referencePath: ['spec', 'workloadRef'] },
   { kind: 'PodTemplate', groups: [], templatePath: ['template'] },
 ];
+
+/**
+ * Why a workload's pods run to completion, or undefined when they run until stopped: the kind (Job, CronJob:
+ * `runsToCompletion` in the table), else the pod template's `spec.restartPolicy` `Never` or `OnFailure` (a Pod
+ * such as a Helm test hook, `helm.sh/hook: test`, which Helm waits on until it completes). A classic sidecar
+ * keeps such a pod running after its containers exit (linkerd2#5188, #7425). Returns `{kind}` for a kind that
+ * runs to completion, `{restartPolicy}` for a pod template that does.
+ */
+export function completionOf(wk: WorkloadKind, pod: PodTemplate): { kind: string } | { restartPolicy: string } | undefined {
+  if (wk.runsToCompletion) return { kind: wk.kind };
+  const policy = pod.spec.restartPolicy;
+  return policy === 'Never' || policy === 'OnFailure' ? { restartPolicy: policy } : undefined;
+}
 
 /** The group of an `apiVersion` (`apps/v1` → `apps`, `v1` → `''`). */
 function groupOf(apiVersion: string): string {
