@@ -425,8 +425,10 @@ function collectItems(text: string, seq: CST.Token | null | undefined, where: st
   }
   if (seq.type === 'flow-collection' && seq.start.source === '[') {
     const out: SourceItem[] = [];
-    seq.items.forEach((it) => {
-      if (it.value) out.push(makeItem(text, it.value, out.length, `${where} items[${out.length}]`, ctx));
+    seq.items.forEach((it, i) => {
+      if (!it.value) return;
+      if (ctx.kindless && isNullToken(it.value)) ctx.kindless.push(`${where} items[${i}]`);
+      else out.push(makeItem(text, it.value, out.length, `${where} items[${out.length}]`, ctx));
     });
     return out;
   }
@@ -437,11 +439,13 @@ function collectItems(text: string, seq: CST.Token | null | undefined, where: st
 /**
  * Adds the items of nested `kind: List` resources (a List inside a ResourceList or a stream, and Lists
  * inside those, recursively) as resources of their own, after the top-level ones, as Istio's kube-inject
- * does (`IntoResourceFile` recurses into List items). Each List stays unchanged text around its items.
+ * does (`IntoResourceFile` recurses into List items). Each List stays unchanged text around its items; its
+ * `null` items stay too and are named in `kindless` (see `ParsedSource.kindless`).
  *
  * @throws MeshInjectError `BAD_INPUT` for Lists nested deeper than `MAX_LIST_DEPTH`, naming the List
  */
-function expandNestedLists(text: string, items: SourceItem[], where: string, ctx: YamlContext): SourceItem[] {
+function expandNestedLists(text: string, items: SourceItem[], where: string, ctx: YamlContext): { items: SourceItem[]; kindless: string[] } {
+  const kindless: string[] = [];
   const out = items.slice();
   const depth = new Map<SourceItem, number>();
   const names = new Map<SourceItem, string>();
@@ -455,7 +459,7 @@ function expandNestedLists(text: string, items: SourceItem[], where: string, ctx
       throw new MeshInjectError('BAD_INPUT', `${name}, line ${ctx.lines.line(root.offset)}: kind: List nested more than ${MAX_LIST_DEPTH} deep`);
     }
     const pair = root.items.find((p) => scalarText(p.key) === 'items');
-    for (const sub of collectItems(text, pair?.value, name, ctx)) {
+    for (const sub of collectItems(text, pair?.value, name, { ...ctx, kindless })) {
       names.set(sub, `${name} items[${sub.position}]`);
       sub.position = out.length;
       sub.topPosition = item.topPosition;
@@ -463,7 +467,7 @@ function expandNestedLists(text: string, items: SourceItem[], where: string, ctx
       out.push(sub);
     }
   }
-  return out;
+  return { items: out, kindless };
 }
 
 /**
@@ -682,7 +686,8 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
   const items = docs.map((d) => d.doc
     ? keptItem(text, d.range!, d.doc, d.where, { directives: d.directives, lines })
     : streamItem(text, d.range!, d.docOffset, d.docEnd, d.where, { directives: d.directives, lines }));
-  return { form: 'stream', text, items: expandNestedLists(text, items, where, { directives: [], lines }) };
+  const nested = expandNestedLists(text, items, where, { directives: [], lines });
+  return { form: 'stream', text, items: nested.items, ...(nested.kindless.length > 0 ? { kindless: nested.kindless } : {}) };
 }
 
 /** A non-empty document of a `yaml`-path stream while the stream is read (`parseWithYaml`). */
@@ -733,7 +738,10 @@ function parseWrapper(text: string, root: CST.BlockMap | CST.FlowCollection, for
     if (parsed.resultsRange && layout.at >= parsed.resultsRange[0]) layout.at = parsed.resultsRange[0];
     parsed.jsonLayout = layout;
   }
-  parsed.items = expandNestedLists(text, parsed.items, where, ctx);
+  const nested = expandNestedLists(text, parsed.items, where, ctx);
+  parsed.items = nested.items;
+  const kindless = [...parsed.kindless ?? [], ...nested.kindless];
+  if (kindless.length > 0) parsed.kindless = kindless;
   return parsed;
 }
 
