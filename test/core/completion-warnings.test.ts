@@ -7,7 +7,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
-import { run } from '../src/run.ts';
+import { run } from '../../src/run.ts';
 
 type Obj = Record<string, any>;
 
