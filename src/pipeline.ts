@@ -255,7 +255,7 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
  */
 function decideWorkload(w: Workload, ctx: RunContext): Decision {
   const namespaceInfo = ctx.namespaces.get(w.ref.namespace);
-  const base = { podSpec: w.pod.spec, namespace: w.ref.namespace, ...(namespaceInfo ? { namespaceInfo } : {}), config: ctx.config, mesh: ctx.mesh };
+  const base = { podSpec: w.pod.spec, kind: w.wk.kind, namespace: w.ref.namespace, ...(namespaceInfo ? { namespaceInfo } : {}), config: ctx.config, mesh: ctx.mesh };
   const decision = decide({ ...base, podMeta: w.webhookMeta });
   if (w.wk.metaPath) {
     const other = decideQuietly({ ...base, podMeta: w.pod.metadata });

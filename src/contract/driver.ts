@@ -69,6 +69,8 @@ export interface DriverDecideInput<S> {
   namespaceLabels: Record<string, string>;
   /** `spec.hostNetwork === true` of the pod template. */
   hostNetwork: boolean;
+  /** The workload's kind (`Deployment`, `Rollout`, ...); absent when the caller does not know it (any kind). */
+  kind?: string;
   /** `spec` of the pod template (read-only; e.g. Linkerd's refusals look at `automountServiceAccountToken`). */
   podSpec: PodTemplate['spec'];
   config: Config;

@@ -16,6 +16,8 @@ export interface DecideInput {
   podMeta: PodMeta;
   /** `spec` of the pod template (`hostNetwork`; drivers may read more). */
   podSpec: PodTemplate['spec'];
+  /** The workload's kind, handed to the driver (`DriverDecideInput.kind`); absent: not known. */
+  kind?: string;
   /** Effective namespace of the workload (`metadata.namespace`, else the default namespace). */
   namespace: string;
   /** The namespace's labels/annotations when known (a `Namespace` object in the input or `spec.namespaces`). */
@@ -99,6 +101,7 @@ export function decide(input: DecideInput): Decision {
   const driver = input.mesh.decide({
     podMeta: input.podMeta,
     podSpec: input.podSpec,
+    ...(input.kind !== undefined ? { kind: input.kind } : {}),
     hostNetwork,
     namespace,
     ...(input.namespaceInfo ? { namespaceInfo: input.namespaceInfo } : {}),

@@ -7,13 +7,17 @@
 import type { DecisionStep } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { DriverDecideInput, DriverDecision } from '../driver.ts';
-import { INJECT_ANNOTATION } from './annotations.ts';
+import { INJECT_ANNOTATION, LINKERD_KINDS } from './annotations.ts';
 import type { LinkerdSettings } from './config.ts';
 
 const VALID = ['enabled', 'ingress', 'disabled'];
 
 /**
  * Linkerd's decision for one pod template (reason codes in parentheses):
+ * 0. a workload kind `linkerd inject` does not handle (Argo Rollout, DeploymentConfig, PodTemplate, a kind of
+ *    `spec.workloadKinds`) → skip, the resource passes through unchanged (`unsupported-kind`): `linkerd inject`
+ *    reports it `<kind> "<name>" skipped` and writes it as it was (`Report.UnsupportedResource`,
+ *    pkg/inject/report.go: no pod template it knows, so nothing to inject or annotate);
  * 1. a namespace `linkerd.io/inject` value other than enabled, ingress, disabled or "" → InjectError
  *    (Linkerd: `invalid_inject_annotation_at_ns`); the same for the pod (`invalid_inject_annotation_at_workload`);
  * 2. pod annotation `linkerd.io/inject`: `enabled` → inject (`pod-annotation-enabled`), `ingress` → inject in
@@ -30,6 +34,12 @@ const VALID = ['enabled', 'ingress', 'disabled'];
  */
 export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): DriverDecision {
   const trace: DecisionStep[] = [];
+  if (input.kind !== undefined && !Object.hasOwn(LINKERD_KINDS, input.kind)) {
+    const detail = `linkerd inject does not handle kind ${input.kind} (it handles ${Object.keys(LINKERD_KINDS).join(', ')}) and passes it through unchanged, reporting it `
+      + `${input.kind.toLowerCase()} skipped; annotate its pod template with ${INJECT_ANNOTATION}: enabled if Linkerd's proxy injector should inject its pods`;
+    trace.push({ rule: 'linkerd.kind', saw: `kind ${input.kind}`, outcome: 'decided' });
+    return { verdict: { inject: false, reason: 'unsupported-kind', detail }, warnings: [], trace };
+  }
   const pod = input.podMeta.annotations?.[INJECT_ANNOTATION] ?? '';
   const nsName = input.namespace;
   const ns = input.namespaceInfo?.annotations[INJECT_ANNOTATION] ?? '';

@@ -17,6 +17,7 @@ export type { LinkerdSettings } from './config.ts';
 
 /** The reasons of Linkerd's decision (`./decide.ts`): the `linkerd.io/inject` annotation of the pod or its namespace. */
 export const LINKERD_REASONS: Readonly<Record<string, ReasonInfo>> = {
+  'unsupported-kind': { description: 'linkerd inject does not handle the workload kind (Argo Rollout, DeploymentConfig, ...) and passes it through unchanged' },
   'pod-annotation-enabled': { description: 'the pod annotation linkerd.io/inject is "enabled"' },
   'pod-annotation-ingress': { description: 'the pod annotation linkerd.io/inject is "ingress" (injected in ingress mode)' },
   'pod-annotation-disabled': { description: 'the pod annotation linkerd.io/inject is "disabled"', optOut: true },
@@ -27,7 +28,8 @@ export const LINKERD_REASONS: Readonly<Record<string, ReasonInfo>> = {
 
 /**
  * The `linkerd` mesh driver. `inject` throws `InjectError` for Linkerd's refusals (host network, another
- * sidecar, no service account token, an unsupported kind, a control-plane component without `manual`).
+ * sidecar, no service account token, a control-plane component without `manual`); a kind `linkerd inject` does
+ * not handle is skipped by the decision (`unsupported-kind`) and passes through unchanged, as the CLI does.
  * Uninject is the generic removal of the inventory plus `./uninject.ts` (the override annotations this
  * configuration writes).
  */

@@ -4,8 +4,8 @@
  * 1. strip a previous Linkerd injection (the silent `uninject` pass; `./inventory.ts`), keeping the pod's
  *    own `linkerd.io/inject` annotation;
  * 2. refuse what Linkerd refuses (`Report.Injectable` / `ThrowInjectError`): host network, another mesh's
- *    sidecar, `automountServiceAccountToken: false` without token projection, a kind `linkerd inject` does
- *    not handle, a control-plane component without `manual`;
+ *    sidecar, `automountServiceAccountToken: false` without token projection, a control-plane component
+ *    without `manual` (a kind `linkerd inject` does not handle never gets here: `./decide.ts` skips it);
  * 3. annotate: the override annotations, `linkerd.io/inject: enabled` (annotation-only mode) or, with
  *    `manual`, `linkerd.io/created-by`, `linkerd.io/proxy-version`, `linkerd.io/trust-root-sha256` and the labels;
  * 4. with `manual`: the per-pod values (namespace, override and pod `config.linkerd.io/*` annotations), then
@@ -86,10 +86,7 @@ function podFacts(spec: JsonObject, controlPlaneNamespace: string): PodFacts {
 
 /** The refusals of `linkerd inject` for a pod template already stripped of a previous Linkerd injection. */
 function refuse(req: InjectRequest<LinkerdSettings>, pod: PodTemplate): void {
-  const { settings, workload } = req;
-  if (!Object.hasOwn(LINKERD_KINDS, workload.kind)) {
-    throw new InjectError(`linkerd inject does not handle kind ${workload.kind} (supported: ${Object.keys(LINKERD_KINDS).join(', ')}); annotate its pod template with linkerd.io/inject yourself if Linkerd's proxy injector should inject its pods`);
-  }
+  const { settings } = req;
   if (!settings.manual && Object.hasOwn(pod.metadata.labels ?? {}, CONTROL_PLANE_COMPONENT_LABEL)) {
     throw new InjectError(`spec.linkerd.manual must be set when injecting control plane components (pod label ${CONTROL_PLANE_COMPONENT_LABEL}; linkerd: --manual must be set when injecting control plane components)`, { field: `metadata.labels[${CONTROL_PLANE_COMPONENT_LABEL}]` });
   }

@@ -219,7 +219,6 @@ t.test("refusals: Linkerd's Injectable checks are error results", async (t) => {
   const noToken = appPod({}, { automountServiceAccountToken: false });
   t.doesNotThrow(() => inject(noToken, l), 'fine with token projection (the chart default)');
   t.throws(() => inject(noToken, manual({ identity: { serviceAccountTokenProjection: false } })), { message: /automountServiceAccountToken set to "false"/ });
-  t.throws(() => inject(appPod(), l, { ...deployment, apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout' }), { message: /does not handle kind Rollout/ });
   const cp = appPod();
   cp.metadata.labels!['linkerd.io/control-plane-component'] = 'tap';
   t.throws(() => inject(cp, load()), { message: /manual must be set when injecting control plane components/ });
