@@ -25,6 +25,18 @@ export interface NamespaceInfo {
   annotations: Record<string, string>;
 }
 
+/**
+ * A `Service` (`v1`) of the input, as a driver reads it (`InjectRequest.services`): its namespace (the default
+ * namespace when it names none), labels, annotations and `spec.selector` (`{}` when absent: it selects no pod).
+ */
+export interface ServiceInfo {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  selector: Record<string, string>;
+}
+
 /** `metadata` of a pod template, as far as injection reads and writes it. */
 export interface PodMeta {
   name?: string;

@@ -10,7 +10,7 @@ import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef }
 import type { WorkloadRecord } from './reports/check.ts';
 
 export type { WorkloadRecord } from './reports/check.ts';
-import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId } from './model.ts';
+import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId, ServiceInfo } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { errorTags, InjectError, MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
@@ -44,6 +44,8 @@ export interface ProcessOutput {
 export interface SharedRun {
   /** The namespace table of all inputs (`collectNamespaces` over every input). */
   namespaces: Map<string, NamespaceInfo>;
+  /** The Services of all inputs by namespace (`collectServices`). */
+  services?: Map<string, ServiceInfo[]>;
   /** Unknown namespaces a decision needed, counted over all inputs; the caller reports them once (`unknownNamespaceResults`). */
   unknownNamespaces: Map<string, number>;
   /** Called after each resource is processed (progress on a terminal). */
@@ -90,6 +92,25 @@ export function collectNamespaces(items: readonly SourceItem[], config: Config, 
       fromConfig.delete(name);
     }
     out.set(name, { name, labels: stringMap(meta?.labels), annotations: stringMap(meta?.annotations) });
+  }
+  return out;
+}
+
+/**
+ * The `Service` objects (`v1`) of the input by namespace (a Service without `metadata.namespace` is in
+ * `config.defaultNamespace`), in input order, for `InjectRequest.services`.
+ */
+export function collectServices(items: readonly SourceItem[], config: Config): Map<string, ServiceInfo[]> {
+  const out = new Map<string, ServiceInfo[]>();
+  for (const it of items) {
+    if (it.kind !== 'Service') continue;
+    const v = obj(it.value);
+    if (!v || v.kind !== 'Service' || str(v.apiVersion) !== 'v1') continue;
+    const meta = obj(v.metadata);
+    const name = str(meta?.name) ?? '';
+    const namespace = str(meta?.namespace) || config.defaultNamespace;
+    const service = { name, namespace, labels: stringMap(meta?.labels), annotations: stringMap(meta?.annotations), selector: stringMap(obj(v.spec)?.selector) };
+    out.set(namespace, [...out.get(namespace) ?? [], service]);
   }
   return out;
 }
@@ -212,6 +233,8 @@ interface RunContext {
   mesh: ActiveMesh;
   inputName: string | undefined;
   namespaces: Map<string, NamespaceInfo>;
+  /** The input's Services by namespace (`collectServices`). */
+  services: Map<string, ServiceInfo[]>;
   results: KrmResult[];
   /** Unknown namespaces whose labels a decision needed, with how many workloads. */
   unknownNamespaces: Map<string, number>;
@@ -312,7 +335,8 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
   const injectedBefore = carriesInjection(ctx.mesh, w.pod);
   const once = () => {
     if (!injectedBefore) refuseEmptyContainers(w.pod);
-    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), config });
+    const services = ctx.services.get(w.ref.namespace) ?? [];
+    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), services, config });
     const needs = { recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
@@ -762,6 +786,7 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
     namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
+    services: shared?.services ?? collectServices(source.items, config),
     unknownNamespaces: shared?.unknownNamespaces ?? new Map(),
     edits: new Map(),
     identities: shared?.identities ?? new IdentityTable(),

@@ -7,7 +7,7 @@ import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Edit } from './yaml/flow-edit.ts';
 import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult, ResourceId } from './model.ts';
-import { collectNamespaces, processItems, resourceId, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
+import { collectNamespaces, collectServices, processItems, resourceId, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
 import { exitCodeOf, formatResultLine, generalResult, resourceResult, summarize, summaryText } from './results/result.ts';
 import { isJsonObject } from './json.ts';
@@ -307,7 +307,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
   const items = sources.flatMap((s) => s.items);
-  const shared: SharedRun = { namespaces: collectNamespaces(items, config, results), unknownNamespaces: new Map(), identities: identityTableFor(items, config) };
+  const shared: SharedRun = { namespaces: collectNamespaces(items, config, results), services: collectServices(items, config), unknownNamespaces: new Map(), identities: identityTableFor(items, config) };
   if (opts.progress) {
     const total = sources.reduce((n, s) => n + s.items.length, 0);
     let done = 0;

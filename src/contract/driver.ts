@@ -5,7 +5,7 @@
  * never names a mesh; a driver folder never reaches into another driver.
  */
 import type { WorkloadKind } from '../workloads/kinds.ts';
-import type { Config, ConfigIssue, DecisionReason, DecisionStep, Json, JsonObject, LabelSelector, NamespaceInfo, PodTemplate } from '../model.ts';
+import type { Config, ConfigIssue, DecisionReason, DecisionStep, Json, JsonObject, LabelSelector, NamespaceInfo, PodTemplate, ServiceInfo } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -119,6 +119,8 @@ export interface InjectRequest<S = unknown> {
   workload: WorkloadRef;
   /** The workload's namespace, when known (a `Namespace` object in the list or `spec.namespaces`). */
   namespace?: NamespaceInfo;
+  /** The `Service` objects of the input in the workload's namespace (Kuma: a Service that marks its pods zone proxies). */
+  services?: readonly ServiceInfo[];
   config: Config;
   settings: S;
 }

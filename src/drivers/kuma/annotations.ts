@@ -13,6 +13,8 @@ export const SIDECAR_INJECTION = 'kuma.io/sidecar-injection';
 export const MESH_LABEL = 'kuma.io/mesh';
 /** The pod label marking a zone ingress/egress proxy (lets it through the mesh-existence precheck). */
 export const ZONE_PROXY_TYPE_LABEL = 'k8s.kuma.io/zone-proxy-type';
+/** A Service (or pod) annotation Kuma reads with `GetEnabled`: the Service is left out of Kuma's matching (`Ignored()`). */
+export const IGNORE_ANNOTATION = 'kuma.io/ignore';
 
 export const GATEWAY = 'kuma.io/gateway';
 export const APP_PROBE_PROXY_PORT = 'kuma.io/application-probe-proxy-port';

@@ -4,11 +4,11 @@
  * carries Kuma's injection is uninjected first (`./uninject.ts`), so that a second run writes the same.
  */
 import { isJsonObject } from '../../json.ts';
-import type { JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
+import type { JsonObject, NamespaceInfo, PodTemplate, ServiceInfo } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest, InjectResponse } from '../driver.ts';
 import {
-  APP_PROBE_PROXY_PORT, CNCF_NETWORKS, DEFAULT_CONTAINER, ENVOY_ADMIN_PORT, INIT_FIRST, KUMA_CNI, MESH_LABEL, readBool,
+  APP_PROBE_PROXY_PORT, CNCF_NETWORKS, DEFAULT_CONTAINER, ENVOY_ADMIN_PORT, IGNORE_ANNOTATION, INIT_FIRST, KUMA_CNI, MESH_LABEL, readBool,
   SIDECAR_INJECTED, TP_CONFIG, TP_CONFIGMAP_NAME, VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE,
   VOLUME_TP_CUSTOM, ZONE_PROXY_TYPE_LABEL,
 } from './annotations.ts';
@@ -35,16 +35,38 @@ export function meshOf(pod: PodTemplate, namespace: NamespaceInfo | undefined): 
 }
 
 /**
+ * Whether a Service of the pod's namespace marks it a zone proxy (Kuma `hasZoneProxyService`, precheck.go): a
+ * Service with a non-empty `spec.selector` that matches the pod's labels, not ignored (`kuma.io/ignore` enabled;
+ * a value Kuma cannot read counts as not ignored, as `Ignored()` drops the error), with a non-empty label
+ * `k8s.kuma.io/zone-proxy-type`.
+ */
+function selectedByZoneProxyService(pod: PodTemplate, services: readonly ServiceInfo[]): boolean {
+  const labels = pod.metadata.labels ?? {};
+  const ignored = (svc: ServiceInfo) => {
+    try {
+      return readBool(svc.annotations, IGNORE_ANNOTATION, false).value;
+    } catch {
+      return false;
+    }
+  };
+  return services.some((svc) => Object.keys(svc.selector).length > 0 && !ignored(svc)
+    && Object.entries(svc.selector).every(([k, v]) => Object.hasOwn(labels, k) && labels[k] === v)
+    && (svc.labels[ZONE_PROXY_TYPE_LABEL] ?? '') !== '');
+}
+
+/**
  * Kuma's `preCheck` after the decision: the Mesh must exist (when `spec.kuma.meshes` is given), except for a
- * zone proxy pod (label `k8s.kuma.io/zone-proxy-type`) whose mesh is explicit; no app container may run as
- * the sidecar's UID. Returns the mesh and the warnings (an init container with the sidecar's UID).
+ * zone proxy pod whose mesh is explicit (a pod or namespace `kuma.io/mesh` label): one with the label
+ * `k8s.kuma.io/zone-proxy-type`, or one a zone-proxy Service of the input selects (`selectedByZoneProxyService`);
+ * no app container may run as the sidecar's UID. Returns the mesh and the warnings (an init container with the
+ * sidecar's UID).
  * @throws InjectError with Kuma's message
  */
-function preCheck(pod: PodTemplate, namespace: NamespaceInfo | undefined, s: KumaSettings): { mesh: string; warnings: string[] } {
+function preCheck(pod: PodTemplate, namespace: NamespaceInfo | undefined, services: readonly ServiceInfo[], s: KumaSettings): { mesh: string; warnings: string[] } {
   const { mesh, explicit } = meshOf(pod, namespace);
   if (s.meshes && !Object.hasOwn(s.meshes, mesh)) {
-    const zoneProxy = (pod.metadata.labels?.[ZONE_PROXY_TYPE_LABEL] ?? '') !== '';
-    if (!explicit || !zoneProxy) {
+    const zoneProxy = explicit && ((pod.metadata.labels?.[ZONE_PROXY_TYPE_LABEL] ?? '') !== '' || selectedByZoneProxyService(pod, services));
+    if (!zoneProxy) {
       throw new InjectError(`meshes.kuma.io "${mesh}" not found (spec.kuma.meshes has ${Object.keys(s.meshes).map((m) => JSON.stringify(m)).join(', ') || 'none'})`);
     }
   }
@@ -145,7 +167,7 @@ export function injectKuma(req: InjectRequest<KumaSettings>): InjectResponse {
   let pod = req.pod;
   const previous = kumaInventory(pod);
   if (previous) pod = removeKumaInjection(pod, previous, s, req.namespace);
-  const { mesh, warnings } = preCheck(pod, req.namespace, s);
+  const { mesh, warnings } = preCheck(pod, req.namespace, req.services ?? [], s);
   warnings.push(...annotationWarnings(pod.metadata.annotations ?? {}));
   const injected = injectInto(pod, mesh, req.config.nativeSidecars, s);
   return { pod: injected, summary: `kuma, mesh ${mesh}${req.config.nativeSidecars ? ', native sidecar' : ''}`, warnings };
