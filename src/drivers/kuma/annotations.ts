@@ -6,6 +6,7 @@
  * fails the admission, so these readers throw `InjectError` naming the annotation.
  */
 import { InjectError } from '../../results/errors.ts';
+import { parseUint } from '../go-parse.ts';
 
 /** The label (on a pod or its namespace) that turns injection on or off. */
 export const SIDECAR_INJECTION = 'kuma.io/sidecar-injection';
@@ -74,15 +75,16 @@ export function readBool(meta: Meta, key: string, def: boolean, enabledValues = 
 }
 
 /**
- * An unsigned 32-bit number of `meta[key]` (Go `strconv.ParseUint(v, 10, 32)`), `def` when absent.
- * @throws InjectError when the value is not one
+ * An unsigned 32-bit number of `meta[key]` (Kuma `GetUint32`: Go `strconv.ParseUint(v, 10, 32)`, no sign, no
+ * spaces), `def` when absent.
+ * @throws InjectError with Kuma's message, `failed to parse annotation "<key>": strconv.ParseUint: parsing "+4": invalid syntax`
  */
 export function readUint32(meta: Meta, key: string, def: number): { value: number; exists: boolean } {
   const v = meta?.[key];
   if (v === undefined) return { value: def, exists: false };
-  const n = /^\+?[0-9]+$/.test(v) ? Number(v.replace(/^\+/, '')) : NaN;
-  if (!Number.isSafeInteger(n) || n > 0xffffffff) throw bad(key, v, 'expected an unsigned 32-bit number');
-  return { value: n, exists: true };
+  const n = parseUint(v, 10, 32);
+  if (!n.ok) throw new InjectError(`failed to parse annotation "${key}": ${n.error}`, { field: `metadata.annotations[${key}]` });
+  return { value: Number(n.value), exists: true };
 }
 
 /** The comma-separated list of `meta[key]` without empty items, or undefined when absent (Kuma `GetList`). */

@@ -9,13 +9,14 @@
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
+import { parseDuration } from '../go-parse.ts';
 import {
   APP_PROBE_PROXY_PORT, DRAIN_TIME, ENVOY_ADMIN_PORT, ENVOY_COMPONENT_LOG_LEVEL, ENVOY_LOG_LEVEL, GATEWAY, INIT_CONTAINER,
   readBool, readMap, readUint32, SIDECAR_CONCURRENCY, SIDECAR_CONTAINER, SIDECAR_ENV_VARS, SPIRE_SUPPORT, TOKEN_VOLUME,
   TP_CONFIGMAP_NAME, VALIDATION_CONTAINER, VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE, VOLUME_TP_CUSTOM,
 } from './annotations.ts';
 import type { CpuMemory, KumaSettings, ProbeTimings } from './config.ts';
-import { formatGoDuration, milliValue, parseGoDuration } from './units.ts';
+import { formatGoDuration, milliValue } from './units.ts';
 
 type Annotations = Record<string, string>;
 
@@ -72,8 +73,10 @@ function sidecarProbeProxyPort(annotations: Annotations, def: number): number {
 function sidecarEnv(mesh: string, annotations: Annotations, s: KumaSettings): JsonObject[] {
   const sc = s.injector.sidecarContainer;
   const drainRaw = annotations[DRAIN_TIME];
-  const drain = drainRaw === undefined ? sc.drainTime : parseGoDuration(drainRaw);
-  if (drain === undefined) throw new InjectError(`annotation "${DRAIN_TIME}" has wrong value "${drainRaw}" (expected a Go duration such as 30s)`, { field: `metadata.annotations[${DRAIN_TIME}]` });
+  const parsed = drainRaw === undefined ? undefined : parseDuration(drainRaw);
+  // Kuma `GetDurationWithDefault` returns Go's error as it is (`time: invalid duration "x"`).
+  if (parsed && !parsed.ok) throw new InjectError(`annotation "${DRAIN_TIME}": ${parsed.error}`, { field: `metadata.annotations[${DRAIN_TIME}]` });
+  const drain = parsed ? Number(parsed.value) : sc.drainTime;
   const env = new Map<string, JsonObject>();
   const put = (e: JsonObject) => env.set(e.name as string, e);
   put(fieldRef('POD_NAME', 'metadata.name'));

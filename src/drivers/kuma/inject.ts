@@ -8,7 +8,7 @@ import type { JsonObject, NamespaceInfo, PodTemplate, ServiceInfo } from '../../
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest, InjectResponse } from '../driver.ts';
 import {
-  APP_PROBE_PROXY_PORT, CNCF_NETWORKS, DEFAULT_CONTAINER, ENVOY_ADMIN_PORT, IGNORE_ANNOTATION, INIT_FIRST, KUMA_CNI, MESH_LABEL, readBool,
+  APP_PROBE_PROXY_PORT, CNCF_NETWORKS, DEFAULT_CONTAINER, ENVOY_ADMIN_PORT, IGNORE_ANNOTATION, INIT_FIRST, KUMA_CNI, MESH_LABEL, readBool, readUint32,
   SIDECAR_INJECTED, TP_CONFIG, TP_CONFIGMAP_NAME, VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE,
   VOLUME_TP_CUSTOM, ZONE_PROXY_TYPE_LABEL,
 } from './annotations.ts';
@@ -153,7 +153,7 @@ function injectInto(pod: PodTemplate, mesh: string, native: boolean, s: KumaSett
   }
   const inits = [...prepend, ...list(pod.spec, 'initContainers'), ...append];
   if (inits.length > 0) pod.spec.initContainers = inits;
-  setupAppProbeProxies(pod.spec, Number(annotations[APP_PROBE_PROXY_PORT]));
+  setupAppProbeProxies(pod.spec, readUint32(annotations, APP_PROBE_PROXY_PORT, 0).value);
   return pod;
 }
 

@@ -8,6 +8,7 @@
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
+import { atoi } from '../go-parse.ts';
 import { SIDECAR_CONTAINER } from './annotations.ts';
 
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
@@ -39,11 +40,11 @@ export function containersNeedingProbes(spec: JsonObject): JsonObject[] {
   return out;
 }
 
-/** Go `intstr.IntValue()`: a number, a numeric string's value, else 0. */
+/** Go `intstr.IntValue()`: a number, a string's `strconv.Atoi` value, else 0 (the error ignored). */
 function intValue(v: Json | undefined): number {
   if (typeof v === 'number') return Math.trunc(v);
-  if (typeof v === 'string' && /^[-+]?[0-9]+$/.test(v)) return Number(v);
-  return 0;
+  const n = typeof v === 'string' ? atoi(v) : undefined;
+  return n?.ok ? Number(n.value) : 0;
 }
 
 /** The port a probe handler targets, a named port resolved from `ports`; undefined when unknown. */

@@ -10,6 +10,7 @@
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
+import { parsePort } from '../go-parse.ts';
 import {
   APP_PROBE_PROXY_PORT, DROP_INVALID_PACKETS, EXCLUDE_INBOUND_IPS, EXCLUDE_INBOUND_PORTS, EXCLUDE_OUTBOUND_IPS,
   EXCLUDE_OUTBOUND_PORTS, EXCLUDE_OUTBOUND_PORTS_FOR_UIDS, GATEWAY, IP_FAMILY_MODE, IPTABLES_LOGS, readBool, readList, readUint32,
@@ -19,8 +20,10 @@ import type { InjectorConfig } from './config.ts';
 type Annotations = Record<string, string>;
 
 /**
- * A comma-separated port list as Kuma's `Ports.Set` reads it (spaces trimmed, empty items skipped).
- * @throws InjectError naming `source` for an item that is not a port number
+ * A comma-separated port list as Kuma's `Ports.Set` reads it (spaces trimmed, empty items skipped), each item a
+ * `Port` (`parsePort`, pkg/transparentproxy/config/utils.go: Go `strconv.ParseUint(s, 10, 16)`, and not 0).
+ * @throws InjectError naming `source` (the annotation or config field), with Kuma's message
+ *   `value '0' is not a valid port (uint16 in the range [1, 65535])`
  */
 export function parsePorts(value: Json | undefined, source: string): number[] {
   const items = Array.isArray(value) ? value.map(String) : typeof value === 'string' || typeof value === 'number' ? String(value).split(',') : [];
@@ -28,12 +31,15 @@ export function parsePorts(value: Json | undefined, source: string): number[] {
   for (const raw of items) {
     const s = raw.trim();
     if (s === '') continue;
-    const n = /^[0-9]+$/.test(s) ? Number(s) : NaN;
-    if (!(n >= 0 && n <= 65535)) throw new InjectError(`${source}: "${s}" is not a valid port (0-65535)`);
-    out.push(n);
+    const port = parsePort(s, KUMA_PORTS);
+    if (!port.ok) throw new InjectError(`${source}: value '${s}' is not a valid port (uint16 in the range [1, 65535])`, source.includes('/') ? { field: `metadata.annotations[${source}]` } : {});
+    out.push(port.value);
   }
   return out;
 }
+
+/** The ports Kuma's transparent proxy takes (`Port`: a `uint16` other than 0). */
+const KUMA_PORTS = { min: 1, max: 65535 };
 
 /**
  * The application probe proxy port of a pod (Kuma `GetApplicationProbeProxyPort`, probes/pod_probe_overrider.go):

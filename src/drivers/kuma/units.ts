@@ -3,25 +3,15 @@
  * `sleepBetweenRetries: 2s`) and the CPU `resource.Quantity` its concurrency is derived from.
  */
 
-const UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+import { parseDuration } from '../go-parse.ts';
 
 /**
- * Nanoseconds of a Go duration string (`time.ParseDuration`: `1h2m3.5s`, `500ms`, `-2s`, `0`), or undefined
- * when it is not one. Precise below 2^53 ns (about 104 days).
+ * Nanoseconds of a Go duration string (`time.ParseDuration`, ../go-parse.ts: `1h2m3.5s`, `500ms`, `-2s`, `0`),
+ * or undefined when Go refuses it. Precise below 2^53 ns (about 104 days).
  */
 export function parseGoDuration(s: string): number | undefined {
-  const m = /^([-+]?)(.*)$/s.exec(s)!;
-  let rest = m[2]!;
-  if (rest === '0') return 0;
-  if (rest === '') return undefined;
-  let total = 0;
-  while (rest !== '') {
-    const part = /^([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/.exec(rest);
-    if (!part || part[1] === '' || part[1] === '.') return undefined;
-    total += Number(part[1]) * UNITS[part[2]!]!;
-    rest = rest.slice(part[0].length);
-  }
-  return m[1] === '-' ? -total : Math.round(total);
+  const d = parseDuration(s);
+  return d.ok ? Number(d.value) : undefined;
 }
 
 /** Go's `time.Duration.String()` of `ns` nanoseconds: `31s`, `1m30s`, `1h0m0s`, `500ms`, `1.5µs`, `0s`. */
