@@ -6,18 +6,14 @@
  */
 import { isJsonObject } from '../../json.ts';
 import type { JsonObject } from '../../model.ts';
+import { atoi, parseBool, parseDuration, parseInt } from '../go-parse.ts';
 import { A, INJECT_ANNOTATION } from './annotations.ts';
 import type { LinkerdValues } from './values.ts';
 
-/** Go `time.ParseDuration` in seconds, or undefined (e.g. `1m30s`, `100ms`, `2h`). */
+/** Go `time.ParseDuration` (../go-parse.ts) in seconds, or undefined (e.g. `1m30s`, `100ms`, `2h`). */
 export function parseGoDuration(s: string): number | undefined {
-  if (s === '0') return 0;
-  const m = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(s);
-  if (!m) return undefined;
-  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-  let total = 0;
-  for (const part of s.replace(/^[-+]/, '').matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(part[1]) * unit[part[2]!]!;
-  return m[1] === '-' ? -total : total;
+  const d = parseDuration(s);
+  return d.ok ? Number(d.value) / 1e9 : undefined;
 }
 
 /** A Kubernetes quantity (`resource.ParseQuantity`) as a number of base units, or undefined when invalid. */
@@ -36,16 +32,22 @@ function wholeCores(q: number): number {
   return Math.ceil(q - 1e-9);
 }
 
-/** Go `strconv.ParseBool`. */
+/** Go `strconv.ParseBool` (../go-parse.ts), or undefined. */
 function parseGoBool(s: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
-  return undefined;
+  const b = parseBool(s);
+  return b.ok ? b.value : undefined;
 }
 
-/** Go `strconv.ParseInt(s, 10, 32)` as a port-sized integer, or undefined. */
+/** Go `strconv.ParseInt(s, 10, 32)` (../go-parse.ts), or undefined. */
 function parseInt32(s: string): number | undefined {
-  return /^[+-]?\d+$/.test(s) && Math.abs(Number(s)) < 2 ** 31 ? Number(s) : undefined;
+  const n = parseInt(s, 10, 32);
+  return n.ok ? Number(n.value) : undefined;
+}
+
+/** Linkerd `ParsePortRange`'s bound (pkg/util/portrange.go): `strconv.Atoi`, then 0..65535; or undefined. */
+function portBound(s: string | undefined): number | undefined {
+  const n = s === undefined ? undefined : atoi(s);
+  return n?.ok && n.value >= 0n && n.value <= 65535n ? Number(n.value) : undefined;
 }
 
 const INBOUND_POLICIES = ['all-unauthenticated', 'all-authenticated', 'cluster-unauthenticated', 'cluster-authenticated', 'deny', 'audit'];
@@ -64,13 +66,12 @@ export function resolveOpaquePorts(list: string, namedPorts: Map<string, number>
       continue;
     }
     const bounds = raw.split('-');
-    const ok = (b: string | undefined) => b !== undefined && /^\d+$/.test(b) && Number(b) <= 65535;
-    const [lo, hi] = [bounds[0], bounds.length === 2 ? bounds[1] : bounds[0]];
-    if (bounds.length > 2 || !ok(lo) || !ok(hi) || Number(hi) < Number(lo)) {
+    const [lo, hi] = [portBound(bounds[0]), portBound(bounds.length === 2 ? bounds[1] : bounds[0])];
+    if (bounds.length > 2 || lo === undefined || hi === undefined || hi < lo) {
       warnings.push(`${A.opaquePorts}: "${raw}" is neither a port, a port range nor a container port name; Linkerd ignores it`);
       continue;
     }
-    out.push(lo === hi ? String(Number(lo)) : `${Number(lo)}-${Number(hi)}`);
+    out.push(lo === hi ? String(lo) : `${lo}-${hi}`);
   }
   return out.join(',');
 }
