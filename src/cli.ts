@@ -543,7 +543,7 @@ async function runInject(s: Session, cmd: Command, startedAt: number): Promise<v
     let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        parts = [cmd.output === 'patches' ? patchComponent(out.files) : convertOutput(out.stdout, cmd.output)];
+        parts = [cmd.output === 'patches' ? patchComponent(out.files, reinjectWith(inputs, opts)) : convertOutput(out.stdout, cmd.output)];
       } catch (e) {
         throw new CliError((e as Error).message);
       }
@@ -665,6 +665,18 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
  * writes files (which yields to handle signals). Never rejects: an unexpected error is an internal error
  * line on stderr and exit 2.
  */
+/**
+ * For `--output patches`: runs the same injection on other texts of the same inputs (one per input, in order)
+ * and gives each input's output, or undefined when the run fails or its files do not line up with the inputs.
+ */
+function reinjectWith(inputs: readonly RunInput[], opts: RunOptions): (texts: string[]) => Array<{ input: string; output: string }> | undefined {
+  return (texts) => {
+    if (texts.length !== inputs.length) return undefined;
+    const out = runInputs(inputs.map((input, i) => ({ ...input, text: texts[i]! })), opts);
+    return out.exitCode === 2 || out.files.length !== inputs.length ? undefined : out.files;
+  };
+}
+
 export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
   const startedAt = io.now();
   const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), outputFailed: false, startedAt };
