@@ -158,11 +158,12 @@ async function pool<T, R>(items: T[], width: number, f: (x: T) => Promise<R>): P
   return out;
 }
 
-/** JSON pointers where `a` and `b` differ (lists of named items compared by name; key order ignored; `[]` is no list). */
+/** JSON pointers where `a` and `b` differ (lists of named items compared by name; key order ignored; `[]` and `{}` are none). */
 function differences(a: unknown, b: unknown, path = ''): string[] {
   if (a === b) return [];
-  // An emptied list (`[]`, what a Component leaves when uninject removed every item) is no list to Kubernetes.
-  if ((Array.isArray(a) && a.length === 0 && b === undefined) || (Array.isArray(b) && b.length === 0 && a === undefined)) return [];
+  // An emptied list or map (`[]`, `{}`: what a Component leaves where uninject removed every item or key) is none to Kubernetes.
+  const empty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+  if ((empty(a) && b === undefined) || (empty(b) && a === undefined)) return [];
   if (Array.isArray(a) && Array.isArray(b)) {
     const named = (l: unknown[]) => l.every((x) => typeof x === 'object' && x !== null && typeof (x as Obj).name === 'string');
     if (named(a) && named(b)) {

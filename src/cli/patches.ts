@@ -106,7 +106,8 @@ export function diffValue(a: J, b: J, path: string, out: PatchOp[], ctx: DiffCon
  * which kustomize merges key by key and creates where missing; and `ops`, RFC 6902 operations for every list
  * the input has (see `diffNamed`), since kustomize's strategic merge moves the items a patch names to the front
  * of a list; a named list the input lacks is made empty by the merge and filled by operations, one the
- * output lacks is emptied item by item (left as `[]`, which Kubernetes reads as no list). Undefined
+ * output lacks is emptied item by item (left as `[]`, which Kubernetes reads as no list), a map the output
+ * lacks key by key. Undefined
  * `merge` when no map changes.
  */
 function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string, ops: PatchOp[], ctx: DiffContext): { [k: string]: J } | undefined {
@@ -117,7 +118,11 @@ function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string
     const old = a[k]!;
     // A named list emptied (uninject): its items go one by one, so one an upstream adds later stays.
     if (Array.isArray(old) && old.length > 0 && names(old)) diffValue(old, [], pointer(path, k), ops);
-    else {
+    else if (isObj(old) && Object.keys(old).length > 0) {
+      // A map emptied (uninject's annotations): its keys go one by one, so one an upstream adds later stays.
+      merge[k] = Object.fromEntries(Object.keys(old).map((x) => [x, null]));
+      any = true;
+    } else {
       merge[k] = null;
       any = true;
     }
