@@ -654,18 +654,6 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
 }
 
 /**
- * Runs one meshinject command line and resolves to its exit code: 0 success (`diff`: no change), 1 error
- * results, a failed check or (`diff`) changes, 2 bad input or usage (one line on stderr, nothing on stdout).
- * `argv` is the arguments without `node` and the script; `env` the environment it reads (`LOG_TO_STDERR`,
- * `ARGOCD_APP_NAME`, `ARGOCD_APP_NAMESPACE`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`, `NO_COLOR`,
- * `MESHINJECT_PLANS`, `MESHINJECT_VERIFY_PLANS`, `MESHINJECT_PLAN_STATS`); `io` its streams, working directory
- * and clock (`CliIo`). Reads the files it names and writes those it is asked to (`--output-file`,
- * `--report F=PATH`, `diff --in-place`); sets nothing process-wide (a signal caught while files are written
- * still ends the process: src/cli/atomic-write.ts). Synchronous up to the write phase of a command that
- * writes files (which yields to handle signals). Never rejects: an unexpected error is an internal error
- * line on stderr and exit 2.
- */
-/**
  * For `--output patches`: runs the same injection on other texts of the same inputs (one per input, in order)
  * and gives each input's output, or undefined when the run fails or its files do not line up with the inputs.
  */
@@ -677,6 +665,18 @@ function reinjectWith(inputs: readonly RunInput[], opts: RunOptions): (texts: st
   };
 }
 
+/**
+ * Runs one meshinject command line and resolves to its exit code: 0 success (`diff`: no change), 1 error
+ * results, a failed check or (`diff`) changes, 2 bad input or usage (one line on stderr, nothing on stdout).
+ * `argv` is the arguments without `node` and the script; `env` the environment it reads (`LOG_TO_STDERR`,
+ * `ARGOCD_APP_NAME`, `ARGOCD_APP_NAMESPACE`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`, `NO_COLOR`,
+ * `MESHINJECT_PLANS`, `MESHINJECT_VERIFY_PLANS`, `MESHINJECT_PLAN_STATS`); `io` its streams, working directory
+ * and clock (`CliIo`). Reads the files it names and writes those it is asked to (`--output-file`,
+ * `--report F=PATH`, `diff --in-place`); sets nothing process-wide (a signal caught while files are written
+ * still ends the process: src/cli/atomic-write.ts). Synchronous up to the write phase of a command that
+ * writes files (which yields to handle signals). Never rejects: an unexpected error is an internal error
+ * line on stderr and exit 2.
+ */
 export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
   const startedAt = io.now();
   const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), outputFailed: false, startedAt };

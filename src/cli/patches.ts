@@ -100,6 +100,9 @@ export function diffValue(a: J, b: J, path: string, out: PatchOp[], ctx: DiffCon
   out.push({ op: 'replace', path, value: b });
 }
 
+/** The resource's own annotations and labels (see `splitChanges`). */
+const ROOT_META = new Set(['/metadata/annotations', '/metadata/labels']);
+
 /**
  * The changes from resource `a` to `b` in two parts: `merge`, a strategic merge patch of the maps reached from
  * the root through maps only (a key set, a key `null` to remove it, a map or list the input lacks as a whole),
@@ -118,7 +121,12 @@ function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string
     const old = a[k]!;
     // A named list emptied (uninject): its items go one by one, so one an upstream adds later stays.
     if (Array.isArray(old) && old.length > 0 && names(old)) diffValue(old, [], pointer(path, k), ops);
-    else if (isObj(old) && Object.keys(old).length > 0) {
+    else if (ROOT_META.has(path) || (ROOT_META.has(pointer(path, k)) && isObj(old))) {
+      // kustomize writes a strategic-merge `null` among the resource's own annotations and labels as the
+      // string "null": those keys are removed by operations.
+      if (ROOT_META.has(path)) ops.push({ op: 'remove', path: pointer(path, k) });
+      else for (const x of Object.keys(old as { [k: string]: J })) ops.push({ op: 'remove', path: pointer(pointer(path, k), x) });
+    } else if (isObj(old) && Object.keys(old).length > 0) {
       // A map emptied (uninject's annotations): its keys go one by one, so one an upstream adds later stays.
       merge[k] = Object.fromEntries(Object.keys(old).map((x) => [x, null]));
       any = true;

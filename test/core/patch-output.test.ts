@@ -15,13 +15,14 @@ const REAL_WORLD = corpus('real-world');
 const hasKubectl = runTool('sh', ['-c', 'command -v kubectl']).status === 0;
 
 /**
- * `v` without map entries holding `[]`: the Component empties a list uninject removes item by item (so an item an
- * upstream adds later stays), and Kubernetes reads an empty list as no list.
+ * `v` without map entries holding `[]` or `{}`: the Component empties a list or map uninject removes item by item
+ * (so an item an upstream adds later stays), and Kubernetes reads an empty one as none.
  */
 function withoutEmptyLists(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutEmptyLists);
   if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).filter(([, x]) => !(Array.isArray(x) && x.length === 0)).map(([k, x]) => [k, withoutEmptyLists(x)]));
+  const empty = (x: unknown) => typeof x === 'object' && x !== null && Object.keys(x).length === 0;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutEmptyLists(x)] as const).filter(([, x]) => !empty(x)));
 }
 
 /** Resources of a YAML stream by `kind/namespace/name`, values as kustomize reads them (YAML 1.1). */

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, makeTempDir, runTool } from './e2e-helpers.ts';
+import { BIN, ROOT, makeTempDir, runTool } from '../helpers/e2e.ts';
 
 const hasKpt = runTool('sh', ['-c', 'command -v kpt']).status === 0;
 

@@ -7,10 +7,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { ROOT, makeTempDir, runTool, type Obj } from './e2e-helpers.ts';
+import { ROOT, makeTempDir, runTool, type Obj } from '../helpers/e2e.ts';
+import { corpus, needs, recordCases } from '../helpers/data.ts';
 
 const hasKubectl = runTool('sh', ['-c', 'command -v kubectl']).status === 0;
-const DATA = process.env.MESHINJECT_TEST_DATA ?? join(ROOT, '../shared');
+const CONFORMANCE = { istio: corpus('conformance/istio'), kuma: corpus('conformance/kuma'), linkerd: corpus('conformance/linkerd') };
+const REAL_WORLD = corpus('real-world');
 
 /** One input: its files (name -> text) and meshinject's arguments. */
 interface Case {
@@ -37,9 +39,10 @@ function exampleCases(): Case[] {
 
 function corpusCases(): Case[] {
   const out: Case[] = [];
-  for (const mesh of ['istio', 'kuma', 'linkerd']) {
-    const root = join(DATA, 'conformance', mesh, 'cases');
-    if (!existsSync(root)) continue;
+  for (const mesh of ['istio', 'kuma', 'linkerd'] as const) {
+    const base = CONFORMANCE[mesh].path;
+    if (!base) continue;
+    const root = join(base, 'cases');
     for (const c of readdirSync(root).sort()) {
       const dir = join(root, c);
       if (!existsSync(join(dir, 'input.yaml'))) continue;
@@ -49,7 +52,8 @@ function corpusCases(): Case[] {
       out.push({ name: `conformance/${mesh}/${c}`, files, args: hasCfg ? ['-c', 'cfg.yaml'] : [] });
     }
   }
-  const rw = join(DATA, 'real-world');
+  const rw = REAL_WORLD.path;
+  if (!rw) return out;
   for (const app of ['bookinfo', 'online-boutique', 'podinfo/bases/database', 'podinfo/bases/cache', 'podinfo/bases/frontend', 'podinfo/bases/backend', 'kubebuilder-manager', 'rook-operator']) {
     const dir = join(rw, app);
     if (!existsSync(dir)) continue;
@@ -124,7 +128,7 @@ function byIdentity(text: string): Map<string, unknown> {
 
 /** Runs meshinject in this process (the CLI's `main`) in `cwd`; what it wrote to stdout and its exit code. */
 async function meshinject(argv: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { main } = await import('../src/cli.ts');
+  const { main } = await import('../../src/cli.ts');
   const out: string[] = [];
   const err: string[] = [];
   const io = { stdin: new Uint8Array(), stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, cwd, now: () => 0 };
@@ -242,7 +246,7 @@ async function prepare(c: Case): Promise<Prepared | undefined> {
   return { name: c.name, dir, injected: injected.stdout };
 }
 
-t.test('the Component written for an input applies the injection to the upstream changed later', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
+t.test('the Component written for an input applies the injection to the upstream changed later', needs(!hasKubectl && 'kubectl is not installed', CONFORMANCE.istio, CONFORMANCE.kuma, CONFORMANCE.linkerd, REAL_WORLD), async (t) => {
   const ready: Prepared[] = [];
   for (const c of cases) {
     const p = await prepare(c);
@@ -262,4 +266,5 @@ t.test('the Component written for an input applies the injection to the upstream
     }
   });
   t.ok(ready.length >= 100, `${ready.length} of ${cases.length} inputs compared`);
+  recordCases('conformance', ready.length);
 });

@@ -5,7 +5,7 @@
 // once, directly above the key it was above.
 import t from 'tap';
 import fc from 'fast-check';
-import { run } from '../src/run.ts';
+import { run } from '../../src/run.ts';
 
 // Keys of the user's own, and keys Istio reads and writes again (its merge of the prometheus.io annotations puts
 // new keys before them).
