@@ -558,7 +558,7 @@ async function runInject(s: Session, cmd: Command, startedAt: number): Promise<v
     let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        parts = [cmd.output === 'patches' ? patchComponent(out.files) : convertOutput(out.stdout, cmd.output)];
+        parts = [cmd.output === 'patches' ? patchComponent(out.files, reinjectWith(inputs, opts)) : convertOutput(out.stdout, cmd.output)];
       } catch (e) {
         throw new CliError((e as Error).message);
       }
@@ -670,6 +670,18 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
   if (cmd.command === 'explain') return runExplain(s, cmd);
   if (cmd.command === 'diff') return runDiff(s, cmd);
   return runInject(s, cmd, startedAt);
+}
+
+/**
+ * For `--output patches`: runs the same injection on other texts of the same inputs (one per input, in order)
+ * and gives each input's output, or undefined when the run fails or its files do not line up with the inputs.
+ */
+function reinjectWith(inputs: readonly RunInput[], opts: RunOptions): (texts: string[]) => Array<{ input: string; output: string }> | undefined {
+  return (texts) => {
+    if (texts.length !== inputs.length) return undefined;
+    const out = runInputs(inputs.map((input, i) => ({ ...input, text: texts[i]! })), opts);
+    return out.exitCode === 2 || out.files.length !== inputs.length ? undefined : out.files;
+  };
 }
 
 /**

@@ -1,16 +1,21 @@
 import { parseAllDocuments } from 'yaml';
+import { emitMapLines, emitSeqLines, type BlockStyle } from '../yaml/emit-block.ts';
 
 /**
- * `--output patches`: the injection as a kustomize Component whose JSON 6902 patches turn the input resources
- * into meshinject's output (istio/istio#38966: keep upstream manifests untouched, patch them at build time).
- * Pure: texts in, the Component's text out.
+ * `--output patches`: the injection as a kustomize Component whose patches turn the input resources into
+ * meshinject's output (istio/istio#38966: keep upstream manifests untouched, patch them at build time), adding
+ * exactly what injection added so that a later upstream change still applies (issue #37 item 1): one strategic
+ * merge patch per resource for map keys (kustomize creates a missing map and merges an existing one key by key),
+ * RFC 6902 operations for list items (one item by name; kustomize's strategic merge would move the items it
+ * names to the front of a list). Written by the one block emitter (../yaml/emit-block.ts), so NEL, LS and PS
+ * are escaped as in every other YAML meshinject writes. Pure: texts in, the Component's text out.
  */
 
 type J = null | boolean | number | string | J[] | { [k: string]: J };
 
-/** One RFC 6902 operation. */
+/** One RFC 6902 operation (`test` guards the name of a list item before an edit by index). */
 export interface PatchOp {
-  op: 'add' | 'remove' | 'replace';
+  op: 'add' | 'remove' | 'replace' | 'test';
   path: string;
   value?: J;
 }
@@ -37,40 +42,121 @@ function names(list: J[]): string[] | undefined {
 }
 
 /**
- * Operations of a named list (containers, volumes): elements removed (from the end), then in the new order each
- * element added where it now sits or diffed in place. Undefined when the kept elements changed order.
+ * Operations of a named list (containers, init containers, volumes) that touch only the items injection
+ * added, removed or changed, so items an upstream adds later are kept: a removed item is a `test` of its name
+ * and a `remove` (from the end); an added item after which only added items follow is appended (`/-`), any
+ * other at its index; a changed item is a `test` of its name, then its own changes. False (nothing pushed)
+ * when the kept items changed order.
  */
-function diffNamed(a: J[], b: J[], path: string, out: PatchOp[]): boolean {
+function diffNamed(a: J[], b: J[], path: string, out: PatchOp[], ctx: DiffContext): boolean {
   const na = names(a);
   const nb = names(b);
   if (!na || !nb) return false;
   const kept = na.filter((n) => nb.includes(n));
   if (kept.join('\u0000') !== nb.filter((n) => na.includes(n)).join('\u0000')) return false;
-  for (let i = a.length - 1; i >= 0; i--) if (!nb.includes(na[i]!)) out.push({ op: 'remove', path: pointer(path, i) });
+  for (let i = a.length - 1; i >= 0; i--) {
+    if (nb.includes(na[i]!)) continue;
+    out.push({ op: 'test', path: pointer(pointer(path, i), 'name'), value: na[i]! }, { op: 'remove', path: pointer(path, i) });
+  }
+  const lastKept = nb.reduce((last, n, j) => (na.includes(n) ? j : last), -1);
   b.forEach((x, j) => {
     const at = na.indexOf(nb[j]!);
-    if (at < 0) out.push({ op: 'add', path: pointer(path, j), value: x });
-    else diffValue(a[at]!, x, pointer(path, j), out);
+    if (at < 0) out.push({ op: 'add', path: (ctx.appends(path, nb[j]!) ?? j > lastKept) ? `${path}/-` : pointer(path, j), value: x });
+    else if (!equal(a[at], x)) {
+      out.push({ op: 'test', path: pointer(pointer(path, j), 'name'), value: nb[j]! });
+      diffValue(a[at]!, x, pointer(path, j), out, ctx);
+    }
   });
   return true;
 }
 
-/** Appends the operations that turn `a` into `b` at `path` (maps key by key, named lists by name). */
-export function diffValue(a: J, b: J, path: string, out: PatchOp[]): void {
+/**
+ * Where injection puts a new item of a named list beside one an upstream adds at the end later: `appends(path,
+ * name)` is true when after it (the operation appends, `/-`), false when before (added at its index), undefined
+ * when not known (appended when it follows every kept item). Learnt by injecting the input again with such an
+ * item at the end of each list (see `patchComponent`).
+ */
+export interface DiffContext {
+  appends(path: string, name: string): boolean | undefined;
+}
+
+const NO_PROBE: DiffContext = { appends: () => undefined };
+
+/** Appends the RFC 6902 operations that turn `a` into `b` at `path` (maps key by key, named lists by name). */
+export function diffValue(a: J, b: J, path: string, out: PatchOp[], ctx: DiffContext = NO_PROBE): void {
   if (equal(a, b)) return;
   if (isObj(a) && isObj(b)) {
     for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) out.push({ op: 'remove', path: pointer(path, k) });
     for (const [k, v] of Object.entries(b)) {
       if (!Object.hasOwn(a, k)) out.push({ op: 'add', path: pointer(path, k), value: v });
-      else diffValue(a[k]!, v, pointer(path, k), out);
+      else diffValue(a[k]!, v, pointer(path, k), out, ctx);
     }
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
-    if (diffNamed(a, b, path, out)) return;
-    if (a.length === b.length) return a.forEach((x, i) => diffValue(x, b[i]!, pointer(path, i), out));
+    if (diffNamed(a, b, path, out, ctx)) return;
+    if (a.length === b.length) return a.forEach((x, i) => diffValue(x, b[i]!, pointer(path, i), out, ctx));
   }
   out.push({ op: 'replace', path, value: b });
+}
+
+/** The resource's own annotations and labels (see `splitChanges`). */
+const ROOT_META = new Set(['/metadata/annotations', '/metadata/labels']);
+
+/**
+ * The changes from resource `a` to `b` in two parts: `merge`, a strategic merge patch of the maps reached from
+ * the root through maps only (a key set, a key `null` to remove it, a map or list the input lacks as a whole),
+ * which kustomize merges key by key and creates where missing; and `ops`, RFC 6902 operations for every list
+ * the input has (see `diffNamed`), since kustomize's strategic merge moves the items a patch names to the front
+ * of a list; a named list the input lacks is made empty by the merge and filled by operations, one the
+ * output lacks is emptied item by item (left as `[]`, which Kubernetes reads as no list), a map the output
+ * lacks key by key. Undefined
+ * `merge` when no map changes.
+ */
+function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string, ops: PatchOp[], ctx: DiffContext): { [k: string]: J } | undefined {
+  const merge: { [k: string]: J } = {};
+  let any = false;
+  for (const k of Object.keys(a)) {
+    if (Object.hasOwn(b, k)) continue;
+    const old = a[k]!;
+    // A named list emptied (uninject): its items go one by one, so one an upstream adds later stays.
+    if (Array.isArray(old) && old.length > 0 && names(old)) diffValue(old, [], pointer(path, k), ops);
+    else if (ROOT_META.has(path) || (ROOT_META.has(pointer(path, k)) && isObj(old))) {
+      // kustomize writes a strategic-merge `null` among the resource's own annotations and labels as the
+      // string "null": those keys are removed by operations.
+      if (ROOT_META.has(path)) ops.push({ op: 'remove', path: pointer(path, k) });
+      else for (const x of Object.keys(old as { [k: string]: J })) ops.push({ op: 'remove', path: pointer(pointer(path, k), x) });
+    } else if (isObj(old) && Object.keys(old).length > 0) {
+      // A map emptied (uninject's annotations): its keys go one by one, so one an upstream adds later stays.
+      merge[k] = Object.fromEntries(Object.keys(old).map((x) => [x, null]));
+      any = true;
+    } else {
+      merge[k] = null;
+      any = true;
+    }
+  }
+  for (const [k, v] of Object.entries(b)) {
+    const old = a[k];
+    if (old !== undefined && equal(old, v)) continue;
+    if (isObj(old) && isObj(v)) {
+      const sub = splitChanges(old, v, pointer(path, k), ops, ctx);
+      if (sub === undefined) continue;
+      merge[k] = sub;
+    } else if (Array.isArray(old) && Array.isArray(v)) {
+      diffValue(old, v, pointer(path, k), ops, ctx);
+      continue;
+    } else if (old === undefined && Array.isArray(v) && v.length > 0 && names(v)) {
+      // A named list the input lacks: the merge makes it (an empty list leaves one an upstream adds later as it
+      // is), the operations add its items where injection puts them beside an upstream's.
+      merge[k] = [];
+      diffValue([], v, pointer(path, k), ops, ctx);
+    } else {
+      if (old === undefined && v === null) continue;
+      merge[k] = v;
+    }
+    any = true;
+  }
+  return any ? merge : undefined;
 }
 
 /** The resources of a text: a YAML stream's documents, a List's or ResourceList's items, read as kustomize reads YAML (1.1). */
@@ -102,14 +188,23 @@ function targetOf(r: { [k: string]: J }): Record<string, string> | undefined {
   };
 }
 
+/** What one input became: its text and meshinject's output for it. */
+export interface PatchedFile {
+  input: string;
+  output: string;
+}
+
 /**
  * The kustomize Component (`kustomization.yaml` of a component directory) whose patches turn the resources of
- * `inputs` into those of `outputs` (per input file: its text and meshinject's output for it). Resources are
- * matched by identity; one meshinject left out of the output (local config) gets no patch.
+ * the inputs into those of the outputs (`files`: per input file, its text and meshinject's output for it).
+ * Resources are matched by identity; one meshinject left out of the output (local config) gets no patch.
+ * `reinject` runs the same injection on other input texts (one per file, in order; undefined when it fails):
+ * it tells where injection puts its new list items beside an item an upstream adds at the end of the list later
+ * (see {@link DiffContext}); without it an item that follows every kept item is appended.
  *
  * @throws Error when a resource identity appears twice in the input (a patch target would be ambiguous)
  */
-export function patchComponent(files: ReadonlyArray<{ input: string; output: string }>): string {
+export function patchComponent(files: ReadonlyArray<PatchedFile>, reinject?: (inputs: string[]) => PatchedFile[] | undefined): string {
   const after = new Map<string, { [k: string]: J }>();
   const before: Array<[string, Record<string, string>, { [k: string]: J }]> = [];
   const seen = new Set<string>();
@@ -127,23 +222,117 @@ export function patchComponent(files: ReadonlyArray<{ input: string; output: str
       before.push([key, t, r]);
     }
   }
-  const entries: string[] = [];
+  const positions = reinject ? probePositions(files, after, reinject) : new Map<string, boolean>();
+  const patches: J[] = [];
   for (const [key, target, r] of before) {
     const next = after.get(key);
     if (!next) continue;
     const ops: PatchOp[] = [];
-    diffValue(r, next, '', ops);
-    if (ops.length === 0) continue;
-    const t = Object.entries(target).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`).join('\n');
-    const patch = JSON.stringify(ops, null, 2).split('\n').map((l) => `    ${l}`).join('\n');
-    entries.push(`- target:\n${t}\n  patch: |-\n${patch}\n`);
+    const ctx: DiffContext = { appends: (path, name) => positions.get(`${key}\u0000${path}\u0000${name}`) };
+    const merge = splitChanges(r, next, '', ops, ctx);
+    if (merge) patches.push({ target, patch: emitMapLines(mergeDocument(r, merge), 0, STYLE) });
+    if (ops.length > 0) patches.push({ target, patch: emitSeqLines(ops as unknown as J[], 0, STYLE) });
   }
   return [
-    '# A kustomize Component written by `meshinject --output patches`: JSON 6902 patches that apply the injection',
-    '# to the input resources. Save it as kustomization.yaml in a directory and list that directory under',
-    '# `components:` of the kustomization that holds those resources.',
-    'apiVersion: kustomize.config.k8s.io/v1alpha1',
-    'kind: Component',
-    entries.length ? `patches:\n${entries.join('')}` : 'patches: []\n',
+    '# A kustomize Component written by `meshinject --output patches`: patches that apply the injection to the input',
+    '# resources (strategic merge for map keys, JSON 6902 for list items). Save it as kustomization.yaml in a',
+    '# directory and list that directory under `components:` of the kustomization that holds those resources.',
+    emitMapLines({ apiVersion: 'kustomize.config.k8s.io/v1alpha1', kind: 'Component', patches }, 0, STYLE),
   ].join('\n');
+}
+
+/** The name of the item `probePositions` adds at the end of each list (not a name any mesh injects). */
+const PROBE_NAME = 'meshinject-position-probe';
+
+/**
+ * The named lists, reached from `b`'s root through maps only, that hold items `a`'s list lacks: JSON pointer
+ * and the new names.
+ */
+function gainedLists(a: J | undefined, b: J, path: string, out: Array<[string, string[]]>): void {
+  if (!isObj(b)) return;
+  for (const [k, v] of Object.entries(b)) {
+    const old = isObj(a) ? a[k] : undefined;
+    if (isObj(v)) gainedLists(old, v, pointer(path, k), out);
+    else if (Array.isArray(v) && names(v) && (old === undefined || (Array.isArray(old) && names(old)))) {
+      const had = new Set(names((old as J[] | undefined) ?? []));
+      const added = names(v)!.filter((n) => !had.has(n));
+      if (added.length > 0) out.push([pointer(path, k), added]);
+    }
+  }
+}
+
+/** The value at a JSON pointer, or undefined. */
+function at(v: J | undefined, path: string): J | undefined {
+  for (const part of path.split('/').slice(1)) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (isObj(v)) v = Object.hasOwn(v, key) ? v[key] : undefined;
+    else if (Array.isArray(v)) v = v[Number(key)];
+    else return undefined;
+  }
+  return v;
+}
+
+/**
+ * Injects the input again with an upstream-like item at the end of every list injection added to (a copy of
+ * the list's last item, or of the first new one when the input has no list, named {@link PROBE_NAME}; an item
+ * with an image gets only its name and an image), and answers, per resource key, list pointer and new name,
+ * whether injection put the new item after that item (true) or before it (false). Empty when nothing was added
+ * or the injection fails.
+ */
+function probePositions(files: ReadonlyArray<PatchedFile>, after: Map<string, { [k: string]: J }>, reinject: (inputs: string[]) => PatchedFile[] | undefined): Map<string, boolean> {
+  const lists = new Map<string, Array<[string, string[]]>>();
+  const texts = files.map((f) => {
+    const docs = resourcesOf(f.input).map((r) => {
+      const t = targetOf(r);
+      const next = t && after.get(JSON.stringify(t));
+      if (!t || !next) return r;
+      const found: Array<[string, string[]]> = [];
+      gainedLists(r, next, '', found);
+      if (found.length === 0) return r;
+      const copy = JSON.parse(JSON.stringify(r)) as { [k: string]: J };
+      const kept: Array<[string, string[]]> = [];
+      for (const [path, added] of found) {
+        const cut = path.lastIndexOf('/');
+        const parent = at(copy, path.slice(0, cut));
+        if (!isObj(parent)) continue;
+        const key = path.slice(cut + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+        const list = (Array.isArray(parent[key]) ? parent[key] : (parent[key] = [])) as J[];
+        const model = (list.length > 0 ? list[list.length - 1] : (at(next, path) as J[]).find((x) => isObj(x) && x.name === added[0])) as { [k: string]: J };
+        list.push(typeof model.image === 'string' ? { name: PROBE_NAME, image: PROBE_NAME } : { ...model, name: PROBE_NAME });
+        kept.push([path, added]);
+      }
+      lists.set(JSON.stringify(t), kept);
+      return copy;
+    });
+    return docs.map((d) => JSON.stringify(d)).join('\n---\n');
+  });
+  const out = new Map<string, boolean>();
+  if (lists.size === 0) return out;
+  const probed = reinject(texts);
+  for (const f of probed ?? []) {
+    for (const r of resourcesOf(f.output)) {
+      const t = targetOf(r);
+      const key = t && JSON.stringify(t);
+      for (const [path, added] of (key && lists.get(key)) || []) {
+        const list = at(r, path);
+        const order = Array.isArray(list) ? names(list) : undefined;
+        const probe = order?.indexOf(PROBE_NAME) ?? -1;
+        if (probe < 0) continue;
+        for (const n of added) if (order!.includes(n)) out.set(`${key}\u0000${path}\u0000${n}`, order!.indexOf(n) > probe);
+      }
+    }
+  }
+  return out;
+}
+
+/** Block YAML as kustomize's own files are written; `null` kept (a strategic merge `null` removes a key). */
+const STYLE: BlockStyle = { seqIndent: 'compact', keepNulls: true };
+
+/** The strategic merge patch document of `merge` for resource `r`: its apiVersion, kind, name and namespace, and the changes. */
+function mergeDocument(r: { [k: string]: J }, merge: { [k: string]: J }): { [k: string]: J } {
+  const meta = r.metadata as { [k: string]: J };
+  const id: { [k: string]: J } = { name: meta.name! };
+  if (typeof meta.namespace === 'string' && meta.namespace !== '') id.namespace = meta.namespace;
+  const { metadata, ...rest } = merge;
+  return { apiVersion: r.apiVersion!, kind: r.kind!, metadata: { ...id, ...(isObj(metadata) ? metadata : {}) }, ...rest };
 }

@@ -105,6 +105,22 @@ export function trailingCommentsEnd(text: string, end: number, col: number): num
   return at;
 }
 
+/**
+ * Where the comment lines right above the line starting at `start` begin: the run of lines holding only a
+ * comment at column `col` or left of it (a comment so placed annotates what follows it, as kpt and
+ * `trailingCommentsEnd` read it). `start` itself when no such line precedes it.
+ */
+function headCommentStart(text: string, start: number, col: number): number {
+  let at = start;
+  while (at > 0) {
+    const prev = lineStart(text, at - 1);
+    const m = /^([ ]*)#/.exec(text.slice(prev, at));
+    if (!m || m[1]!.length > col) break;
+    at = prev;
+  }
+  return at;
+}
+
 /** Whether only indentation precedes `pos` on its line. */
 function startsLine(text: string, pos: number): boolean {
   return /^[ ]*$/.test(text.slice(lineStart(text, pos), pos));
@@ -157,7 +173,11 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       const first = survivors[0];
       if (!first) throw new NeedsRewrite(map);
       const pos = first.keyNode.start;
-      if (first === pairs[0]) ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${spaces(keyCol)}` });
+      // Above the first key's own comment, never between the comment and its key (issue #37 item 2: kpt reads
+      // such a comment as the key's and writes it again above it, so a comment would double).
+      const head = startsLine(text, pos) ? headCommentStart(text, lineStart(text, pos), keyCol) : undefined;
+      if (head !== undefined && head < lineStart(text, pos)) ctx.edits.push({ start: head, end: head, text: add });
+      else if (first === pairs[0]) ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${spaces(keyCol)}` });
       else ctx.edits.push({ start: lineStart(text, pos), end: lineStart(text, pos), text: add });
       continue;
     }
