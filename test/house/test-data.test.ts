@@ -44,7 +44,7 @@ t.test('no data root under CI=true: a failure naming the folder', async (t) => {
 
 t.test('data root present: the cases each corpus ran are counted at the end', needs(LINKERD), async (t) => {
   const r = tap(['test/drivers/linkerd/uninject.test.ts'], { MESHINJECT_TEST_DATA: DATA_ROOT, CI: 'true' });
-  t.equal(r.status, 0, r.out.slice(-2000));
+  t.equal(r.status, 0, 'the run passes', { output: r.out.slice(-2000) });
   t.match(r.out, `test data (${DATA_ROOT}): cases run per corpus`);
   t.match(r.out, /conformance\/linkerd \(uninject\): test\/drivers\/linkerd\/uninject\.test\.ts 13/);
   t.notMatch(r.out, /corpus suites skipped/);
