@@ -10,7 +10,7 @@ import Handlebars from 'handlebars';
 import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
 import { SHARED_PLAN_RULES, planned, type PlanRule } from './plan-helpers.ts';
-import { BudgetExceeded, checkBuild, metered, spendOutput, spendSteps } from './budget.ts';
+import { BudgetExceeded, CHARS_PER_STEP, checkValueSize, metered, spendBuilt, spendOutput, spendSteps } from './budget.ts';
 import { templateOf } from './hbs-runtime.ts';
 
 /**
@@ -62,18 +62,36 @@ function counting(fn: Block): Block {
   return w;
 }
 
-/** A helper that counts a step per call, counts its blocks, and refuses a result past the output budget. */
+/**
+ * A helper that counts a step per call, counts its blocks, and pays for what it reads and makes (every helper,
+ * shared, a driver's or Handlebars' own, by construction): before it runs, a step per `CHARS_PER_STEP` characters
+ * of each text argument and per element of each list argument (block helpers pay per block run instead); after,
+ * a text result is charged (`spendBuilt`: refused past the output budget) and an object or list result is refused
+ * when its size, shared parts counted each time, is past the step budget (`checkValueSize`).
+ */
 function countedHelper(name: string, fn: Helper): Helper {
   return function (this: unknown) {
-    const options = arguments[arguments.length - 1] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
+    const last = arguments.length - 1;
+    const options = arguments[last] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
+    let block = false;
     if (options && typeof options === 'object') {
       if (options.loc) lastLoc = options.loc.start;
-      if (typeof options.fn === 'function') options.fn = countedBlock(options.fn);
+      block = typeof options.fn === 'function';
+      if (block) options.fn = countedBlock(options.fn!);
       if (typeof options.inverse === 'function') options.inverse = countedBlock(options.inverse);
     }
-    spendSteps(1);
+    let work = 1;
+    if (!block) {
+      for (let i = 0; i < last; i++) {
+        const a: unknown = arguments[i];
+        if (typeof a === 'string') work += Math.floor(a.length / CHARS_PER_STEP);
+        else if (Array.isArray(a)) work += a.length;
+      }
+    }
+    spendSteps(work);
     const out = fn.apply(this, arguments as unknown as unknown[]);
-    if (typeof out === 'string' && out.length > 1024) checkBuild(out.length, name);
+    if (typeof out === 'string') spendBuilt(out.length, name);
+    else if (typeof out === 'object' && out !== null) checkValueSize(out, name);
     return out;
   };
 }

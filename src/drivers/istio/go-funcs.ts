@@ -6,7 +6,7 @@
  * process environment.
  */
 import { toYamlText } from '../../render/template-functions.ts';
-import { checkIndent } from '../../render/budget.ts';
+import { BudgetExceeded, checkIndent, spendWork } from '../../render/budget.ts';
 import { formatGoDuration } from '../../render/go-values.ts';
 import type { FuncMap } from '../../render/gotemplate/index.ts';
 import { SPRIG_FUNCS, goTrimSpace } from '../../render/gotemplate/sprig.ts';
@@ -115,7 +115,8 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
       if (v.t === ANY && v.v === null) return str('{}');
       try {
         return str(goJSON(toJSONValue(v)));
-      } catch {
+      } catch (e) {
+        if (e instanceof BudgetExceeded) throw e;
         return str('{}');
       }
     })],
@@ -144,7 +145,9 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     ['omit', goFunc([MAP_STRING, STRING], (mv, ...keys) => {
       const drop = new Set(keys.map((k) => k.v as string));
       const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(stringMap(mv))) if (!drop.has(k)) out[k] = v;
+      const entries = Object.entries(stringMap(mv));
+      spendWork(entries.length);
+      for (const [k, v] of entries) if (!drop.has(k)) out[k] = v;
       return mapValue(out);
     }, true)],
     ['strdict', goFunc([STRING], (...vs) => {
@@ -185,7 +188,11 @@ type JsonObjectLike = Parameters<typeof proxyConfigToJSON>[0];
 function mergeMaps(maps: Value[]): Record<string, string> | null {
   if (maps.length === 0) return null;
   const out: Record<string, string> = {};
-  for (const mv of maps) Object.assign(out, stringMap(mv));
+  for (const mv of maps) {
+    const m = stringMap(mv);
+    spendWork(Object.keys(m).length);
+    Object.assign(out, m);
+  }
   return out;
 }
 

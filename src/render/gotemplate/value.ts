@@ -17,6 +17,7 @@
  * `NO_VALUE` is Go's invalid `reflect.Value` (a missing map key, an untyped nil).
  */
 
+import { CHARS_PER_STEP, spendWork } from '../budget.ts';
 import { activeHooks } from './hooks.ts';
 
 export type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'slice' | 'map' | 'struct' | 'ptr' | 'interface' | 'func';
@@ -328,6 +329,8 @@ export function assignable(from: GoType, to: GoType): boolean {
 
 /** Returns a Go-like JSON value (`encoding/json` `Marshal` semantics, as a JS value to `JSON.stringify`). */
 export function toJSONValue(v: Value): unknown {
+  // Every node read is work (inside a render, `../budget.ts`): a value that shares itself exponentially stops here.
+  spendWork(typeof v.v === 'string' ? 1 + Math.floor(v.v.length / CHARS_PER_STEP) : 1);
   const t = v.t;
   if (t.marshal) return v.v === null && (t.kind === 'ptr' || t.kind === 'map' || t.kind === 'slice') ? null : t.marshal(v.v);
   switch (t.kind) {
