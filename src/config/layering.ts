@@ -2,7 +2,7 @@ import { parseAllDocuments } from 'yaml';
 import { findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import type { Json, JsonObject } from '../model.ts';
 import type { SectionOverride } from '../contract/driver.ts';
-import { isJsonObject } from '../json.ts';
+import { isJsonObject, setOwn } from '../json.ts';
 
 /**
  * Configuration layering: several functionConfig files (`--config a.yaml --config b.yaml`) and the CLI's
@@ -94,11 +94,6 @@ export function parseConfigLayer(
     return { ok: false, syntax: false, message: `${name}: a functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(value)}` };
   }
   return { ok: true, value: value as JsonObject };
-}
-
-function setOwn(o: JsonObject, key: string, v: Json): void {
-  // defineProperty: `__proto__` and other Object.prototype names are ordinary keys here.
-  Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
 function clone(v: Json): Json {

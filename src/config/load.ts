@@ -4,7 +4,7 @@ import { parseSelectorString, validateSelector } from '../selection/label-select
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from './types.ts';
 import { validateConfigMap, validateSidecarInjection } from './validators.gen.js';
-import { isJsonObject } from '../json.ts';
+import { isJsonObject, setOwn } from '../json.ts';
 
 export type { ConfigIssue } from './schema-issues.ts';
 
@@ -379,6 +379,6 @@ function resolveAutoNative(driver: MeshDriver<unknown>, section: Record<string, 
 /** A driver section without the fields the schema already rejected (they take their defaults). */
 function withoutIssues(section: Record<string, unknown>, path: string, schemaProblems: ConfigIssue[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(section)) if (!hasIssueAt(schemaProblems, `${path}.${k}`)) out[k] = v;
+  for (const [k, v] of Object.entries(section)) if (!hasIssueAt(schemaProblems, `${path}.${k}`)) setOwn(out, k, v);
   return out;
 }

@@ -283,7 +283,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
   if (directive !== undefined) {
     if (directive === 'replace') {
       const rest: JsonObject = {};
-      for (const [k, v] of Object.entries(patch)) if (k !== DIRECTIVE) rest[k] = v;
+      for (const [k, v] of Object.entries(patch)) if (k !== DIRECTIVE) setOwn(rest, k, v);
       return withoutNulls(rest) as JsonObject;
     }
     if (directive === 'delete') return {};

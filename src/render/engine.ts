@@ -7,6 +7,7 @@
  * a step, the text each block writes is output, and a helper's result past the output budget is refused.
  */
 import Handlebars from 'handlebars';
+import { setOwn } from '../json.ts';
 import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
 import { SHARED_PLAN_RULES, planned, type PlanRule } from './plan-helpers.ts';
@@ -98,7 +99,7 @@ function countedHelper(name: string, fn: Helper): Helper {
 
 /** Puts an environment's helpers (its own and the built-in `each`, `if`, ...) and partial calls under the budgets. */
 function instrument(env: typeof Handlebars): void {
-  for (const [name, fn] of Object.entries(env.helpers)) env.helpers[name] = countedHelper(name, fn as Helper) as Handlebars.HelperDelegate;
+  for (const [name, fn] of Object.entries(env.helpers)) setOwn(env.helpers, name, countedHelper(name, fn as Helper) as Handlebars.HelperDelegate);
   const holder = env as unknown as { VM: { invokePartial: Block } };
   const vm = holder.VM;
   const invoke = countedBlock(vm.invokePartial);

@@ -11,7 +11,7 @@
 import type { Json } from '../model.ts';
 import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit-block.ts';
 import { formatGoDuration, goPrint, goSprint, isEmpty, isTruthy } from './go-values.ts';
-import { isJsonObject } from '../json.ts';
+import { isJsonObject, setOwn } from '../json.ts';
 import { CHARS_PER_STEP, checkIndent, spendWalk, spendWork } from './budget.ts';
 
 /** A template helper: Handlebars passes its options object last (see `args`). */
@@ -66,7 +66,7 @@ function sortKeys(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (typeof v === 'object' && v !== null) {
     const out: { [k: string]: Json } = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]!);
+    for (const k of Object.keys(v).sort()) setOwn(out, k, sortKeys(v[k]!));
     return out;
   }
   return v;

@@ -12,7 +12,7 @@ import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 import { checkCustomStatus } from './uninject.ts';
-import { cloneJson, isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject, setOwn } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -60,7 +60,7 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
     if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
       throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${JSON.stringify(o[k])}`, { field: statusField });
     }
-    out[k] = list as string[];
+    (out as Record<typeof k, string[]>)[k] = list as string[]; // fixed key: one of the names above
   }
   return out;
 }

@@ -4,6 +4,7 @@
  * behaviour; the Handlebars ports of the built-in templates live in `./template-functions.ts`.
  */
 import { holdsPlan, noPlanFor, planText } from '../../render/plan-values.ts';
+import { setOwn } from '../../json.ts';
 import { spendWork } from '../../render/budget.ts';
 import { MAP_ANY, NIL, SLICE_ANY, STRING, Value, dynamic } from '../../render/gotemplate/value.ts';
 
@@ -50,7 +51,7 @@ function omitNilElem(x: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(u as Record<string, unknown>)) {
     const f = omitNilElem(v);
-    if (f !== undefined) out[k] = f;
+    if (f !== undefined) setOwn(out, k, f);
   }
   return Object.keys(out).length === 0 ? undefined : out;
 }

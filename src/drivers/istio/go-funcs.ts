@@ -6,6 +6,7 @@
  * process environment.
  */
 import { toYamlText } from '../../render/template-functions.ts';
+import { assignOwn, setOwn } from '../../json.ts';
 import { BudgetExceeded, checkIndent, spendWork } from '../../render/budget.ts';
 import { formatGoDuration } from '../../render/go-values.ts';
 import type { FuncMap } from '../../render/gotemplate/index.ts';
@@ -42,7 +43,7 @@ function mapValue(o: Record<string, string> | null): Value {
 function stringMapJSON(o: Record<string, string> | null): string {
   if (o === null) return 'null';
   const sorted: Record<string, string> = {};
-  for (const k of Object.keys(o).sort()) sorted[k] = o[k] as string;
+  for (const k of Object.keys(o).sort()) setOwn(sorted, k, o[k] as string);
   return goJSON(sorted);
 }
 
@@ -152,7 +153,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     }, true)],
     ['strdict', goFunc([STRING], (...vs) => {
       const out: Record<string, string> = {};
-      for (let i = 0; i < vs.length; i += 2) out[vs[i]!.v as string] = i + 1 < vs.length ? (vs[i + 1]!.v as string) : '';
+      for (let i = 0; i < vs.length; i += 2) setOwn(out, vs[i]!.v as string, i + 1 < vs.length ? (vs[i + 1]!.v as string) : '');
       return mapValue(out);
     }, true)],
     ['toJsonMap', goFunc([MAP_STRING], (...maps) => str(stringMapJSON(mergeMaps(maps))), true)],
@@ -191,7 +192,7 @@ function mergeMaps(maps: Value[]): Record<string, string> | null {
   for (const mv of maps) {
     const m = stringMap(mv);
     spendWork(Object.keys(m).length);
-    Object.assign(out, m);
+    assignOwn(out, m);
   }
   return out;
 }

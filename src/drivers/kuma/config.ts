@@ -13,7 +13,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
 import { KUMA_CP_DEFAULTS, TPROXY_DEFAULTS } from './defaults.ts';
@@ -114,11 +114,6 @@ export function loadOver(target: Json, source: Json): Json {
   const out: JsonObject = structuredClone(target);
   for (const [k, v] of Object.entries(source)) setOwn(out, k, Object.hasOwn(out, k) ? loadOver(out[k]!, v) : structuredClone(v));
   return out;
-}
-
-/** `o[key] = v` as an own data property: `__proto__` and other `Object.prototype` names are plain keys here. */
-export function setOwn<T>(o: Record<string, T>, key: string, v: T): void {
-  Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
 /**

@@ -6,7 +6,7 @@
  * `EnsurePathExistsOnAdd` (`applyCustomPatches`, injector.go at 348b6528).
  */
 import jsonPatch from 'fast-json-patch';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { CONTAINER_PATCHES, readList } from './annotations.ts';
@@ -62,8 +62,10 @@ function ensureParents(doc: JsonObject, path: string): void {
       continue;
     }
     if (!isJsonObject(node)) return;
-    if (node[key] === undefined || node[key] === null) node[key] = /^[0-9]+$/.test(next) || next === '-' ? [] : {};
-    node = node[key]!;
+    // Own keys only: a path through `__proto__` or `constructor` names a key of the container, never its prototype.
+    let child: Json | undefined = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (child === undefined || child === null) setOwn(node, key, (child = /^[0-9]+$/.test(next) || next === '-' ? [] : {}));
+    node = child;
   }
 }
 

@@ -15,6 +15,7 @@ import {
   Value, box, dynamic, goFunc, goJSON, indirectInterface, isEmptyValue, toJSONValue, typed,
 } from './value.ts';
 import { BudgetExceeded, checkBuild, checkIndent, checkList, spendWork } from '../budget.ts';
+import { setOwn } from '../../json.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
 const bool = (b: boolean): Value => (b ? TRUE : FALSE);
@@ -235,7 +236,7 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
     const parts = (s.v as string).split(sep.v as string);
     spendWork(parts.length);
     parts.forEach((p, i) => {
-      out[`_${i}`] = p;
+      setOwn(out, `_${i}`, p);
     });
     return new Value(MAP_ANY, out);
   })],
@@ -336,7 +337,7 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   // dicts
   ['dict', goFunc([ANY], (...vs) => {
     const out: Record<string, unknown> = {};
-    for (let i = 0; i < vs.length; i += 2) out[strval(vs[i] as Value)] = i + 1 < vs.length ? box(iface(vs[i + 1] as Value)) : '';
+    for (let i = 0; i < vs.length; i += 2) setOwn(out, strval(vs[i] as Value), i + 1 < vs.length ? box(iface(vs[i + 1] as Value)) : '');
     return new Value(MAP_ANY, out);
   }, true)],
   ['hasKey', goFunc([MAP_ANY, STRING], (d, k) => bool(Object.prototype.hasOwnProperty.call(mapEntries(d), k.v as string)))],
@@ -347,7 +348,7 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['pick', goFunc([MAP_ANY, STRING], (d, ...keys) => {
     const o = mapEntries(d);
     const out: Record<string, unknown> = {};
-    for (const k of keys) if (Object.prototype.hasOwnProperty.call(o, k.v as string)) out[k.v as string] = o[k.v as string];
+    for (const k of keys) if (Object.prototype.hasOwnProperty.call(o, k.v as string)) setOwn(out, k.v as string, o[k.v as string]);
     return new Value(MAP_ANY, out);
   }, true)],
   // conversion and JSON

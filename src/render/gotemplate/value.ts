@@ -18,6 +18,7 @@
  */
 
 import { CHARS_PER_STEP, spendWork } from '../budget.ts';
+import { setOwn } from '../../json.ts';
 import { activeHooks } from './hooks.ts';
 
 export type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'slice' | 'map' | 'struct' | 'ptr' | 'interface' | 'func';
@@ -355,7 +356,7 @@ export function toJSONValue(v: Value): unknown {
       if (v.v === null) return null;
       const elem = t.elem as GoType;
       const out: Record<string, unknown> = {};
-      for (const k of sortedKeys(v.v as object)) out[k] = toJSONValue(typed(elem, (v.v as Record<string, unknown>)[k]));
+      for (const k of sortedKeys(v.v as object)) setOwn(out, k, toJSONValue(typed(elem, (v.v as Record<string, unknown>)[k])));
       return out;
     }
     case 'struct': {
