@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN } from './e2e-helpers.ts';
+import { BIN } from '../helpers/e2e.ts';
 
 /** A wall-clock bound far above a budget stop (a few seconds), for a shared and loaded machine. */
 const LIMIT_MS = 120_000;
