@@ -1,4 +1,5 @@
 import { parseAllDocuments } from 'yaml';
+import { quoteData } from '../results/quote.ts';
 import { findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import type { Json, JsonObject } from '../model.ts';
 import type { SectionOverride } from '../contract/driver.ts';
@@ -141,7 +142,7 @@ export function mergeConfigLayers(layers: readonly ConfigLayer[]): MergeResult {
         if (a !== undefined && b !== undefined && a !== b) {
           return {
             ok: false,
-            message: `${layer.name} has ${key} ${JSON.stringify(b)} but ${first.name} has ${key} ${JSON.stringify(a)}; layered functionConfigs must all be of one kind`,
+            message: `${layer.name} has ${key} ${quoteData(b)} but ${first.name} has ${key} ${quoteData(a)}; layered functionConfigs must all be of one kind`,
           };
         }
       }

@@ -19,6 +19,7 @@
  * ignored: the user's values would be lost). Mesh-neutral: it names no mesh.
  */
 import { cloneJson, isJsonObject, assignOwn, setOwn } from '../json.ts';
+import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import { InjectError } from '../results/errors.ts';
 
@@ -141,7 +142,7 @@ export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefine
   if (!isJsonObject(lists)) throw refusedRecord(ORIGINAL_ANNOTATION, '"lists" must be a map');
   for (const [k, v] of Object.entries(lists)) {
     if (!RECORDED_LISTS.includes(k) || !(v === null || (Array.isArray(v) && v.length === 0))) {
-      throw refusedRecord(ORIGINAL_ANNOTATION, `"lists" may only name empty pod-spec lists; got ${JSON.stringify(k)}`);
+      throw refusedRecord(ORIGINAL_ANNOTATION, `"lists" may only name empty pod-spec lists; got ${quoteData(k)}`);
     }
     setOwn(rec.lists, k, v as [] | null);
   }

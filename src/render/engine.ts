@@ -133,7 +133,7 @@ function budgeted(render: () => string): string {
  * The message of a budget error with the line of the last helper or block (for a partial, the first line of
  * `source` that calls it), as Handlebars places its own errors (` - L:C`, column from 0).
  */
-function budgetMessage(e: BudgetExceeded, source: string): string {
+function budgetMessage(e: { message: string }, source: string): string {
   let at = lastLoc;
   if (at && 'partial' in at) {
     const i = source.search(new RegExp(`\\{\\{~?#?>\\s*${at.partial.replace(/[^\w-]/g, '\\$&')}(?![\\w-])`));
@@ -141,6 +141,11 @@ function budgetMessage(e: BudgetExceeded, source: string): string {
     at = i < 0 ? undefined : { line: before.split('\n').length, column: i - before.lastIndexOf('\n') - 1 };
   }
   return `${e.message} - ${at ? `${at.line}:${at.column}` : '1:0'}`;
+}
+
+/** V8's `RangeError: Maximum call stack size exceeded` (a render recursing without end). */
+function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
 }
 
 /** A driver's template engine (see `createTemplateEngine`). */
@@ -201,7 +206,9 @@ export function createTemplateEngine(
         const render = compiled(name, source);
         return budgeted(() => render(data));
       } catch (err) {
-        const reason = err instanceof BudgetExceeded ? budgetMessage(err, source) : err instanceof Error ? err.message : String(err);
+        const reason = err instanceof BudgetExceeded ? budgetMessage(err, source)
+          : isStackOverflow(err) ? budgetMessage({ message: 'call stack exhausted (a partial or helper calling itself without end?)' }, source)
+          : err instanceof Error ? err.message : String(err);
         throw new InjectError(`template "${name}" failed: ${reason}`, { code: 'TEMPLATE' });
       }
     },

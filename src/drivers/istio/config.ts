@@ -4,6 +4,7 @@
  * onto the built-in chart defaults and resolves the settings that also live in the values.
  */
 import { parseDocument } from 'yaml';
+import { quoteData } from '../../results/quote.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { quoteValue } from '../../config/schema-issues.ts';
 import { getIn, isJsonObject, setOwn } from '../../json.ts';
@@ -277,7 +278,7 @@ function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: st
       const source = `${valuesPath}.${keys.join('.')}`;
       if (explicit !== undefined) {
         if (fromUser !== undefined && JSON.stringify(fromUser) !== JSON.stringify(explicit)) {
-          warnings.push(`${explicitPath} (${JSON.stringify(explicit)}) overrides ${source} (${JSON.stringify(fromUser)})`);
+          warnings.push(`${explicitPath} (${quoteData(explicit)}) overrides ${source} (${quoteData(fromUser)})`);
         }
         return explicit;
       }

@@ -6,6 +6,7 @@
  * `EnsurePathExistsOnAdd` (`applyCustomPatches`, injector.go at 348b6528).
  */
 import jsonPatch from 'fast-json-patch';
+import { quoteData } from '../../results/quote.ts';
 import { isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
@@ -90,7 +91,7 @@ export function applyPatches(container: JsonObject, patch: { names: string[]; op
   }
   if (doc.name !== container.name) {
     // Kuma lets a patch rename its container; the next run (and uninject) could then not find it again.
-    throw new InjectError(`patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${JSON.stringify(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`);
+    throw new InjectError(`patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${quoteData(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`);
   }
   return doc;
 }

@@ -36,6 +36,7 @@ export interface ExecLimits {
 
 export const DEFAULT_LIMITS: ExecLimits = { maxSteps: 5_000_000, maxDepth: 1000 };
 
+const STACK_EXHAUSTED = 'execution stopped: call stack exhausted (recursion without end?)';
 const MISSING = new Value({ kind: 'invalid', name: 'missing' }, undefined);
 const BREAK = Symbol('break');
 const CONTINUE = Symbol('continue');
@@ -183,7 +184,7 @@ export function execute(set: CompiledSet, name: string, data: Value, limits: Exe
   } catch (e) {
     if (e instanceof TemplateExecError) throw e;
     if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      throw new TemplateExecError(`template: ${name}: execution stopped: call stack exhausted (recursion without end?)`);
+      throw new TemplateExecError(`template: ${name}: ${STACK_EXHAUSTED}`);
     }
     throw e;
   }
@@ -310,6 +311,10 @@ class Compiler {
       s.depth++;
       try {
         body(s, newDot);
+      } catch (e) {
+        // The call stack ran out: reported at the innermost `template` call that can still report (its line).
+        if (e instanceof RangeError && /call stack/i.test(e.message)) s.fail(tree, n, STACK_EXHAUSTED);
+        throw e;
       } finally {
         s.depth--;
         s.vars = saved.vars;
