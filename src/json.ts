@@ -143,12 +143,26 @@ export function getIn(value: Json | undefined, path: readonly string[]): Json | 
 
 /**
  * Sets `obj[key] = value` as an own data property, also for `__proto__` (a plain assignment would change
- * the object's prototype instead). Returns `obj`.
+ * the object's prototype instead). Returns `obj`. The one way source code writes a key it read from data (a
+ * tenant's map, a patch path, a template's `dict`): test/security/prototype-keys.test.ts scans `src/` for key
+ * copies that do not use it (issue 36).
+ * @throws Error when `obj` is `Object.prototype` or `Array.prototype` (a path walked through `__proto__`): a bug
+ *   that would change every object of the process
  */
-export function setOwn<T extends Json>(obj: { [key: string]: T }, key: string, value: T): { [key: string]: T } {
+export function setOwn<T>(obj: { [key: string]: T }, key: string, value: T): { [key: string]: T } {
+  if ((obj as object) === Object.prototype || (obj as object) === Array.prototype) throw new Error(`refused to write key ${JSON.stringify(key)} into a shared prototype`);
   if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   else obj[key] = value;
   return obj;
+}
+
+/**
+ * Copies every own enumerable key of `source` into `target` with `setOwn` (what `Object.assign` does, except that
+ * a `__proto__` key is copied as a key instead of changing `target`'s prototype). Returns `target`.
+ */
+export function assignOwn<T>(target: { [key: string]: T }, source: { readonly [key: string]: T }): { [key: string]: T } {
+  for (const k of Object.keys(source)) setOwn(target, k, source[k] as T);
+  return target;
 }
 
 /** The object at `path` (see `getIn`), or `{}` when there is none. */

@@ -22,7 +22,7 @@ import { duplicateMessage, fingerprintOf, identityOf, IdentityTable } from './kr
 import { uninjectPod } from './patch/uninject.ts';
 import { withOriginalRecord } from './patch/status-record.ts';
 import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
-import { isJsonObject } from './json.ts';
+import { isJsonObject, setOwn } from './json.ts';
 import { planSwitches, withoutPlans } from './render/plans.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
@@ -65,7 +65,7 @@ function str(v: Json | undefined): string | undefined {
 function stringMap(v: Json | undefined): Record<string, string> {
   const o = obj(v);
   const out: Record<string, string> = {};
-  if (o) for (const [k, x] of Object.entries(o)) if (x !== null && typeof x !== 'object') out[k] = String(x);
+  if (o) for (const [k, x] of Object.entries(o)) if (x !== null && typeof x !== 'object') setOwn(out, k, String(x));
   return out;
 }
 
@@ -540,7 +540,7 @@ function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<numb
     const m = obj(meta[field]);
     if (!m || keys.length === 0) continue;
     const kept: JsonObject = {};
-    for (const [k, x] of Object.entries(m)) if (!keys.includes(k)) kept[k] = x;
+    for (const [k, x] of Object.entries(m)) if (!keys.includes(k)) setOwn(kept, k, x);
     if (Object.keys(kept).length === 0) delete newMeta[field];
     else newMeta[field] = kept;
   }

@@ -1,8 +1,9 @@
 import { parseAllDocuments } from 'yaml';
+import { quoteData } from '../results/quote.ts';
 import { findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
 import type { Json, JsonObject } from '../model.ts';
 import type { SectionOverride } from '../contract/driver.ts';
-import { isJsonObject } from '../json.ts';
+import { isJsonObject, setOwn } from '../json.ts';
 
 /**
  * Configuration layering: several functionConfig files (`--config a.yaml --config b.yaml`) and the CLI's
@@ -96,11 +97,6 @@ export function parseConfigLayer(
   return { ok: true, value: value as JsonObject };
 }
 
-function setOwn(o: JsonObject, key: string, v: Json): void {
-  // defineProperty: `__proto__` and other Object.prototype names are ordinary keys here.
-  Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
-}
-
 function clone(v: Json): Json {
   if (Array.isArray(v)) return v.map(clone);
   if (isJsonObject(v)) {
@@ -146,7 +142,7 @@ export function mergeConfigLayers(layers: readonly ConfigLayer[]): MergeResult {
         if (a !== undefined && b !== undefined && a !== b) {
           return {
             ok: false,
-            message: `${layer.name} has ${key} ${JSON.stringify(b)} but ${first.name} has ${key} ${JSON.stringify(a)}; layered functionConfigs must all be of one kind`,
+            message: `${layer.name} has ${key} ${quoteData(b)} but ${first.name} has ${key} ${quoteData(a)}; layered functionConfigs must all be of one kind`,
           };
         }
       }

@@ -1,10 +1,11 @@
 import type { LabelSelector } from '../model.ts';
+import { quoteData, quoteValue } from '../results/quote.ts';
 import { bindDriver, sharedDefaultsOf, type ActiveMesh, type MeshDriver, type SharedSettings } from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from './types.ts';
 import { validateConfigMap, validateSidecarInjection } from './validators.gen.js';
-import { isJsonObject } from '../json.ts';
+import { isJsonObject, setOwn } from '../json.ts';
 
 export type { ConfigIssue } from './schema-issues.ts';
 
@@ -90,14 +91,14 @@ export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver
     const spec = isJsonObject<unknown>(functionConfig.spec) ? (functionConfig.spec as RawSpec) : {};
     return normalize(spec, schemaProblems, 'spec', drivers, false, options);
   }
-  const what = kind === undefined ? 'has no kind' : `has kind ${JSON.stringify(kind)}${functionConfig.apiVersion !== undefined ? ` (apiVersion ${JSON.stringify(functionConfig.apiVersion)})` : ''}`;
+  const what = kind === undefined ? 'has no kind' : `has kind ${quoteData(kind)}${functionConfig.apiVersion !== undefined ? ` (apiVersion ${quoteData(functionConfig.apiVersion)})` : ''}`;
   return fail([{ path: 'kind', message: `functionConfig ${what}; ${ACCEPTED}` }]);
 }
 
-/** A kind, name or apiVersion for a message: JSON-quoted, cut at 64 characters; absent: `undefined`. */
+/** A kind, name or apiVersion for a message: quoted (`quoteValue`), cut at 64 characters with its length; absent: `undefined`. */
 function shortWord(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
-  return JSON.stringify([...v].length > 64 ? `${[...v].slice(0, 64).join('')}…` : v);
+  return quoteValue(v, 64);
 }
 
 /**
@@ -310,7 +311,7 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
   const meshName = take(spec.mesh, 'mesh') ?? drivers[0]?.name ?? '';
   const driver = drivers.find((d) => d.name === meshName);
   if (!driver) {
-    r.issues.push({ path: at('mesh'), message: `${at('mesh')}: unknown mesh ${JSON.stringify(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}` });
+    r.issues.push({ path: at('mesh'), message: `${at('mesh')}: unknown mesh ${quoteData(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}` });
   }
   const namespaceSelector = take(spec.namespaceSelector, 'namespaceSelector');
   r.selectorIssues(namespaceSelector, 'namespaceSelector');
@@ -370,7 +371,7 @@ function resolveAutoNative(driver: MeshDriver<unknown>, section: Record<string, 
   const kube = options.kubeVersion;
   if (!kube) return say(false, `the cluster's Kubernetes version is unknown (give --kube-version, or KUBE_VERSION as Argo CD sets it); ${rule.because}`);
   const v = parseKubeVersion(kube.value);
-  if (!v) return say(false, `${kube.from} ${JSON.stringify(kube.value)} is not a Kubernetes version such as 1.33 or v1.33.2; ${rule.because}`);
+  if (!v) return say(false, `${kube.from} ${quoteData(kube.value)} is not a Kubernetes version such as 1.33 or v1.33.2; ${rule.because}`);
   const [major, minor] = rule.minKube.split('.').map(Number) as [number, number];
   const atLeast = v[0] > major || (v[0] === major && v[1] >= minor);
   return say(atLeast, `Kubernetes ${v[0]}.${v[1]} (${kube.from}); ${rule.because}`);
@@ -379,6 +380,6 @@ function resolveAutoNative(driver: MeshDriver<unknown>, section: Record<string, 
 /** A driver section without the fields the schema already rejected (they take their defaults). */
 function withoutIssues(section: Record<string, unknown>, path: string, schemaProblems: ConfigIssue[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(section)) if (!hasIssueAt(schemaProblems, `${path}.${k}`)) out[k] = v;
+  for (const [k, v] of Object.entries(section)) if (!hasIssueAt(schemaProblems, `${path}.${k}`)) setOwn(out, k, v);
   return out;
 }

@@ -1,5 +1,8 @@
 import type { SchemaError } from './validators.gen.js';
 import { suggest } from '../suggest.ts';
+import { quoteValue } from '../results/quote.ts';
+
+export { QUOTED_VALUE_CHARS, quoteValue } from '../results/quote.ts';
 
 import type { ConfigIssue } from '../model.ts';
 
@@ -26,28 +29,6 @@ export function joinPath(segments: Array<string | number>): string {
     else out += out === '' ? s : `.${s}`;
   }
   return out;
-}
-
-/** Characters of a config value quoted in a message; a longer value is cut, with its length (issue #19). */
-export const QUOTED_VALUE_CHARS = 20;
-
-/**
- * A value of a known meshinject field, quoted for a message: JSON, strings cut after `QUOTED_VALUE_CHARS`
- * characters (`"postgres://admi…" (41 characters)`), so that a file that is not a meshinject config, given as
- * one, never has its values copied whole into results (CI logs, the Argo CD UI).
- */
-export function quoteValue(value: unknown): string {
-  if (typeof value !== 'string') {
-    const json = JSON.stringify(value) ?? String(value);
-    return json.length > QUOTED_VALUE_CHARS * 2 ? `${describeShape(value)}` : json;
-  }
-  const chars = [...value];
-  if (chars.length <= QUOTED_VALUE_CHARS) return JSON.stringify(value);
-  return `${JSON.stringify(chars.slice(0, QUOTED_VALUE_CHARS).join('')).slice(0, -1)}…" (${chars.length} characters)`;
-}
-
-function describeShape(value: unknown): string {
-  return Array.isArray(value) ? 'a list' : value !== null && typeof value === 'object' ? 'a map' : `a ${typeof value}`;
 }
 
 /** Renders a value for a message: strings quoted (JSON, cut: `quoteValue`), objects/arrays by type, the rest as JSON. */

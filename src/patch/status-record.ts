@@ -18,7 +18,8 @@
  * write or a list that is not a pod-spec list, is refused with an error naming the annotation (never
  * ignored: the user's values would be lost). Mesh-neutral: it names no mesh.
  */
-import { cloneJson, isJsonObject } from '../json.ts';
+import { cloneJson, isJsonObject, assignOwn, setOwn } from '../json.ts';
+import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import { InjectError } from '../results/errors.ts';
 
@@ -141,9 +142,9 @@ export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefine
   if (!isJsonObject(lists)) throw refusedRecord(ORIGINAL_ANNOTATION, '"lists" must be a map');
   for (const [k, v] of Object.entries(lists)) {
     if (!RECORDED_LISTS.includes(k) || !(v === null || (Array.isArray(v) && v.length === 0))) {
-      throw refusedRecord(ORIGINAL_ANNOTATION, `"lists" may only name empty pod-spec lists; got ${JSON.stringify(k)}`);
+      throw refusedRecord(ORIGINAL_ANNOTATION, `"lists" may only name empty pod-spec lists; got ${quoteData(k)}`);
     }
-    rec.lists[k] = v as [] | null;
+    setOwn(rec.lists, k, v as [] | null);
   }
   return rec;
 }
@@ -173,9 +174,9 @@ export function originalRecord(before: PodTemplate, after: PodTemplate, needs: R
     const was = before.metadata[kind] ?? {};
     const now = after.metadata[kind] ?? {};
     if (recordKeys && !alreadyInjected && !previous) {
-      for (const k of Object.keys(was)) if (k !== ORIGINAL_ANNOTATION && Object.hasOwn(now, k) && recordKeys(kind, k)) rec[kind][k] = was[k]!;
+      for (const k of Object.keys(was)) if (k !== ORIGINAL_ANNOTATION && Object.hasOwn(now, k) && recordKeys(kind, k)) setOwn(rec[kind], k, was[k]!);
     }
-    if (previous) Object.assign(rec[kind], previous[kind]);
+    if (previous) assignOwn(rec[kind], previous[kind]);
   }
   for (const list of RECORDED_LISTS) {
     const was = before.spec[list];
@@ -183,7 +184,7 @@ export function originalRecord(before: PodTemplate, after: PodTemplate, needs: R
     const empty = was === null || (Array.isArray(was) && was.length === 0);
     if (empty && Object.hasOwn(before.spec, list) && Array.isArray(now) && now.length > 0) rec.lists[list] = was as [] | null;
   }
-  if (previous) Object.assign(rec.lists, previous.lists);
+  if (previous) assignOwn(rec.lists, previous.lists);
   return rec;
 }
 

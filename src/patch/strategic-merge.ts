@@ -22,6 +22,7 @@
  * merge-key element without its key or an unknown `$patch` value.
  */
 import { cloneJson, hasNullEntry, isJsonObject, isShared, jsonEqual, setOwn, withoutNulls } from '../json.ts';
+import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import { MERGE_KEYS } from '../workloads/merge-keys.ts';
@@ -283,11 +284,11 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
   if (directive !== undefined) {
     if (directive === 'replace') {
       const rest: JsonObject = {};
-      for (const [k, v] of Object.entries(patch)) if (k !== DIRECTIVE) rest[k] = v;
+      for (const [k, v] of Object.entries(patch)) if (k !== DIRECTIVE) setOwn(rest, k, v);
       return withoutNulls(rest) as JsonObject;
     }
     if (directive === 'delete') return {};
-    throw mergeError(`unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(patch)}`);
+    throw mergeError(`unknown patch type: ${quoteData(directive)} in map: ${quoteData(patch)}`);
   }
   const retain = patch[RETAIN_KEYS];
   if (Array.isArray(retain)) {
@@ -363,19 +364,19 @@ function applySpecialElements(original: Json[], patch: Json[], mergeKey: string,
   const plain: Json[] = [];
   let replace = false;
   for (const v of patch) {
-    if (!isJsonObject(v)) throw mergeError(`list element is not an object: ${JSON.stringify(v)}`);
+    if (!isJsonObject(v)) throw mergeError(`list element is not an object: ${quoteData(v)}`);
     const d = v[DIRECTIVE];
     if (d === undefined) {
       plain.push(v);
     } else if (d === 'delete') {
-      if (!(mergeKey in v)) throw mergeError(`map: ${JSON.stringify(v)} does not contain declared merge key: ${mergeKey}`);
+      if (!(mergeKey in v)) throw mergeError(`map: ${quoteData(v)} does not contain declared merge key: ${mergeKey}`);
       orig = orig.filter((o) => !(isJsonObject(o) && jsonEqual(o[mergeKey], v[mergeKey])));
     } else if (d === 'replace') {
       replace = true;
     } else if (d === 'merge') {
       throw mergeError('merging lists cannot yet be specified in the patch');
     } else {
-      throw mergeError(`unknown patch type: ${JSON.stringify(d)} in map: ${JSON.stringify(v)}`);
+      throw mergeError(`unknown patch type: ${quoteData(d)} in map: ${quoteData(v)}`);
     }
   }
   if (replace) return { orig: plain.map((x) => withoutNulls(stripDirectives(x, schema?.items))), plain: [] };
@@ -396,7 +397,7 @@ function mergeByKey(orig: Json[], plain: Json[], mergeKey: string, schema: Patch
   });
   for (const v of plain) {
     const pv = v as JsonObject;
-    if (!(mergeKey in pv)) throw mergeError(`map: ${JSON.stringify(pv)} does not contain declared merge key: ${mergeKey}`);
+    if (!(mergeKey in pv)) throw mergeError(`map: ${quoteData(pv)} does not contain declared merge key: ${mergeKey}`);
     const idx = pv[mergeKey] === undefined ? -1 : (at.get(keyId(pv)) ?? -1);
     if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items, trusted);
     else {

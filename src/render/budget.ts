@@ -6,10 +6,15 @@
  * runs for hours or exhausts the heap.
  *
  * What counts as a step: every action, loop iteration, `template`/partial call, function or helper call, and
- * every element a builder makes (`until`, `list`, `append`, ...). What counts as output: the characters
- * (UTF-16 code units) a render writes. A builder (`repeat`, `indent`, `join`, `printf` widths, `until`, ...)
- * checks the size of its result before it allocates it: no single built value may exceed the output budget
- * of a render, and a list's elements are charged as steps first.
+ * the work a function does (issue 36): each element of a list it returns or a list argument it is given, each
+ * `CHARS_PER_STEP` characters of a text it returns or is given, and each node a serialiser or comparison walks
+ * (`toJSONValue`, Go `fmt`, `goSprint`, `toYaml`, `spendWalk` before `JSON.stringify`), a part shared N times
+ * counted N times. The engines charge arguments and results at the one place every call passes (Go: `call` in
+ * ./gotemplate/exec.ts; Handlebars: `countedHelper` in ./engine.ts), so a new function is charged without saying
+ * so. What counts as output: the characters (UTF-16 code units) a render writes. A builder (`repeat`, `indent`,
+ * `join`, `printf` widths, `until`, ...) checks the size of its result before it allocates it: no single built
+ * text may exceed the output budget of a render, no list the step budget, and no Handlebars helper result a size
+ * (shared parts counted each time) past the step budget (`checkValueSize`).
  *
  * Per run: the steps and output of every render of the run add up. A workload served by a sidecar plan
  * (`./plans.ts`) is charged what the render that recorded the plan cost, so the run's count is the same with
@@ -20,6 +25,7 @@
  * counters and sets its budgets (the config's, capped at the ceilings).
  */
 import { InjectError } from '../results/errors.ts';
+import { planText } from './plan-values.ts';
 
 /** The budgets of template rendering; a config may lower each, never raise it past `TEMPLATE_BUDGET_CEILINGS`. */
 export interface TemplateBudgets {
@@ -71,10 +77,15 @@ export interface Cost {
   output: number;
 }
 
+/** A render's count, and the sizes of the values its functions built (see `checkValueSize`). */
+interface RenderCount extends Cost {
+  sizes?: WeakMap<object, number>;
+}
+
 let limits: TemplateBudgets = { ...DEFAULT_TEMPLATE_BUDGETS };
 const run: Cost = { steps: 0, output: 0 };
 /** The render under way (renders nest: a helper may render; the outer one counts). */
-let current: Cost | undefined;
+let current: RenderCount | undefined;
 /** Depth of planner bookkeeping: renders inside count against the render budget only. */
 let uncharged = 0;
 /** Everything counted since the process started, charged or not: `measure` takes differences. */
@@ -152,7 +163,7 @@ export function spendSteps(n = 1): void {
   total.steps += n;
   if (current) {
     current.steps += n;
-    if (current.steps > limits.steps) throw new BudgetExceeded(`went past the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps; loops, template and partial calls, function calls and built list elements count)`);
+    if (current.steps > limits.steps) throw new BudgetExceeded(`went past the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps; loops, template and partial calls, function calls and the work they do: elements built, nodes serialised or compared, text read and built)`);
   }
   if (uncharged === 0) {
     run.steps += n;
@@ -186,13 +197,93 @@ export function checkBuild(size: number, what: string): void {
 }
 
 /**
- * Charges a list of `length` elements as `length` steps, before it is made (`until 30000000` is refused
- * without allocating).
+ * Refuses, before it is made, a list of `length` elements longer than the step budget of a render (`until
+ * 30000000` is refused without allocating). The elements are charged when the list comes back: the Go engine
+ * charges every slice a function returns a step per element (`./gotemplate/exec.ts`).
  * @throws BudgetExceeded
  */
 export function checkList(length: number, what: string): void {
   if (!(length <= limits.steps)) throw new BudgetExceeded(`${what} would build a list of ${length} elements, more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`);
-  spendSteps(length);
+}
+
+/**
+ * Characters of text a function builds, or a serialiser reads, that count as one step: text is charged as work
+ * (a step per 64 UTF-16 code units) besides the output budget it is written against.
+ */
+export const CHARS_PER_STEP = 64;
+
+/**
+ * Counts `n` steps of work a template function does inside a render (a node a serialiser or comparison walks, an
+ * element a builder copies); outside a render it counts nothing (drivers call the same walkers to build data).
+ * @throws BudgetExceeded naming the budget when the render's or the run's steps are spent
+ */
+export function spendWork(n = 1): void {
+  if (current) spendSteps(n);
+}
+
+/**
+ * Counts the text a template function returned: refused past the output budget of a render (`checkBuild`), and a
+ * step per `CHARS_PER_STEP` characters inside a render, so a loop that builds large texts it never writes stops at
+ * the step budget.
+ * @throws BudgetExceeded
+ */
+export function spendBuilt(length: number, what: string): void {
+  if (length > limits.outputSize) checkBuild(length, what);
+  if (current && length >= CHARS_PER_STEP) spendSteps(Math.floor(length / CHARS_PER_STEP));
+}
+
+/**
+ * Refuses a value a template function built (a Handlebars helper's result) whose size is past the step budget of
+ * one render: the size counts every array element and object entry, a part shared N times N times (what a
+ * serialiser would write), a string as 1 + length / `CHARS_PER_STEP`; a plan placeholder counts 1. Sizes are
+ * remembered per render, so `list $a $a` costs two lookups, not a walk, and values that double at each step are
+ * refused after a few doublings, before any serialiser sees them. Outside a render nothing is checked.
+ * @throws BudgetExceeded naming `what` and the step budget
+ */
+export function checkValueSize(v: unknown, what: string): void {
+  if (!current || typeof v !== 'object' || v === null) return;
+  const size = sizeOf(v, (current.sizes ??= new WeakMap()), limits.steps);
+  if (size > limits.steps) {
+    throw new BudgetExceeded(`${what} would build a value of more than ${limits.steps} elements (a shared part counts each time it appears), more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`);
+  }
+}
+
+/**
+ * Counts the work of walking `v` (a serialiser or comparison about to read it whole, e.g. `JSON.stringify`): a
+ * step per array element and object entry, shared parts each time they appear, and a string's length per
+ * `CHARS_PER_STEP`; a plan placeholder is one step. Stops with the error as soon as the budget is spent, so a
+ * value that shares itself exponentially costs no more than the budget to refuse. Outside a render nothing.
+ * @throws BudgetExceeded naming the budget
+ */
+export function spendWalk(v: unknown): void {
+  if (!current) return;
+  if (typeof v === 'string') {
+    if (v.length >= CHARS_PER_STEP) spendSteps(Math.floor(v.length / CHARS_PER_STEP));
+    return;
+  }
+  spendSteps(1);
+  if (typeof v !== 'object' || v === null || planText(v)) return;
+  if (Array.isArray(v)) for (const x of v) spendWalk(x);
+  else for (const k of Object.keys(v)) spendWalk((v as Record<string, unknown>)[k]);
+}
+
+/** The size `checkValueSize` measures, stopping once past `cap` (then any number above it). */
+function sizeOf(v: unknown, memo: WeakMap<object, number>, cap: number): number {
+  if (typeof v === 'string') return 1 + Math.floor(v.length / CHARS_PER_STEP);
+  if (typeof v !== 'object' || v === null || planText(v)) return 1;
+  const known = memo.get(v);
+  if (known !== undefined) return known;
+  let n = 1;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length && n <= cap; i++) n += sizeOf(v[i], memo, cap);
+  } else {
+    for (const k of Object.keys(v)) {
+      n += 1 + sizeOf((v as Record<string, unknown>)[k], memo, cap);
+      if (n > cap) break;
+    }
+  }
+  memo.set(v, n);
+  return n;
 }
 
 /**

@@ -7,10 +7,11 @@
  * a step, the text each block writes is output, and a helper's result past the output budget is refused.
  */
 import Handlebars from 'handlebars';
+import { setOwn } from '../json.ts';
 import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
 import { SHARED_PLAN_RULES, planned, type PlanRule } from './plan-helpers.ts';
-import { BudgetExceeded, checkBuild, metered, spendOutput, spendSteps } from './budget.ts';
+import { BudgetExceeded, CHARS_PER_STEP, checkValueSize, metered, spendBuilt, spendOutput, spendSteps } from './budget.ts';
 import { templateOf } from './hbs-runtime.ts';
 
 /**
@@ -62,25 +63,43 @@ function counting(fn: Block): Block {
   return w;
 }
 
-/** A helper that counts a step per call, counts its blocks, and refuses a result past the output budget. */
+/**
+ * A helper that counts a step per call, counts its blocks, and pays for what it reads and makes (every helper,
+ * shared, a driver's or Handlebars' own, by construction): before it runs, a step per `CHARS_PER_STEP` characters
+ * of each text argument and per element of each list argument (block helpers pay per block run instead); after,
+ * a text result is charged (`spendBuilt`: refused past the output budget) and an object or list result is refused
+ * when its size, shared parts counted each time, is past the step budget (`checkValueSize`).
+ */
 function countedHelper(name: string, fn: Helper): Helper {
   return function (this: unknown) {
-    const options = arguments[arguments.length - 1] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
+    const last = arguments.length - 1;
+    const options = arguments[last] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
+    let block = false;
     if (options && typeof options === 'object') {
       if (options.loc) lastLoc = options.loc.start;
-      if (typeof options.fn === 'function') options.fn = countedBlock(options.fn);
+      block = typeof options.fn === 'function';
+      if (block) options.fn = countedBlock(options.fn!);
       if (typeof options.inverse === 'function') options.inverse = countedBlock(options.inverse);
     }
-    spendSteps(1);
+    let work = 1;
+    if (!block) {
+      for (let i = 0; i < last; i++) {
+        const a: unknown = arguments[i];
+        if (typeof a === 'string') work += Math.floor(a.length / CHARS_PER_STEP);
+        else if (Array.isArray(a)) work += a.length;
+      }
+    }
+    spendSteps(work);
     const out = fn.apply(this, arguments as unknown as unknown[]);
-    if (typeof out === 'string' && out.length > 1024) checkBuild(out.length, name);
+    if (typeof out === 'string') spendBuilt(out.length, name);
+    else if (typeof out === 'object' && out !== null) checkValueSize(out, name);
     return out;
   };
 }
 
 /** Puts an environment's helpers (its own and the built-in `each`, `if`, ...) and partial calls under the budgets. */
 function instrument(env: typeof Handlebars): void {
-  for (const [name, fn] of Object.entries(env.helpers)) env.helpers[name] = countedHelper(name, fn as Helper) as Handlebars.HelperDelegate;
+  for (const [name, fn] of Object.entries(env.helpers)) setOwn(env.helpers, name, countedHelper(name, fn as Helper) as Handlebars.HelperDelegate);
   const holder = env as unknown as { VM: { invokePartial: Block } };
   const vm = holder.VM;
   const invoke = countedBlock(vm.invokePartial);
@@ -114,7 +133,7 @@ function budgeted(render: () => string): string {
  * The message of a budget error with the line of the last helper or block (for a partial, the first line of
  * `source` that calls it), as Handlebars places its own errors (` - L:C`, column from 0).
  */
-function budgetMessage(e: BudgetExceeded, source: string): string {
+function budgetMessage(e: { message: string }, source: string): string {
   let at = lastLoc;
   if (at && 'partial' in at) {
     const i = source.search(new RegExp(`\\{\\{~?#?>\\s*${at.partial.replace(/[^\w-]/g, '\\$&')}(?![\\w-])`));
@@ -122,6 +141,11 @@ function budgetMessage(e: BudgetExceeded, source: string): string {
     at = i < 0 ? undefined : { line: before.split('\n').length, column: i - before.lastIndexOf('\n') - 1 };
   }
   return `${e.message} - ${at ? `${at.line}:${at.column}` : '1:0'}`;
+}
+
+/** V8's `RangeError: Maximum call stack size exceeded` (a render recursing without end). */
+function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
 }
 
 /** A driver's template engine (see `createTemplateEngine`). */
@@ -182,7 +206,9 @@ export function createTemplateEngine(
         const render = compiled(name, source);
         return budgeted(() => render(data));
       } catch (err) {
-        const reason = err instanceof BudgetExceeded ? budgetMessage(err, source) : err instanceof Error ? err.message : String(err);
+        const reason = err instanceof BudgetExceeded ? budgetMessage(err, source)
+          : isStackOverflow(err) ? budgetMessage({ message: 'call stack exhausted (a partial or helper calling itself without end?)' }, source)
+          : err instanceof Error ? err.message : String(err);
         throw new InjectError(`template "${name}" failed: ${reason}`, { code: 'TEMPLATE' });
       }
     },

@@ -3,6 +3,8 @@
  * formatting of JSON-decoded values, and sprig's notion of "empty". Pure functions, no I/O.
  */
 
+import { CHARS_PER_STEP, spendWork } from './budget.ts';
+
 /**
  * Go template truthiness (`text/template` `isTrue`): false for `nil`, `false`, `0`, `""`, and empty
  * arrays and maps; true otherwise. Differs from Handlebars, where `{}` is truthy and `0` is falsy.
@@ -52,6 +54,8 @@ export function formatGoFloat(n: number): string {
  * (sorted keys) and `[a b]` for composites. Used by Istio's `annotation` default and by printing.
  */
 export function goSprint(v: unknown): string {
+  // Every node printed is work (inside a render, `./budget.ts`): a value that shares itself exponentially stops here.
+  spendWork(typeof v === 'string' ? 1 + Math.floor(v.length / CHARS_PER_STEP) : 1);
   if (v === null || v === undefined) return '<nil>';
   if (typeof v === 'string') return v;
   if (typeof v === 'number') return formatGoFloat(v);

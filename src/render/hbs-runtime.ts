@@ -16,6 +16,7 @@
  * test/render/hbs-runtime.test.ts and test/drivers/istio/render.test.ts compare this one with, render for render.
  */
 import Handlebars from 'handlebars';
+import { setOwn } from '../json.ts';
 import { createProtoAccessControl, isPrototypeConstructor, resultIsAllowed } from 'handlebars/dist/cjs/handlebars/internal/proto-access.js';
 
 type Fn = (...a: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -175,7 +176,7 @@ function topLevelOf(env: Env, spec: Spec, container: Options, options: Options):
   const helpers: Options = {};
   for (const source of [env.helpers, options.helpers]) {
     if (!source) continue;
-    for (const name of Object.keys(source)) helpers[name] = name === 'lookup' ? withLookupProperty(source[name], container) : source[name];
+    for (const name of Object.keys(source)) setOwn(helpers, name, name === 'lookup' ? withLookupProperty(source[name], container) : source[name]);
   }
   const hooks: Options = {};
   const keep = options.allowCallsToHelperMissing || Boolean(spec.compiler && spec.compiler[0] === 7);

@@ -30,7 +30,7 @@
  * compared with a full render and a difference throws.
  */
 import type { Json } from '../model.ts';
-import { isJsonObject } from '../json.ts';
+import { isJsonObject, setOwn } from '../json.ts';
 import {
   ANY_TOKEN, MAX_SLOTS, NoPlan, UNFAITHFUL, beginRecording, endRecording, fill, isNumberSlot, isSlotSafe, planText,
   plannedCopy, recordedLimits, type DataPath, type Limits, type Slots, type Steer,
@@ -485,7 +485,7 @@ class PlanCache implements Planner {
     try {
       const planned: Record<string, unknown> = {};
       for (const k of Object.keys(data)) {
-        planned[k] = this.slotRoots.has(k) ? plannedCopy(data[k], steer.kids.get(k), [k], slots) : data[k];
+        setOwn(planned, k, this.slotRoots.has(k) ? plannedCopy(data[k], steer.kids.get(k), [k], slots) : data[k]);
       }
       for (const [k, derive] of this.derived) planned[k] = derive(planned);
       if (slots.list.length > MAX_SLOTS) throw new NoPlan([], 'too many slots');

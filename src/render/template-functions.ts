@@ -11,8 +11,8 @@
 import type { Json } from '../model.ts';
 import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit-block.ts';
 import { formatGoDuration, goPrint, goSprint, isEmpty, isTruthy } from './go-values.ts';
-import { isJsonObject } from '../json.ts';
-import { checkIndent } from './budget.ts';
+import { isJsonObject, setOwn } from '../json.ts';
+import { CHARS_PER_STEP, checkIndent, spendWalk, spendWork } from './budget.ts';
 
 /** A template helper: Handlebars passes its options object last (see `args`). */
 export type Helper = (...args: unknown[]) => unknown;
@@ -62,10 +62,11 @@ export function toYamlText(v: unknown): string {
 const GO_STYLE = { seqIndent: 'compact', keepNulls: true } as const;
 
 function sortKeys(v: Json): Json {
+  spendWork(typeof v === 'string' ? 1 + Math.floor(v.length / CHARS_PER_STEP) : 1);
   if (Array.isArray(v)) return v.map(sortKeys);
   if (typeof v === 'object' && v !== null) {
     const out: { [k: string]: Json } = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]!);
+    for (const k of Object.keys(v).sort()) setOwn(out, k, sortKeys(v[k]!));
     return out;
   }
   return v;
@@ -159,9 +160,9 @@ export const TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
   annotation: (...raw) => { const [meta, key, def] = args(raw); const a = asRecord(asRecord(meta)?.annotations); const k = str(key); return a && Object.prototype.hasOwnProperty.call(a, k) ? str(a[k]) : goSprint(def); },
   isset: (...raw) => { const [m, key] = args(raw); const r = asRecord(m); return !!r && Object.prototype.hasOwnProperty.call(r, str(key)); },
   valueOrDefault: (...raw) => { const [v, d] = args(raw); return v === '' || v === null || v === undefined ? d : v; },
-  toJSON: (...raw) => { const v = args(raw)[0]; return asRecord(v) ? JSON.stringify(v) : '{}'; },
+  toJSON: (...raw) => { const v = args(raw)[0]; if (!asRecord(v)) return '{}'; spendWalk(v); return JSON.stringify(v); },
   fromJSON: (...raw) => { try { return JSON.parse(str(args(raw)[0])); } catch { return '{}'; } },
-  structToJSON: (...raw) => { const v = args(raw)[0]; return v === null || v === undefined ? '{}' : JSON.stringify(v); },
+  structToJSON: (...raw) => { const v = args(raw)[0]; if (v === null || v === undefined) return '{}'; spendWalk(v); return JSON.stringify(v); },
   formatDuration: (...raw) => formatGoDuration(args(raw)[0]),
   toYaml: (...raw) => toYamlText(args(raw)[0]),
   indent: (...raw) => { const [n, s] = args(raw); return goIndent(n, s); },
@@ -170,7 +171,7 @@ export const TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
   contains: (...raw) => { const [needle, hay] = args(raw); return str(hay).includes(str(needle)); },
   toLower: (...raw) => str(args(raw)[0]).toLowerCase(),
   /** Sorted `{key, value}` pairs of a map (Go `range` over a map visits keys in sorted order). */
-  entries: (...raw) => { const r = asRecord(args(raw)[0]) ?? {}; return Object.keys(r).sort().map((key) => ({ key, value: r[key] })); },
+  entries: (...raw) => { const r = asRecord(args(raw)[0]) ?? {}; const keys = Object.keys(r); spendWork(keys.length); return keys.sort().map((key) => ({ key, value: r[key] })); },
   /** JSON text of a value (a YAML flow node). */
-  json: (...raw) => JSON.stringify(args(raw)[0] ?? null),
+  json: (...raw) => { const v = args(raw)[0] ?? null; spendWalk(v); return JSON.stringify(v); },
 };

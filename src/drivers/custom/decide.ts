@@ -4,6 +4,7 @@
  * never/always selectors and `spec.policy` decide.
  */
 import type { DecisionStep } from '../../model.ts';
+import { quoteData } from '../../results/quote.ts';
 import type { DriverDecideInput, DriverDecision, ReasonInfo } from '../driver.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';
@@ -34,7 +35,7 @@ export function decideCustom(input: DriverDecideInput<CustomSettings>): DriverDe
     if (!Object.hasOwn(map, CUSTOM_INJECT_KEY)) continue;
     const raw = map[CUSTOM_INJECT_KEY]!;
     if (raw !== 'true' && raw !== 'false') {
-      throw new InjectError(`pod ${source} ${CUSTOM_INJECT_KEY} must be "true" or "false"; got ${JSON.stringify(raw)}`, { field: `metadata.${source}s[${CUSTOM_INJECT_KEY}]`, code: 'BAD_ANNOTATION' });
+      throw new InjectError(`pod ${source} ${CUSTOM_INJECT_KEY} must be "true" or "false"; got ${quoteData(raw)}`, { field: `metadata.${source}s[${CUSTOM_INJECT_KEY}]`, code: 'BAD_ANNOTATION' });
     }
     const detail = `pod ${source} ${CUSTOM_INJECT_KEY} is "${raw}"`;
     trace.push({ rule: `custom.inject-${source}`, saw: detail, outcome: 'decided' });

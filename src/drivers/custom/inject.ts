@@ -5,6 +5,7 @@
  * run is a no-op) and uninject removes exactly what was added.
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import { quoteData } from '../../results/quote.ts';
 import type { InjectRequest, Inventory } from '../driver.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
 import { removeInventory } from '../../patch/uninject.ts';
@@ -12,7 +13,7 @@ import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 import { checkCustomStatus } from './uninject.ts';
-import { cloneJson, isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject, setOwn } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -50,7 +51,7 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
   try {
     v = JSON.parse(raw);
   } catch {
-    throw new InjectError(`${CUSTOM_STATUS_ANNOTATION} is not valid JSON: ${JSON.stringify(raw)}`, { field: statusField });
+    throw new InjectError(`${CUSTOM_STATUS_ANNOTATION} is not valid JSON: ${quoteData(raw)}`, { field: statusField });
   }
   const o = (isJsonObject(v as Json) ? v : {}) as Record<string, unknown>;
   const keys = ['templates', ...LISTS, 'labels', 'annotations'] as const;
@@ -58,9 +59,9 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
   for (const k of keys) {
     const list = o[k] ?? [];
     if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
-      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${JSON.stringify(o[k])}`, { field: statusField });
+      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${quoteData(o[k])}`, { field: statusField });
     }
-    out[k] = list as string[];
+    (out as Record<typeof k, string[]>)[k] = list as string[]; // fixed key: one of the names above
   }
   return out;
 }
@@ -140,7 +141,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
         status[kind].push(k);
         continue;
       }
-      if (have[k] !== v) throw new InjectError(`templates ${templates.join(', ')} set ${kind.slice(0, -1)} ${k} to ${JSON.stringify(v)}, but the pod has ${JSON.stringify(have[k])}: custom templates only add`, { field: `metadata.${kind}[${k}]`, code: 'TEMPLATE' });
+      if (have[k] !== v) throw new InjectError(`templates ${templates.join(', ')} set ${kind.slice(0, -1)} ${k} to ${quoteData(v)}, but the pod has ${quoteData(have[k])}: custom templates only add`, { field: `metadata.${kind}[${k}]`, code: 'TEMPLATE' });
     }
   }
   const merged = strategicMerge({ metadata: out.metadata as JsonObject, spec: out.spec }, fragment, POD_SCHEMA);

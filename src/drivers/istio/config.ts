@@ -4,9 +4,10 @@
  * onto the built-in chart defaults and resolves the settings that also live in the values.
  */
 import { parseDocument } from 'yaml';
+import { quoteData } from '../../results/quote.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { quoteValue } from '../../config/schema-issues.ts';
-import { getIn, isJsonObject } from '../../json.ts';
+import { getIn, isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject, LabelSelector } from '../../model.ts';
 import { validateSelector } from '../../selection/label-selector.ts';
 import type { DriverConfigInput, DriverConfigResult, SharedSettings } from '../driver.ts';
@@ -72,9 +73,9 @@ function fromConfigMapStrings(raw: Record<string, unknown>): RawIstio {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {
     if (typeof v !== 'string') continue;
-    if (BOOLEAN_KEYS.has(k)) out[k] = v === 'true';
-    else if (LIST_KEYS.has(k)) out[k] = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
-    else out[k] = v;
+    if (BOOLEAN_KEYS.has(k)) setOwn(out, k, v === 'true');
+    else if (LIST_KEYS.has(k)) setOwn(out, k, v.split(',').map((x) => x.trim()).filter((x) => x !== ''));
+    else setOwn(out, k, v);
   }
   return out as RawIstio;
 }
@@ -277,7 +278,7 @@ function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: st
       const source = `${valuesPath}.${keys.join('.')}`;
       if (explicit !== undefined) {
         if (fromUser !== undefined && JSON.stringify(fromUser) !== JSON.stringify(explicit)) {
-          warnings.push(`${explicitPath} (${JSON.stringify(explicit)}) overrides ${source} (${JSON.stringify(fromUser)})`);
+          warnings.push(`${explicitPath} (${quoteData(explicit)}) overrides ${source} (${quoteData(fromUser)})`);
         }
         return explicit;
       }
@@ -296,11 +297,11 @@ function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: st
 function setIn(obj: JsonObject, keys: string[], value: Json): void {
   let cur = obj;
   for (const k of keys.slice(0, -1)) {
-    const next = Object.hasOwn(cur, k) ? cur[k] : undefined;
-    if (!isJsonObject(next)) cur[k] = {};
-    cur = cur[k] as JsonObject;
+    let next = Object.hasOwn(cur, k) ? cur[k] : undefined;
+    if (!isJsonObject(next)) setOwn(cur, k, (next = {}));
+    cur = next;
   }
-  cur[keys[keys.length - 1]!] = value;
+  setOwn(cur, keys[keys.length - 1]!, value);
 }
 
 const isPolicy = (v: unknown): v is 'enabled' | 'disabled' => v === 'enabled' || v === 'disabled';

@@ -1,5 +1,5 @@
 import type { Json, JsonObject } from '../../model.ts';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 
 /** The Istio release whose chart defaults ship here (images tag `1.31.0` on `docker.io/istio`). */
 export const ISTIO_VERSION = '1.31.0';
@@ -174,8 +174,8 @@ export function mergeValues(base: JsonObject, override: JsonObject | null | unde
   if (!override) return out;
   for (const [key, value] of Object.entries(override)) {
     const current = out[key];
-    if (isJsonObject(value) && isJsonObject(current)) out[key] = mergeValues(current, value);
-    else out[key] = cloneJson(value);
+    if (isJsonObject(value) && isJsonObject(current)) setOwn(out, key, mergeValues(current, value));
+    else setOwn(out, key, cloneJson(value));
   }
   return out;
 }

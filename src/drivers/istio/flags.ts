@@ -1,4 +1,5 @@
 import { parseDocument } from 'yaml';
+import { quoteData } from '../../results/quote.ts';
 import { describeShape } from '../../config/layering.ts';
 import { describeObject } from '../../config/load.ts';
 import type { JsonObject } from '../../model.ts';
@@ -63,7 +64,7 @@ function mapFrom(name: string, text: string, key: string): JsonObject {
 function operatorOverrides({ name, text }: FlagValue, o: Map<string, SectionOverride>): void {
   const iop = readYaml(name, text);
   if (!isJsonObject(iop) || iop.kind !== 'IstioOperator') {
-    throw new Error(`${name}: expected an IstioOperator (kind: IstioOperator); got ${isJsonObject(iop) ? `kind ${JSON.stringify(iop.kind)}` : describeShape(iop)}`);
+    throw new Error(`${name}: expected an IstioOperator (kind: IstioOperator); got ${isJsonObject(iop) ? `kind ${quoteData(iop.kind)}` : describeShape(iop)}`);
   }
   const spec = isJsonObject(iop.spec) ? iop.spec : {};
   if (spec.values !== undefined) {

@@ -4,6 +4,8 @@
  * behaviour; the Handlebars ports of the built-in templates live in `./template-functions.ts`.
  */
 import { holdsPlan, noPlanFor, planText } from '../../render/plan-values.ts';
+import { setOwn } from '../../json.ts';
+import { spendWork } from '../../render/budget.ts';
 import { MAP_ANY, NIL, SLICE_ANY, STRING, Value, dynamic } from '../../render/gotemplate/value.ts';
 
 /** A JSON map as Go's `map[string]any` (not an array, not a boxed Value, not a plan placeholder). */
@@ -24,6 +26,7 @@ function isNilElem(x: unknown): boolean {
 
 /** Whether omitting nils would change `x` (Go's first pass, `omitNilInternal`'s `changed`). */
 function hasNil(x: unknown): boolean {
+  spendWork(1);
   if (isNilElem(x)) return true;
   const u = unbox(x);
   if (Array.isArray(u) && !planText(u)) return u.some(hasNil);
@@ -37,6 +40,7 @@ function hasNil(x: unknown): boolean {
  * empty map without nils, a typed nil map, `map[string]string`) is kept as it is.
  */
 function omitNilElem(x: unknown): unknown {
+  spendWork(1);
   if (isNilElem(x)) return undefined;
   if (!hasNil(x)) return x;
   const u = unbox(x);
@@ -47,7 +51,7 @@ function omitNilElem(x: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(u as Record<string, unknown>)) {
     const f = omitNilElem(v);
-    if (f !== undefined) out[k] = f;
+    if (f !== undefined) setOwn(out, k, f);
   }
   return Object.keys(out).length === 0 ? undefined : out;
 }

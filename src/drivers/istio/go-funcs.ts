@@ -6,7 +6,8 @@
  * process environment.
  */
 import { toYamlText } from '../../render/template-functions.ts';
-import { checkIndent } from '../../render/budget.ts';
+import { assignOwn, setOwn } from '../../json.ts';
+import { BudgetExceeded, checkIndent, spendWork } from '../../render/budget.ts';
 import { formatGoDuration } from '../../render/go-values.ts';
 import type { FuncMap } from '../../render/gotemplate/index.ts';
 import { SPRIG_FUNCS, goTrimSpace } from '../../render/gotemplate/sprig.ts';
@@ -42,7 +43,7 @@ function mapValue(o: Record<string, string> | null): Value {
 function stringMapJSON(o: Record<string, string> | null): string {
   if (o === null) return 'null';
   const sorted: Record<string, string> = {};
-  for (const k of Object.keys(o).sort()) sorted[k] = o[k] as string;
+  for (const k of Object.keys(o).sort()) setOwn(sorted, k, o[k] as string);
   return goJSON(sorted);
 }
 
@@ -115,7 +116,8 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
       if (v.t === ANY && v.v === null) return str('{}');
       try {
         return str(goJSON(toJSONValue(v)));
-      } catch {
+      } catch (e) {
+        if (e instanceof BudgetExceeded) throw e;
         return str('{}');
       }
     })],
@@ -144,12 +146,14 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     ['omit', goFunc([MAP_STRING, STRING], (mv, ...keys) => {
       const drop = new Set(keys.map((k) => k.v as string));
       const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(stringMap(mv))) if (!drop.has(k)) out[k] = v;
+      const entries = Object.entries(stringMap(mv));
+      spendWork(entries.length);
+      for (const [k, v] of entries) if (!drop.has(k)) out[k] = v;
       return mapValue(out);
     }, true)],
     ['strdict', goFunc([STRING], (...vs) => {
       const out: Record<string, string> = {};
-      for (let i = 0; i < vs.length; i += 2) out[vs[i]!.v as string] = i + 1 < vs.length ? (vs[i + 1]!.v as string) : '';
+      for (let i = 0; i < vs.length; i += 2) setOwn(out, vs[i]!.v as string, i + 1 < vs.length ? (vs[i + 1]!.v as string) : '');
       return mapValue(out);
     }, true)],
     ['toJsonMap', goFunc([MAP_STRING], (...maps) => str(stringMapJSON(mergeMaps(maps))), true)],
@@ -185,7 +189,11 @@ type JsonObjectLike = Parameters<typeof proxyConfigToJSON>[0];
 function mergeMaps(maps: Value[]): Record<string, string> | null {
   if (maps.length === 0) return null;
   const out: Record<string, string> = {};
-  for (const mv of maps) Object.assign(out, stringMap(mv));
+  for (const mv of maps) {
+    const m = stringMap(mv);
+    spendWork(Object.keys(m).length);
+    assignOwn(out, m);
+  }
   return out;
 }
 

@@ -82,7 +82,17 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
     return { fragment: renderIstioTemplate(name, ctx.builtinData), origin: 'builtin' };
   }
   const { planName, source } = goSources(entry.template, name);
-  const fragment = goPlanner.render(planName, source, goDataOf(ctx));
+  let fragment: Json;
+  try {
+    fragment = goPlanner.render(planName, source, goDataOf(ctx));
+  } catch (e) {
+    // A template's failure (Go's message names its line) also names where the template comes from and what picks it.
+    if (e instanceof InjectError && e.code === 'TEMPLATE') {
+      const from = entry.origin === 'values' ? `${ORIGIN_LABEL.values}.${name}` : ORIGIN_LABEL[entry.origin];
+      throw new InjectError(`${e.message} (template "${name}" from ${from}, chosen by the pod's ${TEMPLATES_ANNOTATION} annotation or the default templates)`, { code: 'TEMPLATE' });
+    }
+    throw e;
+  }
   return { fragment: fragment as RenderedFragment, origin: entry.origin };
 }
 

@@ -20,7 +20,7 @@ import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts'
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
 import { clearPrometheusAnnotations, prometheusPort } from './prometheus.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
-import { objectAt, isJsonObject } from '../../json.ts';
+import { objectAt, isJsonObject, assignOwn, setOwn } from '../../json.ts';
 import {
   containersOf,
   findContainer,
@@ -311,7 +311,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   });
   // Istio `applyMetadata`: the injector config's injectedAnnotations. The webhook passes them; kube-inject
   // passes none (IntoObject sets `injectedAnnotations: nil`), so only webhook selection applies them.
-  if (istio.selection === 'webhook') Object.assign(final.metadata.annotations ??= {}, istio.templates.injectedAnnotations);
+  if (istio.selection === 'webhook') assignOwn(final.metadata.annotations ??= {}, istio.templates.injectedAnnotations);
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
   const sources = used.every((u) => u.origin === 'builtin') ? '' : describeSources(used, istio);
@@ -346,8 +346,8 @@ export function alignInjectedKeyOrder(pod: PodTemplate, templatePod: PodTemplate
       const t = findContainer(String(c.name), templ);
       if (!t) return c;
       const out: JsonObject = {};
-      for (const k of Object.keys(t)) if (k in c) out[k] = c[k]!;
-      for (const k of Object.keys(c)) if (!(k in out)) out[k] = c[k]!;
+      for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]!);
+      for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]!);
       return out;
     });
   }

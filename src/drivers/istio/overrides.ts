@@ -4,7 +4,7 @@
  * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
  * (pkg/kube/inject/webhook.go; istio-injection.md §7).
  */
-import { cloneJson, isJsonObject, owned } from '../../json.ts';
+import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
@@ -46,16 +46,16 @@ export function goContainerJSON(c: JsonObject): JsonObject {
   for (const k of keys) {
     const v = c[k];
     if (k === 'resources') {
-      out[k] = isJsonObject(v) ? canonicalResources(v) : {};
+      setOwn(out, k, isJsonObject(v) ? canonicalResources(v) : {});
       continue;
     }
     if (k === 'name') {
-      out[k] = typeof v === 'string' ? v : '';
+      setOwn(out, k, typeof v === 'string' ? v : '');
       continue;
     }
     if (v === undefined || v === null || v === '' || v === false) continue;
     if (Array.isArray(v) && v.length === 0) continue;
-    out[k] = v;
+    setOwn(out, k, v);
   }
   return out;
 }
@@ -68,7 +68,7 @@ function canonicalResources(r: JsonObject): JsonObject {
     if (!isJsonObject(m)) continue;
     const c: JsonObject = {};
     for (const [name, q] of Object.entries(m)) {
-      c[name] = typeof q === 'string' || typeof q === 'number' ? (canonicalQuantity(q) ?? q) : q;
+      setOwn(c, name, typeof q === 'string' || typeof q === 'number' ? (canonicalQuantity(q) ?? q) : q);
     }
     out[key] = c;
   }
@@ -232,7 +232,7 @@ function keepQuantitySpelling(overlay: JsonObject, current: JsonObject | undefin
     for (const [k, v] of Object.entries(want)) {
       const g = got[k];
       if ((typeof v === 'string' || typeof v === 'number') && (typeof g === 'string' || typeof g === 'number') &&
-        v !== g && canonicalQuantity(v) !== undefined && canonicalQuantity(v) === canonicalQuantity(g)) want[k] = g;
+        v !== g && canonicalQuantity(v) !== undefined && canonicalQuantity(v) === canonicalQuantity(g)) setOwn(want, k, g);
     }
   }
 }

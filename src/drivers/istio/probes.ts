@@ -5,7 +5,7 @@
  * `DumpAppProbers`, `patchRewriteProbe`, `mergeOrAppendProbers` (pkg/kube/inject/app_probe.go, webhook.go;
  * istio-injection.md §6.7).
  */
-import { cloneJson, isJsonObject, owned } from '../../json.ts';
+import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { STATUS_ANNOTATION } from './status.ts';
 import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
@@ -91,7 +91,7 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
   const keys = Object.keys(out).sort();
   if (keys.length === 0) return '';
   const sorted: JsonObject = {};
-  for (const k of keys) sorted[k] = out[k]!;
+  for (const k of keys) setOwn(sorted, k, out[k]!);
   return JSON.stringify(sorted);
 }
 
@@ -150,7 +150,7 @@ export function mergeOrAppendProbers(previouslyInjected: boolean, env: JsonObjec
         return;
       }
       const sorted: JsonObject = {};
-      for (const k of Object.keys(merged).sort()) sorted[k] = merged[k]!;
+      for (const k of Object.keys(merged).sort()) setOwn(sorted, k, merged[k]!);
       env[i] = { name: APP_PROBERS_ENV, value: JSON.stringify(sorted) };
       return;
     }

@@ -2,7 +2,7 @@ import { parse } from 'yaml';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { ISTIO_DEFAULT_PROXY_CONFIG } from './defaults.ts';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 
 /** The pod annotation carrying a per-workload ProxyConfig (YAML or JSON). */
 export const PROXY_CONFIG_ANNOTATION = 'proxy.istio.io/config';
@@ -61,11 +61,11 @@ function applyProxyConfig(base: JsonObject, overlay: JsonObject): JsonObject {
   for (const [key, value] of Object.entries(overlay)) {
     const current = out[key];
     if (key === 'proxyMetadata' || key === 'runtimeValues') {
-      out[key] = { ...(isJsonObject(current) ? current : {}), ...(isJsonObject(value) ? value : {}) };
+      setOwn(out, key, { ...(isJsonObject(current) ? current : {}), ...(isJsonObject(value) ? value : {}) });
     } else if (isJsonObject(value) && isJsonObject(current) && Object.keys(value).length > 0) {
-      out[key] = applyProxyConfig(current, value);
+      setOwn(out, key, applyProxyConfig(current, value));
     } else {
-      out[key] = structuredClone(value);
+      setOwn(out, key, structuredClone(value));
     }
   }
   return out;
@@ -159,14 +159,14 @@ export function proxyConfigToJSON(pc: JsonObject | null | undefined): string {
   for (const key of keys) {
     const value = pc[key];
     if (isStrippedDefault(key, value) || isOmittedByProtojson(key, value)) continue;
-    out[key] = isJsonObject(value) && (key === 'proxyMetadata' || key === 'runtimeValues') ? sortKeys(value) : (value as Json);
+    setOwn(out, key, isJsonObject(value) && (key === 'proxyMetadata' || key === 'runtimeValues') ? sortKeys(value) : (value as Json));
   }
   return JSON.stringify(out);
 }
 
 function sortKeys(o: JsonObject): JsonObject {
   const out: JsonObject = {};
-  for (const k of Object.keys(o).sort()) out[k] = o[k] as Json;
+  for (const k of Object.keys(o).sort()) setOwn(out, k, o[k] as Json);
   return out;
 }
 

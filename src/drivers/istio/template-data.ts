@@ -5,7 +5,7 @@ import { goSprint } from '../../render/go-values.ts';
 import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
-import { objectAt, isJsonObject } from '../../json.ts';
+import { objectAt, isJsonObject, setOwn } from '../../json.ts';
 import { plannedJson } from '../../render/plan-values.ts';
 
 /** What {@link buildTemplateData} needs. */
@@ -79,7 +79,7 @@ const PROXY_UID = 1337;
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return out;
-  for (const [k, val] of Object.entries(v)) out[k] = typeof val === 'string' ? val : String(val);
+  for (const [k, val] of Object.entries(v)) setOwn(out, k, typeof val === 'string' ? val : String(val));
   return out;
 }
 

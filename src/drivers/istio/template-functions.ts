@@ -5,6 +5,7 @@
  * environment). Registered on the Istio driver's engine beside the shared helpers (src/render/).
  */
 import type { JsonObject } from '../../model.ts';
+import { setOwn } from '../../json.ts';
 import { args, asRecord, str, type Helper } from '../../render/template-functions.ts';
 import { proxyConfigToJSON } from './proxy-config.ts';
 import type { PlanRule } from '../../render/plan-helpers.ts';
@@ -33,7 +34,7 @@ export function omitNil(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(asRecord(v)!)) {
     const cleaned = omitNil(val);
-    if (cleaned !== null) out[k] = cleaned;
+    if (cleaned !== null) setOwn(out, k, cleaned);
   }
   return Object.keys(out).length === 0 ? null : out;
 }

@@ -13,7 +13,7 @@ import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { injectIstioPod } from './inject.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
-import { cloneJson, jsonEqual, isJsonObject } from '../../json.ts';
+import { cloneJson, jsonEqual, isJsonObject, setOwn } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
 import { INJECTED_CONTAINER_NAMES, parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
@@ -97,8 +97,8 @@ function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
   if (isJsonObject(saved.httpGet)) {
     const now = handler.httpGet as JsonObject;
     const httpGet: JsonObject = {};
-    for (const k of Object.keys(now)) if (k in saved.httpGet) httpGet[k] = saved.httpGet[k]!;
-    for (const [k, v] of Object.entries(saved.httpGet)) if (!(k in httpGet)) httpGet[k] = v;
+    for (const k of Object.keys(now)) if (k in saved.httpGet) setOwn(httpGet, k, saved.httpGet[k]!);
+    for (const [k, v] of Object.entries(saved.httpGet)) if (!(k in httpGet)) setOwn(httpGet, k, v);
     return { ...handler, httpGet };
   }
   const kind = isJsonObject(saved.tcpSocket) ? 'tcpSocket' : isJsonObject(saved.grpc) ? 'grpc' : undefined;

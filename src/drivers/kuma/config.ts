@@ -12,8 +12,9 @@
  *   ContainerPatch objects).
  */
 import { parseDocument } from 'yaml';
+import { quoteData } from '../../results/quote.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
 import { KUMA_CP_DEFAULTS, TPROXY_DEFAULTS } from './defaults.ts';
@@ -116,11 +117,6 @@ export function loadOver(target: Json, source: Json): Json {
   return out;
 }
 
-/** `o[key] = v` as an own data property: `__proto__` and other `Object.prototype` names are plain keys here. */
-export function setOwn<T>(o: Record<string, T>, key: string, v: T): void {
-  Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
-}
-
 /**
  * `value` as an object: itself, or the YAML (or JSON) text it holds. Pushes an issue and returns `{}` when
  * the text does not parse to an object; empty text is `{}`.
@@ -161,7 +157,7 @@ class Reader {
 
   private fail(path: string, what: string, v: Json | undefined): void {
     const p = `${this.base}.${path}`;
-    this.issues.push({ path: p, message: `${p} must be ${what}; got ${JSON.stringify(v)}` });
+    this.issues.push({ path: p, message: `${p} must be ${what}; got ${quoteData(v)}` });
   }
 
   str(path: string): string {
@@ -296,7 +292,7 @@ function readPatches(raw: JsonObject, path: string, issues: ConfigIssue[]): Reco
           try {
             JSON.parse(op.value);
           } catch {
-            issues.push({ path: `${p}[${i}].value`, message: `${p}[${i}].value must be JSON text; got ${JSON.stringify(op.value)}` });
+            issues.push({ path: `${p}[${i}].value`, message: `${p}[${i}].value must be JSON text; got ${quoteData(op.value)}` });
             return [];
           }
         }
@@ -322,7 +318,7 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
   const r = new Reader(cp, at('controlPlaneConfig'), issues);
   const injector = readInjector(new Reader((((cp.runtime as JsonObject).kubernetes as JsonObject).injector as JsonObject) ?? {}, at('controlPlaneConfig.runtime.kubernetes.injector'), issues));
   for (const [p, v] of [['controlPlaneConfig.runtime.kubernetes.injector.sidecarContainer.ipFamilyMode', injector.sidecarContainer.ipFamilyMode]] as const) {
-    if (!['', 'dualstack', 'ipv4'].includes(v.toLowerCase())) issues.push({ path: at(p), message: `${at(p)} must be 'dualstack' or 'ipv4'; got ${JSON.stringify(v)}` });
+    if (!['', 'dualstack', 'ipv4'].includes(v.toLowerCase())) issues.push({ path: at(p), message: `${at(p)} must be 'dualstack' or 'ipv4'; got ${quoteData(v)}` });
   }
   const systemNamespace = r.str('store.kubernetes.systemNamespace');
   const controlPlane = objectOrYaml(input.raw.controlPlane, at('controlPlane'), issues);
@@ -330,7 +326,7 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
   const tproxyBase = loadOver(TPROXY_DEFAULTS, objectOrYaml(input.raw.transparentProxyConfig, at('transparentProxyConfig'), issues)) as JsonObject;
   const ipMode = tproxyBase.ipFamilyMode;
   if (typeof ipMode !== 'string' || !['', 'dualstack', 'ipv4'].includes(ipMode.toLowerCase())) {
-    issues.push({ path: at('transparentProxyConfig.ipFamilyMode'), message: `${at('transparentProxyConfig.ipFamilyMode')} must be 'dualstack' or 'ipv4'; got ${JSON.stringify(ipMode)}` });
+    issues.push({ path: at('transparentProxyConfig.ipFamilyMode'), message: `${at('transparentProxyConfig.ipFamilyMode')} must be 'dualstack' or 'ipv4'; got ${quoteData(ipMode)}` });
   } else if (ipMode === '') tproxyBase.ipFamilyMode = 'dualstack';
   const retry = isJsonObject(tproxyBase.retry) ? tproxyBase.retry : {};
   const sleep = typeof retry.sleepBetweenRetries === 'string' ? parseGoDuration(retry.sleepBetweenRetries) : undefined;

@@ -6,7 +6,8 @@
  * `EnsurePathExistsOnAdd` (`applyCustomPatches`, injector.go at 348b6528).
  */
 import jsonPatch from 'fast-json-patch';
-import { isJsonObject } from '../../json.ts';
+import { quoteData } from '../../results/quote.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { CONTAINER_PATCHES, readList } from './annotations.ts';
@@ -62,8 +63,10 @@ function ensureParents(doc: JsonObject, path: string): void {
       continue;
     }
     if (!isJsonObject(node)) return;
-    if (node[key] === undefined || node[key] === null) node[key] = /^[0-9]+$/.test(next) || next === '-' ? [] : {};
-    node = node[key]!;
+    // Own keys only: a path through `__proto__` or `constructor` names a key of the container, never its prototype.
+    let child: Json | undefined = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (child === undefined || child === null) setOwn(node, key, (child = /^[0-9]+$/.test(next) || next === '-' ? [] : {}));
+    node = child;
   }
 }
 
@@ -88,7 +91,7 @@ export function applyPatches(container: JsonObject, patch: { names: string[]; op
   }
   if (doc.name !== container.name) {
     // Kuma lets a patch rename its container; the next run (and uninject) could then not find it again.
-    throw new InjectError(`patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${JSON.stringify(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`);
+    throw new InjectError(`patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${quoteData(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`);
   }
   return doc;
 }

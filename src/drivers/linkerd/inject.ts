@@ -13,7 +13,7 @@
  *    the positions patch.json adds them.
  */
 import { createHash } from 'node:crypto';
-import { cloneJson } from '../../json.ts';
+import { cloneJson, setOwn } from '../../json.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest } from '../driver.ts';
@@ -181,7 +181,7 @@ function podWarnings(req: InjectRequest<LinkerdSettings>, pod: PodTemplate, podA
  */
 function addedAnnotations(settings: LinkerdSettings, podAnn: Record<string, string>): Record<string, string> {
   const added: Record<string, string> = {};
-  for (const [k, v] of Object.entries(settings.overrideAnnotations)) if (!Object.hasOwn(podAnn, k)) added[k] = v;
+  for (const [k, v] of Object.entries(settings.overrideAnnotations)) if (!Object.hasOwn(podAnn, k)) setOwn(added, k, v);
   if (settings.debugSidecar && !Object.hasOwn(podAnn, A.enableDebugSidecar)) added[A.enableDebugSidecar] = 'true';
   return added;
 }

@@ -4,7 +4,7 @@
  * `MergeAdditionalEnv`, pkg/inject/inject.go). Linkerd ignores a value it cannot parse and logs a warning; so
  * does this module, returning the warning for the workload's results.
  */
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 import type { JsonObject } from '../../model.ts';
 import { atoi, parseBool, parseDuration, parseInt } from '../go-parse.ts';
 import { A, INJECT_ANNOTATION } from './annotations.ts';
@@ -83,7 +83,7 @@ export function resolveOpaquePorts(list: string, namedPorts: Map<string, number>
  */
 export function effectiveAnnotations(ns: Record<string, string>, overrides: Record<string, string>, pod: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ns)) if (k === INJECT_ANNOTATION || /^config\.(alpha\.|beta\.)?linkerd\.io\//.test(k)) out[k] = v;
+  for (const [k, v] of Object.entries(ns)) if (k === INJECT_ANNOTATION || /^config\.(alpha\.|beta\.)?linkerd\.io\//.test(k)) setOwn(out, k, v);
   return { ...out, ...overrides, ...pod };
 }
 

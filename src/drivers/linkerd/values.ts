@@ -5,7 +5,7 @@
  */
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { quoteValue } from '../../config/schema-issues.ts';
-import { getIn, isJsonObject } from '../../json.ts';
+import { getIn, isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 
 /**
@@ -116,8 +116,8 @@ export function coalesceValues(base: JsonObject, over: JsonObject): JsonObject {
   const out: JsonObject = structuredClone(base);
   for (const [k, v] of Object.entries(over)) {
     if (v === null) delete out[k];
-    else if (isJsonObject(v) && isJsonObject(out[k])) out[k] = coalesceValues(out[k] as JsonObject, v);
-    else out[k] = structuredClone(v);
+    else if (isJsonObject(v) && isJsonObject(out[k])) setOwn(out, k, coalesceValues(out[k] as JsonObject, v));
+    else setOwn(out, k, structuredClone(v));
   }
   return out;
 }

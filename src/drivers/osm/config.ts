@@ -5,6 +5,7 @@
  * class, its images and the mesh-wide traffic lists into `OsmSettings`.
  */
 import type { ConfigIssue } from '../../config/schema-issues.ts';
+import { quoteData } from '../../results/quote.ts';
 import { quoteValue } from '../../config/schema-issues.ts';
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
@@ -148,7 +149,7 @@ function sidecarClassOf(flavor: Flavor, sidecar: Obj, at: At, issues: ConfigIssu
   const className = str(sidecar.sidecarClass) ?? flavor.defaultClass;
   const cls = flavor.classes[className.toLowerCase() as SidecarClassName];
   if (!cls) {
-    issues.push({ path: at('meshConfig', 'sidecar', 'sidecarClass'), message: `${at('meshConfig', 'sidecar', 'sidecarClass')}: unknown sidecar class ${JSON.stringify(className)}; known classes of ${flavor.title}: ${known.join(', ')}` });
+    issues.push({ path: at('meshConfig', 'sidecar', 'sidecarClass'), message: `${at('meshConfig', 'sidecar', 'sidecarClass')}: unknown sidecar class ${quoteData(className)}; known classes of ${flavor.title}: ${known.join(', ')}` });
   }
   return cls ?? flavor.classes[flavor.defaultClass]!;
 }

@@ -4,6 +4,7 @@
  * `hostNetwork` and `ignoredNamespaces` rules.
  */
 import type { DecisionStep } from '../../model.ts';
+import { quoteData } from '../../results/quote.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { DriverDecideInput, DriverDecision, DriverVerdict } from '../driver.ts';
 import type { OsmSettings } from './config.ts';
@@ -78,11 +79,11 @@ export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDe
   const nsValue = input.namespaceInfo?.annotations[k.injection];
   const podSays = podValue === undefined ? undefined : readSwitch(podValue);
   if (podValue !== undefined && podSays === undefined) {
-    throw new InjectError(`invalid value ${JSON.stringify(podValue)} of pod annotation ${k.injection}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects the pod`, { field: `metadata.annotations[${k.injection}]`, code: 'BAD_ANNOTATION' });
+    throw new InjectError(`invalid value ${quoteData(podValue)} of pod annotation ${k.injection}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects the pod`, { field: `metadata.annotations[${k.injection}]`, code: 'BAD_ANNOTATION' });
   }
   const nsSays = nsValue === undefined ? undefined : readSwitch(nsValue);
   if (nsValue !== undefined && nsSays === undefined) {
-    throw new InjectError(`invalid value ${JSON.stringify(nsValue)} of annotation ${k.injection} on Namespace ${ns}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects every pod of the namespace`, { code: 'BAD_ANNOTATION' });
+    throw new InjectError(`invalid value ${quoteData(nsValue)} of annotation ${k.injection} on Namespace ${ns}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects every pod of the namespace`, { code: 'BAD_ANNOTATION' });
   }
   if (podSays !== undefined) {
     const detail = `pod annotation ${k.injection} is "${podValue}"${nsValue !== undefined ? ` (namespace says "${nsValue}")` : ''}`;

@@ -5,6 +5,7 @@
  * (`generateIptablesCommands`, pkg/injector/iptables.go; FSM's is the same with `FSM_` chains).
  */
 import { isIP } from 'node:net';
+import { quoteData } from '../../results/quote.ts';
 import { InjectError } from '../../results/errors.ts';
 import { keys, PORTS, type Flavor } from './flavor.ts';
 import type { OsmSettings } from './config.ts';
@@ -44,7 +45,7 @@ function podPorts(annotations: Record<string, string>, key: string): number[] {
   return entries(raw).map((p) => {
     const n = /^[+-]?\d+$/.test(p) ? Number(p) : NaN;
     if (!Number.isInteger(n) || n <= 0 || n > 65535) {
-      throw new InjectError(`invalid port ${JSON.stringify(p)} in annotation ${key} (${JSON.stringify(raw)}): expected comma-separated port numbers 1-65535`, { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' });
+      throw new InjectError(`invalid port ${quoteData(p)} in annotation ${key} (${quoteData(raw)}): expected comma-separated port numbers 1-65535`, { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' });
     }
     return n;
   });
@@ -59,7 +60,7 @@ function podCidrs(annotations: Record<string, string>, key: string): string[] {
   if (raw === undefined) return [];
   return entries(raw).map((c) => {
     if (!parseCidr(c)) {
-      throw new InjectError(`invalid IP range ${JSON.stringify(c)} in annotation ${key} (${JSON.stringify(raw)}): expected comma-separated CIDRs such as 10.0.0.0/8`, { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' });
+      throw new InjectError(`invalid IP range ${quoteData(c)} in annotation ${key} (${quoteData(raw)}): expected comma-separated CIDRs such as 10.0.0.0/8`, { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' });
     }
     return c;
   });

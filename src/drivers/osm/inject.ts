@@ -6,6 +6,7 @@
  * in the status annotation is removed first, so that a second run gives the same bytes.
  */
 import { cloneJson, isJsonObject } from '../../json.ts';
+import { quoteData } from '../../results/quote.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest, InjectResponse, WorkloadRef } from '../driver.ts';
@@ -147,7 +148,7 @@ function refuseTakenNames(pod: PodTemplate, s: OsmSettings, statusKey: string): 
   ] as const) {
     const taken = list(pod.spec, field).find((c) => (names as readonly string[]).includes(c.name as string));
     if (taken) {
-      throw new InjectError(`spec.${field} already has ${JSON.stringify(taken.name)} and there is no ${statusKey} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`, { field: `spec.${field}` });
+      throw new InjectError(`spec.${field} already has ${quoteData(taken.name)} and there is no ${statusKey} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`, { field: `spec.${field}` });
     }
   }
 }
@@ -213,7 +214,7 @@ function sidecarImage(s: OsmSettings, pod: PodTemplate, podAnnotations: Record<s
 function addPrometheusAnnotations(metrics: string | undefined, key: string, namespace: string, setMeta: MetadataSetter): void {
   if (metrics === undefined || metrics === '') return;
   const on = readSwitch(metrics);
-  if (on === undefined) throw new InjectError(`invalid value ${JSON.stringify(metrics)} of annotation ${key} on Namespace ${namespace}: expected enabled, yes, true, disabled, no or false`, { code: 'BAD_ANNOTATION' });
+  if (on === undefined) throw new InjectError(`invalid value ${quoteData(metrics)} of annotation ${key} on Namespace ${namespace}: expected enabled, yes, true, disabled, no or false`, { code: 'BAD_ANNOTATION' });
   if (on) {
     setMeta('annotations', 'prometheus.io/scrape', 'true');
     setMeta('annotations', 'prometheus.io/port', String(PORTS.prometheus));
@@ -268,7 +269,7 @@ function lifecycleSwitch(key: string, meshDefault: boolean, pod: Record<string, 
   const found = annotationValue(key, pod, ns);
   if (!found) return meshDefault;
   const v = readSwitch(found.value);
-  if (v === undefined) warnings.push(`${found.where} annotation ${key} is ${JSON.stringify(found.value)}: ${s.flavor.title} reads it as disabled (expected enabled, yes, true, disabled, no or false)`);
+  if (v === undefined) warnings.push(`${found.where} annotation ${key} is ${quoteData(found.value)}: ${s.flavor.title} reads it as disabled (expected enabled, yes, true, disabled, no or false)`);
   return v ?? false;
 }
 

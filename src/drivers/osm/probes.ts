@@ -13,7 +13,7 @@
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { PORTS, type Flavor, type ProbeStyle } from './flavor.ts';
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, setOwn } from '../../json.ts';
 
 /** The probe fields, in the order OSM rewrites them, with their sidecar port and OSM path stem. */
 const KINDS = [
@@ -56,7 +56,7 @@ function renameKey(obj: JsonObject, from: string, to: string, value: Json): Json
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(obj)) {
     if (k === from) out[to] = value;
-    else out[k] = v;
+    else setOwn(out, k, v);
   }
   return out;
 }

@@ -12,6 +12,7 @@
  * `{"class":"envoy","uuid":"…","initContainers":["osm-init"],"containers":["envoy"],"volumes":["envoy-bootstrap-config-volume"],"labels":{"osm-proxy-uuid":null},"annotations":{},"probes":[…]}`.
  */
 import { cloneJson, isJsonObject } from '../../json.ts';
+import { quoteData } from '../../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { Inventory } from '../driver.ts';
@@ -67,7 +68,7 @@ export function readStatus(pod: PodTemplate, key: string): StatusRecord | undefi
   }
   if (!isJsonObject(v) || typeof v.class !== 'string' || typeof v.uuid !== 'string' || !strings(v.initContainers) || !strings(v.containers)
     || !strings(v.volumes) || !previous(v.labels) || !previous(v.annotations) || !Array.isArray(v.probes) || !v.probes.every(isProbe)) {
-    throw new InjectError(`annotation ${key} is not a status meshinject wrote (${JSON.stringify(raw.slice(0, 80))}): cannot tell what a previous injection added; remove the injected containers and the annotation, then run again`, { field: `metadata.annotations[${key}]` });
+    throw new InjectError(`annotation ${key} is not a status meshinject wrote (${quoteData(raw.slice(0, 80))}): cannot tell what a previous injection added; remove the injected containers and the annotation, then run again`, { field: `metadata.annotations[${key}]` });
   }
   return v as unknown as StatusRecord;
 }

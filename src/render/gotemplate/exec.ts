@@ -12,7 +12,7 @@ import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
 import { activeHooks } from './hooks.ts';
 import { sprint } from './fmt.ts';
-import { BudgetExceeded, checkBuild, metered, spendOutput, spendSteps } from '../budget.ts';
+import { BudgetExceeded, CHARS_PER_STEP, metered, spendBuilt, spendOutput, spendSteps } from '../budget.ts';
 import {
   ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
   fieldOf, indirect, indirectInterface, sortedKeys, truth, typed, zero,
@@ -36,6 +36,7 @@ export interface ExecLimits {
 
 export const DEFAULT_LIMITS: ExecLimits = { maxSteps: 5_000_000, maxDepth: 1000 };
 
+const STACK_EXHAUSTED = 'execution stopped: call stack exhausted (recursion without end?)';
 const MISSING = new Value({ kind: 'invalid', name: 'missing' }, undefined);
 const BREAK = Symbol('break');
 const CONTINUE = Symbol('continue');
@@ -183,7 +184,7 @@ export function execute(set: CompiledSet, name: string, data: Value, limits: Exe
   } catch (e) {
     if (e instanceof TemplateExecError) throw e;
     if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      throw new TemplateExecError(`template: ${name}: execution stopped: call stack exhausted (recursion without end?)`);
+      throw new TemplateExecError(`template: ${name}: ${STACK_EXHAUSTED}`);
     }
     throw e;
   }
@@ -310,6 +311,10 @@ class Compiler {
       s.depth++;
       try {
         body(s, newDot);
+      } catch (e) {
+        // The call stack ran out: reported at the innermost `template` call that can still report (its line).
+        if (e instanceof RangeError && /call stack/i.test(e.message)) s.fail(tree, n, STACK_EXHAUSTED);
+        throw e;
       } finally {
         s.depth--;
         s.vars = saved.vars;
@@ -553,24 +558,46 @@ class Compiler {
       s.step(tree, n);
       let out: Value;
       try {
+        spendArgs(argv);
         const hooks = activeHooks();
         out = hooks ? hooks.call(name, f.fn, argv, f.plan) : f.fn(...argv);
+        spendResult(name, out, argv);
       } catch (e) {
         if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
         if (e instanceof BudgetExceeded) return s.fail(tree, n, `execution stopped: ${e.message}`);
         return s.fail(tree, n, `error calling ${name}: ${(e as Error).message}`);
       }
-      // What a function made is checked, whatever it is: a text past the output budget stops here.
-      if (typeof out.v === 'string' && out.v.length > 1024) {
-        try {
-          checkBuild(out.v.length, name);
-        } catch (e) {
-          s.budgetFail(tree, n, e);
-        }
-      }
       return out;
     };
   }
+}
+
+/**
+ * Charges a function call for what it reads, before it runs (every function, builtin, sprig or a driver's, by
+ * construction): a step per `CHARS_PER_STEP` characters of each text argument and a step per element of each
+ * list argument, so a call that walks a large argument costs what it does, in a loop too. Deep walks (serialisers,
+ * comparisons) charge each node themselves (`toJSONValue`, `format`).
+ * @throws BudgetExceeded
+ */
+function spendArgs(argv: readonly Value[]): void {
+  let work = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const v = (argv[i] as Value).v;
+    if (typeof v === 'string') work += Math.floor(v.length / CHARS_PER_STEP);
+    else if (Array.isArray(v)) work += v.length;
+  }
+  if (work > 0) spendSteps(work);
+}
+
+/**
+ * Charges a function call for what it made: a text (refused past the output budget, a step per `CHARS_PER_STEP`
+ * characters: `spendBuilt`) or a new list (a step per element; a list handed back as it came is not new).
+ * @throws BudgetExceeded
+ */
+function spendResult(name: string, out: Value, argv: readonly Value[]): void {
+  const v = out.v;
+  if (typeof v === 'string') spendBuilt(v.length, name);
+  else if (Array.isArray(v) && v.length > 0 && !argv.some((a) => a.v === v)) spendSteps(v.length);
 }
 
 /**
@@ -669,6 +696,7 @@ function printValue(s: State, tree: Tree, n: Node, v0: Value): void {
     text = sprint([v]);
   } catch (e) {
     if (activeHooks()?.passes(e)) throw e;
+    if (e instanceof BudgetExceeded) s.budgetFail(tree, n, e);
     s.fail(tree, n, (e as Error).message);
   }
   s.write(tree, n, text);

@@ -7,7 +7,7 @@
 import { formatGoFloat } from '../go-values.ts';
 import { goQuoteString } from './lex.ts';
 import { type GoType, type Value, dynamic, fieldOf, sortedKeys, typed } from './value.ts';
-import { checkBuild } from '../budget.ts';
+import { CHARS_PER_STEP, checkBuild, spendWork } from '../budget.ts';
 
 /** Formatting options of one verb. */
 interface Spec {
@@ -177,6 +177,8 @@ const STRING_VERBS = 'vsqxX';
  * so the verb checks and nil forms of each kind can be compared with the Go source).
  */
 function format(a: Value, verb: string, spec: Spec, depth: number): string {
+  // Every node printed is work (inside a render, `../budget.ts`): a value that shares itself exponentially stops here.
+  spendWork(typeof a.v === 'string' ? 1 + Math.floor(a.v.length / CHARS_PER_STEP) : 1);
   const v = unpointer(a);
   const t = v.t;
   if (t.kind === 'invalid' || (t.kind === 'interface' && v.v === null)) {

@@ -14,7 +14,8 @@ import {
   ANY, BOOL, FALSE, FLOAT64, type GoFunc, INT, INT64, MAP_ANY, NIL, SLICE_ANY, SLICE_STRING, STRING, TRUE,
   Value, box, dynamic, goFunc, goJSON, indirectInterface, isEmptyValue, toJSONValue, typed,
 } from './value.ts';
-import { checkBuild, checkIndent, checkList } from '../budget.ts';
+import { BudgetExceeded, checkBuild, checkIndent, checkList, spendWork } from '../budget.ts';
+import { setOwn } from '../../json.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
 const bool = (b: boolean): Value => (b ? TRUE : FALSE);
@@ -138,6 +139,16 @@ export function sprigIndent(n: number, s: string): string {
   return pad + s.split('\n').join(`\n${pad}`);
 }
 
+/**
+ * What sprig's JSON functions return when encoding fails: `""` (sprig drops the error), except that a template
+ * budget running out (`BudgetExceeded`) stops the render as everywhere else.
+ * @throws BudgetExceeded
+ */
+export function failedJSON(e: unknown): Value {
+  if (e instanceof BudgetExceeded) throw e;
+  return str('');
+}
+
 function jsonOf(v: Value): string {
   return goJSON(toJSONValue(v));
 }
@@ -222,8 +233,10 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['splitList', goFunc([STRING, STRING], (sep, s) => new Value(SLICE_STRING, (s.v as string).split(sep.v as string)))],
   ['split', goFunc([STRING, STRING], (sep, s) => {
     const out: Record<string, unknown> = {};
-    (s.v as string).split(sep.v as string).forEach((p, i) => {
-      out[`_${i}`] = p;
+    const parts = (s.v as string).split(sep.v as string);
+    spendWork(parts.length);
+    parts.forEach((p, i) => {
+      setOwn(out, `_${i}`, p);
     });
     return new Value(MAP_ANY, out);
   })],
@@ -324,7 +337,7 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   // dicts
   ['dict', goFunc([ANY], (...vs) => {
     const out: Record<string, unknown> = {};
-    for (let i = 0; i < vs.length; i += 2) out[strval(vs[i] as Value)] = i + 1 < vs.length ? box(iface(vs[i + 1] as Value)) : '';
+    for (let i = 0; i < vs.length; i += 2) setOwn(out, strval(vs[i] as Value), i + 1 < vs.length ? box(iface(vs[i + 1] as Value)) : '');
     return new Value(MAP_ANY, out);
   }, true)],
   ['hasKey', goFunc([MAP_ANY, STRING], (d, k) => bool(Object.prototype.hasOwnProperty.call(mapEntries(d), k.v as string)))],
@@ -335,7 +348,7 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['pick', goFunc([MAP_ANY, STRING], (d, ...keys) => {
     const o = mapEntries(d);
     const out: Record<string, unknown> = {};
-    for (const k of keys) if (Object.prototype.hasOwnProperty.call(o, k.v as string)) out[k.v as string] = o[k.v as string];
+    for (const k of keys) if (Object.prototype.hasOwnProperty.call(o, k.v as string)) setOwn(out, k.v as string, o[k.v as string]);
     return new Value(MAP_ANY, out);
   }, true)],
   // conversion and JSON
@@ -346,22 +359,22 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['toJson', goFunc([ANY], (v) => {
     try {
       return str(jsonOf(iface(v)));
-    } catch {
-      return str('');
+    } catch (e) {
+      return failedJSON(e);
     }
   })],
   ['toPrettyJson', goFunc([ANY], (v) => {
     try {
       return str(prettyJSON(toJSONValue(iface(v)), ''));
-    } catch {
-      return str('');
+    } catch (e) {
+      return failedJSON(e);
     }
   })],
   ['toRawJson', goFunc([ANY], (v) => {
     try {
       return str(JSON.stringify(toJSONValue(iface(v))) ?? 'null');
-    } catch {
-      return str('');
+    } catch (e) {
+      return failedJSON(e);
     }
   })],
   ['fromJson', goFunc([STRING], (s) => {

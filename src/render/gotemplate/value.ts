@@ -17,6 +17,8 @@
  * `NO_VALUE` is Go's invalid `reflect.Value` (a missing map key, an untyped nil).
  */
 
+import { CHARS_PER_STEP, spendWork } from '../budget.ts';
+import { setOwn } from '../../json.ts';
 import { activeHooks } from './hooks.ts';
 
 export type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'slice' | 'map' | 'struct' | 'ptr' | 'interface' | 'func';
@@ -328,6 +330,8 @@ export function assignable(from: GoType, to: GoType): boolean {
 
 /** Returns a Go-like JSON value (`encoding/json` `Marshal` semantics, as a JS value to `JSON.stringify`). */
 export function toJSONValue(v: Value): unknown {
+  // Every node read is work (inside a render, `../budget.ts`): a value that shares itself exponentially stops here.
+  spendWork(typeof v.v === 'string' ? 1 + Math.floor(v.v.length / CHARS_PER_STEP) : 1);
   const t = v.t;
   if (t.marshal) return v.v === null && (t.kind === 'ptr' || t.kind === 'map' || t.kind === 'slice') ? null : t.marshal(v.v);
   switch (t.kind) {
@@ -352,7 +356,7 @@ export function toJSONValue(v: Value): unknown {
       if (v.v === null) return null;
       const elem = t.elem as GoType;
       const out: Record<string, unknown> = {};
-      for (const k of sortedKeys(v.v as object)) out[k] = toJSONValue(typed(elem, (v.v as Record<string, unknown>)[k]));
+      for (const k of sortedKeys(v.v as object)) setOwn(out, k, toJSONValue(typed(elem, (v.v as Record<string, unknown>)[k])));
       return out;
     }
     case 'struct': {
