@@ -8,19 +8,10 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { run } from '../../src/run.ts';
+import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
 const q = JSON.stringify;
-const deployment = (annotations: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}, annotations: {${annotations}}}
-    spec:
-      containers:
-      - {name: web, image: web:1}
-`;
+const deployment = (annotations: string) => fixtureDeployment('web', { style: 'flow', templateExtra: `, annotations: {${annotations}}` });
 const BUDGET = '  templateBudget: {steps: 10000000}\n';
 
 interface Case { engine: 'go' | 'handlebars'; mutual: boolean; grows: boolean; line: number }

@@ -12,19 +12,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../src/run.ts';
 import { QUOTED_DATA_CHARS } from '../../src/results/quote.ts';
+import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
 const q = JSON.stringify;
-const pod = (annotations: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}, annotations: {${annotations}}}
-    spec:
-      containers:
-      - {name: web, image: web:1}
-`;
+const pod = (annotations: string) => fixtureDeployment('web', { style: 'flow', templateExtra: `, annotations: {${annotations}}` });
 const cfg = (mesh: string, section = '') => `apiVersion: meshinject.dev/v1alpha1
 kind: SidecarInjection
 metadata: {name: c}
