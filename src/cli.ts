@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
+import { COMMANDS, kubeVersionError, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import type { FlagValue } from './contract/driver.ts';
 import { DRIVERS } from './drivers/registry.ts';
 import { summaryLine } from './cli/summary.ts';
@@ -261,6 +261,7 @@ function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
   else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  if (cmd.command === 'uninject') o.mode = { value: 'uninject', from: 'meshinject uninject' };
   return o;
 }
 
@@ -479,10 +480,17 @@ function adviseHeap(bytes: number): number {
  * The cluster's Kubernetes version for `nativeSidecars: auto`: `--kube-version`, else `KUBE_VERSION` (Argo CD's
  * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
  * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
+ * @throws CliError (exit 2) for a value set but not a version (`kubeVersionError`), naming the variable
  */
 function kubeVersionFrom(cmd: Command, env: CliEnv): { kubeVersion?: { value: string; from: string } } {
   if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
-  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
+  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) {
+    const value = env[name];
+    if (!value) continue;
+    const bad = kubeVersionError(value, name);
+    if (bad) throw new CliError(bad);
+    return { kubeVersion: { value, from: name } };
+  }
   return {};
 }
 
@@ -505,7 +513,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   });
   const overrides = overridesFrom(s, cmd);
   const leftOutFiles: Array<{ path: string; why: string }> = [];
-  const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
+  const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject' || cmd.command === 'uninject', leftOutFiles);
   const aliased = aliasProblem([...s.plannedWrites.values()].map((w) => w.identity), s.reads);
   if (aliased) throw new CliError(aliased);
   checkHeapFor(inputs);
@@ -523,7 +531,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
     plans,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
-    ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
+    ...(leftOutFiles.length && (cmd.command === 'inject' || cmd.command === 'uninject') ? { leftOutFiles } : {}),
     ...kubeVersionFrom(cmd, env),
   };
   return { inputs, opts, logToStderr };
