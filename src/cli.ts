@@ -258,9 +258,11 @@ function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
   const o: ConfigOverrides = sections.length ? { sections } : {};
   const core = (['mesh', 'policy'] as const).flatMap((field) => (cmd[field] !== undefined ? [{ field, value: cmd[field]!, from: `--${field}` }] : []));
   if (core.length) o.core = core;
-  // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
+  // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one),
+  // else Helm's (`HELM_NAMESPACE`, which a post-renderer inherits from helm's environment).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
   else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  else if (env.HELM_NAMESPACE) o.defaultNamespace = { value: env.HELM_NAMESPACE, from: 'HELM_NAMESPACE' };
   if (cmd.command === 'uninject') o.mode = { value: 'uninject', from: 'meshinject uninject' };
   return o;
 }
@@ -684,7 +686,7 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
  * Runs one meshinject command line and resolves to its exit code: 0 success (`diff`: no change), 1 error
  * results, a failed check or (`diff`) changes, 2 bad input or usage (one line on stderr, nothing on stdout).
  * `argv` is the arguments without `node` and the script; `env` the environment it reads (`LOG_TO_STDERR`,
- * `ARGOCD_APP_NAME`, `ARGOCD_APP_NAMESPACE`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`, `NO_COLOR`,
+ * `ARGOCD_APP_NAME`, `ARGOCD_APP_NAMESPACE`, `HELM_NAMESPACE`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`, `NO_COLOR`,
  * `MESHINJECT_PLANS`, `MESHINJECT_VERIFY_PLANS`, `MESHINJECT_PLAN_STATS`); `io` its streams, working directory
  * and clock (`CliIo`). Reads the files it names and writes those it is asked to (`--output-file`,
  * `--report F=PATH`, `diff --in-place`); sets nothing process-wide (a signal caught while files are written

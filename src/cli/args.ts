@@ -50,7 +50,7 @@ const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },
   { name: 'mesh', type: 'string', arg: 'NAME', help: 'spec.mesh, over the config files (with --platform-config, only where the platform leaves it open)' },
   { name: 'policy', type: 'string', arg: 'POLICY', help: 'spec.policy, over the config files (with --platform-config, only disabled where the platform disables it)' },
-  { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
+  { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else $HELM_NAMESPACE, else spec.defaultNamespace)' },
   { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'uninject', 'explain'] },
   { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject', 'uninject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },

@@ -126,6 +126,7 @@ Environment:
                         1.33, v1.33.2, 1.33.2-eks-1234 or v1.30.4+k3s1, anything else is exit 2
   ARGOCD_APP_NAMESPACE  default namespace of resources without one (below --default-namespace, above
                         spec.defaultNamespace: Argo CD applies such resources there)
+  HELM_NAMESPACE        the same, below ARGOCD_APP_NAMESPACE (a Helm post-renderer inherits helm's environment)
   ARGOCD_APP_NAME       (set by Argo CD) drop config.kubernetes.io/local-config objects from a plain
                         stream, and fail rather than print an empty stream
   MESHINJECT_PLANS=0    render every workload's templates in full (no sidecar plans)
