@@ -328,7 +328,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     processed.push({ changed: out.changed, edits: out.edits, drops });
     for (const w of out.workloads) workloads.push({ ...w, input: i });
   });
-  results.push(...unknownNamespaceResults(shared.unknownNamespaces));
+  results.push(...unknownNamespaceResults(shared.unknownNamespaces, config.unknownNamespaces));
   return { shared, processed, workloads };
 }
 
