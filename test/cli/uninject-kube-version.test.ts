@@ -8,9 +8,9 @@ import t from 'tap';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workspace } from './e2e-helpers.ts';
-import { COMMANDS } from '../src/cli/args.ts';
-import type { CliEnv, CliIo } from '../src/cli.ts';
+import { workspace } from '../helpers/e2e.ts';
+import { COMMANDS } from '../../src/cli/args.ts';
+import type { CliEnv, CliIo } from '../../src/cli.ts';
 
 /** What one in-process run wrote and returned. */
 interface Ran {
@@ -21,7 +21,7 @@ interface Ran {
 
 /** Runs `main` in this process: stdin from `input`, streams collected, `env` the whole environment. */
 async function inProcess(argv: string[], opts: { input?: string; env?: CliEnv; cwd?: string } = {}): Promise<Ran> {
-  const { main } = await import('../src/cli.ts');
+  const { main } = await import('../../src/cli.ts');
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = {

@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { BIN, ROOT, makeTempDir, type Obj } from './e2e-helpers.ts';
+import { BIN, ROOT, makeTempDir, type Obj } from '../helpers/e2e.ts';
 
 const FILENAME_ANNOTATION = 'postrenderer.helm.sh/postrender-filename';
 

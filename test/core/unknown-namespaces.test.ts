@@ -6,8 +6,8 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { run, type RunOutput } from '../src/run.ts';
-import { DRIVERS } from '../src/drivers/registry.ts';
+import { run, type RunOutput } from '../../src/run.ts';
+import { DRIVERS } from '../../src/drivers/registry.ts';
 
 const WEB = `apiVersion: apps/v1
 kind: Deployment
