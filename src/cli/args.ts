@@ -16,7 +16,7 @@ export { suggest };
 
 /**
  * The subcommands; `inject` is the default when the first argument is not one of them. `uninject` is `inject`
- * with `spec.mode: uninject` (README "Uninject"), whatever the functionConfig's mode.
+ * with `spec.mode: uninject` (docs/reference/uninject.md), whatever the functionConfig's mode.
  */
 export const COMMANDS = ['inject', 'uninject', 'check', 'explain', 'diff', 'completion'] as const;
 export type CommandName = (typeof COMMANDS)[number];
