@@ -421,8 +421,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: mesh.reasonInfo };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
-    const why = nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD';
-    return badInput(`the output would hold no resources (${why}); Argo CD must never apply an empty stream`, results);
+    return badInput(`the output would hold no resources (${nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD'}); Argo CD must never apply an empty stream`, results);
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
