@@ -2,7 +2,7 @@
 // `meshinject` on PATH being this checkout's bin), on a copy of the bundled shop example, and its output
 // (stdout and stderr together, in order) is compared line for line; `# exits N` after a command is its exit
 // status. And every shell block of the README and docs/ is one of those, or is marked
-// `<!-- not runnable here: REASON -->` on the line before it (issue #39).
+// `<!-- not runnable here: REASON -->` on the line before it or `# not runnable here: REASON` as its first line (issue #39).
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -43,7 +43,8 @@ t.test('every shell block in the README and docs/ is run here or marked not runn
     lines.forEach((line, i) => {
       const m = /^```(sh|bash|shell|console|zsh)\s*$/.exec(line);
       if (!m) return;
-      const marked = /^<!-- not runnable here: \S.* -->$/.test(lines[i - 1] ?? '');
+      // Marked on the line before (`<!-- not runnable here: REASON -->`) or as the block's first line (`# not runnable here: REASON`).
+      const marked = /^<!-- not runnable here: \S.* -->$/.test(lines[i - 1] ?? '') || /^# not runnable here: \S/.test(lines[i + 1] ?? '');
       const run = m[1] === 'console' && RUN.includes(page);
       t.ok(marked || run, `${page}:${i + 1}: a ${m[1]} block ${marked ? 'marked' : run ? 'run by this test' : 'neither run nor marked'}`);
     });
