@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { COMMANDS, parseCommandLine, suggest, type Command } from './cli/args.ts';
+import { COMMANDS, kubeVersionError, parseCommandLine, suggest, type Command } from './cli/args.ts';
 import type { FlagValue } from './contract/driver.ts';
 import { DRIVERS } from './drivers/registry.ts';
 import { summaryLine } from './cli/summary.ts';
@@ -258,9 +258,12 @@ function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
   const o: ConfigOverrides = sections.length ? { sections } : {};
   const core = (['mesh', 'policy'] as const).flatMap((field) => (cmd[field] !== undefined ? [{ field, value: cmd[field]!, from: `--${field}` }] : []));
   if (core.length) o.core = core;
-  // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one).
+  // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one),
+  // else Helm's (`HELM_NAMESPACE`, which a post-renderer inherits from helm's environment).
   if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
   else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  else if (env.HELM_NAMESPACE) o.defaultNamespace = { value: env.HELM_NAMESPACE, from: 'HELM_NAMESPACE' };
+  if (cmd.command === 'uninject') o.mode = { value: 'uninject', from: 'meshinject uninject' };
   return o;
 }
 
@@ -479,10 +482,17 @@ function adviseHeap(bytes: number): number {
  * The cluster's Kubernetes version for `nativeSidecars: auto`: `--kube-version`, else `KUBE_VERSION` (Argo CD's
  * build environment for config management plugins), else `ARGOCD_ENV_KUBE_VERSION` (set in the Application's
  * `plugin.env`, which Argo CD prefixes with `ARGOCD_ENV_`).
+ * @throws CliError (exit 2) for a value set but not a version (`kubeVersionError`), naming the variable
  */
 function kubeVersionFrom(cmd: Command, env: CliEnv): { kubeVersion?: { value: string; from: string } } {
   if (cmd.kubeVersion !== undefined) return { kubeVersion: { value: cmd.kubeVersion, from: '--kube-version' } };
-  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) if (env[name]) return { kubeVersion: { value: env[name]!, from: name } };
+  for (const name of ['KUBE_VERSION', 'ARGOCD_ENV_KUBE_VERSION']) {
+    const value = env[name];
+    if (!value) continue;
+    const bad = kubeVersionError(value, name);
+    if (bad) throw new CliError(bad);
+    return { kubeVersion: { value, from: name } };
+  }
   return {};
 }
 
@@ -505,7 +515,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   });
   const overrides = overridesFrom(s, cmd);
   const leftOutFiles: Array<{ path: string; why: string }> = [];
-  const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject', leftOutFiles);
+  const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject' || cmd.command === 'uninject', leftOutFiles);
   const aliased = aliasProblem([...s.plannedWrites.values()].map((w) => w.identity), s.reads);
   if (aliased) throw new CliError(aliased);
   checkHeapFor(inputs);
@@ -523,7 +533,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
     plans,
     ...(functionConfigs.length ? { functionConfigs } : {}),
     ...(Object.keys(overrides).length ? { overrides } : {}),
-    ...(leftOutFiles.length && cmd.command === 'inject' ? { leftOutFiles } : {}),
+    ...(leftOutFiles.length && (cmd.command === 'inject' || cmd.command === 'uninject') ? { leftOutFiles } : {}),
     ...kubeVersionFrom(cmd, env),
   };
   return { inputs, opts, logToStderr };
@@ -688,7 +698,7 @@ function reinjectWith(inputs: readonly RunInput[], opts: RunOptions): (texts: st
  * Runs one meshinject command line and resolves to its exit code: 0 success (`diff`: no change), 1 error
  * results, a failed check or (`diff`) changes, 2 bad input or usage (one line on stderr, nothing on stdout).
  * `argv` is the arguments without `node` and the script; `env` the environment it reads (`LOG_TO_STDERR`,
- * `ARGOCD_APP_NAME`, `ARGOCD_APP_NAMESPACE`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`, `NO_COLOR`,
+ * `ARGOCD_APP_NAME`, `ARGOCD_APP_NAMESPACE`, `HELM_NAMESPACE`, `KUBE_VERSION`, `ARGOCD_ENV_KUBE_VERSION`, `NO_COLOR`,
  * `MESHINJECT_PLANS`, `MESHINJECT_VERIFY_PLANS`, `MESHINJECT_PLAN_STATS`); `io` its streams, working directory
  * and clock (`CliIo`). Reads the files it names and writes those it is asked to (`--output-file`,
  * `--report F=PATH`, `diff --in-place`); sets nothing process-wide (a signal caught while files are written

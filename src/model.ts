@@ -192,6 +192,13 @@ export interface Config {
   mode?: 'inject' | 'uninject' | 'check';
   /** Inject mode: a workload that is now skipped but still carries this mesh's injection is uninjected (default false: a warning). */
   removeWhenSkipped?: boolean;
+  /**
+   * A workload whose namespace's labels are unknown (neither a Namespace in the input nor in `namespaces`) and
+   * that a namespace rule would skip: `warn` (default, also when absent) skips it with a warning; `error` makes
+   * the run's unknown-namespace result an error (exit 1); `assume-selected` takes the namespace as selected by
+   * `namespaceSelector` and by the driver's namespace-based verdicts, so the later rules decide (`decide`).
+   */
+  unknownNamespaces?: 'warn' | 'error' | 'assume-selected';
   /** `spec.templateBudget`: lowered template budgets (src/render/budget.ts; the schema caps each at its ceiling). */
   templateBudget?: TemplateBudgetSetting;
 }

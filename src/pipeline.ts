@@ -551,10 +551,15 @@ function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<numb
     { tags: { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': MODE_UNINJECT } }));
 }
 
-/** Run-level results: each unknown namespace a decision needed, once. */
-export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, number>): KrmResult[] {
-  return [...unknownNamespaces].map(([ns, count]) => generalResult('warning',
-    `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)`));
+/**
+ * Run-level results: each unknown namespace a decision needed, once; a warning, or an error under
+ * `spec.unknownNamespaces: error` (`Config.unknownNamespaces`), which fails the run (exit 1, nothing written).
+ */
+export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, number>, setting: Config['unknownNamespaces']): KrmResult[] {
+  const error = setting === 'error';
+  const fix = error ? '; add it to spec.namespaces with its labels, or set spec.unknownNamespaces: warn or assume-selected' : '';
+  return [...unknownNamespaces].map(([ns, count]) => generalResult(error ? 'error' : 'warning',
+    `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)${fix}`));
 }
 
 /** What the steps of one workload's recipe have found so far. */
@@ -801,6 +806,6 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
     item.release();
     shared?.onItem?.();
   }
-  if (!shared) results.push(...unknownNamespaceResults(ctx.unknownNamespaces));
+  if (!shared) results.push(...unknownNamespaceResults(ctx.unknownNamespaces, config.unknownNamespaces));
   return out;
 }

@@ -257,7 +257,10 @@ function joinedOnce(parts: readonly string[]): () => string {
 }
 
 /**
- * Reads every input (a leading BOM ignored). A ResourceList must be the only input; a stream needs a resource.
+ * Reads every input (a leading BOM ignored). A ResourceList must be the only input. A stream without resources
+ * (empty, blank, comments or `---` only) is an empty stream when it is the only input (Helm runs a
+ * post-renderer on whatever it rendered, nothing included: `execRender.Run`, pkg/postrender/exec.go); among
+ * several inputs it is an error.
  * @throws MeshInjectError `BAD_INPUT` naming the input
  */
 function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
@@ -268,7 +271,7 @@ function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
     if (source.form === 'resource-list' && inputs.length > 1) {
       throw new MeshInjectError('BAD_INPUT', `${where}: a ResourceList must be the only input (got ${inputs.length} inputs)`);
     }
-    if (source.form === 'stream' && source.items.length === 0) {
+    if (source.form === 'stream' && source.items.length === 0 && inputs.length > 1) {
       throw new MeshInjectError('BAD_INPUT', `${where}: no resources: expected a ResourceList, a List or Kubernetes YAML documents`);
     }
     return source;
@@ -325,7 +328,7 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     processed.push({ changed: out.changed, edits: out.edits, drops });
     for (const w of out.workloads) workloads.push({ ...w, input: i });
   });
-  results.push(...unknownNamespaceResults(shared.unknownNamespaces));
+  results.push(...unknownNamespaceResults(shared.unknownNamespaces, config.unknownNamespaces));
   return { shared, processed, workloads };
 }
 
@@ -378,6 +381,8 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
+  const nothing = single?.form === 'stream' && single.items.length === 0;
+  if (nothing) results.push(generalResult('warning', `${inputs[0]!.name ?? 'stdin'}: no resources: the output is empty too`));
   if (cfg.problem !== undefined || cfg.problems !== undefined) {
     for (const p of cfg.problems ?? [cfg.problem!]) results.push(generalResult('error', `functionConfig: ${p}`));
     return failed();
@@ -416,7 +421,7 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: mesh.reasonInfo };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
-    return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
+    return badInput(`the output would hold no resources (${nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD'}); Argo CD must never apply an empty stream`, results);
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);

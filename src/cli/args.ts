@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { MeshDriver } from '../contract/driver.ts';
 import { DRIVERS } from '../drivers/registry.ts';
 import { suggest } from '../suggest.ts';
+import { parseKubeVersion } from '../config/load.ts';
 
 export { suggest };
 
@@ -13,8 +14,11 @@ export { suggest };
  * options of their own, taken from the registry.
  */
 
-/** The subcommands; `inject` is the default when the first argument is not one of them. */
-export const COMMANDS = ['inject', 'check', 'explain', 'diff', 'completion'] as const;
+/**
+ * The subcommands; `inject` is the default when the first argument is not one of them. `uninject` is `inject`
+ * with `spec.mode: uninject` (docs/reference/uninject.md), whatever the functionConfig's mode.
+ */
+export const COMMANDS = ['inject', 'uninject', 'check', 'explain', 'diff', 'completion'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** One option as the parser, the help text and the shell completions see it. */
@@ -46,11 +50,11 @@ const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },
   { name: 'mesh', type: 'string', arg: 'NAME', help: 'spec.mesh, over the config files (with --platform-config, only where the platform leaves it open)' },
   { name: 'policy', type: 'string', arg: 'POLICY', help: 'spec.policy, over the config files (with --platform-config, only disabled where the platform disables it)' },
-  { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else spec.defaultNamespace)' },
-  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'explain'] },
-  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject'] },
+  { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else $HELM_NAMESPACE, else spec.defaultNamespace)' },
+  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'uninject', 'explain'] },
+  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject', 'uninject'] },
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
-  { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'check'] },
+  { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'uninject', 'check'] },
   { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
   { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files, all or none (untouched files stay untouched)', only: ['diff'] },
   { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
@@ -235,6 +239,10 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   copy('output', 'output');
   copy('outputFile', 'output-file');
   copy('kubeVersion', 'kube-version');
+  if (cmd.kubeVersion !== undefined) {
+    const bad = kubeVersionError(cmd.kubeVersion, '--kube-version');
+    if (bad) return { error: bad };
+  }
   if (cmd.output === 'patches' && command !== 'inject') return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
   if (command === 'completion' && !cmd.help) {
     const shell = cmd.inputs[0];
@@ -246,6 +254,16 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     cmd.inputs = [];
   }
   return cmd;
+}
+
+/**
+ * The usage error for a Kubernetes version that is not one (`--kube-version`, `KUBE_VERSION`,
+ * `ARGOCD_ENV_KUBE_VERSION`), naming where it came from and the accepted forms; undefined when it reads as
+ * `MAJOR.MINOR` (`parseKubeVersion`, src/config/load.ts: `1.33`, `v1.33.2`, `1.33.2-eks-1234`, `v1.30.4+k3s1`).
+ */
+export function kubeVersionError(value: string, from: string): string | undefined {
+  if (parseKubeVersion(value) !== undefined) return undefined;
+  return `${from} must be a Kubernetes version: MAJOR.MINOR with an optional leading v, .PATCH and -/+ suffix (1.33, v1.33.2, 1.33.2-eks-1234, v1.30.4+k3s1); got "${value}"`;
 }
 
 /** The drivers' flags given, by driver then option name. */

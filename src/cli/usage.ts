@@ -63,6 +63,8 @@ export const USAGE = `meshinject ${VERSION}: inject mesh sidecars into Kubernete
 Usage:
   meshinject [inject] [OPTIONS] [PATH ...]   inject: read PATHs (files, directories, '-' for stdin; stdin
                                              when none), write the injected resources to stdout
+  meshinject uninject [OPTIONS] [PATH ...]   remove what the mesh's driver injected (spec.mode: uninject),
+                                             write the resources to stdout
   meshinject check    [OPTIONS] [PATH ...]   change nothing; exit 1 when a workload is not injected as the
                                              config says (missing, stale or unwanted sidecar, policy rule)
   meshinject explain  [OPTIONS] [PATH ...]   per workload, every decision rule in order and which decided
@@ -120,9 +122,11 @@ ${HELP.decision}
 Environment:
   LOG_TO_STDERR=true    print one line per result on stderr (kustomize sets it for container functions)
   KUBE_VERSION          the cluster's Kubernetes version for nativeSidecars: auto (Argo CD sets it for
-                        plugins; --kube-version wins; ARGOCD_ENV_KUBE_VERSION from a plugin's env too)
+                        plugins; --kube-version wins; ARGOCD_ENV_KUBE_VERSION from a plugin's env too);
+                        1.33, v1.33.2, 1.33.2-eks-1234 or v1.30.4+k3s1, anything else is exit 2
   ARGOCD_APP_NAMESPACE  default namespace of resources without one (below --default-namespace, above
                         spec.defaultNamespace: Argo CD applies such resources there)
+  HELM_NAMESPACE        the same, below ARGOCD_APP_NAMESPACE (a Helm post-renderer inherits helm's environment)
   ARGOCD_APP_NAME       (set by Argo CD) drop config.kubernetes.io/local-config objects from a plain
                         stream, and fail rather than print an empty stream
   MESHINJECT_PLANS=0    render every workload's templates in full (no sidecar plans)

@@ -192,6 +192,8 @@ export interface ConfigOverrides {
   defaultNamespace?: { value: string; from: string };
   /** `spec.mesh` and `spec.policy` set by a flag (`--mesh`, `--policy`), and the flag. */
   core?: ReadonlyArray<{ field: 'mesh' | 'policy'; value: string; from: string }>;
+  /** `spec.mode` (data key `mode`) whatever the functionConfig says, and what set it (`meshinject uninject`). */
+  mode?: { value: 'uninject'; from: string };
   /** Fields of drivers' sections set by the drivers' flags (`MeshDriver.flags`), each with its section (`spec.<section>`). */
   sections?: ReadonlyArray<SectionOverride & { section: string }>;
 }
@@ -211,6 +213,7 @@ export function overrideLayers(o: ConfigOverrides, baseKind: unknown): { ok: tru
   };
   if (o.defaultNamespace) add(o.defaultNamespace.from, ['defaultNamespace', o.defaultNamespace.value], { defaultNamespace: o.defaultNamespace.value });
   for (const c of o.core ?? []) add(c.from, [c.field, c.value], { [c.field]: c.value });
+  if (o.mode) add(o.mode.from, ['mode', o.mode.value], { mode: o.mode.value });
   for (const f of o.sections ?? []) {
     const key = `${f.section}.${f.field}`;
     if (configMap && !f.configMap) return { ok: false, message: `${f.from} needs a SidecarInjection functionConfig (spec.${key}); the functionConfig is a ConfigMap` };

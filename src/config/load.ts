@@ -48,6 +48,7 @@ interface RawSpec {
   workloadKinds?: Array<{ kind: string; apiVersion?: string; templatePath: string | string[] }>;
   mode?: 'inject' | 'uninject' | 'check';
   removeWhenSkipped?: boolean;
+  unknownNamespaces?: 'warn' | 'error' | 'assume-selected';
   templateBudget?: TemplateBudgetSetting;
   /** Driver sections `spec.<driver>`, handed to the drivers. */
   [driver: string]: unknown;
@@ -66,7 +67,7 @@ const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION
  *
  * Core defaults: mesh = the first of `drivers` (the registry lists Istio first), policy enabled, defaultNamespace `default`, ignoredNamespaces
  * `DEFAULT_IGNORED_NAMESPACES`, nativeSidecars false (offline `istioctl kube-inject` has no nodes to detect),
- * resultAnnotations true, mode inject, removeWhenSkipped false. Each driver section present (`spec.<driver>`, or `<driver>.*` ConfigMap keys) is
+ * resultAnnotations true, mode inject, removeWhenSkipped false, unknownNamespaces warn. Each driver section present (`spec.<driver>`, or `<driver>.*` ConfigMap keys) is
  * loaded by its driver, so its problems are reported even when another mesh is selected (with a warning
  * that it is unused); the selected driver may resolve `policy` and the never/always selectors from its own
  * configuration when they are not set explicitly (Istio's values).
@@ -177,6 +178,7 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
   assign('resultAnnotations', bool(str('resultAnnotations')));
   assign('mode', str('mode') as RawSpec['mode']);
   assign('removeWhenSkipped', bool(str('removeWhenSkipped')));
+  assign('unknownNamespaces', str('unknownNamespaces') as RawSpec['unknownNamespaces']);
   const selector = str('namespaceSelector');
   if (selector !== undefined && selector.trim() !== '') {
     const parsed = parseSelectorString(selector);
@@ -342,6 +344,7 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
     workloadKinds,
     mode: take(spec.mode, 'mode') ?? 'inject',
     removeWhenSkipped: take(spec.removeWhenSkipped, 'removeWhenSkipped') ?? false,
+    unknownNamespaces: take(spec.unknownNamespaces, 'unknownNamespaces') ?? 'warn',
   };
   const templateBudget = take(spec.templateBudget, 'templateBudget');
   if (templateBudget !== undefined) config.templateBudget = templateBudget;

@@ -48,7 +48,9 @@ export interface DecideInput {
  *
  * `intended` is true when the outcome is what the configuration asks for. It is false for `hostNetwork`, and
  * for namespace-based skips where the namespace is unknown (no labels to go by: `unknownNamespace` names it,
- * and the run reports it once), so that those surface as warnings rather than info.
+ * and the run reports it once), so that those surface as warnings rather than info. With
+ * `config.unknownNamespaces: assume-selected` such a namespace passes `namespaceSelector` and the driver's
+ * namespace-based skips (a step `unknown-namespace` in the trace), so the later rules decide.
  *
  * @throws InjectError when the driver finds a value its mesh would refuse (an error result for the workload)
  *
@@ -85,9 +87,11 @@ export function decide(input: DecideInput): Decision {
   if (ignored) return done(false, 'ignored-namespace', `namespace ${namespace} is in ignoredNamespaces`);
 
   const nsLabels = namespaceLabels(namespace, input.namespaceInfo);
-  const known = unknownNs ? ` (labels unknown: only ${NS_NAME_LABEL}=${namespace})` : '';
+  // spec.unknownNamespaces: assume-selected: a namespace whose labels are unknown passes every namespace rule.
+  const assumed = unknownNs && config.unknownNamespaces === 'assume-selected';
+  const known = unknownNs ? ` (labels unknown: only ${NS_NAME_LABEL}=${namespace}${assumed ? '; assumed selected: spec.unknownNamespaces' : ''})` : '';
   if (config.namespaceSelector) {
-    const selected = matchesSelector(config.namespaceSelector, nsLabels);
+    const selected = assumed || matchesSelector(config.namespaceSelector, nsLabels);
     step('namespace-selector', `namespace ${namespace}${known} ${selected ? 'matches' : 'does not match'} ${formatSelector(config.namespaceSelector)}`);
     if (!selected) {
       return done(false, 'namespace-not-selected',
@@ -111,7 +115,9 @@ export function decide(input: DecideInput): Decision {
   warnings.push(...driver.warnings);
   trace.push(...driver.trace);
   const v = driver.verdict;
-  if (v) {
+  if (v && assumed && v.namespaceBased === true && !v.inject) {
+    step('unknown-namespace', `namespace ${namespace}${known}: the driver's namespace rule (${v.reason}) is passed over`);
+  } else if (v) {
     const nsBased = v.namespaceBased === true;
     return done(v.inject, v.reason, v.detail, {
       intended: v.intended ?? (v.inject || !(nsBased && unknownNs)),

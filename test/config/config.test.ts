@@ -187,7 +187,7 @@ t.test('ConfigMap form: unknown keys, non-string values and bad strings are all 
     'istio.revision': 'v1.2',
   }));
   t.same(paths(r), ['data.ignoredNamespaces', 'data.istio.meshConfig', 'data.istio.revision', 'data.namespaceSelector', 'data.nativeSidecars', 'data.polcy', 'data.resultAnnotations']);
-  t.match(messageAt(r, 'data.polcy'), /^data\.polcy is not a known key \(did you mean data\.policy\?\); expected one of: mesh, policy, namespaceSelector, defaultNamespace, ignoredNamespaces, nativeSidecars, resultAnnotations, mode, removeWhenSkipped, kindPolicies, custom\.templateConfigMaps, fsm\.meshName, fsm\.namespace, istio\.revision, /);
+  t.match(messageAt(r, 'data.polcy'), /^data\.polcy is not a known key \(did you mean data\.policy\?\); expected one of: mesh, policy, namespaceSelector, defaultNamespace, ignoredNamespaces, nativeSidecars, resultAnnotations, mode, unknownNamespaces, removeWhenSkipped, kindPolicies, custom\.templateConfigMaps, fsm\.meshName, fsm\.namespace, istio\.revision, /);
   t.equal(messageAt(r, 'data.nativeSidecars'), 'data.nativeSidecars must be one of "true", "false", auto; got boolean true (ConfigMap data values are strings: quote the value)');
   t.equal(messageAt(r, 'data.resultAnnotations'), 'data.resultAnnotations must be one of "true", "false"; got "yes"');
   t.match(messageAt(r, 'data.ignoredNamespaces'), /must be a comma-separated list of DNS labels/);

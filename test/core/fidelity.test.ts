@@ -372,15 +372,15 @@ spec:
   t.same(names(k8s(out)[0]!.spec.containers), ['web', 'istio-proxy']);
 });
 
-t.test('empty input: a ResourceList with items: [] exits 0 unchanged; an empty stream exits 2', async (t) => {
+t.test('empty input: a ResourceList with items: [] exits 0 unchanged; so does a stream without resources (issue #39)', async (t) => {
   for (const rl of ['apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n', '{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": []}\n']) {
     const r = run(rl, { functionConfig: CONFIG });
     t.equal(r.exitCode, 0, r.stderr);
     t.equal(r.stdout, rl);
   }
   const e = run('# nothing\n', { functionConfig: CONFIG });
-  t.equal(e.exitCode, 2);
-  t.equal(e.stdout, '');
+  t.equal(e.exitCode, 0);
+  t.equal(e.stdout, '# nothing\n', 'the stream comes back as it was');
 });
 
 t.test('an Argo Rollout with spec.workloadRef and no template passes through', async (t) => {

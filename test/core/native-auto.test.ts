@@ -57,14 +57,16 @@ t.test('Istio (built-in 1.31): native from Kubernetes 1.33, from either source; 
   }
 });
 
-t.test('an unknown or unreadable version means classic sidecars, and an info result says why', async (t) => {
+t.test('an unknown version means classic sidecars, and an info result says why; an unreadable one is a usage error', async (t) => {
   const dir = workspace(t, { 'cfg.yaml': auto(), 'job.yaml': JOB });
   const none = runCli(['-c', 'cfg.yaml', 'job.yaml'], { cwd: dir, env: { LOG_TO_STDERR: 'true' } });
   t.equal(placement(none.stdout, 'istio-proxy'), 'classic');
   t.match(infoLines(none.stderr)[0], /classic sidecars: the cluster's Kubernetes version is unknown \(give --kube-version, or KUBE_VERSION/);
+  // Issue #39: a malformed KUBE_VERSION is exit 2 naming it (test/cli-uninject-kube-version.test.ts covers every route).
   const bad = runCli(['-c', 'cfg.yaml', 'job.yaml'], { cwd: dir, env: { LOG_TO_STDERR: 'true', KUBE_VERSION: 'latest' } });
-  t.equal(placement(bad.stdout, 'istio-proxy'), 'classic');
-  t.match(infoLines(bad.stderr)[0], /KUBE_VERSION "latest" is not a Kubernetes version/);
+  t.equal(bad.status, 2);
+  t.equal(bad.stdout, '');
+  t.match(bad.stderr, /KUBE_VERSION must be a Kubernetes version: .*got "latest"/);
 });
 
 t.test("Istio before 1.27 (ENABLE_NATIVE_SIDECARS defaulted to false): classic even on 1.34", async (t) => {

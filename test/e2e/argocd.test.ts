@@ -261,12 +261,17 @@ t.test('failures: non-zero exit, the reason on stderr, nothing on stdout', async
     writeFileSync(join(repo, 'examples/argocd/apps/kustomize/kustomization.yaml'), 'resources:\n  - missing.yaml\n');
     mkdirSync(join(repo, 'examples/argocd/apps/empty'));
     writeFileSync(join(repo, 'examples/argocd/apps/empty/injection.yaml'), readFileSync(join(ROOT, 'examples/argocd/apps/directory/injection.yaml')));
+    // Issue #39: a workload in a namespace neither the rendering nor spec.namespaces describes.
+    mkdirSync(join(repo, 'examples/argocd/apps/unknown-ns'));
+    writeFileSync(join(repo, 'examples/argocd/apps/unknown-ns/injection.yaml'), 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: payments\n  annotations: {config.kubernetes.io/local-config: "true"}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n  unknownNamespaces: error\n');
+    writeFileSync(join(repo, 'examples/argocd/apps/unknown-ns/app.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: payments, namespace: payments}\nspec:\n  selector: {matchLabels: {app: payments}}\n  template:\n    metadata: {labels: {app: payments}}\n    spec:\n      containers: [{name: payments, image: payments:1}]\n');
   });
   const cases: [string, AppRun, RegExp][] = [
     ['a parameter that is not a plain word', { ...REVIEWS, parameters: { revision: 'canary; rm -rf /' } }, /parameter revision must be/],
     ['an invalid policy', { ...REVIEWS, parameters: { policy: 'sometimes' } }, /spec\.policy/],
     ['kustomize fails', SHOP, /missing\.yaml/],
     ['nothing to deploy (only local-config)', { ...LEDGER, path: 'examples/argocd/apps/empty' }, /the output would hold no resources/],
+    ['a namespace with unknown labels under spec.unknownNamespaces: error', { ...LEDGER, path: 'examples/argocd/apps/unknown-ns' }, /\[error\] namespace payments is neither a Namespace object in the input nor listed in spec\.namespaces/],
   ];
   for (const [what, run, reason] of cases) {
     for (const shell of ['bash', 'sh'] as const) {

@@ -140,7 +140,6 @@ t.test('syntax-level hostility', async (t) => {
     { file: 'duplicate-keys.yaml', place: /duplicate-keys\.yaml.*line 5/, exit: [2] },
     { file: 'tab-indent.yaml', place: /tab-indent\.yaml.*line 4/, exit: [2] },
     { file: 'billion-laughs.yaml', place: /billion-laughs\.yaml/, exit: [2] },
-    { file: 'empty-documents.yaml', place: /empty-documents\.yaml/, exit: [2] },
     { file: 'resourcelist-no-items.yaml', place: /items/, exit: [2] },
     { file: 'resourcelist-items-scalar.yaml', place: /items/, exit: [2] },
     { file: 'resourcelist-item-scalar.yaml', place: /items\[0\]/, exit: [2] },
@@ -205,8 +204,17 @@ t.test('syntax-level hostility', async (t) => {
     t.same(resources(out.stdout).map((r) => r.kind), ['ConfigMap', 'Deployment']);
   });
 
-  t.test('empty input', async (t) => {
-    for (const text of ['', '\n', '# just a comment\n', '\ufeff']) assertError(t, run(text, { functionConfig: CONFIG }), text, /no resources|empty/, [2]);
+  t.test('empty input: an empty stream out, exit 0, and a warning (issue #39: a Helm post-renderer gets what Helm rendered, nothing included)', async (t) => {
+    for (const text of ['', '\n', '# just a comment\n', '\ufeff']) {
+      const out = run(text, { functionConfig: CONFIG });
+      t.equal(out.exitCode, 0, JSON.stringify(text));
+      t.same(resources(out.stdout), [], 'no resources out');
+      t.ok(out.results.some((r) => r.severity === 'warning' && /no resources: the output is empty too/.test(r.message)), 'a warning says so');
+    }
+    const only = run(fixture('empty-documents.yaml'), { functionConfig: CONFIG, inputName: 'empty-documents.yaml' });
+    t.equal(only.exitCode, 0, 'separators and comments only');
+    t.same(resources(only.stdout), []);
+    t.ok(only.results.some((r) => /^empty-documents\.yaml: no resources/.test(r.message)), 'the warning names the input');
   });
 
   t.test('deeply nested documents: a clear error naming the line, or the data kept', async (t) => {
