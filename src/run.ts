@@ -1,7 +1,7 @@
 import { foreignConfigMessage, loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
-import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
+import type { ActiveMesh, PackageFinding, PackageResource, PackageWorkload, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Edit } from './yaml/flow-edit.ts';
@@ -64,6 +64,11 @@ export interface RunOptions {
    * unset fields take the defaults (plans on, recorded at a shape's first workload, no verification).
    */
   plans?: RunPlanSettings;
+}
+
+/** What the driver's reason codes and package finding rules mean (`reasonInfo`, `findingInfo`), for the reports. */
+function reasonsOf(mesh: ActiveMesh): Readonly<Record<string, ReasonInfo>> {
+  return Object.keys(mesh.findingInfo).length === 0 ? mesh.reasonInfo : { ...mesh.reasonInfo, ...mesh.findingInfo };
 }
 
 /** One input of a run: its text and its name (a file path; absent for stdin). */
@@ -293,6 +298,7 @@ type Processed = Array<{ changed: Map<number, string>; edits: Map<number, readon
 function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInput[], config: Config, mesh: ActiveMesh, results: KrmResult[], opts: RunOptions): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
+  const pkg: { workloads: PackageWorkload[]; resources: PackageResource[] } = { workloads: [], resources: [] };
   const items = sources.flatMap((s) => s.items);
   const shared: SharedRun = { namespaces: collectNamespaces(items, config, results), unknownNamespaces: new Map(), identities: identityTableFor(items, config) };
   if (opts.progress) {
@@ -311,9 +317,23 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     results.push(...out.results);
     processed.push({ changed: out.changed, edits: out.edits, drops });
     for (const w of out.workloads) workloads.push({ ...w, input: i });
+    pkg.workloads.push(...out.pkg.workloads);
+    pkg.resources.push(...out.pkg.resources);
   });
   results.push(...unknownNamespaceResults(shared.unknownNamespaces));
+  if (mesh.packageFindings) results.push(...packageResults(mesh.packageFindings({ ...pkg, namespaces: shared.namespaces, config }), opts.check !== undefined));
   return { shared, processed, workloads };
+}
+
+/**
+ * A driver's findings about the package (`MeshDriver.packageFindings`) as results: in a check, errors tagged as
+ * check findings (`meshinject.dev/check`, outcome and reason the rule); in an injection, warnings tagged with the rule.
+ */
+function packageResults(findings: readonly PackageFinding[], check: boolean): KrmResult[] {
+  return findings.map((f) => resourceResult(check ? 'error' : 'warning', `${f.rule}: ${f.message}`, f.id, {
+    ...(f.field ? { field: f.field } : {}),
+    tags: check ? { 'meshinject.dev/check': 'true', 'meshinject.dev/outcome': f.rule, 'meshinject.dev/reason': f.rule } : { 'meshinject.dev/reason': f.rule },
+  }));
 }
 
 /** Each input's output text (changed resources spliced in, dropped documents cut out), and how many top-level resources are kept. */
@@ -398,14 +418,14 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     results.push(...found.results);
     applyFailOn(results, check.failOn);
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: mesh.reasonInfo, ...listFlag };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: reasonsOf(mesh), ...listFlag };
   }
-  if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: mesh.reasonInfo };
+  if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: reasonsOf(mesh) };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput('the output would hold no resources (every resource is config.kubernetes.io/local-config, dropped under Argo CD); Argo CD must never apply an empty stream', results);
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
-  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: mesh.reasonInfo, ...listFlag };
+  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: reasonsOf(mesh), ...listFlag };
 }

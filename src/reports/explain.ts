@@ -24,6 +24,8 @@ export interface Explanation {
   detail: string;
   trace: Array<{ rule: string; saw: string; outcome: 'pass' | 'decided' | 'note' }>;
   warnings: string[];
+  /** The driver's tags of the workload as written (e.g. Istio's `dataplane`, `revision`); absent when none. */
+  tags?: Record<string, string>;
 }
 
 /**
@@ -66,7 +68,8 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
       reason: d.reason,
       detail: failed ? `${d.inject ? 'would be injected' : 'skipped'} (${d.reason}: ${d.detail}), but: ${failed.message}` : d.detail,
       trace: d.trace.map((s) => ({ rule: s.rule, saw: s.saw, outcome: s.outcome })),
-      warnings: own.filter((r) => r.severity === 'warning' && !r.tags).map((r) => r.message),
+      warnings: own.filter((r) => r.severity === 'warning' && !r.tags?.['meshinject.dev/outcome']).map((r) => r.message),
+      ...(w.tags && Object.keys(w.tags).length ? { tags: w.tags } : {}),
     });
   }
   for (const [k, rs] of byKey) {
@@ -93,6 +96,7 @@ export function explainText(list: readonly Explanation[]): string {
       lines.push(`  ${String(i + 1).padStart(2)}. ${s.rule.padEnd(width)}  ${mark}  ${s.saw}`);
     });
     for (const w of e.warnings) lines.push(`  warning: ${w}`);
+    for (const [k, v] of Object.entries(e.tags ?? {})) lines.push(`  ${k}: ${v}`);
     lines.push(`  => ${e.outcome}${e.reason ? ` (${e.reason})` : ''}: ${e.detail}`);
     return lines.map(escapeLine).join('\n');
   });

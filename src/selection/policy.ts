@@ -68,9 +68,11 @@ export function decide(input: DecideInput): Decision {
       warnings,
       trace,
       ...(extra.unknownNamespace && unknownNs ? { unknownNamespace: namespace } : {}),
+      ...(tags ? { tags } : {}),
     };
   };
   const step = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
+  let tags: Record<string, string> | undefined;
 
   const hostNetwork = input.podSpec.hostNetwork === true;
   const driverDecides = input.mesh.traits.hostNetwork === 'driver';
@@ -107,6 +109,7 @@ export function decide(input: DecideInput): Decision {
   });
   warnings.push(...driver.warnings);
   trace.push(...driver.trace);
+  if (driver.tags && Object.keys(driver.tags).length > 0) tags = driver.tags;
   const v = driver.verdict;
   if (v) {
     const nsBased = v.namespaceBased === true;

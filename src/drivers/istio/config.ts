@@ -40,6 +40,12 @@ export interface IstioSettings {
   templates: IstioTemplates;
   /** What the template function `env` answers: `spec.istio.env` plus `ENABLE_NATIVE_SIDECARS`. */
   env: Record<string, string>;
+  /**
+   * Ambient-enrolled pods (`./ambient.ts` `labelsEnrol`): `coexist` (default) injects them as the webhook would (a
+   * sidecar takes precedence over ztunnel) and warns; `prefer` skips them (`ambient-enrolled`), leaving them to ztunnel.
+   * Absent (settings built by hand): `coexist`.
+   */
+  ambient?: 'coexist' | 'prefer';
   /** What the template sources were resolved from, to resolve them again with a ConfigMap of the input. */
   sourceInputs: {
     userValues: JsonObject;
@@ -62,6 +68,7 @@ interface RawIstio {
   injectorConfig?: JsonObject | string;
   version?: string;
   env?: Record<string, string>;
+  ambient?: 'coexist' | 'prefer';
 }
 
 const BOOLEAN_KEYS = new Set(['strictInjectValues', 'enableNamespacesByDefault']);
@@ -81,7 +88,8 @@ function fromConfigMapStrings(raw: Record<string, unknown>): RawIstio {
 
 /**
  * Loads `spec.istio` (Istio driver `loadConfig`). Defaults: revision/platform/compliancePolicy `''`,
- * revisionTags `[]`, selection `kube-inject`, strictInjectValues false, enableNamespacesByDefault false.
+ * revisionTags `[]`, selection `kube-inject`, strictInjectValues false, enableNamespacesByDefault false, ambient
+ * `coexist`.
  *
  * Values and mesh config: strings are parsed (values: JSON, else YAML; meshConfig: YAML) and merged onto
  * `ISTIO_CHART_VALUES` / `ISTIO_MESH_DEFAULTS` with `mergeValues`. Settings that exist both as spec fields
@@ -138,6 +146,7 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
       enableNamespacesByDefault: byDefault,
       templates,
       env,
+      ambient: istio.ambient ?? 'coexist',
       sourceInputs: { userValues, hasInjectorConfig: injector !== undefined, version: istio.version ?? '' },
     },
     issues,

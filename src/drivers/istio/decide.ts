@@ -7,6 +7,7 @@ import type { DecisionStep } from '../../model.ts';
 import type { DriverDecideInput, DriverDecision } from '../driver.ts';
 import type { IstioSettings } from './config.ts';
 import { INJECT_LABEL, routeIstioWebhook } from './webhook.ts';
+import { DATAPLANE_LABEL, enrolmentDetail } from './ambient.ts';
 
 /** Meaning of a `sidecar.istio.io/inject` value: inject, do not inject, or let selectors/policy decide. */
 export type InjectValue = 'true' | 'false' | 'unset';
@@ -35,6 +36,9 @@ export function readInjectValue(raw: string, strict: boolean, where: string): { 
 
 /**
  * Istio's decision for one pod template:
+ * 0. with `spec.istio.ambient: prefer`, a pod the labels enrol in ambient (`./ambient.ts` `labelsEnrol`: Istio
+ *    cni/README.md) → skip (`ambient-enrolled`), even one that asks for a sidecar (a warning: label it
+ *    `istio.io/dataplane-mode=none` to keep its sidecar);
  * 1. with `selection: webhook`, the MutatingWebhookConfiguration routing (`./webhook.ts`): no webhook selects
  *    the pod → skip (`webhook-not-selected`; a warning when the namespace's labels are unknown); a webhook
  *    that selects it is the decision's `fallback`, which becomes the reason of a `policy-enabled` outcome
@@ -50,6 +54,9 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
   const trace: DecisionStep[] = [];
   const labels = input.podMeta.labels ?? {};
   const annotations = input.podMeta.annotations ?? {};
+
+  const ambient = settings.ambient === 'prefer' ? preferAmbient(input) : undefined;
+  if (ambient) return ambient;
 
   let routedBy: DriverDecision['fallback'];
   if (settings.selection === 'webhook') {
@@ -91,4 +98,25 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
   }
   // The webhook that selected the pod: the driver's `fallback: 'with-policy'` trait (the policy still decides).
   return { ...(routedBy ? { fallback: routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace };
+}
+
+/**
+ * `spec.istio.ambient: prefer`: the skip of a pod the labels enrol in ambient (reason `ambient-enrolled`), or
+ * undefined when they do not. A pod that asks for a sidecar (`sidecar.istio.io/inject=true`) is skipped too, with a
+ * warning saying how to keep its sidecar.
+ */
+function preferAmbient(input: DriverDecideInput<IstioSettings>): DriverDecision | undefined {
+  const labels = input.podMeta.labels ?? {};
+  const why = enrolmentDetail(labels, input.namespace, input.namespaceLabels);
+  if (why === undefined) return undefined;
+  const asks = labels[INJECT_LABEL] === 'true' || input.podMeta.annotations?.[INJECT_LABEL] === 'true';
+  const warnings = asks
+    ? [`the pod asks for a sidecar (${INJECT_LABEL}=true), but ${why} and spec.istio.ambient is prefer: it is left to ztunnel; label the pod ${DATAPLANE_LABEL}=none to keep its sidecar`]
+    : [];
+  const detail = `${why}: ztunnel serves it (spec.istio.ambient: prefer)`;
+  return {
+    verdict: { inject: false, reason: 'ambient-enrolled', detail, namespaceBased: labels[DATAPLANE_LABEL] !== 'ambient' },
+    warnings,
+    trace: [{ rule: 'istio.ambient', saw: detail, outcome: 'decided' }],
+  };
 }

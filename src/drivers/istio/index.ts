@@ -17,6 +17,8 @@ import { recordedIstioKey, uninjectIstio } from './uninject.ts';
 import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { ISTIO_FLAGS } from './flags.ts';
+import { dataplaneOf } from './ambient.ts';
+import { AMBIENT_FINDINGS, AMBIENT_PACKAGE_KINDS, ambientFindings } from './ambient-checks.ts';
 
 export type { IstioSettings } from './config.ts';
 
@@ -30,6 +32,7 @@ export const ISTIO_REASONS: Readonly<Record<string, ReasonInfo>> = {
   'webhook-namespace-label': { description: 'an Istio webhook selects the namespace label' },
   'webhook-object-label': { description: 'an Istio webhook selects the pod label' },
   'webhook-namespace-default': { description: 'the default Istio webhook selects the namespace' },
+  'ambient-enrolled': { description: 'spec.istio.ambient is prefer and the labels enrol the pod in ambient (istio.io/dataplane-mode)' },
 };
 
 /** Where `istioctl kube-inject` reads and writes a CronJob's pod metadata (`IntoObject`, pkg/kube/inject/inject.go). */
@@ -65,6 +68,7 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
       'istio:',
       '  revision: ""                    # control-plane revision ("" = default)',
       '  selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)',
+      '  ambient: coexist                # coexist | prefer (skip pods istio.io/dataplane-mode enrols in ambient)',
       "  values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)",
       "  meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)",
     ].join('\n'),
@@ -104,4 +108,9 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
   recordKeys: recordedIstioKey,
   recordsProbePorts: true,
   nativeSidecarsAuto: istioNativeSidecarsAuto,
+  // The data-plane mode of every workload as written (./ambient.ts, Istio cni/README.md).
+  workloadTags: (view) => ({ dataplane: dataplaneOf(view.pod, view.podLabels, view.namespaceLabels) }),
+  packageKinds: AMBIENT_PACKAGE_KINDS,
+  packageFindings: (pkg) => ambientFindings(pkg),
+  findingInfo: AMBIENT_FINDINGS,
 });
