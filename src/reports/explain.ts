@@ -83,7 +83,8 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
 }
 
 /**
- * The explanations as text: a block per workload, the trace as a numbered table, the decision last. Each line
+ * The explanations as text: a block per workload, the trace as a numbered table, the decision, then the driver's
+ * tags of the workload (`dataplane: ambient`), one a line. Each line
  * is escaped with `escapeLine`: a value from the input cannot add a line or drive the terminal.
  */
 export function explainText(list: readonly Explanation[]): string {
@@ -96,8 +97,8 @@ export function explainText(list: readonly Explanation[]): string {
       lines.push(`  ${String(i + 1).padStart(2)}. ${s.rule.padEnd(width)}  ${mark}  ${s.saw}`);
     });
     for (const w of e.warnings) lines.push(`  warning: ${w}`);
-    for (const [k, v] of Object.entries(e.tags ?? {})) lines.push(`  ${k}: ${v}`);
     lines.push(`  => ${e.outcome}${e.reason ? ` (${e.reason})` : ''}: ${e.detail}`);
+    for (const [k, v] of Object.entries(e.tags ?? {})) lines.push(`     ${k}: ${v}`);
     return lines.map(escapeLine).join('\n');
   });
   return blocks.length ? `${blocks.join('\n\n')}\n` : 'no workloads in the input\n';
