@@ -7,9 +7,9 @@ import t from 'tap';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import { XMLValidator } from 'fast-xml-parser';
-import { run } from '../src/run.ts';
-import type { KrmResult } from '../src/model.ts';
-import { runCli, workspace, type Obj } from './e2e-helpers.ts';
+import { run } from '../../../src/run.ts';
+import type { KrmResult } from '../../../src/model.ts';
+import { runCli, workspace, type Obj } from '../../helpers/e2e.ts';
 
 const DATAPLANE = 'istio.io/dataplane-mode';
 const STATUS = 'sidecar.istio.io/status';
