@@ -42,7 +42,8 @@ export function readInjectValue(raw: string, strict: boolean, where: string): { 
  * 1. with `selection: webhook`, the MutatingWebhookConfiguration routing (`./webhook.ts`): no webhook selects
  *    the pod → skip (`webhook-not-selected`; a warning when the namespace's labels are unknown); a webhook
  *    that selects it is the decision's `fallback`, which becomes the reason of a `policy-enabled` outcome
- *    (trait `fallback: 'with-policy'`);
+ *    (trait `fallback: 'with-policy'`), and its revision the decision's tag `revision` (with `spec.istio.revisions`,
+ *    the revision that injects it);
  * 2. pod label `sidecar.istio.io/inject`, else the annotation: `true` → inject (`label-true`,
  *    `annotation-true`), `false` → skip (`label-false`, `annotation-false`); other values per
  *    `readInjectValue`.
@@ -59,6 +60,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
   if (ambient) return ambient;
 
   let routedBy: DriverDecision['fallback'];
+  let tags: Record<string, string> | undefined; // the revision whose webhook selects the pod
   if (settings.selection === 'webhook') {
     const route = routeIstioWebhook(settings, input.namespace, input.namespaceLabels, labels);
     if (!route.matched) {
@@ -71,6 +73,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
     }
     trace.push({ rule: 'istio.webhook', saw: route.detail, outcome: 'pass' });
     routedBy = { inject: true, reason: route.webhook.reason, detail: route.detail };
+    tags = { revision: route.webhook.revision };
   }
 
   const hasLabel = Object.hasOwn(labels, INJECT_LABEL);
@@ -90,6 +93,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
         verdict: { inject: read.value === 'true', reason: `${source}-${read.value}`, detail: routedBy ? `${detail}; ${routedBy.detail}` : detail },
         warnings,
         trace,
+        ...(tags ? { tags } : {}),
       };
     }
     trace.push({ rule: `istio.inject-${source}`, saw: `${where} is "${raw}" (unset)`, outcome: 'pass' });
@@ -97,7 +101,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
     trace.push({ rule: 'istio.inject-label', saw: `no ${INJECT_LABEL} label or annotation`, outcome: 'pass' });
   }
   // The webhook that selected the pod: the driver's `fallback: 'with-policy'` trait (the policy still decides).
-  return { ...(routedBy ? { fallback: routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace };
+  return { ...(routedBy ? { fallback: routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace, ...(tags ? { tags } : {}) };
 }
 
 /**
