@@ -131,7 +131,7 @@ const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
 /** apiVersion prefix of meshinject's own config kinds (`SidecarInjection`). */
 const OWN_API_GROUP = 'meshinject.dev/';
 
-function stderrFor(results: readonly KrmResult[], all: boolean): string {
+export function stderrFor(results: readonly KrmResult[], all: boolean): string {
   const lines = results.filter((r) => all || r.severity === 'error').map(formatResultLine);
   if (all) {
     lines.push(`meshinject: ${summaryText(summarize(results))}`);
@@ -140,7 +140,7 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
 }
 
 /** Exit 2: bad input, nothing on stdout, the reason on stderr (one line: `escapeLine`). */
-function badInput(message: string, results: KrmResult[] = []): RunOutput {
+export function badInput(message: string, results: KrmResult[] = []): RunOutput {
   return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${escapeLine(message)}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
@@ -155,7 +155,7 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
 }
 
 /** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
-function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
+export function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
   const layers: ConfigLayer[] = [];
   const texts = opts.functionConfigs ?? (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
   if (texts) {
@@ -231,7 +231,7 @@ function leftOutResult(d: Drop): KrmResult {
  * The outputs of several stream inputs as one stream, as pieces: a `---` line before each output after the first
  * that does not start with one, a newline after each but the last that does not end with one.
  */
-function joinStreams(outputs: ReadonlyArray<readonly string[]>): string[] {
+export function joinStreams(outputs: ReadonlyArray<readonly string[]>): string[] {
   const nonEmpty = outputs.filter((parts) => parts.length > 0);
   const out: string[] = [];
   nonEmpty.forEach((parts, i) => {
@@ -252,7 +252,7 @@ function joinedOnce(parts: readonly string[]): () => string {
  * Reads every input (a leading BOM ignored). A ResourceList must be the only input; a stream needs a resource.
  * @throws MeshInjectError `BAD_INPUT` naming the input
  */
-function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
+export function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
   return inputs.map((input) => {
     const where = input.name ?? 'input';
     const text = input.text.charCodeAt(0) === 0xfeff ? input.text.slice(1) : input.text;

@@ -346,6 +346,44 @@ export interface MeshDriver<S = unknown> {
   packageFindings?(pkg: PackageView, settings: S): PackageFinding[];
   /** What each rule of `packageFindings` means (SARIF rule descriptions, reports). */
   readonly findingInfo?: Readonly<Record<string, ReasonInfo>>;
+  /**
+   * Optional: `meshinject migrate --to TARGET` (the targets, e.g. Istio's `ambient`, `sidecar`, and the options the
+   * driver reads, e.g. `waypoint`): the package's resources changed for the given namespaces, in the mesh's
+   * documented order. Pure.
+   */
+  readonly migration?: {
+    targets: readonly string[];
+    /** @returns the changes, or the message of a request the driver cannot serve (a usage error) */
+    plan(req: MigrationRequest, settings: S): MigrationPlan | { error: string };
+  };
+}
+
+/** A resource of a package to migrate: its identity, value, and, for a workload, the same without this mesh's injection. */
+export interface MigrationResource extends PackageResource {
+  /** For a workload: the path of its pod template, and the whole resource uninjected (when it carries this mesh's injection). */
+  workload?: { templatePath: readonly string[]; uninjected?: JsonObject };
+}
+
+/** What `meshinject migrate` asks of a driver (`MeshDriver.migration`). */
+export interface MigrationRequest {
+  /** `--to`. */
+  to: string;
+  /** `--namespace`, in the order given (at least one). */
+  namespaces: readonly string[];
+  /** The driver's options given (`--waypoint NAME` → `{waypoint: 'NAME'}`). */
+  options: Readonly<Record<string, string>>;
+  resources: readonly MigrationResource[];
+  config: Config;
+}
+
+/** A driver's migration of a package: changed resources (by index), new resources (after an index), and what it says. */
+export interface MigrationPlan {
+  /** New value of `resources[index]`, or null to remove it. */
+  changes: ReadonlyArray<{ index: number; value: JsonObject | null; summary: string }>;
+  /** New resources, each written after `resources[after]` in that resource's file. */
+  additions: ReadonlyArray<{ after: number; value: JsonObject; summary: string }>;
+  /** Findings: what the migration cannot do and the user must (`info` when it is only said, `warning` to act on). */
+  notes: ReadonlyArray<PackageFinding & { severity: 'info' | 'warning' }>;
 }
 
 /** A driver's reading of `spec.nativeSidecars: auto` (`MeshDriver.nativeSidecarsAuto`). */
@@ -539,6 +577,8 @@ export interface ActiveMesh {
   packageFindings?(pkg: PackageView): PackageFinding[];
   /** The driver's `findingInfo` (`{}` when it declares none). */
   readonly findingInfo: Readonly<Record<string, ReasonInfo>>;
+  /** The driver's `migration` bound to its settings, when it has one. */
+  readonly migration?: { targets: readonly string[]; plan(req: MigrationRequest): MigrationPlan | { error: string } };
 }
 
 /** A driver as the registry lists it (an identity that checks the settings type `S` across its members). */
@@ -570,5 +610,6 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     packageKinds: driver.packageKinds ?? [],
     ...(driver.packageFindings ? { packageFindings: (pkg: PackageView) => driver.packageFindings!(pkg, settings) } : {}),
     findingInfo: driver.findingInfo ?? {},
+    ...(driver.migration ? { migration: { targets: driver.migration.targets, plan: (req: MigrationRequest) => driver.migration!.plan(req, settings) } } : {}),
   };
 }

@@ -18,6 +18,7 @@ import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { ISTIO_FLAGS } from './flags.ts';
 import { REV_LABEL } from './webhook.ts';
+import { planIstioMigration } from './migrate.ts';
 import { dataplaneOf } from './ambient.ts';
 import { AMBIENT_FINDINGS, AMBIENT_PACKAGE_KINDS, ambientFindings } from './ambient-checks.ts';
 
@@ -140,4 +141,5 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
   packageKinds: AMBIENT_PACKAGE_KINDS,
   packageFindings: (pkg) => ambientFindings(pkg),
   findingInfo: AMBIENT_FINDINGS,
+  migration: { targets: ['ambient', 'sidecar'], plan: (req) => planIstioMigration(req) },
 });
