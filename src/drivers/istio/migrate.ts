@@ -21,7 +21,7 @@ import { INJECT_LABEL, NS_INJECTION_LABEL, REV_LABEL } from './webhook.ts';
 
 /** Pod-template annotation that rolls a webhook-injected workload's pods once when its namespace moves to ambient. */
 export const DATAPLANE_ANNOTATION = 'meshinject.dev/dataplane';
-/** Namespace annotation recording the injection label `--to ambient` removed (`istio.io/rev=stable`), for `--to sidecar`. */
+/** Namespace (or pod-template) annotation recording the injection labels `--to ambient` removed (`istio.io/rev=stable`), for `--to sidecar`. */
 export const SIDECAR_INJECTION_ANNOTATION = 'meshinject.dev/sidecar-injection';
 /** Annotation on a waypoint `Gateway` that `--to ambient` added (and `--to sidecar` removes). */
 export const MIGRATED_ANNOTATION = 'meshinject.dev/migrated';
@@ -161,10 +161,12 @@ function ambientWorkload(r: MigrationResource, index: number, plan: Plan): void 
   let value = wl.uninjected ?? r.value;
   const labels = mapAt(value, [...meta, 'labels']);
   const dropped = [INJECT_LABEL, REV_LABEL].filter((k) => labels[k] !== undefined);
+  const record = dropped.map((k) => `${k}=${labels[k]}`).join(',');
   for (const k of dropped) delete labels[k];
   value = withMap(value, [...meta, 'labels'], labels);
   const annotations = mapAt(value, [...meta, 'annotations']);
   annotations[DATAPLANE_ANNOTATION] = 'ambient';
+  if (record !== '') annotations[SIDECAR_INJECTION_ANNOTATION] = record;
   value = withMap(value, [...meta, 'annotations'], annotations);
   if (JSON.stringify(value) === JSON.stringify(r.value)) return;
   const what = `${wl.uninjected ? 'uninjected (its manifest carried the sidecar); ' : ''}pod template annotated ${DATAPLANE_ANNOTATION}=ambient (its pods roll once, without a sidecar)`;
@@ -205,12 +207,20 @@ function sidecarNamespace(r: MigrationResource, index: number, plan: Plan): void
   plan.changes.push({ index, value, summary: `removed ${DATAPLANE_LABEL}, ${USE_WAYPOINT_LABEL}${restore.length ? `; labelled ${restore.join(', ')}` : ''}` });
 }
 
-/** A workload back on sidecars: the roll annotation removed (its pods roll and the webhook injects them). */
+/**
+ * A workload back on sidecars: the roll annotation removed (its pods roll and the webhook injects them), the pod
+ * injection labels `--to ambient` recorded put back.
+ */
 function sidecarWorkload(r: MigrationResource, index: number, plan: Plan): void {
-  const meta = [...r.workload!.templatePath, 'metadata', 'annotations'];
-  const annotations = mapAt(r.value, meta);
+  const meta = [...r.workload!.templatePath, 'metadata'];
+  const annotations = mapAt(r.value, [...meta, 'annotations']);
   if (annotations[DATAPLANE_ANNOTATION] === undefined) return;
+  const labels = mapAt(r.value, [...meta, 'labels']);
+  const restore = (annotations[SIDECAR_INJECTION_ANNOTATION] ?? '').split(',').filter((kv) => kv.indexOf('=') > 0);
+  for (const kv of restore) labels[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
   delete annotations[DATAPLANE_ANNOTATION];
-  plan.changes.push({ index, value: withMap(r.value, meta, annotations), summary: `removed the pod-template annotation ${DATAPLANE_ANNOTATION} (its pods roll once and get the webhook's sidecar)` });
+  delete annotations[SIDECAR_INJECTION_ANNOTATION];
+  const value = withMap(withMap(r.value, [...meta, 'labels'], labels), [...meta, 'annotations'], annotations);
+  plan.changes.push({ index, value, summary: `removed the pod-template annotation ${DATAPLANE_ANNOTATION} (its pods roll once and get the webhook's sidecar)${restore.length ? `; pod labels ${restore.join(', ')} put back` : ''}` });
 }
 
