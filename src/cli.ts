@@ -28,8 +28,7 @@ import { explainText, explainWorkloads } from './reports/explain.ts';
 import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
 import { locateInput, type LocatedInput } from './reports/locate.ts';
 import { buildReport, type Report } from './reports/report.ts';
-import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
-import { runMigration } from './migrate.ts';
+import { runInputs, runMigration, type RunInput, type RunOptions, type RunOutput } from './run.ts';
 import { formatResultLine } from './results/result.ts';
 import { escapeLine } from './results/escape-line.ts';
 
@@ -610,17 +609,7 @@ async function runDiff(s: Session, cmd: Command): Promise<void> {
     return;
   }
   const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
-  if (cmd.inPlace) {
-    const changed = out.files.filter((f) => f.output !== f.input);
-    // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
-    const batch = new WriteBatch();
-    for (const f of changed) batch.add(resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
-    await batch.write();
-    batch.commit();
-    say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
-    s.exitCode = 0;
-    return;
-  }
+  if (cmd.inPlace) return writeInPlace(s, out.files);
   // Written in chunks of about 1 MiB: a diff larger than one JavaScript string can hold is still written whole.
   let chunk = '';
   let changes = false;
@@ -635,6 +624,20 @@ async function runDiff(s: Session, cmd: Command): Promise<void> {
   }
   writeStdout(s, chunk);
   if (s.exitCode !== 2) s.exitCode = changes ? 1 : 0;
+}
+
+/**
+ * `--in-place`: the changed files written back, all or nothing (each to a temporary beside it first, then all
+ * renamed over), and a line naming them; exit 0.
+ */
+async function writeInPlace(s: Session, files: RunOutput['files']): Promise<void> {
+  const changed = files.filter((f) => f.output !== f.input);
+  const batch = new WriteBatch();
+  for (const f of changed) batch.add(resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
+  await batch.write();
+  batch.commit();
+  say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
+  s.exitCode = 0;
 }
 
 /**
@@ -653,15 +656,7 @@ async function runMigrate(s: Session, cmd: Command): Promise<void> {
     return;
   }
   const changed = out.files.filter((f) => f.output !== f.input);
-  if (cmd.inPlace) {
-    const batch = new WriteBatch();
-    for (const f of changed) batch.add(resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`), f.parts, `${f.name!} (--in-place)`);
-    await batch.write();
-    batch.commit();
-    say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
-    s.exitCode = 0;
-    return;
-  }
+  if (cmd.inPlace) return writeInPlace(s, out.files);
   if (!m.diff) {
     writeStdout(s, out.stdout);
     s.exitCode = 0;

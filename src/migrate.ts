@@ -1,11 +1,13 @@
 /**
  * `meshinject migrate --to TARGET --namespace NS ...`: the package moved to another data plane of its mesh for
  * the given namespaces, as the driver plans it (`MeshDriver.migration`). Mesh-neutral: this file reads the
- * inputs, hands the driver every resource (a workload also uninjected, `uninjectPod`), and writes the driver's
- * changes with the same text editor as injection (only the changed lines rewritten), new resources after the
- * resource the driver names, removed ones cut out with their separator. Bytes in, bytes out; all or nothing.
+ * inputs' resources to the driver (a workload also uninjected, `uninjectPod`), and turns the driver's changes
+ * into edits of the input text with the same text editor as injection (only the changed lines rewritten), new
+ * resources after the resource the driver names, removed ones cut out with their separator. Pure; the run
+ * (`runMigration`, src/run.ts) reads the inputs and the config and writes all or nothing.
  */
-import type { MigrationPlan, MigrationResource } from './contract/driver.ts';
+import type { ActiveMesh, MigrationPlan, MigrationResource } from './contract/driver.ts';
+import type { Config } from './config/types.ts';
 import type { Edit } from './yaml/flow-edit.ts';
 import type { JsonObject, KrmResult } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
@@ -14,8 +16,7 @@ import { emitChangedEdits } from './krm/rewrite.ts';
 import { resourceId } from './pipeline.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { errorTags, MeshInjectError } from './results/errors.ts';
-import { exitCodeOf, generalResult, resourceResult } from './results/result.ts';
-import { badInput, joinStreams, parseInputs, resolveConfig, stderrFor, type FileOutput, type RunInput, type RunOptions, type RunOutput } from './run.ts';
+import { exitCodeOf, resourceResult } from './results/result.ts';
 import { getPodTemplate, holdsPodTemplate, isProblem, withPodTemplate } from './workloads/pod-template.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { stringify } from 'yaml';
@@ -35,57 +36,29 @@ interface Located {
 }
 
 /**
- * Migrates the inputs (YAML streams; a ResourceList is bad input, exit 2). Exit 2 also for a driver that has no
- * migration or refuses the request (`--to` unknown); exit 1 when a change cannot be written faithfully or a
- * workload cannot be uninjected (nothing written). `files` holds each input's new text and its edits (for `-i` and
- * the diff); results: one per change (`meshinject.dev/outcome: migrated`), then the driver's notes.
+ * The migration of the parsed inputs (`names`: each input's name) as edits of each input's text, by input, with a
+ * result per change, addition and note pushed to `results` (an error result for a workload that cannot be
+ * uninjected or a change that cannot be written faithfully: the caller then writes nothing); or the message of a
+ * request the driver refuses or cannot serve (`--to` unknown; a driver without migration).
  */
-export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req: MigrateRequest): RunOutput {
-  let sources: ParsedSource[];
-  try {
-    sources = parseInputs(inputs);
-  } catch (e) {
-    if (e instanceof MeshInjectError) return badInput(e.message);
-    throw e;
-  }
-  if (sources.some((s) => s.form !== 'stream')) return badInput('meshinject migrate reads YAML files and directories (a stream of documents), not a ResourceList or a List');
-  const results: KrmResult[] = [];
-  const failed = (): RunOutput => ({ stdout: '', stdoutParts: [], stderr: stderrFor(results, opts.logToStderr === true), exitCode: 1, results, files: [], workloads: [] });
-  const cfg = resolveConfig(sources, opts);
-  if (cfg.fatal !== undefined) return badInput(cfg.fatal);
-  if (cfg.problem !== undefined || !cfg.loaded?.ok) {
-    const issues = cfg.problem !== undefined ? [{ message: cfg.problem, path: undefined }] : cfg.loaded && !cfg.loaded.ok ? cfg.loaded.issues : [];
-    for (const issue of issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
-    return failed();
-  }
-  const { mesh, config } = cfg.loaded;
-  if (!mesh.migration) return badInput(`meshinject migrate: the ${mesh.name} driver has no migration`);
-  const located = locate(sources, inputs, config, mesh, results);
-  if (exitCodeOf(results) !== 0) return failed();
+export function migrationEdits(sources: readonly ParsedSource[], names: ReadonlyArray<string | undefined>, config: Config, mesh: ActiveMesh, req: MigrateRequest, results: KrmResult[]): Map<number, Edit[]> | { error: string } {
+  if (!mesh.migration) return { error: `meshinject migrate: the ${mesh.name} driver has no migration` };
+  const located = locate(sources, names, config, mesh, results);
+  if (exitCodeOf(results) !== 0) return new Map();
   const plan = mesh.migration.plan({ to: req.to, namespaces: req.namespaces, options: req.options, resources: located.map((l) => l.resource), config });
-  if ('error' in plan) return badInput(plan.error);
-  const edits = editsOf(plan, located, sources, results);
-  if (exitCodeOf(results) !== 0) return failed();
-  const files = sources.map((source, i): FileOutput => {
-    const own = (edits.get(i) ?? []).sort((a, b) => a.start - b.start || a.end - b.end);
-    const output = applyEdits(source.text, own);
-    const name = inputs[i]!.name;
-    return { ...(name !== undefined ? { name } : {}), input: source.text, output, parts: [output], edits: own };
-  });
-  const stdoutParts = files.length === 1 ? [...files[0]!.parts] : joinStreams(files.map((f) => f.parts));
-  const stdout = stdoutParts.join('');
-  return { stdout, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files, config, workloads: [] };
+  if ('error' in plan) return plan;
+  return editsOf(plan, located, sources, results);
 }
 
 /** Every resource of the inputs (local config left out), a workload with its pod template path and its uninjected self. */
-function locate(sources: readonly ParsedSource[], inputs: readonly RunInput[], config: NonNullable<RunOutput['config']>, mesh: Parameters<typeof uninjectPod>[0], results: KrmResult[]): Located[] {
+function locate(sources: readonly ParsedSource[], names: ReadonlyArray<string | undefined>, config: Config, mesh: ActiveMesh, results: KrmResult[]): Located[] {
   const out: Located[] = [];
   sources.forEach((source, input) => {
     for (const item of source.items) {
       item.load();
       const value = isJsonObject(item.value) ? item.value : undefined;
       if (!value) continue;
-      const id = resourceId(item, source, inputs[input]!.name);
+      const id = resourceId(item, source, names[input]);
       const wk = lookupWorkloadKind(String(value.apiVersion ?? ''), String(value.kind ?? ''), config.workloadKinds);
       const resource: MigrationResource = { id, value };
       if (wk && holdsPodTemplate(value, wk)) {
@@ -146,7 +119,7 @@ function editsOf(plan: MigrationPlan, located: readonly Located[], sources: read
 }
 
 /** `text` with the edits (sorted, non-overlapping) applied. */
-function applyEdits(text: string, edits: readonly Edit[]): string {
+export function applyEdits(text: string, edits: readonly Edit[]): string {
   let out = '';
   let at = 0;
   for (const e of edits) {

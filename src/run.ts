@@ -17,6 +17,7 @@ import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
 import { beginRun } from './render/budget.ts';
 import { IdentityTable, repeatedKeys } from './krm/identity.ts';
+import { applyEdits, migrationEdits, type MigrateRequest } from './migrate.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -131,7 +132,7 @@ const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
 /** apiVersion prefix of meshinject's own config kinds (`SidecarInjection`). */
 const OWN_API_GROUP = 'meshinject.dev/';
 
-export function stderrFor(results: readonly KrmResult[], all: boolean): string {
+function stderrFor(results: readonly KrmResult[], all: boolean): string {
   const lines = results.filter((r) => all || r.severity === 'error').map(formatResultLine);
   if (all) {
     lines.push(`meshinject: ${summaryText(summarize(results))}`);
@@ -140,7 +141,7 @@ export function stderrFor(results: readonly KrmResult[], all: boolean): string {
 }
 
 /** Exit 2: bad input, nothing on stdout, the reason on stderr (one line: `escapeLine`). */
-export function badInput(message: string, results: KrmResult[] = []): RunOutput {
+function badInput(message: string, results: KrmResult[] = []): RunOutput {
   return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${escapeLine(message)}\n`, exitCode: 2, results, files: [], workloads: [] };
 }
 
@@ -155,7 +156,7 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
 }
 
 /** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
-export function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
+function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; raw?: JsonObject } {
   const layers: ConfigLayer[] = [];
   const texts = opts.functionConfigs ?? (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
   if (texts) {
@@ -231,7 +232,7 @@ function leftOutResult(d: Drop): KrmResult {
  * The outputs of several stream inputs as one stream, as pieces: a `---` line before each output after the first
  * that does not start with one, a newline after each but the last that does not end with one.
  */
-export function joinStreams(outputs: ReadonlyArray<readonly string[]>): string[] {
+function joinStreams(outputs: ReadonlyArray<readonly string[]>): string[] {
   const nonEmpty = outputs.filter((parts) => parts.length > 0);
   const out: string[] = [];
   nonEmpty.forEach((parts, i) => {
@@ -252,7 +253,7 @@ function joinedOnce(parts: readonly string[]): () => string {
  * Reads every input (a leading BOM ignored). A ResourceList must be the only input; a stream needs a resource.
  * @throws MeshInjectError `BAD_INPUT` naming the input
  */
-export function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
+function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
   return inputs.map((input) => {
     const where = input.name ?? 'input';
     const text = input.text.charCodeAt(0) === 0xfeff ? input.text.slice(1) : input.text;
@@ -428,4 +429,41 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
   return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: reasonsOf(mesh), ...listFlag };
+}
+
+/**
+ * `meshinject migrate` (src/migrate.ts): the inputs (YAML streams; a ResourceList is bad input, exit 2) moved to
+ * `req.to` for `req.namespaces`, as the driver plans it. Exit 2 also for a request the driver refuses; exit 1 when a
+ * workload cannot be uninjected or a change cannot be written faithfully (nothing written). `files` holds each
+ * input's new text and its edits (for `-i` and `--diff`); results: one per change (`meshinject.dev/outcome:
+ * migrated`), then the driver's notes.
+ */
+export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req: MigrateRequest): RunOutput {
+  let sources: ParsedSource[];
+  try {
+    sources = parseInputs(inputs);
+  } catch (e) {
+    if (e instanceof MeshInjectError && e.code === 'BAD_INPUT') return badInput(e.message);
+    throw e;
+  }
+  if (sources.some((s) => s.form !== 'stream')) return badInput('meshinject migrate reads YAML files and directories (a stream of documents), not a ResourceList or a List');
+  const results: KrmResult[] = [];
+  const failed = (): RunOutput => ({ stdout: '', stdoutParts: [], stderr: stderrFor(results, opts.logToStderr === true), exitCode: 1, results, files: [], workloads: [] });
+  const cfg = resolveConfig(sources, opts);
+  if (cfg.fatal !== undefined) return badInput(cfg.fatal);
+  if (cfg.problem !== undefined) results.push(generalResult('error', `functionConfig: ${cfg.problem}`));
+  else if (!cfg.loaded!.ok) for (const issue of cfg.loaded!.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+  if (exitCodeOf(results) !== 0 || !cfg.loaded?.ok) return failed();
+  const { mesh, config } = cfg.loaded;
+  const edits = migrationEdits(sources, inputs.map((i) => i.name), config, mesh, req, results);
+  if ('error' in edits) return badInput(edits.error);
+  if (exitCodeOf(results) !== 0) return failed();
+  const files = sources.map((source, i): FileOutput => {
+    const own = (edits.get(i) ?? []).sort((a, b) => a.start - b.start || a.end - b.end);
+    const output = applyEdits(source.text, own);
+    const name = inputs[i]!.name;
+    return { ...(name !== undefined ? { name } : {}), input: source.text, output, parts: [output], edits: own };
+  });
+  const stdoutParts = files.length === 1 ? [...files[0]!.parts] : joinStreams(files.map((f) => f.parts));
+  return { stdout: stdoutParts.join(''), stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads: [] };
 }

@@ -4,12 +4,11 @@
 // injection labels gone, sidecars off the manifests, one roll of every workload; what cannot move is a note.
 import t from 'tap';
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { run } from '../../../src/run.ts';
-import { runMigration } from '../../../src/migrate.ts';
-import { runCli, workspace, type Obj } from '../../helpers/e2e.ts';
+import { run, runMigration } from '../../../src/run.ts';
+import { ROOT, runCli, workspace, type Obj } from '../../helpers/e2e.ts';
 
 type Labels = Record<string, string>;
 const DATAPLANE = 'istio.io/dataplane-mode';
@@ -132,4 +131,29 @@ t.test('the CLI: stdout, --diff, -i (all files or none), notes for what moves by
     t.equal(bad.stdout, '');
   }
   t.match(readFileSync(join(dir, 'ns.yaml'), 'utf8'), /istio\.io\/dataplane-mode: ambient/, 'a refused request writes nothing');
+});
+
+t.test('the worked example (examples/ambient): migrated to ambient, the policy moved by hand, checked, and back', async (t) => {
+  const src = (f: string) => readFileSync(join(ROOT, 'examples/ambient', f), 'utf8');
+  const files = { 'namespace.yaml': src('namespace.yaml'), 'app.yaml': src('app.yaml'), 'ambient.yaml': src('ambient.yaml') };
+  const dir = workspace(t, files);
+  const moved = runCli(['migrate', '--to', 'ambient', '--namespace', 'shop', '-i', 'namespace.yaml', 'app.yaml'], { cwd: dir });
+  t.equal(moved.status, 0, moved.stderr);
+  t.match(moved.stderr, /\[warning\] security\.istio\.io\/v1\/AuthorizationPolicy\/shop\/storefront-read-only spec\.selector: ambient-l7-policy: .*targetRefs/);
+  const ns = readFileSync(join(dir, 'namespace.yaml'), 'utf8');
+  t.match(ns, /sync-wave: "-1"[^]*gatewayClassName: istio-waypoint/, 'the waypoint, one wave before the namespace');
+  const failing = runCli(['check', '-c', 'ambient.yaml', 'namespace.yaml', 'app.yaml'], { cwd: dir });
+  t.equal(failing.status, 1, 'the selector-based L7 policy fails the check');
+  t.match(failing.stderr, /ambient-l7-policy: /);
+  const app = readFileSync(join(dir, 'app.yaml'), 'utf8');
+  const byHand = app.replace(/  selector:\n    matchLabels:\n      app: storefront\n  action: ALLOW/, '  targetRefs:\n  - {kind: Gateway, group: gateway.networking.k8s.io, name: waypoint}\n  action: ALLOW');
+  t.not(byHand, app, 'the hand edit the warning asks for');
+  writeFileSync(join(dir, 'app.yaml'), byHand);
+  const passing = runCli(['check', '-c', 'ambient.yaml', 'namespace.yaml', 'app.yaml', '--report', 'table'], { cwd: dir });
+  t.equal(passing.status, 0, passing.stderr);
+  t.match(passing.stderr, /^shop\s+Deployment\s+storefront\s+skipped\s+ambient-enrolled\s+istio\s+ambient$/m);
+  const back = runCli(['migrate', '--to', 'sidecar', '--namespace', 'shop', '-i', 'namespace.yaml', 'app.yaml'], { cwd: dir });
+  t.equal(back.status, 0, back.stderr);
+  t.equal(readFileSync(join(dir, 'namespace.yaml'), 'utf8'), files['namespace.yaml'], 'the namespace file is as it was');
+  t.equal(readFileSync(join(dir, 'app.yaml'), 'utf8'), byHand.replace('      annotations:\n        meshinject.dev/dataplane: ambient\n', ''), 'the Deployment as it was (the policy keeps the hand edit)');
 });
