@@ -5,11 +5,11 @@
 // check table, JUnit and SARIF show them.
 import t from 'tap';
 import fc from 'fast-check';
-import { parseAllDocuments } from 'yaml';
 import { XMLValidator } from 'fast-xml-parser';
 import { run } from '../../../src/run.ts';
 import type { KrmResult } from '../../../src/model.ts';
 import { runCli, workspace, type Obj } from '../../helpers/e2e.ts';
+import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/manifests.ts';
 
 const DATAPLANE = 'istio.io/dataplane-mode';
 const STATUS = 'sidecar.istio.io/status';
@@ -18,25 +18,11 @@ type Labels = Record<string, string>;
 interface Ns { name: string; labels: Labels }
 interface Wl { name: string; ns: string; labels: Labels }
 
-const nsYaml = (n: Ns) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${n.name}\n  labels: ${JSON.stringify(n.labels)}\n`;
-const deployYaml = (w: Wl) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${w.name}
-  namespace: ${w.ns}
-spec:
-  selector: {matchLabels: {app: ${w.name}}}
-  template:
-    metadata:
-      labels: ${JSON.stringify({ app: w.name, ...w.labels })}
-    spec:
-      containers:
-      - name: app
-        image: app:1
-`;
+const nsYaml = (n: Ns) => namespaceYaml(n.name, n.labels);
+const deployYaml = (w: Wl) => deploymentYaml(w.name, w.ns, w.labels);
 const configYaml = (istio: Record<string, unknown>, spec: Record<string, unknown> = {}) =>
   `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: x}\nspec: ${JSON.stringify({ ...spec, istio })}\n`;
-const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);
+const docs = docsOf;
 const tagOf = (r: KrmResult | undefined, key: string) => r?.tags?.[`meshinject.dev/${key}`];
 
 /** The oracle: Istio's CNI enrolment rules on a pod as written (cni/README.md), and the sidecar taking precedence. */

@@ -6,31 +6,16 @@ import t from 'tap';
 import fc from 'fast-check';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { run, runMigration } from '../../../src/run.ts';
 import { ROOT, runCli, workspace, type Obj } from '../../helpers/e2e.ts';
+import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/manifests.ts';
 
 type Labels = Record<string, string>;
 const DATAPLANE = 'istio.io/dataplane-mode';
-const nsYaml = (name: string, labels: Labels, wave?: number) =>
-  `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n  labels: ${JSON.stringify(labels)}\n${wave === undefined ? '' : `  annotations: {argocd.argoproj.io/sync-wave: "${wave}"}\n`}`;
-const deployYaml = (name: string, ns: string, labels: Labels) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  namespace: ${ns}
-spec:
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata:
-      labels: ${JSON.stringify({ app: name, ...labels })}
-    spec:
-      containers:
-      - name: app
-        image: app:1
-`;
+const nsYaml = namespaceYaml;
+const deployYaml = deploymentYaml;
 const L7 = (ns: string) => `apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata:\n  name: l7\n  namespace: ${ns}\nspec:\n  selector: {matchLabels: {app: w0}}\n  rules: [{to: [{operation: {paths: [/admin]}}]}]\n`;
-const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);
+const docs = docsOf;
 const meta = (d: Obj) => d.metadata as { name: string; namespace?: string; labels?: Labels; annotations?: Labels };
 const podMeta = (d: Obj) => (d as { spec: { template: { metadata: { labels?: Labels; annotations?: Labels } } } }).spec.template.metadata;
 const migrate = (text: string, to: string, namespaces: string[], options: Record<string, string> = {}) => runMigration([{ text, name: 'in.yaml' }], {}, { to, namespaces, options });

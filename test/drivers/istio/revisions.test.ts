@@ -4,10 +4,10 @@
 // revisions must give every workload exactly what the one revision whose webhook selects it gives.
 import t from 'tap';
 import fc from 'fast-check';
-import { parseAllDocuments } from 'yaml';
 import { run } from '../../../src/run.ts';
 import type { KrmResult } from '../../../src/model.ts';
 import type { Obj } from '../../helpers/e2e.ts';
+import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/manifests.ts';
 
 type Labels = Record<string, string>;
 const REVISIONS: Record<string, { tag: string; tags: string[] }> = {
@@ -36,23 +36,9 @@ spec:
     revisionTags: ${JSON.stringify(REVISIONS[rev]!.tags)}
     values: {global: {tag: "${REVISIONS[rev]!.tag}"}}
 `;
-const nsYaml = (name: string, labels: Labels) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n  labels: ${JSON.stringify(labels)}\n`;
-const deployYaml = (name: string, ns: string, labels: Labels) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  namespace: ${ns}
-spec:
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata:
-      labels: ${JSON.stringify({ app: name, ...labels })}
-    spec:
-      containers:
-      - name: app
-        image: app:1
-`;
-const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);
+const nsYaml = namespaceYaml;
+const deployYaml = deploymentYaml;
+const docs = docsOf;
 const byName = (text: string) => new Map(docs(text).map((d) => [(d.metadata as Obj).name as string, JSON.stringify(d)]));
 const outcomeOf = (results: readonly KrmResult[], name: string) => results.find((r) => r.resourceRef?.name === name && r.tags?.['meshinject.dev/outcome']);
 
