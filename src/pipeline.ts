@@ -454,7 +454,6 @@ function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome
   });
 }
 
-
 /**
  * Writes a changed resource's new text into `changed` (nothing when its text already reads as `desired`).
  * Where the change cannot be written faithfully (`emitChanged` refuses with `UNFAITHFUL_EDIT`), the
@@ -722,7 +721,9 @@ function previousInventory(w: Workload, ctx: RunContext): Inventory | undefined 
 
 /**
  * Steps 4 to 6: `annotate`, `emitChanged` (through `writeChange`) and `resultFor`. Returns whether the
- * change was written (a change that cannot be written faithfully is an error result instead).
+ * change was written (a change that cannot be written faithfully is an error result instead) and the workload's
+ * driver tags as written (`DriverDecision.tags`, then `ActiveMesh.workloadTags`), which its result carries; with
+ * a driver that reads the package (`packageFindings`), the workload as written is kept in `out.pkg`.
  */
 function writeOutcome(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext, out: ProcessOutput): { written: boolean; tags: Record<string, string> } {
   const desired = annotate(w, decision, outcome, ctx);

@@ -57,6 +57,7 @@ export function decide(input: DecideInput): Decision {
   const trace: DecisionStep[] = [];
   const warnings: string[] = [];
   const unknownNs = input.namespaceInfo === undefined;
+  let tags: Record<string, string> | undefined; // the driver's (`DriverDecision.tags`), once it has decided
   const done = (inject: boolean, reason: DecisionReason, detail: string, extra: { intended?: boolean; unknownNamespace?: boolean } = {}): Decision => {
     const last = trace[trace.length - 1];
     if (last) last.outcome = 'decided';
@@ -72,7 +73,6 @@ export function decide(input: DecideInput): Decision {
     };
   };
   const step = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
-  let tags: Record<string, string> | undefined;
 
   const hostNetwork = input.podSpec.hostNetwork === true;
   const driverDecides = input.mesh.traits.hostNetwork === 'driver';
