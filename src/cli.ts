@@ -29,7 +29,7 @@ import { explainText, explainWorkloads } from './reports/explain.ts';
 import { junitReport, githubReport, sarifReport, tableReport } from './reports/formats.ts';
 import { locateInput, type LocatedInput } from './reports/locate.ts';
 import { buildReport, type Report } from './reports/report.ts';
-import { runInputs, type RunInput, type RunOptions, type RunOutput } from './run.ts';
+import { runInputs, runMigration, type RunInput, type RunOptions, type RunOutput } from './run.ts';
 import { formatResultLine } from './results/result.ts';
 import { escapeLine } from './results/escape-line.ts';
 
@@ -634,21 +634,7 @@ async function runDiff(s: Session, cmd: Command): Promise<void> {
     return;
   }
   const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
-  if (cmd.inPlace) {
-    const changed = out.files.filter((f) => f.output !== f.input);
-    // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
-    const batch = new WriteBatch();
-    const targets = changed.map((f) => ({ f, label: `${f.name!} (--in-place)`, target: resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`) }));
-    // Two names of one file (`a.yaml ./a.yaml`, a hard link) would each be written over the other.
-    const aliased = aliasProblem(targets.map((x) => outputIdentity(x.target, x.label)));
-    if (aliased) throw new CliError(aliased);
-    for (const x of targets) batch.add(x.target, x.f.parts, x.label);
-    await batch.write();
-    batch.commit();
-    say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
-    s.exitCode = 0;
-    return;
-  }
+  if (cmd.inPlace) return writeInPlace(s, out.files);
   // Written in chunks of about 1 MiB: a diff larger than one JavaScript string can hold is still written whole.
   let chunk = '';
   let changes = false;
@@ -665,6 +651,52 @@ async function runDiff(s: Session, cmd: Command): Promise<void> {
   if (s.exitCode !== 2) s.exitCode = changes ? 1 : 0;
 }
 
+/**
+ * `--in-place`: the changed files written back, all or nothing (each to a temporary beside it first, then all
+ * renamed over), and a line naming them; exit 0.
+ */
+async function writeInPlace(s: Session, files: RunOutput['files']): Promise<void> {
+  const changed = files.filter((f) => f.output !== f.input);
+  // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
+  const batch = new WriteBatch();
+  const targets = changed.map((f) => ({ f, label: `${f.name!} (--in-place)`, target: resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`) }));
+  // Two names of one file (`a.yaml ./a.yaml`, a hard link) would each be written over the other.
+  const aliased = aliasProblem(targets.map((x) => outputIdentity(x.target, x.label)));
+  if (aliased) throw new CliError(aliased);
+  for (const x of targets) batch.add(x.target, x.f.parts, x.label);
+  await batch.write();
+  batch.commit();
+  say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
+  s.exitCode = 0;
+}
+
+/**
+ * `meshinject migrate --to TARGET --namespace NS ...` (src/migrate.ts): the migrated package on stdout, or with
+ * `--diff` a unified diff (exit 1 when it changes something), or with `-i` written back into the files, all or
+ * none. Exit 2 for bad input or a request the driver refuses, 1 for error results (nothing written).
+ */
+async function runMigrate(s: Session, cmd: Command): Promise<void> {
+  const { inputs, opts } = prepare(s, cmd);
+  if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
+  const m = cmd.migrate!;
+  const out = runMigration(inputs, { ...opts, logToStderr: !cmd.quiet }, { to: m.to!, namespaces: m.namespaces, options: m.waypoint !== undefined ? { waypoint: m.waypoint } : {} });
+  if (out.stderr) say(s, out.stderr);
+  if (out.exitCode !== 0) {
+    s.exitCode = out.exitCode;
+    return;
+  }
+  const changed = out.files.filter((f) => f.output !== f.input);
+  if (cmd.inPlace) return writeInPlace(s, out.files);
+  if (!m.diff) {
+    writeStdout(s, out.stdout);
+    s.exitCode = 0;
+    return;
+  }
+  const colour = cmd.color === 'always' || (cmd.color === 'auto' && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
+  writeStdout(s, out.files.flatMap((f) => [...unifiedDiff(f.name ?? 'stdin', f.input, f.edits, colour)]).join(''));
+  if (s.exitCode !== 2) s.exitCode = changed.length > 0 ? 1 : 0;
+}
+
 /** Runs the command line `argv` in session `s`, its exit code left in `s.exitCode`. */
 function runCommand(s: Session, argv: readonly string[], startedAt: number): void | Promise<void> {
   const cmd = parseCommandLine([...argv]);
@@ -679,6 +711,7 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
   if (cmd.command === 'check') return runCheck(s, cmd, startedAt);
   if (cmd.command === 'explain') return runExplain(s, cmd);
   if (cmd.command === 'diff') return runDiff(s, cmd);
+  if (cmd.command === 'migrate') return runMigrate(s, cmd);
   return runInject(s, cmd, startedAt);
 }
 

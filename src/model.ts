@@ -101,6 +101,8 @@ export interface Decision {
   unknownNamespace?: string;
   /** Every rule in order, what it saw, and which one decided (`meshinject explain`). */
   trace: DecisionStep[];
+  /** What the driver's rules found about the workload (`DriverDecision.tags`): result tags `meshinject.dev/<key>`. */
+  tags?: Record<string, string>;
 }
 
 /** One rule of a decision trace: its stable name, the value it saw, and whether it decided. */

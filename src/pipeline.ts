@@ -6,15 +6,15 @@
  * Mesh-neutral: everything mesh-specific is behind the `ActiveMesh` (src/contract/driver.ts).
  */
 import type { Config, KindPolicy } from './config/types.ts';
-import type { ActiveMesh, InjectResponse, Inventory, ResourceMeta, WorkloadRef } from './contract/driver.ts';
+import type { ActiveMesh, InjectResponse, Inventory, PackageResource, PackageWorkload, ResourceMeta, WorkloadRef } from './contract/driver.ts';
 import type { WorkloadRecord } from './reports/check.ts';
 
 export type { WorkloadRecord } from './reports/check.ts';
 import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId, ServiceInfo } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { errorTags, InjectError, MeshInjectError } from './results/errors.ts';
-import { generalResult, resourceResult } from './results/result.ts';
-import { decide, NS_NAME_LABEL } from './selection/policy.ts';
+import { generalResult, prefixedTags, resourceResult } from './results/result.ts';
+import { decide, namespaceLabels, NS_NAME_LABEL } from './selection/policy.ts';
 import { completionOf, lookupWorkloadKind, type WorkloadKind } from './workloads/kinds.ts';
 import { emitChangedEdits } from './krm/rewrite.ts';
 import type { Edit } from './yaml/flow-edit.ts';
@@ -38,6 +38,8 @@ export interface ProcessOutput {
   results: KrmResult[];
   /** Every decided workload in order: its decision (with the trace) and the sidecar it already carried. */
   workloads: WorkloadRecord[];
+  /** Every workload as written, and the resources of the kinds the driver reads across the package (`packageKinds`). */
+  pkg: { workloads: PackageWorkload[]; resources: PackageResource[] };
 }
 
 /** Shared state when several inputs are one run (`runInputs`). */
@@ -336,7 +338,7 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
   const once = () => {
     if (!injectedBefore) refuseEmptyContainers(w.pod);
     const services = ctx.services.get(w.ref.namespace) ?? [];
-    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), services, config });
+    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), services, config, ...(decision.tags ? { decisionTags: decision.tags } : {}) });
     const needs = { recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
@@ -464,7 +466,7 @@ function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome,
  * Step 6: the one result of a workload (info: injected, uninjected, or skipped as configured; warning:
  * skipped unexpectedly). `decision` is undefined in uninject mode.
  */
-function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome, mesh: ActiveMesh): KrmResult {
+function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome, mesh: ActiveMesh, driverTags: Record<string, string>): KrmResult {
   const reason = decision?.reason ?? (outcome.action === 'uninjected' ? MODE_UNINJECT : NOT_INJECTED);
   const severity = !decision || decision.inject || decision.intended || outcome.action === 'uninjected' ? 'info' : 'warning';
   const why = decision ? `${decision.reason}): ${decision.detail}` : undefined;
@@ -472,7 +474,7 @@ function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome
     : outcome.action === 'uninjected' ? `uninjected (${mesh.name}): ${why ? `skipped (${why}; ` : ''}${outcome.removed}`
     : why ? `skipped (${why}` : `skipped (${NOT_INJECTED}): nothing ${mesh.name} injected was found`;
   return resourceResult(severity, message, w.id, {
-    tags: { 'meshinject.dev/outcome': outcome.action, 'meshinject.dev/reason': reason },
+    tags: { 'meshinject.dev/outcome': outcome.action, 'meshinject.dev/reason': reason, ...prefixedTags(driverTags) },
   });
 }
 
@@ -652,14 +654,15 @@ const UNINJECT: Step = { name: 'uninject', run: (f, ctx) => (f.outcome = uninjec
 const WRITE_AND_RECORD: Step = {
   name: 'write',
   run(f, ctx, out) {
-    const ok = f.outcome !== 'failed' && writeOutcome(f.w, f.decision, f.outcome!, ctx, out.changed);
-    out.workloads.push({ position: f.w.item.position, id: f.w.id, namespace: f.w.ref.namespace, decision: f.decision!, ...(f.previous ? { previous: f.previous } : {}), ok });
+    const done = f.outcome !== 'failed' ? writeOutcome(f.w, f.decision, f.outcome!, ctx, out) : undefined;
+    const tags = done?.tags ?? {};
+    out.workloads.push({ position: f.w.item.position, id: f.w.id, namespace: f.w.ref.namespace, decision: f.decision!, ...(f.previous ? { previous: f.previous } : {}), ok: done?.written === true, ...(Object.keys(tags).length ? { tags } : {}) });
     return true;
   },
 };
 
 /** `annotate → emitChanged → resultFor` of an uninjected workload (no decision, no record). */
-const WRITE: Step = { name: 'write', run: (f, ctx, out) => (writeOutcome(f.w, undefined, f.outcome as Outcome, ctx, out.changed), true) };
+const WRITE: Step = { name: 'write', run: (f, ctx, out) => (writeOutcome(f.w, undefined, f.outcome as Outcome, ctx, out), true) };
 
 /** A mode's recipe: the steps of a workload after `readWorkload`, and what is done to any other resource. */
 interface Recipe {
@@ -686,9 +689,20 @@ function annotateOther(item: SourceItem, ctx: RunContext, changed: Map<number, s
 function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): void {
   const recipe = RECIPES[ctx.config.mode ?? 'inject'];
   const w = readWorkload(item, ctx);
-  if (!w) return recipe.other(item, ctx, out.changed);
+  if (!w) {
+    keepForPackage(item, ctx, out);
+    return recipe.other(item, ctx, out.changed);
+  }
   const flow: Flow = { w };
   for (const step of recipe.workload) if (!step.run(flow, ctx, out)) return;
+}
+
+/** A resource of a kind the driver reads across the package (`packageKinds`), kept for `packageFindings` (local config left out). */
+function keepForPackage(item: SourceItem, ctx: RunContext, out: ProcessOutput): void {
+  if (!ctx.mesh.packageFindings) return;
+  const v = obj(item.value);
+  const kind = str(v?.kind);
+  if (v && kind !== undefined && ctx.mesh.packageKinds.includes(kind) && !isLocalConfig(v)) out.pkg.resources.push({ id: resourceId(item, ctx.source, ctx.inputName), value: v });
 }
 
 /**
@@ -754,13 +768,28 @@ function previousInventory(w: Workload, ctx: RunContext): Inventory | undefined 
 
 /**
  * Steps 4 to 6: `annotate`, `emitChanged` (through `writeChange`) and `resultFor`. Returns whether the
- * change was written (a change that cannot be written faithfully is an error result instead).
+ * change was written (a change that cannot be written faithfully is an error result instead) and the workload's
+ * driver tags as written (`DriverDecision.tags`, then `ActiveMesh.workloadTags`), which its result carries; with
+ * a driver that reads the package (`packageFindings`), the workload as written is kept in `out.pkg`.
  */
-function writeOutcome(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext, changed: Map<number, string>): boolean {
+function writeOutcome(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext, out: ProcessOutput): { written: boolean; tags: Record<string, string> } {
   const desired = annotate(w, decision, outcome, ctx);
-  const written = desired === w.item.value || writeChange(w.item, ctx, desired, changed);
-  if (written) ctx.results.push(resultFor(w, decision, outcome, ctx.mesh));
-  return written;
+  const written = desired === w.item.value || writeChange(w.item, ctx, desired, out.changed);
+  const asWritten = written ? { value: desired, pod: outcome.action === 'skipped' ? w.pod : outcome.pod } : { value: w.item.value, pod: w.pod };
+  const podLabels = getPodOwnMeta(asWritten.value, w.wk).labels ?? {};
+  const tags = { ...(decision?.tags ?? {}), ...workloadTagsOf(w, asWritten.pod, podLabels, ctx) };
+  if (written) ctx.results.push(resultFor(w, decision, outcome, ctx.mesh, tags));
+  if (ctx.mesh.packageFindings) {
+    out.pkg.workloads.push({ id: w.id, namespace: w.ref.namespace, podLabels, injected: carriesInjection(ctx.mesh, asWritten.pod), tags });
+  }
+  return { written, tags };
+}
+
+/** The driver's tags of a workload as written (`ActiveMesh.workloadTags`), `{}` when it has none. */
+function workloadTagsOf(w: Workload, pod: PodTemplate, podLabels: Record<string, string>, ctx: RunContext): Record<string, string> {
+  if (!ctx.mesh.workloadTags) return {};
+  const info = ctx.namespaces.get(w.ref.namespace);
+  return ctx.mesh.workloadTags({ pod, podLabels, namespace: w.ref.namespace, namespaceLabels: namespaceLabels(w.ref.namespace, info), namespaceKnown: info !== undefined });
 }
 
 /**
@@ -786,7 +815,7 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
     for (const note of adapted.notes) results.push(generalResult('info', note));
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
-    return { changed: new Map(), edits: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [] };
+    return { changed: new Map(), edits: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [], pkg: { workloads: [], resources: [] } };
   }
   const ctx: RunContext = {
     source, config, mesh, inputName, results,
@@ -796,7 +825,7 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
     edits: new Map(),
     identities: shared?.identities ?? new IdentityTable(),
   };
-  const out: ProcessOutput = { changed: new Map(), edits: ctx.edits, results, workloads: [] };
+  const out: ProcessOutput = { changed: new Map(), edits: ctx.edits, results, workloads: [], pkg: { workloads: [], resources: [] } };
   for (const item of source.items) {
     item.load();
     checkIdentity(item, ctx);

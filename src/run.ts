@@ -1,7 +1,7 @@
 import { foreignConfigMessage, loadConfig, type LoadResult } from './config/load.ts';
 import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
-import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
+import type { ActiveMesh, PackageFinding, PackageResource, PackageWorkload, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
 import type { Edit } from './yaml/flow-edit.ts';
@@ -18,6 +18,7 @@ import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
 import { beginRun, DEFAULT_TEMPLATE_BUDGETS } from './render/budget.ts';
 import { checkPlatformWord } from './config/platform-word.ts';
 import { IdentityTable, repeatedKeys } from './krm/identity.ts';
+import { applyEdits, migrationEdits, type MigrateRequest } from './migrate.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -67,6 +68,11 @@ export interface RunOptions {
    * unset fields take the defaults (plans on, recorded at a shape's first workload, no verification).
    */
   plans?: RunPlanSettings;
+}
+
+/** What the driver's reason codes and package finding rules mean (`reasonInfo`, `findingInfo`), for the reports. */
+function reasonsOf(mesh: ActiveMesh): Readonly<Record<string, ReasonInfo>> {
+  return Object.keys(mesh.findingInfo).length === 0 ? mesh.reasonInfo : { ...mesh.reasonInfo, ...mesh.findingInfo };
 }
 
 /** One input of a run: its text and its name (a file path; absent for stdin). */
@@ -309,6 +315,7 @@ type Processed = Array<{ changed: Map<number, string>; edits: Map<number, readon
 function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInput[], config: Config, mesh: ActiveMesh, results: KrmResult[], opts: RunOptions): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
+  const pkg: { workloads: PackageWorkload[]; resources: PackageResource[] } = { workloads: [], resources: [] };
   const items = sources.flatMap((s) => s.items);
   const shared: SharedRun = { namespaces: collectNamespaces(items, config, results), services: collectServices(items, config), unknownNamespaces: new Map(), identities: identityTableFor(items, config) };
   if (opts.progress) {
@@ -327,9 +334,23 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     results.push(...out.results);
     processed.push({ changed: out.changed, edits: out.edits, drops });
     for (const w of out.workloads) workloads.push({ ...w, input: i });
+    pkg.workloads.push(...out.pkg.workloads);
+    pkg.resources.push(...out.pkg.resources);
   });
   results.push(...unknownNamespaceResults(shared.unknownNamespaces, config.unknownNamespaces));
+  if (mesh.packageFindings) results.push(...packageResults(mesh.packageFindings({ ...pkg, namespaces: shared.namespaces, config }), opts.check !== undefined));
   return { shared, processed, workloads };
+}
+
+/**
+ * A driver's findings about the package (`MeshDriver.packageFindings`) as results: in a check, errors tagged as
+ * check findings (`meshinject.dev/check`, outcome and reason the rule); in an injection, warnings tagged with the rule.
+ */
+function packageResults(findings: readonly PackageFinding[], check: boolean): KrmResult[] {
+  return findings.map((f) => resourceResult(check ? 'error' : 'warning', `${f.rule}: ${f.message}`, f.id, {
+    ...(f.field ? { field: f.field } : {}),
+    tags: check ? { 'meshinject.dev/check': 'true', 'meshinject.dev/outcome': f.rule, 'meshinject.dev/reason': f.rule } : { 'meshinject.dev/reason': f.rule },
+  }));
 }
 
 /** Each input's output text (changed resources spliced in, dropped documents cut out), and how many top-level resources are kept. */
@@ -416,14 +437,51 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     results.push(...found.results);
     applyFailOn(results, check.failOn);
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: mesh.reasonInfo, ...listFlag };
+    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: reasonsOf(mesh), ...listFlag };
   }
-  if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: mesh.reasonInfo };
+  if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: reasonsOf(mesh) };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
     return badInput(`the output would hold no resources (${nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD'}); Argo CD must never apply an empty stream`, results);
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
-  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: mesh.reasonInfo, ...listFlag };
+  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: reasonsOf(mesh), ...listFlag };
+}
+
+/**
+ * `meshinject migrate` (src/migrate.ts): the inputs (YAML streams; a ResourceList is bad input, exit 2) moved to
+ * `req.to` for `req.namespaces`, as the driver plans it. Exit 2 also for a request the driver refuses; exit 1 when a
+ * workload cannot be uninjected or a change cannot be written faithfully (nothing written). `files` holds each
+ * input's new text and its edits (for `-i` and `--diff`); results: one per change (`meshinject.dev/outcome:
+ * migrated`), then the driver's notes.
+ */
+export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req: MigrateRequest): RunOutput {
+  let sources: ParsedSource[];
+  try {
+    sources = parseInputs(inputs);
+  } catch (e) {
+    if (e instanceof MeshInjectError && e.code === 'BAD_INPUT') return badInput(e.message);
+    throw e;
+  }
+  if (sources.some((s) => s.form !== 'stream')) return badInput('meshinject migrate reads YAML files and directories (a stream of documents), not a ResourceList or a List');
+  const results: KrmResult[] = [];
+  const failed = (): RunOutput => ({ stdout: '', stdoutParts: [], stderr: stderrFor(results, opts.logToStderr === true), exitCode: 1, results, files: [], workloads: [] });
+  const cfg = resolveConfig(sources, opts);
+  if (cfg.fatal !== undefined) return badInput(cfg.fatal);
+  if (cfg.problem !== undefined) results.push(generalResult('error', `functionConfig: ${cfg.problem}`));
+  else if (!cfg.loaded!.ok) for (const issue of cfg.loaded!.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+  if (exitCodeOf(results) !== 0 || !cfg.loaded?.ok) return failed();
+  const { mesh, config } = cfg.loaded;
+  const edits = migrationEdits(sources, inputs.map((i) => i.name), config, mesh, req, results);
+  if ('error' in edits) return badInput(edits.error);
+  if (exitCodeOf(results) !== 0) return failed();
+  const files = sources.map((source, i): FileOutput => {
+    const own = (edits.get(i) ?? []).sort((a, b) => a.start - b.start || a.end - b.end);
+    const output = applyEdits(source.text, own);
+    const name = inputs[i]!.name;
+    return { ...(name !== undefined ? { name } : {}), input: source.text, output, parts: [output], edits: own };
+  });
+  const stdoutParts = files.length === 1 ? [...files[0]!.parts] : joinStreams(files.map((f) => f.parts));
+  return { stdout: stdoutParts.join(''), stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads: [] };
 }

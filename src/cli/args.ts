@@ -18,7 +18,7 @@ export { suggest };
  * The subcommands; `inject` is the default when the first argument is not one of them. `uninject` is `inject`
  * with `spec.mode: uninject` (docs/reference/uninject.md), whatever the functionConfig's mode.
  */
-export const COMMANDS = ['inject', 'uninject', 'check', 'explain', 'diff', 'completion'] as const;
+export const COMMANDS = ['inject', 'uninject', 'check', 'explain', 'diff', 'migrate', 'completion'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** One option as the parser, the help text and the shell completions see it. */
@@ -56,8 +56,12 @@ const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
   { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'uninject', 'check'] },
   { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
-  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files, all or none (untouched files stay untouched)', only: ['diff'] },
-  { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff'] },
+  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files, all or none (untouched files stay untouched)', only: ['diff', 'migrate'] },
+  { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff', 'migrate'] },
+  { name: 'to', type: 'string', arg: 'TARGET', help: "the data plane to move the namespaces to, as the mesh's driver names it (e.g. ambient, sidecar)", only: ['migrate'] },
+  { name: 'namespace', short: 'n', type: 'string', multiple: true, arg: 'NS', help: 'a namespace to migrate (repeat for more)', only: ['migrate'] },
+  { name: 'waypoint', type: 'string', arg: 'NAME', help: 'the waypoint Gateway to add (if the package lacks it) and use for the namespaces', only: ['migrate'] },
+  { name: 'diff', type: 'boolean', help: 'print the migration as a unified diff instead of the migrated package (exit 1 when it changes something)', only: ['migrate'] },
   { name: 'kube-version', type: 'string', arg: 'VERSION', help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)" },
 ];
 
@@ -110,6 +114,8 @@ export interface Command {
   version: boolean;
   /** `completion SHELL`. */
   shell?: 'bash' | 'zsh' | 'fish';
+  /** `migrate`: `--to`, `--namespace` (in order), `--waypoint`, `--diff`. */
+  migrate?: { to?: string; namespaces: string[]; waypoint?: string; diff: boolean };
 }
 
 /** Report formats of `--report`. */
@@ -242,6 +248,12 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   if (cmd.kubeVersion !== undefined) {
     const bad = kubeVersionError(cmd.kubeVersion, '--kube-version');
     if (bad) return { error: bad };
+  }
+  if (command === 'migrate') {
+    cmd.migrate = { namespaces: list('namespace'), diff: v.diff === true, ...(str('to') !== undefined ? { to: str('to')! } : {}), ...(str('waypoint') !== undefined ? { waypoint: str('waypoint')! } : {}) };
+    if (!cmd.help && cmd.migrate.to === undefined) return { error: 'meshinject migrate needs --to TARGET (e.g. --to ambient)' };
+    if (!cmd.help && cmd.migrate.namespaces.length === 0) return { error: 'meshinject migrate needs at least one --namespace NS' };
+    if (cmd.inPlace && cmd.migrate.diff) return { error: 'meshinject migrate: --diff and --in-place exclude each other' };
   }
   if (cmd.output === 'patches' && command !== 'inject') return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
   if (command === 'completion' && !cmd.help) {

@@ -70,6 +70,9 @@ Usage:
   meshinject explain  [OPTIONS] [PATH ...]   per workload, every decision rule in order and which decided
   meshinject diff     [OPTIONS] [PATH ...]   the unified diff injection would make (exit 0 none, 1 some, 2 an
                                              error, as kubectl diff); -i writes it back (exit 0)
+  meshinject migrate --to TARGET --namespace NS [--waypoint NAME] [--diff | -i] [PATH ...]
+                                             the package's namespaces moved to another data plane of the
+                                             mesh, in the mesh's documented order (stdout, a diff, or -i)
   meshinject completion bash|zsh|fish        a shell completion script
   meshinject --help | --version
 

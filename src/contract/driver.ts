@@ -5,7 +5,7 @@
  * never names a mesh; a driver folder never reaches into another driver.
  */
 import type { WorkloadKind } from '../workloads/kinds.ts';
-import type { Config, ConfigIssue, DecisionReason, DecisionStep, Json, JsonObject, LabelSelector, NamespaceInfo, PodTemplate, ServiceInfo } from '../model.ts';
+import type { Config, ConfigIssue, DecisionReason, DecisionStep, Json, JsonObject, LabelSelector, NamespaceInfo, PodTemplate, ResourceId, ServiceInfo } from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -110,6 +110,13 @@ export interface DriverDecision {
   undecided?: string;
   warnings: string[];
   trace: DecisionStep[];
+  /**
+   * What the driver's rules found out about the workload, as short keys and values (e.g. which control-plane
+   * revision serves it: `{revision: 'canary'}`): each becomes the result tag `meshinject.dev/<key>`, and the
+   * decision hands them to `inject` (`InjectRequest.decisionTags`). Keys: kebab-case, not `outcome`,
+   * `reason`, `check` or `error`.
+   */
+  tags?: Record<string, string>;
 }
 
 /** Input of one injection: a pod template plus everything a driver may read. */
@@ -123,6 +130,65 @@ export interface InjectRequest<S = unknown> {
   services?: readonly ServiceInfo[];
   config: Config;
   settings: S;
+  /** The tags of the decision that chose to inject (`DriverDecision.tags`), when the driver's decide set any. */
+  decisionTags?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A workload as it leaves the run (`MeshDriver.workloadTags`): its pod template as written (injected,
+ * uninjected or unchanged), the pod's own labels as written, and its namespace's labels as a webhook sees
+ * them (plus `kubernetes.io/metadata.name`).
+ */
+export interface WorkloadView {
+  /** The pod template as written, in the driver's reading (`DriverTraits.podMetadataPath`). */
+  pod: PodTemplate;
+  /** The pod's own labels as written (what a node agent or a webhook sees on the pod). */
+  podLabels: Record<string, string>;
+  namespace: string;
+  namespaceLabels: Record<string, string>;
+  /** Whether the namespace is known (a `Namespace` object in the input or `spec.namespaces`). */
+  namespaceKnown: boolean;
+}
+
+/** A resource of the package a driver asked for (`MeshDriver.packageKinds`), as `packageFindings` reads it. */
+export interface PackageResource {
+  id: ResourceId;
+  /** The resource as read (plain JSON; read-only). */
+  value: JsonObject;
+}
+
+/** A workload of the package as decided and written, for `MeshDriver.packageFindings`. */
+export interface PackageWorkload {
+  id: ResourceId;
+  /** Effective namespace. */
+  namespace: string;
+  /** The pod's own labels as written. */
+  podLabels: Record<string, string>;
+  /** True when the pod template as written carries this mesh's injection. */
+  injected: boolean;
+  /** Its result tags from the driver (`DriverDecision.tags`, `workloadTags`), by short key. */
+  tags: Record<string, string>;
+}
+
+/** Everything `MeshDriver.packageFindings` reads: the whole run's namespaces, workloads and the asked-for resources. */
+export interface PackageView {
+  namespaces: ReadonlyMap<string, NamespaceInfo>;
+  workloads: readonly PackageWorkload[];
+  resources: readonly PackageResource[];
+  config: Config;
+}
+
+/**
+ * A finding about the package as a whole (`MeshDriver.packageFindings`): a stable rule id (kebab-case, described
+ * in `MeshDriver.findingInfo`), the resource it is about and the field, and what to change. In a check it is an
+ * error (tag `meshinject.dev/check`); in an injection a warning.
+ */
+export interface PackageFinding {
+  rule: string;
+  id: ResourceId;
+  /** Field path from the resource root, e.g. `metadata.labels`. */
+  field?: string;
+  message: string;
 }
 
 /** Output of one injection. */
@@ -266,6 +332,62 @@ export interface MeshDriver<S = unknown> {
    * Without this hook `auto` means classic sidecars.
    */
   nativeSidecarsAuto?(raw: Record<string, unknown>): NativeSidecarsAuto;
+  /**
+   * Optional: tags of a workload as it leaves the run (its pod template as written, its namespace's labels), by
+   * short key; each becomes the result tag `meshinject.dev/<key>` and shows in `explain` and the CI reports (e.g.
+   * Istio's data-plane mode, `{dataplane: 'ambient'}`). Pure.
+   */
+  workloadTags?(view: WorkloadView, settings: S): Record<string, string>;
+  /**
+   * Optional: the kinds of resources that are not workloads which `packageFindings` reads (`kind` as written,
+   * e.g. `Namespace`, `AuthorizationPolicy`); only these are kept for it.
+   */
+  readonly packageKinds?: readonly string[];
+  /**
+   * Optional: findings about the package as a whole, once per run after every workload (a policy that selects
+   * pods where it has no effect, a reference to a resource the package lacks). Pure.
+   */
+  packageFindings?(pkg: PackageView, settings: S): PackageFinding[];
+  /** What each rule of `packageFindings` means (SARIF rule descriptions, reports). */
+  readonly findingInfo?: Readonly<Record<string, ReasonInfo>>;
+  /**
+   * Optional: `meshinject migrate --to TARGET` (the targets, e.g. Istio's `ambient`, `sidecar`, and the options the
+   * driver reads, e.g. `waypoint`): the package's resources changed for the given namespaces, in the mesh's
+   * documented order. Pure.
+   */
+  readonly migration?: {
+    targets: readonly string[];
+    /** @returns the changes, or the message of a request the driver cannot serve (a usage error) */
+    plan(req: MigrationRequest, settings: S): MigrationPlan | { error: string };
+  };
+}
+
+/** A resource of a package to migrate: its identity, value, and, for a workload, the same without this mesh's injection. */
+export interface MigrationResource extends PackageResource {
+  /** For a workload: the path of its pod template, and the whole resource uninjected (when it carries this mesh's injection). */
+  workload?: { templatePath: readonly string[]; uninjected?: JsonObject };
+}
+
+/** What `meshinject migrate` asks of a driver (`MeshDriver.migration`). */
+export interface MigrationRequest {
+  /** `--to`. */
+  to: string;
+  /** `--namespace`, in the order given (at least one). */
+  namespaces: readonly string[];
+  /** The driver's options given (`--waypoint NAME` → `{waypoint: 'NAME'}`). */
+  options: Readonly<Record<string, string>>;
+  resources: readonly MigrationResource[];
+  config: Config;
+}
+
+/** A driver's migration of a package: changed resources (by index), new resources (after an index), and what it says. */
+export interface MigrationPlan {
+  /** New value of `resources[index]`, or null to remove it. */
+  changes: ReadonlyArray<{ index: number; value: JsonObject | null; summary: string }>;
+  /** New resources, each written after `resources[after]` in that resource's file. */
+  additions: ReadonlyArray<{ after: number; value: JsonObject; summary: string }>;
+  /** Findings: what the migration cannot do and the user must (`info` when it is only said, `warning` to act on). */
+  notes: ReadonlyArray<PackageFinding & { severity: 'info' | 'warning' }>;
 }
 
 /** A driver's reading of `spec.nativeSidecars: auto` (`MeshDriver.nativeSidecarsAuto`). */
@@ -458,6 +580,16 @@ export interface ActiveMesh {
   readonly reasonInfo: Readonly<Record<string, ReasonInfo>>;
   /** The driver's traits with their defaults (`traitsOf`). */
   readonly traits: ResolvedTraits;
+  /** The driver's `workloadTags` bound to its settings, when it has one. */
+  workloadTags?(view: WorkloadView): Record<string, string>;
+  /** The driver's `packageKinds` (`[]` when it has none). */
+  readonly packageKinds: readonly string[];
+  /** The driver's `packageFindings` bound to its settings, when it has one. */
+  packageFindings?(pkg: PackageView): PackageFinding[];
+  /** The driver's `findingInfo` (`{}` when it declares none). */
+  readonly findingInfo: Readonly<Record<string, ReasonInfo>>;
+  /** The driver's `migration` bound to its settings, when it has one. */
+  readonly migration?: { targets: readonly string[]; plan(req: MigrationRequest): MigrationPlan | { error: string } };
 }
 
 /** A driver as the registry lists it (an identity that checks the settings type `S` across its members). */
@@ -485,5 +617,10 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     ...(driver.recordsProbePorts ? { recordsProbePorts: true } : {}),
     reasonInfo: driver.reasonInfo ?? {},
     traits: traitsOf(driver),
+    ...(driver.workloadTags ? { workloadTags: (view: WorkloadView) => driver.workloadTags!(view, settings) } : {}),
+    packageKinds: driver.packageKinds ?? [],
+    ...(driver.packageFindings ? { packageFindings: (pkg: PackageView) => driver.packageFindings!(pkg, settings) } : {}),
+    findingInfo: driver.findingInfo ?? {},
+    ...(driver.migration ? { migration: { targets: driver.migration.targets, plan: (req: MigrationRequest) => driver.migration!.plan(req, settings) } } : {}),
   };
 }

@@ -29,6 +29,8 @@ export interface WorkloadRecord {
   previous?: Inventory;
   /** False when the injection failed (an error result was pushed). */
   ok: boolean;
+  /** The driver's tags of the workload as written (`DriverDecision.tags`, `MeshDriver.workloadTags`), by short key; absent when none. */
+  tags?: Record<string, string>;
 }
 
 /** `spec.check` as validated by the schema. */

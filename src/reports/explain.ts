@@ -24,6 +24,8 @@ export interface Explanation {
   detail: string;
   trace: Array<{ rule: string; saw: string; outcome: 'pass' | 'decided' | 'note' }>;
   warnings: string[];
+  /** The driver's tags of the workload as written (e.g. Istio's `dataplane`, `revision`); absent when none. */
+  tags?: Record<string, string>;
 }
 
 /**
@@ -66,7 +68,8 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
       reason: d.reason,
       detail: failed ? `${d.inject ? 'would be injected' : 'skipped'} (${d.reason}: ${d.detail}), but: ${failed.message}` : d.detail,
       trace: d.trace.map((s) => ({ rule: s.rule, saw: s.saw, outcome: s.outcome })),
-      warnings: own.filter((r) => r.severity === 'warning' && !r.tags).map((r) => r.message),
+      warnings: own.filter((r) => r.severity === 'warning' && !r.tags?.['meshinject.dev/outcome']).map((r) => r.message),
+      ...(w.tags && Object.keys(w.tags).length ? { tags: w.tags } : {}),
     });
   }
   for (const [k, rs] of byKey) {
@@ -80,7 +83,8 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
 }
 
 /**
- * The explanations as text: a block per workload, the trace as a numbered table, the decision last. Each line
+ * The explanations as text: a block per workload, the trace as a numbered table, the decision, then the driver's
+ * tags of the workload (`dataplane: ambient`), one a line. Each line
  * is escaped with `escapeLine`: a value from the input cannot add a line or drive the terminal.
  */
 export function explainText(list: readonly Explanation[]): string {
@@ -94,6 +98,7 @@ export function explainText(list: readonly Explanation[]): string {
     });
     for (const w of e.warnings) lines.push(`  warning: ${w}`);
     lines.push(`  => ${e.outcome}${e.reason ? ` (${e.reason})` : ''}: ${e.detail}`);
+    for (const [k, v] of Object.entries(e.tags ?? {})) lines.push(`     ${k}: ${v}`);
     return lines.map(escapeLine).join('\n');
   });
   return blocks.length ? `${blocks.join('\n\n')}\n` : 'no workloads in the input\n';

@@ -66,9 +66,12 @@ function workloadTitle(w: WorkloadReport): string {
   return `${w.kind} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`;
 }
 
-/** JUnit XML: a testsuite per command, a testcase per workload, a `functionConfig` testcase for run-level findings. */
+/**
+ * JUnit XML: a testsuite per command, a testcase per workload (its driver tags as testcase `properties`, the form
+ * pytest's `record_property` writes), a `functionConfig` testcase for run-level findings.
+ */
 export function junitReport(report: Report): string {
-  const cases: Array<{ name: string; classname: string; file?: string; line?: number; failures: Finding[]; out: string[] }> = [];
+  const cases: Array<{ name: string; classname: string; file?: string; line?: number; failures: Finding[]; out: string[]; properties?: Record<string, string> }> = [];
   if (report.general.length > 0) {
     cases.push({ name: 'functionConfig', classname: 'meshinject', failures: report.general.filter((f) => f.fails), out: report.general.map((f) => `[${f.level}] ${f.message}`) });
   }
@@ -80,6 +83,7 @@ export function junitReport(report: Report): string {
       ...(w.location.line ? { line: w.location.line } : {}),
       failures: w.findings.filter((f) => f.fails),
       out: w.findings.map((f) => `[${f.level}] ${f.rule}: ${f.message}`),
+      ...(w.tags ? { properties: w.tags } : {}),
     });
   }
   const failures = cases.filter((c) => c.failures.length > 0).length;
@@ -92,6 +96,11 @@ export function junitReport(report: Report): string {
   for (const c of cases) {
     const attrs = `name="${xmlEscape(c.name)}" classname="${xmlEscape(c.classname)}"${c.file ? ` file="${xmlEscape(c.file)}"` : ''}${c.line ? ` line="${c.line}"` : ''}`;
     lines.push(`    <testcase ${attrs}>`);
+    if (c.properties) {
+      lines.push('      <properties>');
+      for (const [k, v] of Object.entries(c.properties)) lines.push(`        <property name="${xmlEscape(k)}" value="${xmlEscape(v)}"/>`);
+      lines.push('      </properties>');
+    }
     for (const f of c.failures) {
       const at = where(f);
       lines.push(`      <failure message="${xmlEscape(f.message)}" type="${xmlEscape(f.rule)}">${xmlEscape(`${at ? `${at}: ` : ''}${f.field ? `${f.field}: ` : ''}${f.message}`)}</failure>`);
@@ -123,6 +132,7 @@ export function sarifReport(report: Report): string {
       ruleIndex: ruleIds.indexOf(f.rule),
       level: f.level,
       message: { text: f.field ? `${f.message} (${f.field})` : f.message },
+      ...(f.workload?.tags ? { properties: { ...f.workload.tags } } : {}),
     };
     if (f.location.file) {
       const physical: Sarif.PhysicalLocation = { artifactLocation: { uri: fileUri(f.location.file) } };
@@ -186,10 +196,15 @@ export function githubReport(report: Report): string {
     .join('');
 }
 
-/** A text table: NAMESPACE KIND NAME DECISION REASON MESH, one row per workload (cells escaped: `escapeLine`), then totals. */
+/**
+ * A text table: NAMESPACE KIND NAME DECISION REASON MESH, then a column per driver tag any workload carries
+ * (`WorkloadReport.tags`, upper-cased: Istio's DATAPLANE; `-` where a workload has none), one row per workload
+ * (cells escaped: `escapeLine`), then totals.
+ */
 export function tableReport(report: Report): string {
-  const head = ['NAMESPACE', 'KIND', 'NAME', 'DECISION', 'REASON', 'MESH'];
-  const rows = report.workloads.map((w) => [w.namespace ?? '(default)', w.kind, w.name, w.decision, w.reason, w.mesh].map(escapeLine));
+  const tagKeys = [...new Set(report.workloads.flatMap((w) => Object.keys(w.tags ?? {})))];
+  const head = ['NAMESPACE', 'KIND', 'NAME', 'DECISION', 'REASON', 'MESH', ...tagKeys.map((k) => k.toUpperCase())];
+  const rows = report.workloads.map((w) => [w.namespace ?? '(default)', w.kind, w.name, w.decision, w.reason, w.mesh, ...tagKeys.map((k) => w.tags?.[k] ?? '-')].map(escapeLine));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const t = reportTotals(report);

@@ -1,6 +1,7 @@
 import type { KrmResult } from '../model.ts';
 import { locateResult, type LocatedInput, type ResourceSpan } from './locate.ts';
 import { ERROR_TAG } from '../results/errors.ts';
+import { driverTagsOf } from '../results/result.ts';
 
 /**
  * The data every CI report (JUnit, SARIF, GitHub annotations, table) is written from: one entry per
@@ -52,6 +53,8 @@ export interface WorkloadReport {
   location: Location;
   /** Every finding about this workload, the decision itself included (level `note` when it is fine). */
   findings: Finding[];
+  /** The driver's tags of the workload (`meshinject.dev/<key>` of its outcome result, by short key: Istio's `dataplane`); absent when none. */
+  tags?: Record<string, string>;
 }
 
 /** A whole report. */
@@ -116,6 +119,8 @@ export function buildReport(
       workloads.set(key, w);
     }
     applyOutcome(w, r, finding);
+    const tags = r.tags?.['meshinject.dev/outcome'] && !r.tags['meshinject.dev/check'] ? driverTagsOf(r.tags) : {};
+    if (Object.keys(tags).length > 0) w.tags = tags;
     w.findings.push(finding);
   }
   return { command: opts.command, toolVersion: opts.toolVersion, workloads: [...workloads.values()], general, ...(opts.reasons ? { reasons: opts.reasons } : {}) };

@@ -28,6 +28,29 @@ export function resourceResult(
   return r;
 }
 
+/** The result tag keys (after `meshinject.dev/`) the core writes itself; a driver's tag of such a key is left out. */
+export const CORE_TAG_KEYS: ReadonlySet<string> = new Set(['outcome', 'reason', 'check', 'error', 'injection']);
+
+/**
+ * A driver's tags of a workload (`DriverDecision.tags`, `MeshDriver.workloadTags`: `{dataplane: 'ambient'}`) as
+ * result tags `meshinject.dev/<key>`; keys of `CORE_TAG_KEYS` are left out.
+ */
+export function prefixedTags(tags: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(tags)) if (!CORE_TAG_KEYS.has(k)) out[`meshinject.dev/${k}`] = v;
+  return out;
+}
+
+/** The driver's tags of a result by short key (the inverse of `prefixedTags`): `meshinject.dev/<key>` other than the core's. */
+export function driverTagsOf(tags: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(tags ?? {})) {
+    const key = k.startsWith('meshinject.dev/') ? k.slice('meshinject.dev/'.length) : undefined;
+    if (key !== undefined && !CORE_TAG_KEYS.has(key)) out[key] = v;
+  }
+  return out;
+}
+
 /** A result not tied to a resource (e.g. about the functionConfig or the input as a whole). */
 export function generalResult(severity: Severity, message: string, field?: string): KrmResult {
   return { message, severity, ...(field ? { field: { path: field } } : {}) };

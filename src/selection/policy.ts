@@ -61,6 +61,7 @@ export function decide(input: DecideInput): Decision {
   const trace: DecisionStep[] = [];
   const warnings: string[] = [];
   const unknownNs = input.namespaceInfo === undefined;
+  let tags: Record<string, string> | undefined; // the driver's (`DriverDecision.tags`), once it has decided
   const done = (inject: boolean, reason: DecisionReason, detail: string, extra: { intended?: boolean; unknownNamespace?: boolean } = {}): Decision => {
     const last = trace[trace.length - 1];
     if (last) last.outcome = 'decided';
@@ -72,6 +73,7 @@ export function decide(input: DecideInput): Decision {
       warnings,
       trace,
       ...(extra.unknownNamespace && unknownNs ? { unknownNamespace: namespace } : {}),
+      ...(tags ? { tags } : {}),
     };
   };
   const step = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
@@ -114,6 +116,7 @@ export function decide(input: DecideInput): Decision {
   });
   warnings.push(...driver.warnings);
   trace.push(...driver.trace);
+  if (driver.tags && Object.keys(driver.tags).length > 0) tags = driver.tags;
   const v = driver.verdict;
   if (v && assumed && v.namespaceBased === true && !v.inject) {
     step('unknown-namespace', `namespace ${namespace}${known}: the driver's namespace rule (${v.reason}) is passed over`);

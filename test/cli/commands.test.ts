@@ -33,7 +33,7 @@ t.test('check: fails on uninjected manifests, passes on injected ones, writes no
   t.equal(injected.stdout, '', '--output-file: nothing on stdout');
   const pass = runCli(['check', '-c', 'injection.yaml', 'out.yaml', '--report', 'table'], { cwd: dir });
   t.equal(pass.status, 0, pass.stderr);
-  t.match(pass.stderr, /^shop\s+Deployment\s+web\s+injected\s+policy-enabled\s+istio$/m);
+  t.match(pass.stderr, /^shop\s+Deployment\s+web\s+injected\s+policy-enabled\s+istio\s+sidecar$/m);
   t.match(pass.stderr, /1 workload\(s\): 1 injected; 0 failing finding\(s\)/);
 });
 

@@ -182,8 +182,8 @@ t.test('GitHub annotations: one command per finding, properties and messages esc
 t.test('table: one row per workload, then totals', async (t) => {
   const table = tableReport(reportFor([{ name: 'app.yaml', text: BLOCK }]));
   const rows = table.trimEnd().split('\n');
-  t.match(rows[0], /^NAMESPACE\s+KIND\s+NAME\s+DECISION\s+REASON\s+MESH$/);
-  t.match(rows[1], /^shop\s+Deployment\s+ok\s+injected\s+policy-enabled\s+istio$/);
-  t.match(rows[2], /^shop\s+Deployment\s+bad\s+error\s+bad-annotation\s+istio$/);
+  t.match(rows[0], /^NAMESPACE\s+KIND\s+NAME\s+DECISION\s+REASON\s+MESH\s+DATAPLANE$/, "a column for the Istio driver's tag dataplane");
+  t.match(rows[1], /^shop\s+Deployment\s+ok\s+injected\s+policy-enabled\s+istio\s+sidecar$/);
+  t.match(rows[2], /^shop\s+Deployment\s+bad\s+error\s+bad-annotation\s+istio\s+-$/, 'a workload in error has no tags');
   t.equal(rows[3], '2 workload(s): 1 injected, 1 error; 1 failing finding(s)');
 });

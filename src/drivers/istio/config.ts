@@ -13,6 +13,7 @@ import { validateSelector } from '../../selection/label-selector.ts';
 import type { DriverConfigInput, DriverConfigResult, SharedSettings } from '../driver.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from './defaults.ts';
 import { type IstioTemplates, parseInjectorConfig, resolveTemplates } from './template-sources.ts';
+import type { ServedRevision } from './webhook.ts';
 
 /** Istio-specific settings (`spec.istio`), validated and defaulted. */
 export interface IstioSettings {
@@ -27,6 +28,12 @@ export interface IstioSettings {
   revision: string;
   /** Revision tags pointing at `revision` (webhook selection: namespace `istio.io/rev: <tag>` selects it too). */
   revisionTags: string[];
+  /**
+   * `spec.istio.revisions` (with `selection: webhook`): every revision the render serves, in the order written, with
+   * its tags (from the map form of `revisionTags`) and its own settings (`loadRevisions`); absent: the one revision
+   * above. Each workload is injected by the revision whose webhook selects it (`./webhook.ts`).
+   */
+  served?: Array<ServedRevision & { settings: IstioSettings }>;
   /** `kube-inject` (pod-level rules only, the default) or `webhook` (MutatingWebhookConfiguration routing). */
   selection: 'kube-inject' | 'webhook';
   /** Istio >= 1.27: only exact `true`/`false` count for `sidecar.istio.io/inject`; others mean "unset". */
@@ -41,6 +48,12 @@ export interface IstioSettings {
   templates: IstioTemplates;
   /** What the template function `env` answers: `spec.istio.env` plus `ENABLE_NATIVE_SIDECARS`. */
   env: Record<string, string>;
+  /**
+   * Ambient-enrolled pods (`./ambient.ts` `labelsEnrol`): `coexist` (default) injects them as the webhook would (a
+   * sidecar takes precedence over ztunnel) and warns; `prefer` skips them (`ambient-enrolled`), leaving them to ztunnel.
+   * Absent (settings built by hand): `coexist`.
+   */
+  ambient?: 'coexist' | 'prefer';
   /** What the template sources were resolved from, to resolve them again with a ConfigMap of the input. */
   sourceInputs: {
     userValues: JsonObject;
@@ -54,7 +67,8 @@ interface RawIstio {
   values?: JsonObject | string;
   meshConfig?: JsonObject | string;
   revision?: string;
-  revisionTags?: string[];
+  revisionTags?: string[] | Record<string, string>;
+  revisions?: Record<string, RawRevision>;
   selection?: 'kube-inject' | 'webhook';
   strictInjectValues?: boolean;
   platform?: '' | 'openshift';
@@ -63,7 +77,14 @@ interface RawIstio {
   injectorConfig?: JsonObject | string;
   version?: string;
   env?: Record<string, string>;
+  ambient?: 'coexist' | 'prefer';
 }
+
+/** One revision of `spec.istio.revisions`: what it does not set, it takes from `spec.istio`. */
+type RawRevision = Pick<RawIstio, 'values' | 'meshConfig' | 'injectorConfig' | 'version' | 'env'>;
+
+/** The fields of `spec.istio` a revision of `spec.istio.revisions` may set instead. */
+const REVISION_FIELDS = ['values', 'meshConfig', 'injectorConfig', 'version', 'env'] as const;
 
 const BOOLEAN_KEYS = new Set(['strictInjectValues', 'enableNamespacesByDefault']);
 const LIST_KEYS = new Set(['revisionTags']);
@@ -82,7 +103,8 @@ function fromConfigMapStrings(raw: Record<string, unknown>): RawIstio {
 
 /**
  * Loads `spec.istio` (Istio driver `loadConfig`). Defaults: revision/platform/compliancePolicy `''`,
- * revisionTags `[]`, selection `kube-inject`, strictInjectValues false, enableNamespacesByDefault false.
+ * revisionTags `[]`, selection `kube-inject`, strictInjectValues false, enableNamespacesByDefault false, ambient
+ * `coexist`.
  *
  * Values and mesh config: strings are parsed (values: JSON, else YAML; meshConfig: YAML) and merged onto
  * `ISTIO_CHART_VALUES` / `ISTIO_MESH_DEFAULTS` with `mergeValues`. Settings that exist both as spec fields
@@ -126,12 +148,15 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
 
   const selection = istio.selection ?? 'kube-inject';
   warnInertFields(istio, selection, at, warnings);
+  const tags = tagsOf(istio, revision, at('revisionTags'), issues);
+  const served = istio.revisions && selection === 'webhook' ? loadRevisions(istio, input, issues, warnings) : undefined;
   return {
     settings: {
       values,
       meshConfig,
       revision,
-      revisionTags: istio.revisionTags ?? [],
+      revisionTags: tags,
+      ...(served ? { served } : {}),
       selection,
       strictInjectValues: istio.strictInjectValues ?? false,
       platform: istio.platform ?? '',
@@ -139,6 +164,7 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
       enableNamespacesByDefault: byDefault,
       templates,
       env,
+      ambient: istio.ambient ?? 'coexist',
       sourceInputs: { userValues, hasInjectorConfig: injector !== undefined, version: istio.version ?? '' },
     },
     issues,
@@ -202,11 +228,65 @@ function resolveValueSettings(
   return { policy, never, always, byDefault, revision };
 }
 
-/** Warns about fields set that only matter under `selection: webhook` (`revisionTags`, `enableNamespacesByDefault`). */
+/**
+ * The tags of the one revision (`revision`, `''` the default): the list form as written; the map form (tag →
+ * revision) only without `spec.istio.revisions`, where each tag must name that revision (an issue otherwise).
+ */
+function tagsOf(istio: RawIstio, revision: string, path: string, issues: ConfigIssue[]): string[] {
+  const tags = istio.revisionTags;
+  if (tags === undefined) return [];
+  if (Array.isArray(tags)) {
+    if (istio.revisions) issues.push({ path, message: `${path} must map each tag to a revision of spec.istio.revisions ({tag: revision}), not list tags` });
+    return tags;
+  }
+  if (istio.revisions) return [];
+  const own = revision === '' ? 'default' : revision;
+  for (const [tag, rev] of Object.entries(tags)) {
+    if (rev !== own) issues.push({ path: `${path}.${tag}`, message: `${path}.${tag} names revision "${rev}", but this config serves only revision "${own}"; list it under spec.istio.revisions` });
+  }
+  return Object.keys(tags);
+}
+
+/**
+ * `spec.istio.revisions` (with `selection: webhook`): each revision loaded as `spec.istio` would be, with its own
+ * `values`, `meshConfig`, `injectorConfig`, `version`, `env` where it sets them and the section's otherwise, its
+ * name as the revision (`default` is the default revision, `''`); its tags from the map form of `revisionTags`.
+ * Issues: a tag naming no revision; a `revision` field that is not one of them; the default webhooks (the revision
+ * `default`, or the tag `default`) held by two revisions.
+ */
+function loadRevisions(istio: RawIstio, input: DriverConfigInput, issues: ConfigIssue[], warnings: string[]): Array<ServedRevision & { settings: IstioSettings }> {
+  const revisions = istio.revisions!;
+  const path = `${input.path}.revisions`;
+  const tagMap = istio.revisionTags !== undefined && !Array.isArray(istio.revisionTags) ? istio.revisionTags : {};
+  for (const [tag, rev] of Object.entries(tagMap)) {
+    if (!Object.hasOwn(revisions, rev)) issues.push({ path: `${input.path}.revisionTags.${tag}`, message: `${input.path}.revisionTags.${tag} names revision "${rev}", which is not under ${path} (${Object.keys(revisions).join(', ')})` });
+  }
+  if (istio.revision !== undefined && !Object.hasOwn(revisions, istio.revision === '' ? 'default' : istio.revision)) {
+    issues.push({ path: `${input.path}.revision`, message: `${input.path}.revision is "${istio.revision}", which is not under ${path}; with several revisions each workload is injected by the revision its namespace or pod selects` });
+  }
+  const served = Object.entries(revisions).map(([name, own]) => {
+    const raw: Record<string, unknown> = { ...istio, revision: name === 'default' ? '' : name, revisionTags: [] };
+    delete raw.revisions;
+    for (const f of REVISION_FIELDS) if (own[f] !== undefined) raw[f] = own[f];
+    const loaded = loadIstioConfig({ ...input, raw, path: `${path}.${name}` });
+    issues.push(...loaded.issues);
+    warnings.push(...loaded.warnings.filter((w) => !warnings.includes(w)));
+    const tags = Object.entries(tagMap).filter(([, rev]) => rev === name).map(([tag]) => tag);
+    return { revision: loaded.settings.revision, tags, settings: { ...loaded.settings, revisionTags: tags } };
+  });
+  const holders = served.filter((r) => r.revision === '' || r.tags.includes('default'));
+  if (holders.length > 1) {
+    issues.push({ path: `${input.path}.revisionTags`, message: `two revisions would hold Istio's default webhooks (the revision "default" or the tag "default"): ${holders.map((r) => r.revision || 'default').join(', ')}` });
+  }
+  return served;
+}
+
+/** Warns about fields set that only matter under `selection: webhook` (`revisionTags`, `revisions`, `enableNamespacesByDefault`). */
 function warnInertFields(istio: RawIstio, selection: string, at: (key: string) => string, warnings: string[]): void {
   if (selection === 'webhook') return;
   const inert = [
-    istio.revisionTags?.length ? 'revisionTags' : undefined,
+    istio.revisionTags !== undefined && Object.keys(istio.revisionTags).length ? 'revisionTags' : undefined,
+    istio.revisions !== undefined ? 'revisions' : undefined,
     istio.enableNamespacesByDefault !== undefined ? 'enableNamespacesByDefault' : undefined,
   ].filter((x) => x !== undefined);
   for (const f of inert) warnings.push(`${at(f)} has no effect unless ${at('selection')} is webhook`);

@@ -7,6 +7,7 @@ import type { DecisionStep } from '../../model.ts';
 import type { DriverDecideInput, DriverDecision } from '../driver.ts';
 import type { IstioSettings } from './config.ts';
 import { INJECT_LABEL, routeIstioWebhook } from './webhook.ts';
+import { DATAPLANE_LABEL, enrolmentDetail } from './ambient.ts';
 
 /** Meaning of a `sidecar.istio.io/inject` value: inject, do not inject, or let selectors/policy decide. */
 export type InjectValue = 'true' | 'false' | 'unset';
@@ -35,10 +36,14 @@ export function readInjectValue(raw: string, strict: boolean, where: string): { 
 
 /**
  * Istio's decision for one pod template:
+ * 0. with `spec.istio.ambient: prefer`, a pod the labels enrol in ambient (`./ambient.ts` `labelsEnrol`: Istio
+ *    cni/README.md) → skip (`ambient-enrolled`), even one that asks for a sidecar (a warning: label it
+ *    `istio.io/dataplane-mode=none` to keep its sidecar);
  * 1. with `selection: webhook`, the MutatingWebhookConfiguration routing (`./webhook.ts`): no webhook selects
  *    the pod → skip (`webhook-not-selected`; a warning when the namespace's labels are unknown); a webhook
  *    that selects it is the decision's `fallback`, which becomes the reason of a `policy-enabled` outcome
- *    (trait `fallback: 'with-policy'`);
+ *    (trait `fallback: 'with-policy'`), and its revision the decision's tag `revision` (with `spec.istio.revisions`,
+ *    the revision that injects it);
  * 2. pod label `sidecar.istio.io/inject`, else the annotation: `true` → inject (`label-true`,
  *    `annotation-true`), `false` → skip (`label-false`, `annotation-false`); other values per
  *    `readInjectValue`.
@@ -51,7 +56,11 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
   const labels = input.podMeta.labels ?? {};
   const annotations = input.podMeta.annotations ?? {};
 
+  const ambient = settings.ambient === 'prefer' ? preferAmbient(input) : undefined;
+  if (ambient) return ambient;
+
   let routedBy: DriverDecision['fallback'];
+  let tags: Record<string, string> | undefined; // the revision whose webhook selects the pod
   if (settings.selection === 'webhook') {
     const route = routeIstioWebhook(settings, input.namespace, input.namespaceLabels, labels);
     if (!route.matched) {
@@ -64,6 +73,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
     }
     trace.push({ rule: 'istio.webhook', saw: route.detail, outcome: 'pass' });
     routedBy = { inject: true, reason: route.webhook.reason, detail: route.detail };
+    tags = { revision: route.webhook.revision };
   }
 
   const hasLabel = Object.hasOwn(labels, INJECT_LABEL);
@@ -83,6 +93,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
         verdict: { inject: read.value === 'true', reason: `${source}-${read.value}`, detail: routedBy ? `${detail}; ${routedBy.detail}` : detail },
         warnings,
         trace,
+        ...(tags ? { tags } : {}),
       };
     }
     trace.push({ rule: `istio.inject-${source}`, saw: `${where} is "${raw}" (unset)`, outcome: 'pass' });
@@ -90,5 +101,26 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
     trace.push({ rule: 'istio.inject-label', saw: `no ${INJECT_LABEL} label or annotation`, outcome: 'pass' });
   }
   // The webhook that selected the pod: the driver's `fallback: 'with-policy'` trait (the policy still decides).
-  return { ...(routedBy ? { fallback: routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace };
+  return { ...(routedBy ? { fallback: routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace, ...(tags ? { tags } : {}) };
+}
+
+/**
+ * `spec.istio.ambient: prefer`: the skip of a pod the labels enrol in ambient (reason `ambient-enrolled`), or
+ * undefined when they do not. A pod that asks for a sidecar (`sidecar.istio.io/inject=true`) is skipped too, with a
+ * warning saying how to keep its sidecar.
+ */
+function preferAmbient(input: DriverDecideInput<IstioSettings>): DriverDecision | undefined {
+  const labels = input.podMeta.labels ?? {};
+  const why = enrolmentDetail(labels, input.namespace, input.namespaceLabels);
+  if (why === undefined) return undefined;
+  const asks = labels[INJECT_LABEL] === 'true' || input.podMeta.annotations?.[INJECT_LABEL] === 'true';
+  const warnings = asks
+    ? [`the pod asks for a sidecar (${INJECT_LABEL}=true), but ${why} and spec.istio.ambient is prefer: it is left to ztunnel; label the pod ${DATAPLANE_LABEL}=none to keep its sidecar`]
+    : [];
+  const detail = `${why}: ztunnel serves it (spec.istio.ambient: prefer)`;
+  return {
+    verdict: { inject: false, reason: 'ambient-enrolled', detail, namespaceBased: labels[DATAPLANE_LABEL] !== 'ambient' },
+    warnings,
+    trace: [{ rule: 'istio.ambient', saw: detail, outcome: 'decided' }],
+  };
 }

@@ -17,8 +17,34 @@ import { recordedIstioKey, uninjectIstio } from './uninject.ts';
 import { istioNativeSidecarsAuto } from './native-auto.ts';
 import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { ISTIO_FLAGS } from './flags.ts';
+import { REV_LABEL } from './webhook.ts';
+import { planIstioMigration } from './migrate.ts';
+import { dataplaneOf } from './ambient.ts';
+import { AMBIENT_FINDINGS, AMBIENT_PACKAGE_KINDS, ambientFindings } from './ambient-checks.ts';
 
 export type { IstioSettings } from './config.ts';
+
+/**
+ * The settings of revision `revision` (`default` for `''`) under `spec.istio.revisions`, or `settings` itself when
+ * there is no such revision (one revision served).
+ */
+export function revisionSettings(settings: IstioSettings, revision: string | undefined): IstioSettings {
+  if (revision === undefined || !settings.served) return settings;
+  return settings.served.find((r) => (r.revision === '' ? 'default' : r.revision) === revision)?.settings ?? settings;
+}
+
+/** `fromInput`: each served revision's injector ConfigMap (`istio-sidecar-injector[-<revision>]`) in the input, with the notes of all. */
+function withInjectorConfigMaps(settings: IstioSettings, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: IstioSettings; notes: string[] } {
+  const top = withInjectorConfigMap(settings, configMaps);
+  if (!settings.served) return top;
+  const notes = [...top.notes];
+  const served = settings.served.map((r) => {
+    const done = withInjectorConfigMap(r.settings, configMaps);
+    notes.push(...done.notes.filter((n) => !notes.includes(n)));
+    return { ...r, settings: done.settings };
+  });
+  return { settings: { ...top.settings, served }, notes };
+}
 
 /** The reasons of Istio's decision (`./decide.ts`, `./webhook.ts`). */
 export const ISTIO_REASONS: Readonly<Record<string, ReasonInfo>> = {
@@ -30,6 +56,7 @@ export const ISTIO_REASONS: Readonly<Record<string, ReasonInfo>> = {
   'webhook-namespace-label': { description: 'an Istio webhook selects the namespace label' },
   'webhook-object-label': { description: 'an Istio webhook selects the pod label' },
   'webhook-namespace-default': { description: 'the default Istio webhook selects the namespace' },
+  'ambient-enrolled': { description: 'spec.istio.ambient is prefer and the labels enrol the pod in ambient (istio.io/dataplane-mode)' },
 };
 
 /** Where `istioctl kube-inject` reads and writes a CronJob's pod metadata (`IntoObject`, pkg/kube/inject/inject.go). */
@@ -67,6 +94,9 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
       'istio:',
       '  revision: ""                    # control-plane revision ("" = default)',
       '  selection: kube-inject          # kube-inject | webhook (MutatingWebhookConfiguration routing)',
+      '  revisions: {stable: {...}}      # webhook: several revisions, each its own values, meshConfig, version',
+      '  revisionTags: {prod: stable}    # tag -> revision (a list: tags of this revision)',
+      '  ambient: coexist                # coexist | prefer (skip pods istio.io/dataplane-mode enrols in ambient)',
       "  values: {...}                   # istiod chart values (or the istio-sidecar-injector 'values' JSON)",
       "  meshConfig: {...}               # mesh config (or the istio ConfigMap 'mesh' YAML)",
     ].join('\n'),
@@ -75,11 +105,12 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     nativeSidecarsAuto: 'Istio >= 1.27: from Kubernetes 1.33',
   },
   loadConfig: loadIstioConfig,
-  fromInput: withInjectorConfigMap,
+  fromInput: withInjectorConfigMaps,
   decide: decideIstio,
   inject(req) {
-    const { pod, warnings, sources } = injectIstioPod(req);
-    const summary = injectionSummary(req.settings);
+    const settings = revisionSettings(req.settings, req.decisionTags?.revision);
+    const { pod, warnings, sources } = injectIstioPod({ ...req, settings });
+    const summary = injectionSummary(settings);
     return { pod, summary: sources ? `${summary}; ${sources}` : summary, warnings };
   },
   inventory(pod) {
@@ -102,8 +133,15 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
       imagePullSecrets: status?.imagePullSecrets ?? [],
     };
   },
-  uninject: uninjectIstio,
+  // The revision that injected the pod (the `istio.io/rev` annotation Istio's injection writes) undoes it.
+  uninject: (pod, inv, settings, ctx) => uninjectIstio(pod, inv, revisionSettings(settings, ctx.injected.metadata.annotations?.[REV_LABEL]), ctx),
   recordKeys: recordedIstioKey,
   recordsProbePorts: true,
   nativeSidecarsAuto: istioNativeSidecarsAuto,
+  // The data-plane mode of every workload as written (./ambient.ts, Istio cni/README.md).
+  workloadTags: (view) => ({ dataplane: dataplaneOf(view.pod, view.podLabels, view.namespaceLabels) }),
+  packageKinds: AMBIENT_PACKAGE_KINDS,
+  packageFindings: (pkg) => ambientFindings(pkg),
+  findingInfo: AMBIENT_FINDINGS,
+  migration: { targets: ['ambient', 'sidecar'], plan: (req) => planIstioMigration(req) },
 });

@@ -19,6 +19,8 @@ export type WebhookReason = 'webhook-namespace-label' | 'webhook-object-label' |
 export interface IstioWebhook {
   /** `<configuration>/<webhook name>`, e.g. `istio-sidecar-injector/rev.namespace.sidecar-injector.istio.io`. */
   name: string;
+  /** The revision whose injector the webhook calls (`default` for the default revision). */
+  revision: string;
   namespaceSelector: LabelSelector;
   objectSelector: LabelSelector;
   reason: WebhookReason;
@@ -41,10 +43,27 @@ export function effectiveRevision(settings: Pick<IstioSettings, 'revision'>): st
   return settings.revision === '' ? 'default' : settings.revision;
 }
 
-/** True when the default-revision webhooks (`namespace.`, `object.`, `auto.`) route to this control plane. */
-export function servesDefaultRevision(settings: Pick<IstioSettings, 'revision' | 'revisionTags'>): boolean {
-  return effectiveRevision(settings) === 'default' || settings.revisionTags.includes('default');
+/** True when the default-revision webhooks (`namespace.`, `object.`, `auto.`) route to one of the served revisions. */
+export function servesDefaultRevision(settings: WebhookSettings): boolean {
+  return servedRevisions(settings).some(servesDefault);
 }
+
+/** One revision a render serves: its name as `istio.io/rev` reads it (`default` for `''`) and its tags. */
+export interface ServedRevision {
+  /** `settings.revision`, or the name under `spec.istio.revisions` (`''` for the default revision). */
+  revision: string;
+  tags: string[];
+}
+
+/** What webhook routing reads of the settings: the revision and tags, or several revisions (`spec.istio.revisions`). */
+export type WebhookSettings = Pick<IstioSettings, 'revision' | 'revisionTags' | 'enableNamespacesByDefault'> & { served?: readonly ServedRevision[] };
+
+/** The revisions a render serves: `settings.served` (`spec.istio.revisions`), else the one revision with its tags. */
+export function servedRevisions(settings: WebhookSettings): readonly ServedRevision[] {
+  return settings.served ?? [{ revision: settings.revision, tags: settings.revisionTags }];
+}
+
+const servesDefault = (r: ServedRevision) => effectiveRevision(r) === 'default' || r.tags.includes('default');
 
 /**
  * Builds the webhooks Istio installs for revision R = `revision || "default"` and each revision tag, from
@@ -58,17 +77,31 @@ export function servesDefaultRevision(settings: Pick<IstioSettings, 'revision' |
  *   `enableNamespacesByDefault`, `auto.` (unlabelled namespaces outside the four system namespaces, pods without
  *   either label). That `auto.` is emitted only with the default webhooks is an inference from the chart.
  */
-export function buildIstioWebhooks(settings: Pick<IstioSettings, 'revision' | 'revisionTags' | 'enableNamespacesByDefault'>): IstioWebhook[] {
-  const revision = effectiveRevision(settings);
-  const revConfig = settings.revision === '' ? 'istio-sidecar-injector' : `istio-sidecar-injector-${settings.revision}`;
+export function buildIstioWebhooks(settings: WebhookSettings): IstioWebhook[] {
+  const hooks = servedRevisions(settings).flatMap(revisionWebhooks);
+  const holder = servedRevisions(settings).find(servesDefault);
+  if (holder) hooks.push(...defaultWebhooks(holder, settings.enableNamespacesByDefault));
+  return hooks;
+}
+
+/**
+ * The `rev.namespace` and `rev.object` webhooks of one served revision and of each of its tags (Istio's
+ * mutatingwebhook.yaml, revision-tags-mwc.yaml). With several revisions (`spec.istio.revisions`) each revision has
+ * its own MutatingWebhookConfiguration, as `istioctl install --revision` makes them; their selectors exclude each
+ * other (`istio.io/rev In [R]`).
+ */
+function revisionWebhooks(served: ServedRevision): IstioWebhook[] {
+  const revision = effectiveRevision(served);
+  const revConfig = served.revision === '' ? 'istio-sidecar-injector' : `istio-sidecar-injector-${served.revision}`;
   const hooks: IstioWebhook[] = [];
   const targets = [{ rev: revision, config: revConfig, via: '' }];
-  for (const tag of settings.revisionTags) {
+  for (const tag of served.tags) {
     if (tag !== revision) targets.push({ rev: tag, config: `istio-revision-tag-${tag}`, via: ` (revision tag of ${revision})` });
   }
   for (const { rev, config, via } of targets) {
     hooks.push({
       name: `${config}/rev.namespace.sidecar-injector.istio.io`,
+      revision,
       namespaceSelector: { matchExpressions: [isIn(REV_LABEL, [rev]), dne(NS_INJECTION_LABEL)] },
       objectSelector: { matchExpressions: [injectNotFalse()] },
       reason: 'webhook-namespace-label',
@@ -76,43 +109,53 @@ export function buildIstioWebhooks(settings: Pick<IstioSettings, 'revision' | 'r
     });
     hooks.push({
       name: `${config}/rev.object.sidecar-injector.istio.io`,
+      revision,
       namespaceSelector: { matchExpressions: [dne(REV_LABEL), dne(NS_INJECTION_LABEL)] },
       objectSelector: { matchExpressions: [injectNotFalse(), isIn(REV_LABEL, [rev])] },
       reason: 'webhook-object-label',
       describe: `pod label ${REV_LABEL}=${rev}${via}`,
     });
   }
-  if (servesDefaultRevision(settings)) {
-    const config = revision === 'default' ? revConfig : 'istio-revision-tag-default';
+  return hooks;
+}
+
+/** The default webhooks (`namespace.`, `object.`, with `enableNamespacesByDefault` `auto.`), served by `holder`. */
+function defaultWebhooks(holder: ServedRevision, enableNamespacesByDefault: boolean): IstioWebhook[] {
+  const hooks: IstioWebhook[] = [];
+  const revision = effectiveRevision(holder);
+  const revConfig = holder.revision === '' ? 'istio-sidecar-injector' : `istio-sidecar-injector-${holder.revision}`;
+  const config = revision === 'default' ? revConfig : 'istio-revision-tag-default';
+  hooks.push({
+    name: `${config}/namespace.sidecar-injector.istio.io`,
+    revision,
+    namespaceSelector: { matchExpressions: [isIn(NS_INJECTION_LABEL, ['enabled'])] },
+    objectSelector: { matchExpressions: [injectNotFalse()] },
+    reason: 'webhook-namespace-label',
+    describe: `namespace label ${NS_INJECTION_LABEL}=enabled`,
+  });
+  hooks.push({
+    name: `${config}/object.sidecar-injector.istio.io`,
+    revision,
+    namespaceSelector: { matchExpressions: [dne(NS_INJECTION_LABEL), dne(REV_LABEL)] },
+    objectSelector: { matchExpressions: [isIn(INJECT_LABEL, ['true']), dne(REV_LABEL)] },
+    reason: 'webhook-object-label',
+    describe: `pod label ${INJECT_LABEL}=true`,
+  });
+  if (enableNamespacesByDefault) {
     hooks.push({
-      name: `${config}/namespace.sidecar-injector.istio.io`,
-      namespaceSelector: { matchExpressions: [isIn(NS_INJECTION_LABEL, ['enabled'])] },
-      objectSelector: { matchExpressions: [injectNotFalse()] },
-      reason: 'webhook-namespace-label',
-      describe: `namespace label ${NS_INJECTION_LABEL}=enabled`,
+      name: `${config}/auto.sidecar-injector.istio.io`,
+      revision,
+      namespaceSelector: {
+        matchExpressions: [
+          dne(NS_INJECTION_LABEL),
+          dne(REV_LABEL),
+          { key: NS_NAME_LABEL, operator: 'NotIn', values: AUTO_WEBHOOK_EXCLUDED },
+        ],
+      },
+      objectSelector: { matchExpressions: [dne(INJECT_LABEL), dne(REV_LABEL)] },
+      reason: 'webhook-namespace-default',
+      describe: 'enableNamespacesByDefault (namespace and pod carry no injection labels)',
     });
-    hooks.push({
-      name: `${config}/object.sidecar-injector.istio.io`,
-      namespaceSelector: { matchExpressions: [dne(NS_INJECTION_LABEL), dne(REV_LABEL)] },
-      objectSelector: { matchExpressions: [isIn(INJECT_LABEL, ['true']), dne(REV_LABEL)] },
-      reason: 'webhook-object-label',
-      describe: `pod label ${INJECT_LABEL}=true`,
-    });
-    if (settings.enableNamespacesByDefault) {
-      hooks.push({
-        name: `${config}/auto.sidecar-injector.istio.io`,
-        namespaceSelector: {
-          matchExpressions: [
-            dne(NS_INJECTION_LABEL),
-            dne(REV_LABEL),
-            { key: NS_NAME_LABEL, operator: 'NotIn', values: AUTO_WEBHOOK_EXCLUDED },
-          ],
-        },
-        objectSelector: { matchExpressions: [dne(INJECT_LABEL), dne(REV_LABEL)] },
-        reason: 'webhook-namespace-default',
-        describe: 'enableNamespacesByDefault (namespace and pod carry no injection labels)',
-      });
-    }
   }
   return hooks;
 }
@@ -124,7 +167,7 @@ export function buildIstioWebhooks(settings: Pick<IstioSettings, 'revision' | 'r
  * hold `kubernetes.io/metadata.name`. When nothing matches, `detail` says why (first applicable cause).
  */
 export function routeIstioWebhook(
-  settings: Pick<IstioSettings, 'revision' | 'revisionTags' | 'enableNamespacesByDefault'>,
+  settings: WebhookSettings,
   namespace: string,
   namespaceLabels: Record<string, string>,
   podLabels: Record<string, string>,
@@ -139,15 +182,17 @@ export function routeIstioWebhook(
 
 /** Why no webhook matched; the checks mirror the selectors of `buildIstioWebhooks`. */
 function explainNoWebhook(
-  settings: Pick<IstioSettings, 'revision' | 'revisionTags' | 'enableNamespacesByDefault'>,
+  settings: WebhookSettings,
   namespace: string,
   nsLabels: Record<string, string>,
   podLabels: Record<string, string>,
 ): string {
-  const revision = effectiveRevision(settings);
-  const served = [revision, ...settings.revisionTags];
-  const servedText = `revision "${revision}"${settings.revisionTags.length ? ` or its tags ${settings.revisionTags.map((t) => `"${t}"`).join(', ')}` : ''}`;
-  const noDefault = `the control plane is revision "${revision}" and no revision tag is "default"`;
+  const revisions = servedRevisions(settings);
+  const served = revisions.flatMap((r) => [effectiveRevision(r), ...r.tags]);
+  const allTags = revisions.flatMap((r) => r.tags);
+  const names = revisions.map((r) => `"${effectiveRevision(r)}"`).join(', ');
+  const servedText = `revision ${names}${allTags.length ? ` or ${revisions.length > 1 ? 'their' : 'its'} tags ${allTags.map((t) => `"${t}"`).join(', ')}` : ''}`;
+  const noDefault = `the control plane is revision ${names} and no revision tag is "default"`;
   const podInject = podLabels[INJECT_LABEL];
   if (podInject === 'false') return `pod label ${INJECT_LABEL} is "false", which every injection webhook excludes`;
   const nsInjection = nsLabels[NS_INJECTION_LABEL];
