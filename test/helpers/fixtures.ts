@@ -1,7 +1,10 @@
 /**
- * Fixture builders shared by the tests: workloads and configs written as a user would write them, as YAML text
- * (tests compare bytes, so the builders fix the layout). Not a test file itself.
+ * Fixture builders shared by the tests: workloads and namespaces written as a user would write them, as YAML text
+ * (tests compare bytes, so the builders fix the layout), and a stream parsed back into objects. Not a test file
+ * itself.
  */
+import { parseAllDocuments } from 'yaml';
+import type { Obj } from './e2e.ts';
 
 /** Options of {@link deployment}; every field has the default noted. */
 export interface DeploymentOptions {
@@ -55,16 +58,31 @@ export function deployment(name: string, opts: DeploymentOptions = {}): string {
   return `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n${ns === null ? '' : `  namespace: ${ns}\n`}spec:\n${selector}  template:\n    metadata:\n${labels}    spec:\n      containers:\n      - name: ${container}\n        image: ${image}\n`;
 }
 
-/** A Namespace as YAML text with `labels` (flow map), ending in a line break. */
-export function namespace(name: string, labels: Record<string, string> = {}): string {
-  const l = Object.entries(labels).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ');
-  return `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n${l ? `  labels: {${l}}\n` : ''}`;
+/** A `v1` Namespace with `labels` (a flow map) and, when given, an Argo CD sync wave. */
+export function namespaceYaml(name: string, labels: Record<string, string>, wave?: number): string {
+  return `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n  labels: ${JSON.stringify(labels)}\n${wave === undefined ? '' : `  annotations: {argocd.argoproj.io/sync-wave: "${wave}"}\n`}`;
 }
 
-/**
- * A `SidecarInjection` functionConfig as YAML text: `spec` is raw YAML lines (indented by the caller as under
- * `spec:`, or empty for no spec), `name` its metadata.name (default `mesh`).
- */
-export function sidecarInjection(spec = '', name = 'mesh'): string {
-  return `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: ${name}}\n${spec ? `spec:\n${spec.replace(/\n?$/, '\n')}` : ''}`;
+/** A Deployment `name` in `ns` whose pod template carries `app: <name>` and `podLabels`, with one container `app`. */
+export function deploymentYaml(name: string, ns: string, podLabels: Record<string, string>): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  namespace: ${ns}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata:
+      labels: ${JSON.stringify({ app: name, ...podLabels })}
+    spec:
+      containers:
+      - name: app
+        image: app:1
+`;
+}
+
+/** The documents of a YAML stream as objects (empty documents left out). */
+export function docsOf(text: string): Obj[] {
+  return parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);
 }

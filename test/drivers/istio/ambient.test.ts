@@ -9,7 +9,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { run } from '../../../src/run.ts';
 import type { KrmResult } from '../../../src/model.ts';
 import { runCli, workspace, type Obj } from '../../helpers/e2e.ts';
-import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/manifests.ts';
+import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/fixtures.ts';
 
 const DATAPLANE = 'istio.io/dataplane-mode';
 const STATUS = 'sidecar.istio.io/status';

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, runMigration } from '../../../src/run.ts';
 import { ROOT, runCli, workspace, type Obj } from '../../helpers/e2e.ts';
-import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/manifests.ts';
+import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/fixtures.ts';
 
 type Labels = Record<string, string>;
 const DATAPLANE = 'istio.io/dataplane-mode';

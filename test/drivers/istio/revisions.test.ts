@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { run } from '../../../src/run.ts';
 import type { KrmResult } from '../../../src/model.ts';
 import type { Obj } from '../../helpers/e2e.ts';
-import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/manifests.ts';
+import { deploymentYaml, docsOf, namespaceYaml } from '../../helpers/fixtures.ts';
 
 type Labels = Record<string, string>;
 const REVISIONS: Record<string, { tag: string; tags: string[] }> = {
