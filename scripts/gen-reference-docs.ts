@@ -1,18 +1,42 @@
 /**
- * Generates docs/reference/reasons.md: every rule id a result, a report or `meshinject explain` can carry,
- * from the data that defines them: the mesh-neutral ones (`RULE_DESCRIPTIONS`, src/reports/formats.ts) and
- * each driver's reason table (`MeshDriver.reasonInfo`, src/drivers/<name>/), in registry order.
+ * Generates the reference pages from the data that defines them:
+ * - docs/reference/reasons.md: every rule id a result, a report or `meshinject explain` can carry: the
+ *   mesh-neutral ones (`RULE_DESCRIPTIONS`, src/reports/formats.ts) and each driver's reason table
+ *   (`MeshDriver.reasonInfo`, src/drivers/<name>/), in registry order;
+ * - docs/reference/config-fields.md: every field of the functionConfig, both forms, from the composed JSON
+ *   Schemas in schemas/ (the same table the kpt catalog page, functions/meshinject/README.md, carries).
  *
- * Usage: `node --import tsx scripts/gen-reference-docs.ts` writes the page; `test/house/docs-fresh.test.ts`
- * fails when the checked-in page differs from `reasonsPage()` (run this script after changing a table).
+ * Usage: `node --import tsx scripts/gen-reference-docs.ts` writes the pages; `test/house/docs-fresh.test.ts`
+ * fails when a checked-in page differs from what this generates (run this script after changing a table or a
+ * schema).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DRIVERS } from '../src/drivers/registry.ts';
 import { RULE_DESCRIPTIONS } from '../src/reports/formats.ts';
 
-/** Where the page is written, relative to the repository root. */
+/** Where the pages are written, relative to the repository root. */
 export const REASONS_PAGE = 'docs/reference/reasons.md';
+export const CONFIG_PAGE = 'docs/reference/config-fields.md';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The part of a JSON Schema the field table reads. */
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  description?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  definitions?: Record<string, Schema>;
+  'x-expected'?: string;
+};
+
+
 
 /** A Markdown table cell: `|` escaped, line breaks as spaces. */
 function cell(text: string): string {
@@ -45,6 +69,92 @@ export function reasonsPage(): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A composed schema of schemas/ (written by the build, scripts/gen-validators.mjs). */
+function load(file: string): Schema {
+  return JSON.parse(readFileSync(join(ROOT, 'schemas', file), 'utf8')) as Schema;
+}
+
+/** Follows `#/definitions/x` references; keeps the referring node's own description. */
+function resolve(s: Schema, root: Schema): { s: Schema; ref?: string } {
+  if (!s.$ref) return { s };
+  const name = s.$ref.replace('#/definitions/', '');
+  const target = root.definitions?.[name];
+  if (!target) throw new Error(`unresolved ${s.$ref}`);
+  const inner = resolve(target, root);
+  return { s: { ...inner.s, ...(s.description ? { description: s.description } : {}) }, ref: inner.ref ?? name };
+}
+
+/** A short type for the table: enum values, `LabelSelector`, `map[string]string`, `[]T`, `string | object`. */
+function typeOf(s0: Schema, root: Schema): string {
+  const { s, ref } = resolve(s0, root);
+  if (s.enum) return s.enum.map((v) => (v === '' ? '""' : String(v))).join(' \\| ');
+  if (ref === 'labelSelector') return 'LabelSelector';
+  if (ref === 'stringMap') return 'map[string]string';
+  const types = Array.isArray(s.type) ? s.type : [s.type ?? 'any'];
+  return types.map((x) => (x === 'array' && s.items ? `[]${typeOf(s.items, root)}` : x)).join(' \\| ');
+}
+
+/** One table row per field, depth first; objects with declared properties (and arrays of them) are expanded. */
+function rows(s0: Schema, path: string, root: Schema, out: string[]): string[] {
+  const { s } = resolve(s0, root);
+  for (const [key, child0] of Object.entries(s.properties ?? {})) {
+    const { s: child, ref } = resolve(child0, root);
+    const p = path ? `${path}.${key}` : key;
+    const description = (child.description ?? child['x-expected'] ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+    out.push(`| \`${p}\` | ${typeOf(child0, root)} | ${description} |`);
+    if (ref === 'labelSelector' || ref === 'stringMap') continue;
+    if (child.properties) rows(child, p, root, out);
+    else if (child.items) {
+      const { s: item, ref: itemRef } = resolve(child.items, root);
+      if (item.properties && itemRef !== 'labelSelector') rows(item, `${p}[]`, root, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * The functionConfig field tables generated from schemas/: one row per field (`| field | type | meaning |`), the
+ * `SidecarInjection` form then the ConfigMap form; the catalog page carries it between its markers.
+ */
+export function functionConfigReference(): string {
+  const si = load('sidecar-injection.schema.json');
+  const cm = load('configmap.schema.json');
+  const header = '| field | type | meaning |\n|---|---|---|';
+  const spec = rows(si.properties!.spec!, 'spec', si, []);
+  const data = rows(cm.properties!.data!, 'data', cm, []);
+  return [
+    `### \`SidecarInjection\` (\`${String(si.properties!.apiVersion!.const)}\`)`,
+    '',
+    (si.description ?? '').trim(),
+    '',
+    header,
+    ...spec,
+    '',
+    '### `ConfigMap` (`v1`)',
+    '',
+    (cm.description ?? '').trim(),
+    '',
+    header,
+    ...data,
+  ].join('\n');
+}
+
+/** docs/reference/config-fields.md: a title, where it comes from, and {@link functionConfigReference}. */
+export function configFieldsPage(): string {
+  return [
+    '# Configuration fields',
+    '',
+    '<!-- Generated by scripts/gen-reference-docs.ts from schemas/; test/house/docs-fresh.test.ts fails when it is stale. -->',
+    '',
+    'Every field of the functionConfig, from the JSON Schemas that validate it (schemas/). How the fields combine,',
+    'with examples: [config.md](config.md).',
+    '',
+    functionConfigReference(),
+    '',
+  ].join('\n');
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(new URL(`../${REASONS_PAGE}`, import.meta.url), reasonsPage());
+  writeFileSync(new URL(`../${CONFIG_PAGE}`, import.meta.url), configFieldsPage());
 }

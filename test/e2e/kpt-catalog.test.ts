@@ -7,90 +7,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ROOT, runCli } from '../helpers/e2e.ts';
-
-type Schema = {
-  $ref?: string;
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  description?: string;
-  properties?: Record<string, Schema>;
-  additionalProperties?: boolean | Schema;
-  items?: Schema;
-  definitions?: Record<string, Schema>;
-  'x-expected'?: string;
-};
+import { functionConfigReference } from '../../scripts/gen-reference-docs.ts';
 
 const README = join(ROOT, 'functions/meshinject/README.md');
 const readme = readFileSync(README, 'utf8');
 const metadata = parse(readFileSync(join(ROOT, 'functions/meshinject/metadata.yaml'), 'utf8')) as Record<string, unknown>;
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-
-function load(file: string): Schema {
-  return JSON.parse(readFileSync(join(ROOT, 'schemas', file), 'utf8')) as Schema;
-}
-
-/** Follows `#/definitions/x` references; keeps the referring node's own description. */
-function resolve(s: Schema, root: Schema): { s: Schema; ref?: string } {
-  if (!s.$ref) return { s };
-  const name = s.$ref.replace('#/definitions/', '');
-  const target = root.definitions?.[name];
-  if (!target) throw new Error(`unresolved ${s.$ref}`);
-  const inner = resolve(target, root);
-  return { s: { ...inner.s, ...(s.description ? { description: s.description } : {}) }, ref: inner.ref ?? name };
-}
-
-/** A short type for the table: enum values, `LabelSelector`, `map[string]string`, `[]T`, `string | object`. */
-function typeOf(s0: Schema, root: Schema): string {
-  const { s, ref } = resolve(s0, root);
-  if (s.enum) return s.enum.map((v) => (v === '' ? '""' : String(v))).join(' \\| ');
-  if (ref === 'labelSelector') return 'LabelSelector';
-  if (ref === 'stringMap') return 'map[string]string';
-  const types = Array.isArray(s.type) ? s.type : [s.type ?? 'any'];
-  return types.map((x) => (x === 'array' && s.items ? `[]${typeOf(s.items, root)}` : x)).join(' \\| ');
-}
-
-/** One table row per field, depth first; objects with declared properties (and arrays of them) are expanded. */
-function rows(s0: Schema, path: string, root: Schema, out: string[]): string[] {
-  const { s } = resolve(s0, root);
-  for (const [key, child0] of Object.entries(s.properties ?? {})) {
-    const { s: child, ref } = resolve(child0, root);
-    const p = path ? `${path}.${key}` : key;
-    const description = (child.description ?? child['x-expected'] ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
-    out.push(`| \`${p}\` | ${typeOf(child0, root)} | ${description} |`);
-    if (ref === 'labelSelector' || ref === 'stringMap') continue;
-    if (child.properties) rows(child, p, root, out);
-    else if (child.items) {
-      const { s: item, ref: itemRef } = resolve(child.items, root);
-      if (item.properties && itemRef !== 'labelSelector') rows(item, `${p}[]`, root, out);
-    }
-  }
-  return out;
-}
-
-/** The FunctionConfig reference generated from schemas/ (the text between the README's markers). */
-function functionConfigReference(): string {
-  const si = load('sidecar-injection.schema.json');
-  const cm = load('configmap.schema.json');
-  const header = '| field | type | meaning |\n|---|---|---|';
-  const spec = rows(si.properties!.spec!, 'spec', si, []);
-  const data = rows(cm.properties!.data!, 'data', cm, []);
-  return [
-    `### \`SidecarInjection\` (\`${String(si.properties!.apiVersion!.const)}\`)`,
-    '',
-    (si.description ?? '').trim(),
-    '',
-    header,
-    ...spec,
-    '',
-    '### `ConfigMap` (`v1`)',
-    '',
-    (cm.description ?? '').trim(),
-    '',
-    header,
-    ...data,
-  ].join('\n');
-}
 
 const BEGIN = '<!-- BEGIN GENERATED FunctionConfig (test/e2e/kpt-catalog.test.ts from schemas/; UPDATE_GOLDEN=1 rewrites it) -->\n';
 const END = '\n<!-- END GENERATED FunctionConfig -->';

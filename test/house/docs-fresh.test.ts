@@ -7,7 +7,7 @@ import t from 'tap';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../helpers/e2e.ts';
-import { REASONS_PAGE, reasonsPage } from '../../scripts/gen-reference-docs.ts';
+import { CONFIG_PAGE, configFieldsPage, REASONS_PAGE, reasonsPage } from '../../scripts/gen-reference-docs.ts';
 import { DRIVERS } from '../../src/drivers/registry.ts';
 import { SHARED_REASONS } from '../../src/selection/policy.ts';
 
@@ -15,6 +15,12 @@ const page = readFileSync(join(ROOT, REASONS_PAGE), 'utf8');
 
 t.test(`${REASONS_PAGE} is what scripts/gen-reference-docs.ts generates`, async (t) => {
   t.equal(page, reasonsPage(), 'stale: run `node --import tsx scripts/gen-reference-docs.ts`');
+});
+
+t.test(`${CONFIG_PAGE} is what scripts/gen-reference-docs.ts generates from schemas/`, async (t) => {
+  const fields = readFileSync(join(ROOT, CONFIG_PAGE), 'utf8');
+  t.equal(fields, configFieldsPage(), 'stale: run `node --import tsx scripts/gen-reference-docs.ts`');
+  for (const field of ['spec.mesh', 'spec.policy', 'spec.namespaceSelector', 'spec.unknownNamespaces', 'spec.istio.ambient', 'data.mesh']) t.match(fields, `| \`${field}\` |`, `${field} has a row`);
 });
 
 t.test('every reason has a row: the shared ones and each driver\'s', async (t) => {
