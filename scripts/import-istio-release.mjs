@@ -2,7 +2,7 @@
 // Builds an Istio release corpus from an istio/istio git directory (issue #25):
 //   npm run import-istio-release -- --from <istio git dir> --tag 1.30.0 --out <dir> [--layout shared|full]
 // writes <out>/<tag>/ (a folder outside the repository, e.g. <data dir>/conformance/istio-versions of the test data,
-// README "Test data"; the repository holds only what this project wrote) from that tag's own TestInjection:
+// docs/internals/test-data.md; the repository holds only what this project wrote) from that tag's own TestInjection:
 // the case table of pkg/kube/inject/inject_test.go plus the auto-discovered goldens of testdata/inject/, each case's
 // injection settings rendered as the tag's harness renders them (scripts/istio-release/settings.mjs), and a
 // corpus.json with counts, exclusions and a self-check. Files are read with `git show <tag>:<path>`; nothing is built
@@ -40,7 +40,7 @@ function parseArgs(argv) {
   }
   if (!o.from || !o.tag || !o.out) usage('--from, --tag and --out are required');
   const inRepo = relative(fileURLToPath(new URL('..', import.meta.url)), resolve(o.out));
-  if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) usage(`--out ${o.out} is inside the repository: third-party data lives outside it (README "Test data")`);
+  if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) usage(`--out ${o.out} is inside the repository: third-party data lives outside it (docs/internals/test-data.md)`);
   if (!['shared', 'full'].includes(o.layout)) usage('--layout is shared or full');
   return o;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A maintainers' tool: re-imports third-party test data into a data folder outside the repository (the folder
-// the tests read through MESHINJECT_TEST_DATA, ../shared by default; see "Test data" in the README). The
+// the tests read through MESHINJECT_TEST_DATA, ../shared by default; see docs/internals/test-data.md). The
 // repository holds only what this project wrote, so the tool refuses to write inside it.
 //
 //   npm run import-test-data -- refresh <corpus> --from <upstream git dir or checkout> --into <data dir> [--commit REV]
@@ -201,7 +201,7 @@ const args = parseArgs(process.argv.slice(2));
 if (!args.from || !args.into) fail(USAGE);
 VENDORED = resolve(args.into);
 const inRepo = relative(REPO, VENDORED);
-if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) fail(`--into ${args.into} is inside the repository: third-party data lives outside it (README "Test data")`);
+if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) fail(`--into ${args.into} is inside the repository: third-party data lives outside it (docs/internals/test-data.md)`);
 if (args.command === 'refresh' && args.positional.length === 1) refresh(args.positional[0], args.from, args.commit);
 else if (args.command === 'copy' && args.positional.length === 0) copy(args.from, args.only);
 else fail(USAGE);

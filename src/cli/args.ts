@@ -44,7 +44,7 @@ export interface OptionSpec {
 /** meshinject's own options before the drivers' flags, in help order. */
 const CORE_OPTIONS: readonly OptionSpec[] = [
   { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
-  { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides, read even outside the root; never a path a tenant chose. The base: --config layers over it may only narrow the fields it owns (README "The platform\'s word")' },
+  { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides, read even outside the root; never a path a tenant chose. The base: --config layers over it may only narrow the fields it owns (docs/security.md, "The platform\'s word")' },
   { name: 'root', type: 'string', arg: 'DIR', file: true, help: 'every path the run opens must resolve inside DIR, symbolic links followed (default: see "Files and the root" below)' },
   { name: 'load-restrictor', type: 'string', arg: 'RULE', choices: ['LoadRestrictionsRootOnly', 'LoadRestrictionsNone'], help: "kustomize's spelling: LoadRestrictionsNone lifts the root (default LoadRestrictionsRootOnly)" },
   { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },

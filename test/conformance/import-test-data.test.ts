@@ -1,4 +1,4 @@
-// scripts/import-test-data.mjs (README "Test data"): re-importing a corpus of the data folder from an upstream git
+// scripts/import-test-data.mjs (docs/internals/test-data.md): re-importing a corpus of the data folder from an upstream git
 // repository at a commit keeps the corpus's own parts and gives a diff of exactly what upstream changed.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';

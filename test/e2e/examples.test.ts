@@ -81,7 +81,7 @@ t.test('nothing a user runs names the test data folder; only the test-data helpe
   const tracked = runTool('git', ['ls-files']).stdout.split('\n').filter(Boolean);
   const checked = tracked.filter((f) => /^(examples|functions|scripts|src|bin|test|bench|\.ci|\.github)\//.test(f) || f === 'Dockerfile');
   t.ok(checked.length > 60);
-  // The data root: MESHINJECT_TEST_DATA, else the sibling folder `shared` (README "Test data"). Only these files
+  // The data root: MESHINJECT_TEST_DATA, else the sibling folder `shared` (docs/internals/test-data.md). Only these files
   // may name it: the helper every test asks (test/helpers/data.ts), the end-of-run notice, a fixture script run as
   // a child process, and CI, which passes it on. Built from pieces so that this file does not match itself.
   const allowed = new Set(['test/helpers/data.ts', 'test/setup/test-data-notice.mjs', 'test/fixtures/real-world/online-boutique/render.mjs', '.ci/run']);

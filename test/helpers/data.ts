@@ -1,5 +1,5 @@
 /**
- * Third-party test data (README "Test data"). The repository holds only what this project wrote: other
+ * Third-party test data (docs/internals/test-data.md). The repository holds only what this project wrote: other
  * projects' goldens, charts and manifests live in one data root outside it, `MESHINJECT_TEST_DATA` if set,
  * else `../shared` beside the repository, each corpus with its SOURCE.md (upstream, commit, license):
  *

@@ -1,4 +1,4 @@
-// Third-party test data is read from the data root, never from the repository (issue #34, README "Test data",
+// Third-party test data is read from the data root, never from the repository (issue #34, docs/internals/test-data.md,
 // docs/internals/test-data.md). Run as a user runs the suite: the real tap on real test files, with the data
 // root missing (skips naming the folder, one notice at the end, exit 0), missing under CI=true (a failure), and
 // present (the cases each corpus ran are counted at the end).
