@@ -135,7 +135,7 @@ t.test('option errors name the option; unknown ones get "did you mean"', async (
     [['--quiet=yes'], /option --quiet takes no value/],
     [['--zzzzzz'], /unknown option --zzzzzz; to name a file that starts with '-', put it after '--'/],
     [['-o', 'xml'], /option -o must be one of yaml, json, patches; got "xml"/],
-    [['--in-place'], /option --in-place does not apply to meshinject \(it is for: meshinject diff\)/],
+    [['--in-place'], /option --in-place does not apply to meshinject \(it is for: meshinject diff, meshinject migrate\)/],
   ] as const) {
     const r = runCli([...args]);
     t.equal(r.status, 2, args.join(' '));

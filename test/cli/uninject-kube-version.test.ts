@@ -83,8 +83,10 @@ t.test('every command the help lists is a command, and every command is in the h
     const script = (await inProcess(['completion', shell])).stdout;
     for (const c of COMMANDS) t.match(script, new RegExp(`\\b${c}\\b`), `${shell} completion offers ${c}`);
   }
+  // Each command with the arguments it cannot run without (migrate: a target and a namespace).
+  const required: Partial<Record<(typeof COMMANDS)[number], string[]>> = { migrate: ['--to', 'ambient', '--namespace', 'shop'] };
   for (const c of COMMANDS.filter((c) => c !== 'completion')) {
-    const r = await inProcess([c], { input: INPUT });
+    const r = await inProcess([c, ...(required[c] ?? [])], { input: INPUT });
     t.not(r.code, 2, `meshinject ${c} on stdin runs: ${r.stderr}`);
     t.notMatch(r.stderr, /no such file/);
   }
