@@ -82,7 +82,7 @@ t.test('mode uninject: removes exactly the injection; results and annotation say
   t.match(un.stdout, /team: payments # owned by payments/, 'the user comment stays');
   const r = un.results.find((x) => x.resourceRef?.name === 'web')!;
   t.equal(r.severity, 'info');
-  t.same(r.tags, { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': 'mode-uninject' });
+  t.same(r.tags, { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': 'mode-uninject', 'meshinject.dev/dataplane': 'none' }, 'the pod is left without a sidecar, outside ambient: dataplane none');
   t.match(r.message, /^uninjected \(istio\): removed containers istio-proxy; init containers istio-init; volumes workload-socket, .*; the annotation sidecar\.istio\.io\/status$/);
 });
 
@@ -93,7 +93,7 @@ t.test('mode uninject: a workload without the injection is unchanged and reporte
   const annotated = run(APP, { functionConfig: config({ mode: 'uninject' }) });
   t.equal((parse(annotated.stdout) as Obj).metadata.annotations['meshinject.dev/injection'], 'uninjected (istio)', 'the annotation records the state: free of istio');
   const r = un.results.find((x) => x.resourceRef?.name === 'web')!;
-  t.same(r.tags, { 'meshinject.dev/outcome': 'skipped', 'meshinject.dev/reason': 'not-injected' });
+  t.same(r.tags, { 'meshinject.dev/outcome': 'skipped', 'meshinject.dev/reason': 'not-injected', 'meshinject.dev/dataplane': 'none' }, 'the pod is left without a sidecar, outside ambient: dataplane none');
   t.equal(r.message, 'skipped (not-injected): nothing istio injected was found');
 });
 
@@ -127,7 +127,7 @@ t.test('removeWhenSkipped: a skipped workload that still carries the sidecar', a
   t.equal(doc.metadata.annotations['meshinject.dev/injection'], 'skipped (label-false)', 'the annotation records the state');
   t.equal(run(removed.stdout, { functionConfig: config({ removeWhenSkipped: true }) }).stdout, removed.stdout, 'a second run changes nothing');
   const r = removed.results.find((x) => x.resourceRef?.name === 'web')!;
-  t.same(r.tags, { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': 'label-false' });
+  t.same(r.tags, { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': 'label-false', 'meshinject.dev/dataplane': 'none' }, 'the pod is left without a sidecar, outside ambient: dataplane none');
   t.match(r.message, /^uninjected \(istio\): skipped \(label-false\): .*; removed containers istio-proxy/);
 });
 
