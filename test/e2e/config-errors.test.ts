@@ -73,9 +73,15 @@ t.test('bad input and usage: exit 2, nothing on stdout', needs(KRM_INPUTS), asyn
   t.equal(notYaml.status, 2);
   t.equal(notYaml.stdout, '');
   t.match(notYaml.stderr, /line \d+/, 'the line is named');
+  // An empty stream is an empty stream (Helm's post-renderer protocol, docs/runners/helm.md), with a warning;
+  // under Argo CD, which would apply it and prune everything, it is an error (hazard G2).
   const empty = runCli([], { input: '' });
-  t.equal(empty.status, 2, 'empty input is an error, never an empty success (hazard G2)');
+  t.equal(empty.status, 0, 'empty input: an empty stream');
   t.equal(empty.stdout, '');
+  t.match(empty.stderr, /^\[warning\] stdin: no resources/m, 'and a warning saying so');
+  const emptyArgo = runCli([], { input: '', env: { ARGOCD_APP_NAME: 'shop' } });
+  t.equal(emptyArgo.status, 2, 'under Argo CD an empty stream is an error, never an empty success (hazard G2)');
+  t.equal(emptyArgo.stdout, '');
   const option = runCli(['--frobnicate'], { input: 'kind: List\napiVersion: v1\nitems: []\n' });
   t.equal(option.status, 2);
   t.match(option.stderr, /--frobnicate/);

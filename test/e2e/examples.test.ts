@@ -83,8 +83,8 @@ t.test('nothing a user runs names the test data folder; only the test-data helpe
   t.ok(checked.length > 60);
   // The data root: MESHINJECT_TEST_DATA, else the sibling folder `shared` (docs/internals/test-data.md). Only these files
   // may name it: the helper every test asks (test/helpers/data.ts), the end-of-run notice, a fixture script run as
-  // a child process, and CI, which passes it on. Built from pieces so that this file does not match itself.
-  const allowed = new Set(['test/helpers/data.ts', 'test/setup/test-data-notice.mjs', 'test/fixtures/real-world/online-boutique/render.mjs', '.ci/run']);
+  // a child process, CI, which passes it on, and the tests of these rules.
+  const allowed = new Set(['test/helpers/data.ts', 'test/setup/test-data-notice.mjs', 'test/fixtures/real-world/online-boutique/render.mjs', '.ci/run', 'test/house/test-data.test.ts', 'test/e2e/examples.test.ts']);
   const names = [new RegExp(`${['\\.\\.', 'shared'].join('/')}(?![\\w.-])`), new RegExp(`join\\('\\.\\.', '${'shared'}'\\)`), new RegExp(['MESHINJECT', 'TEST', 'DATA'].join('_'))];
   const naming: string[] = [];
   for (const f of checked) {

@@ -74,6 +74,6 @@ t.test('the CLI: a Rollout and a DeploymentConfig beside a Deployment; exit 0, t
   t.ok(r.stdout.includes(canary!) && r.stdout.includes(legacy!), 'both pass through byte for byte');
   const patches = runCli(['-c', 'c.yaml', '-o', 'patches', 'in.yaml'], { cwd: dir });
   t.equal(patches.status, 0, patches.stderr);
-  t.match(patches.stdout, /kind: "Deployment"\n\s+name: "web"/, 'the Deployment is patched');
+  t.match(patches.stdout, /kind: Deployment\n\s+name: web\n/, 'the Deployment is patched');
   t.notMatch(patches.stdout, /canary|legacy/, 'nothing targets the skipped resources');
 });
