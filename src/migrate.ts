@@ -117,14 +117,3 @@ function editsOf(plan: MigrationPlan, located: readonly Located[], sources: read
   }
   return edits;
 }
-
-/** `text` with the edits (sorted, non-overlapping) applied. */
-export function applyEdits(text: string, edits: readonly Edit[]): string {
-  let out = '';
-  let at = 0;
-  for (const e of edits) {
-    out += text.slice(at, e.start) + e.text;
-    at = e.end;
-  }
-  return out + text.slice(at);
-}

@@ -4,7 +4,7 @@ import { DRIVERS } from './drivers/registry.ts';
 import type { ActiveMesh, PackageFinding, PackageResource, PackageWorkload, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
-import type { Edit } from './yaml/flow-edit.ts';
+import { applyEdits, type Edit } from './yaml/flow-edit.ts';
 import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult, ResourceId } from './model.ts';
 import { collectNamespaces, collectServices, processItems, resourceId, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
@@ -18,7 +18,7 @@ import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
 import { beginRun, DEFAULT_TEMPLATE_BUDGETS } from './render/budget.ts';
 import { checkPlatformWord } from './config/platform-word.ts';
 import { IdentityTable, repeatedKeys } from './krm/identity.ts';
-import { applyEdits, migrationEdits, type MigrateRequest } from './migrate.ts';
+import { migrationEdits, type MigrateRequest } from './migrate.ts';
 
 /** Options of one run; everything ambient (env, argv, files) is resolved by the CLI and passed in here. */
 export interface RunOptions {
@@ -478,7 +478,7 @@ export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req:
   if (exitCodeOf(results) !== 0) return failed();
   const files = sources.map((source, i): FileOutput => {
     const own = (edits.get(i) ?? []).sort((a, b) => a.start - b.start || a.end - b.end);
-    const output = applyEdits(source.text, own);
+    const output = applyEdits(source.text, 0, source.text.length, own);
     const name = inputs[i]!.name;
     return { ...(name !== undefined ? { name } : {}), input: source.text, output, parts: [output], edits: own };
   });
