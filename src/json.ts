@@ -165,6 +165,17 @@ export function assignOwn<T>(target: { [key: string]: T }, source: { readonly [k
   return target;
 }
 
+/**
+ * The string entries of the map at `path` of `value` (labels, annotations) as a new object, keys copied with
+ * `setOwn`; entries whose value is not a string are left out; `{}` when there is no map there.
+ */
+export function stringsAt(value: Json | undefined, path: readonly string[]): Record<string, string> {
+  const m = getIn(value, path);
+  const out: Record<string, string> = {};
+  if (isJsonObject(m)) for (const [k, x] of Object.entries(m)) if (typeof x === 'string') setOwn(out, k, x);
+  return out;
+}
+
 /** The object at `path` (see `getIn`), or `{}` when there is none. */
 export function objectAt(value: Json | undefined, ...path: string[]): JsonObject {
   const v = getIn(value, path);

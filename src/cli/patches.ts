@@ -1,5 +1,6 @@
 import { parseAllDocuments } from 'yaml';
 import { emitMapLines, emitSeqLines, type BlockStyle } from '../yaml/emit-block.ts';
+import { setOwn } from '../json.ts';
 
 /**
  * `--output patches`: the injection as a kustomize Component whose patches turn the input resources into
@@ -128,10 +129,10 @@ function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string
       else for (const x of Object.keys(old as { [k: string]: J })) ops.push({ op: 'remove', path: pointer(pointer(path, k), x) });
     } else if (isObj(old) && Object.keys(old).length > 0) {
       // A map emptied (uninject's annotations): its keys go one by one, so one an upstream adds later stays.
-      merge[k] = Object.fromEntries(Object.keys(old).map((x) => [x, null]));
+      setOwn(merge, k, Object.fromEntries(Object.keys(old).map((x) => [x, null])));
       any = true;
     } else {
-      merge[k] = null;
+      setOwn(merge, k, null);
       any = true;
     }
   }
@@ -141,18 +142,18 @@ function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string
     if (isObj(old) && isObj(v)) {
       const sub = splitChanges(old, v, pointer(path, k), ops, ctx);
       if (sub === undefined) continue;
-      merge[k] = sub;
+      setOwn(merge, k, sub);
     } else if (Array.isArray(old) && Array.isArray(v)) {
       diffValue(old, v, pointer(path, k), ops, ctx);
       continue;
     } else if (old === undefined && Array.isArray(v) && v.length > 0 && names(v)) {
       // A named list the input lacks: the merge makes it (an empty list leaves one an upstream adds later as it
       // is), the operations add its items where injection puts them beside an upstream's.
-      merge[k] = [];
+      setOwn(merge, k, []);
       diffValue([], v, pointer(path, k), ops, ctx);
     } else {
       if (old === undefined && v === null) continue;
-      merge[k] = v;
+      setOwn(merge, k, v);
     }
     any = true;
   }

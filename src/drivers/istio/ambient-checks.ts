@@ -7,7 +7,7 @@
  * `selector` is not enforced in ambient, it must target a waypoint with `targetRefs`; a namespace moves by
  * `istio.io/use-waypoint`, `istio.io/dataplane-mode=ambient`, then the injection labels removed).
  */
-import { getIn, isJsonObject } from '../../json.ts';
+import { isJsonObject, stringsAt } from '../../json.ts';
 import type { Json, JsonObject, NamespaceInfo, ResourceId } from '../../model.ts';
 import { matchesSelector } from '../../selection/label-selector.ts';
 import { NS_NAME_LABEL } from '../../selection/policy.ts';
@@ -28,13 +28,6 @@ export const AMBIENT_PACKAGE_KINDS: readonly string[] = ['Namespace', 'Service',
 
 const str = (v: Json | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** The string map at `path` of a resource (labels), `{}` when absent. */
-function stringsAt(v: JsonObject, path: readonly string[]): Record<string, string> {
-  const m = getIn(v, path);
-  const out: Record<string, string> = {};
-  if (isJsonObject(m)) for (const [k, x] of Object.entries(m)) if (typeof x === 'string') out[k] = x;
-  return out;
-}
 
 /** The namespace labels as a webhook or node agent sees them. */
 function labelsOf(namespaces: ReadonlyMap<string, NamespaceInfo>, ns: string): Record<string, string> {

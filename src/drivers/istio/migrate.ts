@@ -12,7 +12,7 @@
  * cannot move by itself (a namespace that is not a Namespace object of the package, an L7 `AuthorizationPolicy`
  * with a pod `selector`, a `VirtualService`) is a note saying what to change by hand. `--to sidecar` undoes it.
  */
-import { getIn, isJsonObject } from '../../json.ts';
+import { isJsonObject, stringsAt } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import type { MigrationPlan, MigrationRequest, MigrationResource } from '../driver.ts';
 import { DATAPLANE_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_CLASS } from './ambient.ts';
@@ -33,13 +33,6 @@ type Plan = { -readonly [K in keyof MigrationPlan]: Array<MigrationPlan[K][numbe
 const str = (v: Json | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 const nsOf = (r: MigrationResource, req: MigrationRequest) => r.id.namespace ?? (r.value.kind === 'Namespace' ? r.id.name : req.config.defaultNamespace);
 
-/** The string map at `path` (labels, annotations) of a value, as a copy. */
-function mapAt(v: JsonObject, path: readonly string[]): Record<string, string> {
-  const m = getIn(v, path);
-  const out: Record<string, string> = {};
-  if (isJsonObject(m)) for (const [k, x] of Object.entries(m)) if (typeof x === 'string') out[k] = x;
-  return out;
-}
 
 /** `v` with the map at `path` replaced (removed when empty); the objects on the way are copied. */
 function withMap(v: JsonObject, path: readonly string[], map: Record<string, string>): JsonObject {
@@ -107,7 +100,7 @@ function isL7SelectorPolicy(r: MigrationResource): boolean {
 
 /** The sync wave of a resource (Argo CD: an integer annotation, default 0). */
 function waveOf(v: JsonObject | undefined): number {
-  const w = v ? Number(mapAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0') : 0;
+  const w = v ? Number(stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0') : 0;
   return Number.isInteger(w) ? w : 0;
 }
 
@@ -132,8 +125,8 @@ function addWaypoint(ns: string, name: string, nsIndex: number, req: MigrationRe
 
 /** The Namespace object moved to ambient: `use-waypoint`, `dataplane-mode=ambient`, the injection labels removed and recorded. */
 function ambientNamespace(r: MigrationResource, index: number, waypoint: string | undefined, plan: Plan): void {
-  const labels = mapAt(r.value, ['metadata', 'labels']);
-  const annotations = mapAt(r.value, ['metadata', 'annotations']);
+  const labels = stringsAt(r.value, ['metadata', 'labels']);
+  const annotations = stringsAt(r.value, ['metadata', 'annotations']);
   const removed = [NS_INJECTION_LABEL, REV_LABEL].filter((k) => labels[k] !== undefined).map((k) => `${k}=${labels[k]}`);
   for (const k of [NS_INJECTION_LABEL, REV_LABEL]) delete labels[k];
   if (waypoint !== undefined) labels[USE_WAYPOINT_LABEL] = waypoint;
@@ -153,18 +146,18 @@ function ambientNamespace(r: MigrationResource, index: number, waypoint: string 
 function ambientWorkload(r: MigrationResource, index: number, plan: Plan): void {
   const wl = r.workload!;
   const meta = [...wl.templatePath, 'metadata'];
-  const podLabels = mapAt(r.value, [...meta, 'labels']);
+  const podLabels = stringsAt(r.value, [...meta, 'labels']);
   if (podLabels[DATAPLANE_LABEL] === 'none') {
     plan.notes.push({ severity: 'info', rule: 'migrate-workload', id: r.id, message: `its pods are labelled ${DATAPLANE_LABEL}=none: left on sidecars` });
     return;
   }
   let value = wl.uninjected ?? r.value;
-  const labels = mapAt(value, [...meta, 'labels']);
+  const labels = stringsAt(value, [...meta, 'labels']);
   const dropped = [INJECT_LABEL, REV_LABEL].filter((k) => labels[k] !== undefined);
   const record = dropped.map((k) => `${k}=${labels[k]}`).join(',');
   for (const k of dropped) delete labels[k];
   value = withMap(value, [...meta, 'labels'], labels);
-  const annotations = mapAt(value, [...meta, 'annotations']);
+  const annotations = stringsAt(value, [...meta, 'annotations']);
   annotations[DATAPLANE_ANNOTATION] = 'ambient';
   if (record !== '') annotations[SIDECAR_INJECTION_ANNOTATION] = record;
   value = withMap(value, [...meta, 'annotations'], annotations);
@@ -183,7 +176,7 @@ function toSidecar(ns: string, req: MigrationRequest, plan: Plan): void {
   }
   req.resources.forEach((r, i) => {
     if (nsOf(r, req) !== ns) return;
-    if (r.value.kind === 'Gateway' && mapAt(r.value, ['metadata', 'annotations'])[MIGRATED_ANNOTATION] === 'ambient') {
+    if (r.value.kind === 'Gateway' && stringsAt(r.value, ['metadata', 'annotations'])[MIGRATED_ANNOTATION] === 'ambient') {
       plan.changes.push({ index: i, value: null, summary: `removed (the waypoint meshinject migrate --to ambient added)` });
     } else if (r.workload) sidecarWorkload(r, i, plan);
   });
@@ -191,8 +184,8 @@ function toSidecar(ns: string, req: MigrationRequest, plan: Plan): void {
 
 /** The Namespace object back on sidecars: the recorded injection label (else `istio-injection=enabled`) instead of ambient. */
 function sidecarNamespace(r: MigrationResource, index: number, plan: Plan): void {
-  const labels = mapAt(r.value, ['metadata', 'labels']);
-  const annotations = mapAt(r.value, ['metadata', 'annotations']);
+  const labels = stringsAt(r.value, ['metadata', 'labels']);
+  const annotations = stringsAt(r.value, ['metadata', 'annotations']);
   const recorded = annotations[SIDECAR_INJECTION_ANNOTATION];
   delete labels[DATAPLANE_LABEL];
   delete labels[USE_WAYPOINT_LABEL];
@@ -213,9 +206,9 @@ function sidecarNamespace(r: MigrationResource, index: number, plan: Plan): void
  */
 function sidecarWorkload(r: MigrationResource, index: number, plan: Plan): void {
   const meta = [...r.workload!.templatePath, 'metadata'];
-  const annotations = mapAt(r.value, [...meta, 'annotations']);
+  const annotations = stringsAt(r.value, [...meta, 'annotations']);
   if (annotations[DATAPLANE_ANNOTATION] === undefined) return;
-  const labels = mapAt(r.value, [...meta, 'labels']);
+  const labels = stringsAt(r.value, [...meta, 'labels']);
   const restore = (annotations[SIDECAR_INJECTION_ANNOTATION] ?? '').split(',').filter((kv) => kv.indexOf('=') > 0);
   for (const kv of restore) labels[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
   delete annotations[DATAPLANE_ANNOTATION];

@@ -111,7 +111,7 @@ t.test('otelResourceAttributes (1.30): only with OTel semantic-convention enrich
     'service.namespace=shop,service.instance.id=i', 'two containers and no version source: no service.version');
 });
 
-t.test('Istio 1.30 through the CLI: OTEL_RESOURCE_ATTRIBUTES per workload (plans verified), no enrichment no variable', async (t) => {
+t.test('Istio 1.30 through the CLI: OTEL_RESOURCE_ATTRIBUTES per workload (plans verified), no enrichment no variable', needs(VERSIONS), async (t) => {
   const { runCli } = await import('../../helpers/e2e.ts');
   const { buildResourceList, caseFnConfig } = await import('../../../scripts/conformance/runner.ts');
   const caseDir = join(versionsRoot, '1.30.0/cases/hello-otel-semconv');
