@@ -111,7 +111,7 @@ t.test('explain text: no forged line; explain -o json exact', async (t) => {
   const text = runCli(['explain', join(dir, 'warned.yaml')]);
   t.equal(text.status, 0);
   const lines = safeLines(t, text.stdout, 'explain');
-  t.ok(lines.every((l, i) => i === 0 ? l.startsWith('Deployment shop/warned') : /^ {2}(\s*\d+\.|warning:|=>)/.test(l)), 'every line is a line explain writes');
+  t.ok(lines.every((l, i) => i === 0 ? l.startsWith('Deployment shop/warned') : /^ {2}(\s*\d+\.|warning:|=>| {3}[a-z-]+: [a-z0-9-]+$)/.test(l)), 'every line is a line explain writes (a driver tag, such as the data-plane mode, under the outcome)');
   const json = runCli(['explain', '-o', 'json', join(dir, 'warned.yaml')]);
   t.ok(JSON.parse(json.stdout)[0].detail.includes(`yes${FORGED}`), 'JSON keeps the exact value');
 });
