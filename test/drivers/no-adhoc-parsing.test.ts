@@ -76,7 +76,7 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
   ['istio/prometheus.ts', 'const n = Number(port);', `${NOT_YET}: Istio prometheus port`],
   ['istio/config.ts', "setOwn(out, k, v === 'true')", `${NOT_YET}: Istio config booleans`],
   ['istio/decide.ts', "const asks = labels[INJECT_LABEL] === 'true'", `${NOT_YET}: whether an ambient-enrolled pod asks for a sidecar (the warning under ambient: prefer)`],
-  ['istio/migrate.ts', "Number(mapAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0')", `${NOT_YET}: Argo CD reads a sync wave with strconv.Atoi`],
+  ['istio/migrate.ts', "Number(stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0')", `${NOT_YET}: Argo CD reads a sync wave with strconv.Atoi`],
   ['istio/probes.ts', "return /^\\d+$/.test(port) ? Number(port) : undefined;", `${NOT_YET}: Istio probe ports`],
   ['istio/probes.ts', "/^[+-]?\\d+$/.test(a) ? Number(a) : 0", `${NOT_YET}: Istio status port annotation`],
   ['istio/inject.ts', "/^\\d+$/.test(v) ? Number(v) : fallback", `${NOT_YET}: Istio values numbers`],
