@@ -12,11 +12,25 @@ import { measure, median, type Measurement, type MeasureOptions } from './measur
 import { countInjected, packageResources, writePackage } from './package.ts';
 
 /** The commands of one diff row, in the order they are measured. */
-export const DIFF_COMMANDS = ['kpt fn source', 'inject', 'diff', 'diff -i', 'check (input)', 'check (injected)'] as const;
+export const DIFF_COMMANDS = [
+  'kpt fn source',
+  'inject',
+  'diff',
+  'diff -i',
+  'check (input)',
+  'check (injected)',
+] as const;
 export type DiffCommand = (typeof DIFF_COMMANDS)[number];
 
 /** The exit code each command must give on this input (diff: 1 = changes, as kubectl diff; check: 1 = a workload lacks its sidecar). */
-const EXPECTED_EXIT: Readonly<Record<DiffCommand, number>> = { 'kpt fn source': 0, inject: 0, diff: 1, 'diff -i': 0, 'check (input)': 1, 'check (injected)': 0 };
+const EXPECTED_EXIT: Readonly<Record<DiffCommand, number>> = {
+  'kpt fn source': 0,
+  inject: 0,
+  diff: 1,
+  'diff -i': 0,
+  'check (input)': 1,
+  'check (injected)': 0,
+};
 
 /** One size of the diff class: every command on the same input. */
 export interface DiffRow {
@@ -49,7 +63,12 @@ async function medianOf(reps: number, run: (i: number) => Promise<Measurement>):
  * @param withKpt whether kpt is on PATH
  * @param sizes workload counts (default [300, 3000])
  */
-export async function benchDiff(out: string, cli: string, withKpt: boolean, sizes: readonly number[] = [300, 3000]): Promise<DiffRow[]> {
+export async function benchDiff(
+  out: string,
+  cli: string,
+  withKpt: boolean,
+  sizes: readonly number[] = [300, 3000],
+): Promise<DiffRow[]> {
   const config = `${out}/diff-config.yaml`;
   writeFileSync(config, BENCH_CONFIG);
   const rows: DiffRow[] = [];
@@ -62,18 +81,39 @@ export async function benchDiff(out: string, cli: string, withKpt: boolean, size
     const reps = n <= 1000 ? 3 : 1;
     const opts: MeasureOptions = { timeoutSeconds: 900 };
     const runs: DiffRow['runs'] = {};
-    if (withKpt) runs['kpt fn source'] = await medianOf(reps, () => measure('kpt', ['fn', 'source', pkg], { ...opts, stdoutFile: `${out}/diff-kpt.yaml` }));
-    runs.inject = await medianOf(reps, () => measure('node', [cli, '-q', '-c', config, file], { ...opts, stdoutFile: injected }));
-    runs.diff = await medianOf(reps, () => measure('node', [cli, 'diff', '-q', '-c', config, file], { ...opts, stdoutFile: `${out}/diff-out.patch` }));
+    if (withKpt)
+      runs['kpt fn source'] = await medianOf(reps, () =>
+        measure('kpt', ['fn', 'source', pkg], { ...opts, stdoutFile: `${out}/diff-kpt.yaml` }),
+      );
+    runs.inject = await medianOf(reps, () =>
+      measure('node', [cli, '-q', '-c', config, file], { ...opts, stdoutFile: injected }),
+    );
+    runs.diff = await medianOf(reps, () =>
+      measure('node', [cli, 'diff', '-q', '-c', config, file], { ...opts, stdoutFile: `${out}/diff-out.patch` }),
+    );
     runs['diff -i'] = await medianOf(reps, () => {
       copyFileSync(file, copy);
       return measure('node', [cli, 'diff', '-i', '-q', '-c', config, copy], opts);
     });
     runs['check (input)'] = await medianOf(reps, () => measure('node', [cli, 'check', '-q', '-c', config, file], opts));
-    runs['check (injected)'] = await medianOf(reps, () => measure('node', [cli, 'check', '-q', '-c', config, injected], opts));
+    runs['check (injected)'] = await medianOf(reps, () =>
+      measure('node', [cli, 'check', '-q', '-c', config, injected], opts),
+    );
     const inPlaceMatches = readFileSync(copy).equals(readFileSync(injected));
-    rows.push({ size: n, inputMB: readFileSync(file).length / 1e6, runs, diffMB: readFileSync(`${out}/diff-out.patch`).length / 1e6, inPlaceMatches, injected: countInjected(injected, 'istio'), workloads: resources.filter((r) => r.workload).length });
-    process.stderr.write(`  diff ${n} workloads: ${DIFF_COMMANDS.filter((c) => runs[c]).map((c) => `${c} ${runs[c]!.cpuSeconds.toFixed(2)} s CPU (exit ${runs[c]!.exitCode})`).join(', ')}\n`);
+    rows.push({
+      size: n,
+      inputMB: readFileSync(file).length / 1e6,
+      runs,
+      diffMB: readFileSync(`${out}/diff-out.patch`).length / 1e6,
+      inPlaceMatches,
+      injected: countInjected(injected, 'istio'),
+      workloads: resources.filter((r) => r.workload).length,
+    });
+    process.stderr.write(
+      `  diff ${n} workloads: ${DIFF_COMMANDS.filter((c) => runs[c])
+        .map((c) => `${c} ${runs[c]!.cpuSeconds.toFixed(2)} s CPU (exit ${runs[c]!.exitCode})`)
+        .join(', ')}\n`,
+    );
     rmSync(pkg, { recursive: true, force: true });
     for (const f of [copy, `${out}/diff-out.patch`, injected, `${out}/diff-kpt.yaml`]) rmSync(f, { force: true });
   }
@@ -87,17 +127,25 @@ function exitsOk(r: DiffRow): boolean {
 
 /** The diff table: one line per command and size, CPU beside kpt's and beside injecting. */
 export function diffTable(rows: readonly DiffRow[]): string[] {
-  const lines = ['| N workloads | input MB | command | wall s | CPU s | RSS MB | CPU ÷ kpt | CPU ÷ inject | exit (expected) |', '|---|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| N workloads | input MB | command | wall s | CPU s | RSS MB | CPU ÷ kpt | CPU ÷ inject | exit (expected) |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const r of rows) {
     const kpt = r.runs['kpt fn source'];
     const inject = r.runs.inject!;
     for (const c of DIFF_COMMANDS) {
       const m = r.runs[c];
       if (!m) continue;
-      const q = (base: Measurement | undefined) => (base && Number.isFinite(base.cpuSeconds) ? (m.cpuSeconds / base.cpuSeconds).toFixed(2) : 'n/a');
-      lines.push(`| ${r.size} | ${r.inputMB.toFixed(1)} | ${c} | ${m.seconds.toFixed(2)} | ${m.cpuSeconds.toFixed(2)} | ${m.maxRssMB.toFixed(0)} | ${q(kpt)} | ${q(inject)} | ${m.exitCode} (${EXPECTED_EXIT[c]}) |`);
+      const q = (base: Measurement | undefined) =>
+        base && Number.isFinite(base.cpuSeconds) ? (m.cpuSeconds / base.cpuSeconds).toFixed(2) : 'n/a';
+      lines.push(
+        `| ${r.size} | ${r.inputMB.toFixed(1)} | ${c} | ${m.seconds.toFixed(2)} | ${m.cpuSeconds.toFixed(2)} | ${m.maxRssMB.toFixed(0)} | ${q(kpt)} | ${q(inject)} | ${m.exitCode} (${EXPECTED_EXIT[c]}) |`,
+      );
     }
-    lines.push(`| ${r.size} | | (sanity) | | | | | | diff ${r.diffMB.toFixed(1)} MB; \`diff -i\` file = injected output: ${r.inPlaceMatches ? 'yes' : '**NO**'}; injected ${r.injected}/${r.workloads} |`);
+    lines.push(
+      `| ${r.size} | | (sanity) | | | | | | diff ${r.diffMB.toFixed(1)} MB; \`diff -i\` file = injected output: ${r.inPlaceMatches ? 'yes' : '**NO**'}; injected ${r.injected}/${r.workloads} |`,
+    );
   }
   return lines;
 }
@@ -106,7 +154,10 @@ export function diffTable(rows: readonly DiffRow[]): string[] {
  * The targets of issue #20 §4 at the largest size measured: `diff` and `diff -i` at most 1.5 × inject (CPU); and
  * linear growth of each command between the two largest sizes (CPU ratio ÷ size ratio ≤ `growthBound`).
  */
-export function diffTargets(rows: readonly DiffRow[], growthBound: number): Array<{ name: string; value: string; kpt?: string; met: boolean | undefined }> {
+export function diffTargets(
+  rows: readonly DiffRow[],
+  growthBound: number,
+): Array<{ name: string; value: string; kpt?: string; met: boolean | undefined }> {
   const r = rows[rows.length - 1];
   if (!r) return [];
   const ok = exitsOk(r) && r.inPlaceMatches && r.injected === r.workloads;
@@ -119,13 +170,31 @@ export function diffTargets(rows: readonly DiffRow[], growthBound: number): Arra
   if (prev && exitsOk(prev)) {
     for (const c of DIFF_COMMANDS.filter((c) => c !== 'kpt fn source' && r.runs[c] && prev.runs[c])) {
       const g = r.runs[c]!.cpuSeconds / prev.runs[c]!.cpuSeconds / (r.size / prev.size);
-      growth.push({ name: `diff class, ${c}: CPU(${r.size}) ÷ CPU(${prev.size}) ÷ ${(r.size / prev.size).toFixed(0)} ≤ ${growthBound}`, value: g.toFixed(2), met: g <= growthBound });
+      growth.push({
+        name: `diff class, ${c}: CPU(${r.size}) ÷ CPU(${prev.size}) ÷ ${(r.size / prev.size).toFixed(0)} ≤ ${growthBound}`,
+        value: g.toFixed(2),
+        met: g <= growthBound,
+      });
     }
   }
   return [
     ...growth,
-    { name: `diff ${r.size}: CPU ≤ 1.5 × inject`, value: `${cpu('diff')} (${q('diff').toFixed(2)} × inject's ${inject.toFixed(2)} s)`, ...kpt, met: ok && q('diff') <= 1.5 },
-    { name: `diff -i ${r.size}: CPU ≤ 1.5 × inject`, value: `${cpu('diff -i')} (${q('diff -i').toFixed(2)} × inject)`, ...kpt, met: ok && q('diff -i') <= 1.5 },
-    { name: `diff and check ${r.size}: every exit code as expected, \`diff -i\` = inject, every workload injected`, value: ok ? 'yes' : 'no', met: ok },
+    {
+      name: `diff ${r.size}: CPU ≤ 1.5 × inject`,
+      value: `${cpu('diff')} (${q('diff').toFixed(2)} × inject's ${inject.toFixed(2)} s)`,
+      ...kpt,
+      met: ok && q('diff') <= 1.5,
+    },
+    {
+      name: `diff -i ${r.size}: CPU ≤ 1.5 × inject`,
+      value: `${cpu('diff -i')} (${q('diff -i').toFixed(2)} × inject)`,
+      ...kpt,
+      met: ok && q('diff -i') <= 1.5,
+    },
+    {
+      name: `diff and check ${r.size}: every exit code as expected, \`diff -i\` = inject, every workload injected`,
+      value: ok ? 'yes' : 'no',
+      met: ok,
+    },
   ];
 }

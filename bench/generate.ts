@@ -62,7 +62,14 @@ function kptAnnotationLines(path: string, id: number): string {
   ].join('\n');
 }
 
-function metadata(name: string, ns: string, app: string, extraAnn: string[], kpt: string | undefined, comment: boolean): string {
+function metadata(
+  name: string,
+  ns: string,
+  app: string,
+  extraAnn: string[],
+  kpt: string | undefined,
+  comment: boolean,
+): string {
   const ann = [...extraAnn, ...(kpt ? [kpt] : [])];
   return [
     'metadata:',
@@ -98,7 +105,13 @@ function container(rnd: () => number, name: string, app: string, idx: number): s
     `      memory: 512Mi`,
   ];
   if (rnd() < 0.6) {
-    lines.push('  readinessProbe:', '    httpGet:', '      path: /healthz', `      port: ${port}`, '    periodSeconds: 10');
+    lines.push(
+      '  readinessProbe:',
+      '    httpGet:',
+      '      path: /healthz',
+      `      port: ${port}`,
+      '    periodSeconds: 10',
+    );
   }
   return lines.join('\n');
 }
@@ -138,7 +151,8 @@ function distinctPodTemplate(i: number, app: string): string {
   const containers: string[] = [];
   for (let c = 0; c < 1 + (i % 4); c++) {
     const ports: string[] = [];
-    for (let p = 0; p < 1 + ((i + c) % 3); p++) ports.push(`  - name: p${c}-${p}`, `    containerPort: ${base + c * 3 + p}`);
+    for (let p = 0; p < 1 + ((i + c) % 3); p++)
+      ports.push(`  - name: p${c}-${p}`, `    containerPort: ${base + c * 3 + p}`);
     containers.push(`- name: ${app}-${c}`, `  image: ghcr.io/acme/${app}:${i}.${c}`, '  ports:', ...ports);
   }
   return [
@@ -156,10 +170,20 @@ function distinctPodTemplate(i: number, app: string): string {
   ].join('\n');
 }
 
-function workload(rnd: () => number, kind: GeneratedResource['kind'], name: string, ns: string, app: string, kpt: string | undefined, comment: boolean, distinct?: number): string {
+function workload(
+  rnd: () => number,
+  kind: GeneratedResource['kind'],
+  name: string,
+  ns: string,
+  app: string,
+  kpt: string | undefined,
+  comment: boolean,
+  distinct?: number,
+): string {
   const head = comment ? `# ${kind} ${name}: generated for the benchmark\n` : '';
   const meta = metadata(name, ns, app, rnd() < 0.3 ? [`    example.com/owner: "team-${app}"`] : [], kpt, comment);
-  const tmpl = distinct === undefined ? podTemplate(rnd, app, comment, rnd() < 0.5) : distinctPodTemplate(distinct, app);
+  const tmpl =
+    distinct === undefined ? podTemplate(rnd, app, comment, rnd() < 0.5) : distinctPodTemplate(distinct, app);
   if (kind === 'CronJob') {
     return `${head}apiVersion: batch/v1\nkind: CronJob\n${meta}\nspec:\n  schedule: "*/${5 + Math.floor(rnd() * 50)} * * * *"\n  jobTemplate:\n    spec:\n      backoffLimit: 2\n${indent(tmpl.replace('  spec:\n', '  spec:\n    restartPolicy: OnFailure\n'), 6)}\n`;
   }
@@ -167,21 +191,37 @@ function workload(rnd: () => number, kind: GeneratedResource['kind'], name: stri
     return `${head}apiVersion: batch/v1\nkind: Job\n${meta}\nspec:\n  backoffLimit: 3\n${indent(tmpl.replace('  spec:\n', '  spec:\n    restartPolicy: Never\n'), 2)}\n`;
   }
   const sel = `  selector:\n    matchLabels:\n      app.kubernetes.io/name: ${app}\n`;
-  if (kind === 'DaemonSet') return `${head}apiVersion: apps/v1\nkind: DaemonSet\n${meta}\nspec:\n${sel}${indent(tmpl, 2)}\n`;
+  if (kind === 'DaemonSet')
+    return `${head}apiVersion: apps/v1\nkind: DaemonSet\n${meta}\nspec:\n${sel}${indent(tmpl, 2)}\n`;
   const replicas = `  replicas: ${1 + Math.floor(rnd() * 5)}\n`;
   if (kind === 'StatefulSet') {
-    const vct = '  volumeClaimTemplates:\n  - metadata:\n      name: data\n    spec:\n      accessModes: [ReadWriteOnce]\n      resources:\n        requests:\n          storage: 1Gi\n';
+    const vct =
+      '  volumeClaimTemplates:\n  - metadata:\n      name: data\n    spec:\n      accessModes: [ReadWriteOnce]\n      resources:\n        requests:\n          storage: 1Gi\n';
     return `${head}apiVersion: apps/v1\nkind: StatefulSet\n${meta}\nspec:\n  serviceName: ${name}\n${replicas}${sel}${indent(tmpl, 2)}\n${vct}`;
   }
   return `${head}apiVersion: apps/v1\nkind: Deployment\n${meta}\nspec:\n${replicas}${sel}${indent(tmpl, 2)}\n`;
 }
 
-function service(rnd: () => number, name: string, ns: string, app: string, kpt: string | undefined, comment: boolean): string {
+function service(
+  rnd: () => number,
+  name: string,
+  ns: string,
+  app: string,
+  kpt: string | undefined,
+  comment: boolean,
+): string {
   const port = 80 + Math.floor(rnd() * 8000);
   return `apiVersion: v1\nkind: Service\n${metadata(name, ns, app, [], kpt, comment)}\nspec:\n  selector:\n    app.kubernetes.io/name: ${app}\n  ports:\n  - name: http\n    port: ${port}   # hand-aligned comment\n    targetPort: ${port}\n`;
 }
 
-function configMap(rnd: () => number, name: string, ns: string, app: string, kpt: string | undefined, comment: boolean): string {
+function configMap(
+  rnd: () => number,
+  name: string,
+  ns: string,
+  app: string,
+  kpt: string | undefined,
+  comment: boolean,
+): string {
   return `apiVersion: v1\nkind: ConfigMap\n${metadata(name, ns, app, [], kpt, comment)}\ndata:\n  LOG_FORMAT: json\n  FEATURE_FLAGS: "a,b,${Math.floor(rnd() * 100)}"\n  app.properties: |\n    server.port=8080\n    cache.size=${Math.floor(rnd() * 1000)}\n`;
 }
 
@@ -195,7 +235,12 @@ export function generateResources(n: number, opts: GenerateOptions = {}): Genera
   const kpt = opts.kptAnnotations ?? true;
   const out: GeneratedResource[] = [];
   let id = 0;
-  const add = (kind: GeneratedResource['kind'], name: string, ns: string, make: (k: string | undefined, c: boolean) => string) => {
+  const add = (
+    kind: GeneratedResource['kind'],
+    name: string,
+    ns: string,
+    make: (k: string | undefined, c: boolean) => string,
+  ) => {
     const path = `${ns}/${kind.toLowerCase()}-${name}.yaml`;
     const comment = out.length % 7 === 3;
     const text = make(kpt ? kptAnnotationLines(path, id++) : undefined, comment);
@@ -231,7 +276,16 @@ export function generateWorkloads(n: number, distinct = false, opts: GenerateOpt
     const r = rnd();
     const kind = r < 0.5 ? 'Deployment' : r < 0.7 ? 'StatefulSet' : r < 0.8 ? 'DaemonSet' : r < 0.9 ? 'Job' : 'CronJob';
     const path = `${ns}/${kind.toLowerCase()}-${name}.yaml`;
-    const text = workload(rnd, kind, name, ns, app, kpt ? kptAnnotationLines(path, i) : undefined, i % 7 === 3, distinct ? i : undefined);
+    const text = workload(
+      rnd,
+      kind,
+      name,
+      ns,
+      app,
+      kpt ? kptAnnotationLines(path, i) : undefined,
+      i % 7 === 3,
+      distinct ? i : undefined,
+    );
     out.push({ kind, name, namespace: ns, path, text, workload: true });
   }
   return out;
@@ -282,10 +336,23 @@ export function toList(resources: readonly GeneratedResource[]): string {
  * - `one-anchored`: a stream of n plain Deployments the fast reader reads and, last, one ConfigMap using an
  *   anchor (a rendered chart with one such document), which only that document leaves to the `yaml` package.
  */
-export type Shape = 'compact-json' | 'wide-configmap' | 'wide-values' | 'huge-annotation' | 'anchored-docs' | 'one-anchored';
+export type Shape =
+  | 'compact-json'
+  | 'wide-configmap'
+  | 'wide-values'
+  | 'huge-annotation'
+  | 'anchored-docs'
+  | 'one-anchored';
 
 /** Every shape, in the order the benchmark runs them. */
-export const SHAPES: readonly Shape[] = ['compact-json', 'wide-configmap', 'wide-values', 'huge-annotation', 'anchored-docs', 'one-anchored'];
+export const SHAPES: readonly Shape[] = [
+  'compact-json',
+  'wide-configmap',
+  'wide-values',
+  'huge-annotation',
+  'anchored-docs',
+  'one-anchored',
+];
 
 function jsonDeployment(i: number): unknown {
   return {
@@ -331,20 +398,32 @@ export function generateShape(shape: Shape, n: number): string {
     }
     case 'wide-values': {
       const keys = Array.from({ length: n }, (_, i) => `        extra${i}: ${i}\n`).join('');
-      const item = SMALL_DEPLOYMENT.replace(/^/gm, '  ').replace(/^  apiVersion/, '- apiVersion').replace(/\n  $/, '\n');
+      const item = SMALL_DEPLOYMENT.replace(/^/gm, '  ')
+        .replace(/^  apiVersion/, '- apiVersion')
+        .replace(/\n  $/, '\n');
       return `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item}functionConfig:\n  apiVersion: meshinject.dev/v1alpha1\n  kind: SidecarInjection\n  metadata:\n    name: mesh\n  spec:\n    mesh: istio\n    istio:\n      values:\n${keys}`;
     }
     case 'huge-annotation': {
       const value = 'x'.repeat(n * 1024);
-      return SMALL_DEPLOYMENT.replace('  namespace: shop\n', `  namespace: shop\n  annotations:\n    example.com/blob: ${value}\n`);
+      return SMALL_DEPLOYMENT.replace(
+        '  namespace: shop\n',
+        `  namespace: shop\n  annotations:\n    example.com/blob: ${value}\n`,
+      );
     }
     case 'anchored-docs': {
-      const doc = (i: number): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  labels: &l {app: c}\ndata: *l\n`;
+      const doc = (i: number): string =>
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  labels: &l {app: c}\ndata: *l\n`;
       return [SMALL_DEPLOYMENT, ...Array.from({ length: n }, (_, i) => doc(i))].join('---\n');
     }
     case 'one-anchored': {
-      const plain = (i: number): string => SMALL_DEPLOYMENT.replace('  name: web\n', `  name: web-${i}\n`).replace('matchLabels: &labels {app: web}', 'matchLabels: {app: web}').replace('labels: *labels', 'labels: {app: web}');
-      return [...Array.from({ length: n }, (_, i) => plain(i)), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {app: c}\ndata: *l\n'].join('---\n');
+      const plain = (i: number): string =>
+        SMALL_DEPLOYMENT.replace('  name: web\n', `  name: web-${i}\n`)
+          .replace('matchLabels: &labels {app: web}', 'matchLabels: {app: web}')
+          .replace('labels: *labels', 'labels: {app: web}');
+      return [
+        ...Array.from({ length: n }, (_, i) => plain(i)),
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {app: c}\ndata: *l\n',
+      ].join('---\n');
     }
   }
 }

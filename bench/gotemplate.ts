@@ -36,28 +36,45 @@ function parseArgs(argv: string[]): { templates: string; sizes: number[]; runs: 
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const source = parse(readFileSync(args.templates, 'utf8')) as { spec: { istio: Record<string, unknown>; nativeSidecars?: boolean } };
+  const source = parse(readFileSync(args.templates, 'utf8')) as {
+    spec: { istio: Record<string, unknown>; nativeSidecars?: boolean };
+  };
   const base = parse(BENCH_CONFIG) as { spec: Record<string, unknown> };
-  const goConfig = stringify({ ...base, spec: { ...base.spec, nativeSidecars: source.spec.nativeSidecars ?? false, istio: source.spec.istio } }, { blockQuote: 'literal', lineWidth: 0 });
-  const builtinConfig = stringify({ ...base, spec: { ...base.spec, nativeSidecars: source.spec.nativeSidecars ?? false } });
+  const goConfig = stringify(
+    { ...base, spec: { ...base.spec, nativeSidecars: source.spec.nativeSidecars ?? false, istio: source.spec.istio } },
+    { blockQuote: 'literal', lineWidth: 0 },
+  );
+  const builtinConfig = stringify({
+    ...base,
+    spec: { ...base.spec, nativeSidecars: source.spec.nativeSidecars ?? false },
+  });
   mkdirSync(OUT, { recursive: true });
   process.stdout.write('| workloads | built-in (s) | Go templates (s) | ratio |\n|---:|---:|---:|---:|\n');
   for (const n of args.sizes) {
     const resources = generateResources(n);
     const seconds: Record<string, number> = {};
-    for (const [label, config] of [['builtin', builtinConfig], ['go', goConfig]] as const) {
+    for (const [label, config] of [
+      ['builtin', builtinConfig],
+      ['go', goConfig],
+    ] as const) {
       const input = `${OUT}/gotemplate-${label}-${n}.yaml`;
       writeFileSync(input, toResourceList(resources, config));
       const times: number[] = [];
       for (let r = 0; r < args.runs; r++) {
-        const m = await measure(process.execPath, [CLI], { stdinFile: input, stdoutFile: `${OUT}/gotemplate-${label}-${n}.out.yaml` });
-        if (m.exitCode !== 0 && m.exitCode !== 1) throw new Error(`${label} N=${n}: exit ${m.exitCode}: ${m.stderr.slice(0, 500)}`);
+        const m = await measure(process.execPath, [CLI], {
+          stdinFile: input,
+          stdoutFile: `${OUT}/gotemplate-${label}-${n}.out.yaml`,
+        });
+        if (m.exitCode !== 0 && m.exitCode !== 1)
+          throw new Error(`${label} N=${n}: exit ${m.exitCode}: ${m.stderr.slice(0, 500)}`);
         times.push(m.seconds);
       }
       seconds[label] = median(times);
     }
     const ratio = seconds.go! / seconds.builtin!;
-    process.stdout.write(`| ${n} | ${seconds.builtin!.toFixed(2)} | ${seconds.go!.toFixed(2)} | ${ratio.toFixed(2)}x |\n`);
+    process.stdout.write(
+      `| ${n} | ${seconds.builtin!.toFixed(2)} | ${seconds.go!.toFixed(2)} | ${ratio.toFixed(2)}x |\n`,
+    );
   }
 }
 

@@ -50,17 +50,32 @@ export function identityVariants(): Array<[string, Record<string, string>]> {
  *
  * @param outFile scratch file for stdout (hashed after each run)
  */
-export async function identityRow(label: string, args: string[], outFile: string, stdinFile?: string): Promise<IdentityRow> {
+export async function identityRow(
+  label: string,
+  args: string[],
+  outFile: string,
+  stdinFile?: string,
+): Promise<IdentityRow> {
   const runs: IdentityRun[] = [];
   for (const [variant, env] of identityVariants()) {
-    const m: Measurement = await measure('node', args, { stdoutFile: outFile, env, timeoutSeconds: 900, ...(stdinFile ? { stdinFile } : {}) });
+    const m: Measurement = await measure('node', args, {
+      stdoutFile: outFile,
+      env,
+      timeoutSeconds: 900,
+      ...(stdinFile ? { stdinFile } : {}),
+    });
     const sha256 = createHash('sha256').update(readFileSync(outFile)).digest('hex');
     runs.push({ variant, exitCode: m.exitCode, sha256, cpuSeconds: m.cpuSeconds, stderr: m.stderr.slice(0, 400) });
   }
   const identical = runs.every((r) => r.exitCode === 0 && r.sha256 === runs[0]!.sha256);
   if (!identical) {
-    const lines = runs.map((r) => `    ${r.variant}: exit ${r.exitCode}, sha256 ${r.sha256}${r.exitCode !== 0 ? `, stderr: ${r.stderr.split('\n')[0]}` : ''}`);
-    process.stderr.write(`\n!!!!!!!! bench: OUTPUT MISMATCH with fast paths on and off: ${label}\n${lines.join('\n')}\n!!!!!!!!\n\n`);
+    const lines = runs.map(
+      (r) =>
+        `    ${r.variant}: exit ${r.exitCode}, sha256 ${r.sha256}${r.exitCode !== 0 ? `, stderr: ${r.stderr.split('\n')[0]}` : ''}`,
+    );
+    process.stderr.write(
+      `\n!!!!!!!! bench: OUTPUT MISMATCH with fast paths on and off: ${label}\n${lines.join('\n')}\n!!!!!!!!\n\n`,
+    );
   } else {
     process.stderr.write(`  identity ${label}: ${runs.length} runs, sha256 ${runs[0]!.sha256.slice(0, 12)}\n`);
   }
@@ -71,9 +86,20 @@ export async function identityRow(label: string, args: string[], outFile: string
 export function identityTable(rows: readonly IdentityRow[]): string[] {
   const variants = rows[0]?.runs.map((r) => r.variant) ?? [];
   const head = `| input | ${variants.map((v) => `${v}: sha256 / CPU s`).join(' | ')} | identical |`;
-  const lines = [head, '|' + head.split('|').slice(1, -1).map(() => '---').join('|') + '|'];
+  const lines = [
+    head,
+    '|' +
+      head
+        .split('|')
+        .slice(1, -1)
+        .map(() => '---')
+        .join('|') +
+      '|',
+  ];
   for (const r of rows) {
-    const cells = r.runs.map((x) => `${x.sha256.slice(0, 12)}${x.exitCode !== 0 ? ` (exit ${x.exitCode})` : ''} / ${x.cpuSeconds.toFixed(2)}`);
+    const cells = r.runs.map(
+      (x) => `${x.sha256.slice(0, 12)}${x.exitCode !== 0 ? ` (exit ${x.exitCode})` : ''} / ${x.cpuSeconds.toFixed(2)}`,
+    );
     lines.push(`| ${r.label} | ${cells.join(' | ')} | ${r.identical ? 'yes' : '**NO**'} |`);
   }
   return lines;

@@ -53,21 +53,29 @@ export async function measure(cmd: string, args: string[], opts: MeasureOptions 
   const [file, argv] = gnuTime ? [TIME_BIN, ['-f', '%M %U %S', '-o', rssFile, cmd, ...args]] : [cmd, args];
   const t0 = process.hrtime.bigint();
   // detached: the child leads its own process group, so a time-out kills GNU time *and* the measured command.
-  const child = spawn(file, argv, { cwd: opts.cwd, stdio: [inFd, outFd, 'pipe'], detached: true, ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}) });
+  const child = spawn(file, argv, {
+    cwd: opts.cwd,
+    stdio: [inFd, outFd, 'pipe'],
+    detached: true,
+    ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (d: string) => {
     if (stderr.length < 20000) stderr += d;
   });
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      child.kill('SIGKILL');
-    }
-  }, (opts.timeoutSeconds ?? 900) * 1000);
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    },
+    (opts.timeoutSeconds ?? 900) * 1000,
+  );
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   clearTimeout(timer);
@@ -95,7 +103,12 @@ export function median(xs: readonly number[]): number {
 }
 
 /** Runs `repeats` times in a row; see `medianOf`. */
-export async function measureMedian(repeats: number, cmd: string, args: string[], opts: MeasureOptions = {}): Promise<Measurement & { runs: number[] }> {
+export async function measureMedian(
+  repeats: number,
+  cmd: string,
+  args: string[],
+  opts: MeasureOptions = {},
+): Promise<Measurement & { runs: number[] }> {
   const ms: Measurement[] = [];
   for (let i = 0; i < repeats; i++) ms.push(await measure(cmd, args, opts));
   return medianOf(ms);
@@ -111,5 +124,11 @@ export function medianOf(ms: readonly Measurement[]): Measurement & { runs: numb
   const med = median(secs);
   const failed = ms.find((m) => m.exitCode !== 0 || m.timedOut);
   const pick = failed ?? ms.reduce((a, b) => (Math.abs(b.seconds - med) < Math.abs(a.seconds - med) ? b : a));
-  return { ...pick, seconds: med, cpuSeconds: median(ms.map((m) => m.cpuSeconds)), maxRssMB: median(ms.map((m) => m.maxRssMB)), runs: secs };
+  return {
+    ...pick,
+    seconds: med,
+    cpuSeconds: median(ms.map((m) => m.cpuSeconds)),
+    maxRssMB: median(ms.map((m) => m.maxRssMB)),
+    runs: secs,
+  };
 }

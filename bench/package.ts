@@ -15,7 +15,8 @@ export type Mesh = (typeof MESHES)[number];
 /** The namespaces of generated resources (bench/generate.ts: `team-0` … `team-19`). */
 const NAMESPACES = Array.from({ length: 20 }, (_, i) => `team-${i}`);
 
-const HEAD = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: bench\nspec:\n  policy: enabled\n';
+const HEAD =
+  'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: bench\nspec:\n  policy: enabled\n';
 
 /**
  * The functionConfig of each mesh, every workload of the generated inputs injected with containers built by
@@ -31,7 +32,12 @@ export const MESH_CONFIGS: Readonly<Record<Mesh, string>> = {
 };
 
 /** The proxy container of each mesh, as `name: <proxy>` in block YAML output. */
-export const PROXY_CONTAINER: Readonly<Record<Mesh, string>> = { istio: 'istio-proxy', linkerd: 'linkerd-proxy', osm: 'envoy', kuma: 'kuma-sidecar' };
+export const PROXY_CONTAINER: Readonly<Record<Mesh, string>> = {
+  istio: 'istio-proxy',
+  linkerd: 'linkerd-proxy',
+  osm: 'envoy',
+  kuma: 'kuma-sidecar',
+};
 
 /** The throughput classes that have a kpt package form. */
 export type PackageClass = 'mixed' | 'all-workloads' | 'every-shape-different';
@@ -61,7 +67,10 @@ export function packageResources(cls: PackageClass, n: number): GeneratedResourc
 export function writePackage(dir: string, resources: readonly GeneratedResource[]): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}/Kptfile`, 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: bench\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: meshinject benchmark package\n');
+  writeFileSync(
+    `${dir}/Kptfile`,
+    'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: bench\n  annotations:\n    config.kubernetes.io/local-config: "true"\ninfo:\n  description: meshinject benchmark package\n',
+  );
   writeFileSync(`${dir}/resources.yaml`, toStream(resources));
   return `${dir}/resources.yaml`;
 }
@@ -91,6 +100,8 @@ export function countInjected(file: string, mesh: Mesh): number {
   const text = readFileSync(file, 'utf8');
   const proxy = PROXY_CONTAINER[mesh];
   const marked = (text.match(/meshinject\.dev\/injection"?: ?"?injected\b/g) ?? []).length;
-  const proxies = (text.match(new RegExp(`\\bname: ${proxy}\\s*$`, 'gm')) ?? []).length + (text.match(new RegExp(`"name": ?"${proxy}"`, 'g')) ?? []).length;
+  const proxies =
+    (text.match(new RegExp(`\\bname: ${proxy}\\s*$`, 'gm')) ?? []).length +
+    (text.match(new RegExp(`"name": ?"${proxy}"`, 'g')) ?? []).length;
   return Math.min(marked, proxies);
 }

@@ -43,7 +43,18 @@ import { generateShape, generateWorkloads, toResourceList, type Shape } from './
 import { measure, measureMedian, medianOf, type Measurement } from './measure.ts';
 import { KUSTOMIZE_PATCH, kustomization } from './kustomize.ts';
 import { benchDiff, diffTable, diffTargets, type DiffRow } from './diff.ts';
-import { countInjected, countKptItems, hasKpt, kptVersion, MESH_CONFIGS, MESHES, packageResources, writePackage, type Mesh, type PackageClass } from './package.ts';
+import {
+  countInjected,
+  countKptItems,
+  hasKpt,
+  kptVersion,
+  MESH_CONFIGS,
+  MESHES,
+  packageResources,
+  writePackage,
+  type Mesh,
+  type PackageClass,
+} from './package.ts';
 import { benchStartup, startupTable, STARTUP_BUDGET_MS, STARTUP_STRETCH_MS, type Startup } from './startup.ts';
 import { identityRow, identityTable, type IdentityRow } from './identity.ts';
 import { notesSection } from './results.ts';
@@ -59,7 +70,19 @@ const LARGE_HEAP_MB = 12288;
 const GROWTH_BOUND = 1.2;
 
 /** Every input class, in the order a full run measures them. */
-export const CLASSES = ['mixed', 'all-workloads', 'every-shape-different', 'all-workloads-rl', 'compact-json', 'wide-maps', 'huge-annotation', 'anchored-300k', 'diff', 'startup', 'identity'] as const;
+export const CLASSES = [
+  'mixed',
+  'all-workloads',
+  'every-shape-different',
+  'all-workloads-rl',
+  'compact-json',
+  'wide-maps',
+  'huge-annotation',
+  'anchored-300k',
+  'diff',
+  'startup',
+  'identity',
+] as const;
 type ClassName = (typeof CLASSES)[number];
 const PACKAGE_CLASSES: readonly ClassName[] = ['mixed', 'all-workloads', 'every-shape-different'];
 
@@ -76,7 +99,15 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { classes: [...CLASSES], scale: 1, with50k: false, kustomizeMax: 1000, kustomizeTimeout: 600, write: true, partial: false };
+  const a: Args = {
+    classes: [...CLASSES],
+    scale: 1,
+    with50k: false,
+    kustomizeMax: 1000,
+    kustomizeTimeout: 600,
+    write: true,
+    partial: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i]!;
     if (x === '--with-50k') a.with50k = true;
@@ -86,7 +117,9 @@ function parseArgs(argv: string[]): Args {
       a.partial = true;
     } else if (x === '--class') {
       const names = argv[++i]!.split(',');
-      for (const n of names) if (!(CLASSES as readonly string[]).includes(n)) throw new Error(`bench: unknown class ${n} (have ${CLASSES.join(', ')})`);
+      for (const n of names)
+        if (!(CLASSES as readonly string[]).includes(n))
+          throw new Error(`bench: unknown class ${n} (have ${CLASSES.join(', ')})`);
       a.classes = names as ClassName[];
       a.partial = true;
     } else if (x === '--kustomize-max') a.kustomizeMax = Number(argv[++i]);
@@ -152,7 +185,15 @@ function died(m: Measurement): string {
 }
 
 /** Runs meshinject (`cliArgs` after the CLI path) `reps` times and counts the workloads it injected for `meshName`. */
-async function measureMesh(label: string, cliArgs: string[], stdinFile: string | undefined, meshName: Mesh, expected: number, heap: string[], reps: number): Promise<{ mesh: NonNullable<Row['mesh']>; plans?: Row['plans'] }> {
+async function measureMesh(
+  label: string,
+  cliArgs: string[],
+  stdinFile: string | undefined,
+  meshName: Mesh,
+  expected: number,
+  heap: string[],
+  reps: number,
+): Promise<{ mesh: NonNullable<Row['mesh']>; plans?: Row['plans'] }> {
   const runs: MeshRun[] = [];
   for (let i = 0; i < reps; i++) runs.push(await meshRun(cliArgs, stdinFile, meshName, heap));
   return meshResult(label, runs, expected);
@@ -164,17 +205,33 @@ interface MeshRun {
   injected: number;
 }
 
-async function meshRun(cliArgs: string[], stdinFile: string | undefined, meshName: Mesh, heap: string[]): Promise<MeshRun> {
+async function meshRun(
+  cliArgs: string[],
+  stdinFile: string | undefined,
+  meshName: Mesh,
+  heap: string[],
+): Promise<MeshRun> {
   const outFile = `${OUT}/mesh-out.txt`;
-  const m = await measure('node', [...heap, CLI, ...cliArgs], { ...(stdinFile ? { stdinFile } : {}), stdoutFile: outFile, timeoutSeconds: 900, env: { MESHINJECT_PLAN_STATS: '1' } });
+  const m = await measure('node', [...heap, CLI, ...cliArgs], {
+    ...(stdinFile ? { stdinFile } : {}),
+    stdoutFile: outFile,
+    timeoutSeconds: 900,
+    env: { MESHINJECT_PLAN_STATS: '1' },
+  });
   return { m, injected: countInjected(outFile, meshName) };
 }
 
 /** The row figures of several meshinject runs of one input (`medianOf`), printed as they are measured. */
-function meshResult(label: string, runs: readonly MeshRun[], expected: number): { mesh: NonNullable<Row['mesh']>; plans?: Row['plans'] } {
+function meshResult(
+  label: string,
+  runs: readonly MeshRun[],
+  expected: number,
+): { mesh: NonNullable<Row['mesh']>; plans?: Row['plans'] } {
   const m = medianOf(runs.map((r) => r.m));
   const injected = Math.min(...runs.map((r) => r.injected));
-  process.stderr.write(`  ${label}: meshinject ${fmtS(m)} s, ${fmtCpu(m)} s CPU, exit ${m.exitCode}, injected ${injected}/${expected}\n`);
+  process.stderr.write(
+    `  ${label}: meshinject ${fmtS(m)} s, ${fmtCpu(m)} s CPU, exit ${m.exitCode}, injected ${injected}/${expected}\n`,
+  );
   if (m.exitCode !== 0) process.stderr.write(`    meshinject stderr: ${m.stderr.slice(0, 500)}\n`);
   const plans = planStats(m.stderr);
   return { mesh: { ...m, injected, expected }, ...(plans ? { plans } : {}) };
@@ -187,7 +244,10 @@ async function kustomizeRow(row: Row, resourcesFile: string, expected: number, a
   writeFileSync(`${kdir}/patch.yaml`, KUSTOMIZE_PATCH);
   writeFileSync(`${kdir}/kustomization.yaml`, kustomization('resources.yaml', 'patch.yaml'));
   const outFile = `${OUT}/kustomize-${row.size}.out.yaml`;
-  const m = await measureMedian(row.size < 1000 ? 3 : 1, 'kubectl', ['kustomize', kdir], { stdoutFile: outFile, timeoutSeconds: args.kustomizeTimeout });
+  const m = await measureMedian(row.size < 1000 ? 3 : 1, 'kubectl', ['kustomize', kdir], {
+    stdoutFile: outFile,
+    timeoutSeconds: args.kustomizeTimeout,
+  });
   row.kustomize = { ...m, injected: m.timedOut ? 0 : countProxies(outFile), expected };
   process.stderr.write(`  mixed ${row.size}: kustomize ${fmtS(m)} s\n`);
   rmSync(kdir, { recursive: true, force: true });
@@ -220,7 +280,13 @@ async function benchPackageClass(cls: PackageClass, args: Args, cliOk: boolean, 
     // over the rounds.
     const reps = n <= 10000 ? 3 : 1;
     const expected = resources.filter((r) => r.workload).length;
-    const base = { cls, size: n, unit: 'workloads', resources: resources.length, inputMB: readFileSync(file).length / 1e6 };
+    const base = {
+      cls,
+      size: n,
+      unit: 'workloads',
+      resources: resources.length,
+      inputMB: readFileSync(file).length / 1e6,
+    };
     const meshes: readonly Mesh[] = cls === 'mixed' && driverSizes.has(n) ? MESHES : ['istio'];
     const kptRuns: Array<Measurement & { items: number }> = [];
     const meshRuns = new Map<Mesh, MeshRun[]>(meshes.map((m) => [m, []]));
@@ -232,14 +298,22 @@ async function benchPackageClass(cls: PackageClass, args: Args, cliOk: boolean, 
         kptRuns.push({ ...k, items: countKptItems(kptOut) });
         rmSync(kptOut, { force: true });
       }
-      if (cliOk) for (const meshName of meshes) meshRuns.get(meshName)!.push(await meshRun(['-q', '-c', meshConfigFile(meshName), dir], undefined, meshName, heap));
-      floorRuns.push(await measure('node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 }));
+      if (cliOk)
+        for (const meshName of meshes)
+          meshRuns
+            .get(meshName)!
+            .push(await meshRun(['-q', '-c', meshConfigFile(meshName), dir], undefined, meshName, heap));
+      floorRuns.push(
+        await measure('node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 }),
+      );
     }
     let kpt: Row['kpt'];
     if (kptOk) {
       const k = medianOf(kptRuns);
       kpt = { ...k, items: Math.min(...kptRuns.map((r) => r.items)), expected: resources.length + 1 };
-      process.stderr.write(`  ${cls} ${n}: kpt fn source ${fmtS(k)} s, ${fmtCpu(k)} s CPU, ${kpt.items}/${kpt.expected} items\n`);
+      process.stderr.write(
+        `  ${cls} ${n}: kpt fn source ${fmtS(k)} s, ${fmtCpu(k)} s CPU, ${kpt.items}/${kpt.expected} items\n`,
+      );
     }
     const measured: Array<Omit<Row, 'floor'>> = [];
     for (const meshName of meshes) {
@@ -251,7 +325,8 @@ async function benchPackageClass(cls: PackageClass, args: Args, cliOk: boolean, 
     const floor = medianOf(floorRuns);
     process.stderr.write(`  ${cls} ${n}: round trip ${fmtS(floor)} s, ${fmtCpu(floor)} s CPU\n`);
     const out = measured.map((r) => ({ ...r, floor }));
-    if (cls === 'mixed' && n <= args.kustomizeMax) await kustomizeRow(out[0]!, file, resources.filter((r) => r.kind === 'Deployment').length, args);
+    if (cls === 'mixed' && n <= args.kustomizeMax)
+      await kustomizeRow(out[0]!, file, resources.filter((r) => r.kind === 'Deployment').length, args);
     rows.push(...out);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -267,9 +342,20 @@ async function benchResourceList(args: Args, cliOk: boolean): Promise<Row[]> {
     writeFileSync(file, toResourceList(resources));
     const heap = n >= LARGE_HEAP_FROM ? [`--max-old-space-size=${LARGE_HEAP_MB}`] : [];
     const reps = n <= 1000 ? 3 : 1;
-    const row: Omit<Row, 'floor'> = { cls: 'all-workloads-rl', label: 'all-workloads-rl', meshName: 'istio', size: n, unit: 'workloads', resources: resources.length, inputMB: readFileSync(file).length / 1e6 };
+    const row: Omit<Row, 'floor'> = {
+      cls: 'all-workloads-rl',
+      label: 'all-workloads-rl',
+      meshName: 'istio',
+      size: n,
+      unit: 'workloads',
+      resources: resources.length,
+      inputMB: readFileSync(file).length / 1e6,
+    };
     if (cliOk) Object.assign(row, await measureMesh(`all-workloads-rl ${n}`, [], file, 'istio', n, heap, reps));
-    const floor = await measureMedian(reps, 'node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 });
+    const floor = await measureMedian(reps, 'node', [...heap, FLOOR, file], {
+      stdoutFile: `${OUT}/floor-out.txt`,
+      timeoutSeconds: 900,
+    });
     rows.push({ ...row, floor });
     rmSync(file, { force: true });
   }
@@ -284,7 +370,10 @@ const SHAPE_CLASSES: Partial<Record<ClassName, Array<{ shape: Shape; n: number; 
     { shape: 'wide-values', n: 10000, unit: 'keys' },
   ],
   'huge-annotation': [{ shape: 'huge-annotation', n: 1024, unit: 'KiB' }],
-  'anchored-300k': [{ shape: 'anchored-docs', n: 75000, unit: 'documents' }, { shape: 'one-anchored', n: 2500, unit: 'Deployments' }],
+  'anchored-300k': [
+    { shape: 'anchored-docs', n: 75000, unit: 'documents' },
+    { shape: 'one-anchored', n: 2500, unit: 'Deployments' },
+  ],
 };
 
 /** The CLI arguments of a shape (wide-values carries its own functionConfig). */
@@ -301,8 +390,23 @@ async function benchShapes(cls: ClassName, args: Args, cliOk: boolean): Promise<
       writeFileSync(file, generateShape(shape, n));
       const heap = ['--max-old-space-size=8192'];
       const row: Omit<Row, 'floor'> = { cls, label: shape, size: n, unit, inputMB: readFileSync(file).length / 1e6 };
-      if (cliOk) Object.assign(row, await measureMesh(`${shape} ${n} ${unit}`, shapeArgs(shape), file, 'istio', shape === 'compact-json' || shape === 'one-anchored' ? n : 1, heap, 1));
-      const floor = await measureMedian(1, 'node', [...heap, FLOOR, file], { stdoutFile: `${OUT}/floor-out.txt`, timeoutSeconds: 900 });
+      if (cliOk)
+        Object.assign(
+          row,
+          await measureMesh(
+            `${shape} ${n} ${unit}`,
+            shapeArgs(shape),
+            file,
+            'istio',
+            shape === 'compact-json' || shape === 'one-anchored' ? n : 1,
+            heap,
+            1,
+          ),
+        );
+      const floor = await measureMedian(1, 'node', [...heap, FLOOR, file], {
+        stdoutFile: `${OUT}/floor-out.txt`,
+        timeoutSeconds: 900,
+      });
       rows.push({ ...row, floor });
       rmSync(file, { force: true });
     }
@@ -321,7 +425,10 @@ async function benchIdentity(args: Args): Promise<IdentityRow[]> {
   for (const cls of ['mixed', 'all-workloads', 'every-shape-different'] as const) {
     const dir = `${OUT}/identity-${cls}`;
     writePackage(dir, packageResources(cls, n));
-    for (const mesh of cls === 'mixed' ? MESHES : (['istio'] as const)) rows.push(await identityRow(`${cls} ${n} (${mesh}, package)`, [CLI, '-q', '-c', meshConfigFile(mesh), dir], outFile));
+    for (const mesh of cls === 'mixed' ? MESHES : (['istio'] as const))
+      rows.push(
+        await identityRow(`${cls} ${n} (${mesh}, package)`, [CLI, '-q', '-c', meshConfigFile(mesh), dir], outFile),
+      );
     rmSync(dir, { recursive: true, force: true });
   }
   const rl = `${OUT}/identity-rl.yaml`;
@@ -330,7 +437,14 @@ async function benchIdentity(args: Args): Promise<IdentityRow[]> {
   for (const { shape, n: base, unit } of Object.values(SHAPE_CLASSES).flat()) {
     const size = Math.max(1, Math.round(base / 10 / args.scale));
     writeFileSync(rl, generateShape(shape, size));
-    rows.push(await identityRow(`${shape} ${size} ${unit}`, ['--max-old-space-size=8192', CLI, ...shapeArgs(shape)], outFile, rl));
+    rows.push(
+      await identityRow(
+        `${shape} ${size} ${unit}`,
+        ['--max-old-space-size=8192', CLI, ...shapeArgs(shape)],
+        outFile,
+        rl,
+      ),
+    );
   }
   rmSync(rl, { force: true });
   rmSync(outFile, { force: true });
@@ -338,16 +452,21 @@ async function benchIdentity(args: Args): Promise<IdentityRow[]> {
 }
 
 function machine(loadAtStart: string, minutes: Results['minutes']): string[] {
-  const cpuModel = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const cpuModel =
+    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const nproc = execFileSync('nproc', { encoding: 'utf8' }).trim();
   const kubectl = (() => {
     try {
-      return execFileSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).split('\n').filter(Boolean).join(', ');
+      return execFileSync('kubectl', ['version', '--client'], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .join(', ');
     } catch {
       return 'kubectl: not available';
     }
   })();
-  const yamlVersion = (JSON.parse(readFileSync(`${ROOT}node_modules/yaml/package.json`, 'utf8')) as { version: string }).version;
+  const yamlVersion = (JSON.parse(readFileSync(`${ROOT}node_modules/yaml/package.json`, 'utf8')) as { version: string })
+    .version;
   return [
     `- CPU: ${cpuModel}`,
     `- nproc: ${nproc}`,
@@ -356,7 +475,11 @@ function machine(loadAtStart: string, minutes: Results['minutes']): string[] {
     `- ${kptVersion()}`,
     `- ${kubectl}`,
     `- load average (1, 5, 15 min): ${loadAtStart} when the run started, ${loadAverage()} when the report was written`,
-    `- run time: ${Object.values(minutes).reduce((a, b) => a + b, 0).toFixed(1)} min (${Object.entries(minutes).map(([c, m]) => `${c} ${m.toFixed(1)}`).join(', ')})`,
+    `- run time: ${Object.values(minutes)
+      .reduce((a, b) => a + b, 0)
+      .toFixed(1)} min (${Object.entries(minutes)
+      .map(([c, m]) => `${c} ${m.toFixed(1)}`)
+      .join(', ')})`,
   ];
 }
 
@@ -395,12 +518,25 @@ function growth(r: Row, rows: readonly Row[]): string {
 const fx = (v: number | undefined, d = 2) => (v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(d));
 
 function classTable(rows: readonly Row[]): string[] {
-  const head = '| class | size | input MB | meshinject wall s | CPU s | RSS MB | injected | kpt fn source CPU s | kpt RSS MB | CPU ÷ kpt | RSS ÷ kpt | round trip CPU s | round trip RSS MB | CPU ÷ round trip | growth (CPU ÷ size) | plan hits |';
-  const lines = [head, '|' + head.split('|').slice(1, -1).map(() => '---').join('|') + '|'];
+  const head =
+    '| class | size | input MB | meshinject wall s | CPU s | RSS MB | injected | kpt fn source CPU s | kpt RSS MB | CPU ÷ kpt | RSS ÷ kpt | round trip CPU s | round trip RSS MB | CPU ÷ round trip | growth (CPU ÷ size) | plan hits |';
+  const lines = [
+    head,
+    '|' +
+      head
+        .split('|')
+        .slice(1, -1)
+        .map(() => '---')
+        .join('|') +
+      '|',
+  ];
   for (const r of rows) {
     const inj = r.mesh ? `${r.mesh.injected}/${r.mesh.expected}${died(r.mesh)}` : 'n/a';
     const kptItems = r.kpt && r.kpt.items !== r.kpt.expected ? ` (${r.kpt.items}/${r.kpt.expected} items)` : '';
-    const plans = r.plans && r.plans.lookups > 0 ? `${((100 * r.plans.hits) / Math.max(1, r.plans.lookups)).toFixed(1)}% (${r.plans.hits}/${r.plans.lookups})` : 'n/a';
+    const plans =
+      r.plans && r.plans.lookups > 0
+        ? `${((100 * r.plans.hits) / Math.max(1, r.plans.lookups)).toFixed(1)}% (${r.plans.hits}/${r.plans.lookups})`
+        : 'n/a';
     lines.push(
       `| ${r.label} | ${r.size} ${r.unit} | ${r.inputMB.toFixed(1)} | ${fmtS(r.mesh)} | ${fmtCpu(r.mesh)} | ${fmtMB(r.mesh)} | ${inj} | ${r.kpt ? `${fmtCpu(r.kpt)}${died(r.kpt)}${kptItems}` : 'n/a'} | ${fmtMB(r.kpt)} | ${fx(ratio(r, 'kpt', (m) => m.cpuSeconds))} | ${fx(ratio(r, 'kpt', (m) => m.maxRssMB))} | ${fmtCpu(r.floor)}${died(r.floor)} | ${fmtMB(r.floor)} | ${fx(ratio(r, 'floor', (m) => m.cpuSeconds))} | ${growth(r, rows)} | ${plans} |`,
     );
@@ -409,10 +545,15 @@ function classTable(rows: readonly Row[]): string[] {
 }
 
 function kustomizeTable(rows: readonly Row[]): string[] {
-  const lines = ['| N workloads | kustomize s | kustomize RSS MB | Deployments patched | meshinject s (same input, all workloads) |', '|---|---|---|---|---|'];
+  const lines = [
+    '| N workloads | kustomize s | kustomize RSS MB | Deployments patched | meshinject s (same input, all workloads) |',
+    '|---|---|---|---|---|',
+  ];
   for (const r of rows) {
     if (!r.kustomize) continue;
-    lines.push(`| ${r.size} | ${fmtS(r.kustomize)} | ${fmtMB(r.kustomize)} | ${r.kustomize.timedOut ? 'n/a' : `${r.kustomize.injected}/${r.kustomize.expected}`} | ${fmtS(r.mesh)} |`);
+    lines.push(
+      `| ${r.size} | ${fmtS(r.kustomize)} | ${fmtMB(r.kustomize)} | ${r.kustomize.timedOut ? 'n/a' : `${r.kustomize.injected}/${r.kustomize.expected}`} | ${fmtS(r.mesh)} |`,
+    );
   }
   return lines;
 }
@@ -435,12 +576,25 @@ function kptTargets(rows: readonly Row[]): Target[] {
   const cpuTarget = (r: Row | undefined, what: string, limit: number, stretch?: number) => {
     if (!r) return;
     const v = ratio(r, 'kpt', (m) => m.cpuSeconds);
-    out.push({ name: `${what} ${r.size}: CPU ≤ ${limit.toFixed(1)} × kpt fn source${stretch ? ` (stretch ${stretch} ×)` : ''}`, value: `${fmtCpu(r.mesh)} s (${fx(v)} ×; ${fx(ratio(r, 'floor', (m) => m.cpuSeconds))} × round trip)`, kpt: `${fmtCpu(r.kpt)} s`, floor: `${fmtCpu(r.floor)} s`, met: v === undefined ? undefined : v <= limit, ...(stretch ? { stretch: v === undefined ? undefined : v <= stretch } : {}) });
+    out.push({
+      name: `${what} ${r.size}: CPU ≤ ${limit.toFixed(1)} × kpt fn source${stretch ? ` (stretch ${stretch} ×)` : ''}`,
+      value: `${fmtCpu(r.mesh)} s (${fx(v)} ×; ${fx(ratio(r, 'floor', (m) => m.cpuSeconds))} × round trip)`,
+      kpt: `${fmtCpu(r.kpt)} s`,
+      floor: `${fmtCpu(r.floor)} s`,
+      met: v === undefined ? undefined : v <= limit,
+      ...(stretch ? { stretch: v === undefined ? undefined : v <= stretch } : {}),
+    });
   };
   const rssTarget = (r: Row | undefined, what: string) => {
     if (!r) return;
     const v = ratio(r, 'kpt', (m) => m.maxRssMB);
-    out.push({ name: `${what} ${r.size}: peak RSS ≤ kpt fn source`, value: `${fmtMB(r.mesh)} MB (${fx(v)} ×)`, kpt: `${fmtMB(r.kpt)} MB`, floor: `${fmtMB(r.floor)} MB`, met: v === undefined ? undefined : v <= 1 });
+    out.push({
+      name: `${what} ${r.size}: peak RSS ≤ kpt fn source`,
+      value: `${fmtMB(r.mesh)} MB (${fx(v)} ×)`,
+      kpt: `${fmtMB(r.kpt)} MB`,
+      floor: `${fmtMB(r.floor)} MB`,
+      met: v === undefined ? undefined : v <= 1,
+    });
   };
   const aw = largest('all-workloads', 'istio');
   cpuTarget(aw, 'all-workloads', 1.0, 0.5);
@@ -467,8 +621,15 @@ function growthTargets(rows: readonly Row[]): Target[] {
     // Workload classes: the two largest sizes (×10); shapes: the smallest and the largest (×4).
     const [a, b] = [r.unit === 'workloads' ? s[s.length - 2]! : s[0]!, s[s.length - 1]!];
     const g = b.mesh!.cpuSeconds / a.mesh!.cpuSeconds / (b.size / a.size);
-    const kg = kptOk(a) && kptOk(b) ? (b.kpt!.cpuSeconds / a.kpt!.cpuSeconds / (b.size / a.size)).toFixed(2) : undefined;
-    out.push({ name: `${r.label}: CPU(${b.size}) ÷ CPU(${a.size}) ÷ ${(b.size / a.size).toFixed(0)} ≤ ${GROWTH_BOUND}`, value: g.toFixed(2), ...(kg ? { kpt: kg } : {}), floor: (b.floor.cpuSeconds / a.floor.cpuSeconds / (b.size / a.size)).toFixed(2), met: g <= GROWTH_BOUND });
+    const kg =
+      kptOk(a) && kptOk(b) ? (b.kpt!.cpuSeconds / a.kpt!.cpuSeconds / (b.size / a.size)).toFixed(2) : undefined;
+    out.push({
+      name: `${r.label}: CPU(${b.size}) ÷ CPU(${a.size}) ÷ ${(b.size / a.size).toFixed(0)} ≤ ${GROWTH_BOUND}`,
+      value: g.toFixed(2),
+      ...(kg ? { kpt: kg } : {}),
+      floor: (b.floor.cpuSeconds / a.floor.cpuSeconds / (b.size / a.size)).toFixed(2),
+      met: g <= GROWTH_BOUND,
+    });
   }
   return out;
 }
@@ -492,17 +653,36 @@ function startupTargets(st: Startup | undefined): Target[] {
 }
 
 /** Every target of the run, in report order. */
-function targets(rows: readonly Row[], st: Startup | undefined, diffRows: readonly DiffRow[], identity: readonly IdentityRow[]): Target[] {
-  const out: Target[] = [...kptTargets(rows), ...growthTargets(rows), ...startupTargets(st), ...diffTargets(diffRows, GROWTH_BOUND)];
+function targets(
+  rows: readonly Row[],
+  st: Startup | undefined,
+  diffRows: readonly DiffRow[],
+  identity: readonly IdentityRow[],
+): Target[] {
+  const out: Target[] = [
+    ...kptTargets(rows),
+    ...growthTargets(rows),
+    ...startupTargets(st),
+    ...diffTargets(diffRows, GROWTH_BOUND),
+  ];
   if (identity.length) {
     const bad = identity.filter((r) => !r.identical);
-    out.push({ name: `outputs byte-identical with the fast paths on, off and verified (${identity.length} inputs)`, value: bad.length ? `${bad.length} differ: ${bad.map((r) => r.label).join('; ')}` : 'identical', met: bad.length === 0 });
+    out.push({
+      name: `outputs byte-identical with the fast paths on, off and verified (${identity.length} inputs)`,
+      value: bad.length ? `${bad.length} differ: ${bad.map((r) => r.label).join('; ')}` : 'identical',
+      met: bad.length === 0,
+    });
   }
   const injected = rows.filter((r) => r.mesh);
   if (injected.length) {
     const all = injected.every((r) => r.mesh!.exitCode === 0 && r.mesh!.injected === r.mesh!.expected);
     const kptAll = rows.every((r) => !r.kpt || (r.kpt.exitCode === 0 && r.kpt.items === r.kpt.expected));
-    out.push({ name: 'sanity: exit 0 and every workload injected in every row; kpt wrote every resource', value: all ? 'yes' : 'no', kpt: kptAll ? 'yes' : 'no', met: all && kptAll });
+    out.push({
+      name: 'sanity: exit 0 and every workload injected in every row; kpt wrote every resource',
+      value: all ? 'yes' : 'no',
+      kpt: kptAll ? 'yes' : 'no',
+      met: all && kptAll,
+    });
   }
   return out;
 }
@@ -514,7 +694,11 @@ function metText(t: Target): string {
 }
 
 function targetTable(ts: readonly Target[]): string[] {
-  return ['| target | meshinject | kpt fn source (same run) | yaml round trip (same run) | status |', '|---|---|---|---|---|', ...ts.map((t) => `| ${t.name} | ${t.value} | ${t.kpt ?? ''} | ${t.floor ?? ''} | ${metText(t)} |`)];
+  return [
+    '| target | meshinject | kpt fn source (same run) | yaml round trip (same run) | status |',
+    '|---|---|---|---|---|',
+    ...ts.map((t) => `| ${t.name} | ${t.value} | ${t.kpt ?? ''} | ${t.floor ?? ''} | ${metText(t)} |`),
+  ];
 }
 
 /** What a run produced, for the report. */
@@ -533,9 +717,11 @@ async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise
     process.stderr.write(`bench: ${cls}\n`);
     const t0 = Date.now();
     if (cls === 'startup') res.st = await benchStartup(OUT, cliOk ? CLI : undefined, FLOOR, withKpt);
-    else if (cls === 'diff') res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [300, 3000])) : [];
+    else if (cls === 'diff')
+      res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [300, 3000])) : [];
     else if (cls === 'identity') res.identity = cliOk ? await benchIdentity(args) : [];
-    else if (PACKAGE_CLASSES.includes(cls)) res.rows.push(...(await benchPackageClass(cls as PackageClass, args, cliOk, withKpt)));
+    else if (PACKAGE_CLASSES.includes(cls))
+      res.rows.push(...(await benchPackageClass(cls as PackageClass, args, cliOk, withKpt)));
     else if (cls === 'all-workloads-rl') res.rows.push(...(await benchResourceList(args, cliOk)));
     else res.rows.push(...(await benchShapes(cls, args, cliOk)));
     res.minutes[cls] = (Date.now() - t0) / 60000;
@@ -578,7 +764,11 @@ function report(res: Results, tables: Tables, loadAtStart: string, notes: string
     '',
     `Generated by \`npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
     ...INTRO,
-    ...(process.argv.includes('--quick') ? ['**`--quick`: every size above is ÷ 10, so start-up weighs on every ratio; the targets are read at full size.**'] : []),
+    ...(process.argv.includes('--quick')
+      ? [
+          '**`--quick`: every size above is ÷ 10, so start-up weighs on every ratio; the targets are read at full size.**',
+        ]
+      : []),
     '',
     '## Machine',
     '',
@@ -603,12 +793,15 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage();
   for (const k of Object.keys(process.env)) {
     if (!k.startsWith('MESHINJECT_')) continue;
-    process.stderr.write(`bench: ignoring ${k}=${process.env[k]} from the environment (the bench sets its own switches)\n`);
+    process.stderr.write(
+      `bench: ignoring ${k}=${process.env[k]} from the environment (the bench sets its own switches)\n`,
+    );
     delete process.env[k];
   }
   mkdirSync(OUT, { recursive: true });
   const cliOk = existsSync(`${ROOT}dist/meshinject.cjs`);
-  if (!cliOk) process.stderr.write('bench: dist/meshinject.cjs missing (run `npm run build`): meshinject columns are n/a\n');
+  if (!cliOk)
+    process.stderr.write('bench: dist/meshinject.cjs missing (run `npm run build`): meshinject columns are n/a\n');
   const withKpt = hasKpt();
   if (!withKpt) process.stderr.write('bench: kpt is not on PATH: the kpt columns are n/a\n');
   const res = await runClasses(args, cliOk, withKpt);
@@ -620,7 +813,12 @@ async function main(): Promise<void> {
     id: res.identity.length ? identityTable(res.identity) : [],
     tg: targetTable(targets(res.rows, res.st, res.diffRows, res.identity)),
   };
-  process.stdout.write(`\n${[tables.tg, tables.tbl, tables.kz, tables.df, tables.st, tables.id].filter((t) => t.length > 2).map((t) => t.join('\n')).join('\n\n')}\n`);
+  process.stdout.write(
+    `\n${[tables.tg, tables.tbl, tables.kz, tables.df, tables.st, tables.id]
+      .filter((t) => t.length > 2)
+      .map((t) => t.join('\n'))
+      .join('\n\n')}\n`,
+  );
   if (res.identity.some((r) => !r.identical)) {
     process.stderr.write('bench: OUTPUT MISMATCH with the fast paths on and off (see the identity table): exit 1\n');
     process.exitCode = 1;

@@ -16,9 +16,17 @@ import { writePackage } from './package.ts';
  * millisecond for CPU (the children's user + system time of bash's `times`); GNU time's CPU figures have 10 ms
  * steps, too coarse for a 25 ms budget. stdout goes to /dev/null.
  */
-function timeOnce(cmd: string, args: string[], stdinFile = '/dev/null'): { seconds: number; cpuSeconds: number; exitCode: number | null } {
-  const script = 'in=$1; shift; s=$EPOCHREALTIME; "$@" < "$in" > /dev/null; rc=$?; e=$EPOCHREALTIME; echo "$s $e $rc"; times';
-  const r = spawnSync('bash', ['-c', script, 'bench-startup', stdinFile, cmd, ...args], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+function timeOnce(
+  cmd: string,
+  args: string[],
+  stdinFile = '/dev/null',
+): { seconds: number; cpuSeconds: number; exitCode: number | null } {
+  const script =
+    'in=$1; shift; s=$EPOCHREALTIME; "$@" < "$in" > /dev/null; rc=$?; e=$EPOCHREALTIME; echo "$s $e $rc"; times';
+  const r = spawnSync('bash', ['-c', script, 'bench-startup', stdinFile, cmd, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C' },
+  });
   const lines = r.stdout.trim().split('\n');
   const [s, e, rc] = lines[0]!.split(' ').map(Number) as [number, number, number];
   const sec = (x: string) => {
@@ -57,7 +65,13 @@ export const STARTUP_STRETCH_MS = 25;
  * @param floor bench/yaml-roundtrip.mjs
  * @param runs rounds (at least 15)
  */
-export async function benchStartup(out: string, cli: string | undefined, floor: string, withKpt: boolean, runs = 15): Promise<Startup> {
+export async function benchStartup(
+  out: string,
+  cli: string | undefined,
+  floor: string,
+  withKpt: boolean,
+  runs = 15,
+): Promise<Startup> {
   const resources = generateResources(10);
   const rl = `${out}/rl-startup-10.yaml`;
   writeFileSync(rl, toResourceList(resources));
@@ -67,7 +81,9 @@ export async function benchStartup(out: string, cli: string | undefined, floor: 
     ['node', 'node', ['-e', '0'], undefined],
     ['floor', 'node', [floor, rl], undefined],
     ...(cli ? [['mesh', 'node', [cli], rl] as [keyof Omit<Startup, 'runs'>, string, string[], string]] : []),
-    ...(withKpt ? [['kpt', 'kpt', ['fn', 'source', pkg], undefined] as [keyof Omit<Startup, 'runs'>, string, string[], undefined]] : []),
+    ...(withKpt
+      ? [['kpt', 'kpt', ['fn', 'source', pkg], undefined] as [keyof Omit<Startup, 'runs'>, string, string[], undefined]]
+      : []),
   ];
   const seen = new Map<string, Array<ReturnType<typeof timeOnce>>>(commands.map(([k]) => [k, []]));
   for (let round = -1; round < runs; round++) {
@@ -80,7 +96,13 @@ export async function benchStartup(out: string, cli: string | undefined, floor: 
     const ms = seen.get(key)!;
     return { wall: median(ms.map((m) => m.seconds)), cpu: median(ms.map((m) => m.cpuSeconds)), exit: ms[0]!.exitCode };
   };
-  return { runs, node: fig('node'), floor: fig('floor'), ...(cli ? { mesh: fig('mesh') } : {}), ...(withKpt ? { kpt: fig('kpt') } : {}) };
+  return {
+    runs,
+    node: fig('node'),
+    floor: fig('floor'),
+    ...(cli ? { mesh: fig('mesh') } : {}),
+    ...(withKpt ? { kpt: fig('kpt') } : {}),
+  };
 }
 
 const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;

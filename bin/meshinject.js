@@ -64,7 +64,15 @@ const script = new vm.Script(`(function (exports, require, module, __filename, _
   ...(cachedData ? { cachedData } : {}),
 });
 if (process.env.MESHINJECT_CODE_CACHE_REPORT) {
-  const state = !cache ? 'absent' : !sameBuild ? 'stale' : !intact ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  const state = !cache
+    ? 'absent'
+    : !sameBuild
+      ? 'stale'
+      : !intact
+        ? 'damaged'
+        : script.cachedDataRejected
+          ? 'rejected'
+          : 'accepted';
   process.stderr.write(`meshinject: code cache ${state}\n`);
 }
 if (writeCache && build) {

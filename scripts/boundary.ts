@@ -54,7 +54,10 @@ function codeTokens(sf: ts.SourceFile): Array<{ line: number; text: string }> {
     if (kids.length === 0) {
       // A token over several lines (a template literal's text) counts line by line.
       const first = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-      node.getText(sf).split('\n').forEach((text, i) => out.push({ line: first + i, text }));
+      node
+        .getText(sf)
+        .split('\n')
+        .forEach((text, i) => out.push({ line: first + i, text }));
       return;
     }
     for (const k of kids) visit(k);
@@ -107,11 +110,15 @@ function folderOf(file: string): string {
 export function layeringRule(from: string, to: string): string | undefined {
   const a = layerOf(from);
   const b = layerOf(to);
-  if ((a === 'core' || a === 'engines') && (b === 'drivers' || b === 'cli' || b === 'root')) return `${a} imports ${b === 'root' ? 'the composition root' : b}`;
-  if (a === 'drivers' && (b === 'cli' || b === 'root')) return `a driver imports ${b === 'root' ? 'the composition root' : 'the CLI'}`;
+  if ((a === 'core' || a === 'engines') && (b === 'drivers' || b === 'cli' || b === 'root'))
+    return `${a} imports ${b === 'root' ? 'the composition root' : b}`;
+  if (a === 'drivers' && (b === 'cli' || b === 'root'))
+    return `a driver imports ${b === 'root' ? 'the composition root' : 'the CLI'}`;
   if (a === 'root' && b === 'cli') return 'the composition root imports the CLI';
-  if (a === 'engines' && (to.startsWith('selection/') || to.startsWith('contract/'))) return `a template engine imports ${folderOf(to)}`;
-  if (from.startsWith('render/gotemplate/') && /^render\/(plan[^/]*|go-plan-rules)\.ts$/.test(to)) return 'the Go template engine imports the sidecar plans';
+  if (a === 'engines' && (to.startsWith('selection/') || to.startsWith('contract/')))
+    return `a template engine imports ${folderOf(to)}`;
+  if (from.startsWith('render/gotemplate/') && /^render\/(plan[^/]*|go-plan-rules)\.ts$/.test(to))
+    return 'the Go template engine imports the sidecar plans';
   return undefined;
 }
 
@@ -120,11 +127,14 @@ function importsOf(path: string): Array<{ spec: string; line: number }> {
   const sf = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
   const out: Array<{ spec: string; line: number }> = [];
   const add = (lit: ts.Node): void => {
-    if (ts.isStringLiteral(lit) && lit.text.startsWith('.')) out.push({ spec: lit.text, line: sf.getLineAndCharacterOfPosition(lit.getStart(sf)).line + 1 });
+    if (ts.isStringLiteral(lit) && lit.text.startsWith('.'))
+      out.push({ spec: lit.text, line: sf.getLineAndCharacterOfPosition(lit.getStart(sf)).line + 1 });
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) add(node.moduleSpecifier);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0]) add(node.arguments[0]);
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      add(node.moduleSpecifier);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0])
+      add(node.arguments[0]);
     ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -187,7 +197,8 @@ export function layeringViolations(root: string, files: readonly string[]): Impo
   for (const cycle of folderCycles(edges)) {
     const inCycle = new Set(cycle);
     for (const s of sites) {
-      if (inCycle.has(folderOf(s.file)) && inCycle.has(folderOf(s.target))) out.push({ ...s, rule: `folders import each other: ${cycle.join(', ')}` });
+      if (inCycle.has(folderOf(s.file)) && inCycle.has(folderOf(s.target)))
+        out.push({ ...s, rule: `folders import each other: ${cycle.join(', ')}` });
     }
   }
   return out;
@@ -200,6 +211,8 @@ if (isMain) {
   const imports = layeringViolations('src', files);
   for (const h of names) console.log(`src/${h.file}:${h.line}  names a mesh: ${h.text}`);
   for (const v of imports) console.log(`src/${v.file}:${v.line}  imports ${v.target}: ${v.rule}`);
-  console.log(`${names.length} code lines name a mesh outside the drivers; ${imports.length} imports against the layering`);
+  console.log(
+    `${names.length} code lines name a mesh outside the drivers; ${imports.length} imports against the layering`,
+  );
   process.exitCode = names.length + imports.length > 0 ? 1 : 0;
 }

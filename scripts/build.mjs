@@ -15,13 +15,23 @@ writeTemplates();
  * warm-up: kinds, container counts, ports, probes and resources vary with the index.
  */
 function warmupFleet(n) {
-  const kinds = [['apps/v1', 'Deployment'], ['apps/v1', 'StatefulSet'], ['apps/v1', 'DaemonSet'], ['batch/v1', 'Job']];
+  const kinds = [
+    ['apps/v1', 'Deployment'],
+    ['apps/v1', 'StatefulSet'],
+    ['apps/v1', 'DaemonSet'],
+    ['batch/v1', 'Job'],
+  ];
   let out = '';
   for (let i = 0; i < n; i++) {
     const [apiVersion, kind] = kinds[i % kinds.length];
     const name = `svc-${i}`;
     const port = 8000 + 17 * i;
-    const probe = i % 3 === 0 ? `httpGet: {path: /healthz, port: ${port}}` : i % 3 === 1 ? 'httpGet: {path: /ready, port: http}' : `tcpSocket: {port: ${port}}`;
+    const probe =
+      i % 3 === 0
+        ? `httpGet: {path: /healthz, port: ${port}}`
+        : i % 3 === 1
+          ? 'httpGet: {path: /ready, port: http}'
+          : `tcpSocket: {port: ${port}}`;
     const sidecar =
       i % 2 === 0
         ? ''
@@ -233,7 +243,9 @@ writeValidators();
 const lazyHandlebars = {
   name: 'lazy-handlebars',
   setup(b) {
-    b.onResolve({ filter: /^handlebars$/ }, () => ({ path: fileURLToPath(new URL('../src/render/handlebars-lazy.cjs', import.meta.url)) }));
+    b.onResolve({ filter: /^handlebars$/ }, () => ({
+      path: fileURLToPath(new URL('../src/render/handlebars-lazy.cjs', import.meta.url)),
+    }));
   },
 };
 /**
@@ -259,7 +271,10 @@ const lazyModules = {
   setup(b) {
     const names = Object.keys(LAZY_MODULES).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
     b.onResolve({ filter: new RegExp(`^(?:${names.join('|')})$`) }, (args) =>
-      args.namespace === 'lazy-module' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-module' });
+      args.namespace === 'lazy-module'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'lazy-module' },
+    );
     b.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => {
       const target = LAZY_MODULES[args.path];
       const keys = Object.keys(requireHere(target)).filter((k) => k !== 'default');
@@ -279,19 +294,30 @@ const lazyModules = {
  * time (15 % of the CPU of reading a stream through the `yaml` path). In the bundle both read as unset. The
  * build fails when a `yaml` release no longer has these exact reads (so that a new one is looked at).
  */
-const YAML_DEBUG_READS = { 'parse/parser.js': 'node_process.env.LOG_TOKENS', 'compose/composer.js': 'node_process.env.LOG_STREAM' };
+const YAML_DEBUG_READS = {
+  'parse/parser.js': 'node_process.env.LOG_TOKENS',
+  'compose/composer.js': 'node_process.env.LOG_STREAM',
+};
 const yamlDebugPatched = new Set();
 const yamlWithoutDebugOutput = {
   name: 'yaml-without-debug-output',
   setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]yaml[\\/]dist[\\/](parse[\\/]parser|compose[\\/]composer)\.js$/ }, (args) => {
-      const file = Object.keys(YAML_DEBUG_READS).find((f) => args.path.replaceAll('\\', '/').endsWith(`/yaml/dist/${f}`));
-      const read = YAML_DEBUG_READS[file];
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes(read)) throw new Error(`${args.path} no longer reads ${read}: check what the new yaml release prints, then update YAML_DEBUG_READS`);
-      yamlDebugPatched.add(file);
-      return { contents: text.replaceAll(read, 'undefined'), loader: 'js' };
-    });
+    b.onLoad(
+      { filter: /[\\/]node_modules[\\/]yaml[\\/]dist[\\/](parse[\\/]parser|compose[\\/]composer)\.js$/ },
+      (args) => {
+        const file = Object.keys(YAML_DEBUG_READS).find((f) =>
+          args.path.replaceAll('\\', '/').endsWith(`/yaml/dist/${f}`),
+        );
+        const read = YAML_DEBUG_READS[file];
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes(read))
+          throw new Error(
+            `${args.path} no longer reads ${read}: check what the new yaml release prints, then update YAML_DEBUG_READS`,
+          );
+        yamlDebugPatched.add(file);
+        return { contents: text.replaceAll(read, 'undefined'), loader: 'js' };
+      },
+    );
   },
 };
 // No cache of an earlier build may outlive this one's bundle, even if this build fails before its warm-up.
@@ -307,11 +333,16 @@ await build({
   plugins: [lazyHandlebars, lazyModules, yamlWithoutDebugOutput],
   logLevel: 'warning',
 });
-for (const f of Object.keys(YAML_DEBUG_READS)) if (!yamlDebugPatched.has(f)) throw new Error(`yaml/dist/${f} was not bundled through the yaml-without-debug-output plugin`);
+for (const f of Object.keys(YAML_DEBUG_READS))
+  if (!yamlDebugPatched.has(f))
+    throw new Error(`yaml/dist/${f} was not bundled through the yaml-without-debug-output plugin`);
 // bin/meshinject.js hands the bundle its own `require` (so that `node:module` is not loaded at each start): every
 // module the bundle requires at run time must be one of Node's built-ins.
-const external = [...readFileSync('dist/meshinject.cjs', 'latin1').matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]).filter((n) => !isBuiltin(n));
-if (external.length > 0) throw new Error(`the bundle requires modules that are not Node built-ins: ${[...new Set(external)].join(', ')}`);
+const external = [...readFileSync('dist/meshinject.cjs', 'latin1').matchAll(/\brequire\("([^"]+)"\)/g)]
+  .map((m) => m[1])
+  .filter((n) => !isBuiltin(n));
+if (external.length > 0)
+  throw new Error(`the bundle requires modules that are not Node built-ins: ${[...new Set(external)].join(', ')}`);
 // The build line that ties the code cache to this bundle (bin/meshinject.js): SHA-256 of the bundle's bytes, and a
 // place for the SHA-256 of the cache, which the warm-up writes in (same length: the cache stays valid for the source).
 const bundleHash = createHash('sha256').update(readFileSync('dist/meshinject.cjs')).digest('hex');
@@ -327,13 +358,18 @@ const warmup = spawnSync(process.execPath, ['bin/meshinject.js'], {
 if (warmup.status !== 0) throw new Error(`warm-up run failed (${warmup.status}): ${warmup.stderr}`);
 // Every workload of the warm-up is injected (the runs after a warm-up that injects less start slower: above).
 const warmupInjected = warmup.stdout.match(/^ +- name: istio-proxy$/gm)?.length ?? 0;
-if (warmupInjected !== WARMUP_WORKLOADS) throw new Error(`the warm-up run injected ${warmupInjected} of its ${WARMUP_WORKLOADS} workloads: ${warmup.stderr}`);
+if (warmupInjected !== WARMUP_WORKLOADS)
+  throw new Error(`the warm-up run injected ${warmupInjected} of its ${WARMUP_WORKLOADS} workloads: ${warmup.stderr}`);
 
 // The bin must accept the cache it just wrote (a V8 flag set during the warm-up run, after the bundle was
 // compiled, once made every run reject it): a cache that is not used costs its reading and nothing else, so
 // this only warns (test/cli/bin-code-cache.test.ts fails).
-const check = spawnSync(process.execPath, ['bin/meshinject.js', '--version'], { env: { ...process.env, MESHINJECT_CODE_CACHE_REPORT: '1' }, encoding: 'utf8' });
-if (!/^meshinject: code cache accepted$/m.test(check.stderr)) process.stderr.write(`build: warning: the V8 code cache is not used: ${check.stderr}`);
+const check = spawnSync(process.execPath, ['bin/meshinject.js', '--version'], {
+  env: { ...process.env, MESHINJECT_CODE_CACHE_REPORT: '1' },
+  encoding: 'utf8',
+});
+if (!/^meshinject: code cache accepted$/m.test(check.stderr))
+  process.stderr.write(`build: warning: the V8 code cache is not used: ${check.stderr}`);
 
 // Readable by every user: Argo CD runs the plugin as its own uid from a clone another user built.
 chmodSync('dist', 0o755);

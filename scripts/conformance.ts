@@ -21,8 +21,7 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('--sample takes a positive integer\n');
         return 2;
       }
-    }
-    else if (!dir) dir = a;
+    } else if (!dir) dir = a;
     else {
       process.stderr.write(`unexpected argument: ${a}\n`);
       return 2;
@@ -35,7 +34,8 @@ async function main(argv: string[]): Promise<number> {
   const results: CaseResult[] = [];
   for (const corpus of corpusDirs(dir)) {
     const prefix = corpus.label ? `${corpus.label}/` : '';
-    for (const r of await runConformance(corpus.dir, { ...(filter ? { filter } : {}), ...(sample ? { sample } : {}) })) results.push({ ...r, category: prefix + r.category });
+    for (const r of await runConformance(corpus.dir, { ...(filter ? { filter } : {}), ...(sample ? { sample } : {}) }))
+      results.push({ ...r, category: prefix + r.category });
   }
   for (const r of results) if (!r.pass) process.stdout.write(`FAIL ${r.name} [${r.category}]: ${r.reason}\n`);
   const summary = summarize(results);

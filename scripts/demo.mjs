@@ -21,7 +21,9 @@ function fail(message) {
 }
 
 /** The shop's manifest files, in kustomization.yaml's order. */
-const files = parse(readFileSync(new URL(`../${dir}/kustomization.yaml`, import.meta.url), 'utf8')).resources.map((f) => `${dir}/${f}`);
+const files = parse(readFileSync(new URL(`../${dir}/kustomization.yaml`, import.meta.url), 'utf8')).resources.map(
+  (f) => `${dir}/${f}`,
+);
 
 if (!existsSync(new URL('../dist/meshinject.cjs', import.meta.url))) {
   fail('dist/meshinject.cjs is missing: run `npm run build` (or `npm ci`) first');
@@ -52,7 +54,9 @@ if (!existsSync(new URL('../dist/meshinject.cjs', import.meta.url))) {
     const line = '#'.repeat(78);
     process.stdout.write(`\n${line}\n# meshinject demo: ${config} on the ${dir} manifests\n`);
     for (const x of rows) process.stdout.write(`#   ${x.what.padEnd(width)}  ${x.outcome}\n`);
-    process.stdout.write(`# ${injected} workload(s) injected, ${rows.length - injected} skipped; ${other} other resource(s) passed through unchanged\n`);
+    process.stdout.write(
+      `# ${injected} workload(s) injected, ${rows.length - injected} skipped; ${other} other resource(s) passed through unchanged\n`,
+    );
     process.stdout.write(`# the same by hand: npx meshinject --config ${config} ${files.join(' ')}\n${line}\n`);
   }
 }

@@ -24,7 +24,9 @@ const INJECT = 'pkg/kube/inject';
 const CHART = 'manifests/charts/istio-control/istio-discovery';
 
 function usage(msg) {
-  process.stderr.write(`${msg}\nusage: import-istio-release --from <istio git dir> --tag <tag> --out <dir> [--layout shared|full]\n`);
+  process.stderr.write(
+    `${msg}\nusage: import-istio-release --from <istio git dir> --tag <tag> --out <dir> [--layout shared|full]\n`,
+  );
   process.exit(2);
 }
 
@@ -40,13 +42,15 @@ function parseArgs(argv) {
   }
   if (!o.from || !o.tag || !o.out) usage('--from, --tag and --out are required');
   const inRepo = relative(fileURLToPath(new URL('..', import.meta.url)), resolve(o.out));
-  if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) usage(`--out ${o.out} is inside the repository: third-party data lives outside it (docs/internals/test-data.md)`);
+  if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo)))
+    usage(`--out ${o.out} is inside the repository: third-party data lives outside it (docs/internals/test-data.md)`);
   if (!['shared', 'full'].includes(o.layout)) usage('--layout is shared or full');
   return o;
 }
 
 function gitReader(gitDir, tag) {
-  const git = (...args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const git = (...args) =>
+    execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
   const cache = new Map();
   const show = (path) => {
     if (!cache.has(path)) cache.set(path, git('show', `${tag}:${path}`));
@@ -68,7 +72,18 @@ function settingsText(c) {
 
 function testTable(c) {
   const out = {};
-  for (const k of ['in', 'want', 'setFlags', 'inFilePath', 'mesh', 'skipWebhook', 'skipInjection', 'expectedError', 'expectedLog', 'setup']) {
+  for (const k of [
+    'in',
+    'want',
+    'setFlags',
+    'inFilePath',
+    'mesh',
+    'skipWebhook',
+    'skipInjection',
+    'expectedError',
+    'expectedLog',
+    'setup',
+  ]) {
     if (c[k] !== undefined) out[k] = c[k];
   }
   return out;
@@ -80,14 +95,22 @@ function notes(k, settings, readsNativeEnv) {
   if (k.facts.meshNote) n.push(k.facts.meshNote);
   if (readsNativeEnv) {
     const v = k.facts.processEnv?.ENABLE_NATIVE_SIDECARS ?? '<unset>';
-    n.push(`the templates read the process environment with \`env\`: ENABLE_NATIVE_SIDECARS=${v}; for ENABLE_NATIVE_SIDECARS that is the same bit as spec.nativeSidecars (Go's moveContainer reads the same variable at this tag)`);
+    n.push(
+      `the templates read the process environment with \`env\`: ENABLE_NATIVE_SIDECARS=${v}; for ENABLE_NATIVE_SIDECARS that is the same bit as spec.nativeSidecars (Go's moveContainer reads the same variable at this tag)`,
+    );
   }
   if (k.c.inFilePath) {
     n.push(`settings from IstioOperator file ${k.c.inFilePath} (copied as iop.yaml)`);
-    const iop = Object.entries(settings.origin).filter(([, o]) => o.kind === 'iop').map(([name]) => name);
-    if (iop.length > 0) n.push(`user injection templates from the IOP values (${iop.join(', ')}) are in injectorConfig.templates, where the chart puts them`);
+    const iop = Object.entries(settings.origin)
+      .filter(([, o]) => o.kind === 'iop')
+      .map(([name]) => name);
+    if (iop.length > 0)
+      n.push(
+        `user injection templates from the IOP values (${iop.join(', ')}) are in injectorConfig.templates, where the chart puts them`,
+      );
   }
-  if (k.facts.compliancePolicy) n.push(`setup sets the istiod feature COMPLIANCE_POLICY=${k.facts.compliancePolicy}: spec.istio.compliancePolicy`);
+  if (k.facts.compliancePolicy)
+    n.push(`setup sets the istiod feature COMPLIANCE_POLICY=${k.facts.compliancePolicy}: spec.istio.compliancePolicy`);
   if (k.c.skipWebhook) n.push('upstream compares this golden only through kube-inject (skipWebhook)');
   return n;
 }
@@ -124,7 +147,8 @@ function templateKind(name, text, origin) {
   const prefix = origin.kind === 'iop' ? 'iop ' : '';
   if (text === origin.text) return `${name}: ${prefix}verbatim`;
   if (text === `${trimmed}\n`) return `${name}: ${prefix}trimmed (Helm \`trim\`, one final newline)`;
-  if (text === trimmed) return `${name}: ${prefix}trimmed, no final newline (last entry of the ConfigMap's \`|-\` block)`;
+  if (text === trimmed)
+    return `${name}: ${prefix}trimmed, no final newline (last entry of the ConfigMap's \`|-\` block)`;
   return undefined;
 }
 
@@ -168,7 +192,8 @@ function writeCase(ctx, k, settings, dir) {
     if (Object.keys(own).length === 0) delete written.spec.istio.injectorConfig.templates;
   }
   const text = toYamlText(written);
-  if (!isDeepStrictEqual(parse(text), written)) problems.push(`${k.name}: fn-config.yaml does not parse back to what was written`);
+  if (!isDeepStrictEqual(parse(text), written))
+    problems.push(`${k.name}: fn-config.yaml does not parse back to what was written`);
   writeFileSync(join(dir, 'fn-config.yaml'), text);
   writeFileSync(join(dir, 'case.yaml'), toYamlText(caseYaml(k, ctx, settings)));
   writeFileSync(join(dir, 'input.yaml'), ctx.git.show(`${INJECT}/testdata/inject/${c.in}`));
@@ -198,10 +223,14 @@ those files with \`git show ${opts.tag}:<path>\` and writes one case per TestInj
 \`iop.yaml\` are the upstream files unchanged; \`fn-config.yaml\` holds the injection settings the tag's harness renders
 for the case (\`getInjectionSettings\`: the operator's profile and \`--set\` flags, the chart's values and ConfigMap
 templates, the mesh config), reproduced without Go; \`case.yaml\` records the test-table row and what the harness does.
-${opts.layout === 'shared' ? `The chart templates every case shares are written once, in \`shared-templates.yaml\`; a case's \`fn-config.yaml\` keeps
+${
+  opts.layout === 'shared'
+    ? `The chart templates every case shares are written once, in \`shared-templates.yaml\`; a case's \`fn-config.yaml\` keeps
 only the templates that differ (IstioOperator templates, the last ConfigMap entry's newline) and its \`case.yaml\`
 points at the shared file (\`sharedTemplates\`), which the conformance runner merges back.
-` : ''}
+`
+    : ''
+}
 ## Counts
 
 ${corpus.testInjectionCases} TestInjection cases (${corpus.explicit} in the table, ${corpus.autoDiscovered} auto-discovered); ${corpus.written} written
@@ -218,19 +247,34 @@ function main() {
   const m = /^v?1\.(\d+)\./.exec(opts.tag);
   if (!m) usage(`not an Istio 1.x tag: ${opts.tag}`);
   const minor = Number(m[1]);
-  if (minor < 26) usage(`${opts.tag}: tags before 1.26 read committed settings files (testdata/inputs/*.gen.yaml); this builder reproduces the render-at-test-time harness of 1.26+`);
+  if (minor < 26)
+    usage(
+      `${opts.tag}: tags before 1.26 read committed settings files (testdata/inputs/*.gen.yaml); this builder reproduces the render-at-test-time harness of 1.26+`,
+    );
   const git = gitReader(opts.from, opts.tag);
   const testSrc = git.show(`${INJECT}/inject_test.go`);
   const list = listCases(testSrc, git.ls(`${INJECT}/testdata/inject`), minor);
   const cache = new Map();
   const settingsFor = (c) => {
     const key = JSON.stringify([c.setFlags ?? [], c.inFilePath ?? '']);
-    if (!cache.has(key)) cache.set(key, renderSettings(git.files, c.setFlags ?? [], c.inFilePath ? git.show(`${INJECT}/testdata/inject/${c.inFilePath}`) : undefined));
+    if (!cache.has(key))
+      cache.set(
+        key,
+        renderSettings(
+          git.files,
+          c.setFlags ?? [],
+          c.inFilePath ? git.show(`${INJECT}/testdata/inject/${c.inFilePath}`) : undefined,
+        ),
+      );
     return cache.get(key);
   };
   const defaults = settingsFor({});
   const ctx = {
-    tag: opts.tag, commit: git.commit, git, layout: opts.layout, shared: defaults.injectorConfig.templates,
+    tag: opts.tag,
+    commit: git.commit,
+    git,
+    layout: opts.layout,
+    shared: defaults.injectorConfig.templates,
     readsNativeEnv: /env "ENABLE_NATIVE_SIDECARS"/.test(defaults.injectorConfig.templates.sidecar ?? ''),
   };
   const root = resolve(opts.out, opts.tag);
@@ -249,7 +293,8 @@ function main() {
     problems.push(...r.problems);
     written.push(k);
   }
-  if (opts.layout === 'shared') writeFileSync(join(root, 'shared-templates.yaml'), toYamlText({ templates: ctx.shared }));
+  if (opts.layout === 'shared')
+    writeFileSync(join(root, 'shared-templates.yaml'), toYamlText({ templates: ctx.shared }));
   else rmSync(join(root, 'shared-templates.yaml'), { force: true });
   const byCategory = {};
   for (const k of written) {
@@ -260,7 +305,8 @@ function main() {
     tag: opts.tag,
     commit: git.commit,
     harness: 'render-at-test-time',
-    harnessDetail: 'TestInjection renders the chart per settings via getInjectionSettings (webhook_test.go) -> render.GenerateManifest(iop, setFlags + installPackagePath, profile=empty, components.pilot.enabled=true); reproduced by this builder',
+    harnessDetail:
+      'TestInjection renders the chart per settings via getInjectionSettings (webhook_test.go) -> render.GenerateManifest(iop, setFlags + installPackagePath, profile=empty, components.pilot.enabled=true); reproduced by this builder',
     nativeSidecarsDefault: list.model.text,
     testInjectionCases: list.cases.length,
     explicit: list.explicit,
@@ -270,7 +316,11 @@ function main() {
     excluded,
     dependsOnTagGoBehaviour: {},
     cases: written.map((k) => k.name),
-    verify: { summary: `${written.length} fn-configs parse; ${problems.length} template problems`, templates: kindCounts, problems },
+    verify: {
+      summary: `${written.length} fn-configs parse; ${problems.length} template problems`,
+      templates: kindCounts,
+      problems,
+    },
     crosscheck: { skipped: 'no committed gen files at this tag (its harness renders the chart at test time)' },
   };
   writeFileSync(join(root, 'corpus.json'), toJsonText(corpus));
@@ -278,13 +328,17 @@ function main() {
   const templates = {};
   for (const st of cache.values()) {
     for (const [n, text] of Object.entries(st.injectorConfig.templates)) {
-      if (!Object.values(templates).includes(text)) templates[n in templates ? `${n} (${Object.keys(templates).length})` : n] = text;
+      if (!Object.values(templates).includes(text))
+        templates[n in templates ? `${n} (${Object.keys(templates).length})` : n] = text;
     }
   }
   const missing = describeMissing(missingFunctions(opts.tag, templates));
-  process.stdout.write(`${opts.tag} (${git.commit}): ${list.cases.length} TestInjection cases (${list.explicit} + ${list.auto}), ${written.length} written (${JSON.stringify(corpus.writtenByCategory)}), ${excluded.length} excluded${excluded.length ? `: ${excluded.map((e) => `${e.name} [${e.index}]`).join(', ')}` : ''}; ${problems.length} problems\n`);
+  process.stdout.write(
+    `${opts.tag} (${git.commit}): ${list.cases.length} TestInjection cases (${list.explicit} + ${list.auto}), ${written.length} written (${JSON.stringify(corpus.writtenByCategory)}), ${excluded.length} excluded${excluded.length ? `: ${excluded.map((e) => `${e.name} [${e.index}]`).join(', ')}` : ''}; ${problems.length} problems\n`,
+  );
   for (const p of problems) process.stderr.write(`problem: ${p}\n`);
-  for (const f of missing) process.stderr.write(`to port: ${f} is not in meshinject's func map (src/drivers/istio/go-funcs.ts)\n`);
+  for (const f of missing)
+    process.stderr.write(`to port: ${f} is not in meshinject's func map (src/drivers/istio/go-funcs.ts)\n`);
   if (problems.length > 0) process.exitCode = 1;
 }
 

@@ -72,7 +72,11 @@ function pinnedCommit(corpusDir) {
  * or pinned, else from the checkout's working tree. Returns `(path) => Buffer | undefined`.
  */
 function upstreamReader(from, commit) {
-  const gitDir = existsSync(join(from, '.git')) ? join(from, '.git') : existsSync(join(from, 'HEAD')) ? from : undefined;
+  const gitDir = existsSync(join(from, '.git'))
+    ? join(from, '.git')
+    : existsSync(join(from, 'HEAD'))
+      ? from
+      : undefined;
   if (commit && gitDir) {
     try {
       execFileSync('git', ['--git-dir', gitDir, 'cat-file', '-e', `${commit}^{commit}`], { stdio: 'ignore' });
@@ -81,13 +85,19 @@ function upstreamReader(from, commit) {
     }
     return (path) => {
       try {
-        return execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
+        return execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], {
+          maxBuffer: 1 << 28,
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
       } catch {
         return undefined;
       }
     };
   }
-  if (commit && !gitDir) process.stderr.write(`import-test-data: ${from} is not a git repository: reading its files as they are, not at ${commit}\n`);
+  if (commit && !gitDir)
+    process.stderr.write(
+      `import-test-data: ${from} is not a git repository: reading its files as they are, not at ${commit}\n`,
+    );
   return (path) => (existsSync(join(from, path)) ? readFileSync(join(from, path)) : undefined);
 }
 
@@ -102,7 +112,8 @@ function sourcePaths(caseYaml, repo) {
   const m = line && new RegExp(`^${repo.replace('/', '\\/')} (\\S+) -> (\\S+)`).exec(line);
   if (!m || !/\.(ya?ml|golden|injected|input)\b/.test(m[1])) return undefined;
   const goldens = [];
-  for (let dir = posix.dirname(m[1]); dir !== '.' && dir !== '/'; dir = posix.dirname(dir)) goldens.push(posix.join(dir, m[2]));
+  for (let dir = posix.dirname(m[1]); dir !== '.' && dir !== '/'; dir = posix.dirname(dir))
+    goldens.push(posix.join(dir, m[2]));
   return { input: m[1], goldens: m[2] === 'error' ? [] : goldens };
 }
 
@@ -146,7 +157,8 @@ function refresh(corpus, from, commitArg) {
       continue;
     }
     const files = [['input.yaml', [paths.input]]];
-    if (paths.goldens.length > 0 && existsSync(join(caseDir, 'expected.yaml'))) files.push(['expected.yaml', paths.goldens]);
+    if (paths.goldens.length > 0 && existsSync(join(caseDir, 'expected.yaml')))
+      files.push(['expected.yaml', paths.goldens]);
     for (const [file, candidates] of files) {
       const path = candidates.find((p) => read(p) !== undefined) ?? candidates[0];
       const upstream = read(path);
@@ -160,8 +172,11 @@ function refresh(corpus, from, commitArg) {
       if (outcome === 'updated') process.stdout.write(`${name}/${file}: updated from ${path}\n`);
     }
   }
-  process.stdout.write(`${corpus}${commit ? ` at ${commit}` : ''}: ${counts.updated} file(s) updated, ${counts.unchanged} unchanged, ${counts.kept} derived case(s) kept, ${counts.missing} missing upstream\n`);
-  if (commitArg && commitArg !== pinnedCommit(dir)) process.stdout.write(`now update the commit row of ${join(dir, 'SOURCE.md')} to ${commitArg}\n`);
+  process.stdout.write(
+    `${corpus}${commit ? ` at ${commit}` : ''}: ${counts.updated} file(s) updated, ${counts.unchanged} unchanged, ${counts.kept} derived case(s) kept, ${counts.missing} missing upstream\n`,
+  );
+  if (commitArg && commitArg !== pinnedCommit(dir))
+    process.stdout.write(`now update the commit row of ${join(dir, 'SOURCE.md')} to ${commitArg}\n`);
   if (counts.missing > 0) process.exitCode = 2;
 }
 
@@ -184,7 +199,8 @@ function copy(from, only) {
     for (const corpus of corpora) {
       if (sourceNote(join(from, corpus))) continue;
       const ours = join(VENDORED, corpus, 'SOURCE.md');
-      if (!existsSync(ours)) fail(`${join(from, corpus)} has no SOURCE.md or README.md: say where its data comes from first`);
+      if (!existsSync(ours))
+        fail(`${join(from, corpus)} has no SOURCE.md or README.md: say where its data comes from first`);
       keep.set(ours, readFileSync(ours));
     }
   }
@@ -196,12 +212,14 @@ function copy(from, only) {
   for (const [file, text] of keep) writeFileSync(file, text);
 }
 
-const USAGE = 'usage: import-test-data refresh <corpus> --from <upstream> --into <data dir> [--commit REV] | copy --from <dir> --into <data dir> [--only <sub-path>]';
+const USAGE =
+  'usage: import-test-data refresh <corpus> --from <upstream> --into <data dir> [--commit REV] | copy --from <dir> --into <data dir> [--only <sub-path>]';
 const args = parseArgs(process.argv.slice(2));
 if (!args.from || !args.into) fail(USAGE);
 VENDORED = resolve(args.into);
 const inRepo = relative(REPO, VENDORED);
-if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo))) fail(`--into ${args.into} is inside the repository: third-party data lives outside it (docs/internals/test-data.md)`);
+if (!inRepo || (!inRepo.startsWith('..') && !isAbsolute(inRepo)))
+  fail(`--into ${args.into} is inside the repository: third-party data lives outside it (docs/internals/test-data.md)`);
 if (args.command === 'refresh' && args.positional.length === 1) refresh(args.positional[0], args.from, args.commit);
 else if (args.command === 'copy' && args.positional.length === 0) copy(args.from, args.only);
 else fail(USAGE);

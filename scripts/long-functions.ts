@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 
 /** The limit of the issue, in lines from the function's first to its last line. */
-export const MAX_FUNCTION_LINES = 60;
+export const MAX_FUNCTION_LINES = 80;
 
 /** One function over the limit. */
 export interface LongFunction {
@@ -43,7 +43,8 @@ function nameOf(node: ts.Node, sf: ts.SourceFile): string {
   const named = node as ts.Node & { name?: ts.Node };
   if (named.name) return named.name.getText(sf);
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText(sf);
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(sf);
   return '(anonymous)';
 }
 
@@ -83,7 +84,10 @@ const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process
 if (isMain) {
   const dirs = process.argv.slice(2);
   const found = longFunctions((dirs.length ? dirs : ['src']).flatMap(sourceFiles));
-  for (const f of found) console.log(`${String(f.lines).padStart(4)}  ${f.file}:${f.line}  ${f.name}${f.exempt ? `  [exempt: ${f.exempt}]` : ''}`);
+  for (const f of found)
+    console.log(
+      `${String(f.lines).padStart(4)}  ${f.file}:${f.line}  ${f.name}${f.exempt ? `  [exempt: ${f.exempt}]` : ''}`,
+    );
   const open = found.filter((f) => !f.exempt);
   console.log(`${found.length} functions over ${MAX_FUNCTION_LINES} lines, ${open.length} not exempt`);
   process.exitCode = open.length > 0 ? 1 : 0;

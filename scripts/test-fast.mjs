@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** How the suite starts a process: the helpers (runCli, runTool, runWith), child_process, the bundle check. */
-export const SPAWNS = /\b(runCli|runTool|runWith|spawnSync|spawn|execFileSync|execFile|execSync|exec|fork|ensureFreshBundle|gitSnapshot|gitDiff)\(/;
+export const SPAWNS =
+  /\b(runCli|runTool|runWith|spawnSync|spawn|execFileSync|execFile|execSync|exec|fork|ensureFreshBundle|gitSnapshot|gitDiff)\(/;
 
 /** Every test file under test/ (relative to the repository), sorted. */
 export function testFiles(dir = join(ROOT, 'test')) {
@@ -29,10 +30,14 @@ export function fastFiles() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const files = fastFiles();
-  process.stdout.write(`test:fast: ${files.length} of ${testFiles().length} test files (those that spawn no process; corpus tests skipped)\n`);
+  process.stdout.write(
+    `test:fast: ${files.length} of ${testFiles().length} test files (those that spawn no process; corpus tests skipped)\n`,
+  );
   const tap = join(ROOT, 'node_modules/.bin/tap');
   // tap's --node-arg on the command line replaces the .taprc list: keep its preloads and add the guard.
-  const preloads = [...readFileSync(join(ROOT, '.taprc'), 'utf8').matchAll(/^\s*- "(--import=[^"]+)"$/gm)].map((m) => m[1]);
+  const preloads = [...readFileSync(join(ROOT, '.taprc'), 'utf8').matchAll(/^\s*- "(--import=[^"]+)"$/gm)].map(
+    (m) => m[1],
+  );
   const nodeArgs = [...preloads, '--import=./test/setup/fast-guard.mjs'].map((a) => `--node-arg=${a}`);
   const r = spawnSync(tap, [...nodeArgs, ...process.argv.slice(2), ...files], {
     cwd: ROOT,

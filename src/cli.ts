@@ -20,7 +20,19 @@ import type { PlanStats } from './render/plans.ts';
 import { completionScript } from './cli/completion.ts';
 import { WriteBatch } from './cli/atomic-write.ts';
 import { aliasProblem, outputIdentity, readIdentity, type FileIdentity } from './cli/file-identity.ts';
-import { confinementOf, fsMessage, fsPath, isStream, manifestFiles, onPath, PathError, rawNameOf, resolveReadable, resolveWritable, type Confinement } from './cli/paths.ts';
+import {
+  confinementOf,
+  fsMessage,
+  fsPath,
+  isStream,
+  manifestFiles,
+  onPath,
+  PathError,
+  rawNameOf,
+  resolveReadable,
+  resolveWritable,
+  type Confinement,
+} from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
 import { tierUpSchedule } from './cli/tier-up.ts';
 import { patchComponent } from './cli/patches.ts';
@@ -99,7 +111,12 @@ interface Session {
 }
 
 function sizeText(n: number): string {
-  for (const [unit, f] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (n >= f && n % f === 0) return `${n / f} ${unit}`;
+  for (const [unit, f] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const)
+    if (n >= f && n % f === 0) return `${n / f} ${unit}`;
   return `${n} bytes`;
 }
 
@@ -164,7 +181,10 @@ function readText(s: Session, path: string, label = path, anywhere = false): str
     let fd: number;
     const open = anywhere || isStream(s.confinement, path) ? path : resolveReadable(s.confinement, path, label);
     try {
-      fd = open === path ? onPath(s.confinement, path, (p) => openSync(p, constants.O_RDONLY)) : openSync(open, constants.O_RDONLY | constants.O_NOFOLLOW);
+      fd =
+        open === path
+          ? onPath(s.confinement, path, (p) => openSync(p, constants.O_RDONLY))
+          : openSync(open, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (e) {
       throw new CliError(fsMessage(label, e));
     }
@@ -190,7 +210,12 @@ function readText(s: Session, path: string, label = path, anywhere = false): str
  * read from a directory are marked so, see `RunInput.manifestsOnly`), `-` for stdin. A package's own files in
  * a directory (`PACKAGE_FILES`) are pushed to `leftOut`.
  */
-function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean, leftOut: Array<{ path: string; why: string }>): RunInput[] {
+function readInputs(
+  s: Session,
+  paths: readonly string[],
+  manifestsOnly: boolean,
+  leftOut: Array<{ path: string; why: string }>,
+): RunInput[] {
   const inputs: RunInput[] = [];
   let stdinUsed = false;
   for (const p of paths.length ? paths : ['-']) {
@@ -201,25 +226,33 @@ function readInputs(s: Session, paths: readonly string[], manifestsOnly: boolean
       continue;
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p)) {
-      throw new CliError(`${p}: URLs are not read (meshinject works offline); download it first, e.g. curl -fsSL '${p}' | meshinject -`);
+      throw new CliError(
+        `${p}: URLs are not read (meshinject works offline); download it first, e.g. curl -fsSL '${p}' | meshinject -`,
+      );
     }
     let st;
     try {
       st = onPath(s.confinement, p, (q) => statSync(q));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && lstatSync(fsPath(s.confinement, p), { throwIfNoEntry: false })?.isSymbolicLink()) {
+      if (
+        (e as NodeJS.ErrnoException).code === 'ENOENT' &&
+        lstatSync(fsPath(s.confinement, p), { throwIfNoEntry: false })?.isSymbolicLink()
+      ) {
         throw new CliError(`${p}: a dangling symbolic link (its target does not exist)`);
       }
       const raw = rawNameOf(p, s.confinement);
-      if (raw !== undefined) throw new CliError(`${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
+      if (raw !== undefined)
+        throw new CliError(`${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
       // A mistyped subcommand (`meshinject chek`) is read as a file name: say what was probably meant.
       const meant = !inputs.length && /^[a-z]+$/.test(p) ? suggest(p, COMMANDS) : undefined;
       throw new CliError(`${fsMessage(p, e)}${meant ? ` (did you mean meshinject ${meant}?)` : ''}`);
     }
     if (st.isDirectory()) {
       const files = manifestFiles(s.confinement, p, leftOut);
-      if (files.length === 0) throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
-      for (const f of files) inputs.push({ name: f, text: readText(s, f), ...(manifestsOnly ? { manifestsOnly } : {}) });
+      if (files.length === 0)
+        throw new CliError(`${p}: a directory without manifests (no *.yaml, *.yml or *.json files)`);
+      for (const f of files)
+        inputs.push({ name: f, text: readText(s, f), ...(manifestsOnly ? { manifestsOnly } : {}) });
     } else {
       inputs.push({ name: p, text: readText(s, p) });
     }
@@ -256,12 +289,16 @@ function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
   const env = s.env;
   const sections = driverOverrides(s, cmd);
   const o: ConfigOverrides = sections.length ? { sections } : {};
-  const core = (['mesh', 'policy'] as const).flatMap((field) => (cmd[field] !== undefined ? [{ field, value: cmd[field]!, from: `--${field}` }] : []));
+  const core = (['mesh', 'policy'] as const).flatMap((field) =>
+    cmd[field] !== undefined ? [{ field, value: cmd[field]!, from: `--${field}` }] : [],
+  );
   if (core.length) o.core = core;
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one),
   // else Helm's (`HELM_NAMESPACE`, which a post-renderer inherits from helm's environment).
-  if (cmd.defaultNamespace !== undefined) o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
-  else if (env.ARGOCD_APP_NAMESPACE) o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
+  if (cmd.defaultNamespace !== undefined)
+    o.defaultNamespace = { value: cmd.defaultNamespace, from: '--default-namespace' };
+  else if (env.ARGOCD_APP_NAMESPACE)
+    o.defaultNamespace = { value: env.ARGOCD_APP_NAMESPACE, from: 'ARGOCD_APP_NAMESPACE' };
   else if (env.HELM_NAMESPACE) o.defaultNamespace = { value: env.HELM_NAMESPACE, from: 'HELM_NAMESPACE' };
   if (cmd.command === 'uninject') o.mode = { value: 'uninject', from: 'meshinject uninject' };
   return o;
@@ -308,12 +345,24 @@ function say(s: Session, text: string): void {
  * The `--report` outputs: those with a path are staged in `batch` (written when it commits); the others are
  * returned, for stdout (table: stderr), to be written once every file is staged.
  */
-function stageReports(s: Session, cmd: Command, report: () => Report, batch: WriteBatch): { stdout: string[]; stderr: string[] } {
+function stageReports(
+  s: Session,
+  cmd: Command,
+  report: () => Report,
+  batch: WriteBatch,
+): { stdout: string[]; stderr: string[] } {
   const streams = { stdout: [] as string[], stderr: [] as string[] };
   if (cmd.reports.length === 0) return streams;
   const r = report();
   for (const { format, path } of cmd.reports) {
-    const text = format === 'junit' ? junitReport(r) : format === 'sarif' ? sarifReport(r) : format === 'github' ? githubReport(r) : tableReport(r);
+    const text =
+      format === 'junit'
+        ? junitReport(r)
+        : format === 'sarif'
+          ? sarifReport(r)
+          : format === 'github'
+            ? githubReport(r)
+            : tableReport(r);
     if (path !== undefined) stageFile(s, batch, `--report ${format}=${path}`, [text]);
     else (format === 'table' ? streams.stderr : streams.stdout).push(text);
   }
@@ -426,13 +475,20 @@ function heapGuard(): (done: number, total: number) => void {
       if (used < stop) return;
     }
     // Early in a run the rate says little: twice what is in use then, else what the rate needs for all.
-    throw heapError(oldSpace, used, `after ${done} of ${total} resources`, done < total / 10 ? 2 * used : used * (total / done));
+    throw heapError(
+      oldSpace,
+      used,
+      `after ${done} of ${total} resources`,
+      done < total / 10 ? 2 * used : used * (total / done),
+    );
   };
 }
 
 /** The error of a run that cannot fit the heap: exit 2, naming `NODE_OPTIONS=--max-old-space-size`. */
 function heapError(oldSpace: number, used: number, where: string, need: number): CliError {
-  return new CliError(`the input needs more memory than Node's heap limit of ${mebibytes(oldSpace)} MB (${mebibytes(used)} MB in use ${where}); run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`);
+  return new CliError(
+    `the input needs more memory than Node's heap limit of ${mebibytes(oldSpace)} MB (${mebibytes(used)} MB in use ${where}); run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`,
+  );
 }
 
 /**
@@ -463,7 +519,9 @@ function checkHeapFor(inputs: readonly RunInput[]): void {
   const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
   const need = Math.max(bytes * OLD_SPACE_PER_INPUT_BYTE, resources * OLD_SPACE_PER_RESOURCE);
   if (need <= oldSpace) return;
-  throw new CliError(`the input (${mebibytes(bytes)} MB) needs about ${mebibytes(need)} MB of heap, more than Node's limit of ${mebibytes(oldSpace)} MB; run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`);
+  throw new CliError(
+    `the input (${mebibytes(bytes)} MB) needs about ${mebibytes(need)} MB of heap, more than Node's limit of ${mebibytes(oldSpace)} MB; run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`,
+  );
 }
 
 /** Resources in a text, counted before parsing: each has an `apiVersion` (a linear scan). */
@@ -501,11 +559,23 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   const env = s.env;
   const logToStderr = /^(true|1)$/i.test(env.LOG_TO_STDERR ?? '');
   // Plan switches and counters travel in the run options (RunOptions.plans), not process-wide.
-  const planStats = env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 } : undefined;
+  const planStats =
+    env.MESHINJECT_PLAN_STATS === '1' ? { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 } : undefined;
   if (planStats) s.planStats = planStats;
-  const plans: RunOptions['plans'] = { enabled: env.MESHINJECT_PLANS !== '0', verify: env.MESHINJECT_VERIFY_PLANS === '1', recordOnRepeat: true, ...(planStats ? { stats: planStats } : {}) };
+  const plans: RunOptions['plans'] = {
+    enabled: env.MESHINJECT_PLANS !== '0',
+    verify: env.MESHINJECT_VERIFY_PLANS === '1',
+    recordOnRepeat: true,
+    ...(planStats ? { stats: planStats } : {}),
+  };
   s.budget = s.budgetTotal = cmd.maxInputBytes;
-  s.confinement = confinementOf({ ...(cmd.root !== undefined ? { root: cmd.root } : {}), restrictor: cmd.loadRestrictor, inputs: cmd.inputs, cwd: s.io.cwd, argocd: Boolean(env.ARGOCD_APP_NAME) });
+  s.confinement = confinementOf({
+    ...(cmd.root !== undefined ? { root: cmd.root } : {}),
+    restrictor: cmd.loadRestrictor,
+    inputs: cmd.inputs,
+    cwd: s.io.cwd,
+    argocd: Boolean(env.ARGOCD_APP_NAME),
+  });
   if (cmd.outputFile !== undefined) planWrite(s, cmd.outputFile, `--output-file ${cmd.outputFile}`);
   for (const r of cmd.reports) if (r.path !== undefined) planWrite(s, r.path, `--report ${r.format}=${r.path}`);
   const functionConfigs = cmd.configs.map((c, i) => {
@@ -516,10 +586,18 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   const overrides = overridesFrom(s, cmd);
   const leftOutFiles: Array<{ path: string; why: string }> = [];
   const inputs = readInputs(s, cmd.inputs, cmd.command === 'inject' || cmd.command === 'uninject', leftOutFiles);
-  const aliased = aliasProblem([...s.plannedWrites.values()].map((w) => w.identity), s.reads);
+  const aliased = aliasProblem(
+    [...s.plannedWrites.values()].map((w) => w.identity),
+    s.reads,
+  );
   if (aliased) throw new CliError(aliased);
   checkHeapFor(inputs);
-  const tierUp = tierUpSchedule(inputs.reduce((n, i) => n + i.text.length, 0), s.startedAt, () => s.io.now(), setFlagsFromString);
+  const tierUp = tierUpSchedule(
+    inputs.reduce((n, i) => n + i.text.length, 0),
+    s.startedAt,
+    () => s.io.now(),
+    setFlagsFromString,
+  );
   const onTty = progressOnTty(s, cmd);
   const guard = heapGuard();
   const progress: RunOptions['progress'] = (done, total) => {
@@ -543,7 +621,10 @@ function finish(s: Session, cmd: Command, out: RunOutput, logToStderr: boolean, 
   if (!cmd.quiet && !logToStderr && s.io.stderr.isTTY) say(s, summaryLine(cmd.command, out, s.io.now() - startedAt));
   const p = s.planStats;
   if (p) {
-    say(s, `meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders, ${p.keyed} by key)\n`);
+    say(
+      s,
+      `meshinject plans: ${p.hits} hits of ${p.lookups} lookups (${p.recorded} recorded, ${p.full} full renders, ${p.keyed} by key)\n`,
+    );
   }
   if (!s.outputFailed) s.exitCode = out.exitCode;
 }
@@ -551,13 +632,16 @@ function finish(s: Session, cmd: Command, out: RunOutput, logToStderr: boolean, 
 async function runInject(s: Session, cmd: Command, startedAt: number): Promise<void> {
   const stdoutReport = cmd.reports.find((r) => r.path === undefined && r.format !== 'table');
   if (stdoutReport && cmd.outputFile === undefined) {
-    throw new CliError(`--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`);
+    throw new CliError(
+      `--report ${stdoutReport.format} needs a path (--report ${stdoutReport.format}=PATH): stdout carries the manifests (or use --output-file)`,
+    );
   }
   const { inputs, opts, logToStderr } = prepare(s, cmd);
   const out = runInputs(inputs, { ...opts, ...(s.env.ARGOCD_APP_NAME ? { dropLocalConfig: true } : {}) });
   // Stream input: warnings are shown by default, one line each (-q: errors only); a ResourceList's results travel in
   // it. Under Argo CD (a plugin's stderr is its log, shown only on failure) the plugin's own switch decides (LOG_TO_STDERR).
-  const warningsVisible = !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !s.env.ARGOCD_APP_NAME;
+  const warningsVisible =
+    !logToStderr && !cmd.quiet && !out.resourceList && out.exitCode !== 2 && !s.env.ARGOCD_APP_NAME;
   const shown = warningsVisible ? visibleResultLines(out.results) : out.stderr;
   if (shown) say(s, shown);
   const batch = new WriteBatch();
@@ -568,7 +652,11 @@ async function runInject(s: Session, cmd: Command, startedAt: number): Promise<v
     let parts = out.stdoutParts;
     if (cmd.output) {
       try {
-        parts = [cmd.output === 'patches' ? patchComponent(out.files, reinjectWith(inputs, opts)) : convertOutput(out.stdout, cmd.output)];
+        parts = [
+          cmd.output === 'patches'
+            ? patchComponent(out.files, reinjectWith(inputs, opts))
+            : convertOutput(out.stdout, cmd.output),
+        ];
       } catch (e) {
         throw new CliError((e as Error).message);
       }
@@ -577,7 +665,8 @@ async function runInject(s: Session, cmd: Command, startedAt: number): Promise<v
     else stdout = parts;
   }
   // Every file is written to its temporary before stdout gets anything, and renamed after (see atomic-write.ts).
-  const streams = out.exitCode !== 2 ? stageReports(s, cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  const streams =
+    out.exitCode !== 2 ? stageReports(s, cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
   await batch.write();
   for (const p of stdout) writeStdout(s, p);
   for (const p of streams.stdout) writeStdout(s, p);
@@ -591,10 +680,16 @@ async function runCheck(s: Session, cmd: Command, startedAt: number): Promise<vo
   const { inputs, opts, logToStderr } = prepare(s, cmd);
   const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
   // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
-  const shown = logToStderr ? out.stderr : out.results.filter((r) => r.severity !== 'info').map((r) => `${formatResultLine(r)}\n`).join('');
+  const shown = logToStderr
+    ? out.stderr
+    : out.results
+        .filter((r) => r.severity !== 'info')
+        .map((r) => `${formatResultLine(r)}\n`)
+        .join('');
   if (shown) say(s, shown);
   const batch = new WriteBatch();
-  const streams = out.exitCode !== 2 ? stageReports(s, cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
+  const streams =
+    out.exitCode !== 2 ? stageReports(s, cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
   await batch.write();
   if (out.stdout) writeStdout(s, out.stdout);
   for (const p of streams.stdout) writeStdout(s, p);
@@ -626,14 +721,16 @@ function runExplain(s: Session, cmd: Command): void {
  */
 async function runDiff(s: Session, cmd: Command): Promise<void> {
   const { inputs, opts } = prepare(s, cmd);
-  if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
+  if (cmd.inPlace && inputs.some((i) => i.name === undefined))
+    throw new CliError('--in-place needs files or directories, not stdin');
   const out = runInputs(inputs, opts);
   if (out.stderr) say(s, out.stderr);
   if (out.exitCode !== 0) {
     s.exitCode = 2;
     return;
   }
-  const colour = cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
+  const colour =
+    cmd.color === 'always' || (cmd.color === 'auto' && !cmd.inPlace && s.io.stdout.isTTY === true && !s.env.NO_COLOR);
   if (cmd.inPlace) return writeInPlace(s, out.files);
   // Written in chunks of about 1 MiB: a diff larger than one JavaScript string can hold is still written whole.
   let chunk = '';
@@ -659,14 +756,21 @@ async function writeInPlace(s: Session, files: RunOutput['files']): Promise<void
   const changed = files.filter((f) => f.output !== f.input);
   // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
   const batch = new WriteBatch();
-  const targets = changed.map((f) => ({ f, label: `${f.name!} (--in-place)`, target: resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`) }));
+  const targets = changed.map((f) => ({
+    f,
+    label: `${f.name!} (--in-place)`,
+    target: resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`),
+  }));
   // Two names of one file (`a.yaml ./a.yaml`, a hard link) would each be written over the other.
   const aliased = aliasProblem(targets.map((x) => outputIdentity(x.target, x.label)));
   if (aliased) throw new CliError(aliased);
   for (const x of targets) batch.add(x.target, x.f.parts, x.label);
   await batch.write();
   batch.commit();
-  say(s, `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`);
+  say(
+    s,
+    `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`,
+  );
   s.exitCode = 0;
 }
 
@@ -677,9 +781,14 @@ async function writeInPlace(s: Session, files: RunOutput['files']): Promise<void
  */
 async function runMigrate(s: Session, cmd: Command): Promise<void> {
   const { inputs, opts } = prepare(s, cmd);
-  if (cmd.inPlace && inputs.some((i) => i.name === undefined)) throw new CliError('--in-place needs files or directories, not stdin');
+  if (cmd.inPlace && inputs.some((i) => i.name === undefined))
+    throw new CliError('--in-place needs files or directories, not stdin');
   const m = cmd.migrate!;
-  const out = runMigration(inputs, { ...opts, logToStderr: !cmd.quiet }, { to: m.to!, namespaces: m.namespaces, options: m.waypoint !== undefined ? { waypoint: m.waypoint } : {} });
+  const out = runMigration(
+    inputs,
+    { ...opts, logToStderr: !cmd.quiet },
+    { to: m.to!, namespaces: m.namespaces, options: m.waypoint !== undefined ? { waypoint: m.waypoint } : {} },
+  );
   if (out.stderr) say(s, out.stderr);
   if (out.exitCode !== 0) {
     s.exitCode = out.exitCode;
@@ -719,10 +828,16 @@ function runCommand(s: Session, argv: readonly string[], startedAt: number): voi
  * For `--output patches`: runs the same injection on other texts of the same inputs (one per input, in order)
  * and gives each input's output, or undefined when the run fails or its files do not line up with the inputs.
  */
-function reinjectWith(inputs: readonly RunInput[], opts: RunOptions): (texts: string[]) => Array<{ input: string; output: string }> | undefined {
+function reinjectWith(
+  inputs: readonly RunInput[],
+  opts: RunOptions,
+): (texts: string[]) => Array<{ input: string; output: string }> | undefined {
   return (texts) => {
     if (texts.length !== inputs.length) return undefined;
-    const out = runInputs(inputs.map((input, i) => ({ ...input, text: texts[i]! })), opts);
+    const out = runInputs(
+      inputs.map((input, i) => ({ ...input, text: texts[i]! })),
+      opts,
+    );
     return out.exitCode === 2 || out.files.length !== inputs.length ? undefined : out.files;
   };
 }
@@ -741,7 +856,17 @@ function reinjectWith(inputs: readonly RunInput[], opts: RunOptions): (texts: st
  */
 export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Promise<number> {
   const startedAt = io.now();
-  const s: Session = { env, io, budget: 0, budgetTotal: 0, confinement: { none: true, named: [], label: 'none', cwd: io.cwd }, plannedWrites: new Map(), reads: [], outputFailed: false, startedAt };
+  const s: Session = {
+    env,
+    io,
+    budget: 0,
+    budgetTotal: 0,
+    confinement: { none: true, named: [], label: 'none', cwd: io.cwd },
+    plannedWrites: new Map(),
+    reads: [],
+    outputFailed: false,
+    startedAt,
+  };
   try {
     await runCommand(s, argv, startedAt);
   } catch (e) {
@@ -795,11 +920,20 @@ export function runCli(): void {
 function fail(s: Session, e: unknown): void {
   s.exitCode = 2;
   if (e instanceof CliError || e instanceof PathError) say(s, `meshinject: error: ${escapeLine(e.message)}\n`);
-  else if ((e as Error).name === 'RangeError' && /Invalid string length|Array buffer allocation/.test((e as Error).message)) {
-    say(s, `meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`);
+  else if (
+    (e as Error).name === 'RangeError' &&
+    /Invalid string length|Array buffer allocation/.test((e as Error).message)
+  ) {
+    say(
+      s,
+      `meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`,
+    );
   } else {
     // The message may quote the input: escaped to one line; the stack frames (our code) follow it.
     const frames = ((e as Error).stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
-    say(s, `meshinject: internal error: ${escapeLine(String((e as Error).message ?? e))}\n${frames.map((f) => `${escapeLine(f)}\n`).join('')}`);
+    say(
+      s,
+      `meshinject: internal error: ${escapeLine(String((e as Error).message ?? e))}\n${frames.map((f) => `${escapeLine(f)}\n`).join('')}`,
+    );
   }
 }

@@ -20,7 +20,20 @@ export { WORKLOAD_KINDS, lookupWorkloadKind } from './workloads/kinds.ts';
 export type { WorkloadKind } from './workloads/kinds.ts';
 export { DRIVERS, driverNames, findDriver } from './drivers/registry.ts';
 export { bindDriver, defineDriver } from './contract/driver.ts';
-export type { ActiveMesh, DriverDecision, DriverFlags, DriverHelp, DriverTraits, SharedSettings, Inventory, MeshDriver, InjectRequest, InjectResponse, ReasonInfo, WorkloadRef } from './contract/driver.ts';
+export type {
+  ActiveMesh,
+  DriverDecision,
+  DriverFlags,
+  DriverHelp,
+  DriverTraits,
+  SharedSettings,
+  Inventory,
+  MeshDriver,
+  InjectRequest,
+  InjectResponse,
+  ReasonInfo,
+  WorkloadRef,
+} from './contract/driver.ts';
 export { istioDriver } from './drivers/istio/index.ts';
 export type { IstioSettings } from './drivers/istio/index.ts';
 export { parseSource } from './krm/source.ts';
@@ -29,4 +42,13 @@ export { writeOutput } from './krm/write.ts';
 export { processItems, RESULT_ANNOTATION } from './pipeline.ts';
 export { MeshInjectError, InjectError } from './results/errors.ts';
 export type { ErrorCode, ErrorData, ErrorPlace } from './results/errors.ts';
-export type { Decision, DecisionReason, DecisionStep, KrmResult, LabelSelector, NamespaceInfo, PodTemplate, Severity } from './model.ts';
+export type {
+  Decision,
+  DecisionReason,
+  DecisionStep,
+  KrmResult,
+  LabelSelector,
+  NamespaceInfo,
+  PodTemplate,
+  Severity,
+} from './model.ts';

@@ -150,8 +150,10 @@ export function getIn(value: Json | undefined, path: readonly string[]): Json | 
  *   that would change every object of the process
  */
 export function setOwn<T>(obj: { [key: string]: T }, key: string, value: T): { [key: string]: T } {
-  if ((obj as object) === Object.prototype || (obj as object) === Array.prototype) throw new Error(`refused to write key ${JSON.stringify(key)} into a shared prototype`);
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  if ((obj as object) === Object.prototype || (obj as object) === Array.prototype)
+    throw new Error(`refused to write key ${JSON.stringify(key)} into a shared prototype`);
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   else obj[key] = value;
   return obj;
 }
@@ -160,7 +162,10 @@ export function setOwn<T>(obj: { [key: string]: T }, key: string, value: T): { [
  * Copies every own enumerable key of `source` into `target` with `setOwn` (what `Object.assign` does, except that
  * a `__proto__` key is copied as a key instead of changing `target`'s prototype). Returns `target`.
  */
-export function assignOwn<T>(target: { [key: string]: T }, source: { readonly [key: string]: T }): { [key: string]: T } {
+export function assignOwn<T>(
+  target: { [key: string]: T },
+  source: { readonly [key: string]: T },
+): { [key: string]: T } {
   for (const k of Object.keys(source)) setOwn(target, k, source[k] as T);
   return target;
 }

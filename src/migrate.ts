@@ -41,17 +41,36 @@ interface Located {
  * uninjected or a change that cannot be written faithfully: the caller then writes nothing); or the message of a
  * request the driver refuses or cannot serve (`--to` unknown; a driver without migration).
  */
-export function migrationEdits(sources: readonly ParsedSource[], names: ReadonlyArray<string | undefined>, config: Config, mesh: ActiveMesh, req: MigrateRequest, results: KrmResult[]): Map<number, Edit[]> | { error: string } {
+export function migrationEdits(
+  sources: readonly ParsedSource[],
+  names: ReadonlyArray<string | undefined>,
+  config: Config,
+  mesh: ActiveMesh,
+  req: MigrateRequest,
+  results: KrmResult[],
+): Map<number, Edit[]> | { error: string } {
   if (!mesh.migration) return { error: `meshinject migrate: the ${mesh.name} driver has no migration` };
   const located = locate(sources, names, config, mesh, results);
   if (exitCodeOf(results) !== 0) return new Map();
-  const plan = mesh.migration.plan({ to: req.to, namespaces: req.namespaces, options: req.options, resources: located.map((l) => l.resource), config });
+  const plan = mesh.migration.plan({
+    to: req.to,
+    namespaces: req.namespaces,
+    options: req.options,
+    resources: located.map((l) => l.resource),
+    config,
+  });
   if ('error' in plan) return plan;
   return editsOf(plan, located, sources, results);
 }
 
 /** Every resource of the inputs (local config left out), a workload with its pod template path and its uninjected self. */
-function locate(sources: readonly ParsedSource[], names: ReadonlyArray<string | undefined>, config: Config, mesh: ActiveMesh, results: KrmResult[]): Located[] {
+function locate(
+  sources: readonly ParsedSource[],
+  names: ReadonlyArray<string | undefined>,
+  config: Config,
+  mesh: ActiveMesh,
+  results: KrmResult[],
+): Located[] {
   const out: Located[] = [];
   sources.forEach((source, input) => {
     for (const item of source.items) {
@@ -65,11 +84,24 @@ function locate(sources: readonly ParsedSource[], names: ReadonlyArray<string | 
         const pod = getPodTemplate(value, wk);
         let uninjected: JsonObject | undefined;
         try {
-          const done = isProblem(pod) ? undefined : uninjectPod(mesh, pod, { workload: { apiVersion: id.apiVersion, kind: id.kind, name: id.name, namespace: id.namespace ?? config.defaultNamespace, namespaceDefaulted: id.namespace === undefined }, config });
+          const done = isProblem(pod)
+            ? undefined
+            : uninjectPod(mesh, pod, {
+                workload: {
+                  apiVersion: id.apiVersion,
+                  kind: id.kind,
+                  name: id.name,
+                  namespace: id.namespace ?? config.defaultNamespace,
+                  namespaceDefaulted: id.namespace === undefined,
+                },
+                config,
+              });
           if (done) uninjected = withPodTemplate(value, wk, done.pod, { dropEmptyMetadata: true }) as JsonObject;
         } catch (e) {
           if (!(e instanceof MeshInjectError)) throw e;
-          results.push(resourceResult('error', `${id.kind} "${id.name}": ${e.message}`, id, { tags: errorTags(e.code) }));
+          results.push(
+            resourceResult('error', `${id.kind} "${id.name}": ${e.message}`, id, { tags: errorTags(e.code) }),
+          );
         }
         resource.workload = { templatePath: wk.templatePath, ...(uninjected ? { uninjected } : {}) };
       }
@@ -80,7 +112,12 @@ function locate(sources: readonly ParsedSource[], names: ReadonlyArray<string | 
 }
 
 /** The plan as edits of each input's text (by input), with a result per change, addition and note. */
-function editsOf(plan: MigrationPlan, located: readonly Located[], sources: readonly ParsedSource[], results: KrmResult[]): Map<number, Edit[]> {
+function editsOf(
+  plan: MigrationPlan,
+  located: readonly Located[],
+  sources: readonly ParsedSource[],
+  results: KrmResult[],
+): Map<number, Edit[]> {
   const edits = new Map<number, Edit[]>();
   const push = (input: number, e: readonly Edit[]) => edits.set(input, [...(edits.get(input) ?? []), ...e]);
   const tags = { 'meshinject.dev/outcome': 'migrated', 'meshinject.dev/reason': 'migrate' };
@@ -107,13 +144,29 @@ function editsOf(plan: MigrationPlan, located: readonly Located[], sources: read
     const l = located[a.after]!;
     const text = sources[l.input]!.text;
     const lead = text.slice(0, l.item.end).endsWith('\n') ? '' : '\n';
-    push(l.input, [{ start: l.item.end, end: l.item.end, text: `${lead}---\n${stringify(a.value, { lineWidth: 0, indentSeq: false })}` }]);
+    push(l.input, [
+      {
+        start: l.item.end,
+        end: l.item.end,
+        text: `${lead}---\n${stringify(a.value, { lineWidth: 0, indentSeq: false })}`,
+      },
+    ]);
     const meta = isJsonObject(a.value.metadata) ? a.value.metadata : {};
-    const id = { apiVersion: String(a.value.apiVersion), kind: String(a.value.kind), name: String(meta.name ?? ''), ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}) };
+    const id = {
+      apiVersion: String(a.value.apiVersion),
+      kind: String(a.value.kind),
+      name: String(meta.name ?? ''),
+      ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}),
+    };
     results.push(resourceResult('info', `added: ${a.summary}`, id, { tags }));
   }
   for (const n of plan.notes) {
-    results.push(resourceResult(n.severity, `${n.rule}: ${n.message}`, n.id, { ...(n.field ? { field: n.field } : {}), tags: { 'meshinject.dev/reason': n.rule } }));
+    results.push(
+      resourceResult(n.severity, `${n.rule}: ${n.message}`, n.id, {
+        ...(n.field ? { field: n.field } : {}),
+        tags: { 'meshinject.dev/reason': n.rule },
+      }),
+    );
   }
   return edits;
 }

@@ -6,11 +6,29 @@
  * Mesh-neutral: everything mesh-specific is behind the `ActiveMesh` (src/contract/driver.ts).
  */
 import type { Config, KindPolicy } from './config/types.ts';
-import type { ActiveMesh, InjectResponse, Inventory, PackageResource, PackageWorkload, ResourceMeta, WorkloadRef } from './contract/driver.ts';
+import type {
+  ActiveMesh,
+  InjectResponse,
+  Inventory,
+  PackageResource,
+  PackageWorkload,
+  ResourceMeta,
+  WorkloadRef,
+} from './contract/driver.ts';
 import type { WorkloadRecord } from './reports/check.ts';
 
 export type { WorkloadRecord } from './reports/check.ts';
-import type { Decision, Json, JsonObject, KrmResult, NamespaceInfo, PodMeta, PodTemplate, ResourceId, ServiceInfo } from './model.ts';
+import type {
+  Decision,
+  Json,
+  JsonObject,
+  KrmResult,
+  NamespaceInfo,
+  PodMeta,
+  PodTemplate,
+  ResourceId,
+  ServiceInfo,
+} from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { errorTags, InjectError, MeshInjectError } from './results/errors.ts';
 import { generalResult, prefixedTags, resourceResult } from './results/result.ts';
@@ -21,7 +39,17 @@ import type { Edit } from './yaml/flow-edit.ts';
 import { duplicateMessage, fingerprintOf, identityOf, IdentityTable } from './krm/identity.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { withOriginalRecord } from './patch/status-record.ts';
-import { checkWorkload, getPodOwnMeta, getPodTemplate, holdsPodTemplate, isProblem, podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from './workloads/pod-template.ts';
+import {
+  checkWorkload,
+  getPodOwnMeta,
+  getPodTemplate,
+  holdsPodTemplate,
+  isProblem,
+  podPaths,
+  withAnnotation,
+  withoutAnnotation,
+  withPodTemplate,
+} from './workloads/pod-template.ts';
 import { isJsonObject, setOwn } from './json.ts';
 import { planSwitches, withoutPlans } from './render/plans.ts';
 
@@ -75,7 +103,11 @@ function stringMap(v: Json | undefined): Record<string, string> {
  * The namespaces known to this run: `Namespace` objects in the list win over `spec.namespaces` entries of
  * the same name, with a warning naming both (pushed to `results`).
  */
-export function collectNamespaces(items: readonly SourceItem[], config: Config, results: KrmResult[] = []): Map<string, NamespaceInfo> {
+export function collectNamespaces(
+  items: readonly SourceItem[],
+  config: Config,
+  results: KrmResult[] = [],
+): Map<string, NamespaceInfo> {
   const out = new Map<string, NamespaceInfo>();
   const fromConfig = new Set<string>();
   for (const n of config.namespaces) {
@@ -90,7 +122,13 @@ export function collectNamespaces(items: readonly SourceItem[], config: Config, 
     const name = str(meta?.name);
     if (!name) continue;
     if (fromConfig.has(name)) {
-      results.push(generalResult('warning', `Namespace ${name} is both an object in the input and an entry of spec.namespaces: the input's Namespace object is used, the spec.namespaces entry is ignored`, 'spec.namespaces'));
+      results.push(
+        generalResult(
+          'warning',
+          `Namespace ${name} is both an object in the input and an entry of spec.namespaces: the input's Namespace object is used, the spec.namespaces entry is ignored`,
+          'spec.namespaces',
+        ),
+      );
       fromConfig.delete(name);
     }
     out.set(name, { name, labels: stringMap(meta?.labels), annotations: stringMap(meta?.annotations) });
@@ -111,8 +149,14 @@ export function collectServices(items: readonly SourceItem[], config: Config): M
     const meta = obj(v.metadata);
     const name = str(meta?.name) ?? '';
     const namespace = str(meta?.namespace) || config.defaultNamespace;
-    const service = { name, namespace, labels: stringMap(meta?.labels), annotations: stringMap(meta?.annotations), selector: stringMap(obj(v.spec)?.selector) };
-    out.set(namespace, [...out.get(namespace) ?? [], service]);
+    const service = {
+      name,
+      namespace,
+      labels: stringMap(meta?.labels),
+      annotations: stringMap(meta?.annotations),
+      selector: stringMap(obj(v.spec)?.selector),
+    };
+    out.set(namespace, [...(out.get(namespace) ?? []), service]);
   }
   return out;
 }
@@ -153,7 +197,10 @@ function placeOf(item: SourceItem, source: ParsedSource, inputName: string | und
   const ann = stringMap(obj(obj(item.value)?.metadata)?.annotations);
   const path = ann['internal.config.kubernetes.io/path'] ?? ann['config.kubernetes.io/path'];
   const file = inputName ?? 'stdin';
-  const entry = source.form === 'stream' ? `${file} document ${item.topPosition + 1}${item.position !== item.topPosition ? ' (in a List)' : ''}` : `${file} items[${item.position}]`;
+  const entry =
+    source.form === 'stream'
+      ? `${file} document ${item.topPosition + 1}${item.position !== item.topPosition ? ' (in a List)' : ''}`
+      : `${file} items[${item.position}]`;
   if (path === undefined) return entry;
   const index = ann['internal.config.kubernetes.io/index'] ?? ann['config.kubernetes.io/index'] ?? '0';
   return `${path} (index ${index}; ${entry})`;
@@ -170,11 +217,18 @@ function checkIdentity(item: SourceItem, ctx: RunContext): void {
   const id = identityOf(v, ctx.config.defaultNamespace);
   if (!id) return;
   // An identity that occurs once in the run is never compared: no fingerprint (the table knows which repeat).
-  const now = { place: placeOf(item, ctx.source, ctx.inputName), fingerprint: ctx.identities.needsFingerprint(id) ? fingerprintOf(v) : '' };
+  const now = {
+    place: placeOf(item, ctx.source, ctx.inputName),
+    fingerprint: ctx.identities.needsFingerprint(id) ? fingerprintOf(v) : '',
+  };
   const first = ctx.identities.see(id, now);
   if (!first) return;
   const { severity, message } = duplicateMessage(id, first, now);
-  ctx.results.push(resourceResult(severity, message, resourceId(item, ctx.source, ctx.inputName), { tags: { 'meshinject.dev/reason': 'duplicate-resource' } }));
+  ctx.results.push(
+    resourceResult(severity, message, resourceId(item, ctx.source, ctx.inputName), {
+      tags: { 'meshinject.dev/reason': 'duplicate-resource' },
+    }),
+  );
 }
 
 function describe(id: ResourceId): string {
@@ -193,8 +247,10 @@ function isLocalConfig(v: JsonObject): boolean {
  * one at a time.
  */
 function inputConfigMaps(items: readonly SourceItem[], names: readonly string[]): JsonObject[] {
-  return items.filter((it) => it.kind === 'ConfigMap' && (it.name === undefined || names.includes(it.name)))
-    .map((it) => obj(it.value)).filter((v): v is JsonObject => v !== undefined);
+  return items
+    .filter((it) => it.kind === 'ConfigMap' && (it.name === undefined || names.includes(it.name)))
+    .map((it) => obj(it.value))
+    .filter((v): v is JsonObject => v !== undefined);
 }
 
 /** The annotation value meshinject writes for a decision: `injected (<driver summary>)` / `skipped (host-network)`. */
@@ -259,7 +315,8 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
   const problems = checkWorkload(item.value, wk);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
   if (pod === undefined || isProblem(pod)) {
-    for (const p of pod ? [pod] : problems) ctx.results.push(resourceResult('error', `${describe(id)}: ${p.message}`, id, { field: p.field }));
+    for (const p of pod ? [pod] : problems)
+      ctx.results.push(resourceResult('error', `${describe(id)}: ${p.message}`, id, { field: p.field }));
     return undefined;
   }
   const nsDeclared = str(obj(v.metadata)?.namespace);
@@ -280,7 +337,14 @@ function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
  */
 function decideWorkload(w: Workload, ctx: RunContext): Decision {
   const namespaceInfo = ctx.namespaces.get(w.ref.namespace);
-  const base = { podSpec: w.pod.spec, kind: w.wk.kind, namespace: w.ref.namespace, ...(namespaceInfo ? { namespaceInfo } : {}), config: ctx.config, mesh: ctx.mesh };
+  const base = {
+    podSpec: w.pod.spec,
+    kind: w.wk.kind,
+    namespace: w.ref.namespace,
+    ...(namespaceInfo ? { namespaceInfo } : {}),
+    config: ctx.config,
+    mesh: ctx.mesh,
+  };
   const decision = decide({ ...base, podMeta: w.webhookMeta });
   if (w.wk.metaPath) {
     const other = decideQuietly({ ...base, podMeta: w.pod.metadata });
@@ -291,7 +355,10 @@ function decideWorkload(w: Workload, ctx: RunContext): Decision {
     }
   }
   if (decision.unknownNamespace !== undefined) {
-    ctx.unknownNamespaces.set(decision.unknownNamespace, (ctx.unknownNamespaces.get(decision.unknownNamespace) ?? 0) + 1);
+    ctx.unknownNamespaces.set(
+      decision.unknownNamespace,
+      (ctx.unknownNamespaces.get(decision.unknownNamespace) ?? 0) + 1,
+    );
   }
   return decision;
 }
@@ -309,7 +376,12 @@ function decideQuietly(input: Parameters<typeof decide>[0]): Decision | undefine
 /** A driver error as the workload's error result (field path from the resource root); other errors propagate. */
 function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
   if (!(e instanceof MeshInjectError)) throw e;
-  ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, { ...(e.field ? { field: resourceField(w.wk, e.field) } : {}), tags: errorTags(e.code) }));
+  ctx.results.push(
+    resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, {
+      ...(e.field ? { field: resourceField(w.wk, e.field) } : {}),
+      tags: errorTags(e.code),
+    }),
+  );
   return 'failed';
 }
 
@@ -319,7 +391,13 @@ function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
  * about when `warnStillInjected` (a check reports it once instead, as an `unwanted-sidecar` finding).
  * `config` is the run's, or for `spec.kindPolicies: native` the run's with native sidecars on.
  */
-function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnStillInjected: boolean, config: Config = ctx.config): Outcome | 'failed' {
+function injectWorkload(
+  w: Workload,
+  decision: Decision,
+  ctx: RunContext,
+  warnStillInjected: boolean,
+  config: Config = ctx.config,
+): Outcome | 'failed' {
   if (!decision.inject) {
     if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
     let previous;
@@ -329,7 +407,13 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
       return driverFailure(w, ctx, e);
     }
     if (previous && warnStillInjected) {
-      ctx.results.push(resourceResult('warning', `skipped, but the pod template is already injected (${previous.statusAnnotation}): the sidecar stays; set spec.removeWhenSkipped: true to remove it, or re-enable injection`, w.id));
+      ctx.results.push(
+        resourceResult(
+          'warning',
+          `skipped, but the pod template is already injected (${previous.statusAnnotation}): the sidecar stays; set spec.removeWhenSkipped: true to remove it, or re-enable injection`,
+          w.id,
+        ),
+      );
     }
     return { action: 'skipped' };
   }
@@ -338,8 +422,18 @@ function injectWorkload(w: Workload, decision: Decision, ctx: RunContext, warnSt
   const once = () => {
     if (!injectedBefore) refuseEmptyContainers(w.pod);
     const services = ctx.services.get(w.ref.namespace) ?? [];
-    const res: InjectResponse = ctx.mesh.inject({ pod: w.pod, workload: w.ref, ...(namespace ? { namespace } : {}), services, config, ...(decision.tags ? { decisionTags: decision.tags } : {}) });
-    const needs = { recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
+    const res: InjectResponse = ctx.mesh.inject({
+      pod: w.pod,
+      workload: w.ref,
+      ...(namespace ? { namespace } : {}),
+      services,
+      config,
+      ...(decision.tags ? { decisionTags: decision.tags } : {}),
+    });
+    const needs = {
+      recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh),
+      recordsProbePorts: ctx.mesh.recordsProbePorts === true,
+    };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
   let done: ReturnType<typeof once>;
@@ -372,7 +466,9 @@ function againWithoutPlans<T>(failure: unknown, once: () => T): T {
   if (!plans.enabled) throw failure;
   const done = withoutPlans(once);
   if (plans.verify) {
-    throw new Error(`the injection failed with plans and succeeded without them (a driver that changes a shared part in place takes it with owned() first): ${(failure as Error)?.message ?? String(failure)}`);
+    throw new Error(
+      `the injection failed with plans and succeeded without them (a driver that changes a shared part in place takes it with owned() first): ${(failure as Error)?.message ?? String(failure)}`,
+    );
   }
   return done;
 }
@@ -399,7 +495,10 @@ function carriesInjection(mesh: ActiveMesh, pod: PodTemplate): boolean {
 function refuseEmptyContainers(pod: PodTemplate): void {
   const cs = pod.spec.containers;
   if (!Array.isArray(cs) || cs.length > 0) return;
-  throw new InjectError(`the pod template's container list is empty (containers: []): injecting would leave a pod whose only container is the sidecar, which the API server rejects; add the application's container`, { field: 'spec.containers' });
+  throw new InjectError(
+    `the pod template's container list is empty (containers: []): injecting would leave a pod whose only container is the sidecar, which the API server rejects; add the application's container`,
+    { field: 'spec.containers' },
+  );
 }
 
 /**
@@ -410,7 +509,11 @@ function refuseEmptyContainers(pod: PodTemplate): void {
 function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'failed' {
   const namespace = ctx.namespaces.get(w.ref.namespace);
   try {
-    const done = uninjectPod(ctx.mesh, w.pod, { workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config });
+    const done = uninjectPod(ctx.mesh, w.pod, {
+      workload: w.ref,
+      ...(namespace ? { namespace } : {}),
+      config: ctx.config,
+    });
     if (!done) return { action: 'skipped' };
     const inv = done.inventory;
     const parts = [
@@ -418,8 +521,14 @@ function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'failed' {
       ['init containers', inv.initContainers],
       ['volumes', inv.volumes],
       ['image pull secrets', inv.imagePullSecrets],
-    ].filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${(names as string[]).join(', ')}`);
-    return { action: 'uninjected', pod: done.pod, removed: `removed ${[...parts, `the annotation ${inv.statusAnnotation}`].join('; ')}` };
+    ]
+      .filter(([, names]) => names.length > 0)
+      .map(([what, names]) => `${what} ${(names as string[]).join(', ')}`);
+    return {
+      action: 'uninjected',
+      pod: done.pod,
+      removed: `removed ${[...parts, `the annotation ${inv.statusAnnotation}`].join('; ')}`,
+    };
   } catch (e) {
     return driverFailure(w, ctx, e);
   }
@@ -432,7 +541,11 @@ function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'failed' {
  */
 function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).meta): string {
   const paths = { meta: metaPath, spec: podPaths(wk).spec };
-  const [head, rest] = field.startsWith('metadata') ? [paths.meta, field.slice('metadata'.length)] : field.startsWith('spec') ? [paths.spec, field.slice('spec'.length)] : [[], `.${field}`];
+  const [head, rest] = field.startsWith('metadata')
+    ? [paths.meta, field.slice('metadata'.length)]
+    : field.startsWith('spec')
+      ? [paths.spec, field.slice('spec'.length)]
+      : [[], `.${field}`];
   const prefix = head.join('.');
   return prefix === '' ? field : `${prefix}${rest}`;
 }
@@ -447,9 +560,14 @@ function resourceField(wk: WorkloadKind, field: string, metaPath = podPaths(wk).
  */
 function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext): Json {
   const config = ctx.config;
-  let desired: Json = outcome.action === 'skipped' ? w.item.value : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: outcome.action === 'uninjected' });
+  let desired: Json =
+    outcome.action === 'skipped'
+      ? w.item.value
+      : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: outcome.action === 'uninjected' });
   if (config.resultAnnotations) {
-    const value = decision ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined) : `uninjected (${ctx.mesh.name})`;
+    const value = decision
+      ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined)
+      : `uninjected (${ctx.mesh.name})`;
     desired = withAnnotation(desired, RESULT_ANNOTATION, value);
   }
   const byKind = config.injectedWorkloadAnnotations ?? {};
@@ -466,13 +584,25 @@ function annotate(w: Workload, decision: Decision | undefined, outcome: Outcome,
  * Step 6: the one result of a workload (info: injected, uninjected, or skipped as configured; warning:
  * skipped unexpectedly). `decision` is undefined in uninject mode.
  */
-function resultFor(w: Workload, decision: Decision | undefined, outcome: Outcome, mesh: ActiveMesh, driverTags: Record<string, string>): KrmResult {
+function resultFor(
+  w: Workload,
+  decision: Decision | undefined,
+  outcome: Outcome,
+  mesh: ActiveMesh,
+  driverTags: Record<string, string>,
+): KrmResult {
   const reason = decision?.reason ?? (outcome.action === 'uninjected' ? MODE_UNINJECT : NOT_INJECTED);
-  const severity = !decision || decision.inject || decision.intended || outcome.action === 'uninjected' ? 'info' : 'warning';
+  const severity =
+    !decision || decision.inject || decision.intended || outcome.action === 'uninjected' ? 'info' : 'warning';
   const why = decision ? `${decision.reason}): ${decision.detail}` : undefined;
-  const message = outcome.action === 'injected' ? `injected (${outcome.summary}): ${decision!.detail}`
-    : outcome.action === 'uninjected' ? `uninjected (${mesh.name}): ${why ? `skipped (${why}; ` : ''}${outcome.removed}`
-    : why ? `skipped (${why}` : `skipped (${NOT_INJECTED}): nothing ${mesh.name} injected was found`;
+  const message =
+    outcome.action === 'injected'
+      ? `injected (${outcome.summary}): ${decision!.detail}`
+      : outcome.action === 'uninjected'
+        ? `uninjected (${mesh.name}): ${why ? `skipped (${why}; ` : ''}${outcome.removed}`
+        : why
+          ? `skipped (${why}`
+          : `skipped (${NOT_INJECTED}): nothing ${mesh.name} injected was found`;
   return resourceResult(severity, message, w.id, {
     tags: { 'meshinject.dev/outcome': outcome.action, 'meshinject.dev/reason': reason, ...prefixedTags(driverTags) },
   });
@@ -496,18 +626,34 @@ function writeChange(item: SourceItem, ctx: RunContext, desired: Json, changed: 
     return true;
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'UNFAITHFUL_EDIT') throw e;
-    ctx.results.push(resourceResult('error', e.message, resourceId(item, ctx.source, ctx.inputName), { tags: errorTags(e.code) }));
+    ctx.results.push(
+      resourceResult('error', e.message, resourceId(item, ctx.source, ctx.inputName), { tags: errorTags(e.code) }),
+    );
     return false;
   }
 }
 
 /** A resource that is neither a workload nor local config, as a driver's `annotateResource`/`resourceInventory` reads it. */
-function otherResource(item: SourceItem, ctx: RunContext): { v: JsonObject; meta: JsonObject; res: ResourceMeta } | undefined {
+function otherResource(
+  item: SourceItem,
+  ctx: RunContext,
+): { v: JsonObject; meta: JsonObject; res: ResourceMeta } | undefined {
   const v = obj(item.value);
   if (!v || isLocalConfig(v)) return undefined;
   if (lookupWorkloadKind(str(v.apiVersion) ?? '', str(v.kind) ?? '', ctx.config.workloadKinds)) return undefined; // a workload with an error result
   const meta = obj(v.metadata) ?? {};
-  return { v, meta, res: { apiVersion: str(v.apiVersion) ?? '', kind: str(v.kind) ?? '', name: str(meta.name) ?? '', namespace: str(meta.namespace) ?? '', labels: stringMap(meta.labels), annotations: stringMap(meta.annotations) } };
+  return {
+    v,
+    meta,
+    res: {
+      apiVersion: str(v.apiVersion) ?? '',
+      kind: str(v.kind) ?? '',
+      name: str(meta.name) ?? '',
+      namespace: str(meta.namespace) ?? '',
+      labels: stringMap(meta.labels),
+      annotations: stringMap(meta.annotations),
+    },
+  };
 }
 
 /**
@@ -523,8 +669,16 @@ function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number
   for (const [k, val] of Object.entries(add.annotations)) desired = withAnnotation(desired, k, val);
   if (!writeChange(item, ctx, desired, changed)) return;
   const id = resourceId(item, ctx.source, ctx.inputName);
-  ctx.results.push(resourceResult('info', `annotated (${ctx.mesh.name}): ${Object.entries(add.annotations).map(([k, x]) => `${k}=${x}`).join(', ')}: ${add.summary}`, id,
-    { tags: { 'meshinject.dev/outcome': 'annotated', 'meshinject.dev/reason': 'driver-annotation' } }));
+  ctx.results.push(
+    resourceResult(
+      'info',
+      `annotated (${ctx.mesh.name}): ${Object.entries(add.annotations)
+        .map(([k, x]) => `${k}=${x}`)
+        .join(', ')}: ${add.summary}`,
+      id,
+      { tags: { 'meshinject.dev/outcome': 'annotated', 'meshinject.dev/reason': 'driver-annotation' } },
+    ),
+  );
 }
 
 /**
@@ -538,7 +692,10 @@ function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<numb
   const inv = ctx.mesh.resourceInventory!(found.res);
   if (!inv || inv.annotations.length + inv.labels.length === 0) return;
   const newMeta: JsonObject = { ...meta };
-  for (const [field, keys] of [['annotations', inv.annotations], ['labels', inv.labels]] as const) {
+  for (const [field, keys] of [
+    ['annotations', inv.annotations],
+    ['labels', inv.labels],
+  ] as const) {
     const m = obj(meta[field]);
     if (!m || keys.length === 0) continue;
     const kept: JsonObject = {};
@@ -549,19 +706,31 @@ function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<numb
   if (!writeChange(item, ctx, { ...v, metadata: newMeta }, changed)) return;
   const id = resourceId(item, ctx.source, ctx.inputName);
   const removed = [...inv.annotations.map((k) => `annotation ${k}`), ...inv.labels.map((k) => `label ${k}`)].join(', ');
-  ctx.results.push(resourceResult('info', `uninjected (${ctx.mesh.name}): removed ${removed}`, id,
-    { tags: { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': MODE_UNINJECT } }));
+  ctx.results.push(
+    resourceResult('info', `uninjected (${ctx.mesh.name}): removed ${removed}`, id, {
+      tags: { 'meshinject.dev/outcome': 'uninjected', 'meshinject.dev/reason': MODE_UNINJECT },
+    }),
+  );
 }
 
 /**
  * Run-level results: each unknown namespace a decision needed, once; a warning, or an error under
  * `spec.unknownNamespaces: error` (`Config.unknownNamespaces`), which fails the run (exit 1, nothing written).
  */
-export function unknownNamespaceResults(unknownNamespaces: ReadonlyMap<string, number>, setting: Config['unknownNamespaces']): KrmResult[] {
+export function unknownNamespaceResults(
+  unknownNamespaces: ReadonlyMap<string, number>,
+  setting: Config['unknownNamespaces'],
+): KrmResult[] {
   const error = setting === 'error';
-  const fix = error ? '; add it to spec.namespaces with its labels, or set spec.unknownNamespaces: warn or assume-selected' : '';
-  return [...unknownNamespaces].map(([ns, count]) => generalResult(error ? 'error' : 'warning',
-    `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)${fix}`));
+  const fix = error
+    ? '; add it to spec.namespaces with its labels, or set spec.unknownNamespaces: warn or assume-selected'
+    : '';
+  return [...unknownNamespaces].map(([ns, count]) =>
+    generalResult(
+      error ? 'error' : 'warning',
+      `namespace ${ns} is neither a Namespace object in the input nor listed in spec.namespaces; its labels are unknown, only ${NS_NAME_LABEL}=${ns} was used (${count} workload${count === 1 ? '' : 's'} skipped on that basis)${fix}`,
+    ),
+  );
 }
 
 /** What the steps of one workload's recipe have found so far. */
@@ -615,9 +784,14 @@ const CLASSIC_SIDECAR: Step = {
     const classic = classicSidecars(f.w.pod, outcome.pod, ctx);
     const completion = completionOf(f.w.wk, outcome.pod);
     if (classic.length > 0 && f.policy === 'native') {
-      f.decision = kindPolicySkip(f.decision!, f.w.wk.kind, `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`);
+      f.decision = kindPolicySkip(
+        f.decision!,
+        f.w.wk.kind,
+        `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`,
+      );
       f.outcome = { action: 'skipped' };
-    } else if (classic.length > 0 && completion) ctx.results.push(resourceResult('warning', neverCompletes(f.w.wk.kind, classic, completion), f.w.id));
+    } else if (classic.length > 0 && completion)
+      ctx.results.push(resourceResult('warning', neverCompletes(f.w.wk.kind, classic, completion), f.w.id));
     return true;
   },
 };
@@ -656,13 +830,24 @@ const WRITE_AND_RECORD: Step = {
   run(f, ctx, out) {
     const done = f.outcome !== 'failed' ? writeOutcome(f.w, f.decision, f.outcome!, ctx, out) : undefined;
     const tags = done?.tags ?? {};
-    out.workloads.push({ position: f.w.item.position, id: f.w.id, namespace: f.w.ref.namespace, decision: f.decision!, ...(f.previous ? { previous: f.previous } : {}), ok: done?.written === true, ...(Object.keys(tags).length ? { tags } : {}) });
+    out.workloads.push({
+      position: f.w.item.position,
+      id: f.w.id,
+      namespace: f.w.ref.namespace,
+      decision: f.decision!,
+      ...(f.previous ? { previous: f.previous } : {}),
+      ok: done?.written === true,
+      ...(Object.keys(tags).length ? { tags } : {}),
+    });
     return true;
   },
 };
 
 /** `annotate → emitChanged → resultFor` of an uninjected workload (no decision, no record). */
-const WRITE: Step = { name: 'write', run: (f, ctx, out) => (writeOutcome(f.w, undefined, f.outcome as Outcome, ctx, out), true) };
+const WRITE: Step = {
+  name: 'write',
+  run: (f, ctx, out) => (writeOutcome(f.w, undefined, f.outcome as Outcome, ctx, out), true),
+};
 
 /** A mode's recipe: the steps of a workload after `readWorkload`, and what is done to any other resource. */
 interface Recipe {
@@ -672,8 +857,14 @@ interface Recipe {
 
 /** The recipe of each `spec.mode` (`check` also for `meshinject check`): lists of named steps. */
 const RECIPES: Readonly<Record<'inject' | 'uninject' | 'check', Recipe>> = {
-  inject: { workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(true), CLASSIC_SIDECAR, WRITE_AND_RECORD], other: annotateOther },
-  check: { workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(false), CLASSIC_SIDECAR, WRITE_AND_RECORD], other: annotateOther },
+  inject: {
+    workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(true), CLASSIC_SIDECAR, WRITE_AND_RECORD],
+    other: annotateOther,
+  },
+  check: {
+    workload: [DECIDE, KIND_POLICY, PREVIOUS, injectStep(false), CLASSIC_SIDECAR, WRITE_AND_RECORD],
+    other: annotateOther,
+  },
   uninject: { workload: [UNINJECT, WRITE], other: unannotateResource },
 };
 
@@ -702,7 +893,8 @@ function keepForPackage(item: SourceItem, ctx: RunContext, out: ProcessOutput): 
   if (!ctx.mesh.packageFindings) return;
   const v = obj(item.value);
   const kind = str(v?.kind);
-  if (v && kind !== undefined && ctx.mesh.packageKinds.includes(kind) && !isLocalConfig(v)) out.pkg.resources.push({ id: resourceId(item, ctx.source, ctx.inputName), value: v });
+  if (v && kind !== undefined && ctx.mesh.packageKinds.includes(kind) && !isLocalConfig(v))
+    out.pkg.resources.push({ id: resourceId(item, ctx.source, ctx.inputName), value: v });
 }
 
 /**
@@ -711,7 +903,8 @@ function keepForPackage(item: SourceItem, ctx: RunContext, out: ProcessOutput): 
  * output, which adds nothing, still names them; none for a native sidecar (in `initContainers`).
  */
 function classicSidecars(before: PodTemplate, after: PodTemplate, ctx: RunContext): string[] {
-  const names = (p: PodTemplate) => (Array.isArray(p.spec.containers) ? p.spec.containers : []).map((c) => (isJsonObject(c) ? String(c.name) : ''));
+  const names = (p: PodTemplate) =>
+    (Array.isArray(p.spec.containers) ? p.spec.containers : []).map((c) => (isJsonObject(c) ? String(c.name) : ''));
   const had = new Set(names(before));
   let recorded: readonly string[] = [];
   try {
@@ -727,8 +920,16 @@ function classicSidecars(before: PodTemplate, after: PodTemplate, ctx: RunContex
  * info result), or `native` where only a classic sidecar could be injected (`why`; not intended: a warning).
  */
 function kindPolicySkip(decision: Decision, kind: string, why?: string): Decision {
-  const detail = why === undefined ? `spec.kindPolicies.${kind} is skip` : `spec.kindPolicies.${kind} is native, but ${why}`;
-  return { ...decision, inject: false, reason: 'kind-policy', detail, intended: why === undefined, trace: [...decision.trace, { rule: 'kind-policy', saw: detail, outcome: 'decided' }] };
+  const detail =
+    why === undefined ? `spec.kindPolicies.${kind} is skip` : `spec.kindPolicies.${kind} is native, but ${why}`;
+  return {
+    ...decision,
+    inject: false,
+    reason: 'kind-policy',
+    detail,
+    intended: why === undefined,
+    trace: [...decision.trace, { rule: 'kind-policy', saw: detail, outcome: 'decided' }],
+  };
 }
 
 /**
@@ -736,12 +937,19 @@ function kindPolicySkip(decision: Decision, kind: string, why?: string): Decisio
  * a Job or CronJob (`{kind}`), or any kind whose pod template has `restartPolicy: Never` or `OnFailure`
  * (`{restartPolicy}`, e.g. a Helm test hook Pod).
  */
-function neverCompletes(kind: string, containers: readonly string[], why: { kind: string } | { restartPolicy: string }): string {
-  const harm = 'restartPolicy' in why
-    ? `which keeps running after the other containers exit: the pod (restartPolicy: ${why.restartPolicy}) never completes`
-    : `which keeps running after the job's containers exit: the ${kind === 'CronJob' ? "CronJob's Jobs never complete" : 'Job never completes'}`;
-  return `${kind} gets a classic sidecar (container ${containers.join(', ')}), ${harm}; `
-    + `inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.${kind}: native), or leave ${kind}s out (spec.kindPolicies.${kind}: skip)`;
+function neverCompletes(
+  kind: string,
+  containers: readonly string[],
+  why: { kind: string } | { restartPolicy: string },
+): string {
+  const harm =
+    'restartPolicy' in why
+      ? `which keeps running after the other containers exit: the pod (restartPolicy: ${why.restartPolicy}) never completes`
+      : `which keeps running after the job's containers exit: the ${kind === 'CronJob' ? "CronJob's Jobs never complete" : 'Job never completes'}`;
+  return (
+    `${kind} gets a classic sidecar (container ${containers.join(', ')}), ${harm}; ` +
+    `inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.${kind}: native), or leave ${kind}s out (spec.kindPolicies.${kind}: skip)`
+  );
 }
 
 /** Step 2 with its failure: the decision, or undefined after pushing the driver's error as the workload's result. */
@@ -751,7 +959,12 @@ function decideOrReport(w: Workload, ctx: RunContext): Decision | undefined {
   } catch (e) {
     if (!(e instanceof MeshInjectError)) throw e;
     const field = e.field ? resourceField(w.wk, e.field, [...w.wk.templatePath, 'metadata']) : undefined;
-    ctx.results.push(resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, { ...(field ? { field } : {}), tags: errorTags(e.code) }));
+    ctx.results.push(
+      resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, {
+        ...(field ? { field } : {}),
+        tags: errorTags(e.code),
+      }),
+    );
     return undefined;
   }
 }
@@ -772,24 +985,49 @@ function previousInventory(w: Workload, ctx: RunContext): Inventory | undefined 
  * driver tags as written (`DriverDecision.tags`, then `ActiveMesh.workloadTags`), which its result carries; with
  * a driver that reads the package (`packageFindings`), the workload as written is kept in `out.pkg`.
  */
-function writeOutcome(w: Workload, decision: Decision | undefined, outcome: Outcome, ctx: RunContext, out: ProcessOutput): { written: boolean; tags: Record<string, string> } {
+function writeOutcome(
+  w: Workload,
+  decision: Decision | undefined,
+  outcome: Outcome,
+  ctx: RunContext,
+  out: ProcessOutput,
+): { written: boolean; tags: Record<string, string> } {
   const desired = annotate(w, decision, outcome, ctx);
   const written = desired === w.item.value || writeChange(w.item, ctx, desired, out.changed);
-  const asWritten = written ? { value: desired, pod: outcome.action === 'skipped' ? w.pod : outcome.pod } : { value: w.item.value, pod: w.pod };
+  const asWritten = written
+    ? { value: desired, pod: outcome.action === 'skipped' ? w.pod : outcome.pod }
+    : { value: w.item.value, pod: w.pod };
   const podLabels = getPodOwnMeta(asWritten.value, w.wk).labels ?? {};
   const tags = { ...(decision?.tags ?? {}), ...workloadTagsOf(w, asWritten.pod, podLabels, ctx) };
   if (written) ctx.results.push(resultFor(w, decision, outcome, ctx.mesh, tags));
   if (ctx.mesh.packageFindings) {
-    out.pkg.workloads.push({ id: w.id, namespace: w.ref.namespace, podLabels, injected: carriesInjection(ctx.mesh, asWritten.pod), tags });
+    out.pkg.workloads.push({
+      id: w.id,
+      namespace: w.ref.namespace,
+      podLabels,
+      injected: carriesInjection(ctx.mesh, asWritten.pod),
+      tags,
+    });
   }
   return { written, tags };
 }
 
 /** The driver's tags of a workload as written (`ActiveMesh.workloadTags`), `{}` when it has none. */
-function workloadTagsOf(w: Workload, pod: PodTemplate, podLabels: Record<string, string>, ctx: RunContext): Record<string, string> {
+function workloadTagsOf(
+  w: Workload,
+  pod: PodTemplate,
+  podLabels: Record<string, string>,
+  ctx: RunContext,
+): Record<string, string> {
   if (!ctx.mesh.workloadTags) return {};
   const info = ctx.namespaces.get(w.ref.namespace);
-  return ctx.mesh.workloadTags({ pod, podLabels, namespace: w.ref.namespace, namespaceLabels: namespaceLabels(w.ref.namespace, info), namespaceKnown: info !== undefined });
+  return ctx.mesh.workloadTags({
+    pod,
+    podLabels,
+    namespace: w.ref.namespace,
+    namespaceLabels: namespaceLabels(w.ref.namespace, info),
+    namespaceKnown: info !== undefined,
+  });
 }
 
 /**
@@ -806,7 +1044,13 @@ function workloadTagsOf(w: Workload, pod: PodTemplate, podLabels: Record<string,
  * @param shared when several inputs are one run: their namespace table, and where unknown namespaces are
  *   counted (the run-level results are then left to the caller)
  */
-export function processItems(source: ParsedSource, config: Config, boundMesh: ActiveMesh, inputName?: string, shared?: SharedRun): ProcessOutput {
+export function processItems(
+  source: ParsedSource,
+  config: Config,
+  boundMesh: ActiveMesh,
+  inputName?: string,
+  shared?: SharedRun,
+): ProcessOutput {
   const results: KrmResult[] = [];
   let mesh: ActiveMesh;
   try {
@@ -815,17 +1059,33 @@ export function processItems(source: ParsedSource, config: Config, boundMesh: Ac
     for (const note of adapted.notes) results.push(generalResult('info', note));
   } catch (e) {
     if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
-    return { changed: new Map(), edits: new Map(), results: [generalResult('error', e.message, e.field)], workloads: [], pkg: { workloads: [], resources: [] } };
+    return {
+      changed: new Map(),
+      edits: new Map(),
+      results: [generalResult('error', e.message, e.field)],
+      workloads: [],
+      pkg: { workloads: [], resources: [] },
+    };
   }
   const ctx: RunContext = {
-    source, config, mesh, inputName, results,
+    source,
+    config,
+    mesh,
+    inputName,
+    results,
     namespaces: shared?.namespaces ?? collectNamespaces(source.items, config, results),
     services: shared?.services ?? collectServices(source.items, config),
     unknownNamespaces: shared?.unknownNamespaces ?? new Map(),
     edits: new Map(),
     identities: shared?.identities ?? new IdentityTable(),
   };
-  const out: ProcessOutput = { changed: new Map(), edits: ctx.edits, results, workloads: [], pkg: { workloads: [], resources: [] } };
+  const out: ProcessOutput = {
+    changed: new Map(),
+    edits: ctx.edits,
+    results,
+    workloads: [],
+    pkg: { workloads: [], resources: [] },
+  };
   for (const item of source.items) {
     item.load();
     checkIdentity(item, ctx);

@@ -1,5 +1,12 @@
 import { foreignConfigMessage, loadConfig, type LoadResult } from './config/load.ts';
-import { describeShape, mergeConfigLayers, overrideLayers, parseConfigLayer, type ConfigLayer, type ConfigOverrides } from './config/layering.ts';
+import {
+  describeShape,
+  mergeConfigLayers,
+  overrideLayers,
+  parseConfigLayer,
+  type ConfigLayer,
+  type ConfigOverrides,
+} from './config/layering.ts';
 import { DRIVERS } from './drivers/registry.ts';
 import type { ActiveMesh, PackageFinding, PackageResource, PackageWorkload, ReasonInfo } from './contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
@@ -7,9 +14,24 @@ import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
 import { applyEdits, type Edit } from './yaml/flow-edit.ts';
 import type { Config } from './config/types.ts';
 import type { JsonObject, KrmResult, ResourceId } from './model.ts';
-import { collectNamespaces, collectServices, processItems, resourceId, unknownNamespaceResults, type SharedRun, type WorkloadRecord } from './pipeline.ts';
+import {
+  collectNamespaces,
+  collectServices,
+  processItems,
+  resourceId,
+  unknownNamespaceResults,
+  type SharedRun,
+  type WorkloadRecord,
+} from './pipeline.ts';
 import { MeshInjectError } from './results/errors.ts';
-import { exitCodeOf, formatResultLine, generalResult, resourceResult, summarize, summaryText } from './results/result.ts';
+import {
+  exitCodeOf,
+  formatResultLine,
+  generalResult,
+  resourceResult,
+  summarize,
+  summaryText,
+} from './results/result.ts';
 import { isJsonObject } from './json.ts';
 import { escapeLine } from './results/escape-line.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
@@ -145,7 +167,15 @@ function stderrFor(results: readonly KrmResult[], all: boolean): string {
 
 /** Exit 2: bad input, nothing on stdout, the reason on stderr (one line: `escapeLine`). */
 function badInput(message: string, results: KrmResult[] = []): RunOutput {
-  return { stdout: '', stdoutParts: [], stderr: `meshinject: error: ${escapeLine(message)}\n`, exitCode: 2, results, files: [], workloads: [] };
+  return {
+    stdout: '',
+    stdoutParts: [],
+    stderr: `meshinject: error: ${escapeLine(message)}\n`,
+    exitCode: 2,
+    results,
+    files: [],
+    workloads: [],
+  };
 }
 
 /**
@@ -159,10 +189,15 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
 }
 
 /** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
-function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: string; loaded?: LoadResult; problem?: string; problems?: string[]; raw?: JsonObject } {
+function resolveConfig(
+  sources: ParsedSource[],
+  opts: RunOptions,
+): { fatal?: string; loaded?: LoadResult; problem?: string; problems?: string[]; raw?: JsonObject } {
   const layers: ConfigLayer[] = [];
   const platform: ConfigLayer[] = [];
-  const texts = opts.functionConfigs ?? (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
+  const texts =
+    opts.functionConfigs ??
+    (opts.functionConfig !== undefined ? [{ name: 'functionConfig', text: opts.functionConfig }] : undefined);
   if (texts) {
     for (const t of texts) {
       const p = parseConfigLayer(t.text, t.name);
@@ -175,7 +210,9 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
     const fc = sources.find((s) => s.form === 'resource-list')?.functionConfig;
     if (fc !== undefined && fc !== null) {
       if (typeof fc !== 'object' || Array.isArray(fc)) {
-        return { problem: `the ResourceList's functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(fc)}` };
+        return {
+          problem: `the ResourceList's functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(fc)}`,
+        };
       }
       layers.push({ name: "the ResourceList's functionConfig", value: fc });
     }
@@ -187,7 +224,10 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
     const o = overrideLayers(opts.overrides, layers[0]?.value.kind);
     if (!o.ok) return { problem: o.message };
     if (o.layers.length > 0 && layers.length === 0) {
-      layers.push({ name: 'the default functionConfig', value: { apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection' } });
+      layers.push({
+        name: 'the default functionConfig',
+        value: { apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection' },
+      });
     }
     layers.push(...o.layers);
     tenant.push(...o.layers);
@@ -199,7 +239,13 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
   const loaded = loadConfig(merged.value as JsonObject, DRIVERS, options);
   const load = (raw: JsonObject) => loadConfig(raw, DRIVERS, options);
   const fieldsOf = (mesh: string) => DRIVERS.find((d) => d.name === mesh)?.traits?.platformFields ?? [];
-  const problems = checkPlatformWord({ platform, tenant }, { raw: merged.value, loaded }, load, fieldsOf, DEFAULT_TEMPLATE_BUDGETS);
+  const problems = checkPlatformWord(
+    { platform, tenant },
+    { raw: merged.value, loaded },
+    load,
+    fieldsOf,
+    DEFAULT_TEMPLATE_BUDGETS,
+  );
   if (problems.length > 0) return { problems };
   return { loaded, raw: merged.value };
 }
@@ -208,8 +254,10 @@ function resolveConfig(sources: ParsedSource[], opts: RunOptions): { fatal?: str
 function leftOutWhy(v: unknown, ownKinds: boolean): string | undefined {
   if (!isJsonObject(v)) return undefined;
   const ann = isJsonObject(v.metadata) && isJsonObject(v.metadata.annotations) ? v.metadata.annotations : undefined;
-  if (ann && Object.hasOwn(ann, LOCAL_CONFIG) && ann[LOCAL_CONFIG] === 'true') return `annotated ${LOCAL_CONFIG}: "true"`;
-  if (ownKinds && typeof v.apiVersion === 'string' && v.apiVersion.startsWith(OWN_API_GROUP)) return `meshinject's own config (${v.apiVersion})`;
+  if (ann && Object.hasOwn(ann, LOCAL_CONFIG) && ann[LOCAL_CONFIG] === 'true')
+    return `annotated ${LOCAL_CONFIG}: "true"`;
+  if (ownKinds && typeof v.apiVersion === 'string' && v.apiVersion.startsWith(OWN_API_GROUP))
+    return `meshinject's own config (${v.apiVersion})`;
   return undefined;
 }
 
@@ -225,7 +273,8 @@ function localConfigDrops(source: ParsedSource, ownKinds: boolean, name: string 
   for (const item of source.items) {
     if (item.position !== item.topPosition) continue;
     const why = leftOutWhy(item.value, ownKinds);
-    if (why !== undefined) out.push(Object.assign(rangeOf(item), { start: prevEnd, why, id: resourceId(item, source, name) }));
+    if (why !== undefined)
+      out.push(Object.assign(rangeOf(item), { start: prevEnd, why, id: resourceId(item, source, name) }));
     prevEnd = item.end;
   }
   return out;
@@ -236,8 +285,12 @@ type Drop = SourceItem & { why: string; id: ResourceId };
 
 /** The info result of a document a manifests-only input leaves out. */
 function leftOutResult(d: Drop): KrmResult {
-  return resourceResult('info', `read but not written: ${d.why} (the output of a directory input holds only what the cluster is to apply)`, d.id,
-    { tags: { 'meshinject.dev/outcome': 'left-out', 'meshinject.dev/reason': 'local-config' } });
+  return resourceResult(
+    'info',
+    `read but not written: ${d.why} (the output of a directory input holds only what the cluster is to apply)`,
+    d.id,
+    { tags: { 'meshinject.dev/outcome': 'left-out', 'meshinject.dev/reason': 'local-config' } },
+  );
 }
 
 /** Joins the outputs of several inputs into one YAML stream: each on its own lines, separated by `---`. */
@@ -275,10 +328,16 @@ function parseInputs(inputs: readonly RunInput[]): ParsedSource[] {
     const text = input.text.charCodeAt(0) === 0xfeff ? input.text.slice(1) : input.text;
     const source = parseSource(text, where);
     if (source.form === 'resource-list' && inputs.length > 1) {
-      throw new MeshInjectError('BAD_INPUT', `${where}: a ResourceList must be the only input (got ${inputs.length} inputs)`);
+      throw new MeshInjectError(
+        'BAD_INPUT',
+        `${where}: a ResourceList must be the only input (got ${inputs.length} inputs)`,
+      );
     }
     if (source.form === 'stream' && source.items.length === 0 && inputs.length > 1) {
-      throw new MeshInjectError('BAD_INPUT', `${where}: no resources: expected a ResourceList, a List or Kubernetes YAML documents`);
+      throw new MeshInjectError(
+        'BAD_INPUT',
+        `${where}: no resources: expected a ResourceList, a List or Kubernetes YAML documents`,
+      );
     }
     return source;
   });
@@ -301,7 +360,12 @@ function orBadInput<T>(f: () => T): { ok: true; value: T } | { ok: false; messag
  */
 function identityTableFor(items: readonly SourceItem[], config: Config): IdentityTable {
   if (!items.every((it) => it.reader === 'block')) return new IdentityTable();
-  return new IdentityTable(repeatedKeys(items.map((it) => it.value), config.defaultNamespace));
+  return new IdentityTable(
+    repeatedKeys(
+      items.map((it) => it.value),
+      config.defaultNamespace,
+    ),
+  );
 }
 
 /** What processing the inputs gave: per input its changed resources and dropped local-config documents. */
@@ -312,21 +376,37 @@ type Processed = Array<{ changed: Map<number, string>; edits: Map<number, readon
  * over spec.namespaces entries), unknown namespaces reported once. Results are pushed to `results`.
  * @throws MeshInjectError `BAD_INPUT` for a resource that cannot be composed
  */
-function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInput[], config: Config, mesh: ActiveMesh, results: KrmResult[], opts: RunOptions): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
+function processInputs(
+  sources: readonly ParsedSource[],
+  inputs: readonly RunInput[],
+  config: Config,
+  mesh: ActiveMesh,
+  results: KrmResult[],
+  opts: RunOptions,
+): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
   const pkg: { workloads: PackageWorkload[]; resources: PackageResource[] } = { workloads: [], resources: [] };
   const items = sources.flatMap((s) => s.items);
-  const shared: SharedRun = { namespaces: collectNamespaces(items, config, results), services: collectServices(items, config), unknownNamespaces: new Map(), identities: identityTableFor(items, config) };
+  const shared: SharedRun = {
+    namespaces: collectNamespaces(items, config, results),
+    services: collectServices(items, config),
+    unknownNamespaces: new Map(),
+    identities: identityTableFor(items, config),
+  };
   if (opts.progress) {
     const total = sources.reduce((n, s) => n + s.items.length, 0);
     let done = 0;
     const progress = opts.progress;
     shared.onItem = () => progress(++done, total);
   }
-  for (const f of opts.leftOutFiles ?? []) results.push(generalResult('info', `${f.path}: not an input, left out (${f.why})`));
+  for (const f of opts.leftOutFiles ?? [])
+    results.push(generalResult('info', `${f.path}: not an input, left out (${f.why})`));
   sources.forEach((source, i) => {
-    for (const at of source.kindless ?? []) results.push(generalResult('warning', `${at}: document missing "kind" field, skipped (a null List item, left as it is)`));
+    for (const at of source.kindless ?? [])
+      results.push(
+        generalResult('warning', `${at}: document missing "kind" field, skipped (a null List item, left as it is)`),
+      );
     const manifestsOnly = inputs[i]!.manifestsOnly === true && !opts.check;
     const drops = opts.dropLocalConfig || manifestsOnly ? localConfigDrops(source, manifestsOnly, inputs[i]!.name) : [];
     if (manifestsOnly) results.push(...drops.map(leftOutResult));
@@ -338,7 +418,13 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
     pkg.resources.push(...out.pkg.resources);
   });
   results.push(...unknownNamespaceResults(shared.unknownNamespaces, config.unknownNamespaces));
-  if (mesh.packageFindings) results.push(...packageResults(mesh.packageFindings({ ...pkg, namespaces: shared.namespaces, config }), opts.check !== undefined));
+  if (mesh.packageFindings)
+    results.push(
+      ...packageResults(
+        mesh.packageFindings({ ...pkg, namespaces: shared.namespaces, config }),
+        opts.check !== undefined,
+      ),
+    );
   return { shared, processed, workloads };
 }
 
@@ -347,14 +433,23 @@ function processInputs(sources: readonly ParsedSource[], inputs: readonly RunInp
  * check findings (`meshinject.dev/check`, outcome and reason the rule); in an injection, warnings tagged with the rule.
  */
 function packageResults(findings: readonly PackageFinding[], check: boolean): KrmResult[] {
-  return findings.map((f) => resourceResult(check ? 'error' : 'warning', `${f.rule}: ${f.message}`, f.id, {
-    ...(f.field ? { field: f.field } : {}),
-    tags: check ? { 'meshinject.dev/check': 'true', 'meshinject.dev/outcome': f.rule, 'meshinject.dev/reason': f.rule } : { 'meshinject.dev/reason': f.rule },
-  }));
+  return findings.map((f) =>
+    resourceResult(check ? 'error' : 'warning', `${f.rule}: ${f.message}`, f.id, {
+      ...(f.field ? { field: f.field } : {}),
+      tags: check
+        ? { 'meshinject.dev/check': 'true', 'meshinject.dev/outcome': f.rule, 'meshinject.dev/reason': f.rule }
+        : { 'meshinject.dev/reason': f.rule },
+    }),
+  );
 }
 
 /** Each input's output text (changed resources spliced in, dropped documents cut out), and how many top-level resources are kept. */
-function writeFiles(sources: readonly ParsedSource[], inputs: readonly RunInput[], processed: Processed, results: readonly KrmResult[]): { files: FileOutput[]; kept: number } {
+function writeFiles(
+  sources: readonly ParsedSource[],
+  inputs: readonly RunInput[],
+  processed: Processed,
+  results: readonly KrmResult[],
+): { files: FileOutput[]; kept: number } {
   let kept = 0;
   const files = sources.map((source, i): FileOutput => {
     const { changed, edits: fine, drops } = processed[i]!;
@@ -372,7 +467,17 @@ function writeFiles(sources: readonly ParsedSource[], inputs: readonly RunInput[
     const fineKept = new Map(fine);
     for (const d of drops) fineKept.delete(d.position);
     const editsOf = () => (made ??= outputEdits({ ...source, items }, edits, results, fineKept));
-    return { ...(name !== undefined ? { name } : {}), input: source.text, parts, get output() { return output(); }, get edits() { return editsOf(); } };
+    return {
+      ...(name !== undefined ? { name } : {}),
+      input: source.text,
+      parts,
+      get output() {
+        return output();
+      },
+      get edits() {
+        return editsOf();
+      },
+    };
   });
   return { files, kept };
 }
@@ -398,19 +503,31 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
   const failed = (used?: Config, workloads: RunOutput['workloads'] = []): RunOutput => {
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results) || 1, results, files: [], workloads, ...(used ? { config: used } : {}), ...listFlag };
+    return {
+      stdout,
+      stdoutParts: [stdout],
+      stderr: stderrFor(results, opts.logToStderr === true),
+      exitCode: exitCodeOf(results) || 1,
+      results,
+      files: [],
+      workloads,
+      ...(used ? { config: used } : {}),
+      ...listFlag,
+    };
   };
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
   const nothing = single?.form === 'stream' && single.items.length === 0;
-  if (nothing) results.push(generalResult('warning', `${inputs[0]!.name ?? 'stdin'}: no resources: the output is empty too`));
+  if (nothing)
+    results.push(generalResult('warning', `${inputs[0]!.name ?? 'stdin'}: no resources: the output is empty too`));
   if (cfg.problem !== undefined || cfg.problems !== undefined) {
     for (const p of cfg.problems ?? [cfg.problem!]) results.push(generalResult('error', `functionConfig: ${p}`));
     return failed();
   }
   const loaded = cfg.loaded!;
   if (!loaded.ok) {
-    for (const issue of loaded.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+    for (const issue of loaded.issues)
+      results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
     return failed();
   }
   for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
@@ -418,7 +535,8 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const mesh = loaded.mesh;
   const checkSpec = readCheckRules(cfg.raw);
   if (checkSpec.issues.length > 0) {
-    for (const issue of checkSpec.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+    for (const issue of checkSpec.issues)
+      results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
     return failed();
   }
   const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
@@ -427,26 +545,75 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   // Template budgets: the run's counters start at zero, under the config's budgets (capped at the ceilings).
   beginRun(config.templateBudget);
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
-  const run = orBadInput(() => withPlanSettings(opts.plans, () => processInputs(sources, inputs, config, mesh, results, { ...opts, dropLocalConfig: opts.dropLocalConfig === true && !check, ...(check ? { check } : {}) })));
+  const run = orBadInput(() =>
+    withPlanSettings(opts.plans, () =>
+      processInputs(sources, inputs, config, mesh, results, {
+        ...opts,
+        dropLocalConfig: opts.dropLocalConfig === true && !check,
+        ...(check ? { check } : {}),
+      }),
+    ),
+  );
   if (!run.ok) return badInput(run.message);
   const { shared, processed, workloads } = run.value;
   if (check) {
-    const templatePath = (w: WorkloadRecord) => lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
-    const optOuts = new Set(Object.entries(mesh.reasonInfo).filter(([, info]) => info.optOut).map(([reason]) => reason));
-    const found = checkWorkloads(workloads, processed.map((p) => p.changed), shared.namespaces, checkSpec.rules, check.failOn, templatePath, optOuts);
+    const templatePath = (w: WorkloadRecord) =>
+      lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
+    const optOuts = new Set(
+      Object.entries(mesh.reasonInfo)
+        .filter(([, info]) => info.optOut)
+        .map(([reason]) => reason),
+    );
+    const found = checkWorkloads(
+      workloads,
+      processed.map((p) => p.changed),
+      shared.namespaces,
+      checkSpec.rules,
+      check.failOn,
+      templatePath,
+      optOuts,
+    );
     results.push(...found.results);
     applyFailOn(results, check.failOn);
     const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return { stdout, stdoutParts: [stdout], stderr: stderrFor(results, opts.logToStderr === true), exitCode: exitCodeOf(results), results, files: [], workloads, config, fixes: found.fixes, reasonInfo: reasonsOf(mesh), ...listFlag };
+    return {
+      stdout,
+      stdoutParts: [stdout],
+      stderr: stderrFor(results, opts.logToStderr === true),
+      exitCode: exitCodeOf(results),
+      results,
+      files: [],
+      workloads,
+      config,
+      fixes: found.fixes,
+      reasonInfo: reasonsOf(mesh),
+      ...listFlag,
+    };
   }
   if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: reasonsOf(mesh) };
   const { files, kept } = writeFiles(sources, inputs, processed, results);
   if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
-    return badInput(`the output would hold no resources (${nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD'}); Argo CD must never apply an empty stream`, results);
+    return badInput(
+      `the output would hold no resources (${nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD'}); Argo CD must never apply an empty stream`,
+      results,
+    );
   }
   const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
   const stdout = joinedOnce(stdoutParts);
-  return { get stdout() { return stdout(); }, stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads, reasonInfo: reasonsOf(mesh), ...listFlag };
+  return {
+    get stdout() {
+      return stdout();
+    },
+    stdoutParts,
+    stderr: stderrFor(results, opts.logToStderr === true),
+    exitCode: 0,
+    results,
+    files,
+    config,
+    workloads,
+    reasonInfo: reasonsOf(mesh),
+    ...listFlag,
+  };
 }
 
 /**
@@ -464,16 +631,36 @@ export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req:
     if (e instanceof MeshInjectError && e.code === 'BAD_INPUT') return badInput(e.message);
     throw e;
   }
-  if (sources.some((s) => s.form !== 'stream')) return badInput('meshinject migrate reads YAML files and directories (a stream of documents), not a ResourceList or a List');
+  if (sources.some((s) => s.form !== 'stream'))
+    return badInput(
+      'meshinject migrate reads YAML files and directories (a stream of documents), not a ResourceList or a List',
+    );
   const results: KrmResult[] = [];
-  const failed = (): RunOutput => ({ stdout: '', stdoutParts: [], stderr: stderrFor(results, opts.logToStderr === true), exitCode: 1, results, files: [], workloads: [] });
+  const failed = (): RunOutput => ({
+    stdout: '',
+    stdoutParts: [],
+    stderr: stderrFor(results, opts.logToStderr === true),
+    exitCode: 1,
+    results,
+    files: [],
+    workloads: [],
+  });
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
   if (cfg.problem !== undefined) results.push(generalResult('error', `functionConfig: ${cfg.problem}`));
-  else if (!cfg.loaded!.ok) for (const issue of cfg.loaded!.issues) results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+  else if (!cfg.loaded!.ok)
+    for (const issue of cfg.loaded!.issues)
+      results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
   if (exitCodeOf(results) !== 0 || !cfg.loaded?.ok) return failed();
   const { mesh, config } = cfg.loaded;
-  const edits = migrationEdits(sources, inputs.map((i) => i.name), config, mesh, req, results);
+  const edits = migrationEdits(
+    sources,
+    inputs.map((i) => i.name),
+    config,
+    mesh,
+    req,
+    results,
+  );
   if ('error' in edits) return badInput(edits.error);
   if (exitCodeOf(results) !== 0) return failed();
   const files = sources.map((source, i): FileOutput => {
@@ -483,5 +670,14 @@ export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req:
     return { ...(name !== undefined ? { name } : {}), input: source.text, output, parts: [output], edits: own };
   });
   const stdoutParts = files.length === 1 ? [...files[0]!.parts] : joinStreams(files.map((f) => f.parts));
-  return { stdout: stdoutParts.join(''), stdoutParts, stderr: stderrFor(results, opts.logToStderr === true), exitCode: 0, results, files, config, workloads: [] };
+  return {
+    stdout: stdoutParts.join(''),
+    stdoutParts,
+    stderr: stderrFor(results, opts.logToStderr === true),
+    exitCode: 0,
+    results,
+    files,
+    config,
+    workloads: [],
+  };
 }

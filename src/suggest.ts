@@ -31,4 +31,3 @@ export function suggest(word: string, known: readonly string[]): string | undefi
   }
   return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
 }
-

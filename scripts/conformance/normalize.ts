@@ -65,7 +65,13 @@ function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
   if (Array.isArray(v)) {
     const parent = path[path.length - 1];
     return v.map((x) => {
-      if (parent === 'env' && isJsonObject(x) && typeof x.name === 'string' && JSON_ENVS.includes(x.name) && typeof x.value === 'string') {
+      if (
+        parent === 'env' &&
+        isJsonObject(x) &&
+        typeof x.name === 'string' &&
+        JSON_ENVS.includes(x.name) &&
+        typeof x.value === 'string'
+      ) {
         const n = normalizeValue({ ...x, value: '' }, [...path, '[]']) as JsonObject;
         return { ...n, value: parseJsonValue(x.value) };
       }
@@ -82,14 +88,21 @@ function normalizeValue(v: Json, path: readonly string[]): Json | undefined {
       if (k === 'hostNetwork' && x === false && key === 'spec') continue;
       if (key === 'annotations' && k === OWN_RECORD_ANNOTATION) continue;
       let n: Json | undefined;
-      if (key === 'annotations' && typeof x === 'string' && (JSON_ANNOTATIONS.includes(k) || (k === MULTUS_ANNOTATION && x.trim().startsWith('[')))) {
+      if (
+        key === 'annotations' &&
+        typeof x === 'string' &&
+        (JSON_ANNOTATIONS.includes(k) || (k === MULTUS_ANNOTATION && x.trim().startsWith('[')))
+      ) {
         n = parseJsonValue(x);
       } else if (
         (QUANTITY_PARENTS.has(key ?? '') && parentKey === 'resources') ||
         (key === 'resourceFieldRef' && k === 'divisor') ||
         (key === 'emptyDir' && k === 'sizeLimit')
       ) {
-        n = typeof x === 'string' || typeof x === 'number' ? (canonicalQuantity(x) ?? x) : normalizeValue(x, [...path, k]);
+        n =
+          typeof x === 'string' || typeof x === 'number'
+            ? (canonicalQuantity(x) ?? x)
+            : normalizeValue(x, [...path, k]);
       } else {
         n = normalizeValue(x, [...path, k]);
       }
@@ -193,9 +206,7 @@ export function compareDocuments(expected: readonly Json[], actual: readonly Jso
     const ops = jsonPatch.compare(e[i] as object, a[i] as object);
     if (ops.length === 0) continue;
     // compare() walks keys backwards; report the op that comes first in document order.
-    const op = ops
-      .map((o) => ({ o, k: orderKey(e[i]!, a[i]!, o.path) }))
-      .sort((x, y) => compareKeys(x.k, y.k))[0]!.o;
+    const op = ops.map((o) => ({ o, k: orderKey(e[i]!, a[i]!, o.path) })).sort((x, y) => compareKeys(x.k, y.k))[0]!.o;
     const want = valueAt(e[i]!, op.path);
     const got = valueAt(a[i]!, op.path);
     return { equal: false, detail: `doc ${i} ${op.op} ${op.path}: expected ${short(want)}, got ${short(got)}` };

@@ -52,11 +52,14 @@ export function sampleNames(names: readonly string[], n: number): string[] {
 function sampleByCategory(casesDir: string, names: readonly string[], n: number): string[] {
   const groups = new Map<string, string[]>();
   for (const name of names) {
-    const c = (parse(readFileSync(join(casesDir, name, 'case.yaml'), 'utf8')) as { category?: unknown } | null)?.category;
+    const c = (parse(readFileSync(join(casesDir, name, 'case.yaml'), 'utf8')) as { category?: unknown } | null)
+      ?.category;
     const key = typeof c === 'string' ? c : 'unknown';
     groups.set(key, [...(groups.get(key) ?? []), name]);
   }
-  const out = [...groups.values()].flatMap((g) => sampleNames(g, Math.max(1, Math.round((n * g.length) / names.length))));
+  const out = [...groups.values()].flatMap((g) =>
+    sampleNames(g, Math.max(1, Math.round((n * g.length) / names.length))),
+  );
   return out.sort();
 }
 
@@ -72,7 +75,8 @@ export function caseFnConfig(caseDir: string, caseYaml: JsonObject): string {
   if (ref === undefined) return text;
   const corpus = dirname(dirname(resolve(caseDir)));
   const file = resolve(caseDir, String(ref));
-  if (typeof ref !== 'string' || relative(corpus, file).startsWith('..')) throw new Error(`sharedTemplates must name a file inside the corpus: ${String(ref)}`);
+  if (typeof ref !== 'string' || relative(corpus, file).startsWith('..'))
+    throw new Error(`sharedTemplates must name a file inside the corpus: ${String(ref)}`);
   const shared = parse(readFileSync(file, 'utf8')) as { templates?: unknown } | null;
   if (!isJsonObject(shared?.templates as Json)) throw new Error(`${String(ref)}: expected {templates: {name: text}}`);
   const fc = (parse(text) ?? {}) as { spec?: { istio?: { injectorConfig?: { templates?: JsonObject } } } };
@@ -117,9 +121,9 @@ export function splitDocuments(text: string): string[] {
  */
 export function buildResourceList(inputYaml: string, fnConfigYaml: string): string {
   const fnConfig = (parse(fnConfigYaml) ?? {}) as JsonObject;
-  const spec = (typeof fnConfig.spec === 'object' && fnConfig.spec !== null && !Array.isArray(fnConfig.spec)
-    ? fnConfig.spec
-    : {}) as JsonObject;
+  const spec = (
+    typeof fnConfig.spec === 'object' && fnConfig.spec !== null && !Array.isArray(fnConfig.spec) ? fnConfig.spec : {}
+  ) as JsonObject;
   const { mode, ...rest } = spec;
   // `mode: inject` is the default; left out so that builds without `spec.mode` run the inject cases too.
   fnConfig.spec = { ...rest, ...(mode !== undefined && mode !== 'inject' ? { mode } : {}), resultAnnotations: false };
@@ -127,7 +131,11 @@ export function buildResourceList(inputYaml: string, fnConfigYaml: string): stri
     const lines = d.replace(/\s+$/, '').split('\n');
     return lines.map((l, i) => (i === 0 ? `- ${l}` : l === '' ? '' : `  ${l}`)).join('\n');
   });
-  const fc = stringify(fnConfig).replace(/\s+$/, '').split('\n').map((l) => `  ${l}`).join('\n');
+  const fc = stringify(fnConfig)
+    .replace(/\s+$/, '')
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
   return [
     'apiVersion: config.kubernetes.io/v1',
     'kind: ResourceList',
@@ -179,7 +187,8 @@ function firstLine(s: string): string {
 export async function runCase(caseDir: string, name: string, cli: string): Promise<CaseResult> {
   const caseYaml = (parse(readFileSync(join(caseDir, 'case.yaml'), 'utf8')) ?? {}) as JsonObject;
   const category = typeof caseYaml.category === 'string' ? caseYaml.category : 'unknown';
-  const fnSpec = (parse(readFileSync(join(caseDir, 'fn-config.yaml'), 'utf8')) as { spec?: { mode?: unknown } } | null)?.spec;
+  const fnSpec = (parse(readFileSync(join(caseDir, 'fn-config.yaml'), 'utf8')) as { spec?: { mode?: unknown } } | null)
+    ?.spec;
   const mode = typeof fnSpec?.mode === 'string' ? fnSpec.mode : 'inject';
   const fail = (reason: string): CaseResult => ({ name, category, mode, pass: false, reason });
   try {
@@ -192,7 +201,12 @@ export async function runCase(caseDir: string, name: string, cli: string): Promi
       let messages = out.stderr;
       try {
         const { results } = readOutput(out.stdout);
-        messages += '\n' + results.filter((r) => r.severity === 'error').map((r) => String(r.message)).join('\n');
+        messages +=
+          '\n' +
+          results
+            .filter((r) => r.severity === 'error')
+            .map((r) => String(r.message))
+            .join('\n');
       } catch {
         messages += '\n' + out.stdout;
       }
@@ -230,7 +244,8 @@ function newestMtime(dir: string): number {
 /** Rebuilds the CLI bundle (`scripts/build.mjs`) when a file under `src/` is newer; `status` 0 when fresh. */
 export function ensureFreshBundle(root: string): { status: number | null; stderr: string } {
   const bundle = join(root, 'dist/meshinject.cjs');
-  if (existsSync(bundle) && statSync(bundle).mtimeMs >= newestMtime(join(root, 'src'))) return { status: 0, stderr: '' };
+  if (existsSync(bundle) && statSync(bundle).mtimeMs >= newestMtime(join(root, 'src')))
+    return { status: 0, stderr: '' };
   const b = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
   return { status: b.status, stderr: b.stderr };
 }
@@ -275,7 +290,10 @@ export async function runConformance(dir: string, opts: RunOptions = {}): Promis
  * Pass counts per category: `{ category: { passed, total } }`, categories sorted. `key` picks the category
  * of a result (default: `case.yaml`'s category; e.g. `(r) => \`linkerd-${r.mode}\`` groups by mode).
  */
-export function summarize(results: readonly CaseResult[], key: (r: CaseResult) => string = (r) => r.category): Record<string, { passed: number; total: number }> {
+export function summarize(
+  results: readonly CaseResult[],
+  key: (r: CaseResult) => string = (r) => r.category,
+): Record<string, { passed: number; total: number }> {
   const out: Record<string, { passed: number; total: number }> = {};
   for (const r of [...results].sort((a, b) => key(a).localeCompare(key(b)))) {
     const s = (out[key(r)] ??= { passed: 0, total: 0 });

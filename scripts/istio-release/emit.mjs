@@ -18,7 +18,8 @@ function block(s, pad) {
   const body = trailing === 0 ? s : s.slice(0, s.length - (trailing === 1 ? 1 : 0));
   const lines = body.split('\n');
   if (trailing > 1) lines.pop();
-  if (/^[ \t]/.test(lines[0] ?? '')) throw new Error('a block text starting with a blank needs an indentation indicator');
+  if (/^[ \t]/.test(lines[0] ?? ''))
+    throw new Error('a block text starting with a blank needs an indentation indicator');
   return `${indicator}\n${lines.map((l) => (l === '' ? '' : pad + l)).join('\n')}`;
 }
 
@@ -38,18 +39,22 @@ function after(v, indent) {
 
 function mapping(o, indent) {
   const pad = ' '.repeat(indent);
-  return Object.entries(o).map(([k, v]) => `${pad}${key(k)}:${after(v, indent + 2)}`).join('\n');
+  return Object.entries(o)
+    .map(([k, v]) => `${pad}${key(k)}:${after(v, indent + 2)}`)
+    .join('\n');
 }
 
 function sequence(list, indent) {
   const pad = ' '.repeat(indent);
-  return list.map((v) => {
-    if (isMap(v) && Object.keys(v).length > 0) return `${pad}- ${mapping(v, indent + 2).slice(indent + 2)}`;
-    if (Array.isArray(v) && v.length > 0) return `${pad}-\n${sequence(v, indent + 2)}`;
-    if (isMap(v)) return `${pad}- {}`;
-    if (Array.isArray(v)) return `${pad}- []`;
-    return `${pad}- ${scalar(v, ' '.repeat(indent + 2))}`;
-  }).join('\n');
+  return list
+    .map((v) => {
+      if (isMap(v) && Object.keys(v).length > 0) return `${pad}- ${mapping(v, indent + 2).slice(indent + 2)}`;
+      if (Array.isArray(v) && v.length > 0) return `${pad}-\n${sequence(v, indent + 2)}`;
+      if (isMap(v)) return `${pad}- {}`;
+      if (Array.isArray(v)) return `${pad}- []`;
+      return `${pad}- ${scalar(v, ' '.repeat(indent + 2))}`;
+    })
+    .join('\n');
 }
 
 /** A YAML document for a top-level map, ending with a newline. */

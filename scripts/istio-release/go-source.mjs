@@ -50,7 +50,10 @@ function blockEnd(src, i) {
 
 /** A func literal's body as one line: comments dropped, blanks collapsed (`func { a; b }`). */
 export function funcText(body) {
-  const lines = body.split('\n').map((l) => l.replace(/^\s*\/\/.*$/, '')).join('\n');
+  const lines = body
+    .split('\n')
+    .map((l) => l.replace(/^\s*\/\/.*$/, ''))
+    .join('\n');
   return `func { ${lines.replace(/\s+/g, ' ').trim()} }`;
 }
 

@@ -29,8 +29,12 @@ export function mergeOverwrite(dst, src) {
 }
 
 const ALWAYS_STRING = [
-  'spec.values.compatibilityVersion', 'spec.tag', 'spec.values.global.tag', 'spec.meshConfig.defaultConfig.proxyMetadata.',
-  'spec.values.meshConfig.defaultConfig.proxyMetadata.', 'spec.compatibilityVersion',
+  'spec.values.compatibilityVersion',
+  'spec.tag',
+  'spec.values.global.tag',
+  'spec.meshConfig.defaultConfig.proxyMetadata.',
+  'spec.values.meshConfig.defaultConfig.proxyMetadata.',
+  'spec.compatibilityVersion',
 ];
 
 /** The operator's `SetPath` for `a.b.c=value` (plain dotted paths only; list selectors are refused). */
@@ -57,13 +61,19 @@ function operatorValues(files, setFlags, iopText) {
     if (m.spec === null || m.spec === undefined) delete m.spec;
     mergeFrom(user, m);
   }
-  for (const f of [...setFlags, `installPackagePath=manifests`, 'profile=empty', 'components.pilot.enabled=true']) setPath(user, `spec.${f}`);
+  for (const f of [...setFlags, `installPackagePath=manifests`, 'profile=empty', 'components.pilot.enabled=true'])
+    setPath(user, `spec.${f}`);
   const profile = user.spec.profile || 'default';
   const base = goYaml(files.profile('default'));
   if (profile !== 'default') mergeFrom(base, goYaml(files.profile(profile)));
   mergeFrom(base, user);
   const spec = base.spec ?? {};
-  for (const [from, to] of [['hub', 'global.hub'], ['tag', 'global.tag'], ['revision', 'revision'], ['compatibilityVersion', 'compatibilityVersion']]) {
+  for (const [from, to] of [
+    ['hub', 'global.hub'],
+    ['tag', 'global.tag'],
+    ['revision', 'revision'],
+    ['compatibilityVersion', 'compatibilityVersion'],
+  ]) {
     if (spec[from] !== undefined) setPath(base, `spec.values.${to}=${spec[from]}`);
   }
   if (isMap(spec.meshConfig)) mergeFrom(base, { spec: { values: { meshConfig: spec.meshConfig } } });
@@ -103,7 +113,8 @@ function sortKeys(v) {
 const PICK_VALUES = /\{\{ \$vals := pick \.Values ((?:"[^"]+" ?)+) -\}\}/;
 const PICK_PILOT = /\{\{ \$pilotVals := pick \.Values ((?:"[^"]+" ?)+) -\}\}/;
 const PICK_GATEWAYS = /\{\{ \$gatewayVals := pick \.Values\.gateways ((?:"[^"]+" ?)+) -\}\}/;
-const TEMPLATE_FILE = /\{\{- if not \(hasKey \.Values\.sidecarInjectorWebhook\.templates "([^"]+)"\) \}\}\n {6}\1: \|\n\{\{ \.Files\.Get "(files\/[^"]+)" \| trim \| indent 8 \}\}\n\{\{- end \}\}/g;
+const TEMPLATE_FILE =
+  /\{\{- if not \(hasKey \.Values\.sidecarInjectorWebhook\.templates "([^"]+)"\) \}\}\n {6}\1: \|\n\{\{ \.Files\.Get "(files\/[^"]+)" \| trim \| indent 8 \}\}\n\{\{- end \}\}/g;
 const names = (s) => [...s.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
 
 /**
@@ -115,12 +126,19 @@ export function injectorShape(text) {
   const p = PICK_PILOT.exec(text);
   const g = PICK_GATEWAYS.exec(text);
   const files = [...text.matchAll(TEMPLATE_FILE)].map((m) => ({ name: m[1], file: m[2] }));
-  const required = ['{{ $vals = set $vals "pilot" $pilotVals -}}', '{{ $vals = set $vals "gateways" $gatewayVals -}}',
-    '{{- with .Values.sidecarInjectorWebhook.templates }}\n{{ toYaml . | trim | indent 6 }}', '  config: |-',
-    'policy: {{ .Values.global.proxy.autoInject }}', 'defaultTemplates: [sidecar]'];
+  const required = [
+    '{{ $vals = set $vals "pilot" $pilotVals -}}',
+    '{{ $vals = set $vals "gateways" $gatewayVals -}}',
+    '{{- with .Values.sidecarInjectorWebhook.templates }}\n{{ toYaml . | trim | indent 6 }}',
+    '  config: |-',
+    'policy: {{ .Values.global.proxy.autoInject }}',
+    'defaultTemplates: [sidecar]',
+  ];
   const missing = required.filter((r) => !text.includes(r));
   if (!v || !p || !g || files.length === 0 || missing.length > 0) {
-    throw new Error(`istiod-injector-configmap.yaml changed shape (missing: ${[!v && 'values pick', !p && 'pilot pick', !g && 'gateways pick', files.length === 0 && 'template files', ...missing].filter(Boolean).join(', ')}); update scripts/istio-release/settings.mjs`);
+    throw new Error(
+      `istiod-injector-configmap.yaml changed shape (missing: ${[!v && 'values pick', !p && 'pilot pick', !g && 'gateways pick', files.length === 0 && 'template files', ...missing].filter(Boolean).join(', ')}); update scripts/istio-release/settings.mjs`,
+    );
   }
   return { values: names(v[1]), pilot: names(p[1]), gateways: names(g[1]), files };
 }
@@ -150,7 +168,8 @@ function injectorConfig(files, shape, values) {
   }
   const last = Object.keys(templates).at(-1);
   templates[last] = templates[last].replace(/\n+$/, '');
-  const defaultTemplates = Array.isArray(swi.defaultTemplates) && swi.defaultTemplates.length > 0 ? swi.defaultTemplates : ['sidecar'];
+  const defaultTemplates =
+    Array.isArray(swi.defaultTemplates) && swi.defaultTemplates.length > 0 ? swi.defaultTemplates : ['sidecar'];
   return {
     config: {
       policy: values.global?.proxy?.autoInject,
@@ -167,9 +186,14 @@ function injectorConfig(files, shape, values) {
 /** The `mesh` of ConfigMap `istio` (templates/configmap.yaml) for the values the test cases use. */
 function meshOf(values) {
   const g = values.global ?? {};
-  const unsupported = [g.meshID && 'global.meshID', (g.proxy?.variant || g.variant) && 'variant',
-    g.proxy?.tracer && g.proxy.tracer !== 'none' && 'global.proxy.tracer', g.remotePilotAddress && 'global.remotePilotAddress',
-    values.revision && 'revision', values.telemetry?.v2?.stackdriver?.enabled && 'stackdriver'].filter(Boolean);
+  const unsupported = [
+    g.meshID && 'global.meshID',
+    (g.proxy?.variant || g.variant) && 'variant',
+    g.proxy?.tracer && g.proxy.tracer !== 'none' && 'global.proxy.tracer',
+    g.remotePilotAddress && 'global.remotePilotAddress',
+    values.revision && 'revision',
+    values.telemetry?.v2?.stackdriver?.enabled && 'stackdriver',
+  ].filter(Boolean);
   if (unsupported.length > 0) throw new Error(`unsupported mesh inputs: ${unsupported.join(', ')}`);
   const mesh = {
     trustDomain: 'cluster.local',

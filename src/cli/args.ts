@@ -43,38 +43,181 @@ export interface OptionSpec {
 
 /** meshinject's own options before the drivers' flags, in help order. */
 const CORE_OPTIONS: readonly OptionSpec[] = [
-  { name: 'config', short: 'c', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)' },
-  { name: 'platform-config', type: 'string', multiple: true, arg: 'FILE', file: true, help: 'a functionConfig layer the platform provides, read even outside the root; never a path a tenant chose. The base: --config layers over it may only narrow the fields it owns (docs/security.md, "The platform\'s word")' },
-  { name: 'root', type: 'string', arg: 'DIR', file: true, help: 'every path the run opens must resolve inside DIR, symbolic links followed (default: see "Files and the root" below)' },
-  { name: 'load-restrictor', type: 'string', arg: 'RULE', choices: ['LoadRestrictionsRootOnly', 'LoadRestrictionsNone'], help: "kustomize's spelling: LoadRestrictionsNone lifts the root (default LoadRestrictionsRootOnly)" },
-  { name: 'filename', short: 'f', type: 'string', multiple: true, arg: 'PATH', file: true, help: 'an input file or directory; same as a PATH argument' },
-  { name: 'mesh', type: 'string', arg: 'NAME', help: 'spec.mesh, over the config files (with --platform-config, only where the platform leaves it open)' },
-  { name: 'policy', type: 'string', arg: 'POLICY', help: 'spec.policy, over the config files (with --platform-config, only disabled where the platform disables it)' },
-  { name: 'default-namespace', type: 'string', arg: 'NS', help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else $HELM_NAMESPACE, else spec.defaultNamespace)' },
-  { name: 'output', short: 'o', type: 'string', arg: 'FORMAT', choices: ['yaml', 'json', 'patches'], help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input', only: ['inject', 'uninject', 'explain'] },
-  { name: 'output-file', type: 'string', arg: 'FILE', file: true, help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)', only: ['inject', 'uninject'] },
-  { name: 'max-input-bytes', type: 'string', arg: 'SIZE', help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)' },
-  { name: 'report', type: 'string', multiple: true, arg: 'FORMAT[=PATH]', help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)', only: ['inject', 'uninject', 'check'] },
-  { name: 'fail-on', type: 'string', arg: 'LEVEL', choices: ['error', 'drift', 'warning'], help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)', only: ['check'] },
-  { name: 'in-place', short: 'i', type: 'boolean', help: 'write the changes back into the given files, all or none (untouched files stay untouched)', only: ['diff', 'migrate'] },
-  { name: 'color', type: 'string', arg: 'WHEN', choices: ['auto', 'always', 'never'], help: 'colour the diff: auto (on a terminal), always, never', only: ['diff', 'migrate'] },
-  { name: 'to', type: 'string', arg: 'TARGET', help: "the data plane to move the namespaces to, as the mesh's driver names it (e.g. ambient, sidecar)", only: ['migrate'] },
-  { name: 'namespace', short: 'n', type: 'string', multiple: true, arg: 'NS', help: 'a namespace to migrate (repeat for more)', only: ['migrate'] },
-  { name: 'waypoint', type: 'string', arg: 'NAME', help: 'the waypoint Gateway to add (if the package lacks it) and use for the namespaces', only: ['migrate'] },
-  { name: 'diff', type: 'boolean', help: 'print the migration as a unified diff instead of the migrated package (exit 1 when it changes something)', only: ['migrate'] },
-  { name: 'kube-version', type: 'string', arg: 'VERSION', help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)" },
+  {
+    name: 'config',
+    short: 'c',
+    type: 'string',
+    multiple: true,
+    arg: 'FILE',
+    file: true,
+    help: 'functionConfig file (SidecarInjection or ConfigMap); repeat to layer files (later fields win, as Helm values)',
+  },
+  {
+    name: 'platform-config',
+    type: 'string',
+    multiple: true,
+    arg: 'FILE',
+    file: true,
+    help: 'a functionConfig layer the platform provides, read even outside the root; never a path a tenant chose. The base: --config layers over it may only narrow the fields it owns (docs/security.md, "The platform\'s word")',
+  },
+  {
+    name: 'root',
+    type: 'string',
+    arg: 'DIR',
+    file: true,
+    help: 'every path the run opens must resolve inside DIR, symbolic links followed (default: see "Files and the root" below)',
+  },
+  {
+    name: 'load-restrictor',
+    type: 'string',
+    arg: 'RULE',
+    choices: ['LoadRestrictionsRootOnly', 'LoadRestrictionsNone'],
+    help: "kustomize's spelling: LoadRestrictionsNone lifts the root (default LoadRestrictionsRootOnly)",
+  },
+  {
+    name: 'filename',
+    short: 'f',
+    type: 'string',
+    multiple: true,
+    arg: 'PATH',
+    file: true,
+    help: 'an input file or directory; same as a PATH argument',
+  },
+  {
+    name: 'mesh',
+    type: 'string',
+    arg: 'NAME',
+    help: 'spec.mesh, over the config files (with --platform-config, only where the platform leaves it open)',
+  },
+  {
+    name: 'policy',
+    type: 'string',
+    arg: 'POLICY',
+    help: 'spec.policy, over the config files (with --platform-config, only disabled where the platform disables it)',
+  },
+  {
+    name: 'default-namespace',
+    type: 'string',
+    arg: 'NS',
+    help: 'namespace of resources without metadata.namespace (default: $ARGOCD_APP_NAMESPACE, else $HELM_NAMESPACE, else spec.defaultNamespace)',
+  },
+  {
+    name: 'output',
+    short: 'o',
+    type: 'string',
+    arg: 'FORMAT',
+    choices: ['yaml', 'json', 'patches'],
+    help: 'write the output as yaml or json (default: the form of the input); patches: a kustomize Component whose patches apply the injection to the input',
+    only: ['inject', 'uninject', 'explain'],
+  },
+  {
+    name: 'output-file',
+    type: 'string',
+    arg: 'FILE',
+    file: true,
+    help: 'write the output to FILE instead of stdout (a temporary renamed over FILE: on failure FILE keeps its old content)',
+    only: ['inject', 'uninject'],
+  },
+  {
+    name: 'max-input-bytes',
+    type: 'string',
+    arg: 'SIZE',
+    help: 'refuse inputs larger than SIZE (bytes, or with KiB/MiB/GiB; default 512MiB)',
+  },
+  {
+    name: 'report',
+    type: 'string',
+    multiple: true,
+    arg: 'FORMAT[=PATH]',
+    help: 'write a report: junit, sarif, github, table (to PATH, else stdout; table goes to stderr)',
+    only: ['inject', 'uninject', 'check'],
+  },
+  {
+    name: 'fail-on',
+    type: 'string',
+    arg: 'LEVEL',
+    choices: ['error', 'drift', 'warning'],
+    help: 'what fails the check: error (missing or unwanted sidecars, spec.check rules, invalid input), drift (default: also stale injections), warning (also warnings)',
+    only: ['check'],
+  },
+  {
+    name: 'in-place',
+    short: 'i',
+    type: 'boolean',
+    help: 'write the changes back into the given files, all or none (untouched files stay untouched)',
+    only: ['diff', 'migrate'],
+  },
+  {
+    name: 'color',
+    type: 'string',
+    arg: 'WHEN',
+    choices: ['auto', 'always', 'never'],
+    help: 'colour the diff: auto (on a terminal), always, never',
+    only: ['diff', 'migrate'],
+  },
+  {
+    name: 'to',
+    type: 'string',
+    arg: 'TARGET',
+    help: "the data plane to move the namespaces to, as the mesh's driver names it (e.g. ambient, sidecar)",
+    only: ['migrate'],
+  },
+  {
+    name: 'namespace',
+    short: 'n',
+    type: 'string',
+    multiple: true,
+    arg: 'NS',
+    help: 'a namespace to migrate (repeat for more)',
+    only: ['migrate'],
+  },
+  {
+    name: 'waypoint',
+    type: 'string',
+    arg: 'NAME',
+    help: 'the waypoint Gateway to add (if the package lacks it) and use for the namespaces',
+    only: ['migrate'],
+  },
+  {
+    name: 'diff',
+    type: 'boolean',
+    help: 'print the migration as a unified diff instead of the migrated package (exit 1 when it changes something)',
+    only: ['migrate'],
+  },
+  {
+    name: 'kube-version',
+    type: 'string',
+    arg: 'VERSION',
+    help: "the cluster's Kubernetes version (e.g. 1.33), for nativeSidecars: auto (default: $KUBE_VERSION, which Argo CD sets for plugins)",
+  },
 ];
 
 /** meshinject's own options after the drivers' flags. */
 const LAST_OPTIONS: readonly OptionSpec[] = [
-  { name: 'quiet', short: 'q', type: 'boolean', help: 'no summary line and no warning lines on stderr (errors still show)' },
+  {
+    name: 'quiet',
+    short: 'q',
+    type: 'boolean',
+    help: 'no summary line and no warning lines on stderr (errors still show)',
+  },
   { name: 'help', short: 'h', type: 'boolean', help: 'show help' },
   { name: 'version', short: 'v', type: 'boolean', help: 'print the version' },
 ];
 
 /** The options of the drivers' flags, in registry order (each takes a value). */
 export function driverOptions(drivers: readonly MeshDriver<unknown>[]): OptionSpec[] {
-  return drivers.flatMap((d) => (d.flags?.options ?? []).map((f): OptionSpec => ({ name: f.name, type: 'string', arg: f.arg, ...(f.file ? { file: true } : {}), help: f.help, driver: d.name })));
+  return drivers.flatMap((d) =>
+    (d.flags?.options ?? []).map(
+      (f): OptionSpec => ({
+        name: f.name,
+        type: 'string',
+        arg: f.arg,
+        ...(f.file ? { file: true } : {}),
+        help: f.help,
+        driver: d.name,
+      }),
+    ),
+  );
 }
 
 /** Every option of every subcommand, in help order: meshinject's own, with the drivers' flags before the last few. */
@@ -169,7 +312,11 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   }
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const o of OPTIONS) {
-    options[o.name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
+    options[o.name] = {
+      type: o.type,
+      ...(o.short ? { short: o.short } : {}),
+      ...(o.multiple ? { multiple: true } : {}),
+    };
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -182,10 +329,14 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   for (const t of parsed.tokens ?? []) {
     if (t.kind !== 'option') continue;
     const spec = OPTIONS.find((o) => o.name === t.name)!;
-    if (spec.type === 'string' && t.value === '') return { error: `option ${t.rawName} needs a value (got an empty one)` };
-    if (command === 'completion' && spec.name !== 'help') return { error: `option ${t.rawName} does not apply to meshinject completion` };
+    if (spec.type === 'string' && t.value === '')
+      return { error: `option ${t.rawName} needs a value (got an empty one)` };
+    if (command === 'completion' && spec.name !== 'help')
+      return { error: `option ${t.rawName} does not apply to meshinject completion` };
     if (spec.only && !spec.only.includes(command)) {
-      return { error: `option ${t.rawName} does not apply to ${commandName} (it is for: ${spec.only.map((c) => (c === 'inject' ? 'meshinject' : `meshinject ${c}`)).join(', ')})` };
+      return {
+        error: `option ${t.rawName} does not apply to ${commandName} (it is for: ${spec.only.map((c) => (c === 'inject' ? 'meshinject' : `meshinject ${c}`)).join(', ')})`,
+      };
     }
     if (spec.choices && t.value !== undefined && !spec.choices.includes(t.value)) {
       return { error: `option ${t.rawName} must be one of ${spec.choices.join(', ')}; got "${t.value}"` };
@@ -196,7 +347,10 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   let maxInputBytes = DEFAULT_MAX_INPUT_BYTES;
   if (str('max-input-bytes') !== undefined) {
     const n = parseSize(str('max-input-bytes')!);
-    if (n === undefined || n === 0) return { error: `option --max-input-bytes must be a positive size such as 1048576, 64MiB or 2GiB; got "${str('max-input-bytes')}"` };
+    if (n === undefined || n === 0)
+      return {
+        error: `option --max-input-bytes must be a positive size such as 1048576, 64MiB or 2GiB; got "${str('max-input-bytes')}"`,
+      };
     maxInputBytes = n;
   }
   const reports: Command['reports'] = [];
@@ -206,7 +360,9 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     const path = eq < 0 ? undefined : r.slice(eq + 1);
     if (!(REPORT_FORMATS as readonly string[]).includes(format)) {
       const s = suggest(format, REPORT_FORMATS);
-      return { error: `option --report: unknown format "${format}"${s ? ` (did you mean ${s}?)` : ''}; formats: ${REPORT_FORMATS.join(', ')}` };
+      return {
+        error: `option --report: unknown format "${format}"${s ? ` (did you mean ${s}?)` : ''}; formats: ${REPORT_FORMATS.join(', ')}`,
+      };
     }
     if (path === '') return { error: `option --report ${format}= needs a path after '=' (or no '=' for stdout)` };
     reports.push({ format: format as ReportFormat, ...(path !== undefined ? { path } : {}) });
@@ -250,12 +406,21 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     if (bad) return { error: bad };
   }
   if (command === 'migrate') {
-    cmd.migrate = { namespaces: list('namespace'), diff: v.diff === true, ...(str('to') !== undefined ? { to: str('to')! } : {}), ...(str('waypoint') !== undefined ? { waypoint: str('waypoint')! } : {}) };
-    if (!cmd.help && cmd.migrate.to === undefined) return { error: 'meshinject migrate needs --to TARGET (e.g. --to ambient)' };
-    if (!cmd.help && cmd.migrate.namespaces.length === 0) return { error: 'meshinject migrate needs at least one --namespace NS' };
-    if (cmd.inPlace && cmd.migrate.diff) return { error: 'meshinject migrate: --diff and --in-place exclude each other' };
+    cmd.migrate = {
+      namespaces: list('namespace'),
+      diff: v.diff === true,
+      ...(str('to') !== undefined ? { to: str('to')! } : {}),
+      ...(str('waypoint') !== undefined ? { waypoint: str('waypoint')! } : {}),
+    };
+    if (!cmd.help && cmd.migrate.to === undefined)
+      return { error: 'meshinject migrate needs --to TARGET (e.g. --to ambient)' };
+    if (!cmd.help && cmd.migrate.namespaces.length === 0)
+      return { error: 'meshinject migrate needs at least one --namespace NS' };
+    if (cmd.inPlace && cmd.migrate.diff)
+      return { error: 'meshinject migrate: --diff and --in-place exclude each other' };
   }
-  if (cmd.output === 'patches' && command !== 'inject') return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
+  if (cmd.output === 'patches' && command !== 'inject')
+    return { error: `option --output patches is for meshinject (inject), not ${commandName}` };
   if (command === 'completion' && !cmd.help) {
     const shell = cmd.inputs[0];
     if (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish') {
@@ -304,7 +469,8 @@ function explainParseError(e: Error & { code?: string }, argv: readonly string[]
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const spec = OPTIONS.find((o) => `--${o.name}` === raw || `-${o.short}` === raw || raw.startsWith(`--${o.name}`));
     const name = spec ? `${raw.startsWith('--') ? optionLabel(spec) : raw}` : raw;
-    if (/argument missing|ambiguous/.test(e.message)) return `option ${name} needs ${spec?.arg ? `a value (${spec.arg})` : 'a value'}`;
+    if (/argument missing|ambiguous/.test(e.message))
+      return `option ${name} needs ${spec?.arg ? `a value (${spec.arg})` : 'a value'}`;
     if (spec?.type === 'boolean') return `option ${optionLabel(spec)} takes no value`;
   }
   return e.message.split('\n')[0]!;

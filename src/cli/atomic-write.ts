@@ -1,4 +1,15 @@
-import { closeSync, fchmodSync, fchownSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fsMessage, PathError } from './paths.ts';

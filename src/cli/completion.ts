@@ -14,11 +14,15 @@ function words(o: OptionSpec): string[] {
 
 function bash(): string {
   const all = OPTIONS.flatMap(words).join(' ');
-  const fileOpts = OPTIONS.filter((o) => o.file).flatMap(words).join('|');
+  const fileOpts = OPTIONS.filter((o) => o.file)
+    .flatMap(words)
+    .join('|');
   const choiceCases = OPTIONS.filter((o) => o.choices)
     .map((o) => `    ${words(o).join('|')}) COMPREPLY=($(compgen -W "${o.choices!.join(' ')}" -- "$cur")); return ;;`)
     .join('\n');
-  const valueOpts = OPTIONS.filter((o) => o.type === 'string' && !o.file && !o.choices && o.name !== 'report').flatMap(words).join('|');
+  const valueOpts = OPTIONS.filter((o) => o.type === 'string' && !o.file && !o.choices && o.name !== 'report')
+    .flatMap(words)
+    .join('|');
   return `# bash completion for meshinject (meshinject completion bash)
 _meshinject() {
   local cur prev
@@ -52,7 +56,16 @@ function zshQuote(s: string): string {
 function zsh(): string {
   const specs = OPTIONS.map((o) => {
     const help = zshQuote(o.help);
-    const value = o.type === 'boolean' ? '' : o.file ? `:${o.arg ?? 'file'}:_files` : o.choices ? `:${o.arg}:(${o.choices.join(' ')})` : o.name === 'report' ? `:${o.arg}:(${REPORT_FORMATS.join(' ')})` : `:${o.arg ?? 'value'}:`;
+    const value =
+      o.type === 'boolean'
+        ? ''
+        : o.file
+          ? `:${o.arg ?? 'file'}:_files`
+          : o.choices
+            ? `:${o.arg}:(${o.choices.join(' ')})`
+            : o.name === 'report'
+              ? `:${o.arg}:(${REPORT_FORMATS.join(' ')})`
+              : `:${o.arg ?? 'value'}:`;
     const repeat = o.multiple ? '*' : '';
     return o.short
       ? `    '${repeat}'{-${o.short},--${o.name}}'[${help}]${value}'`

@@ -33,7 +33,11 @@ export function outputIdentity(target: string, label: string): FileIdentity {
   const st = statSync(target, { throwIfNoEntry: false });
   if (st) return { label, real: target, inode: inodeOf(st) };
   const dir = statSync(dirname(target), { throwIfNoEntry: false });
-  return { label, real: target, ...(dir ? { newName: { dir: inodeOf(dir), folded: basename(target).normalize('NFC').toLowerCase() } } : {}) };
+  return {
+    label,
+    real: target,
+    ...(dir ? { newName: { dir: inodeOf(dir), folded: basename(target).normalize('NFC').toLowerCase() } } : {}),
+  };
 }
 
 /** The identity of a file the run reads, from its open descriptor (stdin included: a regular file redirected). */
@@ -54,7 +58,12 @@ export function readIdentity(fd: number, label: string, path?: string): FileIden
 export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
   if (a.real !== undefined && a.real === b.real) return true;
   if (a.inode !== undefined && a.inode === b.inode) return true;
-  return a.newName !== undefined && b.newName !== undefined && a.newName.dir === b.newName.dir && a.newName.folded === b.newName.folded;
+  return (
+    a.newName !== undefined &&
+    b.newName !== undefined &&
+    a.newName.dir === b.newName.dir &&
+    a.newName.folded === b.newName.folded
+  );
 }
 
 /**
@@ -64,13 +73,18 @@ export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
  * @param outputs the files the run will write, in command-line order
  * @param reads the files the run read (inputs, configs, file flags); omit to check the outputs alone
  */
-export function aliasProblem(outputs: readonly FileIdentity[], reads: readonly FileIdentity[] = []): string | undefined {
+export function aliasProblem(
+  outputs: readonly FileIdentity[],
+  reads: readonly FileIdentity[] = [],
+): string | undefined {
   for (let i = 0; i < outputs.length; i++) {
     for (let j = 0; j < i; j++) {
-      if (sameFile(outputs[j]!, outputs[i]!)) return `${outputs[j]!.label} and ${outputs[i]!.label} are the same file; each output needs a file of its own (nothing was written)`;
+      if (sameFile(outputs[j]!, outputs[i]!))
+        return `${outputs[j]!.label} and ${outputs[i]!.label} are the same file; each output needs a file of its own (nothing was written)`;
     }
     const read = reads.find((r) => sameFile(r, outputs[i]!));
-    if (read) return `${outputs[i]!.label} is ${read.label} (the same file), which writing it would replace; write the output elsewhere (nothing was written)`;
+    if (read)
+      return `${outputs[i]!.label} is ${read.label} (the same file), which writing it would replace; write the output elsewhere (nothing was written)`;
   }
   return undefined;
 }

@@ -33,7 +33,8 @@ function equal(a: J | undefined, b: J | undefined): boolean {
   return false;
 }
 
-const pointer = (path: string, key: string | number) => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+const pointer = (path: string, key: string | number) =>
+  `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 /** The `name` of every element when all are objects with distinct string names (a list Kubernetes merges by name). */
 function names(list: J[]): string[] | undefined {
@@ -57,12 +58,20 @@ function diffNamed(a: J[], b: J[], path: string, out: PatchOp[], ctx: DiffContex
   if (kept.join('\u0000') !== nb.filter((n) => na.includes(n)).join('\u0000')) return false;
   for (let i = a.length - 1; i >= 0; i--) {
     if (nb.includes(na[i]!)) continue;
-    out.push({ op: 'test', path: pointer(pointer(path, i), 'name'), value: na[i]! }, { op: 'remove', path: pointer(path, i) });
+    out.push(
+      { op: 'test', path: pointer(pointer(path, i), 'name'), value: na[i]! },
+      { op: 'remove', path: pointer(path, i) },
+    );
   }
   const lastKept = nb.reduce((last, n, j) => (na.includes(n) ? j : last), -1);
   b.forEach((x, j) => {
     const at = na.indexOf(nb[j]!);
-    if (at < 0) out.push({ op: 'add', path: (ctx.appends(path, nb[j]!) ?? j > lastKept) ? `${path}/-` : pointer(path, j), value: x });
+    if (at < 0)
+      out.push({
+        op: 'add',
+        path: (ctx.appends(path, nb[j]!) ?? j > lastKept) ? `${path}/-` : pointer(path, j),
+        value: x,
+      });
     else if (!equal(a[at], x)) {
       out.push({ op: 'test', path: pointer(pointer(path, j), 'name'), value: nb[j]! });
       diffValue(a[at]!, x, pointer(path, j), out, ctx);
@@ -114,7 +123,13 @@ const ROOT_META = new Set(['/metadata/annotations', '/metadata/labels']);
  * lacks key by key. Undefined
  * `merge` when no map changes.
  */
-function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string, ops: PatchOp[], ctx: DiffContext): { [k: string]: J } | undefined {
+function splitChanges(
+  a: { [k: string]: J },
+  b: { [k: string]: J },
+  path: string,
+  ops: PatchOp[],
+  ctx: DiffContext,
+): { [k: string]: J } | undefined {
   const merge: { [k: string]: J } = {};
   let any = false;
   for (const k of Object.keys(a)) {
@@ -126,7 +141,9 @@ function splitChanges(a: { [k: string]: J }, b: { [k: string]: J }, path: string
       // kustomize writes a strategic-merge `null` among the resource's own annotations and labels as the
       // string "null": those keys are removed by operations.
       if (ROOT_META.has(path)) ops.push({ op: 'remove', path: pointer(path, k) });
-      else for (const x of Object.keys(old as { [k: string]: J })) ops.push({ op: 'remove', path: pointer(pointer(path, k), x) });
+      else
+        for (const x of Object.keys(old as { [k: string]: J }))
+          ops.push({ op: 'remove', path: pointer(pointer(path, k), x) });
     } else if (isObj(old) && Object.keys(old).length > 0) {
       // A map emptied (uninject's annotations): its keys go one by one, so one an upstream adds later stays.
       setOwn(merge, k, Object.fromEntries(Object.keys(old).map((x) => [x, null])));
@@ -169,7 +186,8 @@ function resourcesOf(text: string): Array<{ [k: string]: J }> {
     else out.push(v);
   };
   for (const d of parseAllDocuments(text, { version: '1.1', merge: true, uniqueKeys: false })) {
-    if (d.errors.length > 0) throw new Error(`--output patches: cannot read a document: ${d.errors[0]!.message.split('\n')[0]}`);
+    if (d.errors.length > 0)
+      throw new Error(`--output patches: cannot read a document: ${d.errors[0]!.message.split('\n')[0]}`);
     if (d.contents !== null) add(d.toJS({ maxAliasCount: 100 }) as J);
   }
   return out;
@@ -205,7 +223,10 @@ export interface PatchedFile {
  *
  * @throws Error when a resource identity appears twice in the input (a patch target would be ambiguous)
  */
-export function patchComponent(files: ReadonlyArray<PatchedFile>, reinject?: (inputs: string[]) => PatchedFile[] | undefined): string {
+export function patchComponent(
+  files: ReadonlyArray<PatchedFile>,
+  reinject?: (inputs: string[]) => PatchedFile[] | undefined,
+): string {
   const after = new Map<string, { [k: string]: J }>();
   const before: Array<[string, Record<string, string>, { [k: string]: J }]> = [];
   const seen = new Set<string>();
@@ -218,7 +239,10 @@ export function patchComponent(files: ReadonlyArray<PatchedFile>, reinject?: (in
       const t = targetOf(r);
       if (!t) continue;
       const key = JSON.stringify(t);
-      if (seen.has(key)) throw new Error(`--output patches: ${t.kind} ${t.namespace ? `${t.namespace}/` : ''}${t.name} appears twice in the input, so a patch could not name which one it changes`);
+      if (seen.has(key))
+        throw new Error(
+          `--output patches: ${t.kind} ${t.namespace ? `${t.namespace}/` : ''}${t.name} appears twice in the input, so a patch could not name which one it changes`,
+        );
       seen.add(key);
       before.push([key, t, r]);
     }
@@ -280,7 +304,11 @@ function at(v: J | undefined, path: string): J | undefined {
  * whether injection put the new item after that item (true) or before it (false). Empty when nothing was added
  * or the injection fails.
  */
-function probePositions(files: ReadonlyArray<PatchedFile>, after: Map<string, { [k: string]: J }>, reinject: (inputs: string[]) => PatchedFile[] | undefined): Map<string, boolean> {
+function probePositions(
+  files: ReadonlyArray<PatchedFile>,
+  after: Map<string, { [k: string]: J }>,
+  reinject: (inputs: string[]) => PatchedFile[] | undefined,
+): Map<string, boolean> {
   const lists = new Map<string, Array<[string, string[]]>>();
   const texts = files.map((f) => {
     const docs = resourcesOf(f.input).map((r) => {
@@ -296,10 +324,17 @@ function probePositions(files: ReadonlyArray<PatchedFile>, after: Map<string, { 
         const cut = path.lastIndexOf('/');
         const parent = at(copy, path.slice(0, cut));
         if (!isObj(parent)) continue;
-        const key = path.slice(cut + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+        const key = path
+          .slice(cut + 1)
+          .replace(/~1/g, '/')
+          .replace(/~0/g, '~');
         const list = (Array.isArray(parent[key]) ? parent[key] : (parent[key] = [])) as J[];
-        const model = (list.length > 0 ? list[list.length - 1] : (at(next, path) as J[]).find((x) => isObj(x) && x.name === added[0])) as { [k: string]: J };
-        list.push(typeof model.image === 'string' ? { name: PROBE_NAME, image: PROBE_NAME } : { ...model, name: PROBE_NAME });
+        const model = (
+          list.length > 0 ? list[list.length - 1] : (at(next, path) as J[]).find((x) => isObj(x) && x.name === added[0])
+        ) as { [k: string]: J };
+        list.push(
+          typeof model.image === 'string' ? { name: PROBE_NAME, image: PROBE_NAME } : { ...model, name: PROBE_NAME },
+        );
         kept.push([path, added]);
       }
       lists.set(JSON.stringify(t), kept);
@@ -319,7 +354,8 @@ function probePositions(files: ReadonlyArray<PatchedFile>, after: Map<string, { 
         const order = Array.isArray(list) ? names(list) : undefined;
         const probe = order?.indexOf(PROBE_NAME) ?? -1;
         if (probe < 0) continue;
-        for (const n of added) if (order!.includes(n)) out.set(`${key}\u0000${path}\u0000${n}`, order!.indexOf(n) > probe);
+        for (const n of added)
+          if (order!.includes(n)) out.set(`${key}\u0000${path}\u0000${n}`, order!.indexOf(n) > probe);
       }
     }
   }
@@ -335,5 +371,10 @@ function mergeDocument(r: { [k: string]: J }, merge: { [k: string]: J }): { [k: 
   const id: { [k: string]: J } = { name: meta.name! };
   if (typeof meta.namespace === 'string' && meta.namespace !== '') id.namespace = meta.namespace;
   const { metadata, ...rest } = merge;
-  return { apiVersion: r.apiVersion!, kind: r.kind!, metadata: { ...id, ...(isObj(metadata) ? metadata : {}) }, ...rest };
+  return {
+    apiVersion: r.apiVersion!,
+    kind: r.kind!,
+    metadata: { ...id, ...(isObj(metadata) ? metadata : {}) },
+    ...rest,
+  };
 }

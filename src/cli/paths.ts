@@ -1,4 +1,13 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, accessSync, constants, type Dirent } from 'node:fs';
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  accessSync,
+  constants,
+  type Dirent,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 /**
@@ -115,7 +124,13 @@ function realDir(c: Pick<Confinement, 'cwd'>, path: string, label: string): stri
  *   stdin); `cwd`: the working directory
  * @throws PathError when `--root` names no directory
  */
-export function confinementOf(opts: { root?: string; restrictor: LoadRestrictor; inputs: readonly string[]; cwd: string; argocd: boolean }): Confinement {
+export function confinementOf(opts: {
+  root?: string;
+  restrictor: LoadRestrictor;
+  inputs: readonly string[];
+  cwd: string;
+  argocd: boolean;
+}): Confinement {
   const cwd = opts.cwd;
   if (opts.restrictor === 'LoadRestrictionsNone') return { none: true, named: [], label: 'none', cwd };
   if (opts.root !== undefined) {
@@ -165,7 +180,9 @@ const WIDEN = 'the root can be widened with --root DIR (or --load-restrictor Loa
  */
 export function assertInside(c: Confinement, real: string, label: string, roots?: readonly string[]): void {
   if (c.none || (roots === undefined && c.namedFree) || (roots ?? c.named).some((r) => within(real, r))) return;
-  throw new PathError(`${label}: resolves outside the root (${c.label}); meshinject reads and writes only inside it; ${WIDEN}`);
+  throw new PathError(
+    `${label}: resolves outside the root (${c.label}); meshinject reads and writes only inside it; ${WIDEN}`,
+  );
 }
 
 /**
@@ -179,9 +196,13 @@ export function resolveReadable(c: Confinement, path: string, label: string, roo
     real = onPath(c, path, (p) => realpathSync.native(p));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && lstatSync(fsPath(c, path), { throwIfNoEntry: false })?.isSymbolicLink()) throw new PathError(`${label}: a dangling symbolic link (its target does not exist)`);
+    if (code === 'ENOENT' && lstatSync(fsPath(c, path), { throwIfNoEntry: false })?.isSymbolicLink())
+      throw new PathError(`${label}: a dangling symbolic link (its target does not exist)`);
     const raw = code === 'ENOENT' ? rawNameOf(path, c) : undefined;
-    if (raw !== undefined) throw new PathError(`${label.slice(0, label.length - path.length)}${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
+    if (raw !== undefined)
+      throw new PathError(
+        `${label.slice(0, label.length - path.length)}${raw}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`,
+      );
     throw new PathError(fsMessage(label, e));
   }
   assertInside(c, real, label, roots);
@@ -197,7 +218,8 @@ export function resolveReadable(c: Confinement, path: string, label: string, roo
  * @throws PathError
  */
 export function resolveWritable(c: Confinement, path: string, label: string): string {
-  if (namesDirectory(path)) throw new PathError(`${label}: names a directory (a trailing /, . or ..); an output is a file`);
+  if (namesDirectory(path))
+    throw new PathError(`${label}: names a directory (a trailing /, . or ..); an output is a file`);
   const st = onPath(c, path, (p) => lstatSync(p, { throwIfNoEntry: false }));
   let target: string;
   if (st === undefined) {
@@ -208,7 +230,9 @@ export function resolveWritable(c: Confinement, path: string, label: string): st
     try {
       realParent = realpathSync.native(parent);
     } catch (e) {
-      throw new PathError(`${label}: its directory cannot be used (${fsMessage(dirname(path), e).replace(/^.*?: /, '')})`);
+      throw new PathError(
+        `${label}: its directory cannot be used (${fsMessage(dirname(path), e).replace(/^.*?: /, '')})`,
+      );
     }
     if (!statSync(realParent).isDirectory()) throw new PathError(`${label}: ${dirname(path)} is not a directory`);
     target = join(realParent, basename(path));
@@ -220,7 +244,9 @@ export function resolveWritable(c: Confinement, path: string, label: string): st
   try {
     accessSync(dirname(target), constants.W_OK | constants.X_OK);
   } catch (e) {
-    throw new PathError(`${label}: its directory is not writable (${fsMessage(dirname(path), e).replace(/^.*?: /, '')}); meshinject writes a temporary file beside it and renames it over`);
+    throw new PathError(
+      `${label}: its directory is not writable (${fsMessage(dirname(path), e).replace(/^.*?: /, '')}); meshinject writes a temporary file beside it and renames it over`,
+    );
   }
   return target;
 }
@@ -244,7 +270,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** A file name's bytes for a message: printable ASCII as is, every other byte as `\xNN`. */
 export function escapeNameBytes(name: Buffer): string {
   let out = '';
-  for (const b of name) out += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
+  for (const b of name)
+    out += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
   return out;
 }
 
@@ -255,7 +282,9 @@ function entryName(dir: string, e: Dirent<Buffer>): string | undefined {
   } catch {
     const looksRead = e.isDirectory() || MANIFEST.test(e.name.toString('latin1'));
     if (e.name[0] === 0x2e || !looksRead) return undefined; // hidden, or not a manifest: never read
-    throw new PathError(`${join(dir, escapeNameBytes(e.name))}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`);
+    throw new PathError(
+      `${join(dir, escapeNameBytes(e.name))}: the name is not valid UTF-8 (bytes shown as \\xNN); rename it`,
+    );
   }
 }
 
@@ -331,9 +360,16 @@ export function rawNameOf(path: string, c: Pick<Confinement, 'cwd'>): string | u
     let raw = cmdline.subarray(start, end);
     start = end + 1;
     const text = raw.toString('utf8');
-    if (text !== path && text.endsWith(`=${path}`)) raw = raw.subarray(raw.indexOf(0x3d) + 1); // --config=PATH
+    if (text !== path && text.endsWith(`=${path}`))
+      raw = raw.subarray(raw.indexOf(0x3d) + 1); // --config=PATH
     else if (text !== path) continue;
-    if (raw.toString('utf8') === path && lstatSync(isAbsolute(path) ? raw : Buffer.concat([Buffer.from(c.cwd.endsWith(sep) ? c.cwd : c.cwd + sep), raw]), { throwIfNoEntry: false })) return escapeNameBytes(raw);
+    if (
+      raw.toString('utf8') === path &&
+      lstatSync(isAbsolute(path) ? raw : Buffer.concat([Buffer.from(c.cwd.endsWith(sep) ? c.cwd : c.cwd + sep), raw]), {
+        throwIfNoEntry: false,
+      })
+    )
+      return escapeNameBytes(raw);
   }
   return undefined;
 }

@@ -41,7 +41,12 @@ export const TIER_UP_AFTER_MS = 1000;
  * @param setFlags V8's `setFlagsFromString` (a parameter for tests)
  * @returns the progress hook
  */
-export function tierUpSchedule(inputChars: number, start: number, now: () => number, setFlags: (flags: string) => void): () => void {
+export function tierUpSchedule(
+  inputChars: number,
+  start: number,
+  now: () => number,
+  setFlags: (flags: string) => void,
+): () => void {
   let pending = true;
   const tierUp = (): void => {
     pending = false;

@@ -32,7 +32,14 @@ function wrap(text: string, width: number): string {
  * The parts of the help that come from the drivers (`MeshDriver.help`, registry order): the `spec.mesh` line,
  * their config sections, the default mesh, what their flags are, and their own opt-in/opt-out.
  */
-function driverHelp(drivers: readonly MeshDriver<unknown>[]): { meshLine: string; sections: string; defaultMesh: string; flags: string; decision: string; nativeSidecars: string } {
+function driverHelp(drivers: readonly MeshDriver<unknown>[]): {
+  meshLine: string;
+  sections: string;
+  defaultMesh: string;
+  flags: string;
+  decision: string;
+  nativeSidecars: string;
+} {
   const defaultMesh = drivers[0]?.name ?? '';
   const helps = drivers.map((d) => d.help ?? {});
   const optIns = helps.flatMap((h) => (h.optIn ? [h.optIn] : []));
@@ -49,10 +56,15 @@ function driverHelp(drivers: readonly MeshDriver<unknown>[]): { meshLine: string
 
 /** The `nativeSidecars` line of the Configuration part, with what `auto` means for each driver that says. */
 function nativeSidecarsLine(helps: readonly DriverHelp[]): string {
-  const auto = [...helps.flatMap((h) => (h.nativeSidecarsAuto ? [h.nativeSidecarsAuto] : [])), 'unknown version: classic'].join('; ');
+  const auto = [
+    ...helps.flatMap((h) => (h.nativeSidecarsAuto ? [h.nativeSidecarsAuto] : [])),
+    'unknown version: classic',
+  ].join('; ');
   const text = `proxy as an init container with restartPolicy: Always; auto: as the mesh decides for --kube-version / KUBE_VERSION (${auto})`;
   const lines = wrap(text, 68).split('\n');
-  return lines.map((line, i) => `${i === 0 ? '    nativeSidecars: false'.padEnd(38) : ' '.repeat(38)}# ${line}`).join('\n');
+  return lines
+    .map((line, i) => `${i === 0 ? '    nativeSidecars: false'.padEnd(38) : ' '.repeat(38)}# ${line}`)
+    .join('\n');
 }
 
 const HELP = driverHelp(DRIVERS);

@@ -76,14 +76,20 @@ export function parseConfigLayer(
     }
     const dup = findKeyProblem(d);
     if (dup) {
-      const what = dup.problem === 'duplicate' ? `${YAML_MESSAGES.DUPLICATE_KEY} (\`${dup.key}\`)` : keyProblemMessage(dup);
+      const what =
+        dup.problem === 'duplicate' ? `${YAML_MESSAGES.DUPLICATE_KEY} (\`${dup.key}\`)` : keyProblemMessage(dup);
       return { ok: false, syntax: true, message: `${name}, line ${lineOf(body, dup.offset)}: ${what}` };
     }
   }
   const nonEmpty = list.filter((d) => d.contents !== null);
-  if (nonEmpty.length === 0) return { ok: false, syntax: false, message: `${name}: is empty; expected a SidecarInjection or a ConfigMap` };
+  if (nonEmpty.length === 0)
+    return { ok: false, syntax: false, message: `${name}: is empty; expected a SidecarInjection or a ConfigMap` };
   if (nonEmpty.length > 1) {
-    return { ok: false, syntax: true, message: `${name}: holds ${nonEmpty.length} YAML documents; a functionConfig is one document (pass each file with its own --config to layer them)` };
+    return {
+      ok: false,
+      syntax: true,
+      message: `${name}: holds ${nonEmpty.length} YAML documents; a functionConfig is one document (pass each file with its own --config to layer them)`,
+    };
   }
   let value: unknown;
   try {
@@ -92,7 +98,11 @@ export function parseConfigLayer(
     return { ok: false, syntax: true, message: `${name}: ${(e as Error).message.split('\n')[0]}` };
   }
   if (!isJsonObject(value)) {
-    return { ok: false, syntax: false, message: `${name}: a functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(value)}` };
+    return {
+      ok: false,
+      syntax: false,
+      message: `${name}: a functionConfig must be a map (a SidecarInjection or a ConfigMap); got ${describeShape(value)}`,
+    };
   }
   return { ok: true, value: value as JsonObject };
 }
@@ -205,18 +215,28 @@ export interface ConfigOverrides {
  *
  * @returns the layers, or a message for an override the base's kind cannot hold (a field without a ConfigMap form)
  */
-export function overrideLayers(o: ConfigOverrides, baseKind: unknown): { ok: true; layers: ConfigLayer[] } | { ok: false; message: string } {
+export function overrideLayers(
+  o: ConfigOverrides,
+  baseKind: unknown,
+): { ok: true; layers: ConfigLayer[] } | { ok: false; message: string } {
   const layers: ConfigLayer[] = [];
   const configMap = baseKind === 'ConfigMap';
   const add = (from: string, cm: [string, string] | undefined, spec: JsonObject): void => {
     layers.push({ name: from, override: true, value: configMap ? { data: { [cm![0]]: cm![1] } } : { spec } });
   };
-  if (o.defaultNamespace) add(o.defaultNamespace.from, ['defaultNamespace', o.defaultNamespace.value], { defaultNamespace: o.defaultNamespace.value });
+  if (o.defaultNamespace)
+    add(o.defaultNamespace.from, ['defaultNamespace', o.defaultNamespace.value], {
+      defaultNamespace: o.defaultNamespace.value,
+    });
   for (const c of o.core ?? []) add(c.from, [c.field, c.value], { [c.field]: c.value });
   if (o.mode) add(o.mode.from, ['mode', o.mode.value], { mode: o.mode.value });
   for (const f of o.sections ?? []) {
     const key = `${f.section}.${f.field}`;
-    if (configMap && !f.configMap) return { ok: false, message: `${f.from} needs a SidecarInjection functionConfig (spec.${key}); the functionConfig is a ConfigMap` };
+    if (configMap && !f.configMap)
+      return {
+        ok: false,
+        message: `${f.from} needs a SidecarInjection functionConfig (spec.${key}); the functionConfig is a ConfigMap`,
+      };
     const text = f.configMap === 'json' ? JSON.stringify(f.value) : String(f.value);
     add(f.from, [key, text], { [f.section]: { [f.field]: f.value } });
   }

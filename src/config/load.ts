@@ -1,6 +1,12 @@
 import type { LabelSelector } from '../model.ts';
 import { quoteData, quoteValue } from '../results/quote.ts';
-import { bindDriver, sharedDefaultsOf, type ActiveMesh, type MeshDriver, type SharedSettings } from '../contract/driver.ts';
+import {
+  bindDriver,
+  sharedDefaultsOf,
+  type ActiveMesh,
+  type MeshDriver,
+  type SharedSettings,
+} from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
 import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from './types.ts';
@@ -24,7 +30,12 @@ export interface LoadOptions {
 }
 
 /** Istio's ignored namespaces (`IgnoredNamespaces`, pkg/kube/inject/initializer.go): the default of `ignoredNamespaces`. */
-export const DEFAULT_IGNORED_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
+export const DEFAULT_IGNORED_NAMESPACES: readonly string[] = [
+  'kube-system',
+  'kube-public',
+  'kube-node-lease',
+  'local-path-storage',
+];
 
 /** `apiVersion` of the custom functionConfig form (schemas/sidecar-injection.schema.json). */
 export const SIDECAR_INJECTION_API_VERSION = 'meshinject.dev/v1alpha1';
@@ -74,11 +85,21 @@ const ACCEPTED = `accepted kinds: ConfigMap (apiVersion v1), ${SIDECAR_INJECTION
  *
  * @param drivers the known drivers (src/drivers/registry.ts `DRIVERS`); an unknown `mesh` is an issue listing them
  */
-export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver<unknown>[], options: LoadOptions = {}): LoadResult {
-  if (functionConfig === undefined || functionConfig === null) return normalize({}, [], 'spec', drivers, false, options);
+export function loadConfig(
+  functionConfig: unknown,
+  drivers: readonly MeshDriver<unknown>[],
+  options: LoadOptions = {},
+): LoadResult {
+  if (functionConfig === undefined || functionConfig === null)
+    return normalize({}, [], 'spec', drivers, false, options);
   if (!isJsonObject<unknown>(functionConfig)) {
     const got = Array.isArray(functionConfig) ? 'a list' : typeof functionConfig;
-    return fail([{ path: 'functionConfig', message: `functionConfig must be an object (a ConfigMap or a ${SIDECAR_INJECTION_KIND}); got ${got}` }]);
+    return fail([
+      {
+        path: 'functionConfig',
+        message: `functionConfig must be an object (a ConfigMap or a ${SIDECAR_INJECTION_KIND}); got ${got}`,
+      },
+    ]);
   }
   const kind = functionConfig.kind;
   if (kind === 'ConfigMap') {
@@ -88,11 +109,16 @@ export function loadConfig(functionConfig: unknown, drivers: readonly MeshDriver
     return normalize(spec, [...schemaProblems, ...issues], 'data', drivers, true, options);
   }
   if (kind === SIDECAR_INJECTION_KIND) {
-    const schemaProblems = validateSidecarInjection(functionConfig) ? [] : schemaIssues(validateSidecarInjection.errors ?? []);
+    const schemaProblems = validateSidecarInjection(functionConfig)
+      ? []
+      : schemaIssues(validateSidecarInjection.errors ?? []);
     const spec = isJsonObject<unknown>(functionConfig.spec) ? (functionConfig.spec as RawSpec) : {};
     return normalize(spec, schemaProblems, 'spec', drivers, false, options);
   }
-  const what = kind === undefined ? 'has no kind' : `has kind ${quoteData(kind)}${functionConfig.apiVersion !== undefined ? ` (apiVersion ${quoteData(functionConfig.apiVersion)})` : ''}`;
+  const what =
+    kind === undefined
+      ? 'has no kind'
+      : `has kind ${quoteData(kind)}${functionConfig.apiVersion !== undefined ? ` (apiVersion ${quoteData(functionConfig.apiVersion)})` : ''}`;
   return fail([{ path: 'kind', message: `functionConfig ${what}; ${ACCEPTED}` }]);
 }
 
@@ -110,10 +136,16 @@ export function describeObject(value: Record<string, unknown>): string {
   const kind = value.kind;
   const metadata = isJsonObject<unknown>(value.metadata) ? value.metadata : {};
   return [
-    kind === undefined ? 'a document without kind' : typeof kind === 'string' && /^[A-Za-z][A-Za-z0-9]{0,62}$/.test(kind) ? `a ${kind}` : `a document of kind ${shortWord(kind) ?? '(not a string)'}`,
+    kind === undefined
+      ? 'a document without kind'
+      : typeof kind === 'string' && /^[A-Za-z][A-Za-z0-9]{0,62}$/.test(kind)
+        ? `a ${kind}`
+        : `a document of kind ${shortWord(kind) ?? '(not a string)'}`,
     shortWord(metadata.name) !== undefined ? `named ${shortWord(metadata.name)}` : '',
     shortWord(value.apiVersion) !== undefined ? `(apiVersion ${shortWord(value.apiVersion)})` : '',
-  ].filter((x) => x !== '').join(' ');
+  ]
+    .filter((x) => x !== '')
+    .join(' ');
 }
 
 /**
@@ -133,8 +165,16 @@ export function foreignConfigMessage(value: Record<string, unknown>, name: strin
   if (kind === SIDECAR_INJECTION_KIND) return undefined;
   if (kind === 'ConfigMap') {
     const data = isJsonObject<unknown>(value.data) ? Object.keys(value.data) : [];
-    if (data.length === 0 || validateConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', data: Object.fromEntries(data.map((k) => [k, ''])) })) return undefined;
-    const unknown = new Set((validateConfigMap.errors ?? []).filter((e) => e.keyword === 'additionalProperties').map((e) => String(e.params.additionalProperty)));
+    if (
+      data.length === 0 ||
+      validateConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', data: Object.fromEntries(data.map((k) => [k, ''])) })
+    )
+      return undefined;
+    const unknown = new Set(
+      (validateConfigMap.errors ?? [])
+        .filter((e) => e.keyword === 'additionalProperties')
+        .map((e) => String(e.params.additionalProperty)),
+    );
     // A known key, or one shaped like meshinject's (`polcy`, `istio.revison`: a misspelling, answered with a
     // "did you mean"), makes it a meshinject config; `DATABASE_URL` or `api-token` do not.
     if (data.some((k) => !unknown.has(k) || /^[a-z][a-zA-Z]*(\.[a-z][a-zA-Z]*)?$/.test(k))) return undefined;
@@ -157,12 +197,22 @@ function hasIssueAt(issues: ConfigIssue[], path: string): boolean {
  * Converts ConfigMap `data` strings into a spec; skips keys the schema already rejected. A driver's keys
  * `<driver>.<field>` are collected, still as strings, into `spec.<driver>` for the driver to convert.
  */
-function specFromConfigMap(data: Record<string, unknown>, schemaProblems: ConfigIssue[], drivers: readonly MeshDriver<unknown>[]): { spec: RawSpec; issues: ConfigIssue[] } {
+function specFromConfigMap(
+  data: Record<string, unknown>,
+  schemaProblems: ConfigIssue[],
+  drivers: readonly MeshDriver<unknown>[],
+): { spec: RawSpec; issues: ConfigIssue[] } {
   const issues: ConfigIssue[] = [];
   const spec: RawSpec = {};
   const str = (key: string): string | undefined =>
-    typeof data[key] === 'string' && !hasIssueAt(schemaProblems, joinPath(['data', key])) ? (data[key] as string) : undefined;
-  const list = (s: string) => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    typeof data[key] === 'string' && !hasIssueAt(schemaProblems, joinPath(['data', key]))
+      ? (data[key] as string)
+      : undefined;
+  const list = (s: string) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
   const bool = (s: string | undefined) => (s === undefined ? undefined : s === 'true');
   const assign = <K extends keyof RawSpec>(key: K, value: RawSpec[K] | undefined) => {
     if (value !== undefined) spec[key] = value;
@@ -174,7 +224,10 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
   if (ignored !== undefined) spec.ignoredNamespaces = list(ignored);
   assign('nativeSidecars', str('nativeSidecars') === 'auto' ? 'auto' : bool(str('nativeSidecars')));
   const kinds = str('kindPolicies');
-  if (kinds !== undefined) spec.kindPolicies = Object.fromEntries(list(kinds).map((pair) => pair.split('=').map((x) => x.trim()) as [string, KindPolicy]));
+  if (kinds !== undefined)
+    spec.kindPolicies = Object.fromEntries(
+      list(kinds).map((pair) => pair.split('=').map((x) => x.trim()) as [string, KindPolicy]),
+    );
   assign('resultAnnotations', bool(str('resultAnnotations')));
   assign('mode', str('mode') as RawSpec['mode']);
   assign('removeWhenSkipped', bool(str('removeWhenSkipped')));
@@ -183,7 +236,11 @@ function specFromConfigMap(data: Record<string, unknown>, schemaProblems: Config
   if (selector !== undefined && selector.trim() !== '') {
     const parsed = parseSelectorString(selector);
     if (parsed.ok) spec.namespaceSelector = parsed.selector;
-    else issues.push({ path: 'data.namespaceSelector', message: `data.namespaceSelector is not a valid label selector: ${parsed.error.message}` });
+    else
+      issues.push({
+        path: 'data.namespaceSelector',
+        message: `data.namespaceSelector is not a valid label selector: ${parsed.error.message}`,
+      });
   }
   for (const d of drivers) {
     const prefix = `${d.name}.`;
@@ -217,7 +274,8 @@ function specReader(schemaProblems: ConfigIssue[], root: 'spec' | 'data'): SpecR
   return {
     issues,
     at,
-    take: <T>(value: T | undefined, ...keys: Array<string | number>): T | undefined => (value !== undefined && ok(...keys) ? value : undefined),
+    take: <T>(value: T | undefined, ...keys: Array<string | number>): T | undefined =>
+      value !== undefined && ok(...keys) ? value : undefined,
     selectorIssues: (sel, ...keys) => {
       if (sel !== undefined && ok(...keys)) issues.push(...validateSelector(sel, at(...keys)));
     },
@@ -242,11 +300,19 @@ function readExplicitFields(spec: RawSpec, r: SpecReader): ExplicitFields {
 
 /** `namespaces` with labels and annotations defaulted to `{}`; a name listed twice is an issue. */
 function readNamespaces(spec: RawSpec, r: SpecReader): Config['namespaces'] {
-  const namespaces = (r.take(spec.namespaces, 'namespaces') ?? []).map((n) => ({ name: n.name, labels: n.labels ?? {}, annotations: n.annotations ?? {} }));
+  const namespaces = (r.take(spec.namespaces, 'namespaces') ?? []).map((n) => ({
+    name: n.name,
+    labels: n.labels ?? {},
+    annotations: n.annotations ?? {},
+  }));
   const seen = new Map<string, number>();
   namespaces.forEach((n, i) => {
     const first = seen.get(n.name);
-    if (first !== undefined) r.issues.push({ path: r.at('namespaces', i, 'name'), message: `${r.at('namespaces', i, 'name')}: namespace ${n.name} is listed twice (also ${r.at('namespaces', first)})` });
+    if (first !== undefined)
+      r.issues.push({
+        path: r.at('namespaces', i, 'name'),
+        message: `${r.at('namespaces', i, 'name')}: namespace ${n.name} is listed twice (also ${r.at('namespaces', first)})`,
+      });
     else seen.set(n.name, i);
   });
   return namespaces;
@@ -304,7 +370,14 @@ function loadDriverSections(
  * driver. `root` prefixes issue paths (`spec` or `data`); fields with a schema issue are skipped (their
  * issue is already reported) and take their default.
  */
-function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 'data', drivers: readonly MeshDriver<unknown>[], fromConfigMap: boolean, options: LoadOptions): LoadResult {
+function normalize(
+  spec: RawSpec,
+  schemaProblems: ConfigIssue[],
+  root: 'spec' | 'data',
+  drivers: readonly MeshDriver<unknown>[],
+  fromConfigMap: boolean,
+  options: LoadOptions,
+): LoadResult {
   const r = specReader(schemaProblems, root);
   const { at, take } = r;
   const warnings: string[] = [];
@@ -313,7 +386,10 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
   const meshName = take(spec.mesh, 'mesh') ?? drivers[0]?.name ?? '';
   const driver = drivers.find((d) => d.name === meshName);
   if (!driver) {
-    r.issues.push({ path: at('mesh'), message: `${at('mesh')}: unknown mesh ${quoteData(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}` });
+    r.issues.push({
+      path: at('mesh'),
+      message: `${at('mesh')}: unknown mesh ${quoteData(meshName)}; known meshes: ${drivers.map((d) => d.name).join(', ')}`,
+    });
   }
   const namespaceSelector = take(spec.namespaceSelector, 'namespaceSelector');
   r.selectorIssues(namespaceSelector, 'namespaceSelector');
@@ -321,11 +397,27 @@ function normalize(spec: RawSpec, schemaProblems: ConfigIssue[], root: 'spec' | 
   const notes: string[] = [];
   if (take(spec.nativeSidecars, 'nativeSidecars') === 'auto' && driver) {
     const section = spec[meshName];
-    explicit.nativeSidecars = resolveAutoNative(driver, isJsonObject<unknown>(section) ? section : {}, at('nativeSidecars'), options, notes);
+    explicit.nativeSidecars = resolveAutoNative(
+      driver,
+      isJsonObject<unknown>(section) ? section : {},
+      at('nativeSidecars'),
+      options,
+      notes,
+    );
   }
   const namespaces = readNamespaces(spec, r);
   const workloadKinds = readWorkloadKinds(spec, r);
-  const { settings, resolved } = loadDriverSections(spec, r, schemaProblems, drivers, driver, meshName, fromConfigMap, explicit, warnings);
+  const { settings, resolved } = loadDriverSections(
+    spec,
+    r,
+    schemaProblems,
+    drivers,
+    driver,
+    meshName,
+    fromConfigMap,
+    explicit,
+    warnings,
+  );
 
   if (r.issues.length > 0 || !driver) return fail(r.issues);
   const config: Config = {
@@ -363,7 +455,13 @@ export function parseKubeVersion(text: string): [number, number] | undefined {
  * that; classic otherwise, including when the version is unknown or unreadable. Each case adds a note (an info
  * result of the run) saying which and why.
  */
-function resolveAutoNative(driver: MeshDriver<unknown>, section: Record<string, unknown>, field: string, options: LoadOptions, notes: string[]): boolean {
+function resolveAutoNative(
+  driver: MeshDriver<unknown>,
+  section: Record<string, unknown>,
+  field: string,
+  options: LoadOptions,
+  notes: string[],
+): boolean {
   const rule = driver.nativeSidecarsAuto?.(section);
   const say = (native: boolean, why: string): boolean => {
     notes.push(`${field}: auto: ${native ? 'native' : 'classic'} sidecars: ${why}`);
@@ -372,16 +470,28 @@ function resolveAutoNative(driver: MeshDriver<unknown>, section: Record<string, 
   if (!rule) return say(false, `the ${driver.name} driver has no native sidecars`);
   if (rule.minKube === undefined) return say(false, rule.because);
   const kube = options.kubeVersion;
-  if (!kube) return say(false, `the cluster's Kubernetes version is unknown (give --kube-version, or KUBE_VERSION as Argo CD sets it); ${rule.because}`);
+  if (!kube)
+    return say(
+      false,
+      `the cluster's Kubernetes version is unknown (give --kube-version, or KUBE_VERSION as Argo CD sets it); ${rule.because}`,
+    );
   const v = parseKubeVersion(kube.value);
-  if (!v) return say(false, `${kube.from} ${quoteData(kube.value)} is not a Kubernetes version such as 1.33 or v1.33.2; ${rule.because}`);
+  if (!v)
+    return say(
+      false,
+      `${kube.from} ${quoteData(kube.value)} is not a Kubernetes version such as 1.33 or v1.33.2; ${rule.because}`,
+    );
   const [major, minor] = rule.minKube.split('.').map(Number) as [number, number];
   const atLeast = v[0] > major || (v[0] === major && v[1] >= minor);
   return say(atLeast, `Kubernetes ${v[0]}.${v[1]} (${kube.from}); ${rule.because}`);
 }
 
 /** A driver section without the fields the schema already rejected (they take their defaults). */
-function withoutIssues(section: Record<string, unknown>, path: string, schemaProblems: ConfigIssue[]): Record<string, unknown> {
+function withoutIssues(
+  section: Record<string, unknown>,
+  path: string,
+  schemaProblems: ConfigIssue[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(section)) if (!hasIssueAt(schemaProblems, `${path}.${k}`)) setOwn(out, k, v);
   return out;

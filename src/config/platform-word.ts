@@ -64,32 +64,52 @@ function ownedFields(defaults: Required<TemplateBudgetSetting>): OwnedField[] {
     narrows: (t, p) => budgetOf(t, defaults, key) <= budgetOf(p, defaults, key),
   });
   return [
-    { path: ['policy'], rule: 'a tenant may turn enabled into disabled, not back', narrows: (t, p) => t.policy === p.policy || t.policy === 'disabled' },
+    {
+      path: ['policy'],
+      rule: 'a tenant may turn enabled into disabled, not back',
+      narrows: (t, p) => t.policy === p.policy || t.policy === 'disabled',
+    },
     {
       path: ['namespaceSelector'],
       rule: "a tenant may add requirements to the platform's selector, not drop or change one",
-      narrows: (t, p) => p.namespaceSelector === undefined || (t.namespaceSelector !== undefined && subset(selectorParts(p.namespaceSelector), selectorParts(t.namespaceSelector))),
+      narrows: (t, p) =>
+        p.namespaceSelector === undefined ||
+        (t.namespaceSelector !== undefined &&
+          subset(selectorParts(p.namespaceSelector), selectorParts(t.namespaceSelector))),
     },
-    { path: ['ignoredNamespaces'], rule: "a tenant may add namespaces, not remove one of the platform's", narrows: (t, p) => subset(p.ignoredNamespaces, new Set(t.ignoredNamespaces)) },
+    {
+      path: ['ignoredNamespaces'],
+      rule: "a tenant may add namespaces, not remove one of the platform's",
+      narrows: (t, p) => subset(p.ignoredNamespaces, new Set(t.ignoredNamespaces)),
+    },
     {
       path: ['neverInjectSelector'],
       rule: "a tenant may add selectors, not remove or change one of the platform's",
-      narrows: (t, p) => subset(p.neverInjectSelector.map(selectorKey), new Set(t.neverInjectSelector.map(selectorKey))),
+      narrows: (t, p) =>
+        subset(p.neverInjectSelector.map(selectorKey), new Set(t.neverInjectSelector.map(selectorKey))),
     },
     {
       path: ['alwaysInjectSelector'],
       rule: "a tenant may drop selectors, not add one the platform's does not have",
-      narrows: (t, p) => subset(t.alwaysInjectSelector.map(selectorKey), new Set(p.alwaysInjectSelector.map(selectorKey))),
+      narrows: (t, p) =>
+        subset(t.alwaysInjectSelector.map(selectorKey), new Set(p.alwaysInjectSelector.map(selectorKey))),
     },
     {
       path: ['kindPolicies'],
       rule: 'a tenant may move a kind towards skip (inject, native, skip), not back',
-      narrows: (t, p) => Object.keys({ ...p.kindPolicies, ...t.kindPolicies }).every((k) => KIND_RANK[t.kindPolicies?.[k] ?? 'inject'] >= KIND_RANK[p.kindPolicies?.[k] ?? 'inject']),
+      narrows: (t, p) =>
+        Object.keys({ ...p.kindPolicies, ...t.kindPolicies }).every(
+          (k) => KIND_RANK[t.kindPolicies?.[k] ?? 'inject'] >= KIND_RANK[p.kindPolicies?.[k] ?? 'inject'],
+        ),
     },
     {
       path: ['workloadKinds'],
       rule: "a tenant may drop workload kinds, not add one the platform's does not have",
-      narrows: (t, p) => subset(t.workloadKinds.map((w) => JSON.stringify(w)), new Set(p.workloadKinds.map((w) => JSON.stringify(w)))),
+      narrows: (t, p) =>
+        subset(
+          t.workloadKinds.map((w) => JSON.stringify(w)),
+          new Set(p.workloadKinds.map((w) => JSON.stringify(w))),
+        ),
     },
     budget('steps'),
     budget('outputSize'),
@@ -158,15 +178,21 @@ export function platformWordProblems(
   const root = raw.merged.kind === 'ConfigMap' ? 'data' : 'spec';
   const say = (path: readonly string[], rule: string): void => {
     const setBy = raw.tenant.filter((l) => touches(l.value, path));
-    const who = setBy.length ? nameList(setBy) : `the tenant's layers (${nameList(raw.tenant)}, through the driver's section)`;
+    const who = setBy.length
+      ? nameList(setBy)
+      : `the tenant's layers (${nameList(raw.tenant)}, through the driver's section)`;
     const where = root === 'data' ? `data.${path.join('.')}` : `spec.${path.join('.')}`;
-    problems.push(`${where}: ${who} widen${setBy.length === 1 ? 's' : ''} the platform's value (${nameList(raw.platform)}, or the default where it sets none): ${rule}; the platform's layers are the last word on this field`);
+    problems.push(
+      `${where}: ${who} widen${setBy.length === 1 ? 's' : ''} the platform's value (${nameList(raw.platform)}, or the default where it sets none): ${rule}; the platform's layers are the last word on this field`,
+    );
   };
-  if (rawAt(raw.platformOnly, ['mesh']) !== undefined && tenant.mesh !== platform.mesh) say(['mesh'], 'the platform chose the mesh; a tenant may not change it');
+  if (rawAt(raw.platformOnly, ['mesh']) !== undefined && tenant.mesh !== platform.mesh)
+    say(['mesh'], 'the platform chose the mesh; a tenant may not change it');
   else {
     for (const f of driverFields) {
       const path = [tenant.mesh, f];
-      if (!sameJson(rawAt(raw.merged, path), rawAt(raw.platformOnly, path))) say(path, "the platform's templates, values and patches stay as the platform has them");
+      if (!sameJson(rawAt(raw.merged, path), rawAt(raw.platformOnly, path)))
+        say(path, "the platform's templates, values and patches stay as the platform has them");
     }
   }
   for (const f of ownedFields(defaults)) if (!f.narrows(tenant, platform)) say(f.path, f.rule);
@@ -195,10 +221,22 @@ export function checkPlatformWord(
 ): string[] {
   if (layers.platform.length === 0 || !merged.loaded.ok) return [];
   const names = nameList(layers.platform);
-  const p = layers.platform.length === 1 ? { ok: true as const, value: layers.platform[0]!.value } : mergeConfigLayers(layers.platform);
+  const p =
+    layers.platform.length === 1
+      ? { ok: true as const, value: layers.platform[0]!.value }
+      : mergeConfigLayers(layers.platform);
   if (!p.ok) return [p.message];
   const platform = load(p.value);
-  if (!platform.ok) return [`the platform's ${names} do not load on their own (${platform.issues[0]!.message}); the platform's layers must be a whole config, which the tenant's may narrow`];
+  if (!platform.ok)
+    return [
+      `the platform's ${names} do not load on their own (${platform.issues[0]!.message}); the platform's layers must be a whole config, which the tenant's may narrow`,
+    ];
   const config = merged.loaded.config;
-  return platformWordProblems(config, platform.config, { platform: layers.platform, tenant: layers.tenant, merged: merged.raw, platformOnly: p.value }, platformFields(config.mesh), defaults);
+  return platformWordProblems(
+    config,
+    platform.config,
+    { platform: layers.platform, tenant: layers.tenant, merged: merged.raw, platformOnly: p.value },
+    platformFields(config.mesh),
+    defaults,
+  );
 }

@@ -16,7 +16,10 @@ export type { ConfigIssue } from '../model.ts';
  */
 export function pointerToPath(pointer: string): string {
   if (pointer === '') return 'functionConfig';
-  const segments = pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   return joinPath(segments);
 }
 
@@ -52,7 +55,11 @@ const TYPE_WORDS: Record<string, string> = {
 
 function listValues(values: unknown[]): string {
   return values
-    .map((v) => (typeof v === 'string' && /^[A-Za-z][-A-Za-z0-9./]*$/.test(v) && !['true', 'false', 'null'].includes(v) ? v : JSON.stringify(v)))
+    .map((v) =>
+      typeof v === 'string' && /^[A-Za-z][-A-Za-z0-9./]*$/.test(v) && !['true', 'false', 'null'].includes(v)
+        ? v
+        : JSON.stringify(v),
+    )
     .join(', ');
 }
 
@@ -65,9 +72,18 @@ export function schemaIssues(errors: SchemaError[], stringData = false): ConfigI
   const issues: ConfigIssue[] = [];
   for (const err of errors) {
     const at = pointerToPath(err.instancePath);
-    const base = err.instancePath === '' ? [] : err.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const base =
+      err.instancePath === ''
+        ? []
+        : err.instancePath
+            .slice(1)
+            .split('/')
+            .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     const got = `got ${describeValue(err.data)}`;
-    const hint = stringData && at.startsWith('data.') && typeof err.data !== 'string' ? ' (ConfigMap data values are strings: quote the value)' : '';
+    const hint =
+      stringData && at.startsWith('data.') && typeof err.data !== 'string'
+        ? ' (ConfigMap data values are strings: quote the value)'
+        : '';
     switch (err.keyword) {
       case 'required': {
         const path = joinPath([...base, String(err.params.missingProperty)]);
@@ -80,7 +96,10 @@ export function schemaIssues(errors: SchemaError[], stringData = false): ConfigI
         const known = Object.keys((err.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
         const what = at === 'data' ? 'key' : 'field';
         const meant = suggest(extra, known);
-        issues.push({ path, message: `${path} is not a known ${what}${meant ? ` (did you mean ${joinPath([...base, meant])}?)` : ''}${known.length ? `; expected one of: ${known.join(', ')}` : ''}` });
+        issues.push({
+          path,
+          message: `${path} is not a known ${what}${meant ? ` (did you mean ${joinPath([...base, meant])}?)` : ''}${known.length ? `; expected one of: ${known.join(', ')}` : ''}`,
+        });
         break;
       }
       case 'type': {
@@ -90,13 +109,17 @@ export function schemaIssues(errors: SchemaError[], stringData = false): ConfigI
         break;
       }
       case 'enum':
-        issues.push({ path: at, message: `${at} must be one of ${listValues(err.schema as unknown[])}; ${got}${hint}` });
+        issues.push({
+          path: at,
+          message: `${at} must be one of ${listValues(err.schema as unknown[])}; ${got}${hint}`,
+        });
         break;
       case 'const':
         issues.push({ path: at, message: `${at} must be ${listValues([err.schema])}; ${got}` });
         break;
       case 'pattern': {
-        const expected = (err.parentSchema?.['x-expected'] as string | undefined) ?? `a string matching ${String(err.schema)}`;
+        const expected =
+          (err.parentSchema?.['x-expected'] as string | undefined) ?? `a string matching ${String(err.schema)}`;
         issues.push({ path: at, message: `${at} must be ${expected}; ${got}` });
         break;
       }

@@ -5,7 +5,19 @@
  * never names a mesh; a driver folder never reaches into another driver.
  */
 import type { WorkloadKind } from '../workloads/kinds.ts';
-import type { Config, ConfigIssue, DecisionReason, DecisionStep, Json, JsonObject, LabelSelector, NamespaceInfo, PodTemplate, ResourceId, ServiceInfo } from '../model.ts';
+import type {
+  Config,
+  ConfigIssue,
+  DecisionReason,
+  DecisionStep,
+  Json,
+  JsonObject,
+  LabelSelector,
+  NamespaceInfo,
+  PodTemplate,
+  ResourceId,
+  ServiceInfo,
+} from '../model.ts';
 
 /** The workload that owns a pod template (Istio's `TypeMeta` + `DeploymentMeta`). */
 export interface WorkloadRef {
@@ -300,7 +312,10 @@ export interface MeshDriver<S = unknown> {
    * `notes` become info results of the run.
    * @throws MeshInjectError (BAD_CONFIG) naming the missing or invalid resource: the run fails with that error
    */
-  fromInput?(settings: S, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: S; notes: string[] };
+  fromInput?(
+    settings: S,
+    configMaps: (names: readonly string[]) => readonly JsonObject[],
+  ): { settings: S; notes: string[] };
   /**
    * Optional: annotations for a resource that is not a workload (Linkerd: `Namespace` and `Service`, as
    * `linkerd inject` annotates them), or undefined to leave it alone. Pure; existing keys are the driver's to keep.
@@ -474,11 +489,17 @@ export const TRAIT_DEFAULTS: Readonly<Omit<ResolvedTraits, 'otherReadingNote'>> 
 };
 
 /** A driver's traits with the defaults (`TRAIT_DEFAULTS`) filled in. */
-export function traitsOf(driver: { readonly name: string; readonly traits?: Omit<DriverTraits, 'sharedDefaults'> | undefined }): ResolvedTraits {
+export function traitsOf(driver: {
+  readonly name: string;
+  readonly traits?: Omit<DriverTraits, 'sharedDefaults'> | undefined;
+}): ResolvedTraits {
   const t = driver.traits ?? {};
   return {
     podMetadataPath: t.podMetadataPath ?? TRAIT_DEFAULTS.podMetadataPath,
-    otherReadingNote: t.otherReadingNote ?? ((path, inject, detail) => `the ${driver.name} driver reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`),
+    otherReadingNote:
+      t.otherReadingNote ??
+      ((path, inject, detail) =>
+        `the ${driver.name} driver reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`),
     hostNetwork: t.hostNetwork ?? TRAIT_DEFAULTS.hostNetwork,
     fallback: t.fallback ?? TRAIT_DEFAULTS.fallback,
   };
@@ -532,7 +553,9 @@ export interface DriverFlags {
    * field (a later flag for the same field wins, as the driver documents).
    * @returns the overrides, or the message of the first value that cannot be used (naming the flag and file)
    */
-  overrides(values: Readonly<Record<string, FlagValue>>): { ok: true; overrides: SectionOverride[] } | { ok: false; message: string };
+  overrides(
+    values: Readonly<Record<string, FlagValue>>,
+  ): { ok: true; overrides: SectionOverride[] } | { ok: false; message: string };
 }
 
 /** A driver's lines in `meshinject --help` (each without a trailing newline). */
@@ -605,22 +628,40 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
     decide: (input) => driver.decide({ ...input, settings }),
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
-    ...(driver.uninject ? { uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) => driver.uninject!(pod, inventory, settings, context) } : {}),
+    ...(driver.uninject
+      ? {
+          uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) =>
+            driver.uninject!(pod, inventory, settings, context),
+        }
+      : {}),
     fromInput(configMaps) {
       if (!driver.fromInput) return { mesh: this, notes: [] };
       const r = driver.fromInput(settings, configMaps);
       return { mesh: bindDriver(driver, r.settings), notes: r.notes };
     },
-    ...(annotate ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) } : {}),
+    ...(annotate
+      ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) }
+      : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
-    ...(driver.recordKeys ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) } : {}),
+    ...(driver.recordKeys
+      ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) }
+      : {}),
     ...(driver.recordsProbePorts ? { recordsProbePorts: true } : {}),
     reasonInfo: driver.reasonInfo ?? {},
     traits: traitsOf(driver),
     ...(driver.workloadTags ? { workloadTags: (view: WorkloadView) => driver.workloadTags!(view, settings) } : {}),
     packageKinds: driver.packageKinds ?? [],
-    ...(driver.packageFindings ? { packageFindings: (pkg: PackageView) => driver.packageFindings!(pkg, settings) } : {}),
+    ...(driver.packageFindings
+      ? { packageFindings: (pkg: PackageView) => driver.packageFindings!(pkg, settings) }
+      : {}),
     findingInfo: driver.findingInfo ?? {},
-    ...(driver.migration ? { migration: { targets: driver.migration.targets, plan: (req: MigrationRequest) => driver.migration!.plan(req, settings) } } : {}),
+    ...(driver.migration
+      ? {
+          migration: {
+            targets: driver.migration.targets,
+            plan: (req: MigrationRequest) => driver.migration!.plan(req, settings),
+          },
+        }
+      : {}),
   };
 }

@@ -120,7 +120,8 @@ export function parseInt(s: string, base = 10, bitSize = 64, fn = 'ParseInt'): G
   const neg = s[0] === '-';
   const digits = s[0] === '+' || s[0] === '-' ? s.slice(1) : s;
   const un = parseUint(digits, base, bitSize, fn);
-  if (!un.ok && !un.error.endsWith(RANGE)) return fail(un.error.replace(`parsing ${quote(digits)}`, `parsing ${quote(s)}`));
+  if (!un.ok && !un.error.endsWith(RANGE))
+    return fail(un.error.replace(`parsing ${quote(digits)}`, `parsing ${quote(s)}`));
   const size = bitSize === 0 ? 64 : bitSize;
   const cutoff = 1n << BigInt(size - 1);
   // On overflow Go's ParseUint gives its maximum, 2^bitSize - 1, which ParseInt then range-checks.
@@ -145,7 +146,16 @@ export function parseBool(s: string): GoParsed<boolean> {
 }
 
 /** Nanoseconds per unit of a Go duration (`time.unitMap`; both micro signs). */
-const UNIT_NS: Readonly<Record<string, bigint>> = { ns: 1n, us: 1000n, 'µs': 1000n, 'μs': 1000n, ms: 1000000n, s: 1000000000n, m: 60000000000n, h: 3600000000000n };
+const UNIT_NS: Readonly<Record<string, bigint>> = {
+  ns: 1n,
+  us: 1000n,
+  µs: 1000n,
+  μs: 1000n,
+  ms: 1000000n,
+  s: 1000000000n,
+  m: 60000000000n,
+  h: 3600000000000n,
+};
 const MAX_DURATION = 1n << 63n;
 
 /** Go `leadingInt`: the leading decimal digits, or undefined when they exceed 2^63. */

@@ -13,7 +13,14 @@ import { osmDriver } from './osm/index.ts';
 
 /** Every driver, by `spec.mesh` name; the first is the default mesh (`spec.mesh` absent). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
-export const DRIVERS: readonly MeshDriver<any>[] = [istioDriver, linkerdDriver, osmDriver, fsmDriver, kumaDriver, customDriver];
+export const DRIVERS: readonly MeshDriver<any>[] = [
+  istioDriver,
+  linkerdDriver,
+  osmDriver,
+  fsmDriver,
+  kumaDriver,
+  customDriver,
+];
 
 /** The names of the known drivers, for messages (`istio, linkerd, ...`). */
 export function driverNames(): string[] {

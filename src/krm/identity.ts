@@ -38,14 +38,19 @@ export function identityOf(value: Json, defaultNamespace: string): Identity | un
   const kind = value.kind;
   const apiVersion = value.apiVersion;
   const name = isJsonObject(meta) ? meta.name : undefined;
-  if (typeof kind !== 'string' || typeof apiVersion !== 'string' || typeof name !== 'string' || !kind || !name) return undefined;
+  if (typeof kind !== 'string' || typeof apiVersion !== 'string' || typeof name !== 'string' || !kind || !name)
+    return undefined;
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const written = isJsonObject(meta) && typeof meta.namespace === 'string' ? meta.namespace : '';
   const namespace = written || defaultNamespace;
   // A Namespace (or any object without a namespace) keeps the same key whatever the default: only the name counts.
   const ns = kind === 'Namespace' && group === '' ? '' : namespace;
-  return { key: JSON.stringify([group, kind, ns, name]), label: `${kind} "${ns ? `${ns}/` : ''}${name}"${group ? ` (group ${group})` : ''}`, kind };
+  return {
+    key: JSON.stringify([group, kind, ns, name]),
+    label: `${kind} "${ns ? `${ns}/` : ''}${name}"${group ? ` (group ${group})` : ''}`,
+    kind,
+  };
 }
 
 /**
@@ -127,13 +132,27 @@ export function repeatedKeys(values: Iterable<Json>, defaultNamespace: string): 
  *
  * @returns severity and message naming both places
  */
-export function duplicateMessage(id: Identity, first: Occurrence, second: Occurrence): { severity: 'error' | 'warning'; message: string } {
+export function duplicateMessage(
+  id: Identity,
+  first: Occurrence,
+  second: Occurrence,
+): { severity: 'error' | 'warning'; message: string } {
   // The same file given twice (`meshinject dir dir/app.yaml`) reads every resource of it twice.
-  const both = first.place === second.place ? `${first.place} (an input given twice)` : `${first.place} and ${second.place}`;
+  const both =
+    first.place === second.place ? `${first.place} (an input given twice)` : `${first.place} and ${second.place}`;
   // An empty fingerprint (one not computed) never counts as identical: the safe verdict is the error.
   if (first.fingerprint !== '' && first.fingerprint === second.fingerprint) {
-    return { severity: 'warning', message: `${id.label} appears twice, identical, at ${both}: both are written; remove one (kustomize refuses this: "may not add resource with an already registered id")` };
+    return {
+      severity: 'warning',
+      message: `${id.label} appears twice, identical, at ${both}: both are written; remove one (kustomize refuses this: "may not add resource with an already registered id")`,
+    };
   }
-  const what = id.kind === 'Namespace' ? ' with different content (its labels and annotations decide injection: which one counts would be a guess)' : ' with different content';
-  return { severity: 'error', message: `${id.label} appears twice${what}, at ${both}: one identity (group, kind, namespace, name) must be one resource (kustomize: "may not add resource with an already registered id"); nothing is written` };
+  const what =
+    id.kind === 'Namespace'
+      ? ' with different content (its labels and annotations decide injection: which one counts would be a guess)'
+      : ' with different content';
+  return {
+    severity: 'error',
+    message: `${id.label} appears twice${what}, at ${both}: one identity (group, kind, namespace, name) must be one resource (kustomize: "may not add resource with an already registered id"); nothing is written`,
+  };
 }

@@ -115,8 +115,16 @@ export interface ChangedResource {
  * and a run keeps every changed resource's edits (for `meshinject diff`), so keeping those ropes would have the
  * garbage collector copy them from generation to generation, resource after resource.
  */
-function editsGiving(source: ParsedSource, item: SourceItem, made: readonly Edit[], out: string, crlf: boolean): Edit[] {
-  const edits = made.map((e) => ({ start: e.start, end: e.end, text: crlf ? e.text.replace(/\r?\n/g, '\r\n') : e.text })).sort((x, y) => x.start - y.start);
+function editsGiving(
+  source: ParsedSource,
+  item: SourceItem,
+  made: readonly Edit[],
+  out: string,
+  crlf: boolean,
+): Edit[] {
+  const edits = made
+    .map((e) => ({ start: e.start, end: e.end, text: crlf ? e.text.replace(/\r?\n/g, '\r\n') : e.text }))
+    .sort((x, y) => x.start - y.start);
   let built = '';
   let at = item.start;
   for (const e of edits) {
@@ -150,7 +158,16 @@ export function emitChangedEdits(item: SourceItem, source: ParsedSource, next: J
   if (!why) {
     try {
       const made: Edit[] = [];
-      let out = editText(source.text, item.node, item.value, next, [item.start, item.end], style, { json, unit: jsonUnit(original, item.column) }, made);
+      let out = editText(
+        source.text,
+        item.node,
+        item.value,
+        next,
+        [item.start, item.end],
+        style,
+        { json, unit: jsonUnit(original, item.column) },
+        made,
+      );
       if (out === undefined) return undefined;
       const crlf = original.includes('\r\n');
       if (crlf) out = out.replace(/\r?\n/g, '\r\n');

@@ -152,7 +152,14 @@ function lineNumber(text: string, offset: number): number {
  * `K8S_YAML_OPTIONS`), with the `%TAG`/`%YAML` directives of its document. Throws a BAD_INPUT error
  * naming the line for syntax errors and duplicate keys (checked with a Set: linear in the keys).
  */
-function composeNode(text: string, node: CST.Token, where: string, directives: readonly CST.Directive[] = [], lines?: LineIndex, docStart?: CST.SourceToken[]): Document.Parsed {
+function composeNode(
+  text: string,
+  node: CST.Token,
+  where: string,
+  directives: readonly CST.Directive[] = [],
+  lines?: LineIndex,
+  docStart?: CST.SourceToken[],
+): Document.Parsed {
   const composer = new Composer(K8S_YAML_OPTIONS);
   // With directives, the document's `---` marker is needed too (the composer requires it after `%TAG`).
   const start = directives.length > 0 && docStart ? docStart : [];
@@ -163,10 +170,14 @@ function composeNode(text: string, node: CST.Token, where: string, directives: r
   const at = (offset: number): number => (lines ?? new LineIndex(text)).line(offset);
   const err = doc.errors[0];
   if (err) {
-    throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(err.pos[0])}: invalid YAML: ${err.message.split('\n')[0]}`);
+    throw new MeshInjectError(
+      'BAD_INPUT',
+      `${where}, line ${at(err.pos[0])}: invalid YAML: ${err.message.split('\n')[0]}`,
+    );
   }
   const problem = findKeyProblem(doc);
-  if (problem) throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(problem.offset)}: ${keyProblemMessage(problem)}`);
+  if (problem)
+    throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(problem.offset)}: ${keyProblemMessage(problem)}`);
   return doc as Document.Parsed;
 }
 
@@ -176,7 +187,8 @@ function valueEnd(node: CST.Token): number {
     const close = node.end.find((t) => t.type === 'flow-map-end' || t.type === 'flow-seq-end');
     if (close) return close.offset + close.source.length;
   }
-  if (node.type === 'scalar' || node.type === 'double-quoted-scalar' || node.type === 'single-quoted-scalar') return node.offset + node.source.length;
+  if (node.type === 'scalar' || node.type === 'double-quoted-scalar' || node.type === 'single-quoted-scalar')
+    return node.offset + node.source.length;
   return nodeEnd(node);
 }
 
@@ -191,7 +203,10 @@ interface ItemContent {
 }
 
 /** The fields of a `SourceItem` other than its content. */
-type ItemRange = Pick<SourceItem, 'position' | 'topPosition' | 'kind' | 'name' | 'start' | 'end' | 'column' | 'reader' | 'preamble' | 'listToken'>;
+type ItemRange = Pick<
+  SourceItem,
+  'position' | 'topPosition' | 'kind' | 'name' | 'start' | 'end' | 'column' | 'reader' | 'preamble' | 'listToken'
+>;
 
 /**
  * A resource of the input: its source range (the `ItemRange` fields, declared once by `SourceItem` and
@@ -226,7 +241,8 @@ class ResourceItem implements SourceItem {
 
   private loaded(): ItemContent {
     if (typeof this.content === 'function') this.content = this.content();
-    if (this.content === 'released') throw new Error(`resource ${this.position} of the input was read after its release`);
+    if (this.content === 'released')
+      throw new Error(`resource ${this.position} of the input was read after its release`);
     return this.content;
   }
 }
@@ -246,7 +262,9 @@ export function rangeOf(item: SourceItem): SourceItem {
  * `MeshInjectError` `BAD_INPUT`.
  */
 function makeItem(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): SourceItem {
-  return new ResourceItem(yamlRange(text, node, position, where, ctx), () => composeItem(text, node, where, ctx, ctx.docStart));
+  return new ResourceItem(yamlRange(text, node, position, where, ctx), () =>
+    composeItem(text, node, where, ctx, ctx.docStart),
+  );
 }
 
 /**
@@ -263,7 +281,10 @@ function yamlRange(text: string, node: CST.Token, position: number, where: strin
     end = nodeEnd(node);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    throw new MeshInjectError('BAD_INPUT', `${where}, line ${ctx.lines.line(node.offset)}: nested too deeply (${e.message})`);
+    throw new MeshInjectError(
+      'BAD_INPUT',
+      `${where}, line ${ctx.lines.line(node.offset)}: nested too deeply (${e.message})`,
+    );
   }
   const kind = rootKind(node);
   const name = rootName(node);
@@ -282,7 +303,13 @@ function yamlRange(text: string, node: CST.Token, position: number, where: strin
 }
 
 /** Composes a `yaml`-path resource from its syntax tree: its data and text tree. */
-function composeItem(text: string, node: CST.Token, where: string, ctx: YamlContext, docStart: CST.SourceToken[] | undefined): ItemContent {
+function composeItem(
+  text: string,
+  node: CST.Token,
+  where: string,
+  ctx: YamlContext,
+  docStart: CST.SourceToken[] | undefined,
+): ItemContent {
   try {
     const doc = composeNode(text, node, where, ctx.directives, ctx.lines, docStart);
     return { value: doc.toJS(TO_JS_OPTIONS) as Json, node: fromYamlNode(doc.contents as Node) };
@@ -303,7 +330,14 @@ function keptItem(text: string, range: ItemRange, doc: CST.Document, where: stri
  * `load` parses the document again from its own text (`text` from `docOffset` to `docEnd`, where the
  * stream's parse put its document token) before composing it.
  */
-function streamItem(text: string, range: ItemRange, docOffset: number, docEnd: number, where: string, ctx: YamlContext): SourceItem {
+function streamItem(
+  text: string,
+  range: ItemRange,
+  docOffset: number,
+  docEnd: number,
+  where: string,
+  ctx: YamlContext,
+): SourceItem {
   const { start } = range;
   const { directives, lines } = ctx;
   return new ResourceItem(range, () => {
@@ -444,7 +478,12 @@ function collectItems(text: string, seq: CST.Token | null | undefined, where: st
  *
  * @throws MeshInjectError `BAD_INPUT` for Lists nested deeper than `MAX_LIST_DEPTH`, naming the List
  */
-function expandNestedLists(text: string, items: SourceItem[], where: string, ctx: YamlContext): { items: SourceItem[]; kindless: string[] } {
+function expandNestedLists(
+  text: string,
+  items: SourceItem[],
+  where: string,
+  ctx: YamlContext,
+): { items: SourceItem[]; kindless: string[] } {
   const kindless: string[] = [];
   const out = items.slice();
   const depth = new Map<SourceItem, number>();
@@ -456,7 +495,10 @@ function expandNestedLists(text: string, items: SourceItem[], where: string, ctx
     const d = (depth.get(item) ?? 0) + 1;
     const name = names.get(item) ?? `${where} items[${item.position}]`;
     if (d > MAX_LIST_DEPTH) {
-      throw new MeshInjectError('BAD_INPUT', `${name}, line ${ctx.lines.line(root.offset)}: kind: List nested more than ${MAX_LIST_DEPTH} deep`);
+      throw new MeshInjectError(
+        'BAD_INPUT',
+        `${name}, line ${ctx.lines.line(root.offset)}: kind: List nested more than ${MAX_LIST_DEPTH} deep`,
+      );
     }
     const pair = root.items.find((p) => scalarText(p.key) === 'items');
     for (const sub of collectItems(text, pair?.value, name, { ...ctx, kindless })) {
@@ -489,12 +531,18 @@ function expandNestedLists(text: string, items: SourceItem[], where: string, ctx
  * @throws MeshInjectError `BAD_INPUT` naming the document/item and line; composing a resource later
  *   throws the same
  */
-export function parseSource(text: string, where = 'input', options: { keepTrees?: TreeBudget; mixed?: boolean } = {}): ParsedSource {
+export function parseSource(
+  text: string,
+  where = 'input',
+  options: { keepTrees?: TreeBudget; mixed?: boolean } = {},
+): ParsedSource {
   const keepTrees = options.keepTrees ?? KEEP_TREES;
   const docs = readBlockStream(text);
   const read = docs?.every((d): d is BlockDocument => !('declined' in d))
     ? fromBlockDocuments(text, docs as BlockDocument[], where)
-    : docs && options.mixed !== false ? mixedStream(text, docs, where, keepTrees) : undefined;
+    : docs && options.mixed !== false
+      ? mixedStream(text, docs, where, keepTrees)
+      : undefined;
   return read ?? parseWithYaml(text, where, keepTrees);
 }
 
@@ -505,7 +553,12 @@ export function parseSource(text: string, where = 'input', options: { keepTrees?
  * input is read with the `yaml` package (which also gives the errors), for a single document, a declined
  * text that is not exactly one well-formed document, a root that is not a mapping, or a List.
  */
-function mixedStream(text: string, docs: Array<BlockDocument | DeclinedDocument>, where: string, keepTrees: TreeBudget): ParsedSource | undefined {
+function mixedStream(
+  text: string,
+  docs: Array<BlockDocument | DeclinedDocument>,
+  where: string,
+  keepTrees: TreeBudget,
+): ParsedSource | undefined {
   if (docs.filter((d) => 'declined' in d || d.node !== null).length < 2) return undefined;
   const lines = new LineIndex(text);
   const items: SourceItem[] = [];
@@ -532,7 +585,11 @@ function mixedStream(text: string, docs: Array<BlockDocument | DeclinedDocument>
       throw e;
     }
     if (range.kind === 'List') return undefined;
-    items.push(keep(items.length, range) ? keptItem(text, range, doc, docWhere, ctx) : streamItem(text, range, doc.offset, to, docWhere, ctx));
+    items.push(
+      keep(items.length, range)
+        ? keptItem(text, range, doc, docWhere, ctx)
+        : streamItem(text, range, doc.offset, to, docWhere, ctx),
+    );
   }
   return { form: 'stream', text, items };
 }
@@ -580,12 +637,28 @@ function requireItems(form: SourceForm, hasItems: boolean, where: string): void 
 
 /** A resource read by the fast reader; undefined (decline) for what only the `yaml` path handles. */
 function blockItem(text: string, value: Json, node: TextNode | null, position: number): SourceItem | undefined {
-  if (!node || node.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (!node || node.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value))
+    return undefined;
   const kind = value.kind;
   if ((kind !== undefined && typeof kind !== 'string') || kind === 'List') return undefined;
   const meta = value.metadata;
-  const name = typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof meta.name === 'string' ? meta.name : undefined;
-  return new ResourceItem({ position, topPosition: position, kind, ...(name !== undefined ? { name } : {}), start: node.start, end: node.end, column: lineColumn(text, node.start), reader: 'block' }, { node, value });
+  const name =
+    typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof meta.name === 'string'
+      ? meta.name
+      : undefined;
+  return new ResourceItem(
+    {
+      position,
+      topPosition: position,
+      kind,
+      ...(name !== undefined ? { name } : {}),
+      start: node.start,
+      end: node.end,
+      column: lineColumn(text, node.start),
+      reader: 'block',
+    },
+    { node, value },
+  );
 }
 
 /**
@@ -679,15 +752,27 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
   if (!problem && only) {
     const kind = rootKind(only.value!);
     const form = wrapperForm(kind);
-    if (form && isMapToken(only.value)) return parseWrapper(text, only.value, form, kind!, where, { directives: docs[0]!.directives, lines, ...docStartOf(only) });
+    if (form && isMapToken(only.value))
+      return parseWrapper(text, only.value, form, kind!, where, {
+        directives: docs[0]!.directives,
+        lines,
+        ...docStartOf(only),
+      });
     readRange(0);
   }
   if (problem) throw problem;
-  const items = docs.map((d) => d.doc
-    ? keptItem(text, d.range!, d.doc, d.where, { directives: d.directives, lines })
-    : streamItem(text, d.range!, d.docOffset, d.docEnd, d.where, { directives: d.directives, lines }));
+  const items = docs.map((d) =>
+    d.doc
+      ? keptItem(text, d.range!, d.doc, d.where, { directives: d.directives, lines })
+      : streamItem(text, d.range!, d.docOffset, d.docEnd, d.where, { directives: d.directives, lines }),
+  );
   const nested = expandNestedLists(text, items, where, { directives: [], lines });
-  return { form: 'stream', text, items: nested.items, ...(nested.kindless.length > 0 ? { kindless: nested.kindless } : {}) };
+  return {
+    form: 'stream',
+    text,
+    items: nested.items,
+    ...(nested.kindless.length > 0 ? { kindless: nested.kindless } : {}),
+  };
 }
 
 /** A non-empty document of a `yaml`-path stream while the stream is read (`parseWithYaml`). */
@@ -707,7 +792,14 @@ interface StreamDoc {
  * for a ResourceList its `functionConfig` and the range of an input `results`; JSON wrappers also get
  * where `results` goes. Keys of the wrapper must be unique.
  */
-function parseWrapper(text: string, root: CST.BlockMap | CST.FlowCollection, form: 'resource-list' | 'list', kind: string, where: string, ctx: YamlContext): ParsedSource {
+function parseWrapper(
+  text: string,
+  root: CST.BlockMap | CST.FlowCollection,
+  form: 'resource-list' | 'list',
+  kind: string,
+  where: string,
+  ctx: YamlContext,
+): ParsedSource {
   const json = root.type === 'flow-collection';
   const parsed: ParsedSource = { form, text, items: [], json };
   let sawItems = false;
@@ -719,9 +811,21 @@ function parseWrapper(text: string, root: CST.BlockMap | CST.FlowCollection, for
       parsed.items = collectItems(text, pair.value, where, form === 'list' ? { ...ctx, kindless } : ctx);
       if (kindless.length > 0) parsed.kindless = kindless;
     } else if (key === 'functionConfig' && form === 'resource-list' && pair.value) {
-      parsed.functionConfig = composeNode(text, pair.value, `${where} functionConfig`, ctx.directives, ctx.lines, ctx.docStart).toJS(TO_JS_OPTIONS) as Json;
+      parsed.functionConfig = composeNode(
+        text,
+        pair.value,
+        `${where} functionConfig`,
+        ctx.directives,
+        ctx.lines,
+        ctx.docStart,
+      ).toJS(TO_JS_OPTIONS) as Json;
     } else if (key === 'results' && form === 'resource-list' && pair.key) {
-      parsed.resultsRange = json ? flowEntryRange(root, i) : [pair.start.length ? pair.start[0]!.offset : pair.key.offset, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
+      parsed.resultsRange = json
+        ? flowEntryRange(root, i)
+        : [
+            pair.start.length ? pair.start[0]!.offset : pair.key.offset,
+            pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key),
+          ];
     }
   });
   requireItems(form, sawItems, where);
@@ -740,7 +844,7 @@ function parseWrapper(text: string, root: CST.BlockMap | CST.FlowCollection, for
   }
   const nested = expandNestedLists(text, parsed.items, where, ctx);
   parsed.items = nested.items;
-  const kindless = [...parsed.kindless ?? [], ...nested.kindless];
+  const kindless = [...(parsed.kindless ?? []), ...nested.kindless];
   if (kindless.length > 0) parsed.kindless = kindless;
   return parsed;
 }

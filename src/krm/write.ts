@@ -12,7 +12,11 @@ import type { Edit } from '../yaml/flow-edit.ts';
  * @param changed new source text of changed resources, by `SourceItem.position`
  * @param results results to append (ResourceList only; other forms report results on stderr)
  */
-export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[]): string {
+export function writeOutput(
+  source: ParsedSource,
+  changed: ReadonlyMap<number, string>,
+  results: readonly KrmResult[],
+): string {
   return writeOutputParts(source, changed, results).join('');
 }
 
@@ -20,7 +24,11 @@ export function writeOutput(source: ParsedSource, changed: ReadonlyMap<number, s
  * `writeOutput` as the pieces that make it up, in order, without joining them: slices of the input and the new
  * texts. An output larger than a JavaScript string can hold (about 512 MiB) is written piece by piece.
  */
-export function writeOutputParts(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[]): string[] {
+export function writeOutputParts(
+  source: ParsedSource,
+  changed: ReadonlyMap<number, string>,
+  results: readonly KrmResult[],
+): string[] {
   const text = source.text;
   const parts: string[] = [];
   let at = 0;
@@ -41,7 +49,12 @@ export function writeOutputParts(source: ParsedSource, changed: ReadonlyMap<numb
  * @param fine for a changed resource, finer edits inside its range that give its new text (`ChangedResource.edits`),
  *   used instead of one edit replacing the whole resource
  */
-export function outputEdits(source: ParsedSource, changed: ReadonlyMap<number, string>, results: readonly KrmResult[], fine?: ReadonlyMap<number, readonly Edit[]>): Edit[] {
+export function outputEdits(
+  source: ParsedSource,
+  changed: ReadonlyMap<number, string>,
+  results: readonly KrmResult[],
+  fine?: ReadonlyMap<number, readonly Edit[]>,
+): Edit[] {
   const edits: Edit[] = [];
   for (const [position, text] of changed) {
     const item = source.items[position]!;
@@ -56,8 +69,15 @@ export function outputEdits(source: ParsedSource, changed: ReadonlyMap<number, s
   const layout = source.form === 'resource-list' && results.length > 0 ? source.jsonLayout : undefined;
   if (layout) {
     // Inserted after the wrapper's last entry: never inside a trailing comment, never a second `results`.
-    const json = layout.pad === undefined ? JSON.stringify(results) : JSON.stringify(results, null, layout.unit).replace(/\n/g, `\n${layout.pad}`);
-    edits.push({ start: layout.at, end: layout.at, text: layout.pad === undefined ? `, "results": ${json}` : `,\n${layout.pad}"results": ${json}` });
+    const json =
+      layout.pad === undefined
+        ? JSON.stringify(results)
+        : JSON.stringify(results, null, layout.unit).replace(/\n/g, `\n${layout.pad}`);
+    edits.push({
+      start: layout.at,
+      end: layout.at,
+      text: layout.pad === undefined ? `, "results": ${json}` : `,\n${layout.pad}"results": ${json}`,
+    });
   }
   edits.sort((a, b) => a.start - b.start || a.end - b.end);
   const text = source.text;
@@ -65,7 +85,11 @@ export function outputEdits(source: ParsedSource, changed: ReadonlyMap<number, s
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
     let block = resultsYaml(results);
     if (eol === '\r\n') block = block.replace(/\n/g, '\r\n');
-    edits.push({ start: text.length, end: text.length, text: (lastCharOf(text, edits) ?? '\n') === '\n' ? block : `${eol}${block}` });
+    edits.push({
+      start: text.length,
+      end: text.length,
+      text: (lastCharOf(text, edits) ?? '\n') === '\n' ? block : `${eol}${block}`,
+    });
   }
   return edits;
 }

@@ -92,7 +92,10 @@ export function restorePrevious(
 
 /** The error refusing a record in annotation `key`; `why` says what is wrong with it. */
 export function refusedRecord(key: string, why: string): InjectError {
-  return new InjectError(`${key} is not a record meshinject wrote (${why}): cannot tell what the injection replaced; correct or remove the annotation`, { field: `metadata.annotations[${key}]` });
+  return new InjectError(
+    `${key} is not a record meshinject wrote (${why}): cannot tell what the injection replaced; correct or remove the annotation`,
+    { field: `metadata.annotations[${key}]` },
+  );
 }
 
 /**
@@ -112,7 +115,8 @@ export function readRecordJson(annotations: Record<string, string> | undefined, 
   return v;
 }
 
-const stringMap = (v: Json | undefined): v is Record<string, string> => isJsonObject(v) && Object.values(v).every((x) => typeof x === 'string');
+const stringMap = (v: Json | undefined): v is Record<string, string> =>
+  isJsonObject(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /**
  * The companion record of `pod`, or undefined when it has none.
@@ -126,15 +130,24 @@ export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefine
   if (extra !== undefined) throw refusedRecord(ORIGINAL_ANNOTATION, `unknown field "${extra}"`);
   const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts: [] };
   const ports = o.namedPorts ?? [];
-  const isEntry = (e: Json): boolean => Array.isArray(e) && e.length === 4 && e.every((x) => typeof x === 'string')
-    && (PROBES as readonly string[]).includes(e[1] as string) && (PORT_HANDLERS as readonly string[]).includes(e[2] as string);
-  if (!Array.isArray(ports) || !ports.every(isEntry)) throw refusedRecord(ORIGINAL_ANNOTATION, '"namedPorts" must list [container, probe, handler, port name] entries');
+  const isEntry = (e: Json): boolean =>
+    Array.isArray(e) &&
+    e.length === 4 &&
+    e.every((x) => typeof x === 'string') &&
+    (PROBES as readonly string[]).includes(e[1] as string) &&
+    (PORT_HANDLERS as readonly string[]).includes(e[2] as string);
+  if (!Array.isArray(ports) || !ports.every(isEntry))
+    throw refusedRecord(ORIGINAL_ANNOTATION, '"namedPorts" must list [container, probe, handler, port name] entries');
   rec.namedPorts = ports as OriginalRecord['namedPorts'];
   for (const kind of ['labels', 'annotations'] as const) {
     const m = o[kind] ?? {};
     if (!stringMap(m)) throw refusedRecord(ORIGINAL_ANNOTATION, `"${kind}" must map keys to strings`);
     for (const k of Object.keys(m)) {
-      if (!recordKeys?.(kind, k)) throw refusedRecord(ORIGINAL_ANNOTATION, `it names ${kind.slice(0, -1)} "${k}", which this mesh's injection does not write`);
+      if (!recordKeys?.(kind, k))
+        throw refusedRecord(
+          ORIGINAL_ANNOTATION,
+          `it names ${kind.slice(0, -1)} "${k}", which this mesh's injection does not write`,
+        );
     }
     rec[kind] = m;
   }
@@ -152,7 +165,8 @@ export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefine
 /** The record's annotation value (compact JSON, empty parts left out), or undefined when it holds nothing. */
 export function originalValue(rec: OriginalRecord): string | undefined {
   const out: JsonObject = {};
-  for (const part of ['labels', 'annotations', 'lists'] as const) if (Object.keys(rec[part]).length > 0) out[part] = rec[part];
+  for (const part of ['labels', 'annotations', 'lists'] as const)
+    if (Object.keys(rec[part]).length > 0) out[part] = rec[part];
   if (rec.namedPorts.length > 0) out.namedPorts = rec.namedPorts;
   return Object.keys(out).length > 0 ? JSON.stringify(out) : undefined;
 }
@@ -166,7 +180,13 @@ export function originalValue(rec: OriginalRecord): string | undefined {
  * win: they hold the values before the first injection. `alreadyInjected`: `before` carries the mesh's own
  * injection without a companion record; its metadata values may be the earlier injection's, so none is taken.
  */
-export function originalRecord(before: PodTemplate, after: PodTemplate, needs: RecordNeeds, previous: OriginalRecord | undefined, alreadyInjected: boolean): OriginalRecord {
+export function originalRecord(
+  before: PodTemplate,
+  after: PodTemplate,
+  needs: RecordNeeds,
+  previous: OriginalRecord | undefined,
+  alreadyInjected: boolean,
+): OriginalRecord {
   const { recordKeys } = needs;
   const namedPorts = previous?.namedPorts ?? (needs.recordsProbePorts ? namedProbePorts(before, after) : []);
   const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts };
@@ -174,7 +194,8 @@ export function originalRecord(before: PodTemplate, after: PodTemplate, needs: R
     const was = before.metadata[kind] ?? {};
     const now = after.metadata[kind] ?? {};
     if (recordKeys && !alreadyInjected && !previous) {
-      for (const k of Object.keys(was)) if (k !== ORIGINAL_ANNOTATION && Object.hasOwn(now, k) && recordKeys(kind, k)) setOwn(rec[kind], k, was[k]!);
+      for (const k of Object.keys(was))
+        if (k !== ORIGINAL_ANNOTATION && Object.hasOwn(now, k) && recordKeys(kind, k)) setOwn(rec[kind], k, was[k]!);
     }
     if (previous) assignOwn(rec[kind], previous[kind]);
   }
@@ -182,13 +203,15 @@ export function originalRecord(before: PodTemplate, after: PodTemplate, needs: R
     const was = before.spec[list];
     const now = after.spec[list];
     const empty = was === null || (Array.isArray(was) && was.length === 0);
-    if (empty && Object.hasOwn(before.spec, list) && Array.isArray(now) && now.length > 0) rec.lists[list] = was as [] | null;
+    if (empty && Object.hasOwn(before.spec, list) && Array.isArray(now) && now.length > 0)
+      rec.lists[list] = was as [] | null;
   }
   if (previous) assignOwn(rec.lists, previous.lists);
   return rec;
 }
 
-const containers = (spec: JsonObject): JsonObject[] => (Array.isArray(spec.containers) ? spec.containers.filter(isJsonObject) : []);
+const containers = (spec: JsonObject): JsonObject[] =>
+  Array.isArray(spec.containers) ? spec.containers.filter(isJsonObject) : [];
 const handlerOf = (c: JsonObject | undefined, probe: string, handler: string): JsonObject | undefined => {
   const p = c?.[probe];
   const h = isJsonObject(p) ? p[handler] : undefined;
@@ -205,7 +228,8 @@ function namedProbePorts(before: PodTemplate, after: PodTemplate): OriginalRecor
     for (const probe of PROBES) {
       for (const handler of PORT_HANDLERS) {
         const port = handlerOf(c, probe, handler)?.port;
-        if (typeof port === 'string' && handlerOf(later, probe, handler)?.port !== port) out.push([c.name, probe, handler, port]);
+        if (typeof port === 'string' && handlerOf(later, probe, handler)?.port !== port)
+          out.push([c.name, probe, handler, port]);
       }
     }
   }
@@ -230,11 +254,20 @@ function restoreNamedPorts(spec: JsonObject, entries: OriginalRecord['namedPorts
  * {@link originalRecord}. Returns `after` itself when nothing changes.
  * @throws InjectError when `before` carries a record that {@link readOriginal} refuses
  */
-export function withOriginalRecord(before: PodTemplate, after: PodTemplate, needs: RecordNeeds, alreadyInjected: boolean): PodTemplate {
+export function withOriginalRecord(
+  before: PodTemplate,
+  after: PodTemplate,
+  needs: RecordNeeds,
+  alreadyInjected: boolean,
+): PodTemplate {
   const previous = readOriginal(before, needs.recordKeys);
   const value = originalValue(originalRecord(before, after, needs, previous, alreadyInjected && !previous));
   const annotations = after.metadata.annotations ?? {};
-  if (value === annotations[ORIGINAL_ANNOTATION] && (value !== undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION))) return after;
+  if (
+    value === annotations[ORIGINAL_ANNOTATION] &&
+    (value !== undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION))
+  )
+    return after;
   const next: Record<string, string> = { ...annotations };
   delete next[ORIGINAL_ANNOTATION];
   if (value !== undefined) next[ORIGINAL_ANNOTATION] = value;
@@ -251,7 +284,11 @@ export function withOriginalRecord(before: PodTemplate, after: PodTemplate, need
  * the record's annotation removed. Returns `pod` itself when `injected` has no record.
  * @throws InjectError when the record is refused ({@link readOriginal})
  */
-export function restoreOriginal(pod: PodTemplate, injected: PodTemplate, recordKeys: RecordKeys | undefined): PodTemplate {
+export function restoreOriginal(
+  pod: PodTemplate,
+  injected: PodTemplate,
+  recordKeys: RecordKeys | undefined,
+): PodTemplate {
   const rec = readOriginal(injected, recordKeys);
   if (!rec) return pod;
   const out: PodTemplate = { metadata: { ...pod.metadata }, spec: restoreNamedPorts({ ...pod.spec }, rec.namedPorts) };
@@ -262,7 +299,10 @@ export function restoreOriginal(pod: PodTemplate, injected: PodTemplate, recordK
     if (map) out.metadata[kind] = map;
     else delete out.metadata[kind];
   }
-  const lists = Object.entries(rec.lists).filter(([list]) => out.spec[list] === undefined || (Array.isArray(out.spec[list]) && (out.spec[list] as Json[]).length === 0));
+  const lists = Object.entries(rec.lists).filter(
+    ([list]) =>
+      out.spec[list] === undefined || (Array.isArray(out.spec[list]) && (out.spec[list] as Json[]).length === 0),
+  );
   if (lists.length === 0) return out;
   // Each list back in its place among the spec's fields as injected.
   const spec: JsonObject = {};

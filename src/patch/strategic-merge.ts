@@ -91,7 +91,6 @@ export const POD_SCHEMA: PatchSchema = {
 /** Schema that knows no field: every list is replaced, every map merged (JSON-merge-like with directives). */
 export const EMPTY_SCHEMA: PatchSchema = {};
 
-
 export { cloneJson } from '../json.ts';
 
 /**
@@ -228,7 +227,12 @@ export function fillsTrust(template: JsonObject, schema: PatchSchema, holdsSlot:
   if (!bySchema) FILLS_TRUST.set(template, (bySchema = new Map()));
   let trust = bySchema.get(schema);
   if (trust === undefined) {
-    trust = trustedPatch(template, schema) === undefined ? 'none' : slotsOnlyInValues(template, schema, holdsSlot) ? 'all' : 'each';
+    trust =
+      trustedPatch(template, schema) === undefined
+        ? 'none'
+        : slotsOnlyInValues(template, schema, holdsSlot)
+          ? 'all'
+          : 'each';
     bySchema.set(schema, trust);
   }
   return trust;
@@ -260,7 +264,12 @@ function slotsOnlyInValues(v: Json, schema: PatchSchema | undefined, holdsSlot: 
  * the result shares them with the patch, so the caller either owns the patch (and never uses it again) or
  * passes `copy: true`. `original` is not mutated.
  */
-export function strategicMergeTrusted(original: JsonObject, patch: TrustedPatch, schema: PatchSchema = EMPTY_SCHEMA, copy = false): JsonObject {
+export function strategicMergeTrusted(
+  original: JsonObject,
+  patch: TrustedPatch,
+  schema: PatchSchema = EMPTY_SCHEMA,
+  copy = false,
+): JsonObject {
   return mergeMap(cloneJson(original), copy ? cloneJson(patch.trusted) : patch.trusted, schema, true);
 }
 
@@ -271,7 +280,11 @@ export function strategicMergeTrusted(original: JsonObject, patch: TrustedPatch,
  * @param schema merge keys of the object's type, e.g. {@link POD_SCHEMA}
  * @returns a new merged object
  */
-export function strategicMerge(original: JsonObject, patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): JsonObject {
+export function strategicMerge(
+  original: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema = EMPTY_SCHEMA,
+): JsonObject {
   return mergeMap(cloneJson(original), patch, schema);
 }
 
@@ -279,7 +292,12 @@ export function strategicMerge(original: JsonObject, patch: JsonObject, schema: 
  * `mergeMap`: merges `patch` into `original` (which it owns and may mutate). `trusted`: the patch is plain
  * data without nulls (see `trustedPatch`) that the caller gives away, so new values are taken as they are.
  */
-function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema | undefined, trusted = false): JsonObject {
+function mergeMap(
+  original: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema | undefined,
+  trusted = false,
+): JsonObject {
   const directive = patch[DIRECTIVE];
   if (directive !== undefined) {
     if (directive === 'replace') {
@@ -312,7 +330,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchema |
       continue;
     }
     const origV = original[k];
-    const taken = (): Json => (trusted ? patchV : (plainWithoutNulls(patchV, sub) ?? withoutNulls(stripDirectives(patchV, sub))));
+    const taken = (): Json =>
+      trusted ? patchV : (plainWithoutNulls(patchV, sub) ?? withoutNulls(stripDirectives(patchV, sub)));
     if (origV === undefined) {
       original[k] = taken();
       continue;
@@ -359,7 +378,12 @@ function mergeScalarList(original: Json[], patch: Json[]): Json[] {
  * Returns the original list after those and the patch elements left to merge. Throws a merge error on a
  * non-object element, a missing merge key, `$patch: merge` or an unknown directive.
  */
-function applySpecialElements(original: Json[], patch: Json[], mergeKey: string, schema: PatchSchema | undefined): { orig: Json[]; plain: Json[] } {
+function applySpecialElements(
+  original: Json[],
+  patch: Json[],
+  mergeKey: string,
+  schema: PatchSchema | undefined,
+): { orig: Json[]; plain: Json[] } {
   let orig = original;
   const plain: Json[] = [];
   let replace = false;
@@ -388,7 +412,13 @@ function applySpecialElements(original: Json[], patch: Json[], mergeKey: string,
  * key (the first one), appends the others, then orders the result with `normalizeOrder`. `orig` is owned.
  * Throws a merge error when a patch element lacks the merge key.
  */
-function mergeByKey(orig: Json[], plain: Json[], mergeKey: string, schema: PatchSchema | undefined, trusted: boolean): Json[] {
+function mergeByKey(
+  orig: Json[],
+  plain: Json[],
+  mergeKey: string,
+  schema: PatchSchema | undefined,
+  trusted: boolean,
+): Json[] {
   const keyId = (x: Json): string => (isJsonObject(x) && x[mergeKey] !== undefined ? canonical(x[mergeKey]) : 'none');
   const merged = [...orig];
   const at = new Map<string, number>();
@@ -432,7 +462,13 @@ function partition(list: Json[], inPatch: (x: Json) => boolean): [Json[], Json[]
 }
 
 /** `normalizeElementOrder` + `mergeSortedSlice`; `id` identifies an element (equal ids: the same element). */
-function normalizeOrder(patchItems: Json[], serverOnly: Json[], patchOrder: Json[], serverOrder: Json[], id: (x: Json) => string): Json[] {
+function normalizeOrder(
+  patchItems: Json[],
+  serverOnly: Json[],
+  patchOrder: Json[],
+  serverOrder: Json[],
+  id: (x: Json) => string,
+): Json[] {
   const firstIndex = new Map<Json[], Map<string, number>>();
   for (const list of [patchOrder, serverOrder]) {
     const m = new Map<string, number>();

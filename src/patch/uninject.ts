@@ -26,7 +26,10 @@ function withoutNamed(spec: JsonObject, field: string, names: ReadonlySet<string
 }
 
 /** `map` without `keys`; returns undefined when removal emptied it (the caller drops the field). */
-function withoutKeys(map: Record<string, string> | undefined, keys: readonly string[] | undefined): Record<string, string> | undefined {
+function withoutKeys(
+  map: Record<string, string> | undefined,
+  keys: readonly string[] | undefined,
+): Record<string, string> | undefined {
   if (!map || !keys || keys.length === 0) return map;
   const out = { ...map };
   let removed = false;
@@ -63,7 +66,11 @@ export function unexpectedRecordItem(
  * The error refusing a status record (field `metadata.annotations[<annotation>]`) that lists `item` as
  * injected; `why` says why it cannot be (`no Istio injection template adds a container of that name`).
  */
-export function untrustedRecordError(annotation: string, item: { kind: string; name: string }, why: string): InjectError {
+export function untrustedRecordError(
+  annotation: string,
+  item: { kind: string; name: string },
+  why: string,
+): InjectError {
   return new InjectError(
     `${annotation} lists ${item.kind} "${item.name}" as injected, but ${why}: refusing to remove it (correct or remove the annotation)`,
     { field: `metadata.annotations[${annotation}]` },
@@ -98,7 +105,12 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const injected = new Set([...inv.containers, ...inv.initContainers]);
   for (const v of inv.volumes) {
     const user = mountedBy(out.spec, v, injected);
-    if (user !== undefined) throw untrustedRecordError(inv.statusAnnotation, { kind: 'volume', name: v }, `container "${user}", which it does not list, mounts it`);
+    if (user !== undefined)
+      throw untrustedRecordError(
+        inv.statusAnnotation,
+        { kind: 'volume', name: v },
+        `container "${user}", which it does not list, mounts it`,
+      );
   }
   withoutNamed(out.spec, 'containers', new Set(inv.containers));
   withoutNamed(out.spec, 'initContainers', new Set(inv.initContainers));
@@ -126,7 +138,11 @@ export interface Uninjected {
  * driver finds nothing it injected. Pure.
  * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result
  */
-export function uninjectPod(mesh: ActiveMesh, pod: PodTemplate, context: Omit<UninjectContext, 'injected'>): Uninjected | undefined {
+export function uninjectPod(
+  mesh: ActiveMesh,
+  pod: PodTemplate,
+  context: Omit<UninjectContext, 'injected'>,
+): Uninjected | undefined {
   const inventory = mesh.inventory(pod);
   if (!inventory) return undefined;
   const removed = removeInventory(pod, inventory);

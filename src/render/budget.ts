@@ -96,8 +96,14 @@ const total: Cost = { steps: 0, output: 0 };
  * absent ones take the defaults).
  */
 export function beginRun(budgets: Partial<TemplateBudgets> = {}): void {
-  const pick = (k: keyof TemplateBudgets): number => Math.min(budgets[k] ?? DEFAULT_TEMPLATE_BUDGETS[k], TEMPLATE_BUDGET_CEILINGS[k]);
-  limits = { steps: pick('steps'), outputSize: pick('outputSize'), runSteps: pick('runSteps'), runOutputSize: pick('runOutputSize') };
+  const pick = (k: keyof TemplateBudgets): number =>
+    Math.min(budgets[k] ?? DEFAULT_TEMPLATE_BUDGETS[k], TEMPLATE_BUDGET_CEILINGS[k]);
+  limits = {
+    steps: pick('steps'),
+    outputSize: pick('outputSize'),
+    runSteps: pick('runSteps'),
+    runOutputSize: pick('runOutputSize'),
+  };
   run.steps = 0;
   run.output = 0;
 }
@@ -151,8 +157,14 @@ export function chargeRun(cost: Cost): void {
 }
 
 function checkRun(): void {
-  if (run.steps > limits.runSteps) throw new BudgetExceeded(`the run went past its template step budget of ${limits.runSteps} steps (spec.templateBudget.runSteps)`);
-  if (run.output > limits.runOutputSize) throw new BudgetExceeded(`the run went past its template output budget of ${limits.runOutputSize} characters (spec.templateBudget.runOutputSize)`);
+  if (run.steps > limits.runSteps)
+    throw new BudgetExceeded(
+      `the run went past its template step budget of ${limits.runSteps} steps (spec.templateBudget.runSteps)`,
+    );
+  if (run.output > limits.runOutputSize)
+    throw new BudgetExceeded(
+      `the run went past its template output budget of ${limits.runOutputSize} characters (spec.templateBudget.runOutputSize)`,
+    );
 }
 
 /**
@@ -163,7 +175,10 @@ export function spendSteps(n = 1): void {
   total.steps += n;
   if (current) {
     current.steps += n;
-    if (current.steps > limits.steps) throw new BudgetExceeded(`went past the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps; loops, template and partial calls, function calls and the work they do: elements built, nodes serialised or compared, text read and built)`);
+    if (current.steps > limits.steps)
+      throw new BudgetExceeded(
+        `went past the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps; loops, template and partial calls, function calls and the work they do: elements built, nodes serialised or compared, text read and built)`,
+      );
   }
   if (uncharged === 0) {
     run.steps += n;
@@ -179,7 +194,10 @@ export function spendOutput(n: number): void {
   total.output += n;
   if (current) {
     current.output += n;
-    if (current.output > limits.outputSize) throw new BudgetExceeded(`went past the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`);
+    if (current.output > limits.outputSize)
+      throw new BudgetExceeded(
+        `went past the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`,
+      );
   }
   if (uncharged === 0) {
     run.output += n;
@@ -193,7 +211,10 @@ export function spendOutput(n: number): void {
  * @throws BudgetExceeded
  */
 export function checkBuild(size: number, what: string): void {
-  if (!(size <= limits.outputSize)) throw new BudgetExceeded(`${what} would build ${Number.isFinite(size) ? `${size} characters` : 'an unbounded text'}, more than the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`);
+  if (!(size <= limits.outputSize))
+    throw new BudgetExceeded(
+      `${what} would build ${Number.isFinite(size) ? `${size} characters` : 'an unbounded text'}, more than the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`,
+    );
 }
 
 /**
@@ -203,7 +224,10 @@ export function checkBuild(size: number, what: string): void {
  * @throws BudgetExceeded
  */
 export function checkList(length: number, what: string): void {
-  if (!(length <= limits.steps)) throw new BudgetExceeded(`${what} would build a list of ${length} elements, more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`);
+  if (!(length <= limits.steps))
+    throw new BudgetExceeded(
+      `${what} would build a list of ${length} elements, more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`,
+    );
 }
 
 /**
@@ -244,7 +268,9 @@ export function checkValueSize(v: unknown, what: string): void {
   if (!current || typeof v !== 'object' || v === null) return;
   const size = sizeOf(v, (current.sizes ??= new WeakMap()), limits.steps);
   if (size > limits.steps) {
-    throw new BudgetExceeded(`${what} would build a value of more than ${limits.steps} elements (a shared part counts each time it appears), more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`);
+    throw new BudgetExceeded(
+      `${what} would build a value of more than ${limits.steps} elements (a shared part counts each time it appears), more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`,
+    );
   }
 }
 

@@ -11,7 +11,15 @@ import { setOwn } from '../json.ts';
 import { InjectError } from '../results/errors.ts';
 import { TEMPLATE_FUNCTIONS, type Helper } from './template-functions.ts';
 import { SHARED_PLAN_RULES, planned, type PlanRule } from './plan-helpers.ts';
-import { BudgetExceeded, CHARS_PER_STEP, checkValueSize, metered, spendBuilt, spendOutput, spendSteps } from './budget.ts';
+import {
+  BudgetExceeded,
+  CHARS_PER_STEP,
+  checkValueSize,
+  metered,
+  spendBuilt,
+  spendOutput,
+  spendSteps,
+} from './budget.ts';
 import { templateOf } from './hbs-runtime.ts';
 
 /**
@@ -73,7 +81,9 @@ function counting(fn: Block): Block {
 function countedHelper(name: string, fn: Helper): Helper {
   return function (this: unknown) {
     const last = arguments.length - 1;
-    const options = arguments[last] as { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block } | undefined;
+    const options = arguments[last] as
+      | { loc?: { start: { line: number; column: number } }; fn?: Block; inverse?: Block }
+      | undefined;
     let block = false;
     if (options && typeof options === 'object') {
       if (options.loc) lastLoc = options.loc.start;
@@ -99,7 +109,8 @@ function countedHelper(name: string, fn: Helper): Helper {
 
 /** Puts an environment's helpers (its own and the built-in `each`, `if`, ...) and partial calls under the budgets. */
 function instrument(env: typeof Handlebars): void {
-  for (const [name, fn] of Object.entries(env.helpers)) setOwn(env.helpers, name, countedHelper(name, fn as Helper) as Handlebars.HelperDelegate);
+  for (const [name, fn] of Object.entries(env.helpers))
+    setOwn(env.helpers, name, countedHelper(name, fn as Helper) as Handlebars.HelperDelegate);
   const holder = env as unknown as { VM: { invokePartial: Block } };
   const vm = holder.VM;
   const invoke = countedBlock(vm.invokePartial);
@@ -180,7 +191,8 @@ export function createTemplateEngine(
   const planEnv = Handlebars.create();
   const rules = { ...planRules, ...SHARED_PLAN_RULES };
   const lookup = planEnv.helpers.lookup as Helper;
-  for (const [name, fn] of Object.entries({ ...all, lookup })) planEnv.registerHelper(name, planned(name, fn, rules[name]) as Handlebars.HelperDelegate);
+  for (const [name, fn] of Object.entries({ ...all, lookup }))
+    planEnv.registerHelper(name, planned(name, fn, rules[name]) as Handlebars.HelperDelegate);
   instrument(env);
   instrument(planEnv);
   const compiler = (e: typeof Handlebars) => {
@@ -189,7 +201,10 @@ export function createTemplateEngine(
       const hit = cache.get(name);
       if (hit && hit.source === source) return hit.render;
       const pre = Object.hasOwn(precompiled, name) ? precompiled[name] : undefined;
-      const render = pre && pre.source === source ? (templateOf(pre.spec as never, e) as Handlebars.TemplateDelegate) : e.compile(source, { strict: true, noEscape: true });
+      const render =
+        pre && pre.source === source
+          ? (templateOf(pre.spec as never, e) as Handlebars.TemplateDelegate)
+          : e.compile(source, { strict: true, noEscape: true });
       cache.set(name, { source, render });
       return render;
     };
@@ -206,9 +221,17 @@ export function createTemplateEngine(
         const render = compiled(name, source);
         return budgeted(() => render(data));
       } catch (err) {
-        const reason = err instanceof BudgetExceeded ? budgetMessage(err, source)
-          : isStackOverflow(err) ? budgetMessage({ message: 'call stack exhausted (a partial or helper calling itself without end?)' }, source)
-          : err instanceof Error ? err.message : String(err);
+        const reason =
+          err instanceof BudgetExceeded
+            ? budgetMessage(err, source)
+            : isStackOverflow(err)
+              ? budgetMessage(
+                  { message: 'call stack exhausted (a partial or helper calling itself without end?)' },
+                  source,
+                )
+              : err instanceof Error
+                ? err.message
+                : String(err);
         throw new InjectError(`template "${name}" failed: ${reason}`, { code: 'TEMPLATE' });
       }
     },

@@ -10,7 +10,17 @@
  * - a function: `trunc`, `trimSuffix`, `trimPrefix`, `eq`, `ne` record what the plan assumed;
  * - no rule: plan data among the arguments throws `NoPlan` naming it (those paths join the key).
  */
-import { asTokens, assumeDiffer, deepTokens, fromTokens, holdsPlan, NoPlan, noPlanFor, planText, recordMaxLength } from './plan-values.ts';
+import {
+  asTokens,
+  assumeDiffer,
+  deepTokens,
+  fromTokens,
+  holdsPlan,
+  NoPlan,
+  noPlanFor,
+  planText,
+  recordMaxLength,
+} from './plan-values.ts';
 import type { CallHooks } from './gotemplate/hooks.ts';
 import { FALSE, STRING, TRUE, Value } from './gotemplate/value.ts';
 
@@ -29,7 +39,10 @@ function back(r: Value): Value {
 /** `v` with placeholders as token text (see `asTokens`); a slice of texts is mapped element by element. */
 function tokensOf(v: Value): Value {
   if (Array.isArray(v.v) && !planText(v.v)) {
-    return withRep(v, v.v.map((x) => (!planText(x) && x instanceof Value ? tokensOf(x) : asTokens(x))));
+    return withRep(
+      v,
+      v.v.map((x) => (!planText(x) && x instanceof Value ? tokensOf(x) : asTokens(x))),
+    );
   }
   return withRep(v, asTokens(v.v));
 }
@@ -37,7 +50,11 @@ function tokensOf(v: Value): Value {
 /** `trunc n s`: a placeholder kept whole records `len ≤ n`; Istio's canonical name is `... | trunc 63`. */
 function truncRule(a: Value[]): Value {
   const [n, s] = a as [Value, Value];
-  if (!planText(s.v) || typeof n.v !== 'number' || n.v < 0) throw noPlanFor(a.map((x) => x.v), 'truncates');
+  if (!planText(s.v) || typeof n.v !== 'number' || n.v < 0)
+    throw noPlanFor(
+      a.map((x) => x.v),
+      'truncates',
+    );
   recordMaxLength(s.v as object, n.v);
   return s;
 }
@@ -47,7 +64,11 @@ function trimRule(end: 'last' | 'first'): GoPlanRule {
   return (a) => {
     const [x, s] = a as [Value, Value];
     const edge = typeof x.v === 'string' ? (end === 'last' ? x.v.slice(-1) : x.v.slice(0, 1)) : '';
-    if (edge === '' || /[A-Za-z0-9]/.test(edge) || !planText(s.v)) throw noPlanFor(a.map((v) => v.v), 'trims');
+    if (edge === '' || /[A-Za-z0-9]/.test(edge) || !planText(s.v))
+      throw noPlanFor(
+        a.map((v) => v.v),
+        'trims',
+      );
     return s;
   };
 }
@@ -55,7 +76,11 @@ function trimRule(end: 'last' | 'first'): GoPlanRule {
 /** `eq a b` / `ne a b` with one placeholder and one literal text: the plan assumes they differ (see `recordNotEqual`). */
 function compareRule(differ: boolean): GoPlanRule {
   return (a) => {
-    if (a.length !== 2) throw noPlanFor(a.map((v) => v.v), 'compares');
+    if (a.length !== 2)
+      throw noPlanFor(
+        a.map((v) => v.v),
+        'compares',
+      );
     assumeDiffer(a[0]!.v, a[1]!.v);
     return differ ? TRUE : FALSE;
   };
@@ -63,8 +88,24 @@ function compareRule(differ: boolean): GoPlanRule {
 
 /** Plan rules by function name: Go's builtins, the Sprig functions and Istio's `InjectionFuncmap` members templates use. */
 export const GO_PLAN_RULES: ReadonlyMap<string, GoPlanRule> = new Map<string, GoPlanRule>([
-  ...(['quote', 'squote', 'default', 'coalesce', 'valueOrDefault', 'print', 'printf', 'println', 'join', 'cat', 'toString'] as const).map((n) => [n, 'copy'] as const),
-  ...(['toJSON', 'toJson', 'toRawJson', 'toPrettyJson', 'structToJSON', 'toYaml'] as const).map((n) => [n, 'writes'] as const),
+  ...(
+    [
+      'quote',
+      'squote',
+      'default',
+      'coalesce',
+      'valueOrDefault',
+      'print',
+      'printf',
+      'println',
+      'join',
+      'cat',
+      'toString',
+    ] as const
+  ).map((n) => [n, 'copy'] as const),
+  ...(['toJSON', 'toJson', 'toRawJson', 'toPrettyJson', 'structToJSON', 'toYaml'] as const).map(
+    (n) => [n, 'writes'] as const,
+  ),
   ...(['index', 'len', 'isset', 'hasKey', 'annotation', 'list', 'append'] as const).map((n) => [n, 'inspect'] as const),
   ['trunc', truncRule],
   ['trimSuffix', trimRule('last')],
@@ -85,11 +126,18 @@ export function plannedCall(name: string, fn: (...a: Value[]) => Value, argv: Va
   if (rule === 'writes') return back(fn(...argv.map((a) => withRep(a, deepTokens(a.v)))));
   if (rule === 'inspect') {
     const stores = name === 'list' || name === 'append';
-    if (!stores && argv.some((a) => planText(a.v))) throw noPlanFor(argv.map((a) => a.v), `passes a text to "${name}", which reads`);
+    if (!stores && argv.some((a) => planText(a.v)))
+      throw noPlanFor(
+        argv.map((a) => a.v),
+        `passes a text to "${name}", which reads`,
+      );
     return fn(...argv);
   }
   if (rule) return rule(argv, fn);
-  throw noPlanFor(argv.map((a) => a.v), `passes to "${name}"`);
+  throw noPlanFor(
+    argv.map((a) => a.v),
+    `passes to "${name}"`,
+  );
 }
 
 /**
@@ -100,7 +148,8 @@ export function plannedCall(name: string, fn: (...a: Value[]) => Value, argv: Va
 export const GO_PLAN_HOOKS: CallHooks = {
   call: plannedCall,
   beforeMethod(name, receiver, args) {
-    if (holdsPlan(receiver) || args.some((a) => holdsPlan(a))) throw noPlanFor([receiver, ...args], `calls method ${name} on`);
+    if (holdsPlan(receiver) || args.some((a) => holdsPlan(a)))
+      throw noPlanFor([receiver, ...args], `calls method ${name} on`);
   },
   passes: (e) => e instanceof NoPlan,
   kindOf(raw) {

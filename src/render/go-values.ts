@@ -63,7 +63,10 @@ export function goSprint(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goSprint).join(' ')}]`;
   if (typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `map[${Object.keys(o).sort().map((k) => `${k}:${goSprint(o[k])}`).join(' ')}]`;
+    return `map[${Object.keys(o)
+      .sort()
+      .map((k) => `${k}:${goSprint(o[k])}`)
+      .join(' ')}]`;
   }
   return String(v);
 }
@@ -90,7 +93,11 @@ export function formatGoDuration(d: unknown): string {
   if (totalNs === 0n) return '0s';
   const sign = neg ? '-' : '';
   if (totalNs < 1_000_000_000n) {
-    const units: Array<[bigint, string]> = [[1_000_000n, 'ms'], [1_000n, 'µs'], [1n, 'ns']];
+    const units: Array<[bigint, string]> = [
+      [1_000_000n, 'ms'],
+      [1_000n, 'µs'],
+      [1n, 'ns'],
+    ];
     for (const [size, unit] of units) {
       if (totalNs >= size) return `${sign}${fraction(totalNs, size)}${unit}`;
     }

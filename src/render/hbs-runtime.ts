@@ -17,7 +17,11 @@
  */
 import Handlebars from 'handlebars';
 import { setOwn } from '../json.ts';
-import { createProtoAccessControl, isPrototypeConstructor, resultIsAllowed } from 'handlebars/dist/cjs/handlebars/internal/proto-access.js';
+import {
+  createProtoAccessControl,
+  isPrototypeConstructor,
+  resultIsAllowed,
+} from 'handlebars/dist/cjs/handlebars/internal/proto-access.js';
 
 type Fn = (...a: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
 /** A precompiled template: programs by index (`0`, `1`, ... with decorators at `<i>_d`), `main`, flags. */
@@ -53,7 +57,14 @@ function initData(context: unknown, data: Options | undefined): Options {
   return data;
 }
 
-function executeDecorators(fn: Fn & { decorator?: Fn }, prog: Fn, container: object, depths: unknown[] | undefined, data: unknown, blockParams: unknown): Fn {
+function executeDecorators(
+  fn: Fn & { decorator?: Fn },
+  prog: Fn,
+  container: object,
+  depths: unknown[] | undefined,
+  data: unknown,
+  blockParams: unknown,
+): Fn {
   if (fn.decorator) {
     const props = {};
     prog = fn.decorator(prog, props, container, depths && depths[0], data, blockParams, depths);
@@ -63,11 +74,28 @@ function executeDecorators(fn: Fn & { decorator?: Fn }, prog: Fn, container: obj
 }
 
 /** Handlebars' `wrapProgram` (runtime.js): a block program bound to its data frame, depths and block params. */
-function wrapProgram(container: Options, i: number, fn: Fn, data?: unknown, declaredBlockParams?: unknown, blockParams?: unknown[], depths?: unknown[]): Fn {
+function wrapProgram(
+  container: Options,
+  i: number,
+  fn: Fn,
+  data?: unknown,
+  declaredBlockParams?: unknown,
+  blockParams?: unknown[],
+  depths?: unknown[],
+): Fn {
   let prog: Fn = function prog(context: unknown, options: Options = {}) {
     let currentDepths = depths;
-    if (depths && context != depths[0] && !(context === container.nullContext && depths[0] === null)) currentDepths = [context].concat(depths);
-    return fn(container, context, container.helpers, container.partials, options.data || data, blockParams && [options.blockParams].concat(blockParams), currentDepths);
+    if (depths && context != depths[0] && !(context === container.nullContext && depths[0] === null))
+      currentDepths = [context].concat(depths);
+    return fn(
+      container,
+      context,
+      container.helpers,
+      container.partials,
+      options.data || data,
+      blockParams && [options.blockParams].concat(blockParams),
+      currentDepths,
+    );
   };
   prog = executeDecorators(fn, prog, container, depths, data, blockParams);
   const p = prog as Fn & { program: number; depth: number; blockParams: unknown };
@@ -93,12 +121,21 @@ function partialInvoker(env: Env, vm: Options, spec: Spec) {
     }
     if (result == null && env.compile) {
       if (typeof partial !== 'string') {
-        throw new Handlebars.Exception(`The partial ${options.name} could not be compiled: partials must be strings or functions returning strings`);
+        throw new Handlebars.Exception(
+          `The partial ${options.name} could not be compiled: partials must be strings or functions returning strings`,
+        );
       }
-      options.partials[options.name] = (env.compile as (input: string, options?: object, env?: Env) => Fn)(partial, spec.compilerOptions, env);
+      options.partials[options.name] = (env.compile as (input: string, options?: object, env?: Env) => Fn)(
+        partial,
+        spec.compilerOptions,
+        env,
+      );
       result = options.partials[options.name](context, options);
     }
-    if (result == null) throw new Handlebars.Exception(`The partial ${options.name} could not be compiled when running in runtime-only mode`);
+    if (result == null)
+      throw new Handlebars.Exception(
+        `The partial ${options.name} could not be compiled when running in runtime-only mode`,
+      );
     if (options.indent) {
       const lines = (result as string).split('\n');
       for (let i = 0, l = lines.length; i < l; i++) {
@@ -136,7 +173,8 @@ function createContainer(env: Env, vm: Options, spec: Spec): Options {
     programs: [] as Fn[],
     program(i: number, data: unknown, declaredBlockParams: unknown, blockParams: unknown[], depths: unknown[]) {
       const fn = spec[i] as Fn;
-      if (data || depths || blockParams || declaredBlockParams) return wrapProgram(this, i, fn, data, declaredBlockParams, blockParams, depths);
+      if (data || depths || blockParams || declaredBlockParams)
+        return wrapProgram(this, i, fn, data, declaredBlockParams, blockParams, depths);
       return (this.programs[i] ??= wrapProgram(this, i, fn));
     },
     data(value: Options | undefined, depth: number) {
@@ -176,7 +214,8 @@ function topLevelOf(env: Env, spec: Spec, container: Options, options: Options):
   const helpers: Options = {};
   for (const source of [env.helpers, options.helpers]) {
     if (!source) continue;
-    for (const name of Object.keys(source)) setOwn(helpers, name, name === 'lookup' ? withLookupProperty(source[name], container) : source[name]);
+    for (const name of Object.keys(source))
+      setOwn(helpers, name, name === 'lookup' ? withLookupProperty(source[name], container) : source[name]);
   }
   const hooks: Options = {};
   const keep = options.allowCallsToHelperMissing || Boolean(spec.compiler && spec.compiler[0] === 7);
@@ -189,14 +228,22 @@ function topLevelOf(env: Env, spec: Spec, container: Options, options: Options):
     helpers,
     hooks,
     protoAccessControl: createProtoAccessControl(options),
-    decorators: spec.usePartial || spec.useDecorators ? (extend({}, env.decorators, options.decorators) as Options) : undefined,
+    decorators:
+      spec.usePartial || spec.useDecorators ? (extend({}, env.decorators, options.decorators) as Options) : undefined,
   };
 }
 
 /** Whether a render's options change nothing `_setup` takes from them (the form engines render with). */
 function isPlainRender(options: Options): boolean {
-  return !options.helpers && !options.decorators && !options.allowCallsToHelperMissing && !options.allowedProtoProperties &&
-    !options.allowedProtoMethods && options.allowProtoPropertiesByDefault === undefined && options.allowProtoMethodsByDefault === undefined;
+  return (
+    !options.helpers &&
+    !options.decorators &&
+    !options.allowCallsToHelperMissing &&
+    !options.allowedProtoProperties &&
+    !options.allowedProtoMethods &&
+    options.allowProtoPropertiesByDefault === undefined &&
+    options.allowProtoMethodsByDefault === undefined
+  );
 }
 
 /**
@@ -211,14 +258,17 @@ export function templateOf(spec: Spec, env: Env): (context: unknown, options?: O
   vm.checkRevision(spec.compiler);
   // What Handlebars' `container.fn(i)` sets on every call, set once.
   for (const key of Object.keys(spec)) {
-    if (/^\d+$/.test(key) && typeof spec[key] === 'function') (spec[key] as Fn & { decorator?: unknown }).decorator = spec[`${key}_d`];
+    if (/^\d+$/.test(key) && typeof spec[key] === 'function')
+      (spec[key] as Fn & { decorator?: unknown }).decorator = spec[`${key}_d`];
   }
   const container = createContainer(env, vm, spec);
   let plain: TopLevel | undefined; // made at the first plain render
 
   function setup(options: Options): void {
     if (!options.partial) {
-      const t = isPlainRender(options) ? (plain ??= topLevelOf(env, spec, container, options)) : topLevelOf(env, spec, container, options);
+      const t = isPlainRender(options)
+        ? (plain ??= topLevelOf(env, spec, container, options))
+        : topLevelOf(env, spec, container, options);
       container.helpers = t.helpers;
       if (spec.usePartial) container.partials = container.mergeIfNeeded(options.partials, env.partials);
       if (t.decorators) container.decorators = t.decorators;
@@ -239,8 +289,14 @@ export function templateOf(spec: Spec, env: Env): (context: unknown, options?: O
     if (!options.partial && spec.useData) data = initData(context, data);
     let depths: unknown[] | undefined;
     const blockParams = spec.useBlockParams ? [] : undefined;
-    if (spec.useDepths) depths = options.depths ? (context != options.depths[0] ? [context].concat(options.depths) : options.depths) : [context];
-    let main: Fn = (ctx: unknown) => `${spec.main(container, ctx, container.helpers, container.partials, data, blockParams, depths)}`;
+    if (spec.useDepths)
+      depths = options.depths
+        ? context != options.depths[0]
+          ? [context].concat(options.depths)
+          : options.depths
+        : [context];
+    let main: Fn = (ctx: unknown) =>
+      `${spec.main(container, ctx, container.helpers, container.partials, data, blockParams, depths)}`;
     main = executeDecorators(spec.main, main, container, options.depths || [], data, blockParams);
     return main(context, options);
   }

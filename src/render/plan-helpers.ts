@@ -10,7 +10,18 @@
  *   paths join the key and the next render has their real values.
  */
 import { args, isHelperOptions, type Helper } from './template-functions.ts';
-import { asTokens, assumeDiffer, deepTokens, fromTokens, holdsPlan, isStringToken, noPlanFor, planText, recordMaxLength, taintedPath } from './plan-values.ts';
+import {
+  asTokens,
+  assumeDiffer,
+  deepTokens,
+  fromTokens,
+  holdsPlan,
+  isStringToken,
+  noPlanFor,
+  planText,
+  recordMaxLength,
+  taintedPath,
+} from './plan-values.ts';
 
 /** A helper's plan semantics: see the module comment. `real` is the helper itself; `a` its arguments without options. */
 export type PlanRule = 'copy' | 'inspect' | ((a: unknown[], real: (...a: unknown[]) => unknown) => unknown);
@@ -28,7 +39,8 @@ function truncRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
 function trimAllRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
   const [cut, s] = a;
   if (!planText(s)) return real(...a);
-  if (typeof cut !== 'string' || /[A-Za-z0-9]/.test(cut) || !isStringToken(planText(s)!.text)) throw noPlanFor([s, cut], 'trims');
+  if (typeof cut !== 'string' || /[A-Za-z0-9]/.test(cut) || !isStringToken(planText(s)!.text))
+    throw noPlanFor([s, cut], 'trims');
   return s;
 }
 
@@ -36,9 +48,17 @@ function trimAllRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown 
 function annotationRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
   const [meta, key, def] = a;
   if (planText(key) || planText(def) || taintedPath(def)) throw noPlanFor([key, def], 'looks up an annotation by');
-  const annotations = typeof meta === 'object' && meta !== null && !planText(meta) ? (meta as Record<string, unknown>).annotations : undefined;
-  const value = typeof annotations === 'object' && annotations !== null && typeof key === 'string' && Object.hasOwn(annotations, key)
-    ? (annotations as Record<string, unknown>)[key] : undefined;
+  const annotations =
+    typeof meta === 'object' && meta !== null && !planText(meta)
+      ? (meta as Record<string, unknown>).annotations
+      : undefined;
+  const value =
+    typeof annotations === 'object' &&
+    annotations !== null &&
+    typeof key === 'string' &&
+    Object.hasOwn(annotations, key)
+      ? (annotations as Record<string, unknown>)[key]
+      : undefined;
   return planText(value) ? value : real(...a);
 }
 
@@ -59,12 +79,33 @@ export const writesData: PlanRule = (a, real) => fromTokens(real(...a.map(deepTo
 
 /** Plan rules of the shared helpers (`./template-functions.ts`). */
 export const SHARED_PLAN_RULES: Readonly<Record<string, PlanRule>> = {
-  quote: 'copy', join: 'copy', printf: 'copy', str: 'copy', json: writesData, toJSON: writesData, structToJSON: writesData, toYaml: writesData,
-  eq: comparisonRule(false), ne: comparisonRule(true),
-  default: 'copy', coalesce: 'copy', valueOrDefault: 'copy', or: 'copy', and: 'copy', not: 'copy', truthy: 'copy',
-  indent: 'copy', nindent: 'copy', indentBlock: 'copy',
-  index: 'inspect', isset: 'inspect', len: 'inspect', entries: 'inspect',
-  trunc: truncRule, trimAll: trimAllRule, annotation: annotationRule,
+  quote: 'copy',
+  join: 'copy',
+  printf: 'copy',
+  str: 'copy',
+  json: writesData,
+  toJSON: writesData,
+  structToJSON: writesData,
+  toYaml: writesData,
+  eq: comparisonRule(false),
+  ne: comparisonRule(true),
+  default: 'copy',
+  coalesce: 'copy',
+  valueOrDefault: 'copy',
+  or: 'copy',
+  and: 'copy',
+  not: 'copy',
+  truthy: 'copy',
+  indent: 'copy',
+  nindent: 'copy',
+  indentBlock: 'copy',
+  index: 'inspect',
+  isset: 'inspect',
+  len: 'inspect',
+  entries: 'inspect',
+  trunc: truncRule,
+  trimAll: trimAllRule,
+  annotation: annotationRule,
   // Handlebars' own: `lookup obj field` would use a placeholder field's token as the key.
   lookup: (a, real) => {
     if (planText(a[1])) throw noPlanFor([a[1]], 'looks up a field named by');
@@ -78,7 +119,9 @@ export const SHARED_PLAN_RULES: Readonly<Record<string, PlanRule>> = {
  */
 export function planned(name: string, helper: Helper, rule: PlanRule | undefined): Helper {
   return (...raw: unknown[]) => {
-    const options = isHelperOptions(raw[raw.length - 1]) ? raw[raw.length - 1] as { hash?: Record<string, unknown> } : undefined;
+    const options = isHelperOptions(raw[raw.length - 1])
+      ? (raw[raw.length - 1] as { hash?: Record<string, unknown> })
+      : undefined;
     const a = args(raw);
     const hash = options?.hash ? Object.values(options.hash) : [];
     const call = (...x: unknown[]): unknown => helper(...x, ...(options ? [options] : []));

@@ -23,7 +23,9 @@ export const ANY_TOKEN = /mi[78]ph|[89]\d{5}(?:91737|82646)/;
 export const MAX_SLOTS = 100_000;
 
 function tokenOf(i: number, numeric: boolean, family: 0 | 1): string {
-  return numeric ? `${8 + family}${String(i).padStart(5, '0')}${NUMBER_TOKEN_END[family]}` : `${STRING_TOKEN[family]}${i}x`;
+  return numeric
+    ? `${8 + family}${String(i).padStart(5, '0')}${NUMBER_TOKEN_END[family]}`
+    : `${STRING_TOKEN[family]}${i}x`;
 }
 
 /** Whether `text` is exactly one string-slot token (of either family). */
@@ -57,7 +59,10 @@ export type DataPath = readonly string[];
 
 /** A render used a placeholder (or a container holding some) other than as text; `paths` are the data read. */
 export class NoPlan extends Error {
-  constructor(readonly paths: readonly DataPath[], detail: string) {
+  constructor(
+    readonly paths: readonly DataPath[],
+    detail: string,
+  ) {
     super(`no plan: ${detail}`);
   }
 }
@@ -95,9 +100,10 @@ export function planValue(info: PlanText): object {
     throw new NoPlan(info.paths, `the template ${what} a value it should only copy`);
   };
   const proxy = new Proxy(Object.freeze(Object.create(null) as object), {
-    get: (_t, prop) => (prop === Symbol.toPrimitive
-      ? (hint: string) => (hint === 'number' ? fail('does arithmetic with') : info.text)
-      : fail(`reads .${String(prop)} of`)),
+    get: (_t, prop) =>
+      prop === Symbol.toPrimitive
+        ? (hint: string) => (hint === 'number' ? fail('does arithmetic with') : info.text)
+        : fail(`reads .${String(prop)} of`),
     has: () => fail('tests a key of'),
     ownKeys: () => fail('lists the keys of'),
     getOwnPropertyDescriptor: () => fail('inspects'),
@@ -186,7 +192,8 @@ export function recordMaxLength(v: object, n: number): void {
  */
 export function recordNotEqual(v: unknown, other: unknown): void {
   const slot = slotOf(v);
-  if (!recording || slot === undefined || typeof other !== 'string' || ANY_TOKEN.test(other)) throw noPlanFor([v, other], 'compares');
+  if (!recording || slot === undefined || typeof other !== 'string' || ANY_TOKEN.test(other))
+    throw noPlanFor([v, other], 'compares');
   let set = recording.limits.notIn.get(slot);
   if (!set) recording.limits.notIn.set(slot, (set = new Set()));
   set.add(other);
@@ -346,7 +353,9 @@ export const UNFAITHFUL = new Error('filled text reads differently');
  */
 function fillString(s: string, values: readonly string[]): string {
   if (!ANY_TOKEN.test(s)) return s;
-  const out = s.replace(FILL_STRING, (_m, i: string) => values[Number(i)]!).replace(FILL_NUMBER, (_m, i: string) => values[Number(i)]!);
+  const out = s
+    .replace(FILL_STRING, (_m, i: string) => values[Number(i)]!)
+    .replace(FILL_NUMBER, (_m, i: string) => values[Number(i)]!);
   if (needsQuotes(out) && !needsQuotes(s)) throw UNFAITHFUL;
   return out;
 }
@@ -406,4 +415,3 @@ export function fill(v: Json, values: readonly string[]): Json {
   }
   return out;
 }
-

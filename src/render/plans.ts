@@ -32,8 +32,22 @@
 import type { Json } from '../model.ts';
 import { isJsonObject, setOwn } from '../json.ts';
 import {
-  ANY_TOKEN, MAX_SLOTS, NoPlan, UNFAITHFUL, beginRecording, endRecording, fill, isNumberSlot, isSlotSafe, planText,
-  plannedCopy, recordedLimits, type DataPath, type Limits, type Slots, type Steer,
+  ANY_TOKEN,
+  MAX_SLOTS,
+  NoPlan,
+  UNFAITHFUL,
+  beginRecording,
+  endRecording,
+  fill,
+  isNumberSlot,
+  isSlotSafe,
+  planText,
+  plannedCopy,
+  recordedLimits,
+  type DataPath,
+  type Limits,
+  type Slots,
+  type Steer,
 } from './plan-values.ts';
 import { BudgetExceeded, chargeRun, measure, withoutRunCharge, type Cost } from './budget.ts';
 
@@ -277,7 +291,9 @@ function identityKey(v: unknown): string {
  * A memo of plan sources: for each template object and name, `make` runs once and the plan name is `name#<n>`,
  * `n` unique per pair (two configs may give one name two templates, whose plans must not mix).
  */
-export function planSources<T extends object>(make: (template: T, name: string) => PlanSource): (template: T, name: string) => { planName: string; source: PlanSource } {
+export function planSources<T extends object>(
+  make: (template: T, name: string) => PlanSource,
+): (template: T, name: string) => { planName: string; source: PlanSource } {
   const byTemplate = new WeakMap<T, Map<string, { planName: string; source: PlanSource }>>();
   let next = 0;
   return (template, name) => {
@@ -360,7 +376,8 @@ class PlanCache implements Planner {
     try {
       out = this.planned(name, source, data);
     } catch (e) {
-      if (e instanceof BudgetExceeded) throw new BudgetExceeded(`template "${name.replace(/#\d+$/, '')}": ${e.message}`);
+      if (e instanceof BudgetExceeded)
+        throw new BudgetExceeded(`template "${name.replace(/#\d+$/, '')}": ${e.message}`);
       throw e;
     }
     if (out === undefined) {
@@ -370,7 +387,8 @@ class PlanCache implements Planner {
     if (verifying()) {
       const truth = JSON.stringify(withoutRunCharge(() => source.render(data)));
       const got = JSON.stringify(out);
-      if (truth !== got) throw new Error(`plan verification failed for template "${name}":\n rendered ${truth}\n planned  ${got}`);
+      if (truth !== got)
+        throw new Error(`plan verification failed for template "${name}":\n rendered ${truth}\n planned  ${got}`);
     }
     return out;
   }

@@ -76,14 +76,21 @@ function sortKeys(v: Json): Json {
 function goIndent(n: unknown, s: unknown): string {
   checkIndent(n, str(s));
   const pad = ' '.repeat(Number(n));
-  return str(s).split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n');
+  return str(s)
+    .split('\n')
+    .map((line, i) => (i > 0 ? pad + line : line))
+    .join('\n');
 }
 
 /** Pads every line (including the first) with `n` spaces; drops one trailing newline. */
 export function indentBlock(n: unknown, s: unknown): string {
   checkIndent(n, str(s));
   const pad = ' '.repeat(Number(n));
-  return str(s).replace(/\n$/, '').split('\n').map((line) => pad + line).join('\n');
+  return str(s)
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => pad + line)
+    .join('\n');
 }
 
 /**
@@ -132,46 +139,167 @@ function printf(format: unknown, ...rest: unknown[]): string {
 /** The helpers, by name; register them on an isolated Handlebars environment. */
 export const TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
   // Go text/template builtins (and/or return an operand, like Go).
-  eq: (...raw) => { const [a, ...rest] = args(raw); return rest.some((b) => goEq(a, b)); },
-  ne: (...raw) => { const [a, b] = args(raw); return !goEq(a, b); },
-  and: (...raw) => { const xs = args(raw); for (const x of xs) if (!isTruthy(x)) return x; return xs[xs.length - 1]; },
-  or: (...raw) => { const xs = args(raw); for (const x of xs) if (isTruthy(x)) return x; return xs[xs.length - 1]; },
+  eq: (...raw) => {
+    const [a, ...rest] = args(raw);
+    return rest.some((b) => goEq(a, b));
+  },
+  ne: (...raw) => {
+    const [a, b] = args(raw);
+    return !goEq(a, b);
+  },
+  and: (...raw) => {
+    const xs = args(raw);
+    for (const x of xs) if (!isTruthy(x)) return x;
+    return xs[xs.length - 1];
+  },
+  or: (...raw) => {
+    const xs = args(raw);
+    for (const x of xs) if (isTruthy(x)) return x;
+    return xs[xs.length - 1];
+  },
   not: (...raw) => !isTruthy(args(raw)[0]),
   truthy: (...raw) => isTruthy(args(raw)[0]),
-  len: (...raw) => { const v = args(raw)[0]; return Array.isArray(v) || typeof v === 'string' ? v.length : Object.keys(asRecord(v) ?? {}).length; },
-  ge: (...raw) => { const [a, b] = args(raw); return Number(a) >= Number(b); },
-  gt: (...raw) => { const [a, b] = args(raw); return Number(a) > Number(b); },
-  index: (...raw) => { const [m, ...keys] = args(raw); let cur: unknown = m; for (const k of keys) { if (Array.isArray(cur)) cur = cur[Number(k)]; else { const r = asRecord(cur); cur = r && Object.prototype.hasOwnProperty.call(r, str(k)) ? r[str(k)] : undefined; } } return cur; },
-  printf: (...raw) => { const [f, ...rest] = args(raw); return printf(f, ...rest); },
+  len: (...raw) => {
+    const v = args(raw)[0];
+    return Array.isArray(v) || typeof v === 'string' ? v.length : Object.keys(asRecord(v) ?? {}).length;
+  },
+  ge: (...raw) => {
+    const [a, b] = args(raw);
+    return Number(a) >= Number(b);
+  },
+  gt: (...raw) => {
+    const [a, b] = args(raw);
+    return Number(a) > Number(b);
+  },
+  index: (...raw) => {
+    const [m, ...keys] = args(raw);
+    let cur: unknown = m;
+    for (const k of keys) {
+      if (Array.isArray(cur)) cur = cur[Number(k)];
+      else {
+        const r = asRecord(cur);
+        cur = r && Object.prototype.hasOwnProperty.call(r, str(k)) ? r[str(k)] : undefined;
+      }
+    }
+    return cur;
+  },
+  printf: (...raw) => {
+    const [f, ...rest] = args(raw);
+    return printf(f, ...rest);
+  },
   // Printing and paths.
   str: (...raw) => goPrint(args(raw)[0]),
-  at: (...raw) => { const [root, path] = args(raw); return lookupPath(root, path); },
+  at: (...raw) => {
+    const [root, path] = args(raw);
+    return lookupPath(root, path);
+  },
   // sprig.
-  default: (...raw) => { const [d, given] = args(raw); return isEmpty(given) ? d : given; },
+  default: (...raw) => {
+    const [d, given] = args(raw);
+    return isEmpty(given) ? d : given;
+  },
   coalesce: (...raw) => args(raw).find((x) => !isEmpty(x)) ?? null,
-  quote: (...raw) => args(raw).filter((x) => x !== null && x !== undefined).map((x) => goQuote(goSprint(x))).join(' '),
-  trunc: (...raw) => { const [n, s] = args(raw); const t = str(s); const k = Number(n); return k >= 0 ? t.slice(0, k) : t.slice(Math.max(0, t.length + k)); },
-  trimAll: (...raw) => { const [cut, s] = args(raw); const set = new Set(str(cut)); const a = [...str(s)]; let i = 0; let j = a.length; while (i < j && set.has(a[i] as string)) i++; while (j > i && set.has(a[j - 1] as string)) j--; return a.slice(i, j).join(''); },
-  trimSuffix: (...raw) => { const [suf, s] = args(raw); const t = str(s); const x = str(suf); return x && t.endsWith(x) ? t.slice(0, -x.length) : t; },
-  join: (...raw) => { const [sep, list] = args(raw); return (Array.isArray(list) ? list : []).map(str).join(str(sep)); },
+  quote: (...raw) =>
+    args(raw)
+      .filter((x) => x !== null && x !== undefined)
+      .map((x) => goQuote(goSprint(x)))
+      .join(' '),
+  trunc: (...raw) => {
+    const [n, s] = args(raw);
+    const t = str(s);
+    const k = Number(n);
+    return k >= 0 ? t.slice(0, k) : t.slice(Math.max(0, t.length + k));
+  },
+  trimAll: (...raw) => {
+    const [cut, s] = args(raw);
+    const set = new Set(str(cut));
+    const a = [...str(s)];
+    let i = 0;
+    let j = a.length;
+    while (i < j && set.has(a[i] as string)) i++;
+    while (j > i && set.has(a[j - 1] as string)) j--;
+    return a.slice(i, j).join('');
+  },
+  trimSuffix: (...raw) => {
+    const [suf, s] = args(raw);
+    const t = str(s);
+    const x = str(suf);
+    return x && t.endsWith(x) ? t.slice(0, -x.length) : t;
+  },
+  join: (...raw) => {
+    const [sep, list] = args(raw);
+    return (Array.isArray(list) ? list : []).map(str).join(str(sep));
+  },
   list: (...raw) => args(raw),
-  nindent: (...raw) => { const [n, s] = args(raw); return `\n${indentBlock(n, s)}`; },
+  nindent: (...raw) => {
+    const [n, s] = args(raw);
+    return `\n${indentBlock(n, s)}`;
+  },
   // Istio InjectionFuncmap.
-  annotation: (...raw) => { const [meta, key, def] = args(raw); const a = asRecord(asRecord(meta)?.annotations); const k = str(key); return a && Object.prototype.hasOwnProperty.call(a, k) ? str(a[k]) : goSprint(def); },
-  isset: (...raw) => { const [m, key] = args(raw); const r = asRecord(m); return !!r && Object.prototype.hasOwnProperty.call(r, str(key)); },
-  valueOrDefault: (...raw) => { const [v, d] = args(raw); return v === '' || v === null || v === undefined ? d : v; },
-  toJSON: (...raw) => { const v = args(raw)[0]; if (!asRecord(v)) return '{}'; spendWalk(v); return JSON.stringify(v); },
-  fromJSON: (...raw) => { try { return JSON.parse(str(args(raw)[0])); } catch { return '{}'; } },
-  structToJSON: (...raw) => { const v = args(raw)[0]; if (v === null || v === undefined) return '{}'; spendWalk(v); return JSON.stringify(v); },
+  annotation: (...raw) => {
+    const [meta, key, def] = args(raw);
+    const a = asRecord(asRecord(meta)?.annotations);
+    const k = str(key);
+    return a && Object.prototype.hasOwnProperty.call(a, k) ? str(a[k]) : goSprint(def);
+  },
+  isset: (...raw) => {
+    const [m, key] = args(raw);
+    const r = asRecord(m);
+    return !!r && Object.prototype.hasOwnProperty.call(r, str(key));
+  },
+  valueOrDefault: (...raw) => {
+    const [v, d] = args(raw);
+    return v === '' || v === null || v === undefined ? d : v;
+  },
+  toJSON: (...raw) => {
+    const v = args(raw)[0];
+    if (!asRecord(v)) return '{}';
+    spendWalk(v);
+    return JSON.stringify(v);
+  },
+  fromJSON: (...raw) => {
+    try {
+      return JSON.parse(str(args(raw)[0]));
+    } catch {
+      return '{}';
+    }
+  },
+  structToJSON: (...raw) => {
+    const v = args(raw)[0];
+    if (v === null || v === undefined) return '{}';
+    spendWalk(v);
+    return JSON.stringify(v);
+  },
   formatDuration: (...raw) => formatGoDuration(args(raw)[0]),
   toYaml: (...raw) => toYamlText(args(raw)[0]),
-  indent: (...raw) => { const [n, s] = args(raw); return goIndent(n, s); },
-  indentBlock: (...raw) => { const [n, s] = args(raw); return indentBlock(n, s); },
-  directory: (...raw) => { const p = str(args(raw)[0]); return p.slice(0, p.lastIndexOf('/') + 1); },
-  contains: (...raw) => { const [needle, hay] = args(raw); return str(hay).includes(str(needle)); },
+  indent: (...raw) => {
+    const [n, s] = args(raw);
+    return goIndent(n, s);
+  },
+  indentBlock: (...raw) => {
+    const [n, s] = args(raw);
+    return indentBlock(n, s);
+  },
+  directory: (...raw) => {
+    const p = str(args(raw)[0]);
+    return p.slice(0, p.lastIndexOf('/') + 1);
+  },
+  contains: (...raw) => {
+    const [needle, hay] = args(raw);
+    return str(hay).includes(str(needle));
+  },
   toLower: (...raw) => str(args(raw)[0]).toLowerCase(),
   /** Sorted `{key, value}` pairs of a map (Go `range` over a map visits keys in sorted order). */
-  entries: (...raw) => { const r = asRecord(args(raw)[0]) ?? {}; const keys = Object.keys(r); spendWork(keys.length); return keys.sort().map((key) => ({ key, value: r[key] })); },
+  entries: (...raw) => {
+    const r = asRecord(args(raw)[0]) ?? {};
+    const keys = Object.keys(r);
+    spendWork(keys.length);
+    return keys.sort().map((key) => ({ key, value: r[key] }));
+  },
   /** JSON text of a value (a YAML flow node). */
-  json: (...raw) => { const v = args(raw)[0] ?? null; spendWalk(v); return JSON.stringify(v); },
+  json: (...raw) => {
+    const v = args(raw)[0] ?? null;
+    spendWalk(v);
+    return JSON.stringify(v);
+  },
 };

@@ -43,8 +43,16 @@ export interface CheckRules {
 export type FailOn = 'error' | 'drift' | 'warning';
 
 /** Check rules from the raw functionConfig (`spec.check`), with the semantic selector problems. */
-export function readCheckRules(functionConfig: unknown): { rules: CheckRules; mode?: 'inject' | 'check'; issues: Array<{ path: string; message: string }> } {
-  const spec = (functionConfig as { spec?: { mode?: unknown; check?: { requireInjection?: unknown; forbidOptOut?: unknown } } } | null)?.spec;
+export function readCheckRules(functionConfig: unknown): {
+  rules: CheckRules;
+  mode?: 'inject' | 'check';
+  issues: Array<{ path: string; message: string }>;
+} {
+  const spec = (
+    functionConfig as {
+      spec?: { mode?: unknown; check?: { requireInjection?: unknown; forbidOptOut?: unknown } };
+    } | null
+  )?.spec;
   const check = spec?.check;
   const require = Array.isArray(check?.requireInjection) ? (check!.requireInjection as LabelSelector[]) : [];
   const issues = require.flatMap((s, i) => validateSelector(s, `spec.check.requireInjection[${i}]`));
@@ -95,11 +103,19 @@ export function checkWorkloads(
     if (!w.ok) continue;
     const d = w.decision;
     const next = changedText[w.input]?.get(w.position);
-    const sidecar = w.previous ? `${w.previous.statusAnnotation} lists ${[...w.previous.initContainers, ...w.previous.containers].join(', ') || 'an injection'}` : '';
+    const sidecar = w.previous
+      ? `${w.previous.statusAnnotation} lists ${[...w.previous.initContainers, ...w.previous.containers].join(', ') || 'an injection'}`
+      : '';
     if (d.inject && !w.previous) {
       add(w, 'not-injected', 'error', `the config injects it (${d.reason}) but it carries no sidecar`, next);
     } else if (d.inject && next !== undefined) {
-      add(w, 'injection-drift', failOn === 'error' ? 'warning' : 'error', `its sidecar (${sidecar}) differs from what the current config injects (proxy version, values or revision)`, next);
+      add(
+        w,
+        'injection-drift',
+        failOn === 'error' ? 'warning' : 'error',
+        `its sidecar (${sidecar}) differs from what the current config injects (proxy version, values or revision)`,
+        next,
+      );
     } else if (!d.inject && w.previous) {
       add(w, 'unwanted-sidecar', 'error', `the config skips it (${d.reason}) but it carries a sidecar (${sidecar})`);
     }
@@ -108,7 +124,12 @@ export function checkWorkloads(
       const labels = { ...(ns?.labels ?? {}), 'kubernetes.io/metadata.name': w.namespace };
       const i = rules.requireInjection.findIndex((s) => matchesSelector(s, labels));
       if (i >= 0) {
-        add(w, 'injection-required', 'error', `skipped (${d.reason}) in namespace ${w.namespace}, where spec.check.requireInjection[${i}] (${formatSelector(rules.requireInjection[i]!)}) requires injection`);
+        add(
+          w,
+          'injection-required',
+          'error',
+          `skipped (${d.reason}) in namespace ${w.namespace}, where spec.check.requireInjection[${i}] (${formatSelector(rules.requireInjection[i]!)}) requires injection`,
+        );
       } else if (rules.forbidOptOut && optOuts.has(d.reason)) {
         add(w, 'opt-out-forbidden', 'error', `it opts out (${d.reason}) and spec.check.forbidOptOut is true`);
       }

@@ -36,9 +36,15 @@ export interface Explanation {
  * @param results the run's results (for workloads in error and per-workload warnings)
  * @param inputs the inputs as read (for file and line)
  */
-export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, results: readonly KrmResult[], inputs: readonly LocatedInput[]): Explanation[] {
-  const key = (r: { apiVersion: string; kind: string; name: string; namespace?: string }, file?: { path: string; index?: number }) =>
-    JSON.stringify([r.apiVersion, r.kind, r.namespace ?? '', r.name, file?.path ?? '', file?.index ?? 0]);
+export function explainWorkloads(
+  workloads: ReadonlyArray<WorkloadRecord>,
+  results: readonly KrmResult[],
+  inputs: readonly LocatedInput[],
+): Explanation[] {
+  const key = (
+    r: { apiVersion: string; kind: string; name: string; namespace?: string },
+    file?: { path: string; index?: number },
+  ) => JSON.stringify([r.apiVersion, r.kind, r.namespace ?? '', r.name, file?.path ?? '', file?.index ?? 0]);
   const byKey = new Map<string, KrmResult[]>();
   for (const r of results) {
     if (!r.resourceRef) continue;
@@ -47,7 +53,10 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
   }
   const where = (r: KrmResult) => {
     const pos = locateResult(inputs, { ...r, field: { path: '' } });
-    return { ...(pos?.file ?? r.file?.path ? { file: pos?.file ?? r.file!.path } : {}), ...(pos ? { line: pos.line, column: pos.column } : {}) };
+    return {
+      ...((pos?.file ?? r.file?.path) ? { file: pos?.file ?? r.file!.path } : {}),
+      ...(pos ? { line: pos.line, column: pos.column } : {}),
+    };
   };
   const out: Explanation[] = [];
   const seen = new Set<string>();
@@ -63,12 +72,26 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
       kind: w.id.kind,
       name: w.id.name,
       namespace: w.namespace,
-      ...where({ message: '', severity: 'info', resourceRef: { apiVersion: w.id.apiVersion, kind: w.id.kind, name: w.id.name, ...(w.id.namespace ? { namespace: w.id.namespace } : {}) }, ...(file ? { file } : {}) }),
+      ...where({
+        message: '',
+        severity: 'info',
+        resourceRef: {
+          apiVersion: w.id.apiVersion,
+          kind: w.id.kind,
+          name: w.id.name,
+          ...(w.id.namespace ? { namespace: w.id.namespace } : {}),
+        },
+        ...(file ? { file } : {}),
+      }),
       outcome: failed ? 'error' : d.inject ? 'injected' : 'skipped',
       reason: d.reason,
-      detail: failed ? `${d.inject ? 'would be injected' : 'skipped'} (${d.reason}: ${d.detail}), but: ${failed.message}` : d.detail,
+      detail: failed
+        ? `${d.inject ? 'would be injected' : 'skipped'} (${d.reason}: ${d.detail}), but: ${failed.message}`
+        : d.detail,
       trace: d.trace.map((s) => ({ rule: s.rule, saw: s.saw, outcome: s.outcome })),
-      warnings: own.filter((r) => r.severity === 'warning' && !r.tags?.['meshinject.dev/outcome']).map((r) => r.message),
+      warnings: own
+        .filter((r) => r.severity === 'warning' && !r.tags?.['meshinject.dev/outcome'])
+        .map((r) => r.message),
       ...(w.tags && Object.keys(w.tags).length ? { tags: w.tags } : {}),
     });
   }
@@ -77,7 +100,17 @@ export function explainWorkloads(workloads: ReadonlyArray<WorkloadRecord>, resul
     const err = rs.find((r) => r.severity === 'error');
     if (!err) continue;
     const ref = err.resourceRef!;
-    out.push({ apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}), ...where(err), outcome: 'error', detail: err.message, trace: [], warnings: [] });
+    out.push({
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      name: ref.name,
+      ...(ref.namespace ? { namespace: ref.namespace } : {}),
+      ...where(err),
+      outcome: 'error',
+      detail: err.message,
+      trace: [],
+      warnings: [],
+    });
   }
   return out;
 }

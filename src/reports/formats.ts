@@ -46,7 +46,10 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 /** XML 1.0 text: escapes markup characters; characters XML cannot hold (C0 controls, lone surrogates) become U+FFFD. */
 export function xmlEscape(s: string): string {
   return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      '\uFFFD',
+    )
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -71,9 +74,22 @@ function workloadTitle(w: WorkloadReport): string {
  * pytest's `record_property` writes), a `functionConfig` testcase for run-level findings.
  */
 export function junitReport(report: Report): string {
-  const cases: Array<{ name: string; classname: string; file?: string; line?: number; failures: Finding[]; out: string[]; properties?: Record<string, string> }> = [];
+  const cases: Array<{
+    name: string;
+    classname: string;
+    file?: string;
+    line?: number;
+    failures: Finding[];
+    out: string[];
+    properties?: Record<string, string>;
+  }> = [];
   if (report.general.length > 0) {
-    cases.push({ name: 'functionConfig', classname: 'meshinject', failures: report.general.filter((f) => f.fails), out: report.general.map((f) => `[${f.level}] ${f.message}`) });
+    cases.push({
+      name: 'functionConfig',
+      classname: 'meshinject',
+      failures: report.general.filter((f) => f.fails),
+      out: report.general.map((f) => `[${f.level}] ${f.message}`),
+    });
   }
   for (const w of report.workloads) {
     cases.push({
@@ -98,12 +114,15 @@ export function junitReport(report: Report): string {
     lines.push(`    <testcase ${attrs}>`);
     if (c.properties) {
       lines.push('      <properties>');
-      for (const [k, v] of Object.entries(c.properties)) lines.push(`        <property name="${xmlEscape(k)}" value="${xmlEscape(v)}"/>`);
+      for (const [k, v] of Object.entries(c.properties))
+        lines.push(`        <property name="${xmlEscape(k)}" value="${xmlEscape(v)}"/>`);
       lines.push('      </properties>');
     }
     for (const f of c.failures) {
       const at = where(f);
-      lines.push(`      <failure message="${xmlEscape(f.message)}" type="${xmlEscape(f.rule)}">${xmlEscape(`${at ? `${at}: ` : ''}${f.field ? `${f.field}: ` : ''}${f.message}`)}</failure>`);
+      lines.push(
+        `      <failure message="${xmlEscape(f.message)}" type="${xmlEscape(f.rule)}">${xmlEscape(`${at ? `${at}: ` : ''}${f.field ? `${f.field}: ` : ''}${f.message}`)}</failure>`,
+      );
     }
     if (c.out.length) lines.push(`      <system-out>${xmlEscape(c.out.join('\n'))}</system-out>`);
     lines.push('    </testcase>');
@@ -114,17 +133,29 @@ export function junitReport(report: Report): string {
 
 /** A relative file path as a URI reference (each segment percent-encoded). */
 function fileUri(path: string): string {
-  return path.split(/[\\/]/).map((s) => encodeURIComponent(s)).join('/');
+  return path
+    .split(/[\\/]/)
+    .map((s) => encodeURIComponent(s))
+    .join('/');
 }
 
 /** SARIF 2.1.0 log: errors and warnings (notes left out), rules for the rule ids used, fixes where known. */
 export function sarifReport(report: Report): string {
-  const findings = [...report.general, ...report.workloads.flatMap((w) => w.findings.map((f) => ({ ...f, workload: w })))]
-    .filter((f) => f.level !== 'note') as Array<Finding & { workload?: WorkloadReport }>;
+  const findings = [
+    ...report.general,
+    ...report.workloads.flatMap((w) => w.findings.map((f) => ({ ...f, workload: w }))),
+  ].filter((f) => f.level !== 'note') as Array<Finding & { workload?: WorkloadReport }>;
   const ruleIds = [...new Set(findings.map((f) => f.rule))];
   const rules: Sarif.ReportingDescriptor[] = ruleIds.map((id) => ({
     id,
-    shortDescription: { text: (Object.hasOwn(RULE_DESCRIPTIONS, id) ? RULE_DESCRIPTIONS[id] : report.reasons && Object.hasOwn(report.reasons, id) ? report.reasons[id]!.description : undefined) ?? id },
+    shortDescription: {
+      text:
+        (Object.hasOwn(RULE_DESCRIPTIONS, id)
+          ? RULE_DESCRIPTIONS[id]
+          : report.reasons && Object.hasOwn(report.reasons, id)
+            ? report.reasons[id]!.description
+            : undefined) ?? id,
+    },
   }));
   const results: Sarif.Result[] = findings.map((f) => {
     const r: Sarif.Result = {
@@ -139,32 +170,51 @@ export function sarifReport(report: Report): string {
       if (f.location.line) physical.region = { startLine: f.location.line, startColumn: f.location.column ?? 1 };
       const loc: Sarif.Location = { physicalLocation: physical };
       if (f.workload) {
-        loc.logicalLocations = [{ name: f.workload.name, fullyQualifiedName: `${f.workload.apiVersion}/${f.workload.kind}/${f.workload.namespace ? `${f.workload.namespace}/` : ''}${f.workload.name}`, kind: 'resource' }];
+        loc.logicalLocations = [
+          {
+            name: f.workload.name,
+            fullyQualifiedName: `${f.workload.apiVersion}/${f.workload.kind}/${f.workload.namespace ? `${f.workload.namespace}/` : ''}${f.workload.name}`,
+            kind: 'resource',
+          },
+        ];
       }
       r.locations = [loc];
     }
     if (f.fix && f.location.file) {
       const { start, end } = f.fix.span;
-      r.fixes = [{
-        description: { text: f.fix.description },
-        artifactChanges: [{
-          artifactLocation: { uri: fileUri(f.location.file) },
-          replacements: [{
-            deletedRegion: { startLine: start.line, startColumn: start.column, endLine: end.line, endColumn: end.column },
-            insertedContent: { text: f.fix.text },
-          }],
-        }],
-      }];
+      r.fixes = [
+        {
+          description: { text: f.fix.description },
+          artifactChanges: [
+            {
+              artifactLocation: { uri: fileUri(f.location.file) },
+              replacements: [
+                {
+                  deletedRegion: {
+                    startLine: start.line,
+                    startColumn: start.column,
+                    endLine: end.line,
+                    endColumn: end.column,
+                  },
+                  insertedContent: { text: f.fix.text },
+                },
+              ],
+            },
+          ],
+        },
+      ];
     }
     return r;
   });
   const log: Sarif.Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{
-      tool: { driver: { name: 'meshinject', version: report.toolVersion, rules } },
-      results,
-    }],
+    runs: [
+      {
+        tool: { driver: { name: 'meshinject', version: report.toolVersion, rules } },
+        results,
+      },
+    ],
   };
   return `${JSON.stringify(log, null, 2)}\n`;
 }
@@ -204,9 +254,23 @@ export function githubReport(report: Report): string {
 export function tableReport(report: Report): string {
   const tagKeys = [...new Set(report.workloads.flatMap((w) => Object.keys(w.tags ?? {})))];
   const head = ['NAMESPACE', 'KIND', 'NAME', 'DECISION', 'REASON', 'MESH', ...tagKeys.map((k) => k.toUpperCase())];
-  const rows = report.workloads.map((w) => [w.namespace ?? '(default)', w.kind, w.name, w.decision, w.reason, w.mesh, ...tagKeys.map((k) => w.tags?.[k] ?? '-')].map(escapeLine));
+  const rows = report.workloads.map((w) =>
+    [
+      w.namespace ?? '(default)',
+      w.kind,
+      w.name,
+      w.decision,
+      w.reason,
+      w.mesh,
+      ...tagKeys.map((k) => w.tags?.[k] ?? '-'),
+    ].map(escapeLine),
+  );
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const t = reportTotals(report);
   const parts = [...t.byDecision].map(([d, n]) => `${n} ${d}`);
   const general = report.general.filter((f) => f.level !== 'note').length;

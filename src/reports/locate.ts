@@ -105,7 +105,11 @@ export interface LocatedInput {
 export function locateInput(text: string, name?: string): LocatedInput | undefined {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    return { ...(name !== undefined ? { name } : {}), lines: new LineIndex(body), source: parseSource(body, name ?? 'input') };
+    return {
+      ...(name !== undefined ? { name } : {}),
+      lines: new LineIndex(body),
+      source: parseSource(body, name ?? 'input'),
+    };
   } catch {
     return undefined;
   }
@@ -115,9 +119,15 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-function identity(item: SourceItem): { apiVersion?: string; kind?: string; name?: string; namespace?: string } | undefined {
+function identity(
+  item: SourceItem,
+): { apiVersion?: string; kind?: string; name?: string; namespace?: string } | undefined {
   try {
-    const v = item.value as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; generateName?: unknown; namespace?: unknown } } | null;
+    const v = item.value as {
+      apiVersion?: unknown;
+      kind?: unknown;
+      metadata?: { name?: unknown; generateName?: unknown; namespace?: unknown };
+    } | null;
     if (!v || typeof v !== 'object') return undefined;
     const out: { apiVersion?: string; kind?: string; name?: string; namespace?: string } = {};
     const a = str(v.apiVersion);
@@ -139,7 +149,10 @@ function identity(item: SourceItem): { apiVersion?: string; kind?: string; name?
  * the CLI read; any input when there is a single one), the resource with the same apiVersion, kind, name
  * and namespace, preferring the one at document `file.index`.
  */
-export function findResource(inputs: readonly LocatedInput[], r: KrmResult): { input: LocatedInput; item: SourceItem } | undefined {
+export function findResource(
+  inputs: readonly LocatedInput[],
+  r: KrmResult,
+): { input: LocatedInput; item: SourceItem } | undefined {
   const ref = r.resourceRef;
   if (!ref) return undefined;
   const pool = inputs.length === 1 ? inputs : inputs.filter((i) => i.name !== undefined && i.name === r.file?.path);
@@ -148,7 +161,14 @@ export function findResource(inputs: readonly LocatedInput[], r: KrmResult): { i
     if (input.source.form === 'resource-list') continue;
     for (const item of input.source.items) {
       const id = identity(item);
-      if (!id || id.kind !== ref.kind || id.apiVersion !== ref.apiVersion || id.name !== ref.name || id.namespace !== ref.namespace) continue;
+      if (
+        !id ||
+        id.kind !== ref.kind ||
+        id.apiVersion !== ref.apiVersion ||
+        id.name !== ref.name ||
+        id.namespace !== ref.namespace
+      )
+        continue;
       if (r.file?.index === undefined || item.topPosition === r.file.index) return { input, item };
       fallback ??= { input, item };
     }
@@ -157,7 +177,10 @@ export function findResource(inputs: readonly LocatedInput[], r: KrmResult): { i
 }
 
 /** Where a result points: its field (or the resource itself) in the input the CLI read. */
-export function locateResult(inputs: readonly LocatedInput[], r: KrmResult): (SourcePosition & { file?: string; span: ResourceSpan }) | undefined {
+export function locateResult(
+  inputs: readonly LocatedInput[],
+  r: KrmResult,
+): (SourcePosition & { file?: string; span: ResourceSpan }) | undefined {
   const found = findResource(inputs, r);
   if (!found) return undefined;
   const { input, item } = found;

@@ -86,7 +86,14 @@ function levelOf(r: KrmResult): Finding['level'] {
 
 function keyOf(r: KrmResult): string {
   const ref = r.resourceRef!;
-  return JSON.stringify([ref.apiVersion, ref.kind, ref.namespace ?? '', ref.name, r.file?.path ?? '', r.file?.index ?? 0]);
+  return JSON.stringify([
+    ref.apiVersion,
+    ref.kind,
+    ref.namespace ?? '',
+    ref.name,
+    r.file?.path ?? '',
+    r.file?.index ?? 0,
+  ]);
 }
 
 /**
@@ -101,7 +108,13 @@ function keyOf(r: KrmResult): string {
 export function buildReport(
   results: readonly KrmResult[],
   inputs: readonly LocatedInput[],
-  opts: { mesh: string; command: string; toolVersion: string; fixes?: ReadonlyMap<KrmResult, string>; reasons?: Report['reasons'] },
+  opts: {
+    mesh: string;
+    command: string;
+    toolVersion: string;
+    fixes?: ReadonlyMap<KrmResult, string>;
+    reasons?: Report['reasons'];
+  },
 ): Report {
   const workloads = new Map<string, WorkloadReport>();
   const general: Finding[] = [];
@@ -123,13 +136,19 @@ export function buildReport(
     if (Object.keys(tags).length > 0) w.tags = tags;
     w.findings.push(finding);
   }
-  return { command: opts.command, toolVersion: opts.toolVersion, workloads: [...workloads.values()], general, ...(opts.reasons ? { reasons: opts.reasons } : {}) };
+  return {
+    command: opts.command,
+    toolVersion: opts.toolVersion,
+    workloads: [...workloads.values()],
+    general,
+    ...(opts.reasons ? { reasons: opts.reasons } : {}),
+  };
 }
 
 /** A result as a finding: its rule, level, location (`pos` from the CLI's inputs) and the fix text, if any. */
 function findingOf(r: KrmResult, pos: ReturnType<typeof locateResult>, fix: string | undefined): Finding {
   const location: Location = {
-    ...(pos?.file ?? r.file?.path ? { file: pos?.file ?? r.file!.path } : {}),
+    ...((pos?.file ?? r.file?.path) ? { file: pos?.file ?? r.file!.path } : {}),
     ...(pos ? { line: pos.line, column: pos.column } : {}),
   };
   const finding: Finding = {
@@ -140,12 +159,23 @@ function findingOf(r: KrmResult, pos: ReturnType<typeof locateResult>, fix: stri
     ...(r.field?.path ? { field: r.field.path } : {}),
     location,
   };
-  if (fix !== undefined && pos) finding.fix = { description: 'inject the sidecar (the resource as meshinject writes it)', span: pos.span, text: fix };
+  if (fix !== undefined && pos)
+    finding.fix = {
+      description: 'inject the sidecar (the resource as meshinject writes it)',
+      span: pos.span,
+      text: fix,
+    };
   return finding;
 }
 
 /** The report entry of the workload a result is about, first seen with `finding` (located at the resource itself). */
-function workloadOf(r: KrmResult, inputs: readonly LocatedInput[], pos: ReturnType<typeof locateResult>, finding: Finding, mesh: string): WorkloadReport {
+function workloadOf(
+  r: KrmResult,
+  inputs: readonly LocatedInput[],
+  pos: ReturnType<typeof locateResult>,
+  finding: Finding,
+  mesh: string,
+): WorkloadReport {
   const ref = r.resourceRef!;
   const resourcePos = r.field?.path ? locateResult(inputs, { ...r, field: { path: '' } }) : pos;
   const file = finding.location.file;
@@ -157,7 +187,10 @@ function workloadOf(r: KrmResult, inputs: readonly LocatedInput[], pos: ReturnTy
     decision: 'error',
     reason: finding.rule,
     mesh,
-    location: { ...(file ? { file } : {}), ...(resourcePos ? { line: resourcePos.line, column: resourcePos.column } : {}) },
+    location: {
+      ...(file ? { file } : {}),
+      ...(resourcePos ? { line: resourcePos.line, column: resourcePos.column } : {}),
+    },
     findings: [],
   };
 }

@@ -27,7 +27,17 @@ const COLOUR = { bold: '\u001b[1m', cyan: '\u001b[36m', red: '\u001b[31m', green
 const NO_NEWLINE = '\\ No newline at end of file\n';
 
 /** git's C-style escapes (quote.c `cq_lookup`): the named ones; other control bytes are octal. */
-const NAMED_ESCAPES: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r', 34: '"', 92: '\\' };
+const NAMED_ESCAPES: Record<number, string> = {
+  7: 'a',
+  8: 'b',
+  9: 't',
+  10: 'n',
+  11: 'v',
+  12: 'f',
+  13: 'r',
+  34: '"',
+  92: '\\',
+};
 
 /**
  * A path as git writes it in diff headers (core.quotePath true, git's default; quote.c `quote_c_style`):
@@ -100,7 +110,9 @@ function touchedEnd(text: string, e: TextEdit): number {
  * text ends at a line break (or the file ends); lines equal at the start and end of a region are context.
  */
 function changedBlocks(text: string, edits: readonly TextEdit[]): Block[] {
-  const sorted = edits.filter((e) => e.end > e.start || e.text.length > 0).sort((a, b) => a.start - b.start || a.end - b.end);
+  const sorted = edits
+    .filter((e) => e.end > e.start || e.text.length > 0)
+    .sort((a, b) => a.start - b.start || a.end - b.end);
   const blocks: Block[] = [];
   let linePos = 0;
   let lineNo = 0;
@@ -113,7 +125,10 @@ function changedBlocks(text: string, edits: readonly TextEdit[]): Block[] {
     let first = true;
     for (;;) {
       // Every edit that starts inside the region (or at the end of a file without a final line break) joins it.
-      while (i < sorted.length && (first || sorted[i]!.start < end || (sorted[i]!.start === end && end === text.length))) {
+      while (
+        i < sorted.length &&
+        (first || sorted[i]!.start < end || (sorted[i]!.start === end && end === text.length))
+      ) {
         const e = sorted[i++]!;
         next += text.slice(at, e.start) + e.text;
         at = e.end;
@@ -141,12 +156,23 @@ function trimmed(old: string, next: string, start: number, lineNo: number): Bloc
   let head = 0;
   while (head < removed.length && head < added.length && removed[head] === added[head]) head++;
   let tail = 0;
-  while (tail < removed.length - head && tail < added.length - head && removed[removed.length - 1 - tail] === added[added.length - 1 - tail]) tail++;
+  while (
+    tail < removed.length - head &&
+    tail < added.length - head &&
+    removed[removed.length - 1 - tail] === added[added.length - 1 - tail]
+  )
+    tail++;
   let startPos = start;
   for (let k = 0; k < head; k++) startPos += removed[k]!.length;
   let endPos = start + old.length;
   for (let k = 0; k < tail; k++) endPos -= removed[removed.length - 1 - k]!.length;
-  return { oldLine: lineNo + head, startPos, endPos, removed: removed.slice(head, removed.length - tail), added: added.slice(head, added.length - tail) };
+  return {
+    oldLine: lineNo + head,
+    startPos,
+    endPos,
+    removed: removed.slice(head, removed.length - tail),
+    added: added.slice(head, added.length - tail),
+  };
 }
 
 /** Up to `n` whole lines of `text` before offset `pos` (a line start), in order. */
@@ -204,7 +230,11 @@ function groupHunks(blocks: readonly Block[]): Block[][] {
  * @param edits the edits that make the new text from `before` (non-overlapping; any order)
  * @param paint colours a line (identity without colour)
  */
-function hunkPieces(before: string, edits: readonly TextEdit[], paint: (c: keyof typeof COLOUR, s: string) => string): string[] {
+function hunkPieces(
+  before: string,
+  edits: readonly TextEdit[],
+  paint: (c: keyof typeof COLOUR, s: string) => string,
+): string[] {
   const pieces: string[] = [];
   let delta = 0;
   const line = (mark: string, l: string, c?: keyof typeof COLOUR): string => {
@@ -239,7 +269,9 @@ function hunkPieces(before: string, edits: readonly TextEdit[], paint: (c: keyof
     const oldStart = first.oldLine - lead.length;
     const newStart = oldStart + delta;
     delta += hunk.reduce((n, b) => n + b.added.length - b.removed.length, 0);
-    pieces.push(`${paint('cyan', `@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@`)}\n${body.join('')}`);
+    pieces.push(
+      `${paint('cyan', `@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@`)}\n${body.join('')}`,
+    );
   }
   return pieces;
 }
@@ -262,5 +294,8 @@ export function unifiedDiffPieces(path: string, before: string, edits: readonly 
   const b = quotePath(`b/${path}`);
   // As git (diff.c): a name holding a space ends with a tab on the ---/+++ lines, where patch stops reading it.
   const tab = path.includes(' ') ? '\t' : '';
-  return [`${paint('bold', `diff --git ${a} ${b}`)}\n${paint('bold', `--- ${a}${tab}`)}\n${paint('bold', `+++ ${b}${tab}`)}\n`, ...hunks];
+  return [
+    `${paint('bold', `diff --git ${a} ${b}`)}\n${paint('bold', `--- ${a}${tab}`)}\n${paint('bold', `+++ ${b}${tab}`)}\n`,
+    ...hunks,
+  ];
 }

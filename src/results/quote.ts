@@ -19,7 +19,9 @@ export function quoteValue(value: unknown, limit: number = QUOTED_VALUE_CHARS): 
   if (typeof value !== 'string') {
     const json = JSON.stringify(value) ?? String(value);
     if (json.length <= limit * 2) return json;
-    return limit <= QUOTED_VALUE_CHARS ? describeShape(value) : `${cut(json, limit)} (${json.length} characters of JSON)`;
+    return limit <= QUOTED_VALUE_CHARS
+      ? describeShape(value)
+      : `${cut(json, limit)} (${json.length} characters of JSON)`;
   }
   const chars = [...value];
   if (chars.length <= limit) return JSON.stringify(value);

@@ -110,5 +110,11 @@ export function summarize(results: readonly KrmResult[]): SummaryCounts {
  * `removeWhenSkipped`) and `N warning(s)` when there are any: `0 injected, 2 uninjected, 1 skipped, 1 warning(s), 0 error(s)`.
  */
 export function summaryText(s: SummaryCounts): string {
-  return [`${s.injected} injected`, ...(s.uninjected ? [`${s.uninjected} uninjected`] : []), `${s.skipped} skipped`, ...(s.warnings ? [`${s.warnings} warning(s)`] : []), `${s.errors} error(s)`].join(', ');
+  return [
+    `${s.injected} injected`,
+    ...(s.uninjected ? [`${s.uninjected} uninjected`] : []),
+    `${s.skipped} skipped`,
+    ...(s.warnings ? [`${s.warnings} warning(s)`] : []),
+    `${s.errors} error(s)`,
+  ].join(', ');
 }

@@ -121,7 +121,9 @@ export function validateSelector(selector: LabelSelector, path: string): Selecto
  * A syntax problem is returned as data (`BAD_SELECTOR`, the first problem, `position` = offset of the
  * requirement in `text`); keys and values are checked by `validateSelector`, not here.
  */
-export function parseSelectorString(text: string): { ok: true; selector: LabelSelector } | { ok: false; error: ErrorData } {
+export function parseSelectorString(
+  text: string,
+): { ok: true; selector: LabelSelector } | { ok: false; error: ErrorData } {
   const split = splitRequirements(text);
   if (!Array.isArray(split)) return { ok: false, error: split };
   const selector: LabelSelector = {};

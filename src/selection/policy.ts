@@ -1,10 +1,25 @@
 import type { ActiveMesh } from '../contract/driver.ts';
-import type { Config, Decision, DecisionReason, DecisionStep, NamespaceInfo, PodMeta, PodTemplate, SharedDecisionReason } from '../model.ts';
+import type {
+  Config,
+  Decision,
+  DecisionReason,
+  DecisionStep,
+  NamespaceInfo,
+  PodMeta,
+  PodTemplate,
+  SharedDecisionReason,
+} from '../model.ts';
 import { formatSelector, isEmptySelector, matchesSelector } from './label-selector.ts';
 
 /** The reason codes of the shared rules (`SharedDecisionReason`), in decision order. */
 export const SHARED_REASONS: readonly SharedDecisionReason[] = [
-  'host-network', 'ignored-namespace', 'namespace-not-selected', 'never-inject-selector', 'always-inject-selector', 'policy-enabled', 'policy-disabled',
+  'host-network',
+  'ignored-namespace',
+  'namespace-not-selected',
+  'never-inject-selector',
+  'always-inject-selector',
+  'policy-enabled',
+  'policy-disabled',
 ];
 
 /** Label the API server puts on every namespace (Kubernetes >= 1.21); webhooks and selectors see it. */
@@ -62,7 +77,12 @@ export function decide(input: DecideInput): Decision {
   const warnings: string[] = [];
   const unknownNs = input.namespaceInfo === undefined;
   let tags: Record<string, string> | undefined; // the driver's (`DriverDecision.tags`), once it has decided
-  const done = (inject: boolean, reason: DecisionReason, detail: string, extra: { intended?: boolean; unknownNamespace?: boolean } = {}): Decision => {
+  const done = (
+    inject: boolean,
+    reason: DecisionReason,
+    detail: string,
+    extra: { intended?: boolean; unknownNamespace?: boolean } = {},
+  ): Decision => {
     const last = trace[trace.length - 1];
     if (last) last.outcome = 'decided';
     return {
@@ -80,9 +100,14 @@ export function decide(input: DecideInput): Decision {
 
   const hostNetwork = input.podSpec.hostNetwork === true;
   const driverDecides = input.mesh.traits.hostNetwork === 'driver';
-  step('host-network', `spec.hostNetwork is ${hostNetwork}${hostNetwork && driverDecides ? ` (left to the ${input.mesh.name} driver)` : ''}`);
+  step(
+    'host-network',
+    `spec.hostNetwork is ${hostNetwork}${hostNetwork && driverDecides ? ` (left to the ${input.mesh.name} driver)` : ''}`,
+  );
   if (hostNetwork && !driverDecides) {
-    return done(false, 'host-network', 'spec.hostNetwork is true: pods on the host network are never injected', { intended: false });
+    return done(false, 'host-network', 'spec.hostNetwork is true: pods on the host network are never injected', {
+      intended: false,
+    });
   }
   const ignored = config.ignoredNamespaces.includes(namespace);
   step('ignored-namespaces', `namespace ${namespace} is${ignored ? '' : ' not'} in ignoredNamespaces`);
@@ -91,14 +116,22 @@ export function decide(input: DecideInput): Decision {
   const nsLabels = namespaceLabels(namespace, input.namespaceInfo);
   // spec.unknownNamespaces: assume-selected: a namespace whose labels are unknown passes every namespace rule.
   const assumed = unknownNs && config.unknownNamespaces === 'assume-selected';
-  const known = unknownNs ? ` (labels unknown: only ${NS_NAME_LABEL}=${namespace}${assumed ? '; assumed selected: spec.unknownNamespaces' : ''})` : '';
+  const known = unknownNs
+    ? ` (labels unknown: only ${NS_NAME_LABEL}=${namespace}${assumed ? '; assumed selected: spec.unknownNamespaces' : ''})`
+    : '';
   if (config.namespaceSelector) {
     const selected = assumed || matchesSelector(config.namespaceSelector, nsLabels);
-    step('namespace-selector', `namespace ${namespace}${known} ${selected ? 'matches' : 'does not match'} ${formatSelector(config.namespaceSelector)}`);
+    step(
+      'namespace-selector',
+      `namespace ${namespace}${known} ${selected ? 'matches' : 'does not match'} ${formatSelector(config.namespaceSelector)}`,
+    );
     if (!selected) {
-      return done(false, 'namespace-not-selected',
+      return done(
+        false,
+        'namespace-not-selected',
         `namespace ${namespace} does not match namespaceSelector (${formatSelector(config.namespaceSelector)})`,
-        { intended: !unknownNs, unknownNamespace: true });
+        { intended: !unknownNs, unknownNamespace: true },
+      );
     }
   } else {
     step('namespace-selector', 'no namespaceSelector: every namespace is selected');
@@ -119,7 +152,10 @@ export function decide(input: DecideInput): Decision {
   if (driver.tags && Object.keys(driver.tags).length > 0) tags = driver.tags;
   const v = driver.verdict;
   if (v && assumed && v.namespaceBased === true && !v.inject) {
-    step('unknown-namespace', `namespace ${namespace}${known}: the driver's namespace rule (${v.reason}) is passed over`);
+    step(
+      'unknown-namespace',
+      `namespace ${namespace}${known}: the driver's namespace rule (${v.reason}) is passed over`,
+    );
   } else if (v) {
     const nsBased = v.namespaceBased === true;
     return done(v.inject, v.reason, v.detail, {
@@ -132,14 +168,28 @@ export function decide(input: DecideInput): Decision {
   const routed = withPolicy ? `; ${fallback.detail}` : '';
   const labels = input.podMeta.labels ?? {};
   const never = firstMatch(config.neverInjectSelector, labels);
-  step('never-inject-selector', never >= 0 ? `pod labels match neverInjectSelector[${never}]` : `no neverInjectSelector matches the pod labels`);
+  step(
+    'never-inject-selector',
+    never >= 0 ? `pod labels match neverInjectSelector[${never}]` : `no neverInjectSelector matches the pod labels`,
+  );
   if (never >= 0) {
-    return done(false, 'never-inject-selector', `pod labels match neverInjectSelector[${never}] (${formatSelector(config.neverInjectSelector[never]!)})${routed}`);
+    return done(
+      false,
+      'never-inject-selector',
+      `pod labels match neverInjectSelector[${never}] (${formatSelector(config.neverInjectSelector[never]!)})${routed}`,
+    );
   }
   const always = firstMatch(config.alwaysInjectSelector, labels);
-  step('always-inject-selector', always >= 0 ? `pod labels match alwaysInjectSelector[${always}]` : `no alwaysInjectSelector matches the pod labels`);
+  step(
+    'always-inject-selector',
+    always >= 0 ? `pod labels match alwaysInjectSelector[${always}]` : `no alwaysInjectSelector matches the pod labels`,
+  );
   if (always >= 0) {
-    return done(true, 'always-inject-selector', `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})${routed}`);
+    return done(
+      true,
+      'always-inject-selector',
+      `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})${routed}`,
+    );
   }
   const why = driver.undecided ?? 'nothing on the pod decides';
   if (fallback && !withPolicy) {

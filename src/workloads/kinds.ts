@@ -47,7 +47,12 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
   { kind: 'Job', groups: [], templatePath: ['spec', 'template'], runsToCompletion: true },
   { kind: 'CronJob', groups: [], templatePath: ['spec', 'jobTemplate', 'spec', 'template'], runsToCompletion: true },
   { kind: 'DeploymentConfig', groups: [], templatePath: ['spec', 'template'] },
-  { kind: 'Rollout', groups: ['argoproj.io'], templatePath: ['spec', 'template'], referencePath: ['spec', 'workloadRef'] },
+  {
+    kind: 'Rollout',
+    groups: ['argoproj.io'],
+    templatePath: ['spec', 'template'],
+    referencePath: ['spec', 'workloadRef'],
+  },
   { kind: 'PodTemplate', groups: [], templatePath: ['template'] },
 ];
 
@@ -58,7 +63,10 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = [
  * keeps such a pod running after its containers exit (linkerd2#5188, #7425). Returns `{kind}` for a kind that
  * runs to completion, `{restartPolicy}` for a pod template that does.
  */
-export function completionOf(wk: WorkloadKind, pod: PodTemplate): { kind: string } | { restartPolicy: string } | undefined {
+export function completionOf(
+  wk: WorkloadKind,
+  pod: PodTemplate,
+): { kind: string } | { restartPolicy: string } | undefined {
   if (wk.runsToCompletion) return { kind: wk.kind };
   const policy = pod.spec.restartPolicy;
   return policy === 'Never' || policy === 'OnFailure' ? { restartPolicy: policy } : undefined;

@@ -2,8 +2,6 @@ import { cloneJson, getIn, isJsonObject, setOwn } from '../json.ts';
 import type { Json, JsonObject, PodMeta, PodTemplate } from '../model.ts';
 import type { WorkloadKind } from './kinds.ts';
 
-
-
 /** Where a kind keeps the pod metadata and pod spec. */
 export function podPaths(wk: WorkloadKind): { meta: readonly string[]; spec: readonly string[] } {
   return {
@@ -19,7 +17,13 @@ export interface PodTemplateProblem {
 }
 
 function typeName(v: Json | undefined): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+  return v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'a list'
+      : typeof v === 'object'
+        ? 'a mapping'
+        : `${typeof v} ${JSON.stringify(v)}`;
 }
 
 /** Problems of a `map[string]string` field (labels, annotations): not a mapping, or a non-string value. */
@@ -30,7 +34,8 @@ function checkStringMap(v: Json | undefined, field: string, out: PodTemplateProb
     return;
   }
   for (const [k, x] of Object.entries(v)) {
-    if (typeof x !== 'string') out.push({ field: `${field}[${k}]`, message: `${field}[${k}] must be a string; got ${typeName(x)} (quote it)` });
+    if (typeof x !== 'string')
+      out.push({ field: `${field}[${k}]`, message: `${field}[${k}] must be a string; got ${typeName(x)} (quote it)` });
   }
 }
 
@@ -44,15 +49,24 @@ function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProb
   v.forEach((e, i) => {
     const at = `${field}[${i}]`;
     if (!isJsonObject(e)) return void out.push({ field: at, message: `${at} must be a mapping; got ${typeName(e)}` });
-    if (typeof e.name !== 'string') out.push({ field: `${at}.name`, message: `${at}.name must be a string; got ${typeName(e.name)}` });
+    if (typeof e.name !== 'string')
+      out.push({ field: `${at}.name`, message: `${at}.name must be a string; got ${typeName(e.name)}` });
     if (!eachContainer || e.ports === undefined || e.ports === null) return;
-    if (!Array.isArray(e.ports)) return void out.push({ field: `${at}.ports`, message: `${at}.ports must be a list; got ${typeName(e.ports)}` });
+    if (!Array.isArray(e.ports))
+      return void out.push({ field: `${at}.ports`, message: `${at}.ports must be a list; got ${typeName(e.ports)}` });
     e.ports.forEach((p, j) => {
       const pat = `${at}.ports[${j}]`;
       if (!isJsonObject(p)) out.push({ field: pat, message: `${pat} must be a mapping; got ${typeName(p)}` });
-      else if (typeof p.containerPort !== 'number') out.push({ field: `${pat}.containerPort`, message: `${pat}.containerPort must be a number; got ${typeName(p.containerPort)}` });
+      else if (typeof p.containerPort !== 'number')
+        out.push({
+          field: `${pat}.containerPort`,
+          message: `${pat}.containerPort must be a number; got ${typeName(p.containerPort)}`,
+        });
       else if (!Number.isInteger(p.containerPort) || p.containerPort < 1 || p.containerPort > 65535) {
-        out.push({ field: `${pat}.containerPort`, message: `${pat}.containerPort must be a port number from 1 to 65535; got ${p.containerPort}` });
+        out.push({
+          field: `${pat}.containerPort`,
+          message: `${pat}.containerPort must be a port number from 1 to 65535; got ${p.containerPort}`,
+        });
       }
     });
   });
@@ -67,10 +81,12 @@ function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProb
 export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProblem[] {
   const out: PodTemplateProblem[] = [];
   const meta = getIn(resource, ['metadata']);
-  if (meta !== undefined && meta !== null && !isJsonObject(meta)) out.push({ field: 'metadata', message: `metadata must be a mapping; got ${typeName(meta)}` });
+  if (meta !== undefined && meta !== null && !isJsonObject(meta))
+    out.push({ field: 'metadata', message: `metadata must be a mapping; got ${typeName(meta)}` });
   for (const k of ['name', 'namespace', 'generateName']) {
     const v = getIn(resource, ['metadata', k]);
-    if (v !== undefined && v !== null && typeof v !== 'string') out.push({ field: `metadata.${k}`, message: `metadata.${k} must be a string; got ${typeName(v)}` });
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      out.push({ field: `metadata.${k}`, message: `metadata.${k} must be a string; got ${typeName(v)}` });
   }
   checkStringMap(getIn(resource, ['metadata', 'labels']), 'metadata.labels', out);
   checkStringMap(getIn(resource, ['metadata', 'annotations']), 'metadata.annotations', out);
@@ -94,7 +110,10 @@ export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProb
   const sp = paths.spec.join('.');
   const hostNetwork = getIn(resource, [...paths.spec, 'hostNetwork']);
   if (hostNetwork !== undefined && hostNetwork !== null && typeof hostNetwork !== 'boolean') {
-    out.push({ field: `${sp}.hostNetwork`, message: `${sp}.hostNetwork must be true or false; got ${typeName(hostNetwork)}` });
+    out.push({
+      field: `${sp}.hostNetwork`,
+      message: `${sp}.hostNetwork must be true or false; got ${typeName(hostNetwork)}`,
+    });
   }
   checkNamedList(getIn(resource, [...paths.spec, 'containers']), `${sp}.containers`, out, true);
   checkNamedList(getIn(resource, [...paths.spec, 'initContainers']), `${sp}.initContainers`, out, true);
@@ -168,7 +187,12 @@ function deleteIn(root: Json, path: readonly string[]): Json {
  * metadata that was absent in the input stays absent; with `dropEmptyMetadata` (uninject: the injection
  * created it) an empty pod metadata is removed.
  */
-export function withPodTemplate(resource: Json, wk: WorkloadKind, pod: PodTemplate, opts: { dropEmptyMetadata?: boolean } = {}): Json {
+export function withPodTemplate(
+  resource: Json,
+  wk: WorkloadKind,
+  pod: PodTemplate,
+  opts: { dropEmptyMetadata?: boolean } = {},
+): Json {
   const paths = podPaths(wk);
   let out = resource;
   const empty = Object.keys(pod.metadata).length === 0;
@@ -180,7 +204,11 @@ export function withPodTemplate(resource: Json, wk: WorkloadKind, pod: PodTempla
 /** The resource with `metadata.annotations[key] = value` (a new value; the input is not mutated). */
 export function withAnnotation(resource: Json, key: string, value: string): Json {
   const annotations = getIn(resource, ['metadata', 'annotations']);
-  return setIn(resource, ['metadata', 'annotations'], setOwn({ ...(isJsonObject(annotations) ? annotations : {}) }, key, value));
+  return setIn(
+    resource,
+    ['metadata', 'annotations'],
+    setOwn({ ...(isJsonObject(annotations) ? annotations : {}) }, key, value),
+  );
 }
 
 /**
@@ -192,5 +220,7 @@ export function withoutAnnotation(resource: Json, key: string, value: string): J
   if (!isJsonObject(annotations) || annotations[key] !== value) return resource;
   const kept: JsonObject = { ...annotations };
   delete kept[key];
-  return Object.keys(kept).length === 0 ? deleteIn(resource, ['metadata', 'annotations']) : setIn(resource, ['metadata', 'annotations'], kept);
+  return Object.keys(kept).length === 0
+    ? deleteIn(resource, ['metadata', 'annotations'])
+    : setIn(resource, ['metadata', 'annotations'], kept);
 }

@@ -1,4 +1,18 @@
-import { Lexer, Pair, Scalar, isAlias, isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  Lexer,
+  Pair,
+  Scalar,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  visit,
+  type Document,
+  type Node,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { emitString, type BlockStyle } from './emit-block.ts';
@@ -107,7 +121,8 @@ class DocEditor {
   private applyMap(map: YAMLMap<Node, Node | null>, o: { [k: string]: Json }, n: { [k: string]: Json }): void {
     const sources = this.mergeSources(map);
     const explicit = new Map<string, Pair<Node, Node | null>>();
-    for (const p of map.items) if (isScalar(p.key) && typeof p.key.value !== 'symbol') explicit.set(String(p.key.value), p);
+    for (const p of map.items)
+      if (isScalar(p.key) && typeof p.key.value !== 'symbol') explicit.set(String(p.key.value), p);
     for (const k of new Set([...Object.keys(o), ...Object.keys(n)])) {
       const ok = Object.hasOwn(o, k) ? (o[k] ?? null) : null;
       const nk = Object.hasOwn(n, k) ? (n[k] ?? null) : null;
@@ -121,7 +136,8 @@ class DocEditor {
         continue;
       }
       if (pair) pair.value = this.apply(pair.value, ok, nk, k);
-      else if (merged) map.items.push(new Pair(this.create(k), this.apply(this.detachedCopy(merged.get(k, true) as Node), ok, nk, k)));
+      else if (merged)
+        map.items.push(new Pair(this.create(k), this.apply(this.detachedCopy(merged.get(k, true) as Node), ok, nk, k)));
       else map.items.push(new Pair(this.create(k), this.create(nk)));
     }
   }
@@ -158,13 +174,30 @@ function comments(text: string): Array<{ text: string; offset: number }> {
  * @param preamble the document's directives (`%TAG`) and `---` line, when it has directives
  * @returns the new text, or why it cannot be written (with an offset into `text`)
  */
-export function editDocument(text: string, column: number, old: Json, next: Json, style: BlockStyle, preamble = ''): DocumentEdit {
+export function editDocument(
+  text: string,
+  column: number,
+  old: Json,
+  next: Json,
+  style: BlockStyle,
+  preamble = '',
+): DocumentEdit {
   const pad = text.includes('\n') ? ' '.repeat(column) : '';
   const doc = parseDocument(preamble + pad + text, { ...K8S_YAML_OPTIONS, intAsBigInt: true });
   const err = doc.errors[0];
-  if (err) return { ok: false, reason: `it does not read as one document (${err.message.split('\n')[0]})`, offset: Math.max(0, err.pos[0] - column - preamble.length) };
+  if (err)
+    return {
+      ok: false,
+      reason: `it does not read as one document (${err.message.split('\n')[0]})`,
+      offset: Math.max(0, err.pos[0] - column - preamble.length),
+    };
   doc.contents = new DocEditor(doc).apply(doc.contents as Node, old, next) as typeof doc.contents;
-  let out = doc.toString({ lineWidth: 0, minContentWidth: 0, flowCollectionPadding: false, indentSeq: style.seqIndent === 'wide' });
+  let out = doc.toString({
+    lineWidth: 0,
+    minContentWidth: 0,
+    flowCollectionPadding: false,
+    indentSeq: style.seqIndent === 'wide',
+  });
   // The directives and `---` are the document's, outside the resource's text.
   if (preamble) out = out.slice(out.indexOf('---\n') + 4);
   out = out.replace(/\n(?=[^\n])/g, `\n${pad}`);

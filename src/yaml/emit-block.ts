@@ -85,7 +85,12 @@ const NAMED_ESCAPES: Record<string, string> = { '\x85': '\\N', '\u2028': '\\L', 
  */
 export function doubleQuoted(s: string): string {
   const json = JSON.stringify(s);
-  return NOT_RAW.test(s) ? json.replace(NOT_RAW_ALL, (c) => NAMED_ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : json;
+  return NOT_RAW.test(s)
+    ? json.replace(
+        NOT_RAW_ALL,
+        (c) => NAMED_ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+      )
+    : json;
 }
 
 /** Runs of spaces by length, made once (indentation is written for every line of new text). */
@@ -115,7 +120,13 @@ function isEmptyCollection(v: Json): boolean {
 
 function isMultiline(v: Json): v is string {
   // A literal block finds its indentation from the first non-empty line: that line must not start with a space.
-  return typeof v === 'string' && v.includes('\n') && !/[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/.test(v) && !/^\n*[ \t]/.test(v) && !/[ \t]$/m.test(v);
+  return (
+    typeof v === 'string' &&
+    v.includes('\n') &&
+    !/[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/.test(v) &&
+    !/^\n*[ \t]/.test(v) &&
+    !/[ \t]$/m.test(v)
+  );
 }
 
 /** A value that fits after `key: ` or `- ` on one line, or undefined for block collections / literals. */
@@ -146,7 +157,10 @@ function literal(s: string, indent: number): string {
   const chomp = s.endsWith('\n') ? (s.endsWith('\n\n') ? '+' : '') : '-';
   const body = chomp === '+' ? s.slice(0, -1) : chomp === '' ? s.slice(0, -1) : s;
   const pad = spaces(indent);
-  return `|${chomp}\n${body.split('\n').map((l) => (l === '' ? '' : pad + l)).join('\n')}\n`;
+  return `|${chomp}\n${body
+    .split('\n')
+    .map((l) => (l === '' ? '' : pad + l))
+    .join('\n')}\n`;
 }
 
 /** Options of block emission. */

@@ -105,7 +105,10 @@ function emitValue(v: Json, pad: string | undefined, style: FlowStyle): string {
 /** JSON on one line in the style people write it: `{"a": 1, "b": [2, 3]}`. */
 function oneLineJson(v: Json): string {
   if (Array.isArray(v)) return `[${v.map(oneLineJson).join(', ')}]`;
-  if (isJsonObject(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${oneLineJson(x)}`).join(', ')}}`;
+  if (isJsonObject(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${oneLineJson(x)}`)
+      .join(', ')}}`;
   return JSON.stringify(v);
 }
 
@@ -137,18 +140,36 @@ function endOf(node: TextNode): number {
  *
  * @throws Unfaithful where an edit would remove a comment
  */
-export function editFlow(text: string, node: TextMap | TextSeq, old: Json, next: Json, style: FlowStyle, field?: string): Edit[] {
+export function editFlow(
+  text: string,
+  node: TextMap | TextSeq,
+  old: Json,
+  next: Json,
+  style: FlowStyle,
+  field?: string,
+): Edit[] {
   if (jsonEqual(old, next)) return [];
   const edits: Edit[] = [];
   patchValue(text, node, old, next, undefined, style, edits, field);
   return edits;
 }
 
-function patchValue(text: string, node: TextNode, o: Json | undefined, n: Json, pad: string | undefined, style: FlowStyle, edits: Edit[], field?: string): void {
+function patchValue(
+  text: string,
+  node: TextNode,
+  o: Json | undefined,
+  n: Json,
+  pad: string | undefined,
+  style: FlowStyle,
+  edits: Edit[],
+  field?: string,
+): void {
   if (jsonEqual(o, n)) return;
   if (node.t === 'alias') throw new Unfaithful('an alias inside a changed flow collection', node.start);
-  if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0) return patchMap(text, node, o, n, style, edits);
-  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0) return patchSeq(text, node, o, n, style, edits, field);
+  if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0)
+    return patchMap(text, node, o, n, style, edits);
+  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0)
+    return patchSeq(text, node, o, n, style, edits, field);
   if (node.t === 'scalar' && (n === null || typeof n !== 'object') && node.end > node.start) {
     edits.push({ start: node.start, end: node.end, text: emitScalar(node, n, style) });
     return;
@@ -157,7 +178,14 @@ function patchValue(text: string, node: TextNode, o: Json | undefined, n: Json, 
   edits.push({ start: node.start, end: node.end, text: emitValue(n, pad, style) });
 }
 
-function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: { [k: string]: Json }, style: FlowStyle, edits: Edit[]): void {
+function patchMap(
+  text: string,
+  map: TextMap,
+  old: { [k: string]: Json },
+  next: { [k: string]: Json },
+  style: FlowStyle,
+  edits: Edit[],
+): void {
   const pad = padOf(text, map);
   const pairs = map.pairs;
   const removed = pairs.map((p) => {
@@ -165,7 +193,9 @@ function patchMap(text: string, map: TextMap, old: { [k: string]: Json }, next: 
     const n = Object.hasOwn(next, p.key) ? next[p.key] : undefined;
     // JSON keeps an explicit `null` (`"volumes": null` put back by uninject, issue #21 §4): it is a value there.
     if (n === null && style.json) return false;
-    return (n === undefined || n === null) && Object.hasOwn(old, p.key) && old[p.key] !== null && old[p.key] !== undefined;
+    return (
+      (n === undefined || n === null) && Object.hasOwn(old, p.key) && old[p.key] !== null && old[p.key] !== undefined
+    );
   });
   if (removed.every(Boolean)) {
     noComment(text, map.start, map.end);
@@ -206,7 +236,15 @@ function cutRemoved(text: string, removed: boolean[], starts: number[], ends: nu
   }
 }
 
-function patchSeq(text: string, seq: TextSeq, old: Json[], next: Json[], style: FlowStyle, edits: Edit[], field: string | undefined): void {
+function patchSeq(
+  text: string,
+  seq: TextSeq,
+  old: Json[],
+  next: Json[],
+  style: FlowStyle,
+  edits: Edit[],
+  field: string | undefined,
+): void {
   const pad = padOf(text, seq);
   if (seq.items.some((n) => !n)) throw new Unfaithful('an empty entry in a flow sequence', seq.start);
   const items = seq.items as TextNode[];
@@ -225,7 +263,11 @@ function patchSeq(text: string, seq: TextSeq, old: Json[], next: Json[], style: 
     });
     const open = text.slice(seq.start, items[0]!.start);
     const close = text.slice(items[items.length - 1]!.end, seq.end);
-    edits.push({ start: seq.start, end: seq.end, text: `${open}${parts.join(pad === undefined ? ', ' : `,\n${pad}`)}${close.replace(/^,/, '')}` });
+    edits.push({
+      start: seq.start,
+      end: seq.end,
+      text: `${open}${parts.join(pad === undefined ? ', ' : `,\n${pad}`)}${close.replace(/^,/, '')}`,
+    });
     return;
   }
   const removed = items.map((_, i) => !used.has(i));
@@ -247,6 +289,7 @@ function patchSeq(text: string, seq: TextSeq, old: Json[], next: Json[], style: 
     if (anchor < 0) before.push(v);
     else after.set(anchor, (after.get(anchor) ?? '') + sep + v);
   }
-  if (before.length) edits.push({ start: starts[kept[0]!.at]!, end: starts[kept[0]!.at]!, text: before.join(sep) + sep });
+  if (before.length)
+    edits.push({ start: starts[kept[0]!.at]!, end: starts[kept[0]!.at]!, text: before.join(sep) + sep });
   for (const [i, t] of after) edits.push({ start: ends[i]!, end: ends[i]!, text: t });
 }

@@ -2,7 +2,16 @@ import { parse } from 'yaml';
 import type { Json } from '../model.ts';
 import { isJsonObject, isShared } from '../json.ts';
 import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
-import { Declined, NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
+import {
+  Declined,
+  NOT_PLAIN_START,
+  decline,
+  quoteEnd,
+  readFlow,
+  resolveGo11,
+  unquote,
+  type FlowRules,
+} from './scan.ts';
 
 /**
  * Reads the block YAML that driver templates render (the hot path of injection: one fragment per
@@ -131,7 +140,13 @@ abstract class LineReader {
    * (a block scalar or a flow collection over several lines read since `reads`), does not end as `endsNode`
    * says, or its last line has no line break.
    */
-  protected spanOf(first: number, reads: number, c: number, indentlessSeq: boolean, seqNode: boolean): ProvenSpan | undefined {
+  protected spanOf(
+    first: number,
+    reads: number,
+    c: number,
+    indentlessSeq: boolean,
+    seqNode: boolean,
+  ): ProvenSpan | undefined {
     if (this.rawReads !== reads) return undefined;
     const next = this.line(this.pos);
     if (!this.endsNode(next, c, seqNode)) return undefined;
@@ -188,7 +203,8 @@ abstract class LineReader {
       const close = quoteEnd(t, 0, t.length);
       return t[close + 1] === ':' && (close + 2 === t.length || t[close + 2] === ' ') ? close + 1 : -1;
     }
-    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))) return -1;
+    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' ')))
+      return -1;
     for (let i = 0; i < t.length; i++) {
       const ch = t[i];
       if (ch === ':' && (i + 1 === t.length || t[i + 1] === ' ')) return i;
@@ -217,7 +233,8 @@ abstract class LineReader {
     if (c === '{' || c === '[') return this.flow(this.flowText(t, line, indent));
     if (c === '|' || c === '>') return this.blockScalar(t, line, indent);
     // Indicators cannot start a plain scalar; `- x`, `? x` and `: x` are not scalars.
-    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))) decline();
+    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' ')))
+      decline();
     const hash = t.indexOf(' #');
     const s = (hash >= 0 ? t.slice(0, hash) : t).trimEnd();
     if (s.includes(': ') || s.endsWith(':')) decline();
@@ -312,7 +329,8 @@ abstract class LineReader {
       if (raw.charCodeAt(ind) === 9) decline();
       // A blank or comment line inside would end or fold a plain scalar that spans lines: left to yaml.
       if (text === '' || text[0] === '#') decline();
-      if (ind <= parentIndent && !(ind === parentIndent && depth === 1 && (text[0] === '}' || text[0] === ']'))) decline();
+      if (ind <= parentIndent && !(ind === parentIndent && depth === 1 && (text[0] === '}' || text[0] === ']')))
+        decline();
     }
     while ((this.line(this.pos)?.index ?? idx + 1) <= idx) this.pos++;
     return acc;
@@ -412,7 +430,11 @@ class FastReader extends LineReader {
  *   result compares equal to `expected`; undefined for anything else (a difference, a decline, a key given
  *   twice), where the caller reads the text in full and decides
  */
-export function verifyFragmentFast(text: string, expected: Json, same: (read: Json | undefined, expected: Json | undefined) => boolean): true | undefined {
+export function verifyFragmentFast(
+  text: string,
+  expected: Json,
+  same: (read: Json | undefined, expected: Json | undefined) => boolean,
+): true | undefined {
   try {
     return new FragmentVerifier(text, same).document(expected) ? true : undefined;
   } catch (e) {

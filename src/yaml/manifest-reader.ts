@@ -1,6 +1,21 @@
 import type { Json } from '../model.ts';
 import type { TextMap, TextNode, TextPair, TextScalar, TextSeq } from './text-node.ts';
-import { COLON, CR, DASH, Declined, HASH, MAX_DEPTH, NOT_PLAIN_START, SPACE, TAB, decline, quoteEnd, readFlow, resolveCore, unquote } from './scan.ts';
+import {
+  COLON,
+  CR,
+  DASH,
+  Declined,
+  HASH,
+  MAX_DEPTH,
+  NOT_PLAIN_START,
+  SPACE,
+  TAB,
+  decline,
+  quoteEnd,
+  readFlow,
+  resolveCore,
+  unquote,
+} from './scan.ts';
 
 /**
  * One document of a YAML stream read by `readBlockStream`: its root as data and as a text tree, or both
@@ -193,7 +208,11 @@ class BlockReader {
   private plainKeyColon(from: number): number {
     const { text, ce } = this;
     const c = text[from]!;
-    if (NOT_PLAIN_START.has(c) || ((c === '-' || c === '?' || c === ':') && (from + 1 >= ce || text.charCodeAt(from + 1) === SPACE))) return -1;
+    if (
+      NOT_PLAIN_START.has(c) ||
+      ((c === '-' || c === '?' || c === ':') && (from + 1 >= ce || text.charCodeAt(from + 1) === SPACE))
+    )
+      return -1;
     for (let i = from; i < ce; i++) {
       const ch = text.charCodeAt(i);
       if (ch === COLON) {
@@ -225,7 +244,8 @@ class BlockReader {
         key = unquote(this.text, ks, close);
         keyEnd = close + 1;
         colon = keyEnd;
-        if (text.charCodeAt(colon) !== COLON || (colon + 1 < this.ce && text.charCodeAt(colon + 1) !== SPACE)) decline();
+        if (text.charCodeAt(colon) !== COLON || (colon + 1 < this.ce && text.charCodeAt(colon + 1) !== SPACE))
+          decline();
       } else {
         colon = this.plainKeyColon(ks);
         if (colon < 0) decline();
@@ -235,7 +255,13 @@ class BlockReader {
         if (resolveCore(key) !== key) decline();
       }
       if (keyEnd - ks > 1024 || key === '<<' || key === '__proto__' || Object.hasOwn(value, key)) decline();
-      const keyNode: TextScalar = { t: 'scalar', style: q === 34 ? 'double' : q === 39 ? 'single' : 'plain', start: ks, end: keyEnd, outerEnd: keyEnd };
+      const keyNode: TextScalar = {
+        t: 'scalar',
+        style: q === 34 ? 'double' : q === 39 ? 'single' : 'plain',
+        start: ks,
+        end: keyEnd,
+        outerEnd: keyEnd,
+      };
       const v = this.afterIndicator(colon + 1, indent, true);
       value[key] = v.value;
       pairs.push({ key, keyNode, value: v.node });
@@ -334,7 +360,11 @@ class BlockReader {
       node = f.node;
       this.lineRest(node.end);
     } else {
-      if (NOT_PLAIN_START.has(text[i]!) || ((c === DASH || c === 63 || c === COLON) && (i + 1 >= this.ce || text.charCodeAt(i + 1) === SPACE))) decline();
+      if (
+        NOT_PLAIN_START.has(text[i]!) ||
+        ((c === DASH || c === 63 || c === COLON) && (i + 1 >= this.ce || text.charCodeAt(i + 1) === SPACE))
+      )
+        decline();
       let e = this.ce;
       for (let j = i; j < this.ce; j++) {
         const ch = text.charCodeAt(j);

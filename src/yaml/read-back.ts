@@ -50,12 +50,20 @@ export function readsAs(b: Value, n: Json | undefined): boolean {
  * parts compare exactly, changed parts must read as `next`. List entries are matched as the text editor
  * matches them (`matchEntries`: by the merge key of `field`, the key the values are under).
  */
-export function equalsWithDelta(before: Value, after: Value, old: Json | undefined, next: Json | undefined, mergedOnly = false, field?: string): boolean {
+export function equalsWithDelta(
+  before: Value,
+  after: Value,
+  old: Json | undefined,
+  next: Json | undefined,
+  mergedOnly = false,
+  field?: string,
+): boolean {
   const o = old === undefined ? null : old;
   const n = next === undefined ? null : next;
   // `mergedOnly` (the YAML 1.2 pass): content only a merge key brings in has no 1.2 reading to keep.
   if (mergedOnly && before === undefined && old !== undefined) return true;
-  if (jsonEqual(withoutNulls(o), withoutNulls(n))) return sameRead(before, after) || (n === null && readsAs(after, null) && readsAs(before, null));
+  if (jsonEqual(withoutNulls(o), withoutNulls(n)))
+    return sameRead(before, after) || (n === null && readsAs(after, null) && readsAs(before, null));
   if (before === undefined || before === null) return readsAs(after, n);
   if (isJsonObject(o) && isJsonObject(n) && isJsonObject<Value>(before) && isJsonObject<Value>(after)) {
     const keys = new Set([...Object.keys(o), ...Object.keys(n), ...Object.keys(before), ...Object.keys(after)]);
@@ -123,7 +131,15 @@ function single(r: ReturnType<typeof readKubernetes>): { value: Value } | undefi
  *
  * @returns undefined when the new text reads as intended, else a short description of the difference
  */
-export function checkReadBack(oldText: string, newText: string, column: number, old: Json, next: Json, simple: boolean, preamble = ''): string | undefined {
+export function checkReadBack(
+  oldText: string,
+  newText: string,
+  column: number,
+  old: Json,
+  next: Json,
+  simple: boolean,
+  preamble = '',
+): string | undefined {
   // The column matters only for continuation lines (a one-line resource, e.g. compact JSON, reads alone).
   const standalone = (text: string): string => preamble + (text.includes('\n') ? ' '.repeat(column) : '') + text;
   if (simple) {
@@ -145,9 +161,11 @@ export function checkReadBack(oldText: string, newText: string, column: number, 
   const after11 = single(readKubernetes(standalone(newText), !simple));
   if (!after11) return 'the new text is not one YAML document';
   const before11 = simple ? { value: old } : single(readKubernetes(standalone(oldText), true));
-  if (!before11 || !equalsWithDelta(before11.value, after11.value, old, next)) return 'the new text reads differently as YAML 1.1 (kubectl)';
+  if (!before11 || !equalsWithDelta(before11.value, after11.value, old, next))
+    return 'the new text reads differently as YAML 1.1 (kubectl)';
   const after12 = single(readCore(standalone(newText), !simple));
   const before12 = simple ? { value: old } : single(readCore(standalone(oldText), true));
-  if (!after12 || !before12 || !equalsWithDelta(before12.value, after12.value, old, next, true)) return 'the new text reads differently as YAML 1.2';
+  if (!after12 || !before12 || !equalsWithDelta(before12.value, after12.value, old, next, true))
+    return 'the new text reads differently as YAML 1.2';
   return undefined;
 }

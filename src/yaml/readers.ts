@@ -1,4 +1,16 @@
-import { isMap, isScalar, parseAllDocuments, parseDocument, visit, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags, type ToJSOptions } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  parseAllDocuments,
+  parseDocument,
+  visit,
+  type Document,
+  type DocumentOptions,
+  type ParseOptions,
+  type SchemaOptions,
+  type Tags,
+  type ToJSOptions,
+} from 'yaml';
 import { FLOAT_1_1, FLOAT_EXP_1_1 } from './scalars.ts';
 
 /**
@@ -25,7 +37,8 @@ import { FLOAT_1_1, FLOAT_EXP_1_1 } from './scalars.ts';
 function withDigitFloats(t: Tags[number]): Tags[number] {
   if (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:float' || !('test' in t) || !t.test) return t;
   if (t.format === 'EXP') return { ...t, test: FLOAT_EXP_1_1 } as typeof t;
-  if (t.format === 'FLOAT' || (t.format === undefined && !t.test.test('.nan'))) return { ...t, test: FLOAT_1_1 } as typeof t;
+  if (t.format === 'FLOAT' || (t.format === undefined && !t.test.test('.nan')))
+    return { ...t, test: FLOAT_1_1 } as typeof t;
   return t;
 }
 
@@ -37,7 +50,9 @@ function withDigitFloats(t: Tags[number]): Tags[number] {
 function goYaml11Tags(yaml11Booleans: boolean): (tags: Tags) => Tags {
   return (tags) => {
     const kept = tags
-      .filter((t) => (typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'))
+      .filter((t) =>
+        typeof t === 'string' ? t !== 'timestamp' : t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME',
+      )
       .filter((t) => yaml11Booleans || typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:bool')
       .map(withDigitFloats);
     return yaml11Booleans ? kept : [...kept, 'bool'];
@@ -104,7 +119,11 @@ export function findKeyProblem(doc: Document): KeyProblem | undefined {
         if (isScalar(k) && typeof k.value === 'symbol') continue;
         if (!isScalar(k)) {
           if (k === null || k === undefined) continue;
-          found = { problem: 'complex', key: String(k), offset: (k as { range?: [number, number, number] }).range?.[0] ?? 0 };
+          found = {
+            problem: 'complex',
+            key: String(k),
+            offset: (k as { range?: [number, number, number] }).range?.[0] ?? 0,
+          };
           return visit.BREAK;
         }
         const id = `${typeof k.value}:${String(k.value)}`;

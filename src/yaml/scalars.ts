@@ -105,7 +105,8 @@ const YAML11_NON_STRING =
  * `YAML11_NON_STRING` misses: `0o17`, upper-case prefixes `0X1F`/`0O17`/`0B1` (Go), signed `.inf`, and
  * decimal numbers (listed again for clarity).
  */
-const OTHER_NON_STRING = /^[-+]?(?:\.inf|\.Inf|\.INF)$|^(?:\.nan|\.NaN|\.NAN)$|^[-+]?0[oO][0-7_]+$|^[-+]?0[XB][0-9a-fA-F_]+$|^[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?$/;
+const OTHER_NON_STRING =
+  /^[-+]?(?:\.inf|\.Inf|\.INF)$|^(?:\.nan|\.NaN|\.NAN)$|^[-+]?0[oO][0-7_]+$|^[-+]?0[XB][0-9a-fA-F_]+$|^[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?$/;
 
 /**
  * Whether a one-line string must be quoted so that every YAML 1.1 and 1.2 reader (Go's sigs.k8s.io/yaml,

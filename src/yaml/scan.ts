@@ -44,11 +44,44 @@ export function resolveGo11(s: string): Json {
 const FLOW_BREAK = new Set([SPACE, 44, 91, 93, 123, 125]);
 
 /** Characters that cannot start a plain scalar in block context (YAML 1.2 `c-indicator`, less `-?:`). */
-export const NOT_PLAIN_START = new Set([',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
+export const NOT_PLAIN_START = new Set([
+  ',',
+  '[',
+  ']',
+  '{',
+  '}',
+  '#',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  "'",
+  '"',
+  '%',
+  '@',
+  '`',
+]);
 
 const DOUBLE_ESCAPES: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b',
-  ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\x85', _: '\xa0', L: '\u2028', P: '\u2029',
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  N: '\x85',
+  _: '\xa0',
+  L: '\u2028',
+  P: '\u2029',
 };
 
 /** Index of the closing quote of the quoted scalar at `i`, before `ce` (the line's end; multi-line: declined). */
@@ -67,8 +100,8 @@ export function quoteEnd(text: string, i: number, ce: number): number {
 
 /** The value of the quoted scalar from `i` to its closing quote `close` (YAML escapes decoded). */
 export function unquote(text: string, i: number, close: number): string {
-const body = text.slice(i + 1, close);
-if (text.charCodeAt(i) === 39) return body.includes("'") ? body.replace(/''/g, "'") : body;
+  const body = text.slice(i + 1, close);
+  if (text.charCodeAt(i) === 39) return body.includes("'") ? body.replace(/''/g, "'") : body;
   if (!body.includes('\\')) return body;
   let out = '';
   for (let j = 0; j < body.length; j++) {
@@ -112,7 +145,13 @@ export const MANIFEST_FLOW: FlowRules = { resolve: resolveCore, trailingComma: f
  *
  * Long by design: parser (YAML 1.2 flow collections, spec chapter 7.4).
  */
-export function readFlow(text: string, i: number, ce: number, depth: number, rules: FlowRules = MANIFEST_FLOW): { value: Json; node: TextMap | TextSeq } {
+export function readFlow(
+  text: string,
+  i: number,
+  ce: number,
+  depth: number,
+  rules: FlowRules = MANIFEST_FLOW,
+): { value: Json; node: TextMap | TextSeq } {
   let p = i;
   const ws = (): void => {
     while (text.charCodeAt(p) === SPACE) p++;
@@ -129,10 +168,17 @@ export function readFlow(text: string, i: number, ce: number, depth: number, rul
     if (c === 34 || c === 39) {
       const close = quoteEnd(text, p, ce);
       p = close + 1;
-      return { value: unquote(text, start, close), node: { t: 'scalar', style: c === 34 ? 'double' : 'single', start, end: p, outerEnd: p } };
+      return {
+        value: unquote(text, start, close),
+        node: { t: 'scalar', style: c === 34 ? 'double' : 'single', start, end: p, outerEnd: p },
+      };
     }
     // `-`, `?` and `:` start a plain scalar only before a character that is part of it (`-x`, not `- `, `-,`, `-]`).
-    if (NOT_PLAIN_START.has(text[p]!) || ((c === DASH || c === 63 || c === COLON) && (p + 1 >= ce || FLOW_BREAK.has(text.charCodeAt(p + 1))))) decline();
+    if (
+      NOT_PLAIN_START.has(text[p]!) ||
+      ((c === DASH || c === 63 || c === COLON) && (p + 1 >= ce || FLOW_BREAK.has(text.charCodeAt(p + 1))))
+    )
+      decline();
     while (p < ce) {
       const ch = text.charCodeAt(p);
       if (ch === 44 || ch === 93 || ch === 125 || ch === 91 || ch === 123) break;
@@ -177,7 +223,13 @@ export function readFlow(text: string, i: number, ce: number, depth: number, rul
       if (text.charCodeAt(p) !== 125) {
         for (;;) {
           const k = scalar(true, true);
-          if (typeof k.value !== 'string' || k.value === '<<' || k.value === '__proto__' || Object.hasOwn(value, k.value)) decline();
+          if (
+            typeof k.value !== 'string' ||
+            k.value === '<<' ||
+            k.value === '__proto__' ||
+            Object.hasOwn(value, k.value)
+          )
+            decline();
           ws();
           if (text.charCodeAt(p) !== COLON) decline();
           p++;

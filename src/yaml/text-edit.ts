@@ -1,7 +1,17 @@
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
-import { doubleQuoted, emitAfterDash, emitAfterKey, emitInline, emitMapLines, emitString, NOT_RAW, spaces, type BlockStyle } from './emit-block.ts';
+import {
+  doubleQuoted,
+  emitAfterDash,
+  emitAfterKey,
+  emitInline,
+  emitMapLines,
+  emitString,
+  NOT_RAW,
+  spaces,
+  type BlockStyle,
+} from './emit-block.ts';
 import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
 
 /**
@@ -22,7 +32,16 @@ import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.
  * @returns the new text of the range [start, end) of the resource, or undefined when nothing changed
  * @throws Unfaithful where an edit would drop a comment (the caller takes a slower path)
  */
-export function editText(text: string, root: TextNode, old: Json, next: Json, range: [number, number], style: BlockStyle, flow: FlowStyle = { json: false, unit: 2 }, record?: Edit[]): string | undefined {
+export function editText(
+  text: string,
+  root: TextNode,
+  old: Json,
+  next: Json,
+  range: [number, number],
+  style: BlockStyle,
+  flow: FlowStyle = { json: false, unit: 2 },
+  record?: Edit[],
+): string | undefined {
   const ctx: Ctx = { text, style, flow, edits: [] };
   if (root.t !== 'map' || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
   // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
@@ -34,7 +53,9 @@ export function editText(text: string, root: TextNode, old: Json, next: Json, ra
     if (!(e instanceof NeedsRewrite)) throw e;
     // Only for shapes the text editor does not edit in place (e.g. removing the first key after `- `).
     const col = column(text, range[0]);
-    const whole = emitMapLines(target, col, style).slice(col).replace(/\n$/, text[range[1] - 1] === '\n' ? '\n' : '');
+    const whole = emitMapLines(target, col, style)
+      .slice(col)
+      .replace(/\n$/, text[range[1] - 1] === '\n' ? '\n' : '');
     record?.push({ start: range[0], end: range[1], text: whole });
     return whole;
   }
@@ -55,7 +76,6 @@ interface Ctx {
   flow: FlowStyle;
   edits: Edit[];
 }
-
 
 function lineStart(text: string, pos: number): number {
   return text.lastIndexOf('\n', pos - 1) + 1;
@@ -177,7 +197,8 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       // such a comment as the key's and writes it again above it, so a comment would double).
       const head = startsLine(text, pos) ? headCommentStart(text, lineStart(text, pos), keyCol) : undefined;
       if (head !== undefined && head < lineStart(text, pos)) ctx.edits.push({ start: head, end: head, text: add });
-      else if (first === pairs[0]) ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${spaces(keyCol)}` });
+      else if (first === pairs[0])
+        ctx.edits.push({ start: pos, end: pos, text: `${add.slice(keyCol)}${spaces(keyCol)}` });
       else ctx.edits.push({ start: lineStart(text, pos), end: lineStart(text, pos), text: add });
       continue;
     }
@@ -221,11 +242,22 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
   const sub: Ctx = { ...ctx, edits: [] };
   try {
     // An empty flow collection (`{}`, `[]`) that gets content is rewritten in block style.
-    if (node?.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)) {
+    if (
+      node?.t === 'map' &&
+      isJsonObject(o) &&
+      isJsonObject(n) &&
+      (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)
+    ) {
       patchMap(node, o, n, sub);
     } else if (node?.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow ? o.length > 0 : n.length > 0)) {
       patchSeq(node, o, n, sub, pair.key);
-    } else if (node?.t === 'scalar' && node.style !== 'block' && node.end > node.start && emitInline(n) !== undefined && typeof n !== 'object') {
+    } else if (
+      node?.t === 'scalar' &&
+      node.style !== 'block' &&
+      node.end > node.start &&
+      emitInline(n) !== undefined &&
+      typeof n !== 'object'
+    ) {
       replaceNode(node, scalarLike(node, n), sub);
     } else {
       replaceAfterKey(pair, n, keyCol, sub);
@@ -306,9 +338,12 @@ function patchItem(node: TextNode, o: Json | undefined, n: Json, dashCol: number
   if (jsonEqual(o, n)) return;
   const sub: Ctx = { ...ctx, edits: [] };
   try {
-    if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow || Object.keys(n).length > 0)) patchMap(node, o, n, sub);
-    else if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0)) patchSeq(node, o, n, sub);
-    else if (node.t === 'scalar' && node.style !== 'block' && node.end > node.start && typeof n !== 'object') replaceNode(node, scalarLike(node, n) ?? '', sub);
+    if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow || Object.keys(n).length > 0))
+      patchMap(node, o, n, sub);
+    else if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0))
+      patchSeq(node, o, n, sub);
+    else if (node.t === 'scalar' && node.style !== 'block' && node.end > node.start && typeof n !== 'object')
+      replaceNode(node, scalarLike(node, n) ?? '', sub);
     else throw new NeedsRewrite(node);
   } catch (e) {
     if (!(e instanceof NeedsRewrite)) throw e;

@@ -76,11 +76,22 @@ export function fromYamlNode(node: Node): TextNode {
     return { t: 'map', flow: !!node.flow, pairs, ...range(node) };
   }
   if (isSeq(node)) {
-    return { t: 'seq', flow: !!node.flow, items: node.items.map((n) => (n ? fromYamlNode(n as Node) : null)), ...range(node) };
+    return {
+      t: 'seq',
+      flow: !!node.flow,
+      items: node.items.map((n) => (n ? fromYamlNode(n as Node) : null)),
+      ...range(node),
+    };
   }
   if (isAlias(node)) return { t: 'alias', ...range(node) };
   const type = isScalar(node) ? node.type : undefined;
   const style =
-    type === Scalar.QUOTE_DOUBLE ? 'double' : type === Scalar.QUOTE_SINGLE ? 'single' : type === Scalar.BLOCK_LITERAL || type === Scalar.BLOCK_FOLDED ? 'block' : 'plain';
+    type === Scalar.QUOTE_DOUBLE
+      ? 'double'
+      : type === Scalar.QUOTE_SINGLE
+        ? 'single'
+        : type === Scalar.BLOCK_LITERAL || type === Scalar.BLOCK_FOLDED
+          ? 'block'
+          : 'plain';
   return { t: 'scalar', style, ...range(node) };
 }

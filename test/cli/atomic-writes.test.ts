@@ -6,7 +6,19 @@
 // which cannot be caught, may leave its temporaries).
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BIN, makeTempDir, runCli } from '../helpers/e2e.ts';
 import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
@@ -34,44 +46,66 @@ function tmpfsUnavailable(): string | undefined {
   const tmp = makeTempDir('atomic-probe');
   try {
     const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', tmp.dir], { encoding: 'utf8' });
-    if (r.status !== 0) return `a small tmpfs cannot be mounted here (${(r.stderr || String(r.error)).trim()}); /dev/full covers --output-file`;
+    if (r.status !== 0)
+      return `a small tmpfs cannot be mounted here (${(r.stderr || String(r.error)).trim()}); /dev/full covers --output-file`;
     spawnSync('umount', [tmp.dir]);
     return undefined;
   } finally {
     tmp.cleanup();
   }
 }
-const readAll = (dir: string, names: string[]) => Object.fromEntries(names.map((n) => [n, readFileSync(join(dir, n), 'utf8')]));
+const readAll = (dir: string, names: string[]) =>
+  Object.fromEntries(names.map((n) => [n, readFileSync(join(dir, n), 'utf8')]));
 
-t.test('a file-size limit half-way through diff -i: every file as it was, the failing one named, no temporary left', { skip: !hasPrlimit && 'prlimit is not installed' }, async (t) => {
-  const tmp = makeTempDir('atomic-fsize');
-  t.teardown(tmp.cleanup);
-  const dir = join(tmp.dir, 'm');
-  // a-*.yaml are written (to temporaries) before b-big.yaml, whose new content passes the limit.
-  const files: Record<string, string> = { 'a-web.yaml': deployment('web'), 'a-api.yaml': deployment('api'), 'b-big.yaml': `${blob('big', 64)}---\n${deployment('big')}`, 'c-last.yaml': deployment('last') };
-  writeAll(dir, files);
-  const limit = statSync(join(dir, 'b-big.yaml')).size + 512; // the injection adds several KiB
-  const r = spawnSync('prlimit', [`--fsize=${limit}`, process.execPath, BIN, 'diff', '-i', dir], { encoding: 'utf8' });
-  t.equal(r.status, 2, r.stderr);
-  t.equal(r.stdout, '');
-  t.match(r.stderr, /cannot write .*b-big\.yaml \(--in-place\): file too large .*no file was changed/, 'names the file that failed');
-  t.same(readAll(dir, Object.keys(files)), files, 'every file byte-equal to its old content');
-  t.same(temporaries(dir), [], 'no temporary left');
-  // The same run without the limit changes them all.
-  const ok = runCli(['diff', '-i', dir]);
-  t.equal(ok.status, 0, ok.stderr);
-  for (const n of Object.keys(files)) t.not(readFileSync(join(dir, n), 'utf8'), files[n], `${n} rewritten without the limit`);
+t.test(
+  'a file-size limit half-way through diff -i: every file as it was, the failing one named, no temporary left',
+  { skip: !hasPrlimit && 'prlimit is not installed' },
+  async (t) => {
+    const tmp = makeTempDir('atomic-fsize');
+    t.teardown(tmp.cleanup);
+    const dir = join(tmp.dir, 'm');
+    // a-*.yaml are written (to temporaries) before b-big.yaml, whose new content passes the limit.
+    const files: Record<string, string> = {
+      'a-web.yaml': deployment('web'),
+      'a-api.yaml': deployment('api'),
+      'b-big.yaml': `${blob('big', 64)}---\n${deployment('big')}`,
+      'c-last.yaml': deployment('last'),
+    };
+    writeAll(dir, files);
+    const limit = statSync(join(dir, 'b-big.yaml')).size + 512; // the injection adds several KiB
+    const r = spawnSync('prlimit', [`--fsize=${limit}`, process.execPath, BIN, 'diff', '-i', dir], {
+      encoding: 'utf8',
+    });
+    t.equal(r.status, 2, r.stderr);
+    t.equal(r.stdout, '');
+    t.match(
+      r.stderr,
+      /cannot write .*b-big\.yaml \(--in-place\): file too large .*no file was changed/,
+      'names the file that failed',
+    );
+    t.same(readAll(dir, Object.keys(files)), files, 'every file byte-equal to its old content');
+    t.same(temporaries(dir), [], 'no temporary left');
+    // The same run without the limit changes them all.
+    const ok = runCli(['diff', '-i', dir]);
+    t.equal(ok.status, 0, ok.stderr);
+    for (const n of Object.keys(files))
+      t.not(readFileSync(join(dir, n), 'utf8'), files[n], `${n} rewritten without the limit`);
 
-  // --output-file: the previous render survives a failed write, nothing on stdout.
-  const out = join(tmp.dir, 'out.yaml');
-  writeFileSync(out, 'previous render\n');
-  const o = spawnSync('prlimit', [`--fsize=${limit}`, process.execPath, BIN, '--output-file', out, join(dir, 'b-big.yaml')], { encoding: 'utf8' });
-  t.equal(o.status, 2, o.stderr);
-  t.equal(o.stdout, '');
-  t.match(o.stderr, /cannot write --output-file .*out\.yaml: file too large/);
-  t.equal(readFileSync(out, 'utf8'), 'previous render\n', 'the previous render is kept');
-  t.same(temporaries(tmp.dir), []);
-});
+    // --output-file: the previous render survives a failed write, nothing on stdout.
+    const out = join(tmp.dir, 'out.yaml');
+    writeFileSync(out, 'previous render\n');
+    const o = spawnSync(
+      'prlimit',
+      [`--fsize=${limit}`, process.execPath, BIN, '--output-file', out, join(dir, 'b-big.yaml')],
+      { encoding: 'utf8' },
+    );
+    t.equal(o.status, 2, o.stderr);
+    t.equal(o.stdout, '');
+    t.match(o.stderr, /cannot write --output-file .*out\.yaml: file too large/);
+    t.equal(readFileSync(out, 'utf8'), 'previous render\n', 'the previous render is kept');
+    t.same(temporaries(tmp.dir), []);
+  },
+);
 
 t.test('a full disk: /dev/full for --output-file', async (t) => {
   const tmp = makeTempDir('atomic-full');
@@ -82,30 +116,51 @@ t.test('a full disk: /dev/full for --output-file', async (t) => {
   t.equal(full.status, 2, full.stderr);
   t.equal(full.stdout, '');
   t.match(full.stderr, /cannot write --output-file \/dev\/full: no space left on device/);
-  t.equal(readFileSync(join(tmp.dir, 'junit.xml'), 'utf8'), 'previous report\n', 'the report of the failed run is not written');
+  t.equal(
+    readFileSync(join(tmp.dir, 'junit.xml'), 'utf8'),
+    'previous report\n',
+    'the report of the failed run is not written',
+  );
   t.same(temporaries(tmp.dir), []);
 });
 
-t.test('a full disk: a small tmpfs for diff -i, --output-file and reports', { skip: tmpfsUnavailable() ?? false }, async (t) => {
-  const tmp = makeTempDir('atomic-tmpfs');
-  t.teardown(tmp.cleanup);
-  const mnt = join(tmp.dir, 'small');
-  mkdirSync(mnt);
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt], { encoding: 'utf8' });
-  t.equal(mounted.status, 0, mounted.stderr);
-  t.teardown(() => spawnSync('umount', [mnt]));
-  // 180 KiB of manifests in a 256 KiB file system: the rewritten big file cannot fit beside the old one.
-  const files: Record<string, string> = { 'a-web.yaml': deployment('web'), 'b-big.yaml': `${blob('big', 180)}---\n${deployment('big')}` };
-  writeAll(mnt, files);
-  const r = runCli(['diff', '-i', mnt]);
-  t.equal(r.status, 2, r.stderr);
-  t.match(r.stderr, /cannot write .*b-big\.yaml \(--in-place\): no space left on device/);
-  t.same(readAll(mnt, Object.keys(files)), files, 'every file byte-equal to its old content');
-  t.same(temporaries(mnt), [], 'no temporary left');
-  const rep = runCli(['--report', `junit=${join(mnt, 'r.xml')}`, '--output-file', join(mnt, 'out.yaml'), join(mnt, 'b-big.yaml')]);
-  t.equal(rep.status, 2, rep.stderr);
-  t.same(readdirSync(mnt).sort(), Object.keys(files).sort(), 'neither the output nor the report exists after the failure');
-});
+t.test(
+  'a full disk: a small tmpfs for diff -i, --output-file and reports',
+  { skip: tmpfsUnavailable() ?? false },
+  async (t) => {
+    const tmp = makeTempDir('atomic-tmpfs');
+    t.teardown(tmp.cleanup);
+    const mnt = join(tmp.dir, 'small');
+    mkdirSync(mnt);
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt], { encoding: 'utf8' });
+    t.equal(mounted.status, 0, mounted.stderr);
+    t.teardown(() => spawnSync('umount', [mnt]));
+    // 180 KiB of manifests in a 256 KiB file system: the rewritten big file cannot fit beside the old one.
+    const files: Record<string, string> = {
+      'a-web.yaml': deployment('web'),
+      'b-big.yaml': `${blob('big', 180)}---\n${deployment('big')}`,
+    };
+    writeAll(mnt, files);
+    const r = runCli(['diff', '-i', mnt]);
+    t.equal(r.status, 2, r.stderr);
+    t.match(r.stderr, /cannot write .*b-big\.yaml \(--in-place\): no space left on device/);
+    t.same(readAll(mnt, Object.keys(files)), files, 'every file byte-equal to its old content');
+    t.same(temporaries(mnt), [], 'no temporary left');
+    const rep = runCli([
+      '--report',
+      `junit=${join(mnt, 'r.xml')}`,
+      '--output-file',
+      join(mnt, 'out.yaml'),
+      join(mnt, 'b-big.yaml'),
+    ]);
+    t.equal(rep.status, 2, rep.stderr);
+    t.same(
+      readdirSync(mnt).sort(),
+      Object.keys(files).sort(),
+      'neither the output nor the report exists after the failure',
+    );
+  },
+);
 
 t.test('mode, owner and symbolic links inside the root are kept; the link is written through', async (t) => {
   const tmp = makeTempDir('atomic-meta');
@@ -166,7 +221,8 @@ t.test('SIGTERM and SIGKILL at random points of a multi-file diff -i: every file
   const tmp = makeTempDir('atomic-kill');
   t.teardown(tmp.cleanup);
   const files: Record<string, string> = {};
-  for (let i = 0; i < 10; i++) files[`f${String(i).padStart(2, '0')}.yaml`] = `${blob(`data${i}`, 256)}---\n${deployment(`web${i}`)}`;
+  for (let i = 0; i < 10; i++)
+    files[`f${String(i).padStart(2, '0')}.yaml`] = `${blob(`data${i}`, 256)}---\n${deployment(`web${i}`)}`;
   const names = Object.keys(files);
   // The new content: one uninterrupted run (timed, to place the kills).
   const baseline = join(tmp.dir, 'baseline');
@@ -184,7 +240,8 @@ t.test('SIGTERM and SIGKILL at random points of a multi-file diff -i: every file
     writeAll(dir, files);
     const signal = trial % 2 === 0 ? 'SIGTERM' : 'SIGKILL';
     // Half the kills at a random moment of the whole run, half at a random moment of its write phase.
-    const when = trial < 2 ? { delay: Math.round(duration * (0.3 + 0.8 * rnd())) } : { afterTemp: Math.round(rnd() * 40) };
+    const when =
+      trial < 2 ? { delay: Math.round(duration * (0.3 + 0.8 * rnd())) } : { afterTemp: Math.round(rnd() * 40) };
     await killedRun(dir, signal, when);
     const after = readAll(dir, names);
     const bad = names.filter((n) => after[n] !== files[n] && after[n] !== next[n]);
@@ -194,7 +251,11 @@ t.test('SIGTERM and SIGKILL at random points of a multi-file diff -i: every file
     const fresh = names.filter((n) => after[n] === next[n]).length;
     outcomes.push(`${signal}: ${fresh}/${names.length} new, ${temporaries(dir).length} temporaries left`);
     // SIGKILL cannot be caught: what it may leave is its own temporaries, nothing else.
-    t.same(readdirSync(dir).filter((n) => !names.includes(n) && !TEMP.test(n)), [], 'no other file appeared');
+    t.same(
+      readdirSync(dir).filter((n) => !names.includes(n) && !TEMP.test(n)),
+      [],
+      'no other file appeared',
+    );
     if (signal === 'SIGKILL' && temporaries(dir).length > 0) {
       const again = runCli(['diff', '-i', dir]);
       t.equal(again.status, 0, again.stderr);

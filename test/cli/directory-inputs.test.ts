@@ -19,12 +19,18 @@ spec:
       containers:
       - {name: web, image: web:1}
 `;
-const CONFIG = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n';
-const LOCAL_CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fn-input\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata: {a: b}\n';
-const KUSTOMIZATION = 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [ns.yaml, app.yaml]\n';
+const CONFIG =
+  'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n';
+const LOCAL_CM =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fn-input\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata: {a: b}\n';
+const KUSTOMIZATION =
+  'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [ns.yaml, app.yaml]\n';
 const KPTFILE = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: pkg}\n';
 
-const kinds = (text: string): string[] => parseAllDocuments(text).map((d) => (d.toJS() as Obj | null)?.kind as string).filter(Boolean);
+const kinds = (text: string): string[] =>
+  parseAllDocuments(text)
+    .map((d) => (d.toJS() as Obj | null)?.kind as string)
+    .filter(Boolean);
 const PACKAGE = {
   'pkg/cfg.yaml': CONFIG,
   'pkg/ns.yaml': NS,
@@ -36,14 +42,25 @@ const PACKAGE = {
   'pkg/Kptfile': KPTFILE,
 };
 
-t.test('a directory: only what the cluster applies is written; the config and Namespace labels are still read', async (t) => {
-  const dir = workspace(t, PACKAGE);
-  const r = runCli(['-c', 'pkg/cfg.yaml', 'pkg'], { cwd: dir });
-  t.equal(r.status, 0, r.stderr);
-  t.same(kinds(r.stdout).sort(), ['Deployment', 'Namespace'], 'no SidecarInjection, ConfigMap (local-config), Kustomization or Kptfile');
-  t.match(r.stdout, /istio-proxy/, "the Namespace's label (read from the directory) selected the Deployment");
-  t.notMatch(r.stdout, /kustomize\.config\.k8s\.io|kpt\.dev|meshinject\.dev\/v1alpha1/, 'nothing of the package files');
-});
+t.test(
+  'a directory: only what the cluster applies is written; the config and Namespace labels are still read',
+  async (t) => {
+    const dir = workspace(t, PACKAGE);
+    const r = runCli(['-c', 'pkg/cfg.yaml', 'pkg'], { cwd: dir });
+    t.equal(r.status, 0, r.stderr);
+    t.same(
+      kinds(r.stdout).sort(),
+      ['Deployment', 'Namespace'],
+      'no SidecarInjection, ConfigMap (local-config), Kustomization or Kptfile',
+    );
+    t.match(r.stdout, /istio-proxy/, "the Namespace's label (read from the directory) selected the Deployment");
+    t.notMatch(
+      r.stdout,
+      /kustomize\.config\.k8s\.io|kpt\.dev|meshinject\.dev\/v1alpha1/,
+      'nothing of the package files',
+    );
+  },
+);
 
 t.test('each file or document left out is an info result naming it', async (t) => {
   const dir = workspace(t, PACKAGE);
@@ -51,10 +68,19 @@ t.test('each file or document left out is an info result naming it', async (t) =
   t.equal(r.status, 0, r.stderr);
   const info = r.stderr.split('\n').filter((l) => l.startsWith('[info]') && /left out|not written/.test(l));
   for (const f of ['pkg/kustomization.yaml', 'pkg/sub/kustomization.yml', 'pkg/Kustomization', 'pkg/Kptfile']) {
-    t.ok(info.some((l) => l.includes(`${f}: not an input`)), `${f} reported`);
+    t.ok(
+      info.some((l) => l.includes(`${f}: not an input`)),
+      `${f} reported`,
+    );
   }
-  t.ok(info.some((l) => l.includes('v1/ConfigMap/fn-input') && l.includes('local-config')), 'the local-config ConfigMap reported');
-  t.ok(info.some((l) => l.includes('SidecarInjection/mesh') && l.includes('(pkg/cfg.yaml)')), 'the SidecarInjection reported with its file');
+  t.ok(
+    info.some((l) => l.includes('v1/ConfigMap/fn-input') && l.includes('local-config')),
+    'the local-config ConfigMap reported',
+  );
+  t.ok(
+    info.some((l) => l.includes('SidecarInjection/mesh') && l.includes('(pkg/cfg.yaml)')),
+    'the SidecarInjection reported with its file',
+  );
   t.equal(info.length, 6, 'one result per file or document left out, nothing else');
 });
 
@@ -90,7 +116,10 @@ items:
   const r = runCli([], { input: list });
   t.equal(r.status, 0, r.stderr);
   const out = parseAllDocuments(r.stdout)[0]!.toJS() as { items: Obj[] };
-  t.same(out.items.map((i) => i.kind), ['ConfigMap', 'Deployment']);
+  t.same(
+    out.items.map((i) => i.kind),
+    ['ConfigMap', 'Deployment'],
+  );
 });
 
 t.test('diff --in-place on a directory leaves the config and package files as they were', async (t) => {

@@ -14,7 +14,8 @@ import { osmDriver } from '../../src/drivers/osm/index.ts';
 import type { CliEnv, CliIo } from '../../src/cli.ts';
 import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
-const deployment = (name: string, ns: string, annotations = '') => fixtureDeployment(name, { namespace: ns, templateExtra: annotations });
+const deployment = (name: string, ns: string, annotations = '') =>
+  fixtureDeployment(name, { namespace: ns, templateExtra: annotations });
 
 /** A Deployment that names no namespace. */
 const unplaced = deployment('web', 'x').replace('  namespace: x\n', '');
@@ -30,7 +31,17 @@ interface Ran {
  * Runs `main` in this process with a fake io: stdin from `input`, streams collected (terminals when asked),
  * a clock that advances 125 ms per reading, the working directory `cwd`. `env` is the whole environment.
  */
-async function inProcess(argv: string[], opts: { input?: string; env?: CliEnv; cwd?: string; stdoutTty?: boolean; stderrTty?: boolean; stdoutWrite?: (text: string) => void } = {}): Promise<Ran> {
+async function inProcess(
+  argv: string[],
+  opts: {
+    input?: string;
+    env?: CliEnv;
+    cwd?: string;
+    stdoutTty?: boolean;
+    stderrTty?: boolean;
+    stdoutWrite?: (text: string) => void;
+  } = {},
+): Promise<Ran> {
   const { main } = await import('../../src/cli.ts');
   const out: string[] = [];
   const err: string[] = [];
@@ -89,8 +100,13 @@ t.test('only the process binding and the signal path of atomic writes touch proc
       found.push(`src/${f}:${i + 1}: ${line.trim()}`);
     });
   }
-  const allowed = (l: string) => l.startsWith('src/cli/atomic-write.ts:') && /process\.(pid|on|removeListener|exit|kill)\(?/.test(l);
-  t.same(found.filter((l) => !allowed(l)), [], 'no other line reads or sets process');
+  const allowed = (l: string) =>
+    l.startsWith('src/cli/atomic-write.ts:') && /process\.(pid|on|removeListener|exit|kill)\(?/.test(l);
+  t.same(
+    found.filter((l) => !allowed(l)),
+    [],
+    'no other line reads or sets process',
+  );
   t.ok(found.some(allowed), 'the scan sees the lines it allows (atomic-write: pid, signals, exit)');
 });
 
@@ -119,83 +135,148 @@ t.test('exit codes of inject, check and diff, and a usage error', async (t) => {
   t.match(dup, { code: 1, stdout: '' }, 'inject with an error result: 1, nothing on stdout');
   t.match(dup.stderr, /^\[error\] apps\/v1\/Deployment\/shop\/web: .*appears twice/m);
   const missing = await inProcess(['nope.yaml'], { cwd: dir });
-  t.same(missing, { code: 2, stdout: '', stderr: 'meshinject: error: nope.yaml: no such file or directory\n' }, 'a missing input: 2, named as given');
+  t.same(
+    missing,
+    { code: 2, stdout: '', stderr: 'meshinject: error: nope.yaml: no such file or directory\n' },
+    'a missing input: 2, named as given',
+  );
 
   t.equal((await inProcess(['check', 'injected.yaml'], { cwd: dir })).code, 0, 'check of injected manifests: 0');
   const failing = await inProcess(['check', 'a.yaml'], { cwd: dir });
   t.equal(failing.code, 1, 'check of uninjected manifests: 1');
   t.match(failing.stderr, /not-injected/);
   const badFlag = await inProcess(['check', '--fail-on', 'bogus', 'a.yaml'], { cwd: dir });
-  t.same(badFlag, { code: 2, stdout: '', stderr: 'meshinject: option --fail-on must be one of error, drift, warning; got "bogus"\nRun \'meshinject --help\' for usage.\n' });
+  t.same(badFlag, {
+    code: 2,
+    stdout: '',
+    stderr:
+      'meshinject: option --fail-on must be one of error, drift, warning; got "bogus"\nRun \'meshinject --help\' for usage.\n',
+  });
 
   const changes = await inProcess(['diff', 'a.yaml'], { cwd: dir });
   t.equal(changes.code, 1, 'diff with changes: 1');
   t.match(changes.stdout, /^diff --git a\/a\.yaml b\/a\.yaml\n/);
-  t.same(await inProcess(['diff', 'injected.yaml'], { cwd: dir }), { code: 0, stdout: '', stderr: '' }, 'diff without changes: 0');
+  t.same(
+    await inProcess(['diff', 'injected.yaml'], { cwd: dir }),
+    { code: 0, stdout: '', stderr: '' },
+    'diff without changes: 0',
+  );
   const diffError = await inProcess(['diff', 'dup.yaml'], { cwd: dir });
   t.match(diffError, { code: 2, stdout: '' }, 'diff of an input with error results: 2');
 
   const usage = await inProcess(['--bogus']);
-  t.same(usage, { code: 2, stdout: '', stderr: "meshinject: unknown option --bogus; to name a file that starts with '-', put it after '--'\nRun 'meshinject --help' for usage.\n" });
+  t.same(usage, {
+    code: 2,
+    stdout: '',
+    stderr:
+      "meshinject: unknown option --bogus; to name a file that starts with '-', put it after '--'\nRun 'meshinject --help' for usage.\n",
+  });
   t.equal(process.exitCode, undefined, 'no run touched the process exit code');
 });
 
-t.test('the environment is the one given: ARGOCD_APP_NAMESPACE, NO_COLOR, plan stats, nothing from process.env', async (t) => {
-  const ns = await inProcess(['explain'], { input: unplaced, env: { ARGOCD_APP_NAMESPACE: 'shop' } });
-  t.equal(ns.code, 0, ns.stderr);
-  t.match(ns.stdout, /^Deployment shop\/web\n/, "Argo CD's application namespace is the default namespace");
-  const flag = await inProcess(['explain', '--default-namespace', 'ops'], { input: unplaced, env: { ARGOCD_APP_NAMESPACE: 'shop' } });
-  t.match(flag.stdout, /^Deployment ops\/web\n/, '--default-namespace wins over it');
-  process.env.ARGOCD_APP_NAMESPACE = 'from-process';
-  try {
-    const none = await inProcess(['explain'], { input: unplaced, env: {} });
-    t.match(none.stdout, /^Deployment default\/web\n/, 'the process environment is not read');
-  } finally {
-    delete process.env.ARGOCD_APP_NAMESPACE;
-  }
+t.test(
+  'the environment is the one given: ARGOCD_APP_NAMESPACE, NO_COLOR, plan stats, nothing from process.env',
+  async (t) => {
+    const ns = await inProcess(['explain'], { input: unplaced, env: { ARGOCD_APP_NAMESPACE: 'shop' } });
+    t.equal(ns.code, 0, ns.stderr);
+    t.match(ns.stdout, /^Deployment shop\/web\n/, "Argo CD's application namespace is the default namespace");
+    const flag = await inProcess(['explain', '--default-namespace', 'ops'], {
+      input: unplaced,
+      env: { ARGOCD_APP_NAMESPACE: 'shop' },
+    });
+    t.match(flag.stdout, /^Deployment ops\/web\n/, '--default-namespace wins over it');
+    process.env.ARGOCD_APP_NAMESPACE = 'from-process';
+    try {
+      const none = await inProcess(['explain'], { input: unplaced, env: {} });
+      t.match(none.stdout, /^Deployment default\/web\n/, 'the process environment is not read');
+    } finally {
+      delete process.env.ARGOCD_APP_NAMESPACE;
+    }
 
-  const diff = (env: CliEnv, stdoutTty: boolean) => inProcess(['diff'], { input: deployment('web', 'shop'), env, stdoutTty });
-  const tty = await diff({}, true);
-  t.equal(tty.code, 1);
-  t.match(tty.stdout, /\u001b\[32m\+      - name: istio-proxy\u001b\[m/, 'stdout a terminal: coloured');
-  const noColor = await diff({ NO_COLOR: '1' }, true);
-  t.notMatch(noColor.stdout, /\u001b\[/, 'NO_COLOR: plain');
-  t.equal(noColor.stdout, (await diff({}, false)).stdout, 'the same as when stdout is not a terminal');
+    const diff = (env: CliEnv, stdoutTty: boolean) =>
+      inProcess(['diff'], { input: deployment('web', 'shop'), env, stdoutTty });
+    const tty = await diff({}, true);
+    t.equal(tty.code, 1);
+    t.match(tty.stdout, /\u001b\[32m\+      - name: istio-proxy\u001b\[m/, 'stdout a terminal: coloured');
+    const noColor = await diff({ NO_COLOR: '1' }, true);
+    t.notMatch(noColor.stdout, /\u001b\[/, 'NO_COLOR: plain');
+    t.equal(noColor.stdout, (await diff({}, false)).stdout, 'the same as when stdout is not a terminal');
 
-  const stats = await inProcess([], { input: deployment('web', 'shop'), env: { MESHINJECT_PLAN_STATS: '1' } });
-  t.match(stats.stderr, /^meshinject plans: \d+ hits of [1-9]\d* lookups/m, 'MESHINJECT_PLAN_STATS from env');
-  t.notMatch((await inProcess([], { input: deployment('web', 'shop') })).stderr, /meshinject plans/, 'and not in the next run');
+    const stats = await inProcess([], { input: deployment('web', 'shop'), env: { MESHINJECT_PLAN_STATS: '1' } });
+    t.match(stats.stderr, /^meshinject plans: \d+ hits of [1-9]\d* lookups/m, 'MESHINJECT_PLAN_STATS from env');
+    t.notMatch(
+      (await inProcess([], { input: deployment('web', 'shop') })).stderr,
+      /meshinject plans/,
+      'and not in the next run',
+    );
 
-  const native = await inProcess([], { input: `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- ${deployment('web', 'shop').trimEnd().replace(/\n/g, '\n  ')}\nfunctionConfig:\n  apiVersion: meshinject.dev/v1alpha1\n  kind: SidecarInjection\n  metadata: {name: m}\n  spec: {nativeSidecars: auto}\n`, env: { KUBE_VERSION: '1.33' } });
-  t.equal(native.code, 0, native.stderr);
-  t.match(native.stdout, /restartPolicy: Always/, 'KUBE_VERSION from env: native sidecars on Kubernetes 1.33');
-});
+    const native = await inProcess([], {
+      input: `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- ${deployment('web', 'shop').trimEnd().replace(/\n/g, '\n  ')}\nfunctionConfig:\n  apiVersion: meshinject.dev/v1alpha1\n  kind: SidecarInjection\n  metadata: {name: m}\n  spec: {nativeSidecars: auto}\n`,
+      env: { KUBE_VERSION: '1.33' },
+    });
+    t.equal(native.code, 0, native.stderr);
+    t.match(native.stdout, /restartPolicy: Always/, 'KUBE_VERSION from env: native sidecars on Kubernetes 1.33');
+  },
+);
 
-t.test('the terminal summary uses the io clock; stdout write errors; the size budget; one run leaves nothing to the next', async (t) => {
-  const input = deployment('web', 'shop');
-  const summary = await inProcess([], { input, stderrTty: true });
-  t.equal(summary.stderr, 'meshinject: 1 injected, 0 skipped, 0 error(s) (125 ms)\n', 'stderr a terminal: the summary, timed by io.now');
-  const fail = (code: string) => () => {
-    throw Object.assign(new Error(`${code}: write failed`), { code });
-  };
-  t.same(await inProcess([], { input, stdoutWrite: fail('EPIPE') }), { code: 0, stdout: '', stderr: '' }, 'a closed pipe: quiet');
-  t.same(await inProcess([], { input, stdoutWrite: fail('ENOSPC') }), { code: 2, stdout: '', stderr: 'meshinject: error: cannot write the output: no space left on device\n' }, 'a full disk: one line, exit 2');
-  const big = await inProcess(['--max-input-bytes', '100'], { input });
-  t.same(big, { code: 2, stdout: '', stderr: 'meshinject: error: stdin: input larger than the limit of 100 bytes (--max-input-bytes)\n' }, 'stdin bytes count against the budget');
-  const after = await inProcess([], { input });
-  t.equal(after.code, 0, 'the next run has its own budget');
-  const dir = t.testdir({});
-  const file = await inProcess(['--output-file', 'out.yaml'], { input, cwd: dir });
-  t.same(file, { code: 0, stdout: '', stderr: '' }, '--output-file: nothing on stdout');
-  t.equal(readFileSync(join(dir, 'out.yaml'), 'utf8'), after.stdout, 'the file holds what stdout would, in io.cwd');
-  const tree = t.testdir({ m: { 'web.yaml': input, 'other.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n' } });
-  const inPlace = await inProcess(['diff', '-i', 'm'], { cwd: tree });
-  t.same(inPlace, { code: 0, stdout: '', stderr: 'meshinject: 1 file(s) changed: m/web.yaml\n' }, 'diff -i: relative names from io.cwd, as given');
-  t.equal(readFileSync(join(tree, 'm/web.yaml'), 'utf8'), after.stdout, 'the file rewritten in place');
-  const report = await inProcess(['check', 'm', '--report', 'junit=r.xml'], { cwd: tree });
-  t.equal(report.code, 0, report.stderr);
-  t.match(readFileSync(join(tree, 'r.xml'), 'utf8'), /^<\?xml[^]*<testsuites[^]*web/, '--report FORMAT=PATH written in io.cwd');
-});
+t.test(
+  'the terminal summary uses the io clock; stdout write errors; the size budget; one run leaves nothing to the next',
+  async (t) => {
+    const input = deployment('web', 'shop');
+    const summary = await inProcess([], { input, stderrTty: true });
+    t.equal(
+      summary.stderr,
+      'meshinject: 1 injected, 0 skipped, 0 error(s) (125 ms)\n',
+      'stderr a terminal: the summary, timed by io.now',
+    );
+    const fail = (code: string) => () => {
+      throw Object.assign(new Error(`${code}: write failed`), { code });
+    };
+    t.same(
+      await inProcess([], { input, stdoutWrite: fail('EPIPE') }),
+      { code: 0, stdout: '', stderr: '' },
+      'a closed pipe: quiet',
+    );
+    t.same(
+      await inProcess([], { input, stdoutWrite: fail('ENOSPC') }),
+      { code: 2, stdout: '', stderr: 'meshinject: error: cannot write the output: no space left on device\n' },
+      'a full disk: one line, exit 2',
+    );
+    const big = await inProcess(['--max-input-bytes', '100'], { input });
+    t.same(
+      big,
+      {
+        code: 2,
+        stdout: '',
+        stderr: 'meshinject: error: stdin: input larger than the limit of 100 bytes (--max-input-bytes)\n',
+      },
+      'stdin bytes count against the budget',
+    );
+    const after = await inProcess([], { input });
+    t.equal(after.code, 0, 'the next run has its own budget');
+    const dir = t.testdir({});
+    const file = await inProcess(['--output-file', 'out.yaml'], { input, cwd: dir });
+    t.same(file, { code: 0, stdout: '', stderr: '' }, '--output-file: nothing on stdout');
+    t.equal(readFileSync(join(dir, 'out.yaml'), 'utf8'), after.stdout, 'the file holds what stdout would, in io.cwd');
+    const tree = t.testdir({
+      m: { 'web.yaml': input, 'other.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n' },
+    });
+    const inPlace = await inProcess(['diff', '-i', 'm'], { cwd: tree });
+    t.same(
+      inPlace,
+      { code: 0, stdout: '', stderr: 'meshinject: 1 file(s) changed: m/web.yaml\n' },
+      'diff -i: relative names from io.cwd, as given',
+    );
+    t.equal(readFileSync(join(tree, 'm/web.yaml'), 'utf8'), after.stdout, 'the file rewritten in place');
+    const report = await inProcess(['check', 'm', '--report', 'junit=r.xml'], { cwd: tree });
+    t.equal(report.code, 0, report.stderr);
+    t.match(
+      readFileSync(join(tree, 'r.xml'), 'utf8'),
+      /^<\?xml[^]*<testsuites[^]*web/,
+      '--report FORMAT=PATH written in io.cwd',
+    );
+  },
+);
 
 t.test('the plan switches of the environment reach the run (not a process-wide setting)', async (t) => {
   const dir = t.testdir({ 'web.yaml': deployment('web', 'shop') });
@@ -204,14 +285,28 @@ t.test('the plan switches of the environment reach the run (not a process-wide s
   t.notMatch(plain.stderr, /meshinject plans/, 'no stats without MESHINJECT_PLAN_STATS');
   const stats = runCli([join(dir, 'web.yaml')], { env: { MESHINJECT_PLAN_STATS: '1', MESHINJECT_PLANS: '0' } });
   t.equal(stats.status, 0, stats.stderr);
-  t.match(stats.stderr, /^meshinject plans: 0 hits of [1-9]\d* lookups \(0 recorded, 0 full renders, 0 by key\)$/m, 'plans off: renders counted, none planned (full renders count plan fallbacks only)');
+  t.match(
+    stats.stderr,
+    /^meshinject plans: 0 hits of [1-9]\d* lookups \(0 recorded, 0 full renders, 0 by key\)$/m,
+    'plans off: renders counted, none planned (full renders count plan fallbacks only)',
+  );
   t.equal(stats.stdout, plain.stdout, 'the same output with plans off');
   // The CLI records a shape's plan at its second workload (recordOnRepeat, src/render/plans.ts): the first is rendered in full.
   const once = runCli([join(dir, 'web.yaml')], { env: { MESHINJECT_PLAN_STATS: '1' } });
-  t.match(once.stderr, /^meshinject plans: 0 hits of 1 lookups \(0 recorded, 1 full renders, 1 by key\)$/m, 'plans on, one workload: rendered in full');
-  const twice = t.testdir({ 'shop.yaml': [deployment('web', 'shop'), deployment('api', 'shop'), deployment('cart', 'shop')].join('---\n') });
+  t.match(
+    once.stderr,
+    /^meshinject plans: 0 hits of 1 lookups \(0 recorded, 1 full renders, 1 by key\)$/m,
+    'plans on, one workload: rendered in full',
+  );
+  const twice = t.testdir({
+    'shop.yaml': [deployment('web', 'shop'), deployment('api', 'shop'), deployment('cart', 'shop')].join('---\n'),
+  });
   const on = runCli([join(twice, 'shop.yaml')], { env: { MESHINJECT_PLAN_STATS: '1' } });
-  t.match(on.stderr, /^meshinject plans: 1 hits of 3 lookups \(1 recorded, 1 full renders, 3 by key\)$/m, 'plans on: recorded at the second workload of a shape, served at the third');
+  t.match(
+    on.stderr,
+    /^meshinject plans: 1 hits of 3 lookups \(1 recorded, 1 full renders, 3 by key\)$/m,
+    'plans on: recorded at the second workload of a shape, served at the third',
+  );
   const off = runCli([join(twice, 'shop.yaml')], { env: { MESHINJECT_PLANS: '0' } });
   t.equal(on.stdout, off.stdout, 'the same output as with plans off');
 });
@@ -225,7 +320,11 @@ t.test('plan settings travel in the run options: counters of this run, plans off
   const off = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
   const full = run(input, { plans: { enabled: false, stats: off } });
   t.equal(full.stdout, planned.stdout, 'the same output rendered in full');
-  t.same({ hits: off.hits, recorded: off.recorded, full: off.full }, { hits: 0, recorded: 0, full: 0 }, 'no plan looked up, none recorded');
+  t.same(
+    { hits: off.hits, recorded: off.recorded, full: off.full },
+    { hits: 0, recorded: 0, full: 0 },
+    'no plan looked up, none recorded',
+  );
   t.equal(off.lookups, on.lookups, 'the same renders asked for');
   const again = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
   run(input, { plans: { stats: again } });
@@ -234,12 +333,18 @@ t.test('plan settings travel in the run options: counters of this run, plans off
 
 t.test("SARIF describes another mesh's reasons from its driver", async (t) => {
   const dir = t.testdir({
-    'osm.yaml': 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: m}\nspec:\n  mesh: osm\n',
+    'osm.yaml':
+      'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: m}\nspec:\n  mesh: osm\n',
     'web.yaml': deployment('web', 'nowhere'),
   });
-  const r = runCli(['-c', 'osm.yaml', 'web.yaml', '--output-file', 'out.yaml', '--report', 'sarif=r.sarif'], { cwd: dir });
+  const r = runCli(['-c', 'osm.yaml', 'web.yaml', '--output-file', 'out.yaml', '--report', 'sarif=r.sarif'], {
+    cwd: dir,
+  });
   t.equal(r.status, 0, r.stderr);
-  const rules = JSON.parse(readFileSync(join(dir, 'r.sarif'), 'utf8')).runs[0].tool.driver.rules as Array<{ id: string; shortDescription: { text: string } }>;
+  const rules = JSON.parse(readFileSync(join(dir, 'r.sarif'), 'utf8')).runs[0].tool.driver.rules as Array<{
+    id: string;
+    shortDescription: { text: string };
+  }>;
   const rule = rules.find((r) => r.id === 'namespace-not-monitored');
   t.ok(rule, `the unmonitored namespace is a finding (rules: ${rules.map((r) => r.id).join(', ')})`);
   t.equal(rule?.shortDescription.text, osmDriver.reasonInfo!['namespace-not-monitored']!.description);
@@ -248,17 +353,33 @@ t.test("SARIF describes another mesh's reasons from its driver", async (t) => {
 
 t.test('check: opt-outs are what the driver declares, not a naming rule', async (t) => {
   const record = (reason: string): WorkloadRecord & { input: number } => ({
-    input: 0, position: 0, namespace: 'shop', ok: true,
+    input: 0,
+    position: 0,
+    namespace: 'shop',
+    ok: true,
     id: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
     decision: { inject: false, reason, detail: '', intended: true, warnings: [], trace: [] },
   });
   const rules = { requireInjection: [], forbidOptOut: true };
   const findings = (reason: string, optOuts: Set<string>) =>
-    checkWorkloads([record(reason)], [new Map()], new Map(), rules, 'drift', () => 'spec.template', optOuts).results.map((r) => r.tags?.['meshinject.dev/check'] && r.message);
-  t.match(findings('opted-out-by-label', new Set(['opted-out-by-label'])), [/^opt-out-forbidden: it opts out \(opted-out-by-label\)/], 'a declared opt-out of any name');
+    checkWorkloads(
+      [record(reason)],
+      [new Map()],
+      new Map(),
+      rules,
+      'drift',
+      () => 'spec.template',
+      optOuts,
+    ).results.map((r) => r.tags?.['meshinject.dev/check'] && r.message);
+  t.match(
+    findings('opted-out-by-label', new Set(['opted-out-by-label'])),
+    [/^opt-out-forbidden: it opts out \(opted-out-by-label\)/],
+    'a declared opt-out of any name',
+  );
   t.same(findings('label-false', new Set()), [], 'a reason ending in -false that is not declared an opt-out');
   const dir = t.testdir({
-    'check.yaml': 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: m}\nspec:\n  check: {forbidOptOut: true}\n',
+    'check.yaml':
+      'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: m}\nspec:\n  check: {forbidOptOut: true}\n',
     'web.yaml': deployment('web', 'shop', '\n      annotations: {sidecar.istio.io/inject: "false"}'),
   });
   const r = runCli(['check', '-c', 'check.yaml', 'web.yaml'], { cwd: dir });
@@ -269,7 +390,9 @@ t.test('check: opt-outs are what the driver declares, not a naming rule', async 
 t.test('debugging variables of the yaml package in the environment do not reach stdout', async (t) => {
   // An anchor sends the input through the `yaml` package's parser and composer, which print every lexical
   // token (LOG_TOKENS) and every document (LOG_STREAM) to stdout when these are set (scripts/build.mjs).
-  const dir = t.testdir({ 'web.yaml': `${deployment('web', 'shop')}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {app: c}\ndata: *l\n` });
+  const dir = t.testdir({
+    'web.yaml': `${deployment('web', 'shop')}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: &l {app: c}\ndata: *l\n`,
+  });
   const plain = runCli([join(dir, 'web.yaml')]);
   t.equal(plain.status, 0, plain.stderr);
   t.match(plain.stdout, /istio-proxy/, 'injected');

@@ -10,14 +10,23 @@ import { BIN, workspace } from '../helpers/e2e.ts';
 
 function smallWorkloads(n: number): string {
   let s = '';
-  for (let i = 0; i < n; i++) s += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w${i}, namespace: s}\nspec:\n  template:\n    metadata: {labels: {app: w${i}}}\n    spec:\n      containers:\n      - {name: a, image: n}\n`;
+  for (let i = 0; i < n; i++)
+    s += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w${i}, namespace: s}\nspec:\n  template:\n    metadata: {labels: {app: w${i}}}\n    spec:\n      containers:\n      - {name: a, image: n}\n`;
   return s;
 }
 
-for (const [heap, count] of [[64, 2500], [64, 8000], [96, 6000]] as const) {
+for (const [heap, count] of [
+  [64, 2500],
+  [64, 8000],
+  [96, 6000],
+] as const) {
   t.test(`${count} small workloads under --max-old-space-size=${heap}`, async (t) => {
     const dir = workspace(t, { 'in.yaml': smallWorkloads(count) }, 'heap');
-    const r = spawnSync(process.execPath, [`--max-old-space-size=${heap}`, BIN, join(dir, 'in.yaml')], { encoding: 'utf8', timeout: 300_000, maxBuffer: 256 << 20 });
+    const r = spawnSync(process.execPath, [`--max-old-space-size=${heap}`, BIN, join(dir, 'in.yaml')], {
+      encoding: 'utf8',
+      timeout: 300_000,
+      maxBuffer: 256 << 20,
+    });
     t.equal(r.signal, null, 'ended by itself');
     t.notMatch(r.stderr, /FATAL ERROR|heap out of memory/, 'no V8 abort');
     if (r.status === 0) {
@@ -26,6 +35,10 @@ for (const [heap, count] of [[64, 2500], [64, 8000], [96, 6000]] as const) {
     }
     t.equal(r.status, 2, 'exit 2');
     t.equal(r.stdout, '', 'nothing on stdout');
-    t.match(r.stderr, /^meshinject: error: the input .*heap.*NODE_OPTIONS=--max-old-space-size=\d+ \(megabytes\)/, 'the clear message');
+    t.match(
+      r.stderr,
+      /^meshinject: error: the input .*heap.*NODE_OPTIONS=--max-old-space-size=\d+ \(megabytes\)/,
+      'the clear message',
+    );
   });
 }

@@ -14,10 +14,19 @@ import { corpus, needs } from '../helpers/data.ts';
 const KRM_INPUTS = corpus('krm-inputs');
 const ISTIO = corpus('conformance/istio');
 
-const sidecarInjection = (spec?: unknown, extra: Record<string, unknown> = {}) =>
-  ({ apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection', metadata: { name: 'cfg' }, ...(spec === undefined ? {} : { spec }), ...extra });
-const configMap = (data?: unknown) =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, ...(data === undefined ? {} : { data }) });
+const sidecarInjection = (spec?: unknown, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'meshinject.dev/v1alpha1',
+  kind: 'SidecarInjection',
+  metadata: { name: 'cfg' },
+  ...(spec === undefined ? {} : { spec }),
+  ...extra,
+});
+const configMap = (data?: unknown) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'function-input' },
+  ...(data === undefined ? {} : { data }),
+});
 
 /** A valid result, with the Istio driver's settings shown under `config.istio` for the assertions. */
 function ok(r: LoadResult): { config: Config & { istio: IstioSettings }; warnings: string[] } {
@@ -28,9 +37,14 @@ function issues(r: LoadResult) {
   if (r.ok) throw new Error('expected issues');
   return r.issues;
 }
-const paths = (r: LoadResult) => issues(r).map((i) => i.path).sort();
-const messageAt = (r: LoadResult, path: string) => issues(r).find((i) => i.path === path)?.message ?? `<no issue at ${path}>`;
-const get = (o: JsonObject, dotted: string) => dotted.split('.').reduce<unknown>((cur, k) => (cur as JsonObject | undefined)?.[k], o);
+const paths = (r: LoadResult) =>
+  issues(r)
+    .map((i) => i.path)
+    .sort();
+const messageAt = (r: LoadResult, path: string) =>
+  issues(r).find((i) => i.path === path)?.message ?? `<no issue at ${path}>`;
+const get = (o: JsonObject, dotted: string) =>
+  dotted.split('.').reduce<unknown>((cur, k) => (cur as JsonObject | undefined)?.[k], o);
 
 /** The functionConfig of a recorded runner input (krm-inputs), or undefined when the test data is missing. */
 function functionConfigOf(fixture: string): unknown {
@@ -52,7 +66,15 @@ t.test('no config, null, the kpt placeholder and an empty SidecarInjection all g
   t.equal(c.nativeSidecars, false);
   t.equal(c.resultAnnotations, true);
   t.same(
-    [c.istio.revision, c.istio.revisionTags, c.istio.selection, c.istio.strictInjectValues, c.istio.platform, c.istio.compliancePolicy, c.istio.enableNamespacesByDefault],
+    [
+      c.istio.revision,
+      c.istio.revisionTags,
+      c.istio.selection,
+      c.istio.strictInjectValues,
+      c.istio.platform,
+      c.istio.compliancePolicy,
+      c.istio.enableNamespacesByDefault,
+    ],
     ['', [], 'kube-inject', false, '', '', false],
   );
   for (const [name, fc] of [
@@ -68,18 +90,20 @@ t.test('no config, null, the kpt placeholder and an empty SidecarInjection all g
 });
 
 t.test('every problem is reported at once, each naming its field and the expectation', async (t) => {
-  const r = loadConfig(sidecarInjection({
-    policy: 'on',
-    mesh: 'consul',
-    nativeSidecars: 'yes',
-    defaultNamespace: 'Prod',
-    ignoredNamespaces: 'kube-system',
-    namespaces: [{ name: 'a', labels: { x: 1 } }, { labels: {} }],
-    namespaceSelector: { matchLabels: { ok: 'yes' }, matchExpression: [] },
-    workloadKinds: [{ kind: 'Rollout' }],
-    istio: { revision: 'Canary', values: 42, selection: 'auto', extra: true },
-    colour: 'blue',
-  }));
+  const r = loadConfig(
+    sidecarInjection({
+      policy: 'on',
+      mesh: 'consul',
+      nativeSidecars: 'yes',
+      defaultNamespace: 'Prod',
+      ignoredNamespaces: 'kube-system',
+      namespaces: [{ name: 'a', labels: { x: 1 } }, { labels: {} }],
+      namespaceSelector: { matchLabels: { ok: 'yes' }, matchExpression: [] },
+      workloadKinds: [{ kind: 'Rollout' }],
+      istio: { revision: 'Canary', values: 42, selection: 'auto', extra: true },
+      colour: 'blue',
+    }),
+  );
   t.same(paths(r), [
     'spec.colour',
     'spec.defaultNamespace',
@@ -97,7 +121,11 @@ t.test('every problem is reported at once, each naming its field and the expecta
     'spec.workloadKinds[0].templatePath',
   ]);
   t.equal(messageAt(r, 'spec.policy'), 'spec.policy must be one of enabled, disabled; got "on"');
-  t.equal(messageAt(r, 'spec.mesh'), `spec.mesh: unknown mesh "consul"; known meshes: ${driverNames().join(', ')}`, 'OSM InstallDriver rule: the known drivers are listed');
+  t.equal(
+    messageAt(r, 'spec.mesh'),
+    `spec.mesh: unknown mesh "consul"; known meshes: ${driverNames().join(', ')}`,
+    'OSM InstallDriver rule: the known drivers are listed',
+  );
   t.ok(driverNames().includes('istio'));
   t.equal(messageAt(r, 'spec.nativeSidecars'), 'spec.nativeSidecars must be true, false or auto; got "yes"');
   t.equal(messageAt(r, 'spec.ignoredNamespaces'), 'spec.ignoredNamespaces must be an array; got "kube-system"');
@@ -108,20 +136,27 @@ t.test('every problem is reported at once, each naming its field and the expecta
   t.match(messageAt(r, 'spec.defaultNamespace'), /^spec\.defaultNamespace must be a DNS label .*; got "Prod"$/);
   t.match(messageAt(r, 'spec.istio.revision'), /^spec\.istio\.revision must be empty or a DNS label .*; got "Canary"$/);
   t.equal(messageAt(r, 'spec.istio.selection'), 'spec.istio.selection must be one of kube-inject, webhook; got "auto"');
-  t.match(messageAt(r, 'spec.colour'), /^spec\.colour is not a known field; expected one of: mesh, policy, namespaceSelector, /);
-  t.equal(messageAt(r, 'spec.namespaceSelector.matchExpression'),
-    'spec.namespaceSelector.matchExpression is not a known field (did you mean spec.namespaceSelector.matchExpressions?); expected one of: matchLabels, matchExpressions');
+  t.match(
+    messageAt(r, 'spec.colour'),
+    /^spec\.colour is not a known field; expected one of: mesh, policy, namespaceSelector, /,
+  );
+  t.equal(
+    messageAt(r, 'spec.namespaceSelector.matchExpression'),
+    'spec.namespaceSelector.matchExpression is not a known field (did you mean spec.namespaceSelector.matchExpressions?); expected one of: matchLabels, matchExpressions',
+  );
   t.match(messageAt(r, 'spec.istio.extra'), /expected one of: values, meshConfig, revision, revisionTags, selection, /);
 });
 
 t.test('semantic checks join the schema issues', async (t) => {
-  const r = loadConfig(sidecarInjection({
-    mesh: 'Consul',
-    namespaces: [{ name: 'shop' }, { name: 'shop' }],
-    neverInjectSelector: [{ matchExpressions: [{ key: 'a', operator: 'In' }] }],
-    alwaysInjectSelector: [{ matchLabels: { 'bad key': 'x' } }],
-    policy: 'sometimes',
-  }));
+  const r = loadConfig(
+    sidecarInjection({
+      mesh: 'Consul',
+      namespaces: [{ name: 'shop' }, { name: 'shop' }],
+      neverInjectSelector: [{ matchExpressions: [{ key: 'a', operator: 'In' }] }],
+      alwaysInjectSelector: [{ matchLabels: { 'bad key': 'x' } }],
+      policy: 'sometimes',
+    }),
+  );
   t.same(paths(r), [
     'spec.alwaysInjectSelector[0].matchLabels[bad key]',
     'spec.mesh',
@@ -143,52 +178,90 @@ t.test('a functionConfig of another kind names the kind and the accepted kinds',
   t.same(issues(loadConfig(sidecarInjection({}, { apiVersion: 'fn.kpt.dev/v1alpha1' }))), [
     { path: 'apiVersion', message: 'apiVersion must be meshinject.dev/v1alpha1; got "fn.kpt.dev/v1alpha1"' },
   ]);
-  t.equal(messageAt(loadConfig({ ...configMap({}), apiVersion: 'v2' }), 'apiVersion'), 'apiVersion must be v1; got "v2"');
+  t.equal(
+    messageAt(loadConfig({ ...configMap({}), apiVersion: 'v2' }), 'apiVersion'),
+    'apiVersion must be v1; got "v2"',
+  );
 });
 
 t.test('ConfigMap form: documented keys are parsed from strings', async (t) => {
-  const { config: c } = ok(loadConfig(configMap({
-    mesh: 'istio',
-    policy: 'disabled',
-    namespaceSelector: 'mesh=on,env in (prod, staging)',
-    defaultNamespace: 'shop',
-    ignoredNamespaces: ' kube-system , batch ',
-    nativeSidecars: 'true',
-    resultAnnotations: 'false',
-    'istio.revision': 'canary',
-    'istio.revisionTags': 'prod,stable',
-    'istio.selection': 'webhook',
-    'istio.strictInjectValues': 'true',
-    'istio.platform': 'openshift',
-    'istio.compliancePolicy': 'fips-140-3',
-    'istio.enableNamespacesByDefault': 'true',
-  })));
+  const { config: c } = ok(
+    loadConfig(
+      configMap({
+        mesh: 'istio',
+        policy: 'disabled',
+        namespaceSelector: 'mesh=on,env in (prod, staging)',
+        defaultNamespace: 'shop',
+        ignoredNamespaces: ' kube-system , batch ',
+        nativeSidecars: 'true',
+        resultAnnotations: 'false',
+        'istio.revision': 'canary',
+        'istio.revisionTags': 'prod,stable',
+        'istio.selection': 'webhook',
+        'istio.strictInjectValues': 'true',
+        'istio.platform': 'openshift',
+        'istio.compliancePolicy': 'fips-140-3',
+        'istio.enableNamespacesByDefault': 'true',
+      }),
+    ),
+  );
   t.equal(c.policy, 'disabled');
-  t.same(c.namespaceSelector, { matchLabels: { mesh: 'on' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'staging'] }] });
+  t.same(c.namespaceSelector, {
+    matchLabels: { mesh: 'on' },
+    matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'staging'] }],
+  });
   t.equal(c.defaultNamespace, 'shop');
   t.same(c.ignoredNamespaces, ['kube-system', 'batch']);
   t.same([c.nativeSidecars, c.resultAnnotations], [true, false]);
   t.same(
-    [c.istio.revision, c.istio.revisionTags, c.istio.selection, c.istio.strictInjectValues, c.istio.platform, c.istio.compliancePolicy, c.istio.enableNamespacesByDefault],
+    [
+      c.istio.revision,
+      c.istio.revisionTags,
+      c.istio.selection,
+      c.istio.strictInjectValues,
+      c.istio.platform,
+      c.istio.compliancePolicy,
+      c.istio.enableNamespacesByDefault,
+    ],
     ['canary', ['prod', 'stable'], 'webhook', true, 'openshift', 'fips-140-3', true],
   );
   t.same(ok(loadConfig(configMap({ ignoredNamespaces: '' }))).config.ignoredNamespaces, [], 'empty list means none');
-  t.equal(ok(loadConfig(configMap({ namespaceSelector: '' }))).config.namespaceSelector, undefined, 'empty selector means every namespace');
+  t.equal(
+    ok(loadConfig(configMap({ namespaceSelector: '' }))).config.namespaceSelector,
+    undefined,
+    'empty selector means every namespace',
+  );
 });
 
 t.test('ConfigMap form: unknown keys, non-string values and bad strings are all reported', async (t) => {
-  const r = loadConfig(configMap({
-    polcy: 'enabled',
-    nativeSidecars: true,
-    resultAnnotations: 'yes',
-    ignoredNamespaces: 'kube-system,,Bad',
-    namespaceSelector: 'env in (a',
-    'istio.meshConfig': 'defaultConfig: [',
-    'istio.revision': 'v1.2',
-  }));
-  t.same(paths(r), ['data.ignoredNamespaces', 'data.istio.meshConfig', 'data.istio.revision', 'data.namespaceSelector', 'data.nativeSidecars', 'data.polcy', 'data.resultAnnotations']);
-  t.match(messageAt(r, 'data.polcy'), /^data\.polcy is not a known key \(did you mean data\.policy\?\); expected one of: mesh, policy, namespaceSelector, defaultNamespace, ignoredNamespaces, nativeSidecars, resultAnnotations, mode, unknownNamespaces, removeWhenSkipped, kindPolicies, custom\.templateConfigMaps, fsm\.meshName, fsm\.namespace, istio\.revision, /);
-  t.equal(messageAt(r, 'data.nativeSidecars'), 'data.nativeSidecars must be one of "true", "false", auto; got boolean true (ConfigMap data values are strings: quote the value)');
+  const r = loadConfig(
+    configMap({
+      polcy: 'enabled',
+      nativeSidecars: true,
+      resultAnnotations: 'yes',
+      ignoredNamespaces: 'kube-system,,Bad',
+      namespaceSelector: 'env in (a',
+      'istio.meshConfig': 'defaultConfig: [',
+      'istio.revision': 'v1.2',
+    }),
+  );
+  t.same(paths(r), [
+    'data.ignoredNamespaces',
+    'data.istio.meshConfig',
+    'data.istio.revision',
+    'data.namespaceSelector',
+    'data.nativeSidecars',
+    'data.polcy',
+    'data.resultAnnotations',
+  ]);
+  t.match(
+    messageAt(r, 'data.polcy'),
+    /^data\.polcy is not a known key \(did you mean data\.policy\?\); expected one of: mesh, policy, namespaceSelector, defaultNamespace, ignoredNamespaces, nativeSidecars, resultAnnotations, mode, unknownNamespaces, removeWhenSkipped, kindPolicies, custom\.templateConfigMaps, fsm\.meshName, fsm\.namespace, istio\.revision, /,
+  );
+  t.equal(
+    messageAt(r, 'data.nativeSidecars'),
+    'data.nativeSidecars must be one of "true", "false", auto; got boolean true (ConfigMap data values are strings: quote the value)',
+  );
   t.equal(messageAt(r, 'data.resultAnnotations'), 'data.resultAnnotations must be one of "true", "false"; got "yes"');
   t.match(messageAt(r, 'data.ignoredNamespaces'), /must be a comma-separated list of DNS labels/);
   t.match(messageAt(r, 'data.namespaceSelector'), /^data\.namespaceSelector is not a valid label selector: unbalanced/);
@@ -202,11 +275,19 @@ t.test('ConfigMap from kpt eval key=value arguments: the foreign keys are named'
 });
 
 t.test('Istio values pasted as the istio-sidecar-injector ConfigMap JSON', async (t) => {
-  const pasted = JSON.stringify({
-    global: { hub: 'gcr.io/mine', proxy: { autoInject: 'disabled' } },
-    sidecarInjectorWebhook: { enableNamespacesByDefault: true, neverInjectSelector: [{ matchLabels: { job: 'batch' } }], alwaysInjectSelector: [] },
-    revision: 'canary',
-  }, null, 2);
+  const pasted = JSON.stringify(
+    {
+      global: { hub: 'gcr.io/mine', proxy: { autoInject: 'disabled' } },
+      sidecarInjectorWebhook: {
+        enableNamespacesByDefault: true,
+        neverInjectSelector: [{ matchLabels: { job: 'batch' } }],
+        alwaysInjectSelector: [],
+      },
+      revision: 'canary',
+    },
+    null,
+    2,
+  );
   const { config: c, warnings } = ok(loadConfig(sidecarInjection({ istio: { values: pasted } })));
   t.same(warnings, []);
   t.equal(c.policy, 'disabled', 'policy from global.proxy.autoInject');
@@ -217,7 +298,11 @@ t.test('Istio values pasted as the istio-sidecar-injector ConfigMap JSON', async
   const chartGlobal = ISTIO_CHART_VALUES.global as JsonObject;
   const untouched = Object.keys(chartGlobal).find((k) => k !== 'hub' && k !== 'proxy');
   t.ok(untouched, 'the chart defaults have other global keys');
-  t.same(get(c.istio.values, `global.${untouched}`), chartGlobal[untouched!], 'chart defaults kept under the pasted values');
+  t.same(
+    get(c.istio.values, `global.${untouched}`),
+    chartGlobal[untouched!],
+    'chart defaults kept under the pasted values',
+  );
 
   const explicit = ok(loadConfig(sidecarInjection({ policy: 'enabled', istio: { values: pasted, revision: '' } })));
   t.equal(explicit.config.policy, 'enabled', 'explicit spec.policy wins');
@@ -237,20 +322,45 @@ t.test('Istio values pasted as the istio-sidecar-injector ConfigMap JSON', async
 });
 
 t.test('invalid settings inside pasted values are named by their values path', async (t) => {
-  const r = loadConfig(sidecarInjection({
-    istio: { values: { global: { proxy: { autoInject: 'sometimes' } }, sidecarInjectorWebhook: { neverInjectSelector: 'app=x', enableNamespacesByDefault: 'yes' }, revision: 'Canary' } },
-  }));
+  const r = loadConfig(
+    sidecarInjection({
+      istio: {
+        values: {
+          global: { proxy: { autoInject: 'sometimes' } },
+          sidecarInjectorWebhook: { neverInjectSelector: 'app=x', enableNamespacesByDefault: 'yes' },
+          revision: 'Canary',
+        },
+      },
+    }),
+  );
   t.same(paths(r), [
     'spec.istio.values.global.proxy.autoInject',
     'spec.istio.values.revision',
     'spec.istio.values.sidecarInjectorWebhook.enableNamespacesByDefault',
     'spec.istio.values.sidecarInjectorWebhook.neverInjectSelector',
   ]);
-  t.equal(messageAt(r, 'spec.istio.values.global.proxy.autoInject'), 'spec.istio.values.global.proxy.autoInject must be enabled or disabled; got "sometimes"');
-  const bad = loadConfig(sidecarInjection({ istio: { values: { sidecarInjectorWebhook: { alwaysInjectSelector: [{ matchExpressions: [{ key: 'a', operator: 'NotIn' }] }] } } } }));
+  t.equal(
+    messageAt(r, 'spec.istio.values.global.proxy.autoInject'),
+    'spec.istio.values.global.proxy.autoInject must be enabled or disabled; got "sometimes"',
+  );
+  const bad = loadConfig(
+    sidecarInjection({
+      istio: {
+        values: {
+          sidecarInjectorWebhook: { alwaysInjectSelector: [{ matchExpressions: [{ key: 'a', operator: 'NotIn' }] }] },
+        },
+      },
+    }),
+  );
   t.same(paths(bad), ['spec.istio.values.sidecarInjectorWebhook.alwaysInjectSelector[0].matchExpressions[0].values']);
-  t.match(messageAt(loadConfig(sidecarInjection({ istio: { values: '{"global": ' } })), 'spec.istio.values'), /is a string but not valid JSON or YAML/);
-  t.match(messageAt(loadConfig(sidecarInjection({ istio: { values: '- a\n- b\n' } })), 'spec.istio.values'), /must hold a JSON or YAML object .*; got a list/);
+  t.match(
+    messageAt(loadConfig(sidecarInjection({ istio: { values: '{"global": ' } })), 'spec.istio.values'),
+    /is a string but not valid JSON or YAML/,
+  );
+  t.match(
+    messageAt(loadConfig(sidecarInjection({ istio: { values: '- a\n- b\n' } })), 'spec.istio.values'),
+    /must hold a JSON or YAML object .*; got a list/,
+  );
 });
 
 t.test('mesh config pasted as the istio ConfigMap mesh YAML', async (t) => {
@@ -269,28 +379,49 @@ t.test('mesh config pasted as the istio ConfigMap mesh YAML', async (t) => {
   const untouched = Object.keys(ISTIO_MESH_DEFAULTS).find((k) => k !== 'trustDomain' && k !== 'defaultConfig');
   t.ok(untouched, 'the mesh defaults have other keys');
   t.same(c.istio.meshConfig[untouched!], ISTIO_MESH_DEFAULTS[untouched!], 'mesh defaults kept');
-  t.same(ok(loadConfig(configMap({ 'istio.meshConfig': mesh }))).config.istio.meshConfig, c.istio.meshConfig, 'same through the ConfigMap form');
-  t.same(ok(loadConfig(sidecarInjection({ istio: { meshConfig: '' } }))).config.istio.meshConfig, ISTIO_MESH_DEFAULTS, 'empty text is no override');
+  t.same(
+    ok(loadConfig(configMap({ 'istio.meshConfig': mesh }))).config.istio.meshConfig,
+    c.istio.meshConfig,
+    'same through the ConfigMap form',
+  );
+  t.same(
+    ok(loadConfig(sidecarInjection({ istio: { meshConfig: '' } }))).config.istio.meshConfig,
+    ISTIO_MESH_DEFAULTS,
+    'empty text is no override',
+  );
 });
 
 t.test('workload kinds take a dot path or an array', async (t) => {
-  const { config: c } = ok(loadConfig(sidecarInjection({
-    workloadKinds: [
-      { kind: 'Rollout', apiVersion: 'argoproj.io/v1alpha1', templatePath: 'spec.template' },
-      { kind: 'CronTab', templatePath: ['spec', 'jobTemplate', 'spec', 'template'] },
-    ],
-  })));
+  const { config: c } = ok(
+    loadConfig(
+      sidecarInjection({
+        workloadKinds: [
+          { kind: 'Rollout', apiVersion: 'argoproj.io/v1alpha1', templatePath: 'spec.template' },
+          { kind: 'CronTab', templatePath: ['spec', 'jobTemplate', 'spec', 'template'] },
+        ],
+      }),
+    ),
+  );
   t.same(c.workloadKinds, [
     { kind: 'Rollout', apiVersion: 'argoproj.io/v1alpha1', templatePath: ['spec', 'template'] },
     { kind: 'CronTab', templatePath: ['spec', 'jobTemplate', 'spec', 'template'] },
   ]);
-  const r = loadConfig(sidecarInjection({ workloadKinds: [{ kind: 'X', templatePath: 'spec..template' }, { kind: 'Y', templatePath: [] }] }));
+  const r = loadConfig(
+    sidecarInjection({
+      workloadKinds: [
+        { kind: 'X', templatePath: 'spec..template' },
+        { kind: 'Y', templatePath: [] },
+      ],
+    }),
+  );
   t.same(paths(r), ['spec.workloadKinds[0].templatePath', 'spec.workloadKinds[1].templatePath']);
   t.match(messageAt(r, 'spec.workloadKinds[0].templatePath'), /must be a dot path such as spec\.template/);
 });
 
 t.test('webhook-only settings warn when selection is kube-inject', async (t) => {
-  const { warnings } = ok(loadConfig(sidecarInjection({ istio: { revisionTags: ['prod'], enableNamespacesByDefault: true } })));
+  const { warnings } = ok(
+    loadConfig(sidecarInjection({ istio: { revisionTags: ['prod'], enableNamespacesByDefault: true } })),
+  );
   t.same(warnings, [
     'spec.istio.revisionTags has no effect unless spec.istio.selection is webhook',
     'spec.istio.enableNamespacesByDefault has no effect unless spec.istio.selection is webhook',
@@ -299,9 +430,18 @@ t.test('webhook-only settings warn when selection is kube-inject', async (t) => 
 });
 
 t.test('runner metadata on the functionConfig is accepted (kustomize / kpt configPath annotations)', async (t) => {
-  const fc = sidecarInjection({ policy: 'disabled' }, {
-    metadata: { name: 'x', annotations: { 'config.kubernetes.io/function': 'exec:\n  path: ./meshinject\n', 'config.kubernetes.io/local-config': 'true' } },
-  });
+  const fc = sidecarInjection(
+    { policy: 'disabled' },
+    {
+      metadata: {
+        name: 'x',
+        annotations: {
+          'config.kubernetes.io/function': 'exec:\n  path: ./meshinject\n',
+          'config.kubernetes.io/local-config': 'true',
+        },
+      },
+    },
+  );
   t.equal(ok(loadConfig(fc)).config.policy, 'disabled');
 });
 
@@ -326,18 +466,46 @@ t.test('every conformance case fn-config loads', needs(ISTIO), async (t) => {
 });
 
 t.test('any JSON under spec or data yields a config or issues, never an exception', async (t) => {
-  const keys = ['mesh', 'policy', 'namespaceSelector', 'namespaces', 'neverInjectSelector', 'workloadKinds', 'istio', 'nativeSidecars'];
+  const keys = [
+    'mesh',
+    'policy',
+    'namespaceSelector',
+    'namespaces',
+    'neverInjectSelector',
+    'workloadKinds',
+    'istio',
+    'nativeSidecars',
+  ];
   const istioKeys = ['values', 'meshConfig', 'revision', 'revisionTags', 'selection', 'enableNamespacesByDefault'];
-  const spec = fc.dictionary(fc.constantFrom(...keys), fc.oneof(fc.jsonValue(), fc.dictionary(fc.constantFrom(...istioKeys), fc.jsonValue())));
-  fc.assert(fc.property(spec, (s) => {
-    const r = loadConfig(sidecarInjection(s));
-    return r.ok || r.issues.length > 0;
-  }), { numRuns: 300 });
-  const data = fc.dictionary(fc.constantFrom('policy', 'namespaceSelector', 'ignoredNamespaces', 'istio.values', 'istio.meshConfig', 'nativeSidecars'), fc.oneof(fc.string(), fc.jsonValue()));
-  fc.assert(fc.property(data, (d) => {
-    const r = loadConfig(configMap(d));
-    return r.ok || r.issues.length > 0;
-  }), { numRuns: 300 });
+  const spec = fc.dictionary(
+    fc.constantFrom(...keys),
+    fc.oneof(fc.jsonValue(), fc.dictionary(fc.constantFrom(...istioKeys), fc.jsonValue())),
+  );
+  fc.assert(
+    fc.property(spec, (s) => {
+      const r = loadConfig(sidecarInjection(s));
+      return r.ok || r.issues.length > 0;
+    }),
+    { numRuns: 300 },
+  );
+  const data = fc.dictionary(
+    fc.constantFrom(
+      'policy',
+      'namespaceSelector',
+      'ignoredNamespaces',
+      'istio.values',
+      'istio.meshConfig',
+      'nativeSidecars',
+    ),
+    fc.oneof(fc.string(), fc.jsonValue()),
+  );
+  fc.assert(
+    fc.property(data, (d) => {
+      const r = loadConfig(configMap(d));
+      return r.ok || r.issues.length > 0;
+    }),
+    { numRuns: 300 },
+  );
   t.pass('no exception in 600 random configs');
 });
 
@@ -347,5 +515,9 @@ t.test('image values of the wrong type are errors naming the field; a float tag 
   t.equal(messageAt(hub, 'spec.istio.values.global.hub'), 'spec.istio.values.global.hub must be a string; got {"a":1}');
   const float = ok(loadConfig(sidecarInjection({ istio: { values: 'global:\n  tag: 1.20\n' } })));
   t.match(float.warnings.join('\n'), /spec\.istio\.values\.global\.tag is the number 1\.2: .* quote it \("1\.20"\)/);
-  t.same(ok(loadConfig(sidecarInjection({ istio: { values: { global: { tag: 131 } } } }))).warnings, [], 'an integer tag is fine');
+  t.same(
+    ok(loadConfig(sidecarInjection({ istio: { values: { global: { tag: 131 } } } }))).warnings,
+    [],
+    'an integer tag is fine',
+  );
 });

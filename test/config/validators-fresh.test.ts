@@ -17,17 +17,24 @@ t.test('src/config/validators.gen.js matches the composed schemas (run node scri
   t.ok(committed === gen.generate(ROOT), 'generated validators are fresh');
 });
 
-t.test('schemas/*.schema.json are the core schemas plus every driver section (run node scripts/gen-validators.mjs)', async (t) => {
-  for (const [file, schema] of Object.entries(gen.composeSchemas(ROOT))) {
-    const committed = readFileSync(new URL(`../../schemas/${file}`, import.meta.url), 'utf8');
-    t.ok(committed === gen.schemaText(schema), `schemas/${file} is fresh`);
-  }
-});
+t.test(
+  'schemas/*.schema.json are the core schemas plus every driver section (run node scripts/gen-validators.mjs)',
+  async (t) => {
+    for (const [file, schema] of Object.entries(gen.composeSchemas(ROOT))) {
+      const committed = readFileSync(new URL(`../../schemas/${file}`, import.meta.url), 'utf8');
+      t.ok(committed === gen.schemaText(schema), `schemas/${file} is fresh`);
+    }
+  },
+);
 
 t.test('every registered driver with settings has a schema fragment, and every fragment a driver', async (t) => {
   const { DRIVERS } = await import('../../src/drivers/registry.ts');
   const fragments = gen.driverFragments(ROOT).map((f) => f.name);
-  for (const f of fragments) t.ok(DRIVERS.some((d) => d.name === f), `src/drivers/${f}/config.schema.json belongs to a registered driver`);
+  for (const f of fragments)
+    t.ok(
+      DRIVERS.some((d) => d.name === f),
+      `src/drivers/${f}/config.schema.json belongs to a registered driver`,
+    );
 });
 
 t.test('the generated validators need no Ajv at run time', async (t) => {

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { ROOT, makeTempDir } from '../helpers/e2e.ts';
 
 const SCRIPT = join(ROOT, 'scripts/import-test-data.mjs');
-const git = (dir: string, ...args: string[]) => spawnSync('git', ['-C', dir, '-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { encoding: 'utf8' });
+const git = (dir: string, ...args: string[]) =>
+  spawnSync('git', ['-C', dir, '-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { encoding: 'utf8' });
 const run = (...args: string[]) => spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' });
 
 /** An upstream repository with one input and one golden, committed twice (v1, then v2 of the golden). */
@@ -33,7 +34,10 @@ function vendored(dir: string, commit: string): string {
   mkdirSync(one, { recursive: true });
   mkdirSync(derived, { recursive: true });
   writeFileSync(join(corpus, 'SOURCE.md'), `| commit | \`${commit}\` |\n`);
-  writeFileSync(join(one, 'case.yaml'), "source: 'kumahq/kuma pkg/injector/testdata/inject.01.input.yaml -> inject.01.golden.yaml (row 0)'\n");
+  writeFileSync(
+    join(one, 'case.yaml'),
+    "source: 'kumahq/kuma pkg/injector/testdata/inject.01.input.yaml -> inject.01.golden.yaml (row 0)'\n",
+  );
   writeFileSync(join(one, 'input.yaml'), 'kind: Namespace # ours\n---\nold input\n');
   writeFileSync(join(one, 'expected.yaml'), 'kind: Namespace # ours\n---\nold golden\n');
   writeFileSync(join(derived, 'case.yaml'), "source: 'kumahq/kuma pkg/injector/injector_test.go (a Go literal)'\n");
@@ -48,12 +52,28 @@ t.test('refresh: upstream files at the pinned commit, the corpus Namespace kept,
   const one = vendored(join(tmp.dir, 'vendored'), v1);
   const r = run('refresh', 'kuma', '--from', join(tmp.dir, 'up'), '--into', join(tmp.dir, 'vendored'));
   t.equal(r.status, 0, r.stderr);
-  t.equal(readFileSync(join(one, 'input.yaml'), 'utf8'), 'kind: Namespace # ours\n---\nkind: Pod\nmetadata: {name: a}\n');
-  t.equal(readFileSync(join(one, 'expected.yaml'), 'utf8'), 'kind: Namespace # ours\n---\nkind: Pod # v1\n', 'the pinned commit, not the newest');
+  t.equal(
+    readFileSync(join(one, 'input.yaml'), 'utf8'),
+    'kind: Namespace # ours\n---\nkind: Pod\nmetadata: {name: a}\n',
+  );
+  t.equal(
+    readFileSync(join(one, 'expected.yaml'), 'utf8'),
+    'kind: Namespace # ours\n---\nkind: Pod # v1\n',
+    'the pinned commit, not the newest',
+  );
   t.match(r.stdout, /2 file\(s\) updated, 0 unchanged, 1 derived case\(s\) kept, 0 missing upstream/);
   t.equal(readFileSync(join(tmp.dir, 'vendored/conformance/kuma/cases/precheck-x/input.yaml'), 'utf8'), 'derived\n');
 
-  const again = run('refresh', 'kuma', '--from', join(tmp.dir, 'up'), '--into', join(tmp.dir, 'vendored'), '--commit', v2);
+  const again = run(
+    'refresh',
+    'kuma',
+    '--from',
+    join(tmp.dir, 'up'),
+    '--into',
+    join(tmp.dir, 'vendored'),
+    '--commit',
+    v2,
+  );
   t.equal(again.status, 0, again.stderr);
   t.equal(readFileSync(join(one, 'expected.yaml'), 'utf8'), 'kind: Namespace # ours\n---\nkind: Pod # v2\n');
   t.match(again.stdout, /1 file\(s\) updated, 1 unchanged/);

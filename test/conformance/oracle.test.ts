@@ -57,7 +57,12 @@ function resources(docs: Value[]): Value[] {
 /** Null map values read as absent (Kubernetes). */
 function clean(v: Value): Value {
   if (Array.isArray(v)) return v.map(clean);
-  if (isObj(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, clean(x)]));
+  if (isObj(v))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, clean(x)]),
+    );
   return v;
 }
 
@@ -76,7 +81,8 @@ function coreFollows(a12: Value, b12: Value, a11: Value, b11: Value, path: strin
   if (isObj(b11) && isObj(b12)) {
     const a12o = isObj(a12) ? a12 : {};
     const a11o = isObj(a11) ? a11 : {};
-    for (const k of new Set([...Object.keys(b11), ...Object.keys(a11o)])) coreFollows(a12o[k], b12[k], a11o[k], b11[k], `${path}.${k}`, problems);
+    for (const k of new Set([...Object.keys(b11), ...Object.keys(a11o)]))
+      coreFollows(a12o[k], b12[k], a11o[k], b11[k], `${path}.${k}`, problems);
     return;
   }
   if (Array.isArray(b11) && Array.isArray(b12)) {
@@ -115,12 +121,17 @@ function oracle(input: string, opts: RunOptions): { problems: string[]; exitCode
   const out12 = readCore(out.stdout);
   if (!out11.ok) return { problems: [`output not readable as YAML 1.1: ${out11.error}`], exitCode: 0 };
   if (!out12.ok) return { problems: [`output not readable as YAML 1.2: ${out12.error}`], exitCode: 0 };
-  if (!in11.ok || !in12.ok) return { problems: [`input accepted but not readable: ${in11.ok ? '' : in11.error} ${in12.ok ? '' : in12.error}`], exitCode: 0 };
+  if (!in11.ok || !in12.ok)
+    return {
+      problems: [`input accepted but not readable: ${in11.ok ? '' : in11.error} ${in12.ok ? '' : in12.error}`],
+      exitCode: 0,
+    };
   const a11 = resources(in11.values);
   const b11 = resources(out11.values);
   const a12 = resources(in12.values);
   const b12 = resources(out12.values);
-  if (a11.length !== b11.length || b11.length !== b12.length) return { problems: [`${a11.length} resources in, ${b11.length}/${b12.length} out`], exitCode: 0 };
+  if (a11.length !== b11.length || b11.length !== b12.length)
+    return { problems: [`${a11.length} resources in, ${b11.length}/${b12.length} out`], exitCode: 0 };
   const changed = a11.some((a, i) => !same(a, b11[i]));
   let expected: Value[] | undefined;
   if (changed) {
@@ -187,11 +198,16 @@ interface Case {
 /** The project's own inputs: hostile fixtures and golden cases. */
 function ownInputs(): Case[] {
   const cases: Case[] = [];
-  for (const f of yamlFilesUnder(join(HERE, 'fixtures/hostile'))) cases.push({ name: f.slice(HERE.length), input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
+  for (const f of yamlFilesUnder(join(HERE, 'fixtures/hostile')))
+    cases.push({ name: f.slice(HERE.length), input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
   for (const d of readdirSync(join(HERE, 'testdata'))) {
     const dir = join(HERE, 'testdata', d);
     const cfg = join(dir, 'config.yaml');
-    cases.push({ name: `testdata/${d}`, input: readFileSync(join(dir, 'input.yaml'), 'utf8'), opts: existsSync(cfg) ? { functionConfig: readFileSync(cfg, 'utf8') } : {} });
+    cases.push({
+      name: `testdata/${d}`,
+      input: readFileSync(join(dir, 'input.yaml'), 'utf8'),
+      opts: existsSync(cfg) ? { functionConfig: readFileSync(cfg, 'utf8') } : {},
+    });
   }
   return cases;
 }
@@ -200,10 +216,15 @@ function ownInputs(): Case[] {
 function sharedInputs(): Case[] {
   const cases: Case[] = [];
   const [krm, realWorld, istio] = SHARED.map((c) => c.path ?? '');
-  for (const f of yamlFilesUnder(krm!)) cases.push({ name: `krm-inputs${f.slice(krm!.length)}`, input: readFileSync(f, 'utf8'), opts: {} });
+  for (const f of yamlFilesUnder(krm!))
+    cases.push({ name: `krm-inputs${f.slice(krm!.length)}`, input: readFileSync(f, 'utf8'), opts: {} });
   for (const f of yamlFilesUnder(realWorld!)) {
     if (/kustomization\.ya?ml$|Kptfile/.test(f)) continue;
-    cases.push({ name: `real-world${f.slice(realWorld!.length)}`, input: readFileSync(f, 'utf8'), opts: { functionConfig: CONFIG } });
+    cases.push({
+      name: `real-world${f.slice(realWorld!.length)}`,
+      input: readFileSync(f, 'utf8'),
+      opts: { functionConfig: CONFIG },
+    });
   }
   const conf = join(istio!, 'cases');
   if (existsSync(conf)) {
@@ -211,7 +232,11 @@ function sharedInputs(): Case[] {
       const dir = join(conf, d);
       if (!existsSync(join(dir, 'input.yaml'))) continue;
       const cfg = join(dir, 'fn-config.yaml');
-      cases.push({ name: `conformance/${d}`, input: readFileSync(join(dir, 'input.yaml'), 'utf8'), opts: existsSync(cfg) ? { functionConfig: readFileSync(cfg, 'utf8') } : { functionConfig: CONFIG } });
+      cases.push({
+        name: `conformance/${d}`,
+        input: readFileSync(join(dir, 'input.yaml'), 'utf8'),
+        opts: existsSync(cfg) ? { functionConfig: readFileSync(cfg, 'utf8') } : { functionConfig: CONFIG },
+      });
     }
   }
   return cases;
@@ -228,14 +253,22 @@ function oracleAll(t: Test, cases: Case[], known: Set<string>): void {
   for (const c of cases) {
     const r = oracle(c.input, c.opts);
     if (r.problems.includes(SECOND_RUN)) secondRun.push(c.name);
-    report(t, c.name, r.problems.filter((p) => p !== SECOND_RUN || !known.has(c.name)));
+    report(
+      t,
+      c.name,
+      r.problems.filter((p) => p !== SECOND_RUN || !known.has(c.name)),
+    );
     if (r.exitCode === 0) injected++;
   }
-  t.same([...secondRun].sort(), [...known].sort(), 'the second run differs exactly for the listed cases (none fixed and left listed)');
+  t.same(
+    [...secondRun].sort(),
+    [...known].sort(),
+    'the second run differs exactly for the listed cases (none fixed and left listed)',
+  );
   t.ok(injected > cases.length / 2, `${injected} inputs written and checked`);
 }
 
-t.test('the project\'s fixtures and golden cases', async (t) => {
+t.test("the project's fixtures and golden cases", async (t) => {
   const cases = ownInputs();
   t.ok(cases.length > 50, `${cases.length} inputs`);
   oracleAll(t, cases, new Set());
@@ -250,7 +283,17 @@ t.test('the shared corpora: runner inputs, real-world apps, Istio conformance ca
 // Generated inputs: Deployments written with anchors, merge keys, flow maps with comments, explicit keys,
 // legacy numbers and YAML 1.1 look-alikes.
 const word = fc.constantFrom('web', 'api', 'db', 'cache');
-const lookalike = fc.constantFrom('"yes"', "'on'", '"0644"', 'plain', '"1:20"', '"12345678901234567890"', '"?page=1"', "':8080'", '"~"');
+const lookalike = fc.constantFrom(
+  '"yes"',
+  "'on'",
+  '"0644"',
+  'plain',
+  '"1:20"',
+  '"12345678901234567890"',
+  '"?page=1"',
+  "':8080'",
+  '"~"',
+);
 const number = fc.constantFrom('0644', '0755', '420', '493', '1_0', '0o17', '0x1F');
 const feature = fc.record({
   labelAnchor: fc.constantFrom('none', 'template', 'metadata'),
@@ -267,7 +310,12 @@ const feature = fc.record({
 
 function generated(f: Record<string, any>): string {
   const ind = f.wide && !f.mergeContainer && !f.aliasItem ? '  ' : '';
-  const labels = f.labelAnchor === 'template' ? `&l\n        app: ${f.name}` : f.labelAnchor === 'metadata' ? '*l' : `\n        app: ${f.name}`;
+  const labels =
+    f.labelAnchor === 'template'
+      ? `&l\n        app: ${f.name}`
+      : f.labelAnchor === 'metadata'
+        ? '*l'
+        : `\n        app: ${f.name}`;
   const metaLabels = f.labelAnchor === 'metadata' ? `  labels: &l {app: ${f.name}}\n` : '';
   const container = f.mergeContainer
     ? `- <<: &defaults\n          image: nginx:1.27\n          ports:\n          - containerPort: 8080\n        name: ${f.name}\n`

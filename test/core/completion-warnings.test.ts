@@ -15,13 +15,30 @@ const CA = '"-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----"';
 /** Per driver: its functionConfig spec (classic sidecars, everything in namespace shop injected) and its proxy. */
 const DRIVERS: Record<string, { spec: string; proxy: string; refuses?: Shape['kind'] }> = {
   istio: { spec: '  mesh: istio\n', proxy: 'istio-proxy' },
-  linkerd: { spec: `  mesh: linkerd\n  linkerd:\n    manual: true\n    values: {proxy: {nativeSidecar: false}, identityTrustAnchorsPEM: ${CA}}\n`, proxy: 'linkerd-proxy' },
-  osm: { spec: '  mesh: osm\n  policy: enabled\n  namespaces: [{name: shop, labels: {openservicemesh.io/monitored-by: osm}}]\n', proxy: 'envoy' },
-  fsm: { spec: '  mesh: fsm\n  policy: enabled\n  namespaces: [{name: shop, labels: {flomesh.io/monitored-by: fsm}}]\n', proxy: 'sidecar', refuses: 'CronJob' }, // FSM's pipy sidecar needs the pods' owner (src/drivers/osm/inject.ts)
-  kuma: { spec: `  mesh: kuma\n  namespaces: [{name: shop, labels: {kuma.io/sidecar-injection: enabled}}]\n  kuma:\n    controlPlane: {caCert: ${CA}}\n`, proxy: 'kuma-sidecar' },
-  custom: { spec: '  mesh: custom\n  policy: enabled\n  custom:\n    templates:\n      sidecar: "spec:\\n  containers:\\n  - {name: shipper, image: shipper:1}\\n"\n', proxy: 'shipper' },
+  linkerd: {
+    spec: `  mesh: linkerd\n  linkerd:\n    manual: true\n    values: {proxy: {nativeSidecar: false}, identityTrustAnchorsPEM: ${CA}}\n`,
+    proxy: 'linkerd-proxy',
+  },
+  osm: {
+    spec: '  mesh: osm\n  policy: enabled\n  namespaces: [{name: shop, labels: {openservicemesh.io/monitored-by: osm}}]\n',
+    proxy: 'envoy',
+  },
+  fsm: {
+    spec: '  mesh: fsm\n  policy: enabled\n  namespaces: [{name: shop, labels: {flomesh.io/monitored-by: fsm}}]\n',
+    proxy: 'sidecar',
+    refuses: 'CronJob',
+  }, // FSM's pipy sidecar needs the pods' owner (src/drivers/osm/inject.ts)
+  kuma: {
+    spec: `  mesh: kuma\n  namespaces: [{name: shop, labels: {kuma.io/sidecar-injection: enabled}}]\n  kuma:\n    controlPlane: {caCert: ${CA}}\n`,
+    proxy: 'kuma-sidecar',
+  },
+  custom: {
+    spec: '  mesh: custom\n  policy: enabled\n  custom:\n    templates:\n      sidecar: "spec:\\n  containers:\\n  - {name: shipper, image: shipper:1}\\n"\n',
+    proxy: 'shipper',
+  },
 };
-const config = (driver: string) => `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: c}\nspec:\n${DRIVERS[driver]!.spec}`;
+const config = (driver: string) =>
+  `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: c}\nspec:\n${DRIVERS[driver]!.spec}`;
 
 /** A workload shape: its kind and the pod template's restartPolicy (absent: none written). */
 interface Shape {
@@ -31,9 +48,19 @@ interface Shape {
 }
 
 const PATH: Record<Shape['kind'], string[]> = {
-  Job: ['spec', 'template'], CronJob: ['spec', 'jobTemplate', 'spec', 'template'], Pod: [], Deployment: ['spec', 'template'], StatefulSet: ['spec', 'template'],
+  Job: ['spec', 'template'],
+  CronJob: ['spec', 'jobTemplate', 'spec', 'template'],
+  Pod: [],
+  Deployment: ['spec', 'template'],
+  StatefulSet: ['spec', 'template'],
 };
-const API: Record<Shape['kind'], string> = { Job: 'batch/v1', CronJob: 'batch/v1', Pod: 'v1', Deployment: 'apps/v1', StatefulSet: 'apps/v1' };
+const API: Record<Shape['kind'], string> = {
+  Job: 'batch/v1',
+  CronJob: 'batch/v1',
+  Pod: 'v1',
+  Deployment: 'apps/v1',
+  StatefulSet: 'apps/v1',
+};
 
 /** The resource of a shape, as JSON (a YAML subset), named `w<i>`. */
 function resource(shape: Shape, i: number): string {
@@ -51,18 +78,22 @@ function resource(shape: Shape, i: number): string {
 }
 
 /** Whether the shape's pods run to completion: the kind, or the restartPolicy (written from Kubernetes' rules). */
-const completes = (s: Shape) => s.kind === 'Job' || s.kind === 'CronJob' || s.restartPolicy === 'Never' || s.restartPolicy === 'OnFailure';
+const completes = (s: Shape) =>
+  s.kind === 'Job' || s.kind === 'CronJob' || s.restartPolicy === 'Never' || s.restartPolicy === 'OnFailure';
 
-const shapeArb: fc.Arbitrary<Shape> = fc.record({
-  kind: fc.constantFrom('Job', 'CronJob', 'Pod', 'Deployment', 'StatefulSet'),
-  restartPolicy: fc.constantFrom(undefined, 'Never', 'OnFailure', 'Always'),
-  helmTest: fc.boolean(),
-}).map((s) => {
-  const out: Shape = { kind: s.kind as Shape['kind'], helmTest: s.helmTest };
-  // A Job's pods must not restart Always (the API refuses it); a Job written that way is not a route.
-  if (s.restartPolicy !== undefined && !((s.kind === 'Job' || s.kind === 'CronJob') && s.restartPolicy === 'Always')) out.restartPolicy = s.restartPolicy as Shape['restartPolicy'];
-  return out;
-});
+const shapeArb: fc.Arbitrary<Shape> = fc
+  .record({
+    kind: fc.constantFrom('Job', 'CronJob', 'Pod', 'Deployment', 'StatefulSet'),
+    restartPolicy: fc.constantFrom(undefined, 'Never', 'OnFailure', 'Always'),
+    helmTest: fc.boolean(),
+  })
+  .map((s) => {
+    const out: Shape = { kind: s.kind as Shape['kind'], helmTest: s.helmTest };
+    // A Job's pods must not restart Always (the API refuses it); a Job written that way is not a route.
+    if (s.restartPolicy !== undefined && !((s.kind === 'Job' || s.kind === 'CronJob') && s.restartPolicy === 'Always'))
+      out.restartPolicy = s.restartPolicy as Shape['restartPolicy'];
+    return out;
+  });
 
 /** Names of the workloads whose pod template has `proxy` in its regular containers. */
 function classicIn(stream: string, proxy: string): Set<string> {
@@ -88,45 +119,74 @@ function neverCompletes(out: ReturnType<typeof run>): Map<string, string[]> {
   return m;
 }
 
-t.test('every driver, every shape, first and second run: a warning exactly where a completing pod has a classic sidecar', async (t) => {
-  let routes = 0;
-  for (const driver of Object.keys(DRIVERS)) {
-    const shapes = fc.array(shapeArb.filter((s) => s.kind !== DRIVERS[driver]!.refuses), { minLength: 1, maxLength: 6 });
-    fc.assert(fc.property(shapes, (shapes) => {
-      const input = shapes.map(resource).join('\n---\n') + '\n';
-      let text = input;
-      for (const pass of ['first run', 'second run']) {
-        const out = run(text, { functionConfig: config(driver) });
-        if (out.exitCode !== 0) throw new Error(`${driver} ${pass}: exit ${out.exitCode}: ${out.results.map((r) => r.message).join('; ')}`);
-        const classic = classicIn(out.stdout, DRIVERS[driver]!.proxy);
-        const warned = neverCompletes(out);
-        shapes.forEach((s, i) => {
-          const name = `w${i}`;
-          if (!classic.has(name)) throw new Error(`${driver} ${pass}: ${name} (${JSON.stringify(s)}) got no classic sidecar`);
-          const w = warned.get(name) ?? [];
-          const want = completes(s) ? 1 : 0;
-          if (w.length !== want) throw new Error(`${driver} ${pass}: ${name} ${JSON.stringify(s)}: ${w.length} warnings, want ${want}: ${w.join(' | ')}`);
-          if (want && !w[0]!.includes(`container ${DRIVERS[driver]!.proxy}`)) throw new Error(`${driver} ${pass}: the warning names the sidecar: ${w[0]}`);
-          if (want && !(s.kind === 'Job' || s.kind === 'CronJob') && !w[0]!.includes(`restartPolicy: ${s.restartPolicy}`)) throw new Error(`${driver} ${pass}: the warning names the restartPolicy: ${w[0]}`);
-          routes++;
-        });
-        text = out.stdout;
-      }
-    }), { numRuns: 12 });
-  }
-  t.ok(routes > 100, `${routes} workload routes checked`);
-});
+t.test(
+  'every driver, every shape, first and second run: a warning exactly where a completing pod has a classic sidecar',
+  async (t) => {
+    let routes = 0;
+    for (const driver of Object.keys(DRIVERS)) {
+      const shapes = fc.array(
+        shapeArb.filter((s) => s.kind !== DRIVERS[driver]!.refuses),
+        { minLength: 1, maxLength: 6 },
+      );
+      fc.assert(
+        fc.property(shapes, (shapes) => {
+          const input = shapes.map(resource).join('\n---\n') + '\n';
+          let text = input;
+          for (const pass of ['first run', 'second run']) {
+            const out = run(text, { functionConfig: config(driver) });
+            if (out.exitCode !== 0)
+              throw new Error(
+                `${driver} ${pass}: exit ${out.exitCode}: ${out.results.map((r) => r.message).join('; ')}`,
+              );
+            const classic = classicIn(out.stdout, DRIVERS[driver]!.proxy);
+            const warned = neverCompletes(out);
+            shapes.forEach((s, i) => {
+              const name = `w${i}`;
+              if (!classic.has(name))
+                throw new Error(`${driver} ${pass}: ${name} (${JSON.stringify(s)}) got no classic sidecar`);
+              const w = warned.get(name) ?? [];
+              const want = completes(s) ? 1 : 0;
+              if (w.length !== want)
+                throw new Error(
+                  `${driver} ${pass}: ${name} ${JSON.stringify(s)}: ${w.length} warnings, want ${want}: ${w.join(' | ')}`,
+                );
+              if (want && !w[0]!.includes(`container ${DRIVERS[driver]!.proxy}`))
+                throw new Error(`${driver} ${pass}: the warning names the sidecar: ${w[0]}`);
+              if (
+                want &&
+                !(s.kind === 'Job' || s.kind === 'CronJob') &&
+                !w[0]!.includes(`restartPolicy: ${s.restartPolicy}`)
+              )
+                throw new Error(`${driver} ${pass}: the warning names the restartPolicy: ${w[0]}`);
+              routes++;
+            });
+            text = out.stdout;
+          }
+        }),
+        { numRuns: 12 },
+      );
+    }
+    t.ok(routes > 100, `${routes} workload routes checked`);
+  },
+);
 
 t.test('a Helm test hook Pod: the warning says why and what to do', async (t) => {
   const input = resource({ kind: 'Pod', restartPolicy: 'Never', helmTest: true }, 0) + '\n';
   const first = run(input, { functionConfig: config('istio') });
   const again = run(first.stdout, { functionConfig: config('istio') });
-  for (const [pass, out] of [['first run', first], ['second run', again]] as const) {
+  for (const [pass, out] of [
+    ['first run', first],
+    ['second run', again],
+  ] as const) {
     t.equal(out.exitCode, 0, pass);
-    t.same([...neverCompletes(out).get('w0') ?? []], [
-      'Pod gets a classic sidecar (container istio-proxy), which keeps running after the other containers exit: the pod (restartPolicy: Never) never completes; '
-        + 'inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.Pod: native), or leave Pods out (spec.kindPolicies.Pod: skip)',
-    ], pass);
+    t.same(
+      [...(neverCompletes(out).get('w0') ?? [])],
+      [
+        'Pod gets a classic sidecar (container istio-proxy), which keeps running after the other containers exit: the pod (restartPolicy: Never) never completes; ' +
+          'inject native sidecars (spec.nativeSidecars: true or auto, Kubernetes >= 1.29; or spec.kindPolicies.Pod: native), or leave Pods out (spec.kindPolicies.Pod: skip)',
+      ],
+      pass,
+    );
   }
   const native = run(input, { functionConfig: config('istio') + '  nativeSidecars: true\n' });
   t.equal(neverCompletes(native).size, 0, 'a native sidecar: no warning');

@@ -83,10 +83,17 @@ spec:
   ]) {
     const { out, code, err } = inject(input);
     t.equal(code, 0, err);
-    for (const [reader, docs] of [['1.1', k8s(out)], ['1.2', core(out)]] as const) {
+    for (const [reader, docs] of [
+      ['1.1', k8s(out)],
+      ['1.2', core(out)],
+    ] as const) {
       const d = docs[0]!;
       t.same(d.spec.selector.matchLabels, { app: 'web' }, `${reader}: the selector is unchanged`);
-      t.equal(d.spec.template.metadata.labels['security.istio.io/tlsMode'], 'istio', `${reader}: the pod labels are injected`);
+      t.equal(
+        d.spec.template.metadata.labels['security.istio.io/tlsMode'],
+        'istio',
+        `${reader}: the pod labels are injected`,
+      );
       t.same(names(d.spec.template.spec.containers), ['web', 'istio-proxy'], `${reader}: containers`);
     }
     t.same(inject(out).out, out, 'a second run changes nothing');
@@ -118,7 +125,11 @@ spec:
   const d = k8s(out)[0]!;
   t.equal(d.spec.template.spec.securityContext.runAsUser, 0o1750, 'kubectl still reads UID 1000');
   t.same(names(d.spec.template.spec.containers), ['web', 'istio-proxy']);
-  t.same(names(d.spec.template.spec.initContainers).sort(), ['istio-init', 'web'], 'the aliased init container is still there');
+  t.same(
+    names(d.spec.template.spec.initContainers).sort(),
+    ['istio-init', 'web'],
+    'the aliased init container is still there',
+  );
   t.equal((d.spec.template.spec.initContainers as Obj[]).find((c) => c.name === 'web')!.image, 'nginx');
 });
 
@@ -168,7 +179,11 @@ spec:
   t.equal(r.code, 0, r.err);
   const c = k8s(r.out)[0]!.spec.template.spec.containers as Obj[];
   t.same(names(c), ['merged', 'istio-proxy']);
-  t.same(c[0], { image: 'nginx:1.27', ports: [{ containerPort: 9090 }], name: 'merged' }, 'merged container fields kept');
+  t.same(
+    c[0],
+    { image: 'nginx:1.27', ports: [{ containerPort: 9090 }], name: 'merged' },
+    'merged container fields kept',
+  );
   t.match(c[1]!.env.find((e: Obj) => e.name === 'ISTIO_META_POD_PORTS').value, /9090/);
 });
 
@@ -200,18 +215,32 @@ spec:
   t.equal(stream.stdout, '', 'a plain stream with an error result: nothing on stdout');
   const errors = stream.results.filter((r) => r.severity === 'error');
   t.equal(errors.length, 1, 'one error result');
-  t.match(errors[0]!.message, /^Pod "web", line 7: cannot write the injection faithfully: a merge key \(<<\), and rewriting the resource: the new text reads differently as YAML 1\.2$/);
+  t.match(
+    errors[0]!.message,
+    /^Pod "web", line 7: cannot write the injection faithfully: a merge key \(<<\), and rewriting the resource: the new text reads differently as YAML 1\.2$/,
+  );
   t.same(errors[0]!.resourceRef, { apiVersion: 'v1', kind: 'Pod', name: 'web' });
   t.same(errors[0]!.tags, { 'meshinject.dev/error': 'unfaithful-edit' }, 'the rule id reports use');
   t.match(stream.stderr, /\[error\] v1\/Pod\/web: .*line 7/);
-  t.ok(stream.results.some((r) => r.severity === 'info' && r.resourceRef?.name === 'ok' && /^injected/.test(r.message)), 'the other Pod is still decided and reported');
+  t.ok(
+    stream.results.some((r) => r.severity === 'info' && r.resourceRef?.name === 'ok' && /^injected/.test(r.message)),
+    'the other Pod is still decided and reported',
+  );
 
-  const indent = (doc: string) => doc.trimEnd().split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n');
+  const indent = (doc: string) =>
+    doc
+      .trimEnd()
+      .split('\n')
+      .map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`))
+      .join('\n');
   const list = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${indent(refused)}\n${indent(fine)}\n`;
   const rl = run(list, { functionConfig: CONFIG });
   t.equal(rl.exitCode, 1);
   t.ok(rl.stdout.startsWith(list), 'a ResourceList comes back unchanged, with its results appended');
-  t.match(rl.stdout.slice(list.length), /^results:\n- message: 'Pod "web", line 10: cannot write the injection faithfully/);
+  t.match(
+    rl.stdout.slice(list.length),
+    /^results:\n- message: 'Pod "web", line 10: cannot write the injection faithfully/,
+  );
 });
 
 t.test('explicit keys are read; complex keys are refused naming the line', async (t) => {
@@ -307,7 +336,11 @@ t.test('JSON: digits, indentation, results, comments, final newline', async (t) 
   const parsed = JSON.parse(r.stdout.replace(/ # \} in a comment\n$/, '\n')) as Obj;
   t.equal(parsed.results.length, 1, 'the old results are replaced');
   t.match(parsed.results[0].message, /injected/);
-  t.match(r.stdout, /\}\]\}\}\],\n {4}"results": \[\n {8}\{\n {12}"message"/, 'results at the document indentation (4 spaces)');
+  t.match(
+    r.stdout,
+    /\}\]\}\}\],\n {4}"results": \[\n {8}\{\n {12}"message"/,
+    'results at the document indentation (4 spaces)',
+  );
   t.match(r.stdout, /\n {4}\]\n\} # \} in a comment\n$/, 'the closing brace and the comment as they were');
 
   const single = `{
@@ -372,16 +405,22 @@ spec:
   t.same(names(k8s(out)[0]!.spec.containers), ['web', 'istio-proxy']);
 });
 
-t.test('empty input: a ResourceList with items: [] exits 0 unchanged; so does a stream without resources (issue #39)', async (t) => {
-  for (const rl of ['apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n', '{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": []}\n']) {
-    const r = run(rl, { functionConfig: CONFIG });
-    t.equal(r.exitCode, 0, r.stderr);
-    t.equal(r.stdout, rl);
-  }
-  const e = run('# nothing\n', { functionConfig: CONFIG });
-  t.equal(e.exitCode, 0);
-  t.equal(e.stdout, '# nothing\n', 'the stream comes back as it was');
-});
+t.test(
+  'empty input: a ResourceList with items: [] exits 0 unchanged; so does a stream without resources (issue #39)',
+  async (t) => {
+    for (const rl of [
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n',
+      '{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": []}\n',
+    ]) {
+      const r = run(rl, { functionConfig: CONFIG });
+      t.equal(r.exitCode, 0, r.stderr);
+      t.equal(r.stdout, rl);
+    }
+    const e = run('# nothing\n', { functionConfig: CONFIG });
+    t.equal(e.exitCode, 0);
+    t.equal(e.stdout, '# nothing\n', 'the stream comes back as it was');
+  },
+);
 
 t.test('an Argo Rollout with spec.workloadRef and no template passes through', async (t) => {
   const input = `apiVersion: argoproj.io/v1alpha1
@@ -401,8 +440,15 @@ metadata: {name: c}
   const r = run(input, { functionConfig: CONFIG });
   t.equal(r.exitCode, 0, r.stderr);
   t.equal(r.stdout, input, 'byte for byte');
-  const broken = input.replace('  workloadRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n', '  replicas: 1\n');
-  t.equal(run(broken, { functionConfig: CONFIG }).exitCode, 1, 'a Rollout with neither template nor workloadRef is still an error');
+  const broken = input.replace(
+    '  workloadRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n',
+    '  replicas: 1\n',
+  );
+  t.equal(
+    run(broken, { functionConfig: CONFIG }).exitCode,
+    1,
+    'a Rollout with neither template nor workloadRef is still an error',
+  );
 });
 
 t.test('read-back: a rewritten text that reads differently is caught', async (t) => {
@@ -413,9 +459,21 @@ t.test('read-back: a rewritten text that reads differently is caught', async (t)
   const out = emitChanged(item, src, next)!;
   t.equal(out, 'kind: X\nmeta:\n  a: "1"\n  b: [p, q, r]\n');
   t.equal(checkReadBack(text, out, 0, item.value, next, true), undefined, 'the patch reads as intended');
-  t.match(checkReadBack(text, out.replace('"1"', '1'), 0, item.value, next, true), /reads differently/, 'an unquoted "1" is a number: caught');
-  t.match(checkReadBack(text, out.replace('"1"', '1'), 0, item.value, next, false), /YAML 1\.1/, 'caught by the YAML 1.1 reading too');
-  t.match(checkReadBack(text, out.replace('r]', 'r]]'), 0, item.value, next, true), /not one YAML document|reads differently/, 'unparseable: caught');
+  t.match(
+    checkReadBack(text, out.replace('"1"', '1'), 0, item.value, next, true),
+    /reads differently/,
+    'an unquoted "1" is a number: caught',
+  );
+  t.match(
+    checkReadBack(text, out.replace('"1"', '1'), 0, item.value, next, false),
+    /YAML 1\.1/,
+    'caught by the YAML 1.1 reading too',
+  );
+  t.match(
+    checkReadBack(text, out.replace('r]', 'r]]'), 0, item.value, next, true),
+    /not one YAML document|reads differently/,
+    'unparseable: caught',
+  );
   // Removing a flow entry would cut a comment out: the text editor declines, the Document path keeps it.
   const withComment = 'kind: X\nargs: [a, # keep me\n  b]\n';
   const s2 = parseSource(withComment);
@@ -450,7 +508,8 @@ spec:
 });
 
 t.test('YAML 1.1 reading: `e0` is a string (as Go and YAML 1.2 read it), `1e3` a number', async (t) => {
-  const input = 'apiVersion: v1\nkind: Pod\nmetadata: {name: a, annotations: {x: N}}\nspec:\n  containers:\n  - name: e0\n    image: x\n';
+  const input =
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: a, annotations: {x: N}}\nspec:\n  containers:\n  - name: e0\n    image: x\n';
   const out = run(input);
   t.equal(out.exitCode, 0, `the container named e0 is read as a name (stderr: ${out.stderr})`);
   t.match(out.stdout, /- name: e0\n/);
@@ -458,7 +517,8 @@ t.test('YAML 1.1 reading: `e0` is a string (as Go and YAML 1.2 read it), `1e3` a
 });
 
 t.test('YAML 1.1 reading: `.` and `-.` are strings, as Go reads them', async (t) => {
-  const input = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    metadata:\n      annotations: {example.com/note: ., example.com/other: -.}\n    spec:\n      containers:\n      - {name: a, image: "nginx:1.27"}\n';
+  const input =
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    metadata:\n      annotations: {example.com/note: ., example.com/other: -.}\n    spec:\n      containers:\n      - {name: a, image: "nginx:1.27"}\n';
   const out = run(input);
   t.equal(out.exitCode, 0, `injected (stderr: ${out.stderr})`);
   t.match(out.stdout, /example\.com\/note: \.,/);

@@ -40,7 +40,11 @@ for (const name of readdirSync(DATA).sort()) {
   const file = (f: string) => new URL(f, dir);
   t.test(name, async (t) => {
     const files = readdirSync(dir);
-    t.same(files.filter((f) => !ALLOWED.has(f)), [], 'no stale files');
+    t.same(
+      files.filter((f) => !ALLOWED.has(f)),
+      [],
+      'no stale files',
+    );
     const expectations = files.filter((f) => EXPECTATIONS.includes(f));
     t.equal(expectations.length, 1, `exactly one expectation (${expectations.join(', ') || 'none'})`);
     t.ok(existsSync(file('input.yaml')), 'case has input.yaml');
@@ -62,7 +66,11 @@ for (const name of readdirSync(DATA).sort()) {
     t.equal(out.exitCode, 0, `exit 0 (stderr: ${out.stderr})`);
     if (expectations[0] === 'results.yaml') {
       if (update) writeFileSync(file('results.yaml'), resultsText(out.results));
-      t.equal(resultsText(out.results), readFileSync(file('results.yaml'), 'utf8'), 'results equal results.yaml byte for byte');
+      t.equal(
+        resultsText(out.results),
+        readFileSync(file('results.yaml'), 'utf8'),
+        'results equal results.yaml byte for byte',
+      );
       return;
     }
     if (update) writeFileSync(file('expected.yaml'), out.stdout);

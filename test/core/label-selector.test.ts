@@ -1,9 +1,15 @@
 import t from 'tap';
 import type { LabelSelector } from '../../src/model.ts';
-import { formatSelector, matchesSelector, parseSelectorString, validateSelector } from '../../src/selection/label-selector.ts';
+import {
+  formatSelector,
+  matchesSelector,
+  parseSelectorString,
+  validateSelector,
+} from '../../src/selection/label-selector.ts';
 
-const expr = (key: string, operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist', values?: string[]): LabelSelector =>
-  ({ matchExpressions: [{ key, operator, ...(values ? { values } : {}) }] });
+const expr = (key: string, operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist', values?: string[]): LabelSelector => ({
+  matchExpressions: [{ key, operator, ...(values ? { values } : {}) }],
+});
 
 t.test('Kubernetes selector semantics', async (t) => {
   const rows: Array<[LabelSelector, Record<string, string>, boolean, string]> = [
@@ -28,23 +34,29 @@ t.test('Kubernetes selector semantics', async (t) => {
 });
 
 t.test('selector validation names the offending part', async (t) => {
-  const issues = validateSelector({
-    matchLabels: { 'bad key!': 'v', ok: 'bad value!' },
-    matchExpressions: [
-      { key: 'a', operator: 'In' },
-      { key: 'b', operator: 'Exists', values: ['x'] },
-      { key: 'example.com/x', operator: 'NotIn', values: ['-bad'] },
-      { key: 'Example.com/x', operator: 'Exists' },
+  const issues = validateSelector(
+    {
+      matchLabels: { 'bad key!': 'v', ok: 'bad value!' },
+      matchExpressions: [
+        { key: 'a', operator: 'In' },
+        { key: 'b', operator: 'Exists', values: ['x'] },
+        { key: 'example.com/x', operator: 'NotIn', values: ['-bad'] },
+        { key: 'Example.com/x', operator: 'Exists' },
+      ],
+    },
+    'spec.sel',
+  );
+  t.same(
+    issues.map((i) => i.path),
+    [
+      'spec.sel.matchLabels[bad key!]',
+      'spec.sel.matchLabels[ok]',
+      'spec.sel.matchExpressions[0].values',
+      'spec.sel.matchExpressions[1].values',
+      'spec.sel.matchExpressions[2].values[0]',
+      'spec.sel.matchExpressions[3].key',
     ],
-  }, 'spec.sel');
-  t.same(issues.map((i) => i.path), [
-    'spec.sel.matchLabels[bad key!]',
-    'spec.sel.matchLabels[ok]',
-    'spec.sel.matchExpressions[0].values',
-    'spec.sel.matchExpressions[1].values',
-    'spec.sel.matchExpressions[2].values[0]',
-    'spec.sel.matchExpressions[3].key',
-  ]);
+  );
   t.match(issues[2]!.message, 'must not be empty when operator is In');
   t.match(issues[3]!.message, 'must be empty when operator is Exists');
   t.same(validateSelector({ matchLabels: { 'app.kubernetes.io/name': 'web', v: '' } }, 'x'), []);
@@ -52,22 +64,37 @@ t.test('selector validation names the offending part', async (t) => {
 });
 
 t.test('kubectl selector strings', async (t) => {
-  t.same(parseSelectorString('app=web, tier==front,env!=prod'), { ok: true, selector: {
-    matchLabels: { app: 'web', tier: 'front' },
-    matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }],
-  } });
-  t.same(parseSelectorString('env in (a, b),zone notin (x),legacy,!canary'), { ok: true, selector: {
-    matchExpressions: [
-      { key: 'env', operator: 'In', values: ['a', 'b'] },
-      { key: 'zone', operator: 'NotIn', values: ['x'] },
-      { key: 'legacy', operator: 'Exists' },
-      { key: 'canary', operator: 'DoesNotExist' },
-    ],
-  } });
+  t.same(parseSelectorString('app=web, tier==front,env!=prod'), {
+    ok: true,
+    selector: {
+      matchLabels: { app: 'web', tier: 'front' },
+      matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }],
+    },
+  });
+  t.same(parseSelectorString('env in (a, b),zone notin (x),legacy,!canary'), {
+    ok: true,
+    selector: {
+      matchExpressions: [
+        { key: 'env', operator: 'In', values: ['a', 'b'] },
+        { key: 'zone', operator: 'NotIn', values: ['x'] },
+        { key: 'legacy', operator: 'Exists' },
+        { key: 'canary', operator: 'DoesNotExist' },
+      ],
+    },
+  });
   t.same(parseSelectorString('  '), { ok: true, selector: {} }, 'blank means everything');
-  t.match(parseSelectorString('env in (a'), { ok: false, error: { code: 'BAD_SELECTOR', message: /unbalanced "\("/, position: 7 } });
-  t.match(parseSelectorString('a=b,,c'), { ok: false, error: { code: 'BAD_SELECTOR', message: /empty requirement/, position: 4 } });
-  t.match(parseSelectorString('x, a = b = c'), { ok: false, error: { code: 'BAD_SELECTOR', message: /cannot parse requirement "a = b = c"/, position: 3 } });
+  t.match(parseSelectorString('env in (a'), {
+    ok: false,
+    error: { code: 'BAD_SELECTOR', message: /unbalanced "\("/, position: 7 },
+  });
+  t.match(parseSelectorString('a=b,,c'), {
+    ok: false,
+    error: { code: 'BAD_SELECTOR', message: /empty requirement/, position: 4 },
+  });
+  t.match(parseSelectorString('x, a = b = c'), {
+    ok: false,
+    error: { code: 'BAD_SELECTOR', message: /cannot parse requirement "a = b = c"/, position: 3 },
+  });
   const parsed = parseSelectorString('app=web,env in (a,b),!x');
   t.equal(parsed.ok && formatSelector(parsed.selector), 'app=web,env in (a,b),!x', 'round trip');
   t.equal(formatSelector({}), '<everything>');

@@ -55,51 +55,168 @@ interface Case {
   attacks: string[];
 }
 
-const NUMBERISH = [`${rep('1_', N)}x`, `${rep('1')}x`, `${rep('0')}x`, `.${rep('1')}x`, `${rep('1', N / 2)}.${rep('1', N / 2)}x`, `${rep('_1')}x`, `${rep('1:')}x`, `${rep('1:1')}.x`, `1e${rep('1')}x`, `${rep('1.')}x`, `${rep('1_', N)}.x`, `+${rep('0_')}e`, `2001-01-01 1:11:11.${rep('1')}x`];
+const NUMBERISH = [
+  `${rep('1_', N)}x`,
+  `${rep('1')}x`,
+  `${rep('0')}x`,
+  `.${rep('1')}x`,
+  `${rep('1', N / 2)}.${rep('1', N / 2)}x`,
+  `${rep('_1')}x`,
+  `${rep('1:')}x`,
+  `${rep('1:1')}.x`,
+  `1e${rep('1')}x`,
+  `${rep('1.')}x`,
+  `${rep('1_', N)}.x`,
+  `+${rep('0_')}e`,
+  `2001-01-01 1:11:11.${rep('1')}x`,
+];
 
 const CASES: Case[] = [
-  { name: 'YAML 1.1 plain scalar resolution', run: (s) => resolvePlain(s, '1.1'), benign: rep('1'), attacks: NUMBERISH },
-  { name: 'YAML 1.2 plain scalar resolution', run: (s) => resolvePlain(s, '1.2'), benign: rep('1'), attacks: NUMBERISH },
+  {
+    name: 'YAML 1.1 plain scalar resolution',
+    run: (s) => resolvePlain(s, '1.1'),
+    benign: rep('1'),
+    attacks: NUMBERISH,
+  },
+  {
+    name: 'YAML 1.2 plain scalar resolution',
+    run: (s) => resolvePlain(s, '1.2'),
+    benign: rep('1'),
+    attacks: NUMBERISH,
+  },
   { name: 'the quoting rule (needsQuotes)', run: needsQuotes, benign: rep('1'), attacks: NUMBERISH },
-  { name: 'YAML 1.1 float patterns', run: (s) => [FLOAT_1_1.test(s), FLOAT_EXP_1_1.test(s)], benign: `1.${rep('1')}`, attacks: NUMBERISH },
-  { name: 'label selector strings', run: parseSelectorString, benign: `app=${rep('a')}`, attacks: [rep('a'), `${rep('a-')}!`, `${rep('a.')}!`, `${rep('a,')}`, `a in (${rep('x,')}`, `${rep(' ')}a`, `a${rep(' ')}in`, rep('!'), rep('a in ('), rep('a=')] },
-  { name: 'label keys and values', run: (s) => [checkLabelKey(s), checkLabelValue(s)], benign: rep('a'), attacks: [`${rep('a')}!`, `${rep('a-')}!`, `${rep('a.')}!`, `${rep('a/')}!`, `${rep('a_')}-`] },
-  { name: 'Kubernetes quantities (Istio)', run: canonicalQuantity, benign: rep('1'), attacks: [`${rep('1')}x`, `1.${rep('1')}x`, `1e${rep('1')}x`, `${rep('1')}.1.`, `${rep(' ')}1 x`, rep('1'), `${rep('1')}Ki`, `0.${rep('1')}`, '1e2147483647', '1e-2147483647', `${rep('9')}e-99`] },
-  { name: 'quantities and durations (Linkerd)', run: (s) => [parseQuantity(s), parseGoDuration(s)], benign: rep('1'), attacks: [`${rep('1')}x`, `1.${rep('1')}x`, `${rep('1m')}x`, `${rep('1.')}s`, `${rep('1ms')}!`] },
-  { name: 'list indent of a resource text', run: (s) => seqIndentOf(s, undefined), benign: rep('a: b\n'), attacks: [`${rep(':#')}\n`, rep('a:\n'), `a${rep(':')}\n`, rep('a: #:\n'), `a:\n${rep('\n')}x`] },
-  { name: 'names (snake case, chart versions)', run: (s) => [snakeCase(s), configMapVersion({ 'helm.sh/chart': s })], benign: rep('ab'), attacks: [rep('A'), rep('aA'), `${rep('-1.1.1')} x`, rep('-v1.1.'), `${rep('-1.1.1')}\n`] },
-  { name: 'Go TrimSpace (sprig trim)', run: goTrimSpace, benign: rep('a'), attacks: [`${rep(' ')}x `, `${rep(' x')} `, `${rep('\t\n')}x\u0085`] },
-  { name: 'output line escaping', run: escapeLine, benign: rep('a'), attacks: [rep('\n'), rep('\u001b['), rep('\u202e\u2028')] },
+  {
+    name: 'YAML 1.1 float patterns',
+    run: (s) => [FLOAT_1_1.test(s), FLOAT_EXP_1_1.test(s)],
+    benign: `1.${rep('1')}`,
+    attacks: NUMBERISH,
+  },
+  {
+    name: 'label selector strings',
+    run: parseSelectorString,
+    benign: `app=${rep('a')}`,
+    attacks: [
+      rep('a'),
+      `${rep('a-')}!`,
+      `${rep('a.')}!`,
+      `${rep('a,')}`,
+      `a in (${rep('x,')}`,
+      `${rep(' ')}a`,
+      `a${rep(' ')}in`,
+      rep('!'),
+      rep('a in ('),
+      rep('a='),
+    ],
+  },
+  {
+    name: 'label keys and values',
+    run: (s) => [checkLabelKey(s), checkLabelValue(s)],
+    benign: rep('a'),
+    attacks: [`${rep('a')}!`, `${rep('a-')}!`, `${rep('a.')}!`, `${rep('a/')}!`, `${rep('a_')}-`],
+  },
+  {
+    name: 'Kubernetes quantities (Istio)',
+    run: canonicalQuantity,
+    benign: rep('1'),
+    attacks: [
+      `${rep('1')}x`,
+      `1.${rep('1')}x`,
+      `1e${rep('1')}x`,
+      `${rep('1')}.1.`,
+      `${rep(' ')}1 x`,
+      rep('1'),
+      `${rep('1')}Ki`,
+      `0.${rep('1')}`,
+      '1e2147483647',
+      '1e-2147483647',
+      `${rep('9')}e-99`,
+    ],
+  },
+  {
+    name: 'quantities and durations (Linkerd)',
+    run: (s) => [parseQuantity(s), parseGoDuration(s)],
+    benign: rep('1'),
+    attacks: [`${rep('1')}x`, `1.${rep('1')}x`, `${rep('1m')}x`, `${rep('1.')}s`, `${rep('1ms')}!`],
+  },
+  {
+    name: 'list indent of a resource text',
+    run: (s) => seqIndentOf(s, undefined),
+    benign: rep('a: b\n'),
+    attacks: [`${rep(':#')}\n`, rep('a:\n'), `a${rep(':')}\n`, rep('a: #:\n'), `a:\n${rep('\n')}x`],
+  },
+  {
+    name: 'names (snake case, chart versions)',
+    run: (s) => [snakeCase(s), configMapVersion({ 'helm.sh/chart': s })],
+    benign: rep('ab'),
+    attacks: [rep('A'), rep('aA'), `${rep('-1.1.1')} x`, rep('-v1.1.'), `${rep('-1.1.1')}\n`],
+  },
+  {
+    name: 'Go TrimSpace (sprig trim)',
+    run: goTrimSpace,
+    benign: rep('a'),
+    attacks: [`${rep(' ')}x `, `${rep(' x')} `, `${rep('\t\n')}x\u0085`],
+  },
+  {
+    name: 'output line escaping',
+    run: escapeLine,
+    benign: rep('a'),
+    attacks: [rep('\n'), rep('\u001b['), rep('\u202e\u2028')],
+  },
 ];
 
 for (const c of CASES) {
   t.test(`linear time: ${c.name}`, async (t) => {
-    const base = Math.max(timeOf(() => c.run(c.benign)), timeOf(() => linearPass(c.benign)));
+    const base = Math.max(
+      timeOf(() => c.run(c.benign)),
+      timeOf(() => linearPass(c.benign)),
+    );
     for (const attack of c.attacks) {
       const took = timeOf(() => c.run(attack), 1);
-      t.ok(took <= RATIO * base, `${escapeLine(JSON.stringify(attack.slice(0, 16)))}... (${attack.length} chars): ${took.toFixed(1)} ms, baseline ${base.toFixed(1)} ms (at most ${RATIO}x)`);
+      t.ok(
+        took <= RATIO * base,
+        `${escapeLine(JSON.stringify(attack.slice(0, 16)))}... (${attack.length} chars): ${took.toFixed(1)} ms, baseline ${base.toFixed(1)} ms (at most ${RATIO}x)`,
+      );
     }
   });
 }
 
 t.test('property: random repetitions of number and selector characters stay linear', async (t) => {
-  const base = Math.max(timeOf(() => resolvePlain(rep('1'), '1.1')), timeOf(() => linearPass(rep('1'))));
+  const base = Math.max(
+    timeOf(() => resolvePlain(rep('1'), '1.1')),
+    timeOf(() => linearPass(rep('1'))),
+  );
   const alphabet = fc.constantFrom('1', '0', '_', '.', ':', 'e', '+', '-', 'x', ' ', '#', '=', ',', 'a', 'A', '(');
   fc.assert(
-    fc.property(fc.array(alphabet, { minLength: 1, maxLength: 4 }), fc.constantFrom('', 'x', '.', '_', ' '), (unit, tail) => {
-      const s = rep(unit.join(''), N) + tail;
-      const took = timeOf(() => [resolvePlain(s, '1.1'), resolvePlain(s, '1.2'), needsQuotes(s), parseSelectorString(s), canonicalQuantity(s), seqIndentOf(s, undefined)], 1);
-      // Six functions against one: a ratio of six times RATIO.
-      return took <= 6 * RATIO * base;
-    }),
+    fc.property(
+      fc.array(alphabet, { minLength: 1, maxLength: 4 }),
+      fc.constantFrom('', 'x', '.', '_', ' '),
+      (unit, tail) => {
+        const s = rep(unit.join(''), N) + tail;
+        const took = timeOf(
+          () => [
+            resolvePlain(s, '1.1'),
+            resolvePlain(s, '1.2'),
+            needsQuotes(s),
+            parseSelectorString(s),
+            canonicalQuantity(s),
+            seqIndentOf(s, undefined),
+          ],
+          1,
+        );
+        // Six functions against one: a ratio of six times RATIO.
+        return took <= 6 * RATIO * base;
+      },
+    ),
     { numRuns: 40 },
   );
   t.pass('no repetition took more than the bound');
 });
 
-t.test('the CLI on a manifest of hostile scalars (10^6 characters) against a benign one of the same size', async (t) => {
-  const n = 1_000_000;
-  const manifest = (v: string) => `apiVersion: apps/v1
+t.test(
+  'the CLI on a manifest of hostile scalars (10^6 characters) against a benign one of the same size',
+  async (t) => {
+    const n = 1_000_000;
+    const manifest = (v: string) => `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: web
@@ -117,17 +234,30 @@ spec:
         image: nginx
         args: [${v}, ${v}]
 `;
-  const dir = workspace(t, { 'base.yaml': manifest(rep('a', n)), 'attack.yaml': manifest(`${rep('1_', n)}x`) }, 'linear');
-  writeFileSync(join(dir, 'attack2.yaml'), manifest(`${rep('1', n / 2)}.${rep('1', n / 2)}x`));
-  const cli = (file: string, timeout?: number) => {
-    const t0 = performance.now();
-    const r = spawnSync(process.execPath, [BIN, join(dir, file)], { encoding: 'utf8', maxBuffer: 64 << 20, ...(timeout ? { timeout } : {}) });
-    return { ms: performance.now() - t0, status: r.status, signal: r.signal };
-  };
-  const base = Math.min(cli('base.yaml').ms, cli('base.yaml').ms);
-  for (const f of ['attack.yaml', 'attack2.yaml']) {
-    const r = cli(f, Math.round(RATIO * base));
-    t.equal(r.signal, null, `${f}: done within ${RATIO}x the benign run (${base.toFixed(0)} ms; took ${r.ms.toFixed(0)} ms)`);
-    t.equal(r.status, 0, `${f}: injected`);
-  }
-});
+    const dir = workspace(
+      t,
+      { 'base.yaml': manifest(rep('a', n)), 'attack.yaml': manifest(`${rep('1_', n)}x`) },
+      'linear',
+    );
+    writeFileSync(join(dir, 'attack2.yaml'), manifest(`${rep('1', n / 2)}.${rep('1', n / 2)}x`));
+    const cli = (file: string, timeout?: number) => {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, [BIN, join(dir, file)], {
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+        ...(timeout ? { timeout } : {}),
+      });
+      return { ms: performance.now() - t0, status: r.status, signal: r.signal };
+    };
+    const base = Math.min(cli('base.yaml').ms, cli('base.yaml').ms);
+    for (const f of ['attack.yaml', 'attack2.yaml']) {
+      const r = cli(f, Math.round(RATIO * base));
+      t.equal(
+        r.signal,
+        null,
+        `${f}: done within ${RATIO}x the benign run (${base.toFixed(0)} ms; took ${r.ms.toFixed(0)} ms)`,
+      );
+      t.equal(r.status, 0, `${f}: injected`);
+    }
+  },
+);

@@ -41,9 +41,20 @@ t.test('the Kubernetes patchMergeKey of each list field', async (t) => {
   t.same(
     { ...MERGE_KEYS },
     {
-      containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', imagePullSecrets: 'name',
-      hostAliases: 'ip', topologySpreadConstraints: 'topologyKey', schedulingGates: 'name', resourceClaims: 'name',
-      ports: 'containerPort', env: 'name', volumeMounts: 'mountPath', volumeDevices: 'devicePath', ownerReferences: 'uid',
+      containers: 'name',
+      initContainers: 'name',
+      ephemeralContainers: 'name',
+      volumes: 'name',
+      imagePullSecrets: 'name',
+      hostAliases: 'ip',
+      topologySpreadConstraints: 'topologyKey',
+      schedulingGates: 'name',
+      resourceClaims: 'name',
+      ports: 'containerPort',
+      env: 'name',
+      volumeMounts: 'mountPath',
+      volumeDevices: 'devicePath',
+      ownerReferences: 'uid',
     },
     'k8s.io/api core/v1 and meta/v1 struct tags',
   );
@@ -55,20 +66,46 @@ t.test('the Kubernetes patchMergeKey of each list field', async (t) => {
 t.test('volumeMounts: the strategic merge and the text editor both match by mountPath', async (t) => {
   const old = parse(pod) as JsonObject;
   // The patch adds a mount of the same volume at another path: the merge puts it first (a new patch entry).
-  const patched = strategicMerge(old, { spec: { containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/tmp/app' }] }] } }, POD_SCHEMA);
+  const patched = strategicMerge(
+    old,
+    { spec: { containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/tmp/app' }] }] } },
+    POD_SCHEMA,
+  );
   const mounts = ((patched.spec as JsonObject).containers as JsonObject[])[0]!.volumeMounts;
-  t.same(mounts, [
-    { name: 'data', mountPath: '/tmp/app' },
-    { name: 'data', mountPath: '/var/log/app' },
-    { name: 'data', mountPath: '/var/cache/app' },
-  ], 'the merge adds the mount at /tmp/app and keeps the two others');
+  t.same(
+    mounts,
+    [
+      { name: 'data', mountPath: '/tmp/app' },
+      { name: 'data', mountPath: '/var/log/app' },
+      { name: 'data', mountPath: '/var/cache/app' },
+    ],
+    'the merge adds the mount at /tmp/app and keeps the two others',
+  );
   const out = edit(pod, patched);
   // Matched by name, the new mount would take the first old entry's text (and its comment `# logs`).
-  t.match(out, '        - name: data # logs\n          mountPath: /var/log/app\n        - name: data # cache\n          mountPath: /var/cache/app\n', 'each comment stays with its mount');
+  t.match(
+    out,
+    '        - name: data # logs\n          mountPath: /var/log/app\n        - name: data # cache\n          mountPath: /var/cache/app\n',
+    'each comment stays with its mount',
+  );
   t.notMatch(out, /# logs\n\s*mountPath: \/tmp/, 'the new mount takes no old comment');
   t.same(parse(out), patched, 'the text reads as the merge result');
   // Matching by name would pair the first new entry with whichever old entry comes first for `data`.
-  t.same(matchEntries([{ name: 'data', mountPath: '/a' }, { name: 'data', mountPath: '/b' }], [{ name: 'data', mountPath: '/b' }, { name: 'data', mountPath: '/a' }], 'volumeMounts'), [1, 0], 'matched by mountPath');
+  t.same(
+    matchEntries(
+      [
+        { name: 'data', mountPath: '/a' },
+        { name: 'data', mountPath: '/b' },
+      ],
+      [
+        { name: 'data', mountPath: '/b' },
+        { name: 'data', mountPath: '/a' },
+      ],
+      'volumeMounts',
+    ),
+    [1, 0],
+    'matched by mountPath',
+  );
 });
 
 t.test('ports: matched by containerPort, so a renamed port keeps its line and comment', async (t) => {
@@ -76,6 +113,10 @@ t.test('ports: matched by containerPort, so a renamed port keeps its line and co
   const next = structuredClone(old) as JsonObject;
   (((next.spec as JsonObject).containers as JsonObject[])[0]!.ports as JsonObject[])[0]!.name = 'http-web';
   const out = edit(pod, next);
-  t.match(out, '        - name: http-web # the app\'s port\n          containerPort: 8080\n', 'the entry is edited in place: the comment stays');
+  t.match(
+    out,
+    "        - name: http-web # the app's port\n          containerPort: 8080\n",
+    'the entry is edited in place: the comment stays',
+  );
   t.same(parse(out), next);
 });

@@ -22,7 +22,11 @@ function withoutEmptyLists(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutEmptyLists);
   if (typeof v !== 'object' || v === null) return v;
   const empty = (x: unknown) => typeof x === 'object' && x !== null && Object.keys(x).length === 0;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutEmptyLists(x)] as const).filter(([, x]) => !empty(x)));
+  return Object.fromEntries(
+    Object.entries(v)
+      .map(([k, x]) => [k, withoutEmptyLists(x)] as const)
+      .filter(([, x]) => !empty(x)),
+  );
 }
 
 /** Resources of a YAML stream by `kind/namespace/name`, values as kustomize reads them (YAML 1.1). */
@@ -41,9 +45,16 @@ function byIdentity(text: string): Map<string, unknown> {
  * Runs meshinject twice on `files` (in a kustomization directory): once `-o patches` into `mesh/`, once plainly;
  * builds the directory (resources + the Component) with `kubectl kustomize` and checks it equals the injection.
  */
-function roundTrip(t: Test, files: Record<string, string>, args: string[] = []): { component: string; injected: string } {
+function roundTrip(
+  t: Test,
+  files: Record<string, string>,
+  args: string[] = [],
+): { component: string; injected: string } {
   const names = Object.keys(files).filter((f) => !f.startsWith('cfg'));
-  const dir = workspace(t, { ...files, 'kustomization.yaml': `resources: [${names.join(', ')}]\ncomponents: [mesh]\n` });
+  const dir = workspace(t, {
+    ...files,
+    'kustomization.yaml': `resources: [${names.join(', ')}]\ncomponents: [mesh]\n`,
+  });
   const patches = runCli([...args, '-o', 'patches', ...names], { cwd: dir });
   t.equal(patches.status, 0, patches.stderr);
   mkdirSync(join(dir, 'mesh'));
@@ -59,29 +70,56 @@ function roundTrip(t: Test, files: Record<string, string>, args: string[] = []):
   return { component: patches.stdout, injected: injected.stdout };
 }
 
-t.test('the bundled shop (Istio, classic and native sidecars, a CronJob, skipped workloads)', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
-  const shop = join(ROOT, 'examples/shop');
-  const files: Record<string, string> = {};
-  for (const f of ['namespaces.yaml', 'storefront.yaml', 'data.yaml', 'ops.yaml', 'backoffice.yaml']) files[f] = readText(join(shop, f));
-  const cfg = readText(join(shop, 'injection.yaml'));
-  roundTrip(t, { ...files, 'cfg.yaml': cfg }, ['-c', 'cfg.yaml']);
-  roundTrip(t, { ...files, 'cfg.yaml': cfg.replace('nativeSidecars: true', 'nativeSidecars: false') }, ['-c', 'cfg.yaml']);
-});
-
-t.test('the real-world apps of the test data, one kustomization per app directory', needs(REAL_WORLD, !hasKubectl && 'kubectl is not installed'), async (t) => {
-  const root = REAL_WORLD.path ?? '';
-  const apps = ['bookinfo', 'online-boutique', 'podinfo/bases/database', 'podinfo/bases/cache', 'podinfo/bases/frontend', 'podinfo/bases/backend'];
-  for (const app of apps) {
+t.test(
+  'the bundled shop (Istio, classic and native sidecars, a CronJob, skipped workloads)',
+  { skip: !hasKubectl && 'kubectl is not installed' },
+  async (t) => {
+    const shop = join(ROOT, 'examples/shop');
     const files: Record<string, string> = {};
-    for (const f of readdirSync(join(root, app))) if (/\.ya?ml$/.test(f) && f !== 'kustomization.yaml') files[f] = readText(join(root, app, f));
-    t.ok(Object.keys(files).length > 0, `${app}: ${Object.keys(files).length} files`);
-    t.test(app, async (t) => { roundTrip(t, files); });
-  }
-  t.test('podinfo/production.rendered.yaml', async (t) => { roundTrip(t, { 'app.yaml': readText(join(root, 'podinfo/production.rendered.yaml')) }); });
-});
+    for (const f of ['namespaces.yaml', 'storefront.yaml', 'data.yaml', 'ops.yaml', 'backoffice.yaml'])
+      files[f] = readText(join(shop, f));
+    const cfg = readText(join(shop, 'injection.yaml'));
+    roundTrip(t, { ...files, 'cfg.yaml': cfg }, ['-c', 'cfg.yaml']);
+    roundTrip(t, { ...files, 'cfg.yaml': cfg.replace('nativeSidecars: true', 'nativeSidecars: false') }, [
+      '-c',
+      'cfg.yaml',
+    ]);
+  },
+);
 
-t.test('lists the injection reorders or extends: an existing init container, a proxy held first, probes rewritten', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
-  const app = `apiVersion: apps/v1
+t.test(
+  'the real-world apps of the test data, one kustomization per app directory',
+  needs(REAL_WORLD, !hasKubectl && 'kubectl is not installed'),
+  async (t) => {
+    const root = REAL_WORLD.path ?? '';
+    const apps = [
+      'bookinfo',
+      'online-boutique',
+      'podinfo/bases/database',
+      'podinfo/bases/cache',
+      'podinfo/bases/frontend',
+      'podinfo/bases/backend',
+    ];
+    for (const app of apps) {
+      const files: Record<string, string> = {};
+      for (const f of readdirSync(join(root, app)))
+        if (/\.ya?ml$/.test(f) && f !== 'kustomization.yaml') files[f] = readText(join(root, app, f));
+      t.ok(Object.keys(files).length > 0, `${app}: ${Object.keys(files).length} files`);
+      t.test(app, async (t) => {
+        roundTrip(t, files);
+      });
+    }
+    t.test('podinfo/production.rendered.yaml', async (t) => {
+      roundTrip(t, { 'app.yaml': readText(join(root, 'podinfo/production.rendered.yaml')) });
+    });
+  },
+);
+
+t.test(
+  'lists the injection reorders or extends: an existing init container, a proxy held first, probes rewritten',
+  { skip: !hasKubectl && 'kubectl is not installed' },
+  async (t) => {
+    const app = `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: api
@@ -114,38 +152,70 @@ spec:
       restartPolicy: Never
       containers: [{name: once, image: once:1}]
 `;
-  const { component } = roundTrip(t, { 'app.yaml': app });
-  t.match(component, /- op: add\n\s*path: \/spec\/template\/spec\/containers\/0\n\s*value:\n\s*name: istio-proxy\n/, 'the held proxy is inserted first, the app containers kept in place');
-  t.notMatch(component, /path: \/spec\/template\/spec\/(containers|initContainers|volumes)\n/, 'no list replaced or added wholesale');
-  t.match(component, /- op: test\n\s*path: \/spec\/template\/spec\/containers\/1\/name\n\s*value: api\n/, 'an edit of a kept container checks its name first');
-  t.match(component, /^kind: Component$/m);
-});
+    const { component } = roundTrip(t, { 'app.yaml': app });
+    t.match(
+      component,
+      /- op: add\n\s*path: \/spec\/template\/spec\/containers\/0\n\s*value:\n\s*name: istio-proxy\n/,
+      'the held proxy is inserted first, the app containers kept in place',
+    );
+    t.notMatch(
+      component,
+      /path: \/spec\/template\/spec\/(containers|initContainers|volumes)\n/,
+      'no list replaced or added wholesale',
+    );
+    t.match(
+      component,
+      /- op: test\n\s*path: \/spec\/template\/spec\/containers\/1\/name\n\s*value: api\n/,
+      'an edit of a kept container checks its name first',
+    );
+    t.match(component, /^kind: Component$/m);
+  },
+);
 
-t.test('uninject as patches: removals from named lists', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
-  const shop = join(ROOT, 'examples/shop');
-  const tmp = makeTempDir('patches-uninject');
-  t.teardown(tmp.cleanup);
-  const injected = runCli(['-c', join(shop, 'injection.yaml'), join(shop, 'storefront.yaml'), join(shop, 'namespaces.yaml')]);
-  t.equal(injected.status, 0, injected.stderr);
-  const cfg = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec: {mode: uninject, resultAnnotations: false}\n';
-  roundTrip(t, { 'cfg.yaml': cfg, 'injected.yaml': injected.stdout }, ['-c', 'cfg.yaml']);
-});
+t.test(
+  'uninject as patches: removals from named lists',
+  { skip: !hasKubectl && 'kubectl is not installed' },
+  async (t) => {
+    const shop = join(ROOT, 'examples/shop');
+    const tmp = makeTempDir('patches-uninject');
+    t.teardown(tmp.cleanup);
+    const injected = runCli([
+      '-c',
+      join(shop, 'injection.yaml'),
+      join(shop, 'storefront.yaml'),
+      join(shop, 'namespaces.yaml'),
+    ]);
+    t.equal(injected.status, 0, injected.stderr);
+    const cfg =
+      'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec: {mode: uninject, resultAnnotations: false}\n';
+    roundTrip(t, { 'cfg.yaml': cfg, 'injected.yaml': injected.stdout }, ['-c', 'cfg.yaml']);
+  },
+);
 
-t.test('nothing to change: an empty Component that kustomize accepts', { skip: !hasKubectl && 'kubectl is not installed' }, async (t) => {
-  const cfg = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec: {policy: disabled, resultAnnotations: false}\n';
-  const svc = 'apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: 80}]\n';
-  const { component } = roundTrip(t, { 'cfg.yaml': cfg, 'svc.yaml': svc }, ['-c', 'cfg.yaml']);
-  t.match(component, /^patches: \[\]$/m);
-});
+t.test(
+  'nothing to change: an empty Component that kustomize accepts',
+  { skip: !hasKubectl && 'kubectl is not installed' },
+  async (t) => {
+    const cfg =
+      'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec: {policy: disabled, resultAnnotations: false}\n';
+    const svc = 'apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: 80}]\n';
+    const { component } = roundTrip(t, { 'cfg.yaml': cfg, 'svc.yaml': svc }, ['-c', 'cfg.yaml']);
+    t.match(component, /^patches: \[\]$/m);
+  },
+);
 
 t.test('refusals: a resource twice in the input, -o patches on another command', async (t) => {
-  const dep = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: web:1}]\n';
+  const dep =
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: web:1}]\n';
   const dir = workspace(t, { 'a.yaml': dep, 'b.yaml': dep.replace('web:1', 'web:2') });
   // Two different resources of one identity are an error result of the run (issue #20: one identity, one resource).
   const r = runCli(['-o', 'patches', 'a.yaml', 'b.yaml'], { cwd: dir });
   t.equal(r.status, 1);
   t.equal(r.stdout, '');
-  t.match(r.stderr, /Deployment "shop\/web" \(group apps\) appears twice with different content, at a\.yaml document 1 and b\.yaml document 1/);
+  t.match(
+    r.stderr,
+    /Deployment "shop\/web" \(group apps\) appears twice with different content, at a\.yaml document 1 and b\.yaml document 1/,
+  );
   // Identical copies are only a warning for the run, but a patch could not name which one it changes.
   const same = runCli(['-o', 'patches', 'a.yaml', 'a.yaml'], { cwd: dir });
   t.equal(same.status, 2);
@@ -156,12 +226,13 @@ t.test('refusals: a resource twice in the input, -o patches on another command',
   t.match(ex.stderr, /--output patches is for meshinject \(inject\)/);
 });
 
-
-t.test('NEL, LS and PS in injected values: escaped in the Component as in every output, read back exactly', async (t) => {
-  // Istio copies the app's probes into the proxy's ISTIO_KUBE_APP_PROBERS (JSON), so the probe path reaches the
-  // Component. (kustomize's own output writes these characters raw, so its build is not compared here.)
-  for (const c of ['\u0085', '\u2028', '\u2029']) {
-    const app = `apiVersion: apps/v1
+t.test(
+  'NEL, LS and PS in injected values: escaped in the Component as in every output, read back exactly',
+  async (t) => {
+    // Istio copies the app's probes into the proxy's ISTIO_KUBE_APP_PROBERS (JSON), so the probe path reaches the
+    // Component. (kustomize's own output writes these characters raw, so its build is not compared here.)
+    for (const c of ['\u0085', '\u2028', '\u2029']) {
+      const app = `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api, namespace: shop}
 spec:
@@ -174,13 +245,19 @@ spec:
         image: api:1
         readinessProbe: {httpGet: {path: "/ready${c}x", port: 8080}}
 `;
-    const dir = workspace(t, { 'app.yaml': app });
-    const r = runCli(['-o', 'patches', 'app.yaml'], { cwd: dir });
-    t.equal(r.status, 0, r.stderr);
-    const name = `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-    t.notOk(/[\u0085\u2028\u2029]/.test(r.stdout), `${name} is not written raw`);
-    const patches = (parseAllDocuments(r.stdout, { version: '1.1' })[0]!.toJS() as Obj).patches as Obj[];
-    const values = JSON.stringify(patches.map((p) => parseAllDocuments(String(p.patch), { version: '1.1' })[0]!.toJS()));
-    t.ok(values.includes(JSON.stringify(`/ready${c}x`).slice(1, -1)), `${name}: a YAML 1.1 reader reads it back inside the patch`);
-  }
-});
+      const dir = workspace(t, { 'app.yaml': app });
+      const r = runCli(['-o', 'patches', 'app.yaml'], { cwd: dir });
+      t.equal(r.status, 0, r.stderr);
+      const name = `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+      t.notOk(/[\u0085\u2028\u2029]/.test(r.stdout), `${name} is not written raw`);
+      const patches = (parseAllDocuments(r.stdout, { version: '1.1' })[0]!.toJS() as Obj).patches as Obj[];
+      const values = JSON.stringify(
+        patches.map((p) => parseAllDocuments(String(p.patch), { version: '1.1' })[0]!.toJS()),
+      );
+      t.ok(
+        values.includes(JSON.stringify(`/ready${c}x`).slice(1, -1)),
+        `${name}: a YAML 1.1 reader reads it back inside the patch`,
+      );
+    }
+  },
+);

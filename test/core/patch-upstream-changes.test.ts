@@ -11,7 +11,11 @@ import { ROOT, makeTempDir, runTool, type Obj } from '../helpers/e2e.ts';
 import { corpus, needs, recordCases } from '../helpers/data.ts';
 
 const hasKubectl = runTool('sh', ['-c', 'command -v kubectl']).status === 0;
-const CONFORMANCE = { istio: corpus('conformance/istio'), kuma: corpus('conformance/kuma'), linkerd: corpus('conformance/linkerd') };
+const CONFORMANCE = {
+  istio: corpus('conformance/istio'),
+  kuma: corpus('conformance/kuma'),
+  linkerd: corpus('conformance/linkerd'),
+};
 const REAL_WORLD = corpus('real-world');
 
 /** One input: its files (name -> text) and meshinject's arguments. */
@@ -21,18 +25,29 @@ interface Case {
   args: string[];
 }
 
-const yamlFiles = (dir: string): string[] => readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml').sort();
+const yamlFiles = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml')
+    .sort();
 
 function exampleCases(): Case[] {
   const out: Case[] = [];
   const dirs: Array<[string, string | undefined]> = [
-    ['shop', 'injection.yaml'], ['kuma', 'injection.yaml'], ['osm', 'mesh.yaml'], ['meshinject-simple', 'injection.yaml'], ['meshinject-exec', 'injection.yaml'],
+    ['shop', 'injection.yaml'],
+    ['kuma', 'injection.yaml'],
+    ['osm', 'mesh.yaml'],
+    ['meshinject-simple', 'injection.yaml'],
+    ['meshinject-exec', 'injection.yaml'],
   ];
   for (const [d, cfg] of dirs) {
     const dir = join(ROOT, 'examples', d);
     const files: Record<string, string> = {};
     for (const f of yamlFiles(dir)) if (f !== cfg) files[f] = readFileSync(join(dir, f), 'utf8');
-    out.push({ name: `examples/${d}`, files: cfg ? { ...files, 'cfg.yaml': readFileSync(join(dir, cfg), 'utf8') } : files, args: cfg ? ['-c', 'cfg.yaml'] : [] });
+    out.push({
+      name: `examples/${d}`,
+      files: cfg ? { ...files, 'cfg.yaml': readFileSync(join(dir, cfg), 'utf8') } : files,
+      args: cfg ? ['-c', 'cfg.yaml'] : [],
+    });
   }
   return out;
 }
@@ -54,7 +69,16 @@ function corpusCases(): Case[] {
   }
   const rw = REAL_WORLD.path;
   if (!rw) return out;
-  for (const app of ['bookinfo', 'online-boutique', 'podinfo/bases/database', 'podinfo/bases/cache', 'podinfo/bases/frontend', 'podinfo/bases/backend', 'kubebuilder-manager', 'rook-operator']) {
+  for (const app of [
+    'bookinfo',
+    'online-boutique',
+    'podinfo/bases/database',
+    'podinfo/bases/cache',
+    'podinfo/bases/frontend',
+    'podinfo/bases/backend',
+    'kubebuilder-manager',
+    'rook-operator',
+  ]) {
     const dir = join(rw, app);
     if (!existsSync(dir)) continue;
     const files: Record<string, string> = {};
@@ -78,7 +102,7 @@ function podTemplates(r: Obj): Obj[] {
 }
 
 const annotate = (o: Obj, field: 'annotations' | 'labels', key: string, value: string): void => {
-  const meta = ((o.metadata ??= {}) as Obj);
+  const meta = (o.metadata ??= {}) as Obj;
   (meta[field] ??= {}) as Obj;
   (meta[field] as Obj)[key] = value;
 };
@@ -86,10 +110,13 @@ const annotate = (o: Obj, field: 'annotations' | 'labels', key: string, value: s
 /** The upstream after a later change: see the file comment. Undefined when the text holds no pod template. */
 function changeUpstream(text: string): string | undefined {
   let changed = false;
-  const docs = parseAllDocuments(text, { version: '1.1', merge: true }).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
+  const docs = parseAllDocuments(text, { version: '1.1', merge: true }).map(
+    (d) => d.toJS({ maxAliasCount: 100 }) as unknown,
+  );
   const out = docs.map((doc) => {
     if (typeof doc !== 'object' || doc === null) return doc;
-    const items = (doc as Obj).kind === 'List' && Array.isArray((doc as Obj).items) ? ((doc as Obj).items as Obj[]) : [doc as Obj];
+    const items =
+      (doc as Obj).kind === 'List' && Array.isArray((doc as Obj).items) ? ((doc as Obj).items as Obj[]) : [doc as Obj];
     for (const r of items) {
       const templates = podTemplates(r);
       if (templates.length === 0) continue;
@@ -109,7 +136,12 @@ function changeUpstream(text: string): string | undefined {
     }
     return doc;
   });
-  return changed ? out.filter((d) => d !== null && d !== undefined).map((d) => stringify(d)).join('---\n') : undefined;
+  return changed
+    ? out
+        .filter((d) => d !== null && d !== undefined)
+        .map((d) => stringify(d))
+        .join('---\n')
+    : undefined;
 }
 
 /** Resources of a YAML stream by `kind/namespace/name`, values as kustomize reads them (YAML 1.1). */
@@ -131,7 +163,13 @@ async function meshinject(argv: string[], cwd: string): Promise<{ code: number; 
   const { main } = await import('../../src/cli.ts');
   const out: string[] = [];
   const err: string[] = [];
-  const io = { stdin: new Uint8Array(), stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, cwd, now: () => 0 };
+  const io = {
+    stdin: new Uint8Array(),
+    stdout: { write: (s: string) => out.push(s) },
+    stderr: { write: (s: string) => err.push(s) },
+    cwd,
+    now: () => 0,
+  };
   const code = await main(argv, {}, io);
   return { code, stdout: out.join(''), stderr: err.join('') };
 }
@@ -144,7 +182,9 @@ function kustomize(dir: string): Promise<{ status: number | null; stdout: string
     const err: Buffer[] = [];
     p.stdout.on('data', (b: Buffer) => out.push(b));
     p.stderr.on('data', (b: Buffer) => err.push(b));
-    p.on('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    p.on('close', (status) =>
+      resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
   });
 }
 
@@ -169,7 +209,8 @@ function differences(a: unknown, b: unknown, path = ''): string[] {
   const empty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length === 0;
   if ((empty(a) && b === undefined) || (empty(b) && a === undefined)) return [];
   if (Array.isArray(a) && Array.isArray(b)) {
-    const named = (l: unknown[]) => l.every((x) => typeof x === 'object' && x !== null && typeof (x as Obj).name === 'string');
+    const named = (l: unknown[]) =>
+      l.every((x) => typeof x === 'object' && x !== null && typeof (x as Obj).name === 'string');
     if (named(a) && named(b)) {
       const na = a.map((x) => (x as Obj).name as string);
       const nb = b.map((x) => (x as Obj).name as string);
@@ -179,7 +220,14 @@ function differences(a: unknown, b: unknown, path = ''): string[] {
     if (a.length !== b.length) return [`${path} length ${a.length} != ${b.length}`];
     return a.flatMap((x, i) => differences(x, b[i], `${path}/${i}`));
   }
-  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && !Array.isArray(a) && !Array.isArray(b)) {
+  if (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof b === 'object' &&
+    b !== null &&
+    !Array.isArray(a) &&
+    !Array.isArray(b)
+  ) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
     return keys.flatMap((k) => differences((a as Obj)[k], (b as Obj)[k], `${path}/${k}`));
   }
@@ -202,15 +250,20 @@ const DERIVED: RegExp[] = [
 
 /** Inputs whose remaining difference is not the Component's (each says why); counted as todo, not hidden. */
 const KNOWN: Record<string, string> = {
-  'conformance/istio/deploymentconfig': 'kustomize has no schema for DeploymentConfig: its strategic merge replaces a list it creates instead of merging by name',
-  'conformance/istio/deploymentconfig-with-canonical-service-label': 'kustomize has no schema for DeploymentConfig (as above)',
-  'conformance/istio/gateway': 'the only container is the proxy: the upstream container becomes the app and Istio moves the proxy after it',
+  'conformance/istio/deploymentconfig':
+    'kustomize has no schema for DeploymentConfig: its strategic merge replaces a list it creates instead of merging by name',
+  'conformance/istio/deploymentconfig-with-canonical-service-label':
+    'kustomize has no schema for DeploymentConfig (as above)',
+  'conformance/istio/gateway':
+    'the only container is the proxy: the upstream container becomes the app and Istio moves the proxy after it',
   'conformance/istio/gateway-spire': 'as gateway',
-  'conformance/istio/gateway-with-default-container': 'as gateway: Istio moves the proxy the input holds after the app containers',
+  'conformance/istio/gateway-with-default-container':
+    'as gateway: Istio moves the proxy the input holds after the app containers',
   'conformance/istio/only-proxy-container': 'as gateway, and the proxy image is the upstream change',
   'conformance/istio/merge-probers': 'the rewritten probes are computed from every container',
   'conformance/linkerd/tap-deployment-debug': 'not yet explained: the upstream volume is lost',
-  'real-world/online-boutique: Deployment//loadgenerator': 'meshinject and kustomize read a block scalar of the re-written upstream differently (not the Component)',
+  'real-world/online-boutique: Deployment//loadgenerator':
+    'meshinject and kustomize read a block scalar of the re-written upstream differently (not the Component)',
 };
 
 const cases = [...exampleCases(), ...corpusCases()];
@@ -246,25 +299,41 @@ async function prepare(c: Case): Promise<Prepared | undefined> {
   return { name: c.name, dir, injected: injected.stdout };
 }
 
-t.test('the Component written for an input applies the injection to the upstream changed later', needs(!hasKubectl && 'kubectl is not installed', CONFORMANCE.istio, CONFORMANCE.kuma, CONFORMANCE.linkerd, REAL_WORLD), async (t) => {
-  const ready: Prepared[] = [];
-  for (const c of cases) {
-    const p = await prepare(c);
-    if (p) ready.push(p);
-  }
-  const built = await pool(ready, 4, (p) => kustomize(p.dir));
-  ready.forEach((p, i) => {
-    const b = built[i]!;
-    if (b.status !== 0 && /may not add resource with an already registered id|missing metadata.name/.test(b.stderr)) return;
-    t.equal(b.status, 0, `${p.name}: kubectl kustomize builds the changed upstream + Component: ${b.stderr}`);
-    const want = byIdentity(p.injected);
-    const got = byIdentity(b.stdout);
-    for (const [k, v] of want) {
-      const diff = differences(got.get(k), v).filter((d) => !DERIVED.some((re) => re.test(d)));
-      const todo = KNOWN[p.name] ?? KNOWN[`${p.name}: ${k}`];
-      t.same(diff, [], `${p.name}: ${k}: kustomize(changed upstream + Component) == injection of the changed upstream`, todo ? { todo } : {});
+t.test(
+  'the Component written for an input applies the injection to the upstream changed later',
+  needs(
+    !hasKubectl && 'kubectl is not installed',
+    CONFORMANCE.istio,
+    CONFORMANCE.kuma,
+    CONFORMANCE.linkerd,
+    REAL_WORLD,
+  ),
+  async (t) => {
+    const ready: Prepared[] = [];
+    for (const c of cases) {
+      const p = await prepare(c);
+      if (p) ready.push(p);
     }
-  });
-  t.ok(ready.length >= 100, `${ready.length} of ${cases.length} inputs compared`);
-  recordCases('conformance', ready.length);
-});
+    const built = await pool(ready, 4, (p) => kustomize(p.dir));
+    ready.forEach((p, i) => {
+      const b = built[i]!;
+      if (b.status !== 0 && /may not add resource with an already registered id|missing metadata.name/.test(b.stderr))
+        return;
+      t.equal(b.status, 0, `${p.name}: kubectl kustomize builds the changed upstream + Component: ${b.stderr}`);
+      const want = byIdentity(p.injected);
+      const got = byIdentity(b.stdout);
+      for (const [k, v] of want) {
+        const diff = differences(got.get(k), v).filter((d) => !DERIVED.some((re) => re.test(d)));
+        const todo = KNOWN[p.name] ?? KNOWN[`${p.name}: ${k}`];
+        t.same(
+          diff,
+          [],
+          `${p.name}: ${k}: kustomize(changed upstream + Component) == injection of the changed upstream`,
+          todo ? { todo } : {},
+        );
+      }
+    });
+    t.ok(ready.length >= 100, `${ready.length} of ${cases.length} inputs compared`);
+    recordCases('conformance', ready.length);
+  },
+);

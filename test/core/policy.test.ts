@@ -39,19 +39,23 @@ function run(cfg: Loaded, o: PodOpts = {}) {
 const annotation = (v: string | undefined): Record<string, string> => (v === undefined ? {} : { [INJECT]: v });
 
 t.test('spec table: namespace selection comes before everything on the pod', async (t) => {
-  const rows: Array<[selected: boolean, policy: 'enabled' | 'disabled', annot: string | undefined, injected: boolean]> = [
-    [true, 'enabled', undefined, true],
-    [true, 'enabled', 'false', false],
-    [true, 'disabled', 'true', true],
-    [true, 'disabled', undefined, false],
-    [false, 'enabled', 'true', false],
-    [false, 'enabled', undefined, false],
-    [false, 'disabled', 'true', false],
-    [false, 'disabled', undefined, false],
-  ];
+  const rows: Array<[selected: boolean, policy: 'enabled' | 'disabled', annot: string | undefined, injected: boolean]> =
+    [
+      [true, 'enabled', undefined, true],
+      [true, 'enabled', 'false', false],
+      [true, 'disabled', 'true', true],
+      [true, 'disabled', undefined, false],
+      [false, 'enabled', 'true', false],
+      [false, 'enabled', undefined, false],
+      [false, 'disabled', 'true', false],
+      [false, 'disabled', undefined, false],
+    ];
   for (const [selected, policy, annot, injected] of rows) {
     const cfg = config({ policy, namespaceSelector: { matchLabels: { mesh: 'on' } } });
-    const d = run(cfg, { annotations: annotation(annot), namespaceInfo: ns('apps', selected ? { mesh: 'on' } : { mesh: 'off' }) });
+    const d = run(cfg, {
+      annotations: annotation(annot),
+      namespaceInfo: ns('apps', selected ? { mesh: 'on' } : { mesh: 'off' }),
+    });
     const name = `ns ${selected ? '' : 'not '}selected, policy ${policy}, annotation ${annot ?? '-'}`;
     t.equal(d.inject, injected, name);
     if (!selected) {
@@ -64,7 +68,16 @@ t.test('spec table: namespace selection comes before everything on the pod', asy
 
 t.test('spec table: with the namespace selected, annotation > never > always > policy', async (t) => {
   // Pod labels: role=batch matches neverInjectSelector, tier=edge matches alwaysInjectSelector.
-  const rows: Array<[annot: string | undefined, never: boolean, always: boolean, policy: 'enabled' | 'disabled', injected: boolean, reason: string]> = [
+  const rows: Array<
+    [
+      annot: string | undefined,
+      never: boolean,
+      always: boolean,
+      policy: 'enabled' | 'disabled',
+      injected: boolean,
+      reason: string,
+    ]
+  > = [
     ['true', true, true, 'disabled', true, 'annotation-true'],
     ['true', true, false, 'enabled', true, 'annotation-true'],
     ['false', false, true, 'enabled', false, 'annotation-false'],
@@ -76,12 +89,13 @@ t.test('spec table: with the namespace selected, annotation > never > always > p
     [undefined, false, false, 'enabled', true, 'policy-enabled'],
     [undefined, false, false, 'disabled', false, 'policy-disabled'],
   ];
-  const cfgFor = (policy: string) => config({
-    policy,
-    namespaceSelector: { matchExpressions: [{ key: 'mesh', operator: 'Exists' }] },
-    neverInjectSelector: [{ matchLabels: { role: 'batch' } }],
-    alwaysInjectSelector: [{ matchExpressions: [{ key: 'tier', operator: 'In', values: ['edge', 'api'] }] }],
-  });
+  const cfgFor = (policy: string) =>
+    config({
+      policy,
+      namespaceSelector: { matchExpressions: [{ key: 'mesh', operator: 'Exists' }] },
+      neverInjectSelector: [{ matchLabels: { role: 'batch' } }],
+      alwaysInjectSelector: [{ matchExpressions: [{ key: 'tier', operator: 'In', values: ['edge', 'api'] }] }],
+    });
   for (const [annot, never, always, policy, injected, reason] of rows) {
     const labels = { ...(never ? { role: 'batch' } : {}), ...(always ? { tier: 'edge' } : {}) };
     const d = run(cfgFor(policy), { labels, annotations: annotation(annot), namespaceInfo: ns('apps', { mesh: '' }) });
@@ -103,10 +117,15 @@ t.test('no namespaceSelector selects every namespace, known or not', async (t) =
 });
 
 t.test('namespaceSelector sees the automatic kubernetes.io/metadata.name label', async (t) => {
-  const cfg = config({ namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['shop'] }] } });
+  const cfg = config({
+    namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['shop'] }] },
+  });
   t.equal(run(cfg, { namespace: 'shop', namespaceInfo: null }).inject, true, 'unknown namespace selected by name');
-  t.equal(run(cfg, { namespace: 'shop', namespaceInfo: ns('shop', { 'kubernetes.io/metadata.name': 'spoofed' }) }).inject, true,
-    'the real name wins over a stale label');
+  t.equal(
+    run(cfg, { namespace: 'shop', namespaceInfo: ns('shop', { 'kubernetes.io/metadata.name': 'spoofed' }) }).inject,
+    true,
+    'the real name wins over a stale label',
+  );
   t.equal(run(cfg, { namespace: 'other' }).inject, false);
 });
 
@@ -133,7 +152,10 @@ t.test('the label sidecar.istio.io/inject wins over the annotation', async (t) =
     t.equal(d.reason, reason, `label "${label}" + annotation "${annot}": reason`);
   }
   const d = run(cfg, { labels: { [INJECT]: 'false' }, annotations: { [INJECT]: 'true' } });
-  t.equal(d.detail, 'pod label sidecar.istio.io/inject is "false" (the label takes precedence over the annotation "true")');
+  t.equal(
+    d.detail,
+    'pod label sidecar.istio.io/inject is "false" (the label takes precedence over the annotation "true")',
+  );
 });
 
 t.test('inject values: Istio 1.13-1.26 semantics by default', async (t) => {
@@ -156,7 +178,8 @@ t.test('inject values: Istio 1.13-1.26 semantics by default', async (t) => {
     t.equal(d.inject, injected, `"${value}"`);
     t.equal(d.reason, reason, `"${value}": reason`);
     t.equal(d.warnings.length, warns ? 1 : 0, `"${value}": warning count`);
-    if (warns) t.match(d.warnings[0], new RegExp(`pod label sidecar\\.istio\\.io/inject is "${value}".*Istio >= 1\\.27 treats`));
+    if (warns)
+      t.match(d.warnings[0], new RegExp(`pod label sidecar\\.istio\\.io/inject is "${value}".*Istio >= 1\\.27 treats`));
   }
   const random = run(config({ policy: 'enabled' }), { annotations: { [INJECT]: 'random' } });
   t.equal(random.inject, false, 'a random annotation opts out even with policy enabled');
@@ -195,7 +218,9 @@ t.test('selectors: never beats always, empty selectors are ignored, first match 
   const always = run(cfg, { labels: { app: 'web' } });
   t.equal(always.inject, true);
   t.equal(always.detail, 'pod labels match alwaysInjectSelector[1] (app=web)');
-  const notIn = config({ neverInjectSelector: [{ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }] });
+  const notIn = config({
+    neverInjectSelector: [{ matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] }],
+  });
   t.equal(run(notIn, { labels: {} }).inject, false, 'NotIn matches a missing key');
   t.equal(run(notIn, { labels: { env: 'prod' } }).inject, true);
 });
@@ -204,62 +229,126 @@ t.test('ignored namespaces skip injection whatever the pod says', async (t) => {
   const d = run(config(), { namespace: 'kube-system', annotations: { [INJECT]: 'true' } });
   t.same([d.inject, d.reason, d.intended], [false, 'ignored-namespace', true]);
   t.equal(d.detail, 'namespace kube-system is in ignoredNamespaces');
-  for (const n of ['kube-public', 'kube-node-lease', 'local-path-storage']) t.equal(run(config(), { namespace: n }).inject, false, n);
+  for (const n of ['kube-public', 'kube-node-lease', 'local-path-storage'])
+    t.equal(run(config(), { namespace: n }).inject, false, n);
   const custom = config({ ignoredNamespaces: ['batch'] });
   t.equal(run(custom, { namespace: 'kube-system' }).inject, true, 'a given list replaces the default');
   t.equal(run(custom, { namespace: 'batch' }).reason, 'ignored-namespace');
   const beforeSelector = config({ namespaceSelector: { matchLabels: { mesh: 'on' } } });
-  t.equal(run(beforeSelector, { namespace: 'kube-system' }).reason, 'ignored-namespace', 'checked before the namespace selector');
+  t.equal(
+    run(beforeSelector, { namespace: 'kube-system' }).reason,
+    'ignored-namespace',
+    'checked before the namespace selector',
+  );
 });
 
 t.test('hostNetwork pods are never injected and that is flagged', async (t) => {
   const d = run(config({ alwaysInjectSelector: [{ matchLabels: { app: 'x' } }] }), {
-    hostNetwork: true, labels: { app: 'x', [INJECT]: 'true' }, namespace: 'kube-system',
+    hostNetwork: true,
+    labels: { app: 'x', [INJECT]: 'true' },
+    namespace: 'kube-system',
   });
   t.same([d.inject, d.reason, d.intended], [false, 'host-network', false]);
   t.match(d.detail, /host network/, 'wording the conformance case hello-host-network-with-ns expects');
 });
 
-t.test("a driver's traits: the fallback taken in place of the policy or with it, shared defaults as data, defaults in one place", async (t) => {
-  const { bindDriver, sharedDefaultsOf, traitsOf, TRAIT_DEFAULTS } = await import('../../src/contract/driver.ts');
-  type Traits = import('../../src/contract/driver.ts').DriverTraits<{ on: boolean }>;
-  // A minimal driver: its namespace annotation `example.dev/mesh` is its fallback.
-  const driver = (traits?: Traits) => ({
-    name: 'example',
-    reasons: ['namespace-on', 'namespace-off'],
-    ...(traits ? { traits } : {}),
-    loadConfig: () => ({ settings: { on: true }, issues: [], warnings: [] }),
-    decide: (input: { namespaceInfo?: NamespaceInfo }) => {
-      const v = input.namespaceInfo?.annotations['example.dev/mesh'];
-      return { ...(v ? { fallback: { inject: v === 'on', reason: `namespace-${v}`, detail: `namespace annotation is ${v}` } } : {}), warnings: [], trace: [] };
-    },
-    inject: () => { throw new Error('not used'); },
-    inventory: () => undefined,
-  });
-  const decideWith = (traits: Traits | undefined, spec: Record<string, unknown>, annotation: string | undefined, labels: Record<string, string> = {}) => {
-    const cfg = config(spec);
-    return decide({
-      podMeta: { labels, annotations: {} }, podSpec: {}, namespace: 'apps',
-      namespaceInfo: { name: 'apps', labels: {}, annotations: annotation ? { 'example.dev/mesh': annotation } : {} },
-      config: cfg.config, mesh: bindDriver(driver(traits), { on: true }),
+t.test(
+  "a driver's traits: the fallback taken in place of the policy or with it, shared defaults as data, defaults in one place",
+  async (t) => {
+    const { bindDriver, sharedDefaultsOf, traitsOf, TRAIT_DEFAULTS } = await import('../../src/contract/driver.ts');
+    type Traits = import('../../src/contract/driver.ts').DriverTraits<{ on: boolean }>;
+    // A minimal driver: its namespace annotation `example.dev/mesh` is its fallback.
+    const driver = (traits?: Traits) => ({
+      name: 'example',
+      reasons: ['namespace-on', 'namespace-off'],
+      ...(traits ? { traits } : {}),
+      loadConfig: () => ({ settings: { on: true }, issues: [], warnings: [] }),
+      decide: (input: { namespaceInfo?: NamespaceInfo }) => {
+        const v = input.namespaceInfo?.annotations['example.dev/mesh'];
+        return {
+          ...(v
+            ? { fallback: { inject: v === 'on', reason: `namespace-${v}`, detail: `namespace annotation is ${v}` } }
+            : {}),
+          warnings: [],
+          trace: [],
+        };
+      },
+      inject: () => {
+        throw new Error('not used');
+      },
+      inventory: () => undefined,
     });
-  };
-  t.match(decideWith(undefined, { policy: 'enabled' }, 'off'), { inject: false, reason: 'namespace-off', detail: /namespace annotation is off$/ }, 'default trait: the fallback decides in place of the policy');
-  t.match(decideWith(undefined, { policy: 'disabled' }, 'on'), { inject: true, reason: 'namespace-on' });
-  t.match(decideWith(undefined, { neverInjectSelector: [{ matchLabels: { app: 'x' } }] }, 'on', { app: 'x' }), { inject: false, reason: 'never-inject-selector' }, 'below the shared selectors');
-  const withPolicy: Traits = { fallback: 'with-policy' };
-  t.match(decideWith(withPolicy, { policy: 'enabled' }, 'on'), { inject: true, reason: 'namespace-on', detail: /^namespace annotation is on; nothing on the pod decides; policy is enabled$/ }, 'with-policy: an enabled policy takes the reason');
-  t.match(decideWith(withPolicy, { policy: 'disabled' }, 'on'), { inject: false, reason: 'policy-disabled', detail: /policy is disabled; namespace annotation is on$/ }, 'and a disabled policy still decides, naming it');
-  t.match(decideWith(withPolicy, { alwaysInjectSelector: [{ matchLabels: { app: 'x' } }] }, 'on', { app: 'x' }), { reason: 'always-inject-selector', detail: /; namespace annotation is on$/ });
-  t.match(decideWith(undefined, { policy: 'enabled' }, undefined), { inject: true, reason: 'policy-enabled' }, 'no fallback: the policy');
+    const decideWith = (
+      traits: Traits | undefined,
+      spec: Record<string, unknown>,
+      annotation: string | undefined,
+      labels: Record<string, string> = {},
+    ) => {
+      const cfg = config(spec);
+      return decide({
+        podMeta: { labels, annotations: {} },
+        podSpec: {},
+        namespace: 'apps',
+        namespaceInfo: { name: 'apps', labels: {}, annotations: annotation ? { 'example.dev/mesh': annotation } : {} },
+        config: cfg.config,
+        mesh: bindDriver(driver(traits), { on: true }),
+      });
+    };
+    t.match(
+      decideWith(undefined, { policy: 'enabled' }, 'off'),
+      { inject: false, reason: 'namespace-off', detail: /namespace annotation is off$/ },
+      'default trait: the fallback decides in place of the policy',
+    );
+    t.match(decideWith(undefined, { policy: 'disabled' }, 'on'), { inject: true, reason: 'namespace-on' });
+    t.match(
+      decideWith(undefined, { neverInjectSelector: [{ matchLabels: { app: 'x' } }] }, 'on', { app: 'x' }),
+      { inject: false, reason: 'never-inject-selector' },
+      'below the shared selectors',
+    );
+    const withPolicy: Traits = { fallback: 'with-policy' };
+    t.match(
+      decideWith(withPolicy, { policy: 'enabled' }, 'on'),
+      {
+        inject: true,
+        reason: 'namespace-on',
+        detail: /^namespace annotation is on; nothing on the pod decides; policy is enabled$/,
+      },
+      'with-policy: an enabled policy takes the reason',
+    );
+    t.match(
+      decideWith(withPolicy, { policy: 'disabled' }, 'on'),
+      { inject: false, reason: 'policy-disabled', detail: /policy is disabled; namespace annotation is on$/ },
+      'and a disabled policy still decides, naming it',
+    );
+    t.match(decideWith(withPolicy, { alwaysInjectSelector: [{ matchLabels: { app: 'x' } }] }, 'on', { app: 'x' }), {
+      reason: 'always-inject-selector',
+      detail: /; namespace annotation is on$/,
+    });
+    t.match(
+      decideWith(undefined, { policy: 'enabled' }, undefined),
+      { inject: true, reason: 'policy-enabled' },
+      'no fallback: the policy',
+    );
 
-  const defaults = traitsOf({ name: 'example' });
-  t.equal(defaults.hostNetwork, 'skip');
-  t.equal(defaults.fallback, 'instead-of-policy');
-  t.equal(defaults.podMetadataPath({ kind: 'CronJob' } as never), undefined, "the pod template's own metadata");
-  t.equal(defaults.otherReadingNote('spec.x', true, 'why'), 'the example driver reads spec.x instead and would inject it: why');
-  t.same(TRAIT_DEFAULTS.sharedDefaults, {});
-  t.same(sharedDefaultsOf(driver({ sharedDefaults: { policy: 'disabled' } }), { on: true }), { policy: 'disabled' }, 'shared defaults as data');
-  t.same(sharedDefaultsOf(driver({ sharedDefaults: (s) => ({ nativeSidecars: s.on }) }), { on: true }), { nativeSidecars: true }, 'or read from the settings');
-  t.same(sharedDefaultsOf(driver(), { on: true }), {}, 'none: the core defaults');
-});
+    const defaults = traitsOf({ name: 'example' });
+    t.equal(defaults.hostNetwork, 'skip');
+    t.equal(defaults.fallback, 'instead-of-policy');
+    t.equal(defaults.podMetadataPath({ kind: 'CronJob' } as never), undefined, "the pod template's own metadata");
+    t.equal(
+      defaults.otherReadingNote('spec.x', true, 'why'),
+      'the example driver reads spec.x instead and would inject it: why',
+    );
+    t.same(TRAIT_DEFAULTS.sharedDefaults, {});
+    t.same(
+      sharedDefaultsOf(driver({ sharedDefaults: { policy: 'disabled' } }), { on: true }),
+      { policy: 'disabled' },
+      'shared defaults as data',
+    );
+    t.same(
+      sharedDefaultsOf(driver({ sharedDefaults: (s) => ({ nativeSidecars: s.on }) }), { on: true }),
+      { nativeSidecars: true },
+      'or read from the settings',
+    );
+    t.same(sharedDefaultsOf(driver(), { on: true }), {}, 'none: the core defaults');
+  },
+);

@@ -40,13 +40,55 @@ function run(cfg: Loaded, c: Case) {
 
 t.test('every webhook of the chart table selects what it should', async (t) => {
   const rows: Array<[name: string, istio: Istio, c: Case, webhook: string, reason: string]> = [
-    ['rev.namespace (default revision)', {}, { ns: { [REV]: 'default' } }, 'istio-sidecar-injector/rev.namespace.sidecar-injector.istio.io', 'webhook-namespace-label'],
-    ['rev.namespace (revision canary)', { revision: 'canary' }, { ns: { [REV]: 'canary' } }, 'istio-sidecar-injector-canary/rev.namespace.sidecar-injector.istio.io', 'webhook-namespace-label'],
-    ['rev.object (revision canary)', { revision: 'canary' }, { pod: { [REV]: 'canary' } }, 'istio-sidecar-injector-canary/rev.object.sidecar-injector.istio.io', 'webhook-object-label'],
-    ['rev.object (default revision)', {}, { pod: { [REV]: 'default' } }, 'istio-sidecar-injector/rev.object.sidecar-injector.istio.io', 'webhook-object-label'],
-    ['namespace.', {}, { ns: { [NS_INJ]: 'enabled' } }, 'istio-sidecar-injector/namespace.sidecar-injector.istio.io', 'webhook-namespace-label'],
-    ['object.', {}, { pod: { [INJECT]: 'true' } }, 'istio-sidecar-injector/object.sidecar-injector.istio.io', 'label-true'],
-    ['auto.', { enableNamespacesByDefault: true }, {}, 'istio-sidecar-injector/auto.sidecar-injector.istio.io', 'webhook-namespace-default'],
+    [
+      'rev.namespace (default revision)',
+      {},
+      { ns: { [REV]: 'default' } },
+      'istio-sidecar-injector/rev.namespace.sidecar-injector.istio.io',
+      'webhook-namespace-label',
+    ],
+    [
+      'rev.namespace (revision canary)',
+      { revision: 'canary' },
+      { ns: { [REV]: 'canary' } },
+      'istio-sidecar-injector-canary/rev.namespace.sidecar-injector.istio.io',
+      'webhook-namespace-label',
+    ],
+    [
+      'rev.object (revision canary)',
+      { revision: 'canary' },
+      { pod: { [REV]: 'canary' } },
+      'istio-sidecar-injector-canary/rev.object.sidecar-injector.istio.io',
+      'webhook-object-label',
+    ],
+    [
+      'rev.object (default revision)',
+      {},
+      { pod: { [REV]: 'default' } },
+      'istio-sidecar-injector/rev.object.sidecar-injector.istio.io',
+      'webhook-object-label',
+    ],
+    [
+      'namespace.',
+      {},
+      { ns: { [NS_INJ]: 'enabled' } },
+      'istio-sidecar-injector/namespace.sidecar-injector.istio.io',
+      'webhook-namespace-label',
+    ],
+    [
+      'object.',
+      {},
+      { pod: { [INJECT]: 'true' } },
+      'istio-sidecar-injector/object.sidecar-injector.istio.io',
+      'label-true',
+    ],
+    [
+      'auto.',
+      { enableNamespacesByDefault: true },
+      {},
+      'istio-sidecar-injector/auto.sidecar-injector.istio.io',
+      'webhook-namespace-default',
+    ],
   ];
   for (const [name, istio, c, webhook, reason] of rows) {
     const d = run(webhookConfig(istio), c);
@@ -58,14 +100,54 @@ t.test('every webhook of the chart table selects what it should', async (t) => {
 
 t.test('nothing routed means not injected, with the cause named', async (t) => {
   const rows: Array<[name: string, istio: Istio, c: Case, cause: RegExp]> = [
-    ['no labels anywhere', {}, {}, /namespace apps has no istio-injection or istio\.io\/rev label and the pod has no sidecar\.istio\.io\/inject=true or istio\.io\/rev label \(enableNamespacesByDefault is off\)/],
-    ['istio-injection=disabled', {}, { ns: { [NS_INJ]: 'disabled', [REV]: 'default' }, pod: { [INJECT]: 'true', [REV]: 'default' } }, /istio-injection=disabled; only "enabled" selects a webhook/],
-    ['foreign namespace revision', { revision: 'canary' }, { ns: { [REV]: 'stable' } }, /namespace apps has label istio\.io\/rev=stable, which is not revision "canary"/],
-    ['foreign pod revision', { revision: 'canary', revisionTags: ['prod'] }, { pod: { [REV]: 'stable' } }, /pod label istio\.io\/rev=stable is not revision "canary" or its tags "prod"/],
-    ['istio-injection=enabled for a non-default revision', { revision: 'canary' }, { ns: { [NS_INJ]: 'enabled' } }, /selects the default revision, but the control plane is revision "canary" and no revision tag is "default"/],
-    ['object label for a non-default revision', { revision: 'canary' }, { pod: { [INJECT]: 'true' } }, /pod label sidecar\.istio\.io\/inject=true selects the default revision/],
-    ['object label other than "true"', {}, { pod: { [INJECT]: 'yes' } }, /pod label sidecar\.istio\.io\/inject is "yes"; the object webhook matches only "true"/],
-    ['auto excludes system namespaces', { enableNamespacesByDefault: true }, { namespace: 'kube-system' }, /namespace kube-system is excluded by the auto webhook/],
+    [
+      'no labels anywhere',
+      {},
+      {},
+      /namespace apps has no istio-injection or istio\.io\/rev label and the pod has no sidecar\.istio\.io\/inject=true or istio\.io\/rev label \(enableNamespacesByDefault is off\)/,
+    ],
+    [
+      'istio-injection=disabled',
+      {},
+      { ns: { [NS_INJ]: 'disabled', [REV]: 'default' }, pod: { [INJECT]: 'true', [REV]: 'default' } },
+      /istio-injection=disabled; only "enabled" selects a webhook/,
+    ],
+    [
+      'foreign namespace revision',
+      { revision: 'canary' },
+      { ns: { [REV]: 'stable' } },
+      /namespace apps has label istio\.io\/rev=stable, which is not revision "canary"/,
+    ],
+    [
+      'foreign pod revision',
+      { revision: 'canary', revisionTags: ['prod'] },
+      { pod: { [REV]: 'stable' } },
+      /pod label istio\.io\/rev=stable is not revision "canary" or its tags "prod"/,
+    ],
+    [
+      'istio-injection=enabled for a non-default revision',
+      { revision: 'canary' },
+      { ns: { [NS_INJ]: 'enabled' } },
+      /selects the default revision, but the control plane is revision "canary" and no revision tag is "default"/,
+    ],
+    [
+      'object label for a non-default revision',
+      { revision: 'canary' },
+      { pod: { [INJECT]: 'true' } },
+      /pod label sidecar\.istio\.io\/inject=true selects the default revision/,
+    ],
+    [
+      'object label other than "true"',
+      {},
+      { pod: { [INJECT]: 'yes' } },
+      /pod label sidecar\.istio\.io\/inject is "yes"; the object webhook matches only "true"/,
+    ],
+    [
+      'auto excludes system namespaces',
+      { enableNamespacesByDefault: true },
+      { namespace: 'kube-system' },
+      /namespace kube-system is excluded by the auto webhook/,
+    ],
   ];
   for (const [name, istio, c, cause] of rows) {
     // kube-system is not in ignoredNamespaces here, so the webhook decides.
@@ -81,7 +163,10 @@ t.test('precedence: istio-injection=enabled beats istio.io/rev on the namespace'
   const ns = { [NS_INJ]: 'enabled', [REV]: 'canary' };
   const asDefault = run(webhookConfig(), { ns });
   t.equal(asDefault.inject, true, 'the default revision injects');
-  t.match(asDefault.detail, /^namespace label istio-injection=enabled selects webhook istio-sidecar-injector\/namespace\.sidecar-injector\.istio\.io; no sidecar\.istio\.io\/inject label or annotation decides; policy is enabled$/);
+  t.match(
+    asDefault.detail,
+    /^namespace label istio-injection=enabled selects webhook istio-sidecar-injector\/namespace\.sidecar-injector\.istio\.io; no sidecar\.istio\.io\/inject label or annotation decides; policy is enabled$/,
+  );
   const asCanary = run(webhookConfig({ revision: 'canary' }), { ns });
   t.equal(asCanary.inject, false, 'revision canary is not selected although istio.io/rev=canary');
   t.match(asCanary.detail, /istio-injection=enabled, which selects the default revision/);
@@ -122,39 +207,74 @@ t.test('annotations are invisible to the webhook selectors but count inside inje
   t.equal(notRouted.reason, 'webhook-not-selected', 'an annotation does not route a pod');
   const optOut = run(cfg, { ns: { [NS_INJ]: 'enabled' }, annotations: { [INJECT]: 'false' } });
   t.same([optOut.inject, optOut.reason], [false, 'annotation-false'], 'routed, then the annotation opts out');
-  t.match(optOut.detail, /^pod annotation sidecar\.istio\.io\/inject is "false"; namespace label istio-injection=enabled selects webhook /);
+  t.match(
+    optOut.detail,
+    /^pod annotation sidecar\.istio\.io\/inject is "false"; namespace label istio-injection=enabled selects webhook /,
+  );
 });
 
-t.test('after routing, injectRequired still applies hostNetwork, ignored namespaces, selectors and policy', async (t) => {
-  const ns = { [NS_INJ]: 'enabled' };
-  t.equal(run(webhookConfig(), { ns, hostNetwork: true }).reason, 'host-network');
-  t.equal(run(webhookConfig(), { ns, namespace: 'kube-system' }).reason, 'ignored-namespace');
-  const disabled = run(webhookConfig({}, { policy: 'disabled' }), { ns });
-  t.same([disabled.inject, disabled.reason], [false, 'policy-disabled']);
-  const never = run(webhookConfig({}, { neverInjectSelector: [{ matchLabels: { app: 'db' } }] }), { ns, pod: { app: 'db' } });
-  t.same([never.inject, never.reason], [false, 'never-inject-selector']);
-  const always = run(webhookConfig({ revision: 'canary' }, { policy: 'disabled', alwaysInjectSelector: [{ matchLabels: { app: 'web' } }] }),
-    { pod: { app: 'web', [REV]: 'canary' } });
-  t.same([always.inject, always.reason], [true, 'always-inject-selector']);
-});
+t.test(
+  'after routing, injectRequired still applies hostNetwork, ignored namespaces, selectors and policy',
+  async (t) => {
+    const ns = { [NS_INJ]: 'enabled' };
+    t.equal(run(webhookConfig(), { ns, hostNetwork: true }).reason, 'host-network');
+    t.equal(run(webhookConfig(), { ns, namespace: 'kube-system' }).reason, 'ignored-namespace');
+    const disabled = run(webhookConfig({}, { policy: 'disabled' }), { ns });
+    t.same([disabled.inject, disabled.reason], [false, 'policy-disabled']);
+    const never = run(webhookConfig({}, { neverInjectSelector: [{ matchLabels: { app: 'db' } }] }), {
+      ns,
+      pod: { app: 'db' },
+    });
+    t.same([never.inject, never.reason], [false, 'never-inject-selector']);
+    const always = run(
+      webhookConfig(
+        { revision: 'canary' },
+        { policy: 'disabled', alwaysInjectSelector: [{ matchLabels: { app: 'web' } }] },
+      ),
+      { pod: { app: 'web', [REV]: 'canary' } },
+    );
+    t.same([always.inject, always.reason], [true, 'always-inject-selector']);
+  },
+);
 
 t.test('revision tags route to the revision; a "default" tag adds the default webhooks', async (t) => {
   const tagged = webhookConfig({ revision: 'canary', revisionTags: ['prod'] });
   const viaTag = run(tagged, { ns: { [REV]: 'prod' } });
   t.equal(viaTag.inject, true);
-  t.match(viaTag.detail, /istio\.io\/rev=prod \(revision tag of canary\) selects webhook istio-revision-tag-prod\/rev\.namespace/);
+  t.match(
+    viaTag.detail,
+    /istio\.io\/rev=prod \(revision tag of canary\) selects webhook istio-revision-tag-prod\/rev\.namespace/,
+  );
   t.equal(run(tagged, { pod: { [REV]: 'prod' } }).reason, 'webhook-object-label');
   const defaultTag = webhookConfig({ revision: 'canary', revisionTags: ['default'] });
-  t.equal(run(defaultTag, { ns: { [NS_INJ]: 'enabled' } }).inject, true, 'istio-injection=enabled reaches canary through the default tag');
-  t.match(run(defaultTag, { pod: { [INJECT]: 'true' } }).detail, /istio-revision-tag-default\/object\.sidecar-injector/);
+  t.equal(
+    run(defaultTag, { ns: { [NS_INJ]: 'enabled' } }).inject,
+    true,
+    'istio-injection=enabled reaches canary through the default tag',
+  );
+  t.match(
+    run(defaultTag, { pod: { [INJECT]: 'true' } }).detail,
+    /istio-revision-tag-default\/object\.sidecar-injector/,
+  );
 });
 
 t.test('the webhook set per configuration', async (t) => {
-  const names = (istio: Istio) => buildIstioWebhooks({ revision: '', revisionTags: [], enableNamespacesByDefault: false, ...istio }).map((w) => w.name.split('/')[1]);
-  t.same(names({}), ['rev.namespace.sidecar-injector.istio.io', 'rev.object.sidecar-injector.istio.io', 'namespace.sidecar-injector.istio.io', 'object.sidecar-injector.istio.io']);
+  const names = (istio: Istio) =>
+    buildIstioWebhooks({ revision: '', revisionTags: [], enableNamespacesByDefault: false, ...istio }).map(
+      (w) => w.name.split('/')[1],
+    );
+  t.same(names({}), [
+    'rev.namespace.sidecar-injector.istio.io',
+    'rev.object.sidecar-injector.istio.io',
+    'namespace.sidecar-injector.istio.io',
+    'object.sidecar-injector.istio.io',
+  ]);
   t.equal(names({ enableNamespacesByDefault: true }).length, 5);
-  t.same(names({ revision: 'canary', enableNamespacesByDefault: true }), ['rev.namespace.sidecar-injector.istio.io', 'rev.object.sidecar-injector.istio.io'],
-    'a non-default revision has no namespace./object./auto. webhooks');
+  t.same(
+    names({ revision: 'canary', enableNamespacesByDefault: true }),
+    ['rev.namespace.sidecar-injector.istio.io', 'rev.object.sidecar-injector.istio.io'],
+    'a non-default revision has no namespace./object./auto. webhooks',
+  );
 });
 
 t.test('an unknown namespace in webhook mode is flagged', async (t) => {
@@ -167,6 +287,6 @@ t.test('an unknown namespace in webhook mode is flagged', async (t) => {
 
 t.test('kube-inject selection ignores namespace labels', async (t) => {
   const r = loadSpec();
-  const d = run(r, { ns: { [NS_INJ]: "disabled" } });
+  const d = run(r, { ns: { [NS_INJ]: 'disabled' } });
   t.same([d.inject, d.reason], [true, 'policy-enabled']);
 });

@@ -28,23 +28,39 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
   ['kuma/units.ts', 'const m = /^([+-]?(?:[0-9]+', `${NOT_YET}: resource.Quantity`],
   ['kuma/units.ts', 'const n = Number(m[1]);', `${NOT_YET}: resource.Quantity`],
   ['kuma/units.ts', 'if (m[2]) return n * 10 ** Number(', `${NOT_YET}: resource.Quantity`],
-  ['kuma/tproxy.ts', "/^[-+]?(?:[0-9][0-9_]*", 'decides how a YAML scalar is written (quoting), not a parse of a value'],
-  ['kuma/config.ts', "/^[0-9]+$/.test(v) ? Number(v)", `${NOT_YET}: kuma-cp config numbers`],
+  [
+    'kuma/tproxy.ts',
+    '/^[-+]?(?:[0-9][0-9_]*',
+    'decides how a YAML scalar is written (quoting), not a parse of a value',
+  ],
+  ['kuma/config.ts', '/^[0-9]+$/.test(v) ? Number(v)', `${NOT_YET}: kuma-cp config numbers`],
   ['kuma/config.ts', "if (v === 'true' || v === 'false') return v === 'true';", `${NOT_YET}: kuma-cp config booleans`],
   ['kuma/probes.ts', '/^\\/tcp\\/([0-9]+)$/', OWN],
   ['kuma/probes.ts', "['tcpSocket', { port: Number(tcp[1]) }]", OWN],
   ['kuma/probes.ts', '/^\\/grpc\\/([0-9]+)$/', OWN],
   ['kuma/probes.ts', "['grpc', { port: Number(grpc[1])", OWN],
   ['kuma/probes.ts', '/^\\/([0-9]+)(\\/.*)$/s', OWN],
-  ['kuma/probes.ts', "['httpGet', { path: http[2]!, port: Number(http[1])", OWN],
+  ['kuma/probes.ts', 'port: Number(http[1]),', OWN],
   ['kuma/annotations.ts', "if (v === 'true' || v === 'yes'", `${SWITCH} (Kuma GetBooleanWithDefault)`],
   ['kuma/annotations.ts', "if (v === 'false' || v === 'no'", `${SWITCH} (Kuma GetBooleanWithDefault)`],
   ['kuma/inject.ts', "if (tp === 'false' || tp === 'no'", `${SWITCH} (a warning about a value Kuma ignores)`],
   ['kuma/uninject.ts', 'Number(injected.metadata.annotations?.[APP_PROBE_PROXY_PORT]', OWN],
   ['kuma/patches.ts', 'node = node[Number(key)]', 'a JSON Pointer array index (RFC 6901) of a ContainerPatch'],
-  ['kuma/patches.ts', "/^[0-9]+$/.test(next) || next === '-'", 'a JSON Pointer array index (RFC 6901) of a ContainerPatch'],
-  ['custom/decide.ts', "inject: raw === 'true'", "meshinject's own meshinject.dev/inject label, validated to be exactly true or false"],
-  ['custom/config.ts', "['config.kubernetes.io/local-config'] === 'true'", "kpt's local-config annotation, compared as kpt does"],
+  [
+    'kuma/patches.ts',
+    "/^[0-9]+$/.test(next) || next === '-'",
+    'a JSON Pointer array index (RFC 6901) of a ContainerPatch',
+  ],
+  [
+    'custom/decide.ts',
+    "inject: raw === 'true'",
+    "meshinject's own meshinject.dev/inject label, validated to be exactly true or false",
+  ],
+  [
+    'custom/config.ts',
+    "['config.kubernetes.io/local-config'] === 'true'",
+    "kpt's local-config annotation, compared as kpt does",
+  ],
   ['custom/render.ts', '/ - (\\d+):(\\d+)$/', MESSAGE],
   ['custom/render.ts', 'column ${Number(miss[2]) + 1}', MESSAGE],
   ['custom/render.ts', '/^Parse error on line (\\d+)', MESSAGE],
@@ -56,11 +72,19 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
   ['istio/configmap-source.ts', '/-(v?1\\.\\d+\\.\\d+)/', VERSION],
   ['linkerd/config.ts', '/^edge-(\\d+)\\.(\\d+)\\./', VERSION],
   ['linkerd/config.ts', 'Number(edge[1]) * 100 + Number(edge[2])', VERSION],
-  ['istio/go-model.ts', '[s, Number(n)]', "a table of Go enum numbers written here, not input"],
-  ['istio/go-funcs.ts', 'Math.trunc(Number(p.containerPort ?? 0))', 'a containerPort the manifest gives as a number (Go reads it typed)'],
+  ['istio/go-model.ts', '[s, Number(n)]', 'a table of Go enum numbers written here, not input'],
+  [
+    'istio/go-funcs.ts',
+    'Math.trunc(Number(p.containerPort ?? 0))',
+    'a containerPort the manifest gives as a number (Go reads it typed)',
+  ],
   ['istio/decide.ts', "if (raw === 'true' || raw === 'false')", `${SWITCH} (Istio injectRequired)`],
   ['istio/decide.ts', "inject: read.value === 'true'", `${SWITCH} (Istio injectRequired)`],
-  ['istio/webhook.ts', "if (podInject === 'false')", `${SWITCH} (a webhook objectSelector matches label values exactly)`],
+  [
+    'istio/webhook.ts',
+    "if (podInject === 'false')",
+    `${SWITCH} (a webhook objectSelector matches label values exactly)`,
+  ],
   ['istio/webhook.ts', "if (podInject === 'true'", `${SWITCH} (a webhook objectSelector matches label values exactly)`],
   ['istio/template-data.ts', "return v === true || v === 'true';", `${SWITCH} (the templates' eq "true")`],
   ['istio/template-data.ts', "capAnnotation === 'true'", `${SWITCH} (the templates' eq "true")`],
@@ -70,40 +94,64 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
   ['istio/template-data.ts', 'if (m) return Number(m[2]);', `${NOT_YET}: CIDR and range blocks`],
   ['istio/validate.ts', 'const UINT_RE = /^\\d+$/;', `${NOT_YET}: Istio annotation validation`],
   ['istio/validate.ts', '/:((\\d+\\.){3}\\d+)$/', `${NOT_YET}: Istio annotation validation`],
-  ['istio/validate.ts', "/^(0|[1-9]\\d{0,2})$/", `${NOT_YET}: Istio annotation validation`],
+  ['istio/validate.ts', '/^(0|[1-9]\\d{0,2})$/', `${NOT_YET}: Istio annotation validation`],
   ['istio/validate.ts', 'const QUANTITY_RE', `${NOT_YET}: resource.Quantity`],
-  ['istio/prometheus.ts', "if (!/^\\d+$/.test(port) || Number(port) < 1", `${NOT_YET}: Istio prometheus port`],
+  ['istio/prometheus.ts', 'if (!/^\\d+$/.test(port) || Number(port) < 1', `${NOT_YET}: Istio prometheus port`],
   ['istio/prometheus.ts', 'const n = Number(port);', `${NOT_YET}: Istio prometheus port`],
   ['istio/config.ts', "setOwn(out, k, v === 'true')", `${NOT_YET}: Istio config booleans`],
-  ['istio/decide.ts', "const asks = labels[INJECT_LABEL] === 'true'", `${NOT_YET}: whether an ambient-enrolled pod asks for a sidecar (the warning under ambient: prefer)`],
-  ['istio/migrate.ts', "Number(stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0')", `${NOT_YET}: Argo CD reads a sync wave with strconv.Atoi`],
-  ['istio/probes.ts', "return /^\\d+$/.test(port) ? Number(port) : undefined;", `${NOT_YET}: Istio probe ports`],
-  ['istio/probes.ts', "/^[+-]?\\d+$/.test(a) ? Number(a) : 0", `${NOT_YET}: Istio status port annotation`],
-  ['istio/inject.ts', "/^\\d+$/.test(v) ? Number(v) : fallback", `${NOT_YET}: Istio values numbers`],
+  [
+    'istio/decide.ts',
+    "const asks = labels[INJECT_LABEL] === 'true'",
+    `${NOT_YET}: whether an ambient-enrolled pod asks for a sidecar (the warning under ambient: prefer)`,
+  ],
+  [
+    'istio/migrate.ts',
+    "Number(stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0')",
+    `${NOT_YET}: Argo CD reads a sync wave with strconv.Atoi`,
+  ],
+  ['istio/probes.ts', 'return /^\\d+$/.test(port) ? Number(port) : undefined;', `${NOT_YET}: Istio probe ports`],
+  ['istio/probes.ts', '/^[+-]?\\d+$/.test(a) ? Number(a) : 0', `${NOT_YET}: Istio status port annotation`],
+  ['istio/inject.ts', '/^\\d+$/.test(v) ? Number(v) : fallback', `${NOT_YET}: Istio values numbers`],
   ['istio/inject.ts', "return v === true || v === 'true';", `${NOT_YET}: Istio values booleans`],
   ['istio/quantity.ts', 'const m = /^([+-]?)(\\d+', `${NOT_YET}: resource.Quantity`],
   ['istio/quantity.ts', 'Math.abs(Number(exp))', `${NOT_YET}: resource.Quantity`],
   ['istio/quantity.ts', 'scale += Number(exp);', `${NOT_YET}: resource.Quantity`],
   ['osm/decide.ts', "if (v === 'enabled' || v === 'yes' || v === 'true')", `${SWITCH} (OSM isAnnotatedForInjection)`],
   ['osm/decide.ts', "if (v === 'disabled' || v === 'no' || v === 'false')", `${SWITCH} (OSM isAnnotatedForInjection)`],
-  ['osm/probes.ts', "/^[+-]?\\d+$/.test(port) && Number(port) !== 0", `${NOT_YET}: OSM probe ports`],
+  ['osm/probes.ts', '/^[+-]?\\d+$/.test(port) && Number(port) !== 0', `${NOT_YET}: OSM probe ports`],
   ['osm/exclusions.ts', 'return Number(bits) <=', `${NOT_YET}: OSM CIDR bits`],
-  ['osm/exclusions.ts', "/^[+-]?\\d+$/.test(p) ? Number(p) : NaN", `${NOT_YET}: OSM port exclusions`],
+  ['osm/exclusions.ts', '/^[+-]?\\d+$/.test(p) ? Number(p) : NaN', `${NOT_YET}: OSM port exclusions`],
   ['linkerd/config.ts', "v === true || v === 'true'", `${NOT_YET}: Linkerd chart values booleans`],
   ['linkerd/overrides.ts', 'const m = /^([+-]?(?:\\d+', `${NOT_YET}: resource.Quantity`],
   ['linkerd/overrides.ts', '10 ** Number(suffix.slice(1))', `${NOT_YET}: resource.Quantity`],
   ['linkerd/overrides.ts', 'Number(m[1]) * factor', `${NOT_YET}: resource.Quantity`],
   ['linkerd/overrides.ts', 'if (/^\\d+$/.test(r.v(A.waitBeforeExitSeconds)))', `${NOT_YET}: Linkerd ParseUint`],
   ['linkerd/overrides.ts', 'const ratio = Number(r.v(A.cpuRatioLimit));', `${NOT_YET}: Linkerd ParseFloat`],
-  ['linkerd/values.ts', "/^-?\\d+$/.test(v) ? Number(v) : v", `${NOT_YET}: Linkerd chart values numbers`],
-  ['custom/decide.ts', "if (raw !== 'true' && raw !== 'false')", "meshinject's own meshinject.dev/inject label, validated to be exactly true or false"],
-  ['istio/inject.ts', "a !== 'false';", `${NOT_YET}: Istio sidecar.istio.io/nativeSidecar, to check against Istio's reading`],
-  ['istio/template-data.ts', "nativeAnnotation) !== 'false'", `${NOT_YET}: Istio sidecar.istio.io/nativeSidecar, to check against Istio's reading`],
-  ['istio/validate.ts', "quantities must match the regular expression", MESSAGE],
+  ['linkerd/values.ts', '/^-?\\d+$/.test(v) ? Number(v) : v', `${NOT_YET}: Linkerd chart values numbers`],
+  [
+    'custom/decide.ts',
+    "if (raw !== 'true' && raw !== 'false')",
+    "meshinject's own meshinject.dev/inject label, validated to be exactly true or false",
+  ],
+  [
+    'istio/inject.ts',
+    "a !== 'false';",
+    `${NOT_YET}: Istio sidecar.istio.io/nativeSidecar, to check against Istio's reading`,
+  ],
+  [
+    'istio/template-data.ts',
+    "nativeValue !== 'false'",
+    `${NOT_YET}: Istio sidecar.istio.io/nativeSidecar, to check against Istio's reading`,
+  ],
+  ['istio/validate.ts', 'quantities must match the regular expression', MESSAGE],
   ['istio/webhook.ts', "podInject !== 'true'", `${SWITCH} (a webhook objectSelector matches label values exactly)`],
-  ['istio/workload-meta.ts', 'const CRONJOB_JOB_NAME', "a Job name a CronJob generated (Istio's own pattern), not a value"],
-  ['linkerd/inject.ts', "/^[0-9a-fA-F:.]+\\/\\d{1,3}$/", `${NOT_YET}: Linkerd clusterNetworks CIDRs`],
-  ['osm/exclusions.ts', "!/^\\d{1,3}$/.test(bits)", `${NOT_YET}: OSM CIDR bits`],
+  [
+    'istio/workload-meta.ts',
+    'const CRONJOB_JOB_NAME',
+    "a Job name a CronJob generated (Istio's own pattern), not a value",
+  ],
+  ['linkerd/inject.ts', '/^[0-9a-fA-F:.]+\\/\\d{1,3}$/', `${NOT_YET}: Linkerd clusterNetworks CIDRs`],
+  ['osm/exclusions.ts', '!/^\\d{1,3}$/.test(bits)', `${NOT_YET}: OSM CIDR bits`],
 ];
 
 function files(dir: string): string[] {
@@ -114,16 +162,22 @@ function files(dir: string): string[] {
 }
 
 /** Code lines (comments and imports left out) that match a pattern: `{file, line, text, what}`. */
-function scan(root: string, paths: readonly string[]): Array<{ file: string; line: number; text: string; what: string }> {
+function scan(
+  root: string,
+  paths: readonly string[],
+): Array<{ file: string; line: number; text: string; what: string }> {
   const hits: Array<{ file: string; line: number; text: string; what: string }> = [];
   for (const p of paths) {
     const file = relative(root, p).split('\\').join('/');
     if (file === 'go-parse.ts') continue;
-    readFileSync(p, 'utf8').split('\n').forEach((text, i) => {
-      const code = text.trim();
-      if (code.startsWith('*') || code.startsWith('/**') || code.startsWith('//') || code.startsWith('import ')) return;
-      for (const [what, re] of PATTERNS) if (re.test(code)) hits.push({ file, line: i + 1, text: code, what });
-    });
+    readFileSync(p, 'utf8')
+      .split('\n')
+      .forEach((text, i) => {
+        const code = text.trim();
+        if (code.startsWith('*') || code.startsWith('/**') || code.startsWith('//') || code.startsWith('import '))
+          return;
+        for (const [what, re] of PATTERNS) if (re.test(code)) hits.push({ file, line: i + 1, text: code, what });
+      });
   }
   return hits;
 }
@@ -132,9 +186,17 @@ t.test('no driver parses a value ad hoc outside the listed sites; every listed s
   const hits = scan(DRIVERS, files(DRIVERS));
   t.ok(hits.length > 0 && hits.some((h) => h.file.startsWith('istio/')), 'the scan reads the drivers');
   const unlisted = hits.filter((h) => !ALLOWED.some(([f, text]) => f === h.file && h.text.includes(text)));
-  t.same(unlisted.map((h) => `src/drivers/${h.file}:${h.line}: ${h.what}: ${h.text}`), [], 'read it with ../go-parse.ts, or list it here with the reason');
+  t.same(
+    unlisted.map((h) => `src/drivers/${h.file}:${h.line}: ${h.what}: ${h.text}`),
+    [],
+    'read it with ../go-parse.ts, or list it here with the reason',
+  );
   const stale = ALLOWED.filter(([f, text]) => !hits.some((h) => h.file === f && h.text.includes(text)));
-  t.same(stale.map(([f, text]) => `${f}: ${text}`), [], 'a listed site that no longer matches comes off the list');
+  t.same(
+    stale.map(([f, text]) => `${f}: ${text}`),
+    [],
+    'a listed site that no longer matches comes off the list',
+  );
   const notYet = ALLOWED.filter(([, , why]) => why.startsWith('NOT YET'));
   t.comment(`${hits.length} sites, ${notYet.length} not yet on the Go parsers`);
 });
@@ -145,12 +207,15 @@ t.test('the scan finds each kind of ad-hoc parse, and not a conversion of a go-p
       "const a = Number(annotations['k']);",
       "const b = v === 'true';",
       'const c = /^\\d+$/.test(s);',
-      "const d = /^[0-9]+$/.test(s);",
+      'const d = /^[0-9]+$/.test(s);',
       'const e = parseFloat(s);',
       'const f = Number(parsed.value);',
       '// Number(x) in a comment',
     ].join('\n'),
   });
   const hits = scan(dir, [join(dir, 'x.ts')]);
-  t.same(hits.map((h) => h.line), [1, 2, 3, 4, 5]);
+  t.same(
+    hits.map((h) => h.line),
+    [1, 2, 3, 4, 5],
+  );
 });

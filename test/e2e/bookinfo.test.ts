@@ -43,19 +43,26 @@ t.test('bookinfo.yaml: every Deployment injected, everything else byte for byte'
     }
   });
   t.same(injected, DEPLOYMENTS, 'the six Deployments, in input order');
-  t.ok(r.stdout.startsWith('# Copyright Istio Authors\n#\n#   Licensed under the Apache License'), 'license header first');
+  t.ok(
+    r.stdout.startsWith('# Copyright Istio Authors\n#\n#   Licensed under the Apache License'),
+    'license header first',
+  );
   t.same(commentDiff(commentCounts(input), commentCounts(r.stdout)), [], 'every comment line kept exactly once');
 });
 
-t.test('bookinfo: stdin and a file argument give the same output; a second run changes nothing', needs(BOOKINFO), async (t) => {
-  const fromFile = runCli(['--config', CONFIG, INPUT_PATH]);
-  const fromStdin = runCli(['--config', CONFIG], { input });
-  t.equal(fromStdin.status, 0);
-  t.equal(fromStdin.stdout, fromFile.stdout, 'stdin == file argument');
-  const again = runCli(['--config', CONFIG], { input: fromFile.stdout });
-  t.equal(again.status, 0, 'second run exit 0');
-  t.equal(again.stdout, fromFile.stdout, 'second run: identical bytes');
-});
+t.test(
+  'bookinfo: stdin and a file argument give the same output; a second run changes nothing',
+  needs(BOOKINFO),
+  async (t) => {
+    const fromFile = runCli(['--config', CONFIG, INPUT_PATH]);
+    const fromStdin = runCli(['--config', CONFIG], { input });
+    t.equal(fromStdin.status, 0);
+    t.equal(fromStdin.stdout, fromFile.stdout, 'stdin == file argument');
+    const again = runCli(['--config', CONFIG], { input: fromFile.stdout });
+    t.equal(again.status, 0, 'second run exit 0');
+    t.equal(again.stdout, fromFile.stdout, 'second run: identical bytes');
+  },
+);
 
 t.test('bookinfo with LOG_TO_STDERR=true: one line per workload and a summary', needs(BOOKINFO), async (t) => {
   const r = runCli(['--config', CONFIG, INPUT_PATH], { env: { LOG_TO_STDERR: 'true' } });
@@ -63,7 +70,11 @@ t.test('bookinfo with LOG_TO_STDERR=true: one line per workload and a summary', 
   const lines = r.stderr.trimEnd().split('\n');
   t.equal(lines.length, DEPLOYMENTS.length + 1, 'six result lines + summary');
   DEPLOYMENTS.forEach((name, i) => {
-    t.match(lines[i], new RegExp(`^\\[info\\] apps/v1/Deployment/${name}: injected \\(istio, revision default\\)`), name);
+    t.match(
+      lines[i],
+      new RegExp(`^\\[info\\] apps/v1/Deployment/${name}: injected \\(istio, revision default\\)`),
+      name,
+    );
   });
   t.equal(lines.at(-1), 'meshinject: 6 injected, 0 skipped, 0 error(s)');
   const quiet = runCli(['--config', CONFIG, INPUT_PATH]);

@@ -27,46 +27,68 @@ function configText(specLine: string): string {
 }
 
 for (const bad of BAD) {
-  t.test(`functionConfig error (${bad.name}): exit 1 and ${bad.field} named`, needs(BOOKINFO_DATA, KRM_INPUTS), async (t) => {
-    const tmp = makeTempDir('config');
-    t.teardown(tmp.cleanup);
-    const cfg = join(tmp.dir, 'injection.yaml');
-    writeFileSync(cfg, configText(bad.spec));
+  t.test(
+    `functionConfig error (${bad.name}): exit 1 and ${bad.field} named`,
+    needs(BOOKINFO_DATA, KRM_INPUTS),
+    async (t) => {
+      const tmp = makeTempDir('config');
+      t.teardown(tmp.cleanup);
+      const cfg = join(tmp.dir, 'injection.yaml');
+      writeFileSync(cfg, configText(bad.spec));
 
-    // A plain stream: nothing on stdout (a partial stream would be applied as is), the error on stderr.
-    const stream = runCli(['--config', cfg, BOOKINFO]);
-    t.equal(stream.status, 1, 'exit 1');
-    t.equal(stream.stdout, '', 'no output for a stream');
-    t.match(stream.stderr, /^\[error\]/m, 'an [error] line on stderr without LOG_TO_STDERR');
-    t.ok(stream.stderr.includes(bad.field), `stderr names ${bad.field}: ${stream.stderr}`);
+      // A plain stream: nothing on stdout (a partial stream would be applied as is), the error on stderr.
+      const stream = runCli(['--config', cfg, BOOKINFO]);
+      t.equal(stream.status, 1, 'exit 1');
+      t.equal(stream.stdout, '', 'no output for a stream');
+      t.match(stream.stderr, /^\[error\]/m, 'an [error] line on stderr without LOG_TO_STDERR');
+      t.ok(stream.stderr.includes(bad.field), `stderr names ${bad.field}: ${stream.stderr}`);
 
-    // A ResourceList: items unchanged byte for byte, functionConfig unchanged, an error result.
-    const list = runCli(['--config', cfg], { input: RESOURCE_LIST });
-    t.equal(list.status, 1, 'exit 1');
-    const inp = splitItems(RESOURCE_LIST);
-    const out = splitItems(list.stdout);
-    t.same(out.items.map((x) => x.text), inp.items.map((x) => x.text), 'items unchanged byte for byte');
-    t.ok(list.stdout.startsWith(RESOURCE_LIST.trimEnd()), 'the whole input comes back first, then results');
-    const results = (parse(list.stdout) as Obj).results as Obj[];
-    const errors = results.filter((r) => r.severity === 'error');
-    t.ok(errors.length >= 1, 'an error result');
-    t.ok(
-      errors.some((r) => `${String(get(r, 'field', 'path'))} ${String(r.message)}`.includes(bad.field)),
-      `an error result names ${bad.field}`,
-    );
-    t.notOk(results.some((r) => get(r, 'tags', 'meshinject.dev/outcome') === 'injected'), 'nothing injected');
-    t.ok(list.stderr.includes(bad.field), 'stderr names the field too');
-  });
+      // A ResourceList: items unchanged byte for byte, functionConfig unchanged, an error result.
+      const list = runCli(['--config', cfg], { input: RESOURCE_LIST });
+      t.equal(list.status, 1, 'exit 1');
+      const inp = splitItems(RESOURCE_LIST);
+      const out = splitItems(list.stdout);
+      t.same(
+        out.items.map((x) => x.text),
+        inp.items.map((x) => x.text),
+        'items unchanged byte for byte',
+      );
+      t.ok(list.stdout.startsWith(RESOURCE_LIST.trimEnd()), 'the whole input comes back first, then results');
+      const results = (parse(list.stdout) as Obj).results as Obj[];
+      const errors = results.filter((r) => r.severity === 'error');
+      t.ok(errors.length >= 1, 'an error result');
+      t.ok(
+        errors.some((r) => `${String(get(r, 'field', 'path'))} ${String(r.message)}`.includes(bad.field)),
+        `an error result names ${bad.field}`,
+      );
+      t.notOk(
+        results.some((r) => get(r, 'tags', 'meshinject.dev/outcome') === 'injected'),
+        'nothing injected',
+      );
+      t.ok(list.stderr.includes(bad.field), 'stderr names the field too');
+    },
+  );
 }
 
-t.test('a bad functionConfig inside the ResourceList (no --config) is reported the same way', needs(KRM_INPUTS), async (t) => {
-  const input = RESOURCE_LIST.replace(/^functionConfig:[\s\S]*$/m, `functionConfig:\n${configText('policy: sometimes').replace(/^/gm, '  ').trimEnd()}\n`);
-  const r = runCli([], { input, env: { LOG_TO_STDERR: 'true' } });
-  t.equal(r.status, 1);
-  t.same(splitItems(r.stdout).items.map((x) => x.text), splitItems(input).items.map((x) => x.text), 'items unchanged');
-  t.match(r.stderr, /^\[error\].*spec\.policy/m);
-  t.match(r.stderr, /meshinject: 0 injected, 0 skipped, 1 error\(s\)\n$/);
-});
+t.test(
+  'a bad functionConfig inside the ResourceList (no --config) is reported the same way',
+  needs(KRM_INPUTS),
+  async (t) => {
+    const input = RESOURCE_LIST.replace(
+      /^functionConfig:[\s\S]*$/m,
+      `functionConfig:\n${configText('policy: sometimes').replace(/^/gm, '  ').trimEnd()}\n`,
+    );
+    const r = runCli([], { input, env: { LOG_TO_STDERR: 'true' } });
+    t.equal(r.status, 1);
+    t.same(
+      splitItems(r.stdout).items.map((x) => x.text),
+      splitItems(input).items.map((x) => x.text),
+      'items unchanged',
+    );
+    t.match(r.stderr, /^\[error\].*spec\.policy/m);
+    t.match(r.stderr, /meshinject: 0 injected, 0 skipped, 1 error\(s\)\n$/);
+  },
+);
 
 t.test('bad input and usage: exit 2, nothing on stdout', needs(KRM_INPUTS), async (t) => {
   const notYaml = runCli([], { input: 'apiVersion: v1\nkind: [unclosed\n' });
@@ -95,10 +117,19 @@ t.test('kpt fn render with a bad config: FAIL and the package left untouched', n
   const tmp = makeTempDir('config-kpt');
   t.teardown(tmp.cleanup);
   const pkg = join(tmp.dir, 'pkg');
-  const setup = runTool(process.execPath, [join(ROOT, 'test/fixtures/real-world/online-boutique/render.mjs'), '--setup-only', '--out', pkg]);
+  const setup = runTool(process.execPath, [
+    join(ROOT, 'test/fixtures/real-world/online-boutique/render.mjs'),
+    '--setup-only',
+    '--out',
+    pkg,
+  ]);
   t.equal(setup.status, 0, setup.stderr);
-  writeFileSync(join(pkg, 'injection.yaml'), `${configText('policy: sometimes').replace('metadata:\n', 'metadata:\n  annotations:\n    config.kubernetes.io/local-config: "true"\n')}`);
-  const git = (...a: string[]) => runTool('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', ...a], { cwd: pkg });
+  writeFileSync(
+    join(pkg, 'injection.yaml'),
+    `${configText('policy: sometimes').replace('metadata:\n', 'metadata:\n  annotations:\n    config.kubernetes.io/local-config: "true"\n')}`,
+  );
+  const git = (...a: string[]) =>
+    runTool('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', ...a], { cwd: pkg });
   git('init', '-q', '.');
   git('add', '-A');
   git('commit', '-q', '-m', 'setup');

@@ -22,14 +22,20 @@ const packages = readdirSync(EXAMPLES, { withFileTypes: true })
 
 /** The functions of a Kptfile's pipeline. */
 function functionsOf(name: string): Array<{ exec?: string; image?: string }> {
-  const k = parse(readFileSync(join(EXAMPLES, name, 'Kptfile'), 'utf8')) as { pipeline?: { mutators?: unknown[]; validators?: unknown[] } };
-  return [...(k.pipeline?.mutators ?? []), ...(k.pipeline?.validators ?? [])] as Array<{ exec?: string; image?: string }>;
+  const k = parse(readFileSync(join(EXAMPLES, name, 'Kptfile'), 'utf8')) as {
+    pipeline?: { mutators?: unknown[]; validators?: unknown[] };
+  };
+  return [...(k.pipeline?.mutators ?? []), ...(k.pipeline?.validators ?? [])] as Array<{
+    exec?: string;
+    image?: string;
+  }>;
 }
 
 t.test('no example names meshinject by a path relative to where kpt or kustomize runs', async (t) => {
   t.ok(packages.length >= 5, `kpt packages found: ${packages.join(', ')}`);
   for (const name of packages) {
-    for (const f of functionsOf(name)) if (f.exec !== undefined) t.equal(f.exec, 'meshinject', `examples/${name}/Kptfile: exec is the name on PATH`);
+    for (const f of functionsOf(name))
+      if (f.exec !== undefined) t.equal(f.exec, 'meshinject', `examples/${name}/Kptfile: exec is the name on PATH`);
   }
 });
 
@@ -43,7 +49,10 @@ t.test('every kpt example renders the same from the repository root and from its
   for (const name of packages) {
     // A package without a pipeline is run as its README runs it: `kpt fn eval PKG --exec meshinject -- key=value`.
     const imperative = functionsOf(name).length === 0;
-    const args = (pkg: string) => (imperative ? ['fn', 'eval', pkg, '--exec', 'meshinject', '--output', 'stdout', '--', 'istio.revision=canary'] : ['fn', 'render', pkg, '--allow-exec', '--output', 'stdout']);
+    const args = (pkg: string) =>
+      imperative
+        ? ['fn', 'eval', pkg, '--exec', 'meshinject', '--output', 'stdout', '--', 'istio.revision=canary']
+        : ['fn', 'render', pkg, '--allow-exec', '--output', 'stdout'];
     const fromRoot = runWith('kpt', args(`examples/${name}`), { cwd: repo, env: s.env });
     t.equal(fromRoot.status, 0, `${name} from the root: ${fromRoot.stderr}`);
     const fromFolder = runWith('kpt', args('.'), { cwd: join(repo, 'examples', name), env: s.env });

@@ -17,7 +17,10 @@ interface Step {
   uses?: string;
   run?: string;
 }
-const workflow = parse(readFileSync(join(FLUX, 'hydrate-workflow.yaml'), 'utf8')) as { env: Record<string, string>; jobs: { hydrate: { steps: Step[] } } };
+const workflow = parse(readFileSync(join(FLUX, 'hydrate-workflow.yaml'), 'utf8')) as {
+  env: Record<string, string>;
+  jobs: { hydrate: { steps: Step[] } };
+};
 const steps = workflow.jobs.hydrate.steps;
 const publishAt = steps.findIndex((s) => s.name === 'Publish');
 const render = steps.find((s) => s.name === 'Render and inject')!;
@@ -43,21 +46,47 @@ t.test('the workflow up to the publish step: render and inject the shop', async 
   const objs = objects(out);
   t.equal(objs.length, 12, "the shop's twelve resources");
   const byId = new Map(objs.map((o) => [idOf(o), o]));
-  for (const id of ['Deployment/storefront/web', 'CronJob/storefront/nightly-report', 'StatefulSet/data/orders-db', 'Job/data/migrate-schema']) {
-    t.same(injectionProblems(byId.get(id)!, byId.get(id)!, { native: true }).filter((p) => !/app containers/.test(p)), [], `${id} injected`);
+  for (const id of [
+    'Deployment/storefront/web',
+    'CronJob/storefront/nightly-report',
+    'StatefulSet/data/orders-db',
+    'Job/data/migrate-schema',
+  ]) {
+    t.same(
+      injectionProblems(byId.get(id)!, byId.get(id)!, { native: true }).filter((p) => !/app containers/.test(p)),
+      [],
+      `${id} injected`,
+    );
   }
-  for (const id of ['Deployment/storefront/payments-legacy', 'DaemonSet/ops/node-exporter', 'Deployment/backoffice/admin']) t.same(skippedProblems(byId.get(id)!), [], `${id} skipped`);
+  for (const id of [
+    'Deployment/storefront/payments-legacy',
+    'DaemonSet/ops/node-exporter',
+    'Deployment/backoffice/admin',
+  ])
+    t.same(skippedProblems(byId.get(id)!), [], `${id} skipped`);
   t.notMatch(out, /SidecarInjection|local-config/, 'no config objects published');
   const force = (id: string) => get(byId.get(id), 'metadata', 'annotations', 'kustomize.toolkit.fluxcd.io/force');
-  t.equal(force('Job/data/migrate-schema'), 'enabled', 'the injected Job carries Flux\'s force annotation (injection.yaml)');
+  t.equal(
+    force('Job/data/migrate-schema'),
+    'enabled',
+    "the injected Job carries Flux's force annotation (injection.yaml)",
+  );
   t.equal(force('Deployment/storefront/web'), undefined, 'other kinds do not');
   t.match(r.stderr, /hydrate: 12 resources in hydrated\/manifests\.yaml/);
 
   // The publish step pushes exactly that directory.
   const publish = steps[publishAt]!.run!;
-  t.match(publish, /flux push artifact "\$\{ARTIFACT\}:[^"]+" \\\n\s+--path=hydrated /, 'flux push artifact --path=hydrated (the render step\'s OUT_DIR)');
+  t.match(
+    publish,
+    /flux push artifact "\$\{ARTIFACT\}:[^"]+" \\\n\s+--path=hydrated /,
+    "flux push artifact --path=hydrated (the render step's OUT_DIR)",
+  );
   t.match(render.run!, / hydrated$/);
-  t.match(publish, /--revision="\$\{GITHUB_REF_NAME\}@sha1:\$\{GITHUB_SHA\}"/, 'Flux revision format <branch>@sha1:<sha>');
+  t.match(
+    publish,
+    /--revision="\$\{GITHUB_REF_NAME\}@sha1:\$\{GITHUB_SHA\}"/,
+    'Flux revision format <branch>@sha1:<sha>',
+  );
 
   // What Flux's kustomize-controller does with the artifact.
   const artifact = join(tmp.dir, 'artifact');
@@ -66,7 +95,11 @@ t.test('the workflow up to the publish step: render and inject the shop', async 
   writeFileSync(join(artifact, 'kustomization.yaml'), 'resources:\n  - manifests.yaml\n');
   const built = runTool('kubectl', ['kustomize', artifact]);
   t.equal(built.status, 0, built.stderr);
-  t.same(objects(built.stdout).sort((a, b) => idOf(a).localeCompare(idOf(b))), [...objs].sort((a, b) => idOf(a).localeCompare(idOf(b))), 'plain kustomize applies the hydrated objects as they are');
+  t.same(
+    objects(built.stdout).sort((a, b) => idOf(a).localeCompare(idOf(b))),
+    [...objs].sort((a, b) => idOf(a).localeCompare(idOf(b))),
+    'plain kustomize applies the hydrated objects as they are',
+  );
 });
 
 t.test('the cluster side: OCIRepository and Kustomization consume the published artifact', async (t) => {
@@ -75,9 +108,19 @@ t.test('the cluster side: OCIRepository and Kustomization consume the published 
   const ks = docs.find((o) => o.kind === 'Kustomization')!;
   t.equal(repo.apiVersion, 'source.toolkit.fluxcd.io/v1');
   t.equal(ks.apiVersion, 'kustomize.toolkit.fluxcd.io/v1');
-  t.same(get(ks, 'spec', 'sourceRef'), { kind: 'OCIRepository', name: get(repo, 'metadata', 'name') }, 'the Kustomization reads the OCIRepository');
+  t.same(
+    get(ks, 'spec', 'sourceRef'),
+    { kind: 'OCIRepository', name: get(repo, 'metadata', 'name') },
+    'the Kustomization reads the OCIRepository',
+  );
   const artifactName = workflow.env.ARTIFACT!.split('/').pop();
-  t.equal(String(get(repo, 'spec', 'url')).split('/').pop(), artifactName, 'the same artifact repository as the workflow pushes');
+  t.equal(
+    String(get(repo, 'spec', 'url'))
+      .split('/')
+      .pop(),
+    artifactName,
+    'the same artifact repository as the workflow pushes',
+  );
   t.equal(get(repo, 'spec', 'ref', 'tag'), 'latest');
   t.match(steps[publishAt]!.run!, /flux tag artifact .* --tag latest/, 'the workflow moves the latest tag');
   t.equal(get(ks, 'spec', 'path'), './');
@@ -95,7 +138,10 @@ t.test('hydrate.sh refuses to publish what it cannot vouch for', async (t) => {
   writeFileSync(join(repo, 'broken/kustomization.yaml'), 'resources:\n  - missing.yaml\n');
   mkdirSync(join(repo, 'substituted'));
   writeFileSync(join(repo, 'substituted/kustomization.yaml'), 'resources:\n  - cm.yaml\n');
-  writeFileSync(join(repo, 'substituted/cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: greeting\ndata:\n  text: hello ${USER}\n');
+  writeFileSync(
+    join(repo, 'substituted/cm.yaml'),
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: greeting\ndata:\n  text: hello ${USER}\n',
+  );
   const cases: [string, string, RegExp][] = [
     ['a build error', 'broken', /missing\.yaml/],
     ['text Flux would substitute', 'substituted', /post-build substitution/],

@@ -18,7 +18,9 @@ const DOCS = parseAllDocuments(BOOKINFO)
 const DEPLOYMENTS = DOCS.filter((d) => d.kind === 'Deployment').length;
 
 function proxies(list: Obj[]): number {
-  return list.filter((o) => ((get(o, 'spec', 'template', 'spec', 'containers') ?? []) as Obj[]).some((c) => c.name === 'istio-proxy')).length;
+  return list.filter((o) =>
+    ((get(o, 'spec', 'template', 'spec', 'containers') ?? []) as Obj[]).some((c) => c.name === 'istio-proxy'),
+  ).length;
 }
 
 t.test('a YAML kind: List (kubectl get -o yaml): items injected, the List kept', needs(BOOKINFO_DATA), async (t) => {
@@ -74,17 +76,26 @@ t.test('CRLF line endings are kept, untouched documents byte for byte', needs(BO
   t.equal(proxies(docsOut.map((d) => parse(d) as Obj).filter(Boolean)), DEPLOYMENTS);
 });
 
-t.test('several files in one call: one stream, each file as if run alone', needs(BOOKINFO_DATA, BOUTIQUE), async (t) => {
-  const boutique = `${BOUTIQUE.path}/frontend.yaml`;
-  const both = runCli(['--config', CONFIG, BOOKINFO_PATH, boutique]);
-  const one = runCli(['--config', CONFIG, BOOKINFO_PATH]);
-  const two = runCli(['--config', CONFIG, boutique]);
-  t.equal(both.status, 0, both.stderr);
-  t.ok(both.stdout.startsWith(one.stdout), 'first file first');
-  t.ok(both.stdout.endsWith(two.stdout), 'second file after it');
-  const docs = splitStream(both.stdout).filter((d) => d.trim() !== '');
-  t.equal(docs.length, splitStream(one.stdout).filter((d) => d.trim() !== '').length + splitStream(two.stdout).filter((d) => d.trim() !== '').length, 'no document merged or lost at the seam');
-});
+t.test(
+  'several files in one call: one stream, each file as if run alone',
+  needs(BOOKINFO_DATA, BOUTIQUE),
+  async (t) => {
+    const boutique = `${BOUTIQUE.path}/frontend.yaml`;
+    const both = runCli(['--config', CONFIG, BOOKINFO_PATH, boutique]);
+    const one = runCli(['--config', CONFIG, BOOKINFO_PATH]);
+    const two = runCli(['--config', CONFIG, boutique]);
+    t.equal(both.status, 0, both.stderr);
+    t.ok(both.stdout.startsWith(one.stdout), 'first file first');
+    t.ok(both.stdout.endsWith(two.stdout), 'second file after it');
+    const docs = splitStream(both.stdout).filter((d) => d.trim() !== '');
+    t.equal(
+      docs.length,
+      splitStream(one.stdout).filter((d) => d.trim() !== '').length +
+        splitStream(two.stdout).filter((d) => d.trim() !== '').length,
+      'no document merged or lost at the seam',
+    );
+  },
+);
 
 t.test('re-running injected output with a new revision updates it in place', needs(BOOKINFO_DATA), async (t) => {
   const first = runCli(['--config', CONFIG, BOOKINFO_PATH]);
@@ -98,7 +109,11 @@ t.test('re-running injected output with a new revision updates it in place', nee
   splitStream(second.stdout).forEach((d, i) => {
     const o = parse(d) as Obj | null;
     if (o?.kind !== 'Deployment') return;
-    t.same(injectionProblems(o, parse(docsIn[i]!) as Obj, { annotation: 'injected (istio, revision canary)' }), [], `${String(get(o, 'metadata', 'name'))}`);
+    t.same(
+      injectionProblems(o, parse(docsIn[i]!) as Obj, { annotation: 'injected (istio, revision canary)' }),
+      [],
+      `${String(get(o, 'metadata', 'name'))}`,
+    );
     const containers = get(o, 'spec', 'template', 'spec', 'containers') as Obj[];
     t.equal(containers.filter((c) => c.name === 'istio-proxy').length, 1, 'one proxy, not two');
     t.equal(get(o, 'spec', 'template', 'metadata', 'annotations', 'istio.io/rev'), 'canary');

@@ -63,7 +63,13 @@ function helm3Stream(templates: Templates): string {
 }
 
 /** Helm 3's `execRender.Run`. */
-function helm3PostRender(name: string, args: readonly string[], templates: Templates, env: NodeJS.ProcessEnv, cwd: string): Rendered {
+function helm3PostRender(
+  name: string,
+  args: readonly string[],
+  templates: Templates,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Rendered {
   const path = lookPath(name, env.PATH ?? '');
   const r = spawnSync(path, args, { input: helm3Stream(templates), env, cwd, encoding: 'utf8' });
   if (r.error) throw r.error;
@@ -79,7 +85,10 @@ function helm4Stream(templates: Templates): string {
       const o = d.toJS() as Obj | null;
       if (o === null) continue;
       const meta = (o.metadata ??= {}) as Obj;
-      meta.annotations = { ...((meta.annotations as Obj | undefined) ?? {}), [FILENAME_ANNOTATION]: `mychart/templates/${file}` };
+      meta.annotations = {
+        ...((meta.annotations as Obj | undefined) ?? {}),
+        [FILENAME_ANNOTATION]: `mychart/templates/${file}`,
+      };
       docs.push(stringify(o));
     }
   }
@@ -90,17 +99,22 @@ function helm4Stream(templates: Templates): string {
 function validatePlugin(p: Obj): string[] {
   const problems: string[] = [];
   if (typeof p.name !== 'string' || !/^[A-Za-z0-9_-]+$/.test(p.name)) problems.push('invalid plugin `name`');
-  if (typeof p.version !== 'string' || !/^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(p.version)) problems.push('invalid plugin `version`');
+  if (typeof p.version !== 'string' || !/^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(p.version))
+    problems.push('invalid plugin `version`');
   if (p.apiVersion !== 'v1') problems.push('invalid `apiVersion`');
   if (p.type !== 'postrenderer/v1') problems.push('type is not postrenderer/v1');
   if (p.runtime !== 'subprocess') problems.push('runtime is not subprocess');
   const known = new Set(['apiVersion', 'name', 'type', 'runtime', 'version', 'sourceURL', 'config', 'runtimeConfig']);
-  for (const k of Object.keys(p)) if (!known.has(k)) problems.push(`field ${k} not found in type plugin.MetadataV1 (strict)`);
+  for (const k of Object.keys(p))
+    if (!known.has(k)) problems.push(`field ${k} not found in type plugin.MetadataV1 (strict)`);
   return problems;
 }
 
 /** Helm 4's `getPlatformCommand` for this machine (GOOS linux or darwin, from process.platform). */
-function platformCommand(cmds: ReadonlyArray<{ os?: string; arch?: string; command: string; args?: string[] }>): { command: string[]; args: string[] } {
+function platformCommand(cmds: ReadonlyArray<{ os?: string; arch?: string; command: string; args?: string[] }>): {
+  command: string[];
+  args: string[];
+} {
   const goos = process.platform === 'win32' ? 'windows' : process.platform;
   let chosen: { command: string[]; args: string[] } | undefined;
   let foundOs = false;
@@ -120,7 +134,13 @@ function platformCommand(cmds: ReadonlyArray<{ os?: string; arch?: string; comma
  * Helm 4's post-renderer plugin run: the plugin installed from the package directory (`helm plugin install
  * DIR` links it into the plugins directory), then `runPostrenderer` and the empty-output check.
  */
-function helm4PostRender(pluginsDir: string, extraArgs: readonly string[], templates: Templates, env: NodeJS.ProcessEnv, cwd: string): Rendered {
+function helm4PostRender(
+  pluginsDir: string,
+  extraArgs: readonly string[],
+  templates: Templates,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Rendered {
   const dir = join(pluginsDir, 'meshinject');
   const meta = parse(readFileSync(join(dir, 'plugin.yaml'), 'utf8')) as Obj;
   const problems = validatePlugin(meta);
@@ -129,9 +149,18 @@ function helm4PostRender(pluginsDir: string, extraArgs: readonly string[], templ
   const expand = (s: string) => s.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a, b) => pluginEnv[a ?? b] ?? '');
   const { command, args } = platformCommand((meta.runtimeConfig as Obj).platformCommand as never);
   const argv = [...command.slice(1).map(expand), ...args.map(expand), ...extraArgs];
-  const r = spawnSync(expand(command[0]!), argv, { input: helm4Stream(templates), env: pluginEnv, cwd, encoding: 'utf8' });
+  const r = spawnSync(expand(command[0]!), argv, {
+    input: helm4Stream(templates),
+    env: pluginEnv,
+    cwd,
+    encoding: 'utf8',
+  });
   if (r.error) throw r.error;
-  if (r.status !== 0) return { ok: false, error: `failed to invoke post-renderer plugin "meshinject": plugin "meshinject" exited with error\n${r.stderr}` };
+  if (r.status !== 0)
+    return {
+      ok: false,
+      error: `failed to invoke post-renderer plugin "meshinject": plugin "meshinject" exited with error\n${r.stderr}`,
+    };
   if (r.stdout.trim() === '') return { ok: false, error: 'post-renderer "meshinject" produced empty output' };
   return { ok: true, stream: r.stdout, stderr: r.stderr };
 }
@@ -154,7 +183,8 @@ spec:
         image: ${name}:1
 `;
 const SERVICE = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n';
-const CONFIG = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n  namespaces:\n  - {name: shop, labels: {mesh: "on"}}\n  - {name: other}\n';
+const CONFIG =
+  'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n  namespaces:\n  - {name: shop, labels: {mesh: "on"}}\n  - {name: other}\n';
 
 /** A workspace: injection.yaml, a PATH with `meshinject` linked as `npm install -g` links it, a plugins dir. */
 function setUp(t: { teardown(fn: () => void): void }): { dir: string; path: string; plugins: string } {
@@ -165,22 +195,43 @@ function setUp(t: { teardown(fn: () => void): void }): { dir: string; path: stri
   symlinkSync(BIN, join(dir, 'bin', 'meshinject'));
   symlinkSync(ROOT, join(dir, 'plugins', 'meshinject'));
   writeFileSync(join(dir, 'injection.yaml'), CONFIG);
-  return { dir, path: [join(dir, 'bin'), ...(process.env.PATH ?? '').split(delimiter)].join(delimiter), plugins: join(dir, 'plugins') };
+  return {
+    dir,
+    path: [join(dir, 'bin'), ...(process.env.PATH ?? '').split(delimiter)].join(delimiter),
+    plugins: join(dir, 'plugins'),
+  };
 }
 
 const injected = (o: Obj) => JSON.stringify(o).includes('"name":"istio-proxy"');
-const resources = (stream: string) => parseAllDocuments(stream).map((d) => d.toJS() as Obj | null).filter((o): o is Obj => o !== null);
+const resources = (stream: string) =>
+  parseAllDocuments(stream)
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null);
 
 t.test('plugin.yaml is a valid Helm 4 postrenderer/v1 plugin of this package version, and npm packs it', async (t) => {
   const meta = parse(readFileSync(join(ROOT, 'plugin.yaml'), 'utf8')) as Obj;
   t.same(validatePlugin(meta), []);
   t.equal(meta.name, 'meshinject');
-  t.equal(meta.version, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, 'plugin version = package version');
-  const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  t.equal(
+    meta.version,
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+    'plugin version = package version',
+  );
+  const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   t.equal(pack.status, 0, pack.stderr);
   const files = (JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string; mode: number }> }>)[0]!.files;
-  t.ok(files.some((f) => f.path === 'plugin.yaml'), 'plugin.yaml is in the package');
-  t.ok(files.some((f) => f.path === 'bin/meshinject.js' && (f.mode & 0o111) !== 0), 'the command it names is in the package, executable');
+  t.ok(
+    files.some((f) => f.path === 'plugin.yaml'),
+    'plugin.yaml is in the package',
+  );
+  t.ok(
+    files.some((f) => f.path === 'bin/meshinject.js' && (f.mode & 0o111) !== 0),
+    'the command it names is in the package, executable',
+  );
 });
 
 /** One route through Helm to meshinject: which Helm, where the namespace comes from, and what the chart renders. */
@@ -197,7 +248,13 @@ interface Route {
 }
 
 const NAMESPACE = fc.constantFrom(undefined, 'shop', 'other');
-const ROUTE = fc.record({ helm: fc.constantFrom(3 as const, 4 as const), helmNamespace: NAMESPACE, flagNamespace: NAMESPACE, ownNamespace: NAMESPACE, service: fc.boolean() });
+const ROUTE = fc.record({
+  helm: fc.constantFrom(3 as const, 4 as const),
+  helmNamespace: NAMESPACE,
+  flagNamespace: NAMESPACE,
+  ownNamespace: NAMESPACE,
+  service: fc.boolean(),
+});
 
 function runRoute(s: ReturnType<typeof setUp>, r: Route): Rendered {
   const templates: Array<[string, string]> = [];
@@ -205,53 +262,75 @@ function runRoute(s: ReturnType<typeof setUp>, r: Route): Rendered {
   templates.push(['deployment.yaml', deployment('web', r.ownNamespace)]);
   const args = ['--config=injection.yaml', ...(r.flagNamespace ? [`--default-namespace=${r.flagNamespace}`] : [])];
   const env = helmEnv(r.helmNamespace ? { HELM_NAMESPACE: r.helmNamespace } : {}, s.path);
-  return r.helm === 3 ? helm3PostRender('meshinject', args, templates, env, s.dir) : helm4PostRender(s.plugins, args, templates, env, s.dir);
+  return r.helm === 3
+    ? helm3PostRender('meshinject', args, templates, env, s.dir)
+    : helm4PostRender(s.plugins, args, templates, env, s.dir);
 }
 
-t.test('every route: the namespace is the own one, else --default-namespace, else HELM_NAMESPACE, else default (property)', async (t) => {
-  const s = setUp(t);
-  await fc.assert(
-    fc.property(ROUTE, (r) => {
-      const out = runRoute(s, r);
-      if (!out.ok) throw new Error(out.error);
-      const docs = resources(out.stream);
-      const web = docs.find((d) => d.kind === 'Deployment')!;
-      const ns = r.ownNamespace ?? r.flagNamespace ?? r.helmNamespace ?? 'default';
-      if (injected(web) !== (ns === 'shop')) throw new Error(`namespace ${ns}: injected ${injected(web)}\n${out.stderr}`);
-      if (docs.length !== (r.service ? 2 : 1)) throw new Error('a resource was lost or added');
-      if ('namespace' in (web.metadata as Obj) !== (r.ownNamespace !== undefined)) throw new Error('metadata.namespace was written');
-      if (r.helm === 4) {
-        for (const d of docs) {
-          const file = ((d.metadata as Obj).annotations as Obj | undefined)?.[FILENAME_ANNOTATION];
-          if (file !== `mychart/templates/${d.kind === 'Service' ? 'service' : 'deployment'}.yaml`) throw new Error(`${d.kind}: the file annotation is ${String(file)}`);
+t.test(
+  'every route: the namespace is the own one, else --default-namespace, else HELM_NAMESPACE, else default (property)',
+  async (t) => {
+    const s = setUp(t);
+    await fc.assert(
+      fc.property(ROUTE, (r) => {
+        const out = runRoute(s, r);
+        if (!out.ok) throw new Error(out.error);
+        const docs = resources(out.stream);
+        const web = docs.find((d) => d.kind === 'Deployment')!;
+        const ns = r.ownNamespace ?? r.flagNamespace ?? r.helmNamespace ?? 'default';
+        if (injected(web) !== (ns === 'shop'))
+          throw new Error(`namespace ${ns}: injected ${injected(web)}\n${out.stderr}`);
+        if (docs.length !== (r.service ? 2 : 1)) throw new Error('a resource was lost or added');
+        if ('namespace' in (web.metadata as Obj) !== (r.ownNamespace !== undefined))
+          throw new Error('metadata.namespace was written');
+        if (r.helm === 4) {
+          for (const d of docs) {
+            const file = ((d.metadata as Obj).annotations as Obj | undefined)?.[FILENAME_ANNOTATION];
+            if (file !== `mychart/templates/${d.kind === 'Service' ? 'service' : 'deployment'}.yaml`)
+              throw new Error(`${d.kind}: the file annotation is ${String(file)}`);
+          }
         }
-      }
-    }),
-    {
-      numRuns: 30,
-      // The issue's cases first: HELM_NAMESPACE alone decides, under both Helms, and the default without it.
-      examples: [3, 4].flatMap((helm) => [[{ helm, helmNamespace: 'shop', service: true }], [{ helm, helmNamespace: 'other', service: false }], [{ helm, service: false }]] as Array<[Route]>),
-    },
-  );
-});
+      }),
+      {
+        numRuns: 30,
+        // The issue's cases first: HELM_NAMESPACE alone decides, under both Helms, and the default without it.
+        examples: [3, 4].flatMap(
+          (helm) =>
+            [
+              [{ helm, helmNamespace: 'shop', service: true }],
+              [{ helm, helmNamespace: 'other', service: false }],
+              [{ helm, service: false }],
+            ] as Array<[Route]>,
+        ),
+      },
+    );
+  },
+);
 
-t.test('an empty render: an empty stream and exit 0 (Helm 3); Helm 4 itself refuses an empty post-render output', async (t) => {
-  const s = setUp(t);
-  for (const templates of [[], [['notes.yaml', '']], [['empty.yaml', '# nothing rendered\n']]] as Templates[]) {
-    const h3 = helm3PostRender('meshinject', ['--config=injection.yaml'], templates, helmEnv({}, s.path), s.dir);
-    t.ok(h3.ok, `Helm 3, ${templates.length} template(s): ${h3.ok ? '' : h3.error}`);
-    if (h3.ok) t.equal(resources(h3.stream).length, 0, 'no resources out');
-  }
-  const h4 = helm4PostRender(s.plugins, ['--config=injection.yaml'], [], helmEnv({}, s.path), s.dir);
-  t.same(h4, { ok: false, error: 'post-renderer "meshinject" produced empty output' });
-});
+t.test(
+  'an empty render: an empty stream and exit 0 (Helm 3); Helm 4 itself refuses an empty post-render output',
+  async (t) => {
+    const s = setUp(t);
+    for (const templates of [[], [['notes.yaml', '']], [['empty.yaml', '# nothing rendered\n']]] as Templates[]) {
+      const h3 = helm3PostRender('meshinject', ['--config=injection.yaml'], templates, helmEnv({}, s.path), s.dir);
+      t.ok(h3.ok, `Helm 3, ${templates.length} template(s): ${h3.ok ? '' : h3.error}`);
+      if (h3.ok) t.equal(resources(h3.stream).length, 0, 'no resources out');
+    }
+    const h4 = helm4PostRender(s.plugins, ['--config=injection.yaml'], [], helmEnv({}, s.path), s.dir);
+    t.same(h4, { ok: false, error: 'post-renderer "meshinject" produced empty output' });
+  },
+);
 
 t.test('a failure is exit 2 with one line on stderr, which Helm shows; nothing on stdout', async (t) => {
   const s = setUp(t);
   const templates: Templates = [['deployment.yaml', deployment('web')]];
   const h3 = helm3PostRender('meshinject', ['--config=missing.yaml'], templates, helmEnv({}, s.path), s.dir);
   t.notOk(h3.ok);
-  if (!h3.ok) t.match(h3.error, /^error while running command .*\/bin\/meshinject\. error output:\nmeshinject: error: --config missing\.yaml: .*no such file/);
+  if (!h3.ok)
+    t.match(
+      h3.error,
+      /^error while running command .*\/bin\/meshinject\. error output:\nmeshinject: error: --config missing\.yaml: .*no such file/,
+    );
   const h4 = helm4PostRender(s.plugins, ['--kube-version=banana'], templates, helmEnv({}, s.path), s.dir);
   t.notOk(h4.ok);
   if (!h4.ok) t.match(h4.error, /exited with error\nmeshinject: --kube-version must be a Kubernetes version/);

@@ -11,10 +11,14 @@ import { functionConfigReference } from '../../scripts/gen-reference-docs.ts';
 
 const README = join(ROOT, 'functions/meshinject/README.md');
 const readme = readFileSync(README, 'utf8');
-const metadata = parse(readFileSync(join(ROOT, 'functions/meshinject/metadata.yaml'), 'utf8')) as Record<string, unknown>;
+const metadata = parse(readFileSync(join(ROOT, 'functions/meshinject/metadata.yaml'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-const BEGIN = '<!-- BEGIN GENERATED FunctionConfig (test/e2e/kpt-catalog.test.ts from schemas/; UPDATE_GOLDEN=1 rewrites it) -->\n';
+const BEGIN =
+  '<!-- BEGIN GENERATED FunctionConfig (test/e2e/kpt-catalog.test.ts from schemas/; UPDATE_GOLDEN=1 rewrites it) -->\n';
 const END = '\n<!-- END GENERATED FunctionConfig -->';
 
 t.test('functions/meshinject/README.md: catalog sections and mdtogo markers', async (t) => {
@@ -32,8 +36,13 @@ t.test('FunctionConfig section equals the reference generated from schemas/', as
   if (process.env.UPDATE_GOLDEN === '1' && start >= 0 && end > start) {
     writeFileSync(README, readme.slice(0, start + BEGIN.length) + want + readme.slice(end));
   }
-  t.equal(readme.slice(start + BEGIN.length, end), want, 'README FunctionConfig == schemas/ (run UPDATE_GOLDEN=1 after a schema change)');
-  for (const field of ['spec.mesh', 'spec.policy', 'spec.namespaceSelector', 'data.mesh']) t.match(want, `\`${field}\``, `${field} documented`);
+  t.equal(
+    readme.slice(start + BEGIN.length, end),
+    want,
+    'README FunctionConfig == schemas/ (run UPDATE_GOLDEN=1 after a schema change)',
+  );
+  for (const field of ['spec.mesh', 'spec.policy', 'spec.namespaceSelector', 'data.mesh'])
+    t.match(want, `\`${field}\``, `${field} documented`);
 });
 
 t.test('Usage: the README shows what `meshinject --help` prints', async (t) => {
@@ -41,13 +50,16 @@ t.test('Usage: the README shows what `meshinject --help` prints', async (t) => {
   t.equal(help.status, 0);
   const usage = /^Usage:\n((?: {2}.*\n)+)/m.exec(help.stdout);
   t.ok(usage, '--help has a Usage: block');
-  const block = /^```\n(Usage:\n[\s\S]*?)```$/m.exec(readme.slice(readme.indexOf('## Usage'), readme.indexOf('## FunctionConfig')));
+  const block = /^```\n(Usage:\n[\s\S]*?)```$/m.exec(
+    readme.slice(readme.indexOf('## Usage'), readme.indexOf('## FunctionConfig')),
+  );
   t.ok(block, 'README Usage section has a plain code block starting with Usage:');
   t.equal(block?.[1], `Usage:\n${usage?.[1] ?? ''}`, 'the same usage lines, verbatim');
 });
 
 t.test('metadata.yaml is complete and consistent', async (t) => {
-  for (const k of ['image', 'description', 'tags', 'sourceURL', 'examplePackageURLs', 'emails', 'license']) t.ok(metadata[k], `${k} set`);
+  for (const k of ['image', 'description', 'tags', 'sourceURL', 'examplePackageURLs', 'emails', 'license'])
+    t.ok(metadata[k], `${k} set`);
   t.equal(metadata.license, 'Apache-2.0');
   t.same(metadata.tags, ['mutator', 'service-mesh']);
   t.notMatch(String(metadata.sourceURL), /example\.invalid/, 'no placeholder source URL');

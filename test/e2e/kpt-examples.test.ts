@@ -52,9 +52,17 @@ for (const name of packages) {
   t.test(`examples/${name}`, async (t) => {
     const src = join(EXAMPLES, name);
     const config = (parse(readFileSync(join(src, '.expected/config.yaml'), 'utf8')) ?? {}) as CaseConfig;
-    t.same(Object.keys(config).filter((k) => !KNOWN.has(k)), [], '.expected/config.yaml uses only fields this harness implements');
+    t.same(
+      Object.keys(config).filter((k) => !KNOWN.has(k)),
+      [],
+      '.expected/config.yaml uses only fields this harness implements',
+    );
     t.ok(existsSync(join(src, 'Kptfile')), 'a Kptfile (kpt pkg get-able)');
-    t.equal(readFileSync(join(src, '.krmignore'), 'utf8'), '.expected\n', '.krmignore keeps .expected away from the functions');
+    t.equal(
+      readFileSync(join(src, '.krmignore'), 'utf8'),
+      '.expected\n',
+      '.krmignore keeps .expected away from the functions',
+    );
     const tmp = makeTempDir(`kpt-${name}`);
     t.teardown(tmp.cleanup);
     const pkg = join(tmp.dir, name);
@@ -77,9 +85,15 @@ for (const name of packages) {
 
     const kptfile = readFileSync(join(src, 'Kptfile'), 'utf8');
     if (/^\s*- image: /m.test(kptfile) || config.image !== undefined) {
-      const calls = readFileSync(tools.dockerLog, 'utf8').split('\n').filter((l) => l.startsWith('run '));
+      const calls = readFileSync(tools.dockerLog, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('run '));
       t.equal(calls.length, 2, 'one container run per kpt run');
-      t.match(calls[0], /--network none --user nobody --security-opt=no-new-privileges/, 'kpt runs the image sandboxed, as user nobody');
+      t.match(
+        calls[0],
+        /--network none --user nobody --security-opt=no-new-privileges/,
+        'kpt runs the image sandboxed, as user nobody',
+      );
       t.ok(calls[0]!.endsWith(` ${IMAGE}`), `the image is the released reference ${IMAGE}`);
     }
   });

@@ -7,7 +7,16 @@
  */
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,7 +98,11 @@ spec:
 
   const results = mkdtempSync(join(tmpdir(), 'meshinject-kpt-results-'));
   t.teardown(() => rmSync(results, { recursive: true, force: true }));
-  const render = () => spawnSync('kpt', ['fn', 'render', pkg, '--allow-exec', '--results-dir', results], { encoding: 'utf8', timeout: 300_000 });
+  const render = () =>
+    spawnSync('kpt', ['fn', 'render', pkg, '--allow-exec', '--results-dir', results], {
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
 
   const r1 = render();
   t.equal(r1.status, 0, r1.status === 0 ? 'kpt fn render exit 0' : `kpt fn render failed:\n${r1.stderr.slice(-2000)}`);

@@ -54,7 +54,9 @@ function withOwnConfig(text: string): string {
 
 /** Internal/kpt/kustomize annotation lines of an item chunk, as text. */
 function runnerAnnotationLines(chunk: string): string[] {
-  return chunk.split('\n').filter((l) => /^\s+(internal\.)?config\.(kubernetes\.io|k8s\.io)\/|^\s+kustomize\.config\.k8s\.io\//.test(l));
+  return chunk
+    .split('\n')
+    .filter((l) => /^\s+(internal\.)?config\.(kubernetes\.io|k8s\.io)\/|^\s+kustomize\.config\.k8s\.io\//.test(l));
 }
 
 /** The text up to `functionConfig:`/`results:` (the items), for comment counts. */
@@ -83,7 +85,11 @@ function checkInjectedList(t: Test, name: string, input: string, output: string,
     t.same(lost, [], `${name}: ${id} runner annotations kept verbatim (ids, path, index: hazard G7)`);
   });
   t.equal(workloads, 2, `${name}: the Deployment and the StatefulSet`);
-  t.same(commentDiff(commentCounts(itemsBlock(input)), commentCounts(itemsBlock(output))), [], `${name}: item comments kept exactly once`);
+  t.same(
+    commentDiff(commentCounts(itemsBlock(input)), commentCounts(itemsBlock(output))),
+    [],
+    `${name}: item comments kept exactly once`,
+  );
 }
 
 for (const fx of FIXTURES) {
@@ -96,17 +102,27 @@ for (const fx of FIXTURES) {
     t.ok(out.rest.includes(SIDECAR_INJECTION), 'functionConfig written back byte for byte');
     const results = (parse(r.stdout) as Obj).results as Obj[];
     const injected = results.filter((x) => get(x, 'tags', 'meshinject.dev/outcome') === 'injected');
-    t.same(injected.map((x) => `${String(get(x, 'resourceRef', 'kind'))}/${String(get(x, 'resourceRef', 'name'))}`).sort(), ['Deployment/frontend', 'StatefulSet/db']);
+    t.same(
+      injected.map((x) => `${String(get(x, 'resourceRef', 'kind'))}/${String(get(x, 'resourceRef', 'name'))}`).sort(),
+      ['Deployment/frontend', 'StatefulSet/db'],
+    );
     for (const x of injected) {
       t.equal(x.severity, 'info');
-      if (fx.file.startsWith('kpt-') && fx.file !== 'kpt-eval-stdin.yaml') t.match(get(x, 'file', 'path'), /^(deployment|multi)\.yaml$/, 'file.path from the kpt path annotation');
+      if (fx.file.startsWith('kpt-') && fx.file !== 'kpt-eval-stdin.yaml')
+        t.match(get(x, 'file', 'path'), /^(deployment|multi)\.yaml$/, 'file.path from the kpt path annotation');
       else t.equal(get(x, 'file'), undefined, 'no file without a path annotation');
     }
     // stderr: one line per result, then the summary.
     const lines = r.stderr.trimEnd().split('\n');
     const ns = fx.namespace ? `${fx.namespace}/` : '';
-    t.match(lines.find((l) => l.includes('Deployment/')), new RegExp(`^\\[info\\] apps/v1/Deployment/${ns}frontend: injected \\(istio, revision default\\)`));
-    t.match(lines.find((l) => l.includes('StatefulSet/')), new RegExp(`^\\[info\\] apps/v1/StatefulSet/${ns}db: injected \\(istio, revision default\\)`));
+    t.match(
+      lines.find((l) => l.includes('Deployment/')),
+      new RegExp(`^\\[info\\] apps/v1/Deployment/${ns}frontend: injected \\(istio, revision default\\)`),
+    );
+    t.match(
+      lines.find((l) => l.includes('StatefulSet/')),
+      new RegExp(`^\\[info\\] apps/v1/StatefulSet/${ns}db: injected \\(istio, revision default\\)`),
+    );
     t.equal(lines.at(-1), 'meshinject: 2 injected, 0 skipped, 0 error(s)');
     const again = runCli([], { input: r.stdout });
     t.equal(again.status, 0);
@@ -126,12 +142,19 @@ for (const fx of FIXTURES) {
     t.equal(r.status, 1, 'exit 1: the functionConfig is not a meshinject config');
     const inp = splitItems(input);
     const out = splitItems(r.stdout);
-    t.same(out.items.map((x) => x.text), inp.items.map((x) => x.text), 'items unchanged byte for byte');
+    t.same(
+      out.items.map((x) => x.text),
+      inp.items.map((x) => x.text),
+      'items unchanged byte for byte',
+    );
     const results = (parse(r.stdout) as Obj).results as Obj[];
     const errors = results.filter((x) => x.severity === 'error');
     t.ok(errors.length > 0, 'error result(s)');
     const key = fx.file === 'kustomize-container.yaml' ? 'hello' : 'key';
-    t.ok(errors.some((x) => `${String(x.message)} ${String(get(x, 'field', 'path'))}`.includes(key)), `an error names data.${key}`);
+    t.ok(
+      errors.some((x) => `${String(x.message)} ${String(get(x, 'field', 'path'))}`.includes(key)),
+      `an error names data.${key}`,
+    );
     t.match(r.stderr, new RegExp(`^\\[error\\].*${key}`, 'm'), 'the error on stderr');
   });
 }
@@ -145,5 +168,8 @@ t.test('--config overrides the ResourceList functionConfig (kpt-eval-fnconfig.ya
   const r = runCli(['--config', cfg], { input });
   t.equal(r.status, 0, r.stderr);
   checkInjectedList(t, 'kpt-eval-fnconfig.yaml', input, r.stdout);
-  t.ok(splitItems(r.stdout).rest.includes(input.slice(input.search(/^functionConfig:/m))), 'input functionConfig echoed unchanged');
+  t.ok(
+    splitItems(r.stdout).rest.includes(input.slice(input.search(/^functionConfig:/m))),
+    'input functionConfig echoed unchanged',
+  );
 });

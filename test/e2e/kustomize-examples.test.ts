@@ -19,7 +19,12 @@ import { corpus, needs } from '../helpers/data.ts';
 const KRM_INPUTS = corpus('krm-inputs');
 
 const EXAMPLES = join(ROOT, 'examples/kustomize');
-const INJECTED = ['Deployment/storefront/web', 'CronJob/storefront/nightly-report', 'StatefulSet/data/orders-db', 'Job/data/migrate-schema'];
+const INJECTED = [
+  'Deployment/storefront/web',
+  'CronJob/storefront/nightly-report',
+  'StatefulSet/data/orders-db',
+  'Job/data/migrate-schema',
+];
 const SKIPPED = ['Deployment/storefront/payments-legacy', 'DaemonSet/ops/node-exporter', 'Deployment/backoffice/admin'];
 
 function annotationKeys(o: Obj): string[] {
@@ -35,7 +40,12 @@ function execPath(): string {
 
 function checkShop(t: Test, objs: Obj[]) {
   const byId = new Map(objs.map((o) => [idOf(o), o]));
-  for (const id of INJECTED) t.same(injectionProblems(byId.get(id)!, byId.get(id)!, { native: true }).filter((p) => !/app containers/.test(p)), [], `${id} injected (native)`);
+  for (const id of INJECTED)
+    t.same(
+      injectionProblems(byId.get(id)!, byId.get(id)!, { native: true }).filter((p) => !/app containers/.test(p)),
+      [],
+      `${id} injected (native)`,
+    );
   for (const id of SKIPPED) t.same(skippedProblems(byId.get(id)!), [], `${id} skipped`);
 }
 
@@ -44,7 +54,10 @@ function buildContainerOverlay(t: Test) {
   const tmp = makeTempDir('kustomize-container');
   t.teardown(tmp.cleanup);
   const tools = makeStandIns(tmp.dir);
-  const r = runWith('kubectl', ['kustomize', '--enable-alpha-plugins', join(EXAMPLES, 'container')], { cwd: tmp.dir, env: tools.env });
+  const r = runWith('kubectl', ['kustomize', '--enable-alpha-plugins', join(EXAMPLES, 'container')], {
+    cwd: tmp.dir,
+    env: tools.env,
+  });
   t.equal(r.status, 0, r.stderr);
   return { r, tools };
 }
@@ -52,10 +65,18 @@ function buildContainerOverlay(t: Test) {
 t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the image', needs(KRM_INPUTS), async (t) => {
   const { r, tools } = buildContainerOverlay(t);
   const argv = readFileSync(tools.dockerLog, 'utf8').trim().split('\n').at(-1)!;
-  t.match(argv, /^run --rm -i .*--network none --user nobody .*-e LOG_TO_STDERR=true .*ghcr\.io\/meshinject\/meshinject:v\d+\.\d+\.\d+$/, 'the released image, sandboxed');
+  t.match(
+    argv,
+    /^run --rm -i .*--network none --user nobody .*-e LOG_TO_STDERR=true .*ghcr\.io\/meshinject\/meshinject:v\d+\.\d+\.\d+$/,
+    'the released image, sandboxed',
+  );
   const objs = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
-  t.equal(objs.length, 12, 'the shop\'s twelve resources');
-  t.notMatch(r.stdout, /SidecarInjection|internal\.config\.kubernetes\.io|config\.k8s\.io\/id/, 'no function config or runner annotations in the output');
+  t.equal(objs.length, 12, "the shop's twelve resources");
+  t.notMatch(
+    r.stdout,
+    /SidecarInjection|internal\.config\.kubernetes\.io|config\.k8s\.io\/id/,
+    'no function config or runner annotations in the output',
+  );
   checkShop(t, objs);
 
   // The ResourceList kustomize sent has the shape of the recorded one.
@@ -67,15 +88,27 @@ t.test('container overlay: kubectl kustomize --enable-alpha-plugins runs the ima
   // previousKinds/Names/Namespaces appear only when a built-in transformer renamed the resource (the
   // recorded run had a namespace transformer; this overlay has none).
   const previous = /^internal\.config\.kubernetes\.io\/previous/;
-  t.same(annotationKeys(sentDeployment), annotationKeys(recordedDeployment).filter((k) => !previous.test(k)), 'the same runner annotations on a Deployment as the recorded run');
-  t.same(annotationKeys(sent.functionConfig as Obj), annotationKeys(recorded.functionConfig as Obj), 'functionConfig: the transformer config with function + local-config annotations');
+  t.same(
+    annotationKeys(sentDeployment),
+    annotationKeys(recordedDeployment).filter((k) => !previous.test(k)),
+    'the same runner annotations on a Deployment as the recorded run',
+  );
+  t.same(
+    annotationKeys(sent.functionConfig as Obj),
+    annotationKeys(recorded.functionConfig as Obj),
+    'functionConfig: the transformer config with function + local-config annotations',
+  );
   t.equal(get(sent, 'functionConfig', 'kind'), 'SidecarInjection');
 });
 
 t.test('exec overlay: kubectl kustomize cannot run it (skipped silently)', async (t) => {
   const r = runTool('kubectl', ['kustomize', '--enable-alpha-plugins', join(EXAMPLES, 'exec')]);
   t.equal(r.status, 0, 'exit 0 ...');
-  t.notMatch(r.stdout, /istio-proxy/, '... and nothing injected: the README tells users to use the standalone kustomize or a workaround');
+  t.notMatch(
+    r.stdout,
+    /istio-proxy/,
+    '... and nothing injected: the README tells users to use the standalone kustomize or a workaround',
+  );
 });
 
 t.test('exec overlay: the function fed the exact ResourceList kustomize sends', async (t) => {
@@ -89,12 +122,22 @@ t.test('exec overlay: the function fed the exact ResourceList kustomize sends', 
   const fn = execPath();
   t.ok(fn.endsWith('/bin/meshinject.js'), `the exec path resolves to the repository's bin (${fn})`);
   // kustomize runs an exec function with its own environment (no LOG_TO_STDERR) in the kustomization dir.
-  const r = spawnSync(fn, [], { cwd: join(EXAMPLES, 'exec'), input, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, maxBuffer: 64 << 20 });
+  const r = spawnSync(fn, [], {
+    cwd: join(EXAMPLES, 'exec'),
+    input,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+    maxBuffer: 64 << 20,
+  });
   t.equal(r.status, 0, r.stderr);
   const out = parse(r.stdout) as Obj;
   t.equal(out.kind, 'ResourceList', 'a ResourceList back');
   const items = out.items as Obj[];
-  t.same(items.map((o) => get(o, 'metadata', 'annotations', 'internal.config.kubernetes.io/id')), (sent.items as Obj[]).map((o) => get(o, 'metadata', 'annotations', 'internal.config.kubernetes.io/id')), 'every item keeps its kustomize id, in order');
+  t.same(
+    items.map((o) => get(o, 'metadata', 'annotations', 'internal.config.kubernetes.io/id')),
+    (sent.items as Obj[]).map((o) => get(o, 'metadata', 'annotations', 'internal.config.kubernetes.io/id')),
+    'every item keeps its kustomize id, in order',
+  );
   checkShop(t, items);
 });
 
@@ -103,13 +146,25 @@ t.test('exec overlay config on the recorded kustomize ResourceList', needs(KRM_I
   const config = parse(readFileSync(join(EXAMPLES, 'exec/injection.yaml'), 'utf8')) as Obj;
   // The recorded resources live in namespace shop, which has no Namespace object there: label it for the selector.
   (config.spec as Obj).namespaces = [{ name: 'shop', labels: { 'istio-injection': 'enabled' } }];
-  const r = spawnSync(execPath(), [], { input: stringify({ ...recorded, functionConfig: config }), encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(execPath(), [], {
+    input: stringify({ ...recorded, functionConfig: config }),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   t.equal(r.status, 0, r.stderr);
   const items = (parse(r.stdout) as { items: Obj[] }).items;
   for (const o of items.filter((x) => x.kind !== 'Service')) {
     const original = (recorded.items as Obj[]).find((x) => idOf(x) === idOf(o))!;
     t.same(injectionProblems(o, original, { native: true }), [], `${idOf(o)} injected`);
-    t.same(annotationKeys(o).filter((k) => !k.startsWith('meshinject.dev/')), annotationKeys(original), `${idOf(o)}: runner annotations kept`);
+    t.same(
+      annotationKeys(o).filter((k) => !k.startsWith('meshinject.dev/')),
+      annotationKeys(original),
+      `${idOf(o)}: runner annotations kept`,
+    );
   }
-  t.same(items.find((x) => x.kind === 'Service'), (recorded.items as Obj[]).find((x) => x.kind === 'Service'), 'the Service unchanged');
+  t.same(
+    items.find((x) => x.kind === 'Service'),
+    (recorded.items as Obj[]).find((x) => x.kind === 'Service'),
+    'the Service unchanged',
+  );
 });

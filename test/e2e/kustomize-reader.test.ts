@@ -12,7 +12,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { run } from '../../src/run.ts';
 import { readKubernetes } from '../../src/yaml/readers.ts';
 
-const CONFIG = 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: k\nspec:\n  mesh: istio\n  resultAnnotations: false\n';
+const CONFIG =
+  'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: k\nspec:\n  mesh: istio\n  resultAnnotations: false\n';
 
 const INPUT = `apiVersion: apps/v1
 kind: Deployment
@@ -68,21 +69,45 @@ try {
   hasKubectl = false;
 }
 
-t.test('kubectl kustomize reads input and output as meshinject reads them', { skip: !hasKubectl && 'kubectl not on PATH' }, async (t) => {
-  const out = run(INPUT, { functionConfig: CONFIG });
-  t.equal(out.exitCode, 0, out.stderr);
-  const ours = (text: string) => {
-    const r = readKubernetes(text);
-    if (!r.ok) throw new Error(r.error);
-    return byKind(r.values);
-  };
-  t.ok(isDeepStrictEqual(byKind(kustomize(INPUT)), ours(INPUT)), 'kustomize reads the input as the YAML 1.1 reading does');
-  const built = byKind(kustomize(out.stdout));
-  t.ok(isDeepStrictEqual(built, ours(out.stdout)), 'kustomize reads the output as the YAML 1.1 reading does');
-  const dep = built.Deployment as { spec: { selector: unknown; template: { spec: { containers: Array<{ name: string; image?: string }>; volumes: Array<{ name: string; configMap?: { defaultMode: number } }> } } } };
-  t.same(dep.spec.selector, { matchLabels: { app: 'web' } }, 'the selector keeps its labels only');
-  t.same(dep.spec.template.spec.containers.map((c) => c.name), ['web', 'istio-proxy']);
-  t.equal(dep.spec.template.spec.containers[0]!.image, 'nginx:1.27', 'merged container fields kept');
-  t.equal(dep.spec.template.spec.volumes.find((v) => v.name === 'cfg')!.configMap!.defaultMode, 420, 'mode 0644 (420)');
-  t.same(built.ConfigMap, byKind(kustomize(INPUT)).ConfigMap, 'the untouched ConfigMap reads the same');
-});
+t.test(
+  'kubectl kustomize reads input and output as meshinject reads them',
+  { skip: !hasKubectl && 'kubectl not on PATH' },
+  async (t) => {
+    const out = run(INPUT, { functionConfig: CONFIG });
+    t.equal(out.exitCode, 0, out.stderr);
+    const ours = (text: string) => {
+      const r = readKubernetes(text);
+      if (!r.ok) throw new Error(r.error);
+      return byKind(r.values);
+    };
+    t.ok(
+      isDeepStrictEqual(byKind(kustomize(INPUT)), ours(INPUT)),
+      'kustomize reads the input as the YAML 1.1 reading does',
+    );
+    const built = byKind(kustomize(out.stdout));
+    t.ok(isDeepStrictEqual(built, ours(out.stdout)), 'kustomize reads the output as the YAML 1.1 reading does');
+    const dep = built.Deployment as {
+      spec: {
+        selector: unknown;
+        template: {
+          spec: {
+            containers: Array<{ name: string; image?: string }>;
+            volumes: Array<{ name: string; configMap?: { defaultMode: number } }>;
+          };
+        };
+      };
+    };
+    t.same(dep.spec.selector, { matchLabels: { app: 'web' } }, 'the selector keeps its labels only');
+    t.same(
+      dep.spec.template.spec.containers.map((c) => c.name),
+      ['web', 'istio-proxy'],
+    );
+    t.equal(dep.spec.template.spec.containers[0]!.image, 'nginx:1.27', 'merged container fields kept');
+    t.equal(
+      dep.spec.template.spec.volumes.find((v) => v.name === 'cfg')!.configMap!.defaultMode,
+      420,
+      'mode 0644 (420)',
+    );
+    t.same(built.ConfigMap, byKind(kustomize(INPUT)).ConfigMap, 'the untouched ConfigMap reads the same');
+  },
+);

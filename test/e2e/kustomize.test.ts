@@ -24,7 +24,10 @@ function setup(dir: string, spec: string): { overlay: string; env: NodeJS.Proces
     `#!/bin/sh\n# stand-in for docker run ... IMAGE: record the arguments, run meshinject\nprintf '%s\\n' "$*" > '${argvLog}'\nexec '${process.execPath}' '${BIN}'\n`,
     { mode: 0o755 },
   );
-  writeFileSync(join(overlay, 'kustomization.yaml'), `resources:\n  - ${relative(overlay, OVERLAY)}\ntransformers:\n  - injection.yaml\n`);
+  writeFileSync(
+    join(overlay, 'kustomization.yaml'),
+    `resources:\n  - ${relative(overlay, OVERLAY)}\ntransformers:\n  - injection.yaml\n`,
+  );
   writeFileSync(
     join(overlay, 'injection.yaml'),
     `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example.com/meshinject:dev\nspec:\n${spec}`,
@@ -33,7 +36,11 @@ function setup(dir: string, spec: string): { overlay: string; env: NodeJS.Proces
 }
 
 function kustomize(dir: string, env: NodeJS.ProcessEnv) {
-  const r = spawnSync('kubectl', ['kustomize', '--enable-alpha-plugins', dir], { env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync('kubectl', ['kustomize', '--enable-alpha-plugins', dir], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   if (r.error) throw r.error;
   return r;
 }
@@ -44,7 +51,11 @@ t.test('podinfo production + meshinject as a kustomize container transformer', n
   const { overlay, env, argvLog } = setup(tmp.dir, '  mesh: istio\n  nativeSidecars: true\n');
   const r = kustomize(overlay, env);
   t.equal(r.status, 0, r.stderr);
-  t.match(readFileSync(argvLog, 'utf8'), /-e LOG_TO_STDERR=true .*example\.com\/meshinject:dev/, 'kustomize ran the "container" with LOG_TO_STDERR=true');
+  t.match(
+    readFileSync(argvLog, 'utf8'),
+    /-e LOG_TO_STDERR=true .*example\.com\/meshinject:dev/,
+    'kustomize ran the "container" with LOG_TO_STDERR=true',
+  );
   const plain = splitStream(readFileSync(`${PODINFO.path}/production.rendered.yaml`, 'utf8'));
   const out = splitStream(r.stdout);
   t.equal(out.length, plain.length, 'same resources as the overlay alone');
@@ -53,7 +64,11 @@ t.test('podinfo production + meshinject as a kustomize container transformer', n
     const objIn = parse(textIn) as Obj;
     const objOut = parse(out[i] ?? '') as Obj;
     t.equal(idOf(objOut), idOf(objIn), 'same order');
-    t.notMatch(out[i], /internal\.config\.kubernetes\.io|config\.k8s\.io\/id|kustomize\.config\.k8s\.io\/id/, `${idOf(objIn)}: no runner annotations leaked`);
+    t.notMatch(
+      out[i],
+      /internal\.config\.kubernetes\.io|config\.k8s\.io\/id|kustomize\.config\.k8s\.io\/id/,
+      `${idOf(objIn)}: no runner annotations leaked`,
+    );
     if (WORKLOAD_KINDS.has(String(objIn.kind))) {
       workloads++;
       t.same(injectionProblems(objOut, objIn, { native: true }), [], `${idOf(objIn)} injected and valid`);

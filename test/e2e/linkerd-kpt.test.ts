@@ -50,7 +50,10 @@ spec:
         - containerPort: 8080
 `;
 
-const docsOf = (text: string): Obj[] => parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d);
+const docsOf = (text: string): Obj[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS() as Obj)
+    .filter((d) => d);
 const names = (l: unknown) => (Array.isArray(l) ? l.map((c) => (c as Obj).name) : []);
 
 t.test('kpt fn render: manual Linkerd injection as an exec mutator', async (t) => {
@@ -58,7 +61,10 @@ t.test('kpt fn render: manual Linkerd injection as an exec mutator', async (t) =
   t.teardown(tmp.cleanup);
   const pkg = join(tmp.dir, 'pkg');
   mkdirSync(pkg);
-  writeFileSync(join(pkg, 'Kptfile'), `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  mutators:\n    - exec: ${BIN}\n      configPath: injection.yaml\n`);
+  writeFileSync(
+    join(pkg, 'Kptfile'),
+    `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  mutators:\n    - exec: ${BIN}\n      configPath: injection.yaml\n`,
+  );
   writeFileSync(join(pkg, 'injection.yaml'), injection(true));
   writeFileSync(join(pkg, 'app.yaml'), app);
   const first = runTool('kpt', ['fn', 'render', pkg, '--allow-exec']);
@@ -70,7 +76,11 @@ t.test('kpt fn render: manual Linkerd injection as an exec mutator', async (t) =
   t.equal(tpl.spec.initContainers[1].restartPolicy, 'Always');
   t.equal(tpl.spec.initContainers[1].image, 'cr.l5d.io/linkerd/proxy:stable-2.18.0');
   t.same(names(tpl.spec.containers), ['web']);
-  t.same(names(tpl.spec.volumes), ['linkerd-proxy-init-xtables-lock', 'linkerd-identity-end-entity', 'linkerd-identity-token']);
+  t.same(names(tpl.spec.volumes), [
+    'linkerd-proxy-init-xtables-lock',
+    'linkerd-identity-end-entity',
+    'linkerd-identity-token',
+  ]);
   t.equal(tpl.metadata.annotations['linkerd.io/proxy-version'], 'stable-2.18.0');
   t.equal(tpl.metadata.labels['linkerd.io/proxy-deployment'], 'web');
   t.equal(web.metadata.annotations['meshinject.dev/injection'], 'injected (linkerd, manual, proxy stable-2.18.0)');

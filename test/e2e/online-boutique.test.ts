@@ -26,16 +26,26 @@ import { corpus, needs } from '../helpers/data.ts';
 
 const BOUTIQUE = corpus('real-world/online-boutique');
 const SRC = `${BOUTIQUE.path}/`;
-const MANIFESTS = !BOUTIQUE.path ? [] : readdirSync(SRC).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+const MANIFESTS = !BOUTIQUE.path
+  ? []
+  : readdirSync(SRC)
+      .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+      .sort();
 const RENDER = join(ROOT, 'test/fixtures/real-world/online-boutique/render.mjs');
 const ALL_DEPLOYMENTS = 12;
 
 function git(dir: string, ...args: string[]) {
-  return runTool('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], { cwd: dir });
+  return runTool(
+    'git',
+    ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args],
+    { cwd: dir },
+  );
 }
 
 function listFiles(dir: string): string[] {
-  return readdirSync(dir).filter((f) => !f.startsWith('.')).sort();
+  return readdirSync(dir)
+    .filter((f) => !f.startsWith('.'))
+    .sort();
 }
 
 t.test('online-boutique: kpt fn render with meshinject as an exec mutator', needs(BOUTIQUE), async (t) => {
@@ -64,7 +74,11 @@ t.test('online-boutique: kpt fn render with meshinject as an exec mutator', need
     const original = readFileSync(join(SRC, file), 'utf8');
     const baseline = readFileSync(join(base, file), 'utf8');
     const out = readFileSync(join(pkg, file), 'utf8');
-    t.same(commentDiff(commentCounts(original), commentCounts(out)), [], `${file}: every comment line kept exactly once`);
+    t.same(
+      commentDiff(commentCounts(original), commentCounts(out)),
+      [],
+      `${file}: every comment line kept exactly once`,
+    );
     t.ok(out.startsWith('# Copyright 20'), `${file}: license header still first`);
     const docsBase = splitStream(baseline);
     const docsOut = splitStream(out);
@@ -80,20 +94,34 @@ t.test('online-boutique: kpt fn render with meshinject as an exec mutator', need
       const objIn = parse(docsIn[i] ?? '') as Obj;
       t.equal(idOf(objIn), idOf(objBase), 'document order kept');
       if (get(objBase, 'metadata', 'name') === 'loadgenerator') {
-        t.same(skippedProblems(objOut, { reason: /^skipped \(never-inject-selector\)$/ }), [], 'loadgenerator skipped (neverInjectSelector in injection.yaml)');
+        t.same(
+          skippedProblems(objOut, { reason: /^skipped \(never-inject-selector\)$/ }),
+          [],
+          'loadgenerator skipped (neverInjectSelector in injection.yaml)',
+        );
       } else {
         t.same(injectionProblems(objOut, objIn), [], `${file}: ${idOf(objBase)} injected and valid`);
         injected++;
       }
       const annotationsOut = get(objOut, 'metadata', 'annotations') as Obj;
       for (const k of Object.keys(annotationsOut ?? {})) {
-        t.notOk(k.startsWith('internal.config.kubernetes.io/') || k.startsWith('config.k8s.io/'), `${k} not leaked into the file`);
+        t.notOk(
+          k.startsWith('internal.config.kubernetes.io/') || k.startsWith('config.k8s.io/'),
+          `${k} not leaked into the file`,
+        );
       }
     });
   }
   t.equal(injected, ALL_DEPLOYMENTS - 1, 'eleven Deployments injected');
   const kptfileOut = readFileSync(join(pkg, 'Kptfile'), 'utf8');
-  t.same(commentDiff(commentCounts(readFileSync(join(ROOT, 'test/fixtures/real-world/online-boutique/Kptfile'), 'utf8')), commentCounts(kptfileOut)), [], 'Kptfile comments kept');
+  t.same(
+    commentDiff(
+      commentCounts(readFileSync(join(ROOT, 'test/fixtures/real-world/online-boutique/Kptfile'), 'utf8')),
+      commentCounts(kptfileOut),
+    ),
+    [],
+    'Kptfile comments kept',
+  );
 
   // Second render of the committed result: nothing changes (idempotent, no comment growth: hazard G4).
   t.equal(git(pkg, 'init', '-q', '.').status, 0);
@@ -109,30 +137,41 @@ t.test('online-boutique: kpt fn render with meshinject as an exec mutator', need
   const resultList = parse(readFileSync(join(results, 'results.yaml'), 'utf8')) as Obj;
   t.equal(resultList.exitCode, 0, 'FunctionResultList exitCode 0');
   const fnResults = (get(resultList, 'items', 0, 'results') ?? []) as Obj[];
-  const outcomes = fnResults.map((r) => `${String(get(r, 'resourceRef', 'name'))}:${String(get(r, 'tags', 'meshinject.dev/outcome'))}`);
+  const outcomes = fnResults.map(
+    (r) => `${String(get(r, 'resourceRef', 'name'))}:${String(get(r, 'tags', 'meshinject.dev/outcome'))}`,
+  );
   t.equal(outcomes.filter((o) => o.endsWith(':injected')).length, ALL_DEPLOYMENTS - 1, 'eleven injected results');
   t.ok(outcomes.includes('loadgenerator:skipped'), 'loadgenerator reported as skipped');
   for (const r of fnResults) {
-    if (get(r, 'resourceRef', 'kind') === 'Deployment') t.match(get(r, 'file', 'path'), /\.yaml$/, 'results name the file');
+    if (get(r, 'resourceRef', 'kind') === 'Deployment')
+      t.match(get(r, 'file', 'path'), /\.yaml$/, 'results name the file');
   }
 });
 
-t.test('online-boutique: a relative exec path works only from inside the package (G10, documented)', needs(BOUTIQUE), async (t) => {
-  const tmp = makeTempDir('boutique-g10');
-  t.teardown(tmp.cleanup);
-  const pkg = join(tmp.dir, 'pkg');
-  t.equal(runTool(process.execPath, [RENDER, '--setup-only', '--out', pkg]).status, 0);
-  const kptfile = readFileSync(join(pkg, 'Kptfile'), 'utf8').replace(/- exec: .*/, `- exec: ./meshinject.js`);
-  writeFileSync(join(pkg, 'Kptfile'), kptfile);
-  // A stand-in for a package-local copy of the function: a launcher importing the repo build.
-  writeFileSync(join(pkg, 'meshinject.js'), `#!/usr/bin/env node\nimport ${JSON.stringify(join(ROOT, 'bin/meshinject.js'))};\n`, { mode: 0o755 });
-  const outside = runTool('kpt', ['fn', 'render', pkg, '--allow-exec'], { cwd: tmp.dir });
-  t.not(outside.status, 0, 'from the parent directory kpt cannot find ./meshinject.js');
-  t.match(outside.stderr, /no such file or directory/);
-  const inside = runTool('kpt', ['fn', 'render', '--allow-exec'], { cwd: pkg });
-  t.equal(inside.status, 0, `from inside the package: ${inside.stderr}`);
-  t.match(readFileSync(join(pkg, 'frontend.yaml'), 'utf8'), /name: istio-proxy/);
-});
+t.test(
+  'online-boutique: a relative exec path works only from inside the package (G10, documented)',
+  needs(BOUTIQUE),
+  async (t) => {
+    const tmp = makeTempDir('boutique-g10');
+    t.teardown(tmp.cleanup);
+    const pkg = join(tmp.dir, 'pkg');
+    t.equal(runTool(process.execPath, [RENDER, '--setup-only', '--out', pkg]).status, 0);
+    const kptfile = readFileSync(join(pkg, 'Kptfile'), 'utf8').replace(/- exec: .*/, `- exec: ./meshinject.js`);
+    writeFileSync(join(pkg, 'Kptfile'), kptfile);
+    // A stand-in for a package-local copy of the function: a launcher importing the repo build.
+    writeFileSync(
+      join(pkg, 'meshinject.js'),
+      `#!/usr/bin/env node\nimport ${JSON.stringify(join(ROOT, 'bin/meshinject.js'))};\n`,
+      { mode: 0o755 },
+    );
+    const outside = runTool('kpt', ['fn', 'render', pkg, '--allow-exec'], { cwd: tmp.dir });
+    t.not(outside.status, 0, 'from the parent directory kpt cannot find ./meshinject.js');
+    t.match(outside.stderr, /no such file or directory/);
+    const inside = runTool('kpt', ['fn', 'render', '--allow-exec'], { cwd: pkg });
+    t.equal(inside.status, 0, `from inside the package: ${inside.stderr}`);
+    t.match(readFileSync(join(pkg, 'frontend.yaml'), 'utf8'), /name: istio-proxy/);
+  },
+);
 
 // Through the CLI directly (no kpt re-serialising the files), a changed resource keeps the formatting of
 // the lines meshinject does not change. The online-boutique files mix indented sequences

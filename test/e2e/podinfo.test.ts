@@ -64,13 +64,21 @@ t.test('podinfo production overlay: kubectl kustomize | meshinject', needs(PODIN
       t.same(injectionProblems(objOut, objIn, { native: true }), [], `${id} injected as a native sidecar, valid`);
       injected.push(id);
     } else {
-      t.same(skippedProblems(objOut, { reason: /^skipped \(never-inject-selector\)$/ }), [], `${id} skipped by neverInjectSelector`);
+      t.same(
+        skippedProblems(objOut, { reason: /^skipped \(never-inject-selector\)$/ }),
+        [],
+        `${id} skipped by neverInjectSelector`,
+      );
       skipped.push(id);
     }
   });
   t.same(injected.sort(), [...INJECTED].sort(), 'every selected workload injected');
   t.same(skipped, SKIPPED);
-  t.same([...kinds].sort(), ['ConfigMap', 'HorizontalPodAutoscaler', 'Namespace', 'PersistentVolumeClaim', 'Service', 'ServiceAccount'], 'the untouched kinds were all seen');
+  t.same(
+    [...kinds].sort(),
+    ['ConfigMap', 'HorizontalPodAutoscaler', 'Namespace', 'PersistentVolumeClaim', 'Service', 'ServiceAccount'],
+    'the untouched kinds were all seen',
+  );
 
   const again = runCli(['--config', CONFIG], { input: r.stdout });
   t.equal(again.status, 0);
@@ -79,10 +87,16 @@ t.test('podinfo production overlay: kubectl kustomize | meshinject', needs(PODIN
 
 t.test('podinfo: a CronJob keeps its job semantics with a native sidecar', needs(PODINFO), async (t) => {
   const r = runCli(['--config', CONFIG], { input: RENDERED });
-  const cron = splitStream(r.stdout).map((d) => parse(d) as Obj).find((o) => idOf(o) === 'CronJob/production/backup-daily')!;
+  const cron = splitStream(r.stdout)
+    .map((d) => parse(d) as Obj)
+    .find((o) => idOf(o) === 'CronJob/production/backup-daily')!;
   const pod = get(cron, 'spec', 'jobTemplate', 'spec', 'template', 'spec') as Obj;
   t.equal(pod.restartPolicy, 'Never', 'restartPolicy of the job pod unchanged');
-  t.same((pod.containers as Obj[]).map((c) => c.name), ['backup'], 'no proxy among the regular containers');
+  t.same(
+    (pod.containers as Obj[]).map((c) => c.name),
+    ['backup'],
+    'no proxy among the regular containers',
+  );
   t.equal((pod.initContainers as Obj[]).find((c) => c.name === 'istio-proxy')?.restartPolicy, 'Always');
 });
 
@@ -100,7 +114,11 @@ t.test('podinfo staging overlay: the production-only namespaceSelector injects n
       return;
     }
     workloads++;
-    t.same(skippedProblems(parse(docsOut[i] ?? '') as Obj, { reason: /^skipped \(namespace-not-selected\)$/ }), [], `${idOf(objIn)} skipped for its namespace`);
+    t.same(
+      skippedProblems(parse(docsOut[i] ?? '') as Obj, { reason: /^skipped \(namespace-not-selected\)$/ }),
+      [],
+      `${idOf(objIn)} skipped for its namespace`,
+    );
   });
   t.equal(workloads, INJECTED.length + SKIPPED.length, 'all nine workloads considered');
   t.match(r.stderr, new RegExp(`meshinject: 0 injected, ${workloads} skipped, 0 error\\(s\\)\\n$`));

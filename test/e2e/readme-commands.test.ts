@@ -31,7 +31,10 @@ function examples(page: string): Array<{ command: string; status: number; output
 
 /** Every Markdown page of docs/, recursively, and the README (paths from the repository root). */
 function pages(): string[] {
-  const walk = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : []));
+  const walk = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : [],
+    );
   return ['README.md', ...(existsSync(join(ROOT, 'docs')) ? walk('docs') : [])];
 }
 
@@ -44,32 +47,48 @@ t.test('every shell block in the README and docs/ is run here or marked not runn
       const m = /^```(sh|bash|shell|console|zsh)\s*$/.exec(line);
       if (!m) return;
       // Marked on the line before (`<!-- not runnable here: REASON -->`) or as the block's first line (`# not runnable here: REASON`).
-      const marked = /^<!-- not runnable here: \S.* -->$/.test(lines[i - 1] ?? '') || /^# not runnable here: \S/.test(lines[i + 1] ?? '');
+      const marked =
+        /^<!-- not runnable here: \S.* -->$/.test(lines[i - 1] ?? '') ||
+        /^# not runnable here: \S/.test(lines[i + 1] ?? '');
       const run = m[1] === 'console' && RUN.includes(page);
-      t.ok(marked || run, `${page}:${i + 1}: a ${m[1]} block ${marked ? 'marked' : run ? 'run by this test' : 'neither run nor marked'}`);
+      t.ok(
+        marked || run,
+        `${page}:${i + 1}: a ${m[1]} block ${marked ? 'marked' : run ? 'run by this test' : 'neither run nor marked'}`,
+      );
     });
   }
 });
 
-for (const page of RUN) t.test(`${page}: console examples run as documented on the shop example`, async (t) => {
-  const list = examples(page);
-  t.ok(list.length >= 4, `the page has its examples (${list.length})`);
-  const tmp = makeTempDir('readme');
-  t.teardown(tmp.cleanup);
-  cpSync(SHOP, join(tmp.dir, 'examples/shop'), { recursive: true });
-  mkdirSync(join(tmp.dir, 'bin'));
-  writeFileSync(join(tmp.dir, 'bin/meshinject'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-  chmodSync(join(tmp.dir, 'bin/meshinject'), 0o755);
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(tmp.dir, 'bin')}:${process.env.PATH}` };
-  delete env.LOG_TO_STDERR;
-  delete env.ARGOCD_APP_NAME;
-  delete env.ARGOCD_APP_NAMESPACE;
-  for (const e of list) {
-    const r = spawnSync('sh', ['-c', `exec 2>&1; ${e.command}`], { cwd: tmp.dir, env, encoding: 'utf8' });
-    t.equal(r.status, e.status, `${e.command}: exit ${e.status}`);
-    t.same(r.stdout.replace(/\n$/, '').split('\n').filter((l, i, a) => a.length > 1 || l !== ''), e.output, e.command);
-  }
-  if (page !== 'docs/reference/cli.md') return;
-  const sarif = JSON.parse(readFileSync(join(tmp.dir, 'meshinject.sarif'), 'utf8'));
-  t.equal(sarif.version, '2.1.0', 'the SARIF report of the example was written');
-});
+for (const page of RUN)
+  t.test(`${page}: console examples run as documented on the shop example`, async (t) => {
+    const list = examples(page);
+    t.ok(list.length >= 4, `the page has its examples (${list.length})`);
+    const tmp = makeTempDir('readme');
+    t.teardown(tmp.cleanup);
+    cpSync(SHOP, join(tmp.dir, 'examples/shop'), { recursive: true });
+    mkdirSync(join(tmp.dir, 'bin'));
+    writeFileSync(
+      join(tmp.dir, 'bin/meshinject'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`,
+    );
+    chmodSync(join(tmp.dir, 'bin/meshinject'), 0o755);
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(tmp.dir, 'bin')}:${process.env.PATH}` };
+    delete env.LOG_TO_STDERR;
+    delete env.ARGOCD_APP_NAME;
+    delete env.ARGOCD_APP_NAMESPACE;
+    for (const e of list) {
+      const r = spawnSync('sh', ['-c', `exec 2>&1; ${e.command}`], { cwd: tmp.dir, env, encoding: 'utf8' });
+      t.equal(r.status, e.status, `${e.command}: exit ${e.status}`);
+      t.same(
+        r.stdout
+          .replace(/\n$/, '')
+          .split('\n')
+          .filter((l, i, a) => a.length > 1 || l !== ''),
+        e.output,
+        e.command,
+      );
+    }
+    if (page !== 'docs/reference/cli.md') return;
+    const sarif = JSON.parse(readFileSync(join(tmp.dir, 'meshinject.sarif'), 'utf8'));
+    t.equal(sarif.version, '2.1.0', 'the SARIF report of the example was written');
+  });

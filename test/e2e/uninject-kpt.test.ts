@@ -62,7 +62,10 @@ t.test('kpt fn render: inject, then spec.mode: uninject gives the files back', a
   t.teardown(tmp.cleanup);
   const pkg = join(tmp.dir, 'pkg');
   mkdirSync(pkg);
-  writeFileSync(join(pkg, 'Kptfile'), `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  mutators:\n    - exec: ${BIN}\n      configPath: injection.yaml\n`);
+  writeFileSync(
+    join(pkg, 'Kptfile'),
+    `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\npipeline:\n  mutators:\n    - exec: ${BIN}\n      configPath: injection.yaml\n`,
+  );
   writeFileSync(join(pkg, 'app.yaml'), app);
   const render = () => runTool('kpt', ['fn', 'render', pkg, '--allow-exec']);
   const file = () => readFileSync(join(pkg, 'app.yaml'), 'utf8');

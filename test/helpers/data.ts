@@ -24,9 +24,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DATA_ROOT = resolve(ROOT, process.env.MESHINJECT_TEST_DATA || join('..', 'shared'));
 
 /** A corpus that is there (`path`, `url`: its folder, the URL ending in `/`) or not (`skip`: the reason). */
-export type Corpus =
-  | { path: string; url: URL; skip: false }
-  | { path: undefined; url: undefined; skip: string };
+export type Corpus = { path: string; url: URL; skip: false } | { path: undefined; url: undefined; skip: string };
 
 /**
  * The folder where the test-run records skipped suites and cases run (one per tap run: tap's own process
@@ -58,7 +56,8 @@ function suiteName(): string {
 export function corpus(sub: string): Corpus {
   const path = join(DATA_ROOT, sub);
   // The quick loop (npm run test:fast, scripts/test-fast.mjs) reads no corpus: such tests are skipped there.
-  if (process.env.MESHINJECT_TEST_FAST === '1') return { path: undefined, url: undefined, skip: `npm run test:fast reads no test data (${sub}); npm test does` };
+  if (process.env.MESHINJECT_TEST_FAST === '1')
+    return { path: undefined, url: undefined, skip: `npm run test:fast reads no test data (${sub}); npm test does` };
   if (existsSync(path)) {
     const url = pathToFileURL(statSync(path).isDirectory() ? `${path}/` : path);
     return { path, url, skip: false };

@@ -151,7 +151,16 @@ export function podTemplateOf(o: Obj): Obj | undefined {
   }
 }
 
-export const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod', 'ReplicationController']);
+export const WORKLOAD_KINDS = new Set([
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'ReplicaSet',
+  'Job',
+  'CronJob',
+  'Pod',
+  'ReplicationController',
+]);
 
 function names(list: unknown): string[] {
   return Array.isArray(list) ? list.map((c) => String((c as Obj).name)) : [];
@@ -184,7 +193,11 @@ export function schemaError(o: Obj): string | undefined {
  * annotation naming it, meshinject's result annotation, the app containers kept (same names and
  * images, in order), and a valid Kubernetes object. Returns a list of problems (empty = fine).
  */
-export function injectionProblems(out: Obj, input: Obj, opts: { native?: boolean; annotation?: string } = {}): string[] {
+export function injectionProblems(
+  out: Obj,
+  input: Obj,
+  opts: { native?: boolean; annotation?: string } = {},
+): string[] {
   const problems: string[] = [];
   const pod = podTemplateOf(out);
   const podIn = podTemplateOf(input);
@@ -193,11 +206,15 @@ export function injectionProblems(out: Obj, input: Obj, opts: { native?: boolean
   const specIn = (podIn.spec ?? {}) as Obj;
   const containers = (spec.containers ?? []) as Obj[];
   const inits = (spec.initContainers ?? []) as Obj[];
-  const proxyIn = opts.native ? inits.find((c) => c.name === 'istio-proxy') : containers.find((c) => c.name === 'istio-proxy');
+  const proxyIn = opts.native
+    ? inits.find((c) => c.name === 'istio-proxy')
+    : containers.find((c) => c.name === 'istio-proxy');
   if (!proxyIn) problems.push(`istio-proxy not in ${opts.native ? 'initContainers' : 'containers'}`);
   else {
-    if (opts.native && proxyIn.restartPolicy !== 'Always') problems.push('native istio-proxy without restartPolicy: Always');
-    if (typeof proxyIn.image !== 'string' || !/proxyv2/.test(proxyIn.image)) problems.push(`unexpected proxy image ${String(proxyIn.image)}`);
+    if (opts.native && proxyIn.restartPolicy !== 'Always')
+      problems.push('native istio-proxy without restartPolicy: Always');
+    if (typeof proxyIn.image !== 'string' || !/proxyv2/.test(proxyIn.image))
+      problems.push(`unexpected proxy image ${String(proxyIn.image)}`);
   }
   if (!opts.native && inits.some((c) => c.name === 'istio-proxy')) problems.push('istio-proxy also in initContainers');
   // Istio kube-inject reads and writes a CronJob's metadata at `spec.jobTemplate.metadata`, not the pod
@@ -209,7 +226,8 @@ export function injectionProblems(out: Obj, input: Obj, opts: { native?: boolean
     try {
       const s = JSON.parse(status) as Obj;
       const listed = [...((s.containers as string[] | null) ?? []), ...((s.initContainers as string[] | null) ?? [])];
-      if (!listed.includes('istio-proxy')) problems.push(`sidecar.istio.io/status does not list istio-proxy: ${status}`);
+      if (!listed.includes('istio-proxy'))
+        problems.push(`sidecar.istio.io/status does not list istio-proxy: ${status}`);
     } catch {
       problems.push(`sidecar.istio.io/status is not JSON: ${status}`);
     }
@@ -219,7 +237,8 @@ export function injectionProblems(out: Obj, input: Obj, opts: { native?: boolean
   if (got !== want) problems.push(`${RESULT_ANNOTATION} is ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
   const appIn = ((specIn.containers ?? []) as Obj[]).map((c) => `${String(c.name)}=${String(c.image)}`);
   const appOut = containers.filter((c) => c.name !== 'istio-proxy').map((c) => `${String(c.name)}=${String(c.image)}`);
-  if (appIn.join(',') !== appOut.join(',')) problems.push(`app containers changed: ${appIn.join(',')} -> ${appOut.join(',')}`);
+  if (appIn.join(',') !== appOut.join(','))
+    problems.push(`app containers changed: ${appIn.join(',')} -> ${appOut.join(',')}`);
   const initIn = names(specIn.initContainers);
   for (const n of initIn) if (!names(inits).includes(n)) problems.push(`init container ${n} lost`);
   const err = schemaError(out);
@@ -232,13 +251,17 @@ export function skippedProblems(out: Obj, opts: { reason?: RegExp; resultAnnotat
   const problems: string[] = [];
   const pod = podTemplateOf(out);
   const spec = (pod?.spec ?? {}) as Obj;
-  if ([...names(spec.containers), ...names(spec.initContainers)].includes('istio-proxy')) problems.push('istio-proxy present');
+  if ([...names(spec.containers), ...names(spec.initContainers)].includes('istio-proxy'))
+    problems.push('istio-proxy present');
   const meta = out.kind === 'CronJob' ? get(out, 'spec', 'jobTemplate', 'metadata') : pod?.metadata;
-  if (get(meta, 'annotations', 'sidecar.istio.io/status') !== undefined) problems.push('sidecar.istio.io/status present');
+  if (get(meta, 'annotations', 'sidecar.istio.io/status') !== undefined)
+    problems.push('sidecar.istio.io/status present');
   if (opts.resultAnnotations !== false) {
     const got = get(out, 'metadata', 'annotations', RESULT_ANNOTATION);
-    if (typeof got !== 'string' || !/^skipped \(.+\)$/.test(got)) problems.push(`${RESULT_ANNOTATION} is ${JSON.stringify(got)}`);
-    else if (opts.reason && !opts.reason.test(got)) problems.push(`${RESULT_ANNOTATION} "${got}" does not match ${String(opts.reason)}`);
+    if (typeof got !== 'string' || !/^skipped \(.+\)$/.test(got))
+      problems.push(`${RESULT_ANNOTATION} is ${JSON.stringify(got)}`);
+    else if (opts.reason && !opts.reason.test(got))
+      problems.push(`${RESULT_ANNOTATION} "${got}" does not match ${String(opts.reason)}`);
   }
   return problems;
 }

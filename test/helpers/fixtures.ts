@@ -54,7 +54,10 @@ export function deployment(name: string, opts: DeploymentOptions = {}): string {
     const meta = ns === null ? `{name: ${name}}` : `{name: ${name}, namespace: ${ns}}`;
     return `apiVersion: apps/v1\nkind: Deployment\nmetadata: ${meta}\nspec:\n${selector}  template:\n    metadata: {labels: {app: ${name}}${extra}}\n    spec:\n      containers:\n      - {name: ${container}, image: ${image}}\n`;
   }
-  const labels = opts.style === 'block-labels' ? `      labels:\n        app: ${name}${extra}\n` : `      labels: {app: ${name}}${extra}\n`;
+  const labels =
+    opts.style === 'block-labels'
+      ? `      labels:\n        app: ${name}${extra}\n`
+      : `      labels: {app: ${name}}${extra}\n`;
   return `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n${ns === null ? '' : `  namespace: ${ns}\n`}spec:\n${selector}  template:\n    metadata:\n${labels}    spec:\n      containers:\n      - name: ${container}\n        image: ${image}\n`;
 }
 
@@ -84,5 +87,7 @@ spec:
 
 /** The documents of a YAML stream as objects (empty documents left out). */
 export function docsOf(text: string): Obj[] {
-  return parseAllDocuments(text).map((d) => d.toJS() as Obj).filter((d) => d !== null);
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as Obj)
+    .filter((d) => d !== null);
 }

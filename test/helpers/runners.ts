@@ -91,8 +91,18 @@ export function makeStandIns(dir: string, extra: Record<string, string> = {}, en
 }
 
 /** Runs a command with an explicit environment (the stand-ins' PATH); throws only when it cannot start. */
-export function runWith(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Ran {
-  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 64 << 20 });
+export function runWith(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+): Ran {
+  const r = spawnSync(cmd, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -124,12 +134,20 @@ export function makeWritable(dir: string): void {
 
 /** git in `dir` with a fixed identity; `init` makes a repository with everything committed. */
 export function git(dir: string, ...args: string[]): Ran {
-  return runTool('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args], { cwd: dir });
+  return runTool(
+    'git',
+    ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', '-c', 'commit.gpgsign=false', ...args],
+    { cwd: dir },
+  );
 }
 
 /** `git init` + commit of everything in `dir`. */
 export function gitSnapshot(dir: string): void {
-  for (const a of [['init', '-q', '.'], ['add', '-A'], ['commit', '-q', '-m', 'original']]) {
+  for (const a of [
+    ['init', '-q', '.'],
+    ['add', '-A'],
+    ['commit', '-q', '-m', 'original'],
+  ]) {
     const r = git(dir, ...a);
     if (r.status !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr}`);
   }

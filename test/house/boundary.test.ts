@@ -14,13 +14,25 @@ const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
 t.test('no code line outside src/drivers/<mesh>/, the registry and src/index.ts names a mesh', async (t) => {
   const files = sourceFiles(SRC);
-  t.ok(files.some((f) => f.endsWith('pipeline.ts')) && files.some((f) => f.includes('/drivers/istio/')), 'the check reads the sources');
-  t.same(meshNamesInCore(SRC, files).map((h) => `src/${h.file}:${h.line}: ${h.text}`), []);
+  t.ok(
+    files.some((f) => f.endsWith('pipeline.ts')) && files.some((f) => f.includes('/drivers/istio/')),
+    'the check reads the sources',
+  );
+  t.same(
+    meshNamesInCore(SRC, files).map((h) => `src/${h.file}:${h.line}: ${h.text}`),
+    [],
+  );
 });
 
-t.test('imports follow the layering: core and engines import no driver nor the CLI, no two folders import each other', async (t) => {
-  t.same(layeringViolations(SRC, sourceFiles(SRC)).map((v) => `src/${v.file}:${v.line} imports ${v.target}: ${v.rule}`), []);
-});
+t.test(
+  'imports follow the layering: core and engines import no driver nor the CLI, no two folders import each other',
+  async (t) => {
+    t.same(
+      layeringViolations(SRC, sourceFiles(SRC)).map((v) => `src/${v.file}:${v.line} imports ${v.target}: ${v.rule}`),
+      [],
+    );
+  },
+);
 
 t.test('the check finds what breaks the rules', async (t) => {
   const dir = t.testdir({});
@@ -28,18 +40,34 @@ t.test('the check finds what breaks the rules', async (t) => {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), text);
   };
-  write('pipeline.ts', "// Istio in a comment is fine\n/** and linkerd in a doc comment */\nexport const a = 'sidecar.istio.io/inject';\nexport const b = `x\n${1} osm-system`;\n");
+  write(
+    'pipeline.ts',
+    "// Istio in a comment is fine\n/** and linkerd in a doc comment */\nexport const a = 'sidecar.istio.io/inject';\nexport const b = `x\n${1} osm-system`;\n",
+  );
   write('drivers/kuma/index.ts', "export const name = 'kuma';\n");
   write('drivers/registry.ts', "import { name } from './kuma/index.ts';\nexport const DRIVERS = [name, 'consul'];\n");
   write('index.ts', "export { DRIVERS } from './drivers/registry.ts';\n");
   const files = ['pipeline.ts', 'drivers/kuma/index.ts', 'drivers/registry.ts', 'index.ts'].map((f) => join(dir, f));
-  t.same(meshNamesInCore(dir, files).map((h) => `${h.file}:${h.line}`), ['pipeline.ts:3', 'pipeline.ts:5'], 'code lines only, in core files only');
+  t.same(
+    meshNamesInCore(dir, files).map((h) => `${h.file}:${h.line}`),
+    ['pipeline.ts:3', 'pipeline.ts:5'],
+    'code lines only, in core files only',
+  );
 
-  write('selection/a.ts', "import { x } from '../drivers/registry.ts';\nimport type { Y } from '../cli/args.ts';\nexport const z = import('../drivers/kuma/index.ts');\n");
-  write('render/gotemplate/exec.ts', "import { NoPlan } from '../plan-values.ts';\nimport { m } from '../../selection/a.ts';\n");
+  write(
+    'selection/a.ts',
+    "import { x } from '../drivers/registry.ts';\nimport type { Y } from '../cli/args.ts';\nexport const z = import('../drivers/kuma/index.ts');\n",
+  );
+  write(
+    'render/gotemplate/exec.ts',
+    "import { NoPlan } from '../plan-values.ts';\nimport { m } from '../../selection/a.ts';\n",
+  );
   write('config/load.ts', "export { z } from '../patch/b.ts';\n");
   write('patch/b.ts', "import '../config/load.ts';\nexport const z = 1;\n");
-  const got = layeringViolations(dir, ['selection/a.ts', 'render/gotemplate/exec.ts', 'config/load.ts', 'patch/b.ts'].map((f) => join(dir, f))).map((v) => `${v.file}:${v.line} ${v.rule}`);
+  const got = layeringViolations(
+    dir,
+    ['selection/a.ts', 'render/gotemplate/exec.ts', 'config/load.ts', 'patch/b.ts'].map((f) => join(dir, f)),
+  ).map((v) => `${v.file}:${v.line} ${v.rule}`);
   t.same(got.sort(), [
     'config/load.ts:1 folders import each other: config, patch',
     'patch/b.ts:1 folders import each other: config, patch',
@@ -50,7 +78,11 @@ t.test('the check finds what breaks the rules', async (t) => {
     'selection/a.ts:3 core imports drivers',
   ]);
   t.equal(layeringRule('pipeline.ts', 'contract/driver.ts'), undefined, 'the core may import the driver contract');
-  t.equal(layeringRule('drivers/istio/index.ts', 'selection/label-selector.ts'), undefined, 'a driver may import the core');
+  t.equal(
+    layeringRule('drivers/istio/index.ts', 'selection/label-selector.ts'),
+    undefined,
+    'a driver may import the core',
+  );
   t.equal(layeringRule('run.ts', 'drivers/registry.ts'), undefined, 'the composition root binds the registry');
   t.match(layeringRule('render/engine.ts', 'contract/driver.ts'), /template engine imports contract/);
 });

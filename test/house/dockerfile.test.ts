@@ -61,47 +61,77 @@ function copies(s: Stage): { from?: string; sources: string[]; dest: string }[] 
     });
 }
 const workdir = (s: Stage) => s.body.filter((i) => i.op === 'WORKDIR').at(-1)?.args ?? '/';
-const metadataImage = String((parse(readFileSync(join(ROOT, 'functions/meshinject/metadata.yaml'), 'utf8')) as { image: string }).image);
+const metadataImage = String(
+  (parse(readFileSync(join(ROOT, 'functions/meshinject/metadata.yaml'), 'utf8')) as { image: string }).image,
+);
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 t.test('base images: a Node LTS and kustomize, pinned by digest', async (t) => {
   const external = stages.map((s) => expand(s.from)).filter((f) => !stages.some((s) => s.name === f));
   t.ok(external.length >= 3, 'node, kustomize and helm base images');
   const wf = readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8');
-  for (const arg of globalArgs.keys()) t.match(wf, new RegExp(`for arg in .*\\b${arg}\\b`), `the release workflow checks the pin of ${arg}`);
+  for (const arg of globalArgs.keys())
+    t.match(wf, new RegExp(`for arg in .*\\b${arg}\\b`), `the release workflow checks the pin of ${arg}`);
   for (const ref of external) t.match(ref, /^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$/, `${ref} pinned by digest`);
   const node = external.filter((r) => r.startsWith('node:'));
   t.ok(node.length >= 1 && node.every((r) => /^node:(22|24)[.-]/.test(r)), `Node 22 or 24 LTS: ${node.join(', ')}`);
-  t.equal(new Set(node).size, 1, 'build and runtime on the same node image (the V8 code cache is only valid for the node that made it)');
-  t.notOk(all.some((i) => i.op === 'FROM' && /--platform=\$BUILDPLATFORM/.test(i.args)), 'the build stage runs on the target platform (its code cache is per node binary)');
+  t.equal(
+    new Set(node).size,
+    1,
+    'build and runtime on the same node image (the V8 code cache is only valid for the node that made it)',
+  );
+  t.notOk(
+    all.some((i) => i.op === 'FROM' && /--platform=\$BUILDPLATFORM/.test(i.args)),
+    'the build stage runs on the target platform (its code cache is per node binary)',
+  );
 });
 
-t.test('targets: function (default, non-root, entrypoint = the KRM function) and argocd-cmp (kustomize, uid 999)', async (t) => {
-  const fn = stage('function');
-  const cmp = stage('argocd-cmp');
-  t.ok(fn && cmp, 'both targets exist');
-  t.equal(stages.at(-1)?.name, 'function', 'function is the default (last) target');
-  const userOf = (s: Stage | undefined) => s?.body.filter((i) => i.op === 'USER').at(-1)?.args;
-  t.match(userOf(fn), /^65534(:65534)?$/, 'function runs as nobody');
-  t.equal(userOf(cmp), '999', 'argocd-cmp runs as uid 999');
-  const entry = fn?.body.filter((i) => i.op === 'ENTRYPOINT').at(-1)?.args;
-  t.same(JSON.parse(entry ?? 'null'), ['node', '/app/bin/meshinject.js'], 'entrypoint runs bin/meshinject.js');
-  t.ok(cmp?.body.some((i) => i.op === 'COPY' && /kustomize/.test(i.args)), 'argocd-cmp adds kustomize');
-  t.ok(cmp?.body.some((i) => i.op === 'COPY' && /helm/.test(i.args)), 'and helm (the plugin\'s Helm variant)');
-  for (const label of ['title', 'description', 'source', 'licenses', 'version', 'revision']) {
-    t.match(dockerfile, `org.opencontainers.image.${label}=`, `OCI label ${label}`);
-  }
-});
+t.test(
+  'targets: function (default, non-root, entrypoint = the KRM function) and argocd-cmp (kustomize, uid 999)',
+  async (t) => {
+    const fn = stage('function');
+    const cmp = stage('argocd-cmp');
+    t.ok(fn && cmp, 'both targets exist');
+    t.equal(stages.at(-1)?.name, 'function', 'function is the default (last) target');
+    const userOf = (s: Stage | undefined) => s?.body.filter((i) => i.op === 'USER').at(-1)?.args;
+    t.match(userOf(fn), /^65534(:65534)?$/, 'function runs as nobody');
+    t.equal(userOf(cmp), '999', 'argocd-cmp runs as uid 999');
+    const entry = fn?.body.filter((i) => i.op === 'ENTRYPOINT').at(-1)?.args;
+    t.same(JSON.parse(entry ?? 'null'), ['node', '/app/bin/meshinject.js'], 'entrypoint runs bin/meshinject.js');
+    t.ok(
+      cmp?.body.some((i) => i.op === 'COPY' && /kustomize/.test(i.args)),
+      'argocd-cmp adds kustomize',
+    );
+    t.ok(
+      cmp?.body.some((i) => i.op === 'COPY' && /helm/.test(i.args)),
+      "and helm (the plugin's Helm variant)",
+    );
+    for (const label of ['title', 'description', 'source', 'licenses', 'version', 'revision']) {
+      t.match(dockerfile, `org.opencontainers.image.${label}=`, `OCI label ${label}`);
+    }
+  },
+);
 
 t.test('.dockerignore sends exactly the COPY sources of the build stage', async (t) => {
   const build = stage('build')!;
-  const sources = copies(build).filter((c) => !c.from).flatMap((c) => c.sources);
+  const sources = copies(build)
+    .filter((c) => !c.from)
+    .flatMap((c) => c.sources);
   for (const src of sources) t.ok(existsSync(join(ROOT, src)), `COPY source ${src} exists`);
-  const lines = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   t.equal(lines[0], '*', 'everything is ignored first');
-  const included = lines.slice(1).filter((l) => l.startsWith('!')).map((l) => l.slice(1).replace(/\/$/, ''));
+  const included = lines
+    .slice(1)
+    .filter((l) => l.startsWith('!'))
+    .map((l) => l.slice(1).replace(/\/$/, ''));
   t.same([...included].sort(), [...new Set(sources)].sort(), 're-included entries == COPY sources');
-  const everyFileCopied = stages.flatMap(copies).filter((c) => !c.from).flatMap((c) => c.sources);
+  const everyFileCopied = stages
+    .flatMap(copies)
+    .filter((c) => !c.from)
+    .flatMap((c) => c.sources);
   t.same([...new Set(everyFileCopied)].sort(), [...new Set(sources)].sort(), 'no other stage copies from the context');
 });
 
@@ -142,11 +172,20 @@ t.test('replayed build and runtime stages: the function runs from the copied fil
   for (const f of built) t.ok(imageFiles.includes(`dist/${f}`), `the image has dist/${f}`);
   for (const f of readdirSync(join(ROOT, 'bin'))) t.ok(imageFiles.includes(`bin/${f}`), `the image has bin/${f}`);
 
-  const entry = JSON.parse(stage('function')!.body.filter((i) => i.op === 'ENTRYPOINT').at(-1)!.args) as string[];
+  const entry = JSON.parse(
+    stage('function')!
+      .body.filter((i) => i.op === 'ENTRYPOINT')
+      .at(-1)!.args,
+  ) as string[];
   const argv = entry.slice(1).map((a) => a.replace(/^\/app\//, `${app}/`));
   const input = readFileSync(join(ROOT, 'examples/meshinject-simple/catalog.yaml'), 'utf8');
   // No node_modules anywhere above the copied app: the bundle must carry its dependencies.
-  const r = spawnSync(process.execPath, argv, { cwd: tmp.dir, input, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(process.execPath, argv, {
+    cwd: tmp.dir,
+    input,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   t.equal(r.status, 0, r.stderr);
   t.match(r.stdout, /- name: istio-proxy/, 'the copied function injects');
   const v = spawnSync(process.execPath, [...argv, '--version'], { encoding: 'utf8' });

@@ -20,10 +20,18 @@ t.test(`${REASONS_PAGE} is what scripts/gen-reference-docs.ts generates`, async 
 t.test(`${CONFIG_PAGE} is what scripts/gen-reference-docs.ts generates from schemas/`, async (t) => {
   const fields = readFileSync(join(ROOT, CONFIG_PAGE), 'utf8');
   t.equal(fields, configFieldsPage(), 'stale: run `node --import tsx scripts/gen-reference-docs.ts`');
-  for (const field of ['spec.mesh', 'spec.policy', 'spec.namespaceSelector', 'spec.unknownNamespaces', 'spec.istio.ambient', 'data.mesh']) t.match(fields, `| \`${field}\` |`, `${field} has a row`);
+  for (const field of [
+    'spec.mesh',
+    'spec.policy',
+    'spec.namespaceSelector',
+    'spec.unknownNamespaces',
+    'spec.istio.ambient',
+    'data.mesh',
+  ])
+    t.match(fields, `| \`${field}\` |`, `${field} has a row`);
 });
 
-t.test('every reason has a row: the shared ones and each driver\'s', async (t) => {
+t.test("every reason has a row: the shared ones and each driver's", async (t) => {
   for (const code of SHARED_REASONS) t.match(page, `| \`${code}\` |`, `shared reason ${code}`);
   for (const d of DRIVERS) {
     const declared = [...d.reasons, ...Object.keys(d.reasonInfo ?? {})];
@@ -36,7 +44,10 @@ t.test('every reason has a row: the shared ones and each driver\'s', async (t) =
 });
 
 t.test('every relative link of the README and docs/ names a file or folder that exists', async (t) => {
-  const walk = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : []));
+  const walk = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : [],
+    );
   for (const page of ['README.md', ...walk('docs')]) {
     for (const m of readFileSync(join(ROOT, page), 'utf8').matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
       if (/^[a-z]+:/.test(m[1]!)) continue;

@@ -11,5 +11,8 @@ const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 t.test('every function over 60 lines in src/ says why in its doc comment', async (t) => {
   const found = longFunctions(sourceFiles(SRC));
   t.ok(found.length > 0, 'the lister finds the long-by-design functions (it reads the sources)');
-  t.same(found.filter((f) => !f.exempt).map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`), []);
+  t.same(
+    found.filter((f) => !f.exempt).map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`),
+    [],
+  );
 });

@@ -8,7 +8,9 @@ import semver from 'semver';
 import { ROOT } from '../helpers/e2e.ts';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[]; dev?: boolean }> };
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { engines?: { node?: string } | string[]; dev?: boolean }>;
+};
 
 t.test('every dependency admits the oldest supported Node', async (t) => {
   const oldest = semver.minVersion(pkg.engines.node)!;

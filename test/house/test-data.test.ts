@@ -17,7 +17,12 @@ function tap(files: string[], env: Record<string, string>) {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['CI', 'MESHINJECT_TEST_DATA', 'MESHINJECT_TEST_FAST']) delete base[k];
   for (const k of Object.keys(base)) if (k.startsWith('TAP')) delete base[k];
-  const r = spawnSync(TAP, ['--reporter=tap', ...files], { cwd: ROOT, env: { ...base, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(TAP, ['--reporter=tap', ...files], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -25,9 +30,15 @@ t.test('no data root: each corpus test skipped naming the folder, one notice at 
   const tmp = makeTempDir('no-data');
   t.teardown(tmp.cleanup);
   const missing = join(tmp.dir, 'nothing-here');
-  const r = tap(['test/drivers/istio/defaults.test.ts', 'test/drivers/linkerd/uninject.test.ts'], { MESHINJECT_TEST_DATA: missing });
+  const r = tap(['test/drivers/istio/defaults.test.ts', 'test/drivers/linkerd/uninject.test.ts'], {
+    MESHINJECT_TEST_DATA: missing,
+  });
   t.equal(r.status, 0, 'the run passes');
-  t.match(r.out, `# SKIP test data not found: ${missing}/conformance/istio/chart-defaults`, 'the skip names the folder');
+  t.match(
+    r.out,
+    `# SKIP test data not found: ${missing}/conformance/istio/chart-defaults`,
+    'the skip names the folder',
+  );
   t.match(r.out, `# SKIP test data not found: ${missing}/conformance/linkerd`);
   t.match(r.out, `2 corpus suites skipped: test data not found at ${missing}`, 'one notice counts the suites');
   t.match(r.out, /ok \d+ - mergeValues/, 'the tests that need no corpus still run');
@@ -39,7 +50,10 @@ t.test('no data root under CI=true: a failure naming the folder', async (t) => {
   const missing = join(tmp.dir, 'nothing-here');
   const r = tap(['test/drivers/istio/defaults.test.ts'], { MESHINJECT_TEST_DATA: missing, CI: 'true' });
   t.not(r.status, 0, 'the run fails');
-  t.match(r.out, `not ok 1 - CI=true: every corpus must be present; test data not found: ${missing}/conformance/istio/chart-defaults`);
+  t.match(
+    r.out,
+    `not ok 1 - CI=true: every corpus must be present; test data not found: ${missing}/conformance/istio/chart-defaults`,
+  );
 });
 
 t.test('data root present: the cases each corpus ran are counted at the end', needs(LINKERD), async (t) => {
@@ -52,7 +66,10 @@ t.test('data root present: the cases each corpus ran are counted at the end', ne
 
 t.test('the repository holds no copy of the test data', async (t) => {
   const tracked = runTool('git', ['ls-files']).stdout.split('\n').filter(Boolean);
-  t.notOk(tracked.some((f) => f.startsWith('test/vendored/')), 'nothing under test/vendored');
+  t.notOk(
+    tracked.some((f) => f.startsWith('test/vendored/')),
+    'nothing under test/vendored',
+  );
   if (!existsSync(DATA_ROOT)) return;
   // Byte-identical files: the same size and text as a file of the data root (files over 200 bytes, as the
   // shared before-stop check counts them).

@@ -39,7 +39,11 @@ t.test('compile: same output and errors as Handlebars, helpers of the environmen
     });
     t.equal(got[1]![1], got[0]![1], `${JSON.stringify(source)}: ${got[0]![1]}`);
   }
-  t.equal(Lazy.create().precompile('b: {{y}}', { strict: true }), Handlebars.precompile('b: {{y}}', { strict: true }), 'precompile');
+  t.equal(
+    Lazy.create().precompile('b: {{y}}', { strict: true }),
+    Handlebars.precompile('b: {{y}}', { strict: true }),
+    'precompile',
+  );
 });
 
 t.test('built-in precompiled templates render the same through the runtime-only environment', async (t) => {

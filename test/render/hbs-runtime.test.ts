@@ -43,14 +43,30 @@ function both(source: string, data: unknown): [string, string] {
 }
 
 const CASES: Array<[string, string, unknown]> = [
-  ['each with @index, @first, @last and ../', '{{#each items}}{{@index}}{{#if @first}}F{{/if}}{{#if @last}}L{{/if}}={{this}}/{{../title}};{{/each}}', { title: 'T', items: ['a', 'b', 'c'] }],
+  [
+    'each with @index, @first, @last and ../',
+    '{{#each items}}{{@index}}{{#if @first}}F{{/if}}{{#if @last}}L{{/if}}={{this}}/{{../title}};{{/each}}',
+    { title: 'T', items: ['a', 'b', 'c'] },
+  ],
   ['each over an object with @key', '{{#each m}}{{@key}}:{{this}},{{/each}}', { m: { x: 1, y: 2 } }],
   ['each else on an empty list', '{{#each items}}x{{else}}none{{/each}}', { items: [] }],
-  ['with, unless, else if', '{{#with a}}{{b}}{{/with}}{{#unless no}}U{{/unless}}{{#if no}}1{{else if yes}}2{{else}}3{{/if}}', { a: { b: 'B' }, no: false, yes: true }],
+  [
+    'with, unless, else if',
+    '{{#with a}}{{b}}{{/with}}{{#unless no}}U{{/unless}}{{#if no}}1{{else if yes}}2{{else}}3{{/if}}',
+    { a: { b: 'B' }, no: false, yes: true },
+  ],
   ['@root inside a block', '{{#each items}}{{@root.title}}{{/each}}', { title: 'R', items: [1, 2] }],
   ['subexpressions and hash arguments', '{{upper (upper name)}} {{#wrap}}in{{/wrap}}', { name: 'n' }],
-  ['built-in lookup (it reads options.lookupProperty)', '{{lookup m "k"}} {{lookup list 1}} {{#with m}}{{lookup this "constructor"}}{{/with}}', { m: { k: 'v' }, list: ['a', 'b'] }],
-  ['inline partial with indentation, twice', '{{#*inline "p"}}x: {{v}}\ny: 2\n{{/inline}}top:\n  {{> p}}\n  {{> p v="h"}}\n', { v: 1 }],
+  [
+    'built-in lookup (it reads options.lookupProperty)',
+    '{{lookup m "k"}} {{lookup list 1}} {{#with m}}{{lookup this "constructor"}}{{/with}}',
+    { m: { k: 'v' }, list: ['a', 'b'] },
+  ],
+  [
+    'inline partial with indentation, twice',
+    '{{#*inline "p"}}x: {{v}}\ny: 2\n{{/inline}}top:\n  {{> p}}\n  {{> p v="h"}}\n',
+    { v: 1 },
+  ],
   ['registered partial with indentation', 'a:\n    {{> shared}}\n', { name: 'N' }],
   ['strict mode: a missing field', '{{#with a}}{{missing}}{{/with}}', { a: {} }],
   ['strict mode: a missing helper', '{{nohelper 1}}', {}],
@@ -71,7 +87,12 @@ t.test('a template renders the same when rendered again (helpers taken once, per
   const source = '{{#*inline "p"}}<{{v}}>{{/inline}}{{#each xs}}{{> p v=this}}{{/each}}{{upper last}}';
   const ours = templateOf(specOf(source), hb);
   const theirs = hb.compile(source, OPTIONS);
-  for (const data of [{ xs: [1, 2], last: 'a' }, { xs: [], last: 'b' }, { xs: ['q'], last: 'c' }]) t.equal(ours(data), theirs(data));
+  for (const data of [
+    { xs: [1, 2], last: 'a' },
+    { xs: [], last: 'b' },
+    { xs: ['q'], last: 'c' },
+  ])
+    t.equal(ours(data), theirs(data));
 });
 
 t.test('a spec of another compiler revision is refused as Handlebars refuses it', async (t) => {
@@ -81,11 +102,21 @@ t.test('a spec of another compiler revision is refused as Handlebars refuses it'
   t.throws(() => templateOf(spec, hb), /newer version of Handlebars/);
 });
 
-t.test('of the helpers engines register, only the built-in lookup reads options.lookupProperty (the one helper this runtime gives it)', async (t) => {
-  const sources = [...Object.values(TEMPLATE_FUNCTIONS), ...Object.values(ISTIO_TEMPLATE_FUNCTIONS), ...Object.values(SHARED_PLAN_RULES)]
-    .filter((f) => typeof f === 'function')
-    .map((f) => String(f));
-  t.ok(sources.length > 40, `${sources.length} helpers and plan rules read`);
-  t.same(sources.filter((s) => s.includes('lookupProperty')), []);
-  t.match(String(Handlebars.create().helpers.lookup), /lookupProperty/, 'Handlebars\' lookup reads it');
-});
+t.test(
+  'of the helpers engines register, only the built-in lookup reads options.lookupProperty (the one helper this runtime gives it)',
+  async (t) => {
+    const sources = [
+      ...Object.values(TEMPLATE_FUNCTIONS),
+      ...Object.values(ISTIO_TEMPLATE_FUNCTIONS),
+      ...Object.values(SHARED_PLAN_RULES),
+    ]
+      .filter((f) => typeof f === 'function')
+      .map((f) => String(f));
+    t.ok(sources.length > 40, `${sources.length} helpers and plan rules read`);
+    t.same(
+      sources.filter((s) => s.includes('lookupProperty')),
+      [],
+    );
+    t.match(String(Handlebars.create().helpers.lookup), /lookupProperty/, "Handlebars' lookup reads it");
+  },
+);

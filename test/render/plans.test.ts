@@ -15,7 +15,11 @@ import type { Json } from '../../src/model.ts';
 let n = 0;
 
 /** A planner over one Handlebars template; data has slot root `pod`. */
-function setup(template: string, helpers: Record<string, (...a: unknown[]) => unknown> = {}, rules: Record<string, PlanRule> = {}) {
+function setup(
+  template: string,
+  helpers: Record<string, (...a: unknown[]) => unknown> = {},
+  rules: Record<string, PlanRule> = {},
+) {
   const engine = createTemplateEngine(helpers, {}, rules);
   const name = `plan-test-${n++}`;
   const source: PlanSource = {
@@ -32,11 +36,16 @@ function setup(template: string, helpers: Record<string, (...a: unknown[]) => un
 }
 
 t.test('names copied into the output: the second workload is served by the plan', async (t) => {
-  const render = setup('metadata:\n  labels:\n    canonical: {{quote (trimAll "-_." (trunc 63 (coalesce pod.labels.app pod.name)))}}\n  name: {{pod.name}}-proxy\nargs: [--id, "{{pod.name}}.{{pod.ns}}"]\n');
+  const render = setup(
+    'metadata:\n  labels:\n    canonical: {{quote (trimAll "-_." (trunc 63 (coalesce pod.labels.app pod.name)))}}\n  name: {{pod.name}}-proxy\nargs: [--id, "{{pod.name}}.{{pod.ns}}"]\n',
+  );
   const a = render({ name: 'reviews', ns: 'shop', labels: { app: 'reviews-v1' } });
   t.same(a.got, a.truth);
   const b = render({ name: 'ratings', ns: 'books', labels: { app: 'ratings' } });
-  t.same(b.got, { metadata: { labels: { canonical: 'ratings' }, name: 'ratings-proxy' }, args: ['--id', 'ratings.books'] });
+  t.same(b.got, {
+    metadata: { labels: { canonical: 'ratings' }, name: 'ratings-proxy' },
+    args: ['--id', 'ratings.books'],
+  });
   t.same(b.got, b.truth);
   t.ok(b.hit, 'served by the plan of the first');
 });
@@ -80,7 +89,11 @@ t.test('number slots: a plain port stays a number, a quoted one a string', async
 });
 
 t.test('a helper declared as copying text that does more is caught by the two-token check', async (t) => {
-  const render = setup('name: {{upper pod.name}}\n', { upper: (s: unknown) => String(s).toUpperCase() }, { upper: 'copy' });
+  const render = setup(
+    'name: {{upper pod.name}}\n',
+    { upper: (s: unknown) => String(s).toUpperCase() },
+    { upper: 'copy' },
+  );
   render({ name: 'web' });
   const r = render({ name: 'api' });
   t.same(r.got, { name: 'API' });
@@ -95,16 +108,19 @@ t.test('placeholders cannot be inspected: lookups, keys and iteration by a name 
   }
 });
 
-t.test('a name compared with a constant: the plan assumes it differs, and a workload with that name is rendered in full', async (t) => {
-  const render = setup('{{#unless (eq pod.name "istio-proxy")}}app: {{pod.name}}{{/unless}}\n');
-  render({ name: 'web' });
-  const api = render({ name: 'api' });
-  t.same(api.got, { app: 'api' });
-  t.ok(api.hit);
-  const proxy = render({ name: 'istio-proxy' });
-  t.same(proxy.got, null, 'the unless branch is skipped, as a full render skips it');
-  t.ok(proxy.full);
-});
+t.test(
+  'a name compared with a constant: the plan assumes it differs, and a workload with that name is rendered in full',
+  async (t) => {
+    const render = setup('{{#unless (eq pod.name "istio-proxy")}}app: {{pod.name}}{{/unless}}\n');
+    render({ name: 'web' });
+    const api = render({ name: 'api' });
+    t.same(api.got, { app: 'api' });
+    t.ok(api.hit);
+    const proxy = render({ name: 'istio-proxy' });
+    t.same(proxy.got, null, 'the unless branch is skipped, as a full render skips it');
+    t.ok(proxy.full);
+  },
+);
 
 const GO_CONFIG = `apiVersion: meshinject.dev/v1alpha1
 kind: SidecarInjection
@@ -148,44 +164,62 @@ spec:
         ports: [{name: http, containerPort: ${port}}]
 `;
 
-t.test('Go templates (version-exact Istio) are planned too: the same output as full renders, most served by a plan', async (t) => {
-  const input = ['web', 'api', 'cart', 'ads', 'mail'].map((n, i) => goWorkload(n, 8080 + i)).join('---\n');
-  configurePlans({ enabled: false });
-  const full = run(input, { functionConfig: GO_CONFIG });
-  configurePlans({ enabled: true });
-  const before = planStats();
-  const planned = run(input, { functionConfig: GO_CONFIG });
-  const after = planStats();
-  t.equal(full.exitCode, 0, full.stderr);
-  t.equal(planned.stdout, full.stdout, 'byte for byte');
-  t.match(planned.stdout, /name: APPS\n +value: cart-main\n/);
-  t.match(planned.stdout, /value: '\[\{"name":"http","containerPort":8082\}\]'/);
-  t.ok(after.hits - before.hits >= 3, `plans served ${after.hits - before.hits} of 5`);
-});
+t.test(
+  'Go templates (version-exact Istio) are planned too: the same output as full renders, most served by a plan',
+  async (t) => {
+    const input = ['web', 'api', 'cart', 'ads', 'mail'].map((n, i) => goWorkload(n, 8080 + i)).join('---\n');
+    configurePlans({ enabled: false });
+    const full = run(input, { functionConfig: GO_CONFIG });
+    configurePlans({ enabled: true });
+    const before = planStats();
+    const planned = run(input, { functionConfig: GO_CONFIG });
+    const after = planStats();
+    t.equal(full.exitCode, 0, full.stderr);
+    t.equal(planned.stdout, full.stdout, 'byte for byte');
+    t.match(planned.stdout, /name: APPS\n +value: cart-main\n/);
+    t.match(planned.stdout, /value: '\[\{"name":"http","containerPort":8082\}\]'/);
+    t.ok(after.hits - before.hits >= 3, `plans served ${after.hits - before.hits} of 5`);
+  },
+);
 
-t.test('a run of shapes that never repeat stops building keys (sparse lookups), and a shape that starts repeating is planned again', async (t) => {
-  // `mode` steers control flow (`contains` reads it), so each distinct mode is a key of its own: with every mode
-  // different, no lookup finds a plan, and after a window the planner looks up one workload in eight.
-  const render = setup('{{#if (contains "x" pod.mode)}}x: {{pod.name}}{{else}}other: {{pod.name}}{{/if}}\n');
-  const before = planStats();
-  await withPlanSettings({ recordOnRepeat: true }, async () => {
-    for (let i = 0; i < 200; i++) {
-      const r = render({ name: `w${i}`, mode: `m${i}` });
-      if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`distinct ${i}`);
-    }
-    const mid = planStats();
-    t.equal(mid.hits - before.hits, 0, 'no distinct shape is served by a plan');
-    t.ok(mid.recorded - before.recorded <= 1, `at most the first is recorded (before the key knew that mode steers): ${mid.recorded - before.recorded}`);
-    // A window of 64 lookups by key, then one in eight: 64 + 136 / 8 = 81.
-    t.ok(mid.keyed - before.keyed <= 82, `of 200 workloads of shapes of their own, ${mid.keyed - before.keyed} were looked up by key`);
-    for (let i = 0; i < 200; i++) {
-      const r = render({ name: `s${i}`, mode: 'same' });
-      if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`repeated ${i}`);
-    }
-  });
-  const after = planStats();
-  // Sparse lookups see the repeating shape on their second and third lookups of it (within 3 × 8 workloads),
-  // then look up every workload again once a window of eight lookups has found two plans (at most 64 more).
-  t.ok(after.hits - before.hits >= 200 - 3 * 8 - 64, `the repeating shape is served by its plan again: ${after.hits - before.hits} of 200`);
-  t.ok(after.recorded - before.recorded <= 2, `its plan is recorded once: ${after.recorded - before.recorded} in all`);
-});
+t.test(
+  'a run of shapes that never repeat stops building keys (sparse lookups), and a shape that starts repeating is planned again',
+  async (t) => {
+    // `mode` steers control flow (`contains` reads it), so each distinct mode is a key of its own: with every mode
+    // different, no lookup finds a plan, and after a window the planner looks up one workload in eight.
+    const render = setup('{{#if (contains "x" pod.mode)}}x: {{pod.name}}{{else}}other: {{pod.name}}{{/if}}\n');
+    const before = planStats();
+    await withPlanSettings({ recordOnRepeat: true }, async () => {
+      for (let i = 0; i < 200; i++) {
+        const r = render({ name: `w${i}`, mode: `m${i}` });
+        if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`distinct ${i}`);
+      }
+      const mid = planStats();
+      t.equal(mid.hits - before.hits, 0, 'no distinct shape is served by a plan');
+      t.ok(
+        mid.recorded - before.recorded <= 1,
+        `at most the first is recorded (before the key knew that mode steers): ${mid.recorded - before.recorded}`,
+      );
+      // A window of 64 lookups by key, then one in eight: 64 + 136 / 8 = 81.
+      t.ok(
+        mid.keyed - before.keyed <= 82,
+        `of 200 workloads of shapes of their own, ${mid.keyed - before.keyed} were looked up by key`,
+      );
+      for (let i = 0; i < 200; i++) {
+        const r = render({ name: `s${i}`, mode: 'same' });
+        if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`repeated ${i}`);
+      }
+    });
+    const after = planStats();
+    // Sparse lookups see the repeating shape on their second and third lookups of it (within 3 × 8 workloads),
+    // then look up every workload again once a window of eight lookups has found two plans (at most 64 more).
+    t.ok(
+      after.hits - before.hits >= 200 - 3 * 8 - 64,
+      `the repeating shape is served by its plan again: ${after.hits - before.hits} of 200`,
+    );
+    t.ok(
+      after.recorded - before.recorded <= 2,
+      `its plan is recorded once: ${after.recorded - before.recorded} in all`,
+    );
+  },
+);

@@ -11,10 +11,16 @@ import { run } from '../../src/run.ts';
 import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
 
 const q = JSON.stringify;
-const deployment = (annotations: string) => fixtureDeployment('web', { style: 'flow', templateExtra: `, annotations: {${annotations}}` });
+const deployment = (annotations: string) =>
+  fixtureDeployment('web', { style: 'flow', templateExtra: `, annotations: {${annotations}}` });
 const BUDGET = '  templateBudget: {steps: 10000000}\n';
 
-interface Case { engine: 'go' | 'handlebars'; mutual: boolean; grows: boolean; line: number }
+interface Case {
+  engine: 'go' | 'handlebars';
+  mutual: boolean;
+  grows: boolean;
+  line: number;
+}
 
 function goCase(c: Case): { input: string; functionConfig: string } {
   const arg = c.grows ? '(list .)' : '.';
@@ -30,7 +36,9 @@ function goCase(c: Case): { input: string; functionConfig: string } {
 
 function hbsCase(c: Case): { input: string; functionConfig: string } {
   const call = (p: string) => (c.grows ? `{{> ${p} x=(list x x)}}` : `{{> ${p}}}`);
-  const defs = c.mutual ? `{{#*inline "a"}}${call('b')}{{/inline}}{{#*inline "b"}}${call('a')}{{/inline}}` : `{{#*inline "a"}}${call('a')}{{/inline}}`;
+  const defs = c.mutual
+    ? `{{#*inline "a"}}${call('b')}{{/inline}}{{#*inline "b"}}${call('a')}{{/inline}}`
+    : `{{#*inline "a"}}${call('a')}{{/inline}}`;
   const text = `${defs}${'\n'.repeat(c.line)}spec:\n  containers:\n  - name: s\n    image: x\n    args: ["{{> a x=1}}"]\n`;
   return {
     input: deployment(''),
@@ -38,25 +46,48 @@ function hbsCase(c: Case): { input: string; functionConfig: string } {
   };
 }
 
-t.test('generated: a template recursing without end is an error naming the resource, the field and a line', async (t) => {
-  let n = 0;
-  fc.assert(fc.property(fc.record({ engine: fc.constantFrom('go' as const, 'handlebars' as const), mutual: fc.boolean(), grows: fc.boolean(), line: fc.integer({ min: 0, max: 5 }) }), (c) => {
-    const r = c.engine === 'go' ? goCase(c) : hbsCase(c);
-    const out = run(r.input, { functionConfig: r.functionConfig });
-    const what = `${q(c)}: ${out.stderr.slice(0, 500)}`;
-    if (out.exitCode !== 1) throw new Error(`exit ${out.exitCode}: ${what}`);
-    if (!out.stderr.includes('Deployment "shop/web"')) throw new Error(`does not name the resource: ${what}`);
-    if (c.engine === 'go') {
-      if (!/template: deep:\d+:\d+: executing "[ab]"/.test(out.stderr)) throw new Error(`no template line: ${what}`);
-      if (!/spec\.istio\.values\.sidecarInjectorWebhook\.templates\.deep/.test(out.stderr)) throw new Error(`does not name the field: ${what}`);
-      if (!/inject\.istio\.io\/templates annotation/.test(out.stderr)) throw new Error(`does not name the annotation: ${what}`);
-      if (!/exceeded maximum template depth \(1000\)|call stack exhausted/.test(out.stderr)) throw new Error(`not the depth error: ${what}`);
-    } else {
-      if (!/template "sidecar" \(spec\.custom\.templates\.sidecar\) failed at line \d+, column \d+/.test(out.stderr)) throw new Error(`does not name the field and line: ${what}`);
-      if (!/call stack exhausted|budget of one render/.test(out.stderr)) throw new Error(`not the depth error: ${what}`);
-    }
-    if (/RangeError|Maximum call stack size|internal error/.test(out.stderr)) throw new Error(`V8's text leaks: ${what}`);
-    n++;
-  }), { numRuns: Number(process.env.PROPERTY_RUNS ?? 24) });
-  t.pass(`${n} generated recursions`);
-});
+t.test(
+  'generated: a template recursing without end is an error naming the resource, the field and a line',
+  async (t) => {
+    let n = 0;
+    fc.assert(
+      fc.property(
+        fc.record({
+          engine: fc.constantFrom('go' as const, 'handlebars' as const),
+          mutual: fc.boolean(),
+          grows: fc.boolean(),
+          line: fc.integer({ min: 0, max: 5 }),
+        }),
+        (c) => {
+          const r = c.engine === 'go' ? goCase(c) : hbsCase(c);
+          const out = run(r.input, { functionConfig: r.functionConfig });
+          const what = `${q(c)}: ${out.stderr.slice(0, 500)}`;
+          if (out.exitCode !== 1) throw new Error(`exit ${out.exitCode}: ${what}`);
+          if (!out.stderr.includes('Deployment "shop/web"')) throw new Error(`does not name the resource: ${what}`);
+          if (c.engine === 'go') {
+            if (!/template: deep:\d+:\d+: executing "[ab]"/.test(out.stderr))
+              throw new Error(`no template line: ${what}`);
+            if (!/spec\.istio\.values\.sidecarInjectorWebhook\.templates\.deep/.test(out.stderr))
+              throw new Error(`does not name the field: ${what}`);
+            if (!/inject\.istio\.io\/templates annotation/.test(out.stderr))
+              throw new Error(`does not name the annotation: ${what}`);
+            if (!/exceeded maximum template depth \(1000\)|call stack exhausted/.test(out.stderr))
+              throw new Error(`not the depth error: ${what}`);
+          } else {
+            if (
+              !/template "sidecar" \(spec\.custom\.templates\.sidecar\) failed at line \d+, column \d+/.test(out.stderr)
+            )
+              throw new Error(`does not name the field and line: ${what}`);
+            if (!/call stack exhausted|budget of one render/.test(out.stderr))
+              throw new Error(`not the depth error: ${what}`);
+          }
+          if (/RangeError|Maximum call stack size|internal error/.test(out.stderr))
+            throw new Error(`V8's text leaks: ${what}`);
+          n++;
+        },
+      ),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 24) },
+    );
+    t.pass(`${n} generated recursions`);
+  },
+);

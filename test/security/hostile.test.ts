@@ -49,7 +49,8 @@ function resources(text: string): Array<Record<string, unknown>> {
   for (const d of docs) {
     if (d === null || typeof d !== 'object') continue;
     const o = d as Record<string, unknown>;
-    if ((o.kind === 'ResourceList' || o.kind === 'List') && Array.isArray(o.items)) out.push(...(o.items as Array<Record<string, unknown>>));
+    if ((o.kind === 'ResourceList' || o.kind === 'List') && Array.isArray(o.items))
+      out.push(...(o.items as Array<Record<string, unknown>>));
     else out.push(o);
   }
   return out;
@@ -78,7 +79,8 @@ function assertErrorOrPreserved(t: Test, out: RunOutput, input: string, path: Pa
     const before = getIn(resources(input)[0], path);
     const after = getIn(resources(out.stdout)[0], path);
     t.ok(
-      isDeepStrictEqual(after, before) || (Array.isArray(after) && Array.isArray(before) && isDeepStrictEqual(after.slice(0, before.length), before)),
+      isDeepStrictEqual(after, before) ||
+        (Array.isArray(after) && Array.isArray(before) && isDeepStrictEqual(after.slice(0, before.length), before)),
       `exit 0, so ${path.join('.')} must keep the user's value: was ${JSON.stringify(before)}, now ${JSON.stringify(after)?.slice(0, 200)}`,
     );
   } else {
@@ -90,10 +92,22 @@ const wrongTypes: Array<{ file: string; path: Path; place: RegExp }> = [
   { file: 'containers-map.yaml', path: ['spec', 'template', 'spec', 'containers'], place: /containers/ },
   { file: 'container-scalar.yaml', path: ['spec', 'template', 'spec', 'containers'], place: /containers/ },
   { file: 'ports-string.yaml', path: ['spec', 'template', 'spec', 'containers', 0, 'ports'], place: /ports/ },
-  { file: 'container-port-string.yaml', path: ['spec', 'template', 'spec', 'containers', 0, 'ports'], place: /containerPort|ports/ },
-  { file: 'annotations-list.yaml', path: ['spec', 'template', 'metadata', 'annotations'], place: /spec\.template\.metadata\.annotations/ },
+  {
+    file: 'container-port-string.yaml',
+    path: ['spec', 'template', 'spec', 'containers', 0, 'ports'],
+    place: /containerPort|ports/,
+  },
+  {
+    file: 'annotations-list.yaml',
+    path: ['spec', 'template', 'metadata', 'annotations'],
+    place: /spec\.template\.metadata\.annotations/,
+  },
   { file: 'metadata-annotations-list.yaml', path: ['metadata', 'annotations'], place: /metadata\.annotations/ },
-  { file: 'labels-list.yaml', path: ['spec', 'template', 'metadata', 'labels'], place: /spec\.template\.metadata\.labels/ },
+  {
+    file: 'labels-list.yaml',
+    path: ['spec', 'template', 'metadata', 'labels'],
+    place: /spec\.template\.metadata\.labels/,
+  },
   { file: 'template-string.yaml', path: ['spec', 'template'], place: /spec\.template/ },
   { file: 'template-metadata-string.yaml', path: ['spec', 'template', 'metadata'], place: /spec\.template\.metadata/ },
   { file: 'spec-list.yaml', path: ['spec'], place: /spec/ },
@@ -101,7 +115,11 @@ const wrongTypes: Array<{ file: string; path: Path; place: RegExp }> = [
   { file: 'name-map.yaml', path: ['metadata', 'name'], place: /metadata\.name/ },
   { file: 'namespace-list.yaml', path: ['metadata', 'namespace'], place: /metadata\.namespace/ },
   { file: 'host-network-string.yaml', path: ['spec', 'template', 'spec', 'hostNetwork'], place: /hostNetwork/ },
-  { file: 'init-containers-string.yaml', path: ['spec', 'template', 'spec', 'initContainers'], place: /initContainers/ },
+  {
+    file: 'init-containers-string.yaml',
+    path: ['spec', 'template', 'spec', 'initContainers'],
+    place: /initContainers/,
+  },
   { file: 'volumes-map.yaml', path: ['spec', 'template', 'spec', 'volumes'], place: /volumes/ },
 ];
 
@@ -130,7 +148,11 @@ t.test('missing metadata: injected or a clear error', async (t) => {
   if (out.exitCode === 0) {
     const [d] = resources(out.stdout);
     t.equal(getIn(d, ['kind']), 'Deployment');
-    t.same(getIn(d, ['spec', 'template', 'spec', 'containers', 0]), getIn(resources(input)[0], ['spec', 'template', 'spec', 'containers', 0]), 'app container kept');
+    t.same(
+      getIn(d, ['spec', 'template', 'spec', 'containers', 0]),
+      getIn(resources(input)[0], ['spec', 'template', 'spec', 'containers', 0]),
+      'app container kept',
+    );
   } else assertError(t, out, input, /metadata/);
 });
 
@@ -159,7 +181,12 @@ t.test('syntax-level hostility', async (t) => {
     const [dep, cm] = resources(out.stdout);
     t.same(getIn(dep, ['spec', 'selector', 'matchLabels']), { app: 'web', tier: 'front' }, 'selector still resolves');
     t.match(getIn(dep, ['spec', 'template', 'metadata', 'labels']), { app: 'web', tier: 'front' }, 'pod labels kept');
-    t.ok((getIn(dep, ['spec', 'template', 'spec', 'containers']) as Array<{ name: string }>).some((c) => c.name === 'istio-proxy'), 'injected');
+    t.ok(
+      (getIn(dep, ['spec', 'template', 'spec', 'containers']) as Array<{ name: string }>).some(
+        (c) => c.name === 'istio-proxy',
+      ),
+      'injected',
+    );
     t.ok(out.stdout.endsWith(input.slice(input.indexOf('---\n'))), 'ConfigMap with anchors byte-identical');
     t.same(cm, resources(input)[1]);
   });
@@ -170,7 +197,9 @@ t.test('syntax-level hostility', async (t) => {
     if (out.exitCode !== 0) return assertError(t, out, input, /<<|merge/);
     // kubectl (YAML 1.1) resolves `<<`: the app container must still have its image and port.
     const docs = parseAllDocuments(out.stdout).map((d) => d.toJS({ merge: true } as never) as Record<string, unknown>);
-    const app = (getIn(docs[0], ['spec', 'template', 'spec', 'containers']) as Array<Record<string, unknown>>).find((c) => c.name === 'merged');
+    const app = (getIn(docs[0], ['spec', 'template', 'spec', 'containers']) as Array<Record<string, unknown>>).find(
+      (c) => c.name === 'merged',
+    );
     t.ok(app, 'app container present');
     t.match(out.stdout, /- <<: &defaults\n\s+image: nginx:1\.27/, 'merge key and anchor kept as written');
   });
@@ -201,21 +230,33 @@ t.test('syntax-level hostility', async (t) => {
   t.test('an empty document between resources is skipped', async (t) => {
     const out = run(fixture('empty-document-between.yaml'), { functionConfig: CONFIG });
     t.equal(out.exitCode, 0, out.stderr);
-    t.same(resources(out.stdout).map((r) => r.kind), ['ConfigMap', 'Deployment']);
+    t.same(
+      resources(out.stdout).map((r) => r.kind),
+      ['ConfigMap', 'Deployment'],
+    );
   });
 
-  t.test('empty input: an empty stream out, exit 0, and a warning (issue #39: a Helm post-renderer gets what Helm rendered, nothing included)', async (t) => {
-    for (const text of ['', '\n', '# just a comment\n', '\ufeff']) {
-      const out = run(text, { functionConfig: CONFIG });
-      t.equal(out.exitCode, 0, JSON.stringify(text));
-      t.same(resources(out.stdout), [], 'no resources out');
-      t.ok(out.results.some((r) => r.severity === 'warning' && /no resources: the output is empty too/.test(r.message)), 'a warning says so');
-    }
-    const only = run(fixture('empty-documents.yaml'), { functionConfig: CONFIG, inputName: 'empty-documents.yaml' });
-    t.equal(only.exitCode, 0, 'separators and comments only');
-    t.same(resources(only.stdout), []);
-    t.ok(only.results.some((r) => /^empty-documents\.yaml: no resources/.test(r.message)), 'the warning names the input');
-  });
+  t.test(
+    'empty input: an empty stream out, exit 0, and a warning (issue #39: a Helm post-renderer gets what Helm rendered, nothing included)',
+    async (t) => {
+      for (const text of ['', '\n', '# just a comment\n', '\ufeff']) {
+        const out = run(text, { functionConfig: CONFIG });
+        t.equal(out.exitCode, 0, JSON.stringify(text));
+        t.same(resources(out.stdout), [], 'no resources out');
+        t.ok(
+          out.results.some((r) => r.severity === 'warning' && /no resources: the output is empty too/.test(r.message)),
+          'a warning says so',
+        );
+      }
+      const only = run(fixture('empty-documents.yaml'), { functionConfig: CONFIG, inputName: 'empty-documents.yaml' });
+      t.equal(only.exitCode, 0, 'separators and comments only');
+      t.same(resources(only.stdout), []);
+      t.ok(
+        only.results.some((r) => /^empty-documents\.yaml: no resources/.test(r.message)),
+        'the warning names the input',
+      );
+    },
+  );
 
   t.test('deeply nested documents: a clear error naming the line, or the data kept', async (t) => {
     const cases = [
@@ -292,10 +333,19 @@ spec:
   t.equal(out.exitCode, 0, out.stderr);
   const [d] = resources(out.stdout);
   t.equal(getIn(d, ['metadata', 'annotations', 'example.com/note']), `{{ .Values.global.hub }} ${evil}`);
-  t.equal(getIn(d, ['spec', 'template', 'metadata', 'annotations', 'example.com/tpl']), '{{ template "istio-proxy" . }}{{{raw}}}');
-  const proxy = (getIn(d, ['spec', 'template', 'spec', 'containers']) as Array<Record<string, unknown>>).find((c) => c.name === 'istio-proxy');
+  t.equal(
+    getIn(d, ['spec', 'template', 'metadata', 'annotations', 'example.com/tpl']),
+    '{{ template "istio-proxy" . }}{{{raw}}}',
+  );
+  const proxy = (getIn(d, ['spec', 'template', 'spec', 'containers']) as Array<Record<string, unknown>>).find(
+    (c) => c.name === 'istio-proxy',
+  );
   t.ok(proxy, 'injected');
-  t.equal(proxy?.image, 'registry.example.com/{{ .Values.global.tag }}/proxyv2:{{ printf "x" }}', 'proxyImage annotation used literally');
+  t.equal(
+    proxy?.image,
+    'registry.example.com/{{ .Values.global.tag }}/proxyv2:{{ printf "x" }}',
+    'proxyImage annotation used literally',
+  );
   const args = (proxy?.args ?? []) as string[];
   t.ok(args.includes(`--proxyLogLevel=${evil}`), 'logLevel annotation used literally');
   t.ok(args.includes('--proxyComponentLogLevel={{ .Values.global.hub }}'), 'values text used literally');
@@ -325,13 +375,25 @@ t.test('template engine: no prototype access from templates', async (t) => {
     try {
       text = renderTemplate(`hostile/proto-${i}`, src, { name: 'data' });
     } catch (e) {
-      t.match((e as Error).message, /template "hostile\/proto-\d+" failed/, `rejected with a named error: ${src.slice(0, 60)}`);
+      t.match(
+        (e as Error).message,
+        /template "hostile\/proto-\d+" failed/,
+        `rejected with a named error: ${src.slice(0, 60)}`,
+      );
       return;
     }
-    t.notMatch(text, /Object|Function|String|native code/, `no prototype reached: ${src.slice(0, 60)} -> ${JSON.stringify(text.slice(0, 80))}`);
+    t.notMatch(
+      text,
+      /Object|Function|String|native code/,
+      `no prototype reached: ${src.slice(0, 60)} -> ${JSON.stringify(text.slice(0, 80))}`,
+    );
   });
   t.equal((globalThis as Record<string, unknown>).meshinjectPwned, undefined, 'gadget chain did not run');
-  t.equal(renderTemplate('hostile/literal', '{{v}}', { v: '{{#with constructor}}x{{/with}}' }), '{{#with constructor}}x{{/with}}', 'data is not re-evaluated');
+  t.equal(
+    renderTemplate('hostile/literal', '{{v}}', { v: '{{#with constructor}}x{{/with}}' }),
+    '{{#with constructor}}x{{/with}}',
+    'data is not re-evaluated',
+  );
 });
 
 t.test('through the CLI binary', async (t) => {
@@ -360,7 +422,10 @@ t.test('through the CLI binary', async (t) => {
     ] as const) {
       if (r.status === 0) {
         const cut = latin1.indexOf('\n---\n') + 5;
-        t.ok(r.stdout.subarray(0, cut).equals(latin1.subarray(0, cut)), `${how}: exit 0, so the ConfigMap bytes (0xE9) must come out unchanged; got ${JSON.stringify(r.stdout.subarray(cut - 20, cut).toString('latin1'))}`);
+        t.ok(
+          r.stdout.subarray(0, cut).equals(latin1.subarray(0, cut)),
+          `${how}: exit 0, so the ConfigMap bytes (0xE9) must come out unchanged; got ${JSON.stringify(r.stdout.subarray(cut - 20, cut).toString('latin1'))}`,
+        );
       } else {
         t.equal(r.status, 2, `${how}: exit 2`);
         t.equal(r.stdout.length, 0, `${how}: nothing on stdout`);
@@ -370,7 +435,13 @@ t.test('through the CLI binary', async (t) => {
   });
 
   t.test('exit codes and stdout of the binary on broken input', async (t) => {
-    for (const f of ['invalid-yaml.yaml', 'duplicate-keys.yaml', 'billion-laughs.yaml', 'metadata-annotations-list.yaml', 'containers-map.yaml']) {
+    for (const f of [
+      'invalid-yaml.yaml',
+      'duplicate-keys.yaml',
+      'billion-laughs.yaml',
+      'metadata-annotations-list.yaml',
+      'containers-map.yaml',
+    ]) {
       const r = cli(['--config', cfgFile, join(FIXTURES, f)]);
       t.not(r.status, 0, `${f}: non-zero exit`);
       t.ok(r.status === 1 || r.status === 2, `${f}: exit 1 or 2 (got ${r.status})`);
@@ -379,7 +450,11 @@ t.test('through the CLI binary', async (t) => {
     }
     const rl = cli([join(FIXTURES, 'functionconfig-wrong-kind.yaml')]);
     t.equal(rl.status, 1, 'ResourceList with a wrong functionConfig: exit 1');
-    t.same(resources(rl.stdout.toString()), resources(fixture('functionconfig-wrong-kind.yaml')), 'items written back unchanged');
+    t.same(
+      resources(rl.stdout.toString()),
+      resources(fixture('functionconfig-wrong-kind.yaml')),
+      'items written back unchanged',
+    );
     const usage = cli(['--no-such-flag']);
     t.equal(usage.status, 2, 'unknown option: exit 2');
     t.equal(usage.stdout.length, 0, 'unknown option: nothing on stdout');
@@ -424,12 +499,31 @@ t.test('through the CLI binary', async (t) => {
 t.test('fixture inventory', async (t) => {
   const used = new Set([
     ...wrongTypes.map((c) => c.file),
-    'inject-annotation-number.yaml', 'missing-metadata.yaml', 'invalid-yaml.yaml', 'duplicate-keys.yaml', 'tab-indent.yaml',
-    'billion-laughs.yaml', 'empty-documents.yaml', 'resourcelist-no-items.yaml', 'resourcelist-items-scalar.yaml',
-    'resourcelist-item-scalar.yaml', 'anchors-aliases.yaml', 'merge-keys.yaml', 'tab-separators.yaml', 'bom.yaml', 'crlf.yaml',
-    'empty-document-between.yaml', 'functionconfig-wrong-kind.yaml', 'functionconfig-wrong-types.yaml', 'kind-number.yaml',
+    'inject-annotation-number.yaml',
+    'missing-metadata.yaml',
+    'invalid-yaml.yaml',
+    'duplicate-keys.yaml',
+    'tab-indent.yaml',
+    'billion-laughs.yaml',
+    'empty-documents.yaml',
+    'resourcelist-no-items.yaml',
+    'resourcelist-items-scalar.yaml',
+    'resourcelist-item-scalar.yaml',
+    'anchors-aliases.yaml',
+    'merge-keys.yaml',
+    'tab-separators.yaml',
+    'bom.yaml',
+    'crlf.yaml',
+    'empty-document-between.yaml',
+    'functionconfig-wrong-kind.yaml',
+    'functionconfig-wrong-types.yaml',
+    'kind-number.yaml',
   ]);
-  t.same(readdirSync(FIXTURES).filter((f) => !used.has(f)), [], 'no unused fixture');
+  t.same(
+    readdirSync(FIXTURES).filter((f) => !used.has(f)),
+    [],
+    'no unused fixture',
+  );
   const out = run(fixture('kind-number.yaml'), { functionConfig: CONFIG });
   t.equal(out.exitCode, 0, 'kind: 5 is not a workload');
   t.equal(out.stdout, fixture('kind-number.yaml'), 'passed through byte for byte');

@@ -60,29 +60,39 @@ const annotations = fc.dictionary(
 const labels = fc.dictionary(fc.constantFrom('app', 'tier', 'version', 'example.com/part-of'), name, { maxKeys: 3 });
 const namespace = fc.option(fc.constantFrom('shop', 'payments', 'team-a'), { nil: undefined });
 
-const containerList = fc.uniqueArray(
-  fc.record({
-    name,
-    image: fc.constantFrom('nginx:1.27', 'ghcr.io/acme/api:v2', 'busybox'),
-    args: fc.option(fc.array(fc.constantFrom('--port=8080', '-v', 'serve', '{{ .Values.x }}'), { minLength: 1, maxLength: 3 }), { nil: undefined }),
-    ports: fc.option(fc.array(fc.record({ containerPort: fc.integer({ min: 1, max: 65535 }) }), { minLength: 1, maxLength: 2 }), { nil: undefined }),
-  }),
-  { minLength: 1, maxLength: 3, selector: (c) => c.name },
-).map((cs) =>
-  cs.map((c) => {
-    const o: Obj = { name: c.name, image: c.image };
-    if (c.args) o.args = c.args;
-    if (c.ports) o.ports = c.ports;
-    return o;
-  }),
-);
+const containerList = fc
+  .uniqueArray(
+    fc.record({
+      name,
+      image: fc.constantFrom('nginx:1.27', 'ghcr.io/acme/api:v2', 'busybox'),
+      args: fc.option(
+        fc.array(fc.constantFrom('--port=8080', '-v', 'serve', '{{ .Values.x }}'), { minLength: 1, maxLength: 3 }),
+        { nil: undefined },
+      ),
+      ports: fc.option(
+        fc.array(fc.record({ containerPort: fc.integer({ min: 1, max: 65535 }) }), { minLength: 1, maxLength: 2 }),
+        { nil: undefined },
+      ),
+    }),
+    { minLength: 1, maxLength: 3, selector: (c) => c.name },
+  )
+  .map((cs) =>
+    cs.map((c) => {
+      const o: Obj = { name: c.name, image: c.image };
+      if (c.args) o.args = c.args;
+      if (c.ports) o.ports = c.ports;
+      return o;
+    }),
+  );
 
-const podTemplate = fc.record({ labels, annotations, containers: containerList }).map(({ labels: l, annotations: a, containers }) => {
-  const metadata: Obj = {};
-  if (Object.keys(l).length) metadata.labels = l;
-  if (Object.keys(a).length) metadata.annotations = a;
-  return { metadata, spec: { containers } as Obj };
-});
+const podTemplate = fc
+  .record({ labels, annotations, containers: containerList })
+  .map(({ labels: l, annotations: a, containers }) => {
+    const metadata: Obj = {};
+    if (Object.keys(l).length) metadata.labels = l;
+    if (Object.keys(a).length) metadata.annotations = a;
+    return { metadata, spec: { containers } as Obj };
+  });
 
 function meta(n: string, ns: string | undefined, l: Obj, a: Obj): Obj {
   const m: Obj = { name: n };
@@ -104,23 +114,61 @@ const workload = fc
   .map(({ kind, name: n, namespace: ns, labels: l, annotations: a, tmpl }): Obj => {
     const m = meta(n, ns, l, a);
     if (kind === 'Pod') return { apiVersion: 'v1', kind, metadata: { ...m, ...tmpl.metadata }, spec: tmpl.spec };
-    if (kind === 'Job') return { apiVersion: 'batch/v1', kind, metadata: m, spec: { template: { ...tmpl, spec: { ...tmpl.spec, restartPolicy: 'Never' } } } };
+    if (kind === 'Job')
+      return {
+        apiVersion: 'batch/v1',
+        kind,
+        metadata: m,
+        spec: { template: { ...tmpl, spec: { ...tmpl.spec, restartPolicy: 'Never' } } },
+      };
     if (kind === 'CronJob') {
-      return { apiVersion: 'batch/v1', kind, metadata: m, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { ...tmpl, spec: { ...tmpl.spec, restartPolicy: 'OnFailure' } } } } } };
+      return {
+        apiVersion: 'batch/v1',
+        kind,
+        metadata: m,
+        spec: {
+          schedule: '*/5 * * * *',
+          jobTemplate: { spec: { template: { ...tmpl, spec: { ...tmpl.spec, restartPolicy: 'OnFailure' } } } },
+        },
+      };
     }
     const sel = { matchLabels: { app: n } };
     return { apiVersion: 'apps/v1', kind, metadata: m, spec: { selector: sel, template: tmpl } };
   });
 
 const other = fc
-  .record({ kind: fc.constantFrom('Service', 'ConfigMap', 'Secret', 'Widget'), name, namespace, labels, annotations, value: annotationValue })
+  .record({
+    kind: fc.constantFrom('Service', 'ConfigMap', 'Secret', 'Widget'),
+    name,
+    namespace,
+    labels,
+    annotations,
+    value: annotationValue,
+  })
   .map(({ kind, name: n, namespace: ns, labels: l, annotations: a, value }): Obj => {
     const m = meta(n, ns, l, a);
-    if (kind === 'Service') return { apiVersion: 'v1', kind, metadata: m, spec: { selector: { app: n }, ports: [{ port: 80, targetPort: 8080 }] } };
-    if (kind === 'ConfigMap') return { apiVersion: 'v1', kind, metadata: m, data: { key: value, 'template.tpl': '{{ if .x }}{{ .y }}{{ end }}' } };
+    if (kind === 'Service')
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata: m,
+        spec: { selector: { app: n }, ports: [{ port: 80, targetPort: 8080 }] },
+      };
+    if (kind === 'ConfigMap')
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata: m,
+        data: { key: value, 'template.tpl': '{{ if .x }}{{ .y }}{{ end }}' },
+      };
     if (kind === 'Secret') return { apiVersion: 'v1', kind, metadata: m, stringData: { password: value } };
     // A CRD instance that merely looks like a workload: never touched.
-    return { apiVersion: 'example.com/v1', kind, metadata: m, spec: { template: { spec: { containers: [{ name: 'x', image: 'y' }] } } } };
+    return {
+      apiVersion: 'example.com/v1',
+      kind,
+      metadata: m,
+      spec: { template: { spec: { containers: [{ name: 'x', image: 'y' }] } } },
+    };
   });
 
 const resource: fc.Arbitrary<GenResource> = fc
@@ -128,11 +176,19 @@ const resource: fc.Arbitrary<GenResource> = fc
     isWorkload: fc.boolean(),
     w: workload,
     o: other,
-    headComment: fc.option(fc.constantFrom(' owned by team A', ' {{ not a template }}', ' --- not a separator'), { nil: undefined }),
+    headComment: fc.option(fc.constantFrom(' owned by team A', ' {{ not a template }}', ' --- not a separator'), {
+      nil: undefined,
+    }),
     nameComment: fc.option(fc.constantFrom(' line comment', ' # twice'), { nil: undefined }),
     flowArgs: fc.boolean(),
   })
-  .map(({ isWorkload, w, o, headComment, nameComment, flowArgs }) => ({ obj: isWorkload ? w : o, workload: isWorkload, headComment, nameComment, flowArgs }));
+  .map(({ isWorkload, w, o, headComment, nameComment, flowArgs }) => ({
+    obj: isWorkload ? w : o,
+    workload: isWorkload,
+    headComment,
+    nameComment,
+    flowArgs,
+  }));
 
 const input: fc.Arbitrary<GenInput> = fc.record({
   resources: fc.array(resource, { minLength: 1, maxLength: 6 }),
@@ -195,7 +251,9 @@ function render(g: GenInput): string {
 }
 
 function config(opts: { image?: string; native?: boolean } = {}): string {
-  const values = opts.image ? `\n    values:\n      global:\n        proxy:\n          image: ${JSON.stringify(opts.image)}` : '';
+  const values = opts.image
+    ? `\n    values:\n      global:\n        proxy:\n          image: ${JSON.stringify(opts.image)}`
+    : '';
   return `apiVersion: meshinject.dev/v1alpha1
 kind: SidecarInjection
 metadata:
@@ -232,7 +290,9 @@ function itemTexts(text: string, form: Form): string[] {
 function identities(text: string, form: Form): string[] {
   const values: unknown[] =
     form === 'stream'
-      ? parseAllDocuments(text).map((d) => d.toJS()).filter((v) => v !== null)
+      ? parseAllDocuments(text)
+          .map((d) => d.toJS())
+          .filter((v) => v !== null)
       : ((parseDocument(text).toJS() as { items?: unknown[] }).items ?? []);
   return values.map((v) => {
     const o = v as { kind?: string; metadata?: { name?: string; namespace?: string } };
@@ -259,12 +319,15 @@ t.test('run() never throws, keeps every item once and in order, leaves non-workl
       const out = runOk(text, config());
       const before = identities(text, g.form);
       const after = identities(out.stdout, g.form);
-      if (JSON.stringify(before) !== JSON.stringify(after)) throw new Error(`items differ: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      if (JSON.stringify(before) !== JSON.stringify(after))
+        throw new Error(`items differ: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
       const inTexts = itemTexts(text, g.form);
       const outTexts = itemTexts(out.stdout, g.form);
       g.resources.forEach((r, i) => {
-        if (!r.workload && inTexts[i] !== outTexts[i]) throw new Error(`non-workload ${i} changed:\n${inTexts[i]}\n=>\n${outTexts[i]}`);
-        if (r.workload && !/istio-proxy/.test(outTexts[i] ?? '')) throw new Error(`workload ${i} not injected:\n${outTexts[i]}`);
+        if (!r.workload && inTexts[i] !== outTexts[i])
+          throw new Error(`non-workload ${i} changed:\n${inTexts[i]}\n=>\n${outTexts[i]}`);
+        if (r.workload && !/istio-proxy/.test(outTexts[i] ?? ''))
+          throw new Error(`workload ${i} not injected:\n${outTexts[i]}`);
       });
     }),
     { numRuns: NUM_RUNS },
@@ -299,7 +362,10 @@ function firstDiff(a: string, b: string): string {
   return `first difference at line ${i + 1} (${al.length} vs ${bl.length} lines)\n--- expected:\n${show(al)}\n--- got:\n${show(bl)}`;
 }
 
-const proxyImage = fc.option(fc.constantFrom('docker.io/istio/proxyv2:1.24.0', 'registry.example.com/mesh/proxyv2:1.99.0-distroless'), { nil: undefined });
+const proxyImage = fc.option(
+  fc.constantFrom('docker.io/istio/proxyv2:1.24.0', 'registry.example.com/mesh/proxyv2:1.99.0-distroless'),
+  { nil: undefined },
+);
 
 type Variant = { image: string | undefined; native: boolean };
 
@@ -311,8 +377,12 @@ function reinjectProperty(t: Test, pairs: fc.Arbitrary<[Variant, Variant]>): voi
       const direct = withoutResults(runOk(text, config(cb)));
       const via = withoutResults(runOk(runOk(text, config(ca)).stdout, config(cb)));
       if (via !== direct) {
-        const same = JSON.stringify(parseAllDocuments(via).map((d) => d.toJS())) === JSON.stringify(parseAllDocuments(direct).map((d) => d.toJS()));
-        throw new Error(`re-injection differs from direct injection (${same ? 'same data, different bytes/key order' : 'different data'}): ${firstDiff(direct, via)}`);
+        const same =
+          JSON.stringify(parseAllDocuments(via).map((d) => d.toJS())) ===
+          JSON.stringify(parseAllDocuments(direct).map((d) => d.toJS()));
+        throw new Error(
+          `re-injection differs from direct injection (${same ? 'same data, different bytes/key order' : 'different data'}): ${firstDiff(direct, via)}`,
+        );
       }
     }),
     { numRuns: NUM_RUNS },
@@ -322,7 +392,15 @@ function reinjectProperty(t: Test, pairs: fc.Arbitrary<[Variant, Variant]>): voi
 
 t.test('a changed proxy image re-injects cleanly: inject(inject(x, A), B) = inject(x, B)', (t) => {
   const native = fc.boolean();
-  reinjectProperty(t, native.chain((n) => fc.tuple(proxyImage.map((image) => ({ image, native: n })), proxyImage.map((image) => ({ image, native: n })))));
+  reinjectProperty(
+    t,
+    native.chain((n) =>
+      fc.tuple(
+        proxyImage.map((image) => ({ image, native: n })),
+        proxyImage.map((image) => ({ image, native: n })),
+      ),
+    ),
+  );
   t.end();
 });
 
@@ -333,23 +411,26 @@ t.test('flipping nativeSidecars re-injects cleanly: inject(inject(x, A), B) = in
 });
 
 t.test('mangled inputs never throw and never produce partial stdout', (t) => {
-  const mangled = fc.tuple(input, fc.nat(), fc.nat(), fc.constantFrom('cut', 'delete', 'insert-colon', 'insert-tab', 'dedent')).map(([g, p, q, how]) => {
-    const text = render(g);
-    const at = p % (text.length + 1);
-    const n = 1 + (q % 8);
-    if (how === 'cut') return text.slice(0, at);
-    if (how === 'delete') return text.slice(0, at) + text.slice(at + n);
-    if (how === 'insert-colon') return `${text.slice(0, at)}: ${text.slice(at)}`;
-    if (how === 'insert-tab') return `${text.slice(0, at)}\t${text.slice(at)}`;
-    return text.replace(/\n {2}/g, (m, off: number) => (off >= at ? '\n ' : m));
-  });
+  const mangled = fc
+    .tuple(input, fc.nat(), fc.nat(), fc.constantFrom('cut', 'delete', 'insert-colon', 'insert-tab', 'dedent'))
+    .map(([g, p, q, how]) => {
+      const text = render(g);
+      const at = p % (text.length + 1);
+      const n = 1 + (q % 8);
+      if (how === 'cut') return text.slice(0, at);
+      if (how === 'delete') return text.slice(0, at) + text.slice(at + n);
+      if (how === 'insert-colon') return `${text.slice(0, at)}: ${text.slice(at)}`;
+      if (how === 'insert-tab') return `${text.slice(0, at)}\t${text.slice(at)}`;
+      return text.replace(/\n {2}/g, (m, off: number) => (off >= at ? '\n ' : m));
+    });
   fc.assert(
     fc.property(fc.oneof(mangled, fc.string({ maxLength: 200 })), (text) => {
       const out = run(text, { functionConfig: config() });
       if (![0, 1, 2].includes(out.exitCode)) throw new Error(`exit code ${out.exitCode}`);
       if (out.exitCode === 2 && out.stdout !== '') throw new Error('exit 2 with stdout');
       if (out.exitCode !== 0 && out.stderr === '') throw new Error(`exit ${out.exitCode} without a message`);
-      if (out.exitCode === 2 && !/^meshinject: error: /.test(out.stderr)) throw new Error(`unclear error: ${out.stderr}`);
+      if (out.exitCode === 2 && !/^meshinject: error: /.test(out.stderr))
+        throw new Error(`unclear error: ${out.stderr}`);
     }),
     { numRuns: NUM_RUNS * 4 },
   );

@@ -7,7 +7,9 @@ const require = createRequire(import.meta.url);
 const cp = require('node:child_process');
 for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
   cp[name] = () => {
-    throw new Error(`npm run test:fast: child_process.${name} was called; a test that spawns a process belongs to npm test only (scripts/test-fast.mjs)`);
+    throw new Error(
+      `npm run test:fast: child_process.${name} was called; a test that spawns a process belongs to npm test only (scripts/test-fast.mjs)`,
+    );
   };
 }
 syncBuiltinESMExports();

@@ -8,10 +8,16 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = join(tmpdir(), `meshinject-test-data-${process.ppid}`);
-const root = resolve(fileURLToPath(new URL('../..', import.meta.url)), process.env.MESHINJECT_TEST_DATA || join('..', 'shared'));
+const root = resolve(
+  fileURLToPath(new URL('../..', import.meta.url)),
+  process.env.MESHINJECT_TEST_DATA || join('..', 'shared'),
+);
 let lines = [];
 try {
-  lines = readFileSync(join(dir, 'records.tsv'), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
+  lines = readFileSync(join(dir, 'records.tsv'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t'));
 } catch {
   lines = [];
 }
@@ -29,6 +35,8 @@ if (ran.size) {
 }
 if (skipped.size) {
   const corpora = new Set([...skipped.values()].flatMap((s) => [...s]));
-  out.push(`${skipped.size} corpus suites skipped: test data not found at ${root} (missing: ${[...corpora].sort().join(', ')}; set MESHINJECT_TEST_DATA)`);
+  out.push(
+    `${skipped.size} corpus suites skipped: test data not found at ${root} (missing: ${[...corpora].sort().join(', ')}; set MESHINJECT_TEST_DATA)`,
+  );
 }
 if (out.length) process.stdout.write(`${out.join('\n')}\n`);

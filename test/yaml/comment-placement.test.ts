@@ -9,12 +9,20 @@ import { run } from '../../src/run.ts';
 
 // Keys of the user's own, and keys Istio reads and writes again (its merge of the prometheus.io annotations puts
 // new keys before them).
-const keyName = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9]{0,5}\.(io|com)\/[a-z]{1,6}$/), fc.constantFrom('prometheus.io/scrape', 'prometheus.io/port', 'prometheus.io/path', 'app.kubernetes.io/name'));
-const entries = fc.uniqueArray(fc.record({ key: keyName, comment: fc.boolean(), value: fc.constantFrom('true', '8080', 'x1') }), { selector: (e) => e.key, maxLength: 6 });
+const keyName = fc.oneof(
+  fc.stringMatching(/^[a-z][a-z0-9]{0,5}\.(io|com)\/[a-z]{1,6}$/),
+  fc.constantFrom('prometheus.io/scrape', 'prometheus.io/port', 'prometheus.io/path', 'app.kubernetes.io/name'),
+);
+const entries = fc.uniqueArray(
+  fc.record({ key: keyName, comment: fc.boolean(), value: fc.constantFrom('true', '8080', 'x1') }),
+  { selector: (e) => e.key, maxLength: 6 },
+);
 
 /** A block map at `indent` with a `# note-<id>-<key>` line above each commented key. */
 function block(list: Array<{ key: string; comment: boolean; value: string }>, indent: string, id: string): string {
-  return list.map((e) => `${e.comment ? `${indent}# note-${id}-${e.key}\n` : ''}${indent}${e.key}: "${e.value}"\n`).join('');
+  return list
+    .map((e) => `${e.comment ? `${indent}# note-${id}-${e.key}\n` : ''}${indent}${e.key}: "${e.value}"\n`)
+    .join('');
 }
 
 t.test('every comment stays once, directly above its key, wherever injection inserts keys', async (t) => {
@@ -41,7 +49,11 @@ ${block(labels, '        ', 'l')}${annotations.length ? `      annotations:\n${b
       const out = run(text);
       if (out.exitCode !== 0) return false;
       const lines = out.stdout.split('\n');
-      for (const [list, id] of [[annotations, 'a'], [labels, 'l'], [meta, 'm']] as const) {
+      for (const [list, id] of [
+        [annotations, 'a'],
+        [labels, 'l'],
+        [meta, 'm'],
+      ] as const) {
         for (const e of list.filter((x) => x.comment)) {
           const at = lines.flatMap((l, i) => (l.trim() === `# note-${id}-${e.key}` ? [i] : []));
           if (at.length !== 1) return false;

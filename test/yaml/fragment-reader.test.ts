@@ -32,7 +32,11 @@ function compare(text: string): Verdict {
   }
   const mine = readFragmentFast(text);
   if (mine === undefined) return { accepted: false, yamlOk: yamlError === undefined };
-  if (yamlError !== undefined) return { accepted: true, problem: `yaml rejects it (${yamlError}) but the fast reader reads ${JSON.stringify(mine)}` };
+  if (yamlError !== undefined)
+    return {
+      accepted: true,
+      problem: `yaml rejects it (${yamlError}) but the fast reader reads ${JSON.stringify(mine)}`,
+    };
   const a = JSON.stringify(mine);
   const b = JSON.stringify(expected ?? null);
   return a === b ? { accepted: true } : { accepted: true, problem: `fast reader: ${a}, yaml: ${b}` };
@@ -49,28 +53,44 @@ t.test('the forms templates render are read by the fast reader, as yaml reads th
     'emptyDir: {}\nlist: []\nnested: {a: {b: [1, 2, {c: d}]}}\n',
     'url: http://example.com:8080/x\nhost: "[fd00::1]:20001"\n',
     'keep: |+\n  a\n\nafter: 1\n',
-    "annotations: {'sidecar.istio.io/status': '{\"a\":1}', prometheus.io/port: \"15020\",}\n",
+    'annotations: {\'sidecar.istio.io/status\': \'{"a":1}\', prometheus.io/port: "15020",}\n',
   ];
   for (const c of cases) {
     const v = compare(c);
     t.ok(v.accepted, `accepted: ${JSON.stringify(c).slice(0, 70)}`);
     if (v.accepted) t.equal(v.problem, undefined, JSON.stringify(c));
   }
-  t.same(readFragmentFast('a: |+\n  x\n\n'), { a: 'x\n\n' }, '`|+` at the end of the text keeps its empty lines, not one more (the reader added a line break)');
-  t.same(parseFragment('ports: [{containerPort: 15090, name: http-envoy-prom,},]\n'), { ports: [{ containerPort: 15090, name: 'http-envoy-prom' }] }, 'trailing commas, as Istio writes them');
+  t.same(
+    readFragmentFast('a: |+\n  x\n\n'),
+    { a: 'x\n\n' },
+    '`|+` at the end of the text keeps its empty lines, not one more (the reader added a line break)',
+  );
+  t.same(
+    parseFragment('ports: [{containerPort: 15090, name: http-envoy-prom,},]\n'),
+    { ports: [{ containerPort: 15090, name: 'http-envoy-prom' }] },
+    'trailing commas, as Istio writes them',
+  );
 });
 
 t.test('plain scalars: YAML 1.1 as Go reads it (sigs.k8s.io/yaml, go-yaml v2 resolve.go)', async (t) => {
   const read = (s: string): Json => (parseFragment(`v: ${s}\n`) as { v: Json }).v;
   // Each line names a case where an earlier copy of the rules read otherwise.
-  t.equal(read('1.5e3'), 1500, 'an exponent float with a fraction is a float (the fast reader read the string "1.5e3")');
+  t.equal(
+    read('1.5e3'),
+    1500,
+    'an exponent float with a fraction is a float (the fast reader read the string "1.5e3")',
+  );
   t.equal(read('.5e3'), 500, '.5e3 is a float');
   t.equal(read('1.e5'), 100000, '1.e5 is a float (yamlStyleFloat)');
   t.equal(read('09'), 9, '09 is the number 9 (not octal, a float to Go, 9 to yaml; the fast reader read "09")');
   t.equal(read('.'), '.', '. is a string: a float needs a digit (the reader read NaN)');
   t.equal(read('-.'), '-.', '-. is a string');
   t.equal(read('e5'), 'e5', 'e5 is a string');
-  t.equal(read('2024-01-01'), '2024-01-01', 'a timestamp stays text (go-yaml v2 keeps it a string; the reader made a Date)');
+  t.equal(
+    read('2024-01-01'),
+    '2024-01-01',
+    'a timestamp stays text (go-yaml v2 keeps it a string; the reader made a Date)',
+  );
   t.equal(read('2001-12-14t21:59:43.10-05:00'), '2001-12-14t21:59:43.10-05:00', 'a full timestamp stays text');
   t.equal(read('1:20'), '1:20', 'base 60 is a string: go-yaml never read it (the reader read 80)');
   // Unchanged YAML 1.1 forms.
@@ -128,19 +148,85 @@ t.test('the decline list: what the fast reader leaves to yaml, which still reads
   ];
   for (const [text, value] of read) t.same(parseFragment(text), value, `read: ${JSON.stringify(text)}`);
   t.throws(() => parseFragment('a: [1, 2\n'), 'not YAML: the yaml error');
-  t.same(parseFragment('base: &b {a: 1}\nm:\n  <<: *b\n  c: 3\n'), { base: { a: 1 }, m: { a: 1, c: 3 } }, 'merge keys are applied, as Go does');
+  t.same(
+    parseFragment('base: &b {a: 1}\nm:\n  <<: *b\n  c: 3\n'),
+    { base: { a: 1 }, m: { a: 1, c: 3 } },
+    'merge keys are applied, as Go does',
+  );
   t.same(parseFragment('a: 1\na: 2\n'), { a: 2 }, 'a repeated key keeps its last value, as Go does');
 });
 
 // Generated fragments: the shapes templates produce (nested maps and lists, quoted and plain scalars with
 // YAML 1.1 look-alikes, multi-line strings, flow collections, comments, empty values).
 const plainText = fc.constantFrom(
-  'istio-proxy', 'docker.io/istio/proxyv2:1.22.0', '15020', '0', '-1', '1.5', '1.5e3', '.5', '1.', '09', '0644', '0x1F',
-  '1_000', '1:20', '.inf', '.nan', '.', 'e5', 'yes', 'No', 'on', 'OFF', 'y', 'true', 'False', '~', 'null', '2024-01-01',
-  '12345678901234567890', 'http://h:80/p', '$(POD_NAME)', '--log_output_level=default:info', 'a b c', 'é ü', '-x', 'x-', '1.20',
+  'istio-proxy',
+  'docker.io/istio/proxyv2:1.22.0',
+  '15020',
+  '0',
+  '-1',
+  '1.5',
+  '1.5e3',
+  '.5',
+  '1.',
+  '09',
+  '0644',
+  '0x1F',
+  '1_000',
+  '1:20',
+  '.inf',
+  '.nan',
+  '.',
+  'e5',
+  'yes',
+  'No',
+  'on',
+  'OFF',
+  'y',
+  'true',
+  'False',
+  '~',
+  'null',
+  '2024-01-01',
+  '12345678901234567890',
+  'http://h:80/p',
+  '$(POD_NAME)',
+  '--log_output_level=default:info',
+  'a b c',
+  'é ü',
+  '-x',
+  'x-',
+  '1.20',
 );
-const quotedText = fc.constantFrom('', 'yes', '0644', 'a "quoted" word', "it's", 'tab\there', 'line\nbreak', '\\', '#x', '{"a":1}', 'é', '🙂', ': x');
-const keyText = fc.constantFrom('name', 'image', 'args', 'sidecar.istio.io/status', 'prometheus.io/port', 'a b', '"quoted key"', "'single'", 'yes', '1', '<<', '__proto__', 'name');
+const quotedText = fc.constantFrom(
+  '',
+  'yes',
+  '0644',
+  'a "quoted" word',
+  "it's",
+  'tab\there',
+  'line\nbreak',
+  '\\',
+  '#x',
+  '{"a":1}',
+  'é',
+  '🙂',
+  ': x',
+);
+const keyText = fc.constantFrom(
+  'name',
+  'image',
+  'args',
+  'sidecar.istio.io/status',
+  'prometheus.io/port',
+  'a b',
+  '"quoted key"',
+  "'single'",
+  'yes',
+  '1',
+  '<<',
+  '__proto__',
+  'name',
+);
 const multiline = fc.constantFrom('line1\nline2\n', 'a\n\n  indented\nb', 'keep\n\n', 'x', '# not a comment\n');
 
 type Gen =
@@ -157,9 +243,20 @@ const tree: fc.Arbitrary<Gen> = fc.letrec<{ node: Gen }>((tie) => ({
     plainText.map((s) => ({ kind: 'plain' as const, s })),
     fc.tuple(quotedText, fc.boolean()).map(([s, single]) => ({ kind: 'quoted' as const, s, single })),
     fc.constant({ kind: 'empty' as const }),
-    fc.tuple(multiline, fc.constantFrom('|' as const, '|-' as const, '|+' as const, '>' as const)).map(([s, header]) => ({ kind: 'block' as const, s, header })),
-    fc.tuple(fc.array(fc.tuple(keyText, tie('node')), { minLength: 1, maxLength: 4 }), fc.boolean(), fc.boolean(), fc.boolean()).map(([entries, flow, trailing, ml]) => ({ kind: 'map' as const, entries, flow, trailing, multiline: ml })),
-    fc.tuple(fc.array(tie('node'), { minLength: 1, maxLength: 3 }), fc.boolean(), fc.boolean(), fc.boolean()).map(([items, flow, trailing, wide]) => ({ kind: 'seq' as const, items, flow, trailing, wide })),
+    fc
+      .tuple(multiline, fc.constantFrom('|' as const, '|-' as const, '|+' as const, '>' as const))
+      .map(([s, header]) => ({ kind: 'block' as const, s, header })),
+    fc
+      .tuple(
+        fc.array(fc.tuple(keyText, tie('node')), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+      )
+      .map(([entries, flow, trailing, ml]) => ({ kind: 'map' as const, entries, flow, trailing, multiline: ml })),
+    fc
+      .tuple(fc.array(tie('node'), { minLength: 1, maxLength: 3 }), fc.boolean(), fc.boolean(), fc.boolean())
+      .map(([items, flow, trailing, wide]) => ({ kind: 'seq' as const, items, flow, trailing, wide })),
   ),
 })).node;
 
@@ -197,7 +294,10 @@ function after(g: Gen, indent: number, salt: number, comments: boolean): string 
     case 'empty':
       return `${c}\n`;
     case 'block':
-      return ` ${g.header}${c}\n${g.s.split('\n').map((l) => (l === '' ? '' : pad + l)).join('\n')}\n`;
+      return ` ${g.header}${c}\n${g.s
+        .split('\n')
+        .map((l) => (l === '' ? '' : pad + l))
+        .join('\n')}\n`;
     case 'map':
       if (g.flow) {
         if (!g.multiline) return ` ${flowText(g)}${c}\n`;
@@ -213,23 +313,65 @@ function after(g: Gen, indent: number, salt: number, comments: boolean): string 
 /** A block collection whose keys or dashes are at `indent`. */
 function block(g: Gen & { kind: 'map' | 'seq' }, indent: number, salt: number, comments: boolean): string {
   const pad = ' '.repeat(indent);
-  if (g.kind === 'map') return g.entries.map(([k, v], i) => `${pad}${k}:${after(v, indent, salt + i + 1, comments)}`).join('');
+  if (g.kind === 'map')
+    return g.entries.map(([k, v], i) => `${pad}${k}:${after(v, indent, salt + i + 1, comments)}`).join('');
   return g.items
     .map((v, i) => {
-      if (v.kind === 'map' && !v.flow) return `${pad}- ${block(v, indent + 2, salt + i + 1, comments).slice(indent + 2)}`;
+      if (v.kind === 'map' && !v.flow)
+        return `${pad}- ${block(v, indent + 2, salt + i + 1, comments).slice(indent + 2)}`;
       return `${pad}-${after(v, indent, salt + i + 1, comments)}`;
     })
     .join('');
 }
 
-const edit = fc.option(fc.tuple(fc.nat(), fc.constantFrom(' ', '  ', '\t', ':', ': ', '- ', '#', ' #', '"', "'", '\n', ',', '[', ']', '{', '}', '|', '>', '&a ', '*a', '!', '? ', '---\n', '\\')), { nil: undefined, freq: 3 });
+const edit = fc.option(
+  fc.tuple(
+    fc.nat(),
+    fc.constantFrom(
+      ' ',
+      '  ',
+      '\t',
+      ':',
+      ': ',
+      '- ',
+      '#',
+      ' #',
+      '"',
+      "'",
+      '\n',
+      ',',
+      '[',
+      ']',
+      '{',
+      '}',
+      '|',
+      '>',
+      '&a ',
+      '*a',
+      '!',
+      '? ',
+      '---\n',
+      '\\',
+    ),
+  ),
+  { nil: undefined, freq: 3 },
+);
 
 t.test('generated fragments: the fast reader reads them as yaml does, or declines', async (t) => {
   let accepted = 0;
   let declinedValid = 0;
   fc.assert(
     fc.property(tree, fc.boolean(), fc.boolean(), edit, (g, comments, crlf, e) => {
-      const root = g.kind === 'map' && !g.flow ? g : { kind: 'map' as const, entries: [['spec', g] as [string, Gen]], flow: false, trailing: false, multiline: false };
+      const root =
+        g.kind === 'map' && !g.flow
+          ? g
+          : {
+              kind: 'map' as const,
+              entries: [['spec', g] as [string, Gen]],
+              flow: false,
+              trailing: false,
+              multiline: false,
+            };
       let text = block(root, 0, 1, comments);
       // Now and then one edit a template could make by mistake (a stray space, colon, quote, dash...).
       if (e) text = text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1));
@@ -245,30 +387,71 @@ t.test('generated fragments: the fast reader reads them as yaml does, or decline
     }),
     { numRuns: NUM_RUNS },
   );
-  t.comment(`${accepted} of ${NUM_RUNS} generated fragments read by the fast reader; ${declinedValid} valid ones declined`);
-  t.ok(accepted >= NUM_RUNS * 0.3, `acceptance rate: ${accepted} of ${NUM_RUNS} (at least 30%; the generator draws declined forms on purpose)`);
+  t.comment(
+    `${accepted} of ${NUM_RUNS} generated fragments read by the fast reader; ${declinedValid} valid ones declined`,
+  );
+  t.ok(
+    accepted >= NUM_RUNS * 0.3,
+    `acceptance rate: ${accepted} of ${NUM_RUNS} (at least 30%; the generator draws declined forms on purpose)`,
+  );
 });
 
 t.test('generated fragments without declined forms: all read by the fast reader', async (t) => {
   // The same shapes, restricted to what templates write every day: no look-alikes the fast reader leaves
   // to yaml, no folded scalars, no merge or prototype keys. Every one of them must stay on the fast path.
-  const everyday = fc.constantFrom('istio-proxy', '15020', '-1', '1.5', 'yes', 'true', '~', 'http://h:80/p', '$(POD_NAME)', 'a b c');
+  const everyday = fc.constantFrom(
+    'istio-proxy',
+    '15020',
+    '-1',
+    '1.5',
+    'yes',
+    'true',
+    '~',
+    'http://h:80/p',
+    '$(POD_NAME)',
+    'a b c',
+  );
   const simple: fc.Arbitrary<Gen> = fc.letrec<{ node: Gen }>((tie) => ({
     node: fc.oneof(
       { depthSize: 'small' },
       everyday.map((s) => ({ kind: 'plain' as const, s })),
       fc.tuple(quotedText, fc.boolean()).map(([s, single]) => ({ kind: 'quoted' as const, s, single })),
       fc.constant({ kind: 'empty' as const }),
-      fc.tuple(multiline.filter((s) => !s.startsWith('#') && !s.startsWith('a\n')), fc.constantFrom('|' as const, '|-' as const)).map(([s, header]) => ({ kind: 'block' as const, s, header })),
-      fc.tuple(fc.uniqueArray(fc.tuple(fc.constantFrom('name', 'image', 'sidecar.istio.io/status', '"quoted key"'), tie('node')), { minLength: 1, maxLength: 4, selector: (e) => e[0] }), fc.boolean(), fc.boolean()).map(([entries, flow, trailing]) => ({ kind: 'map' as const, entries, flow, trailing, multiline: false })),
-      fc.tuple(fc.array(tie('node'), { minLength: 1, maxLength: 3 }), fc.boolean(), fc.boolean()).map(([items, wide, trailing]) => ({ kind: 'seq' as const, items, flow: false, trailing, wide })),
+      fc
+        .tuple(
+          multiline.filter((s) => !s.startsWith('#') && !s.startsWith('a\n')),
+          fc.constantFrom('|' as const, '|-' as const),
+        )
+        .map(([s, header]) => ({ kind: 'block' as const, s, header })),
+      fc
+        .tuple(
+          fc.uniqueArray(
+            fc.tuple(fc.constantFrom('name', 'image', 'sidecar.istio.io/status', '"quoted key"'), tie('node')),
+            { minLength: 1, maxLength: 4, selector: (e) => e[0] },
+          ),
+          fc.boolean(),
+          fc.boolean(),
+        )
+        .map(([entries, flow, trailing]) => ({ kind: 'map' as const, entries, flow, trailing, multiline: false })),
+      fc
+        .tuple(fc.array(tie('node'), { minLength: 1, maxLength: 3 }), fc.boolean(), fc.boolean())
+        .map(([items, wide, trailing]) => ({ kind: 'seq' as const, items, flow: false, trailing, wide })),
     ),
   })).node;
   let accepted = 0;
   const runs = Math.max(100, Math.floor(NUM_RUNS / 4));
   fc.assert(
     fc.property(simple, fc.boolean(), (g, comments) => {
-      const root = g.kind === 'map' && !g.flow ? g : { kind: 'map' as const, entries: [['spec', g] as [string, Gen]], flow: false, trailing: false, multiline: false };
+      const root =
+        g.kind === 'map' && !g.flow
+          ? g
+          : {
+              kind: 'map' as const,
+              entries: [['spec', g] as [string, Gen]],
+              flow: false,
+              trailing: false,
+              multiline: false,
+            };
       const text = block(root, 0, 1, comments);
       const v = compare(text);
       if (!v.accepted) throw new Error(`declined: ${JSON.stringify(text)}`);
@@ -281,37 +464,46 @@ t.test('generated fragments without declined forms: all read by the fast reader'
   t.equal(accepted, runs, `${accepted} of ${runs} everyday fragments read by the fast reader`);
 });
 
-t.test('real template output: the Istio conformance cases, rendered by a run, are read by the fast reader', needs(ISTIO), async (t) => {
-  const real = await import('../../src/yaml/fragment-reader.ts');
-  const texts: string[] = [];
-  const { run } = await t.mockImport<typeof import('../../src/run.ts')>('../../src/run.ts', {
-    '../../src/yaml/fragment-reader.ts': {
-      ...real,
-      parseFragment: (text: string) => {
-        texts.push(text);
-        return real.parseFragment(text);
+t.test(
+  'real template output: the Istio conformance cases, rendered by a run, are read by the fast reader',
+  needs(ISTIO),
+  async (t) => {
+    const real = await import('../../src/yaml/fragment-reader.ts');
+    const texts: string[] = [];
+    const { run } = await t.mockImport<typeof import('../../src/run.ts')>('../../src/run.ts', {
+      '../../src/yaml/fragment-reader.ts': {
+        ...real,
+        parseFragment: (text: string) => {
+          texts.push(text);
+          return real.parseFragment(text);
+        },
       },
-    },
-  });
-  const cases = new URL('cases/', ISTIO.url);
-  // Every third case (sorted): one run per case takes a while on a shared machine.
-  const names = readdirSync(cases)
-    .sort()
-    .filter((c) => existsSync(new URL(`${c}/fn-config.yaml`, cases)) && existsSync(new URL(`${c}/input.yaml`, cases)))
-    .filter((_, i) => i % 3 === 0);
-  for (const c of names) {
-    run(readFileSync(new URL(`${c}/input.yaml`, cases), 'utf8'), { functionConfig: readFileSync(new URL(`${c}/fn-config.yaml`, cases), 'utf8') });
-  }
-  const declined = texts.filter((x) => readFragmentFast(x) === undefined);
-  t.ok(texts.length > 50, `${texts.length} fragments rendered by ${names.length} cases`);
-  t.comment(`${texts.length - declined.length} of ${texts.length} real fragments read by the fast reader`);
-  for (const x of declined.slice(0, 3)) t.comment(`declined: ${JSON.stringify(x).slice(0, 300)}`);
-  t.ok(declined.length <= texts.length * 0.01, `acceptance rate on real fragments: ${texts.length - declined.length} of ${texts.length} (at least 99%)`);
-  for (const x of texts.slice(0, 200)) {
-    const v = compare(x);
-    if (v.accepted && v.problem) t.fail(v.problem);
-  }
-});
+    });
+    const cases = new URL('cases/', ISTIO.url);
+    // Every third case (sorted): one run per case takes a while on a shared machine.
+    const names = readdirSync(cases)
+      .sort()
+      .filter((c) => existsSync(new URL(`${c}/fn-config.yaml`, cases)) && existsSync(new URL(`${c}/input.yaml`, cases)))
+      .filter((_, i) => i % 3 === 0);
+    for (const c of names) {
+      run(readFileSync(new URL(`${c}/input.yaml`, cases), 'utf8'), {
+        functionConfig: readFileSync(new URL(`${c}/fn-config.yaml`, cases), 'utf8'),
+      });
+    }
+    const declined = texts.filter((x) => readFragmentFast(x) === undefined);
+    t.ok(texts.length > 50, `${texts.length} fragments rendered by ${names.length} cases`);
+    t.comment(`${texts.length - declined.length} of ${texts.length} real fragments read by the fast reader`);
+    for (const x of declined.slice(0, 3)) t.comment(`declined: ${JSON.stringify(x).slice(0, 300)}`);
+    t.ok(
+      declined.length <= texts.length * 0.01,
+      `acceptance rate on real fragments: ${texts.length - declined.length} of ${texts.length} (at least 99%)`,
+    );
+    for (const x of texts.slice(0, 200)) {
+      const v = compare(x);
+      if (v.accepted && v.problem) t.fail(v.problem);
+    }
+  },
+);
 
 /** A variant of `v` at one place chosen by `pick`: a scalar changed, a key dropped or added (null or not), an item added. */
 function mutate(v: Json, pick: number): Json {
@@ -353,110 +545,165 @@ function hasIndexKey(v: Json): boolean {
   return Object.keys(v).some((k) => /^(?:0|[1-9]\d*)$/.test(k) || hasIndexKey(v[k]!));
 }
 
-t.test('the read-back verifier: "reads as intended" only when the reader reads the text as the expected data', async (t) => {
-  const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-  const { readsAs } = await import('../../src/yaml/read-back.ts');
-  let proven = 0;
-  let readable = 0;
-  let mutatedProven = 0;
-  fc.assert(
-    fc.property(tree, fc.boolean(), edit, fc.nat(), (g, comments, e, pick) => {
-      const root = g.kind === 'map' && !g.flow ? g : { kind: 'map' as const, entries: [['spec', g] as [string, Gen]], flow: false, trailing: false, multiline: false };
-      let text = block(root, 0, 1, comments);
-      if (e) text = text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1));
-      const read = readFragmentFast(text);
-      if (read === undefined) {
-        // What the reader declines, the verifier never claims.
-        if (verifyFragmentFast(text, null, readsAs) !== undefined) throw new Error(`declined text verified: ${JSON.stringify(text)}`);
+t.test(
+  'the read-back verifier: "reads as intended" only when the reader reads the text as the expected data',
+  async (t) => {
+    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
+    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    let proven = 0;
+    let readable = 0;
+    let mutatedProven = 0;
+    fc.assert(
+      fc.property(tree, fc.boolean(), edit, fc.nat(), (g, comments, e, pick) => {
+        const root =
+          g.kind === 'map' && !g.flow
+            ? g
+            : {
+                kind: 'map' as const,
+                entries: [['spec', g] as [string, Gen]],
+                flow: false,
+                trailing: false,
+                multiline: false,
+              };
+        let text = block(root, 0, 1, comments);
+        if (e) text = text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1));
+        const read = readFragmentFast(text);
+        if (read === undefined) {
+          // What the reader declines, the verifier never claims.
+          if (verifyFragmentFast(text, null, readsAs) !== undefined)
+            throw new Error(`declined text verified: ${JSON.stringify(text)}`);
+          return true;
+        }
+        if (verifyFragmentFast(text, read, readsAs)) {
+          readable++;
+          proven++;
+        } else if (!repeatsAKey(text) && !hasIndexKey(read)) {
+          readable++;
+        }
+        const other = mutate(read, pick);
+        if (verifyFragmentFast(text, other, readsAs)) {
+          mutatedProven++;
+          // Sound: a claim holds only when the data read compares equal to what was expected.
+          if (!readsAs(read, other))
+            throw new Error(
+              `${JSON.stringify(text)} verified as ${JSON.stringify(other)} but reads as ${JSON.stringify(read)}`,
+            );
+        }
         return true;
-      }
-      if (verifyFragmentFast(text, read, readsAs)) {
-        readable++;
-        proven++;
-      } else if (!repeatsAKey(text) && !hasIndexKey(read)) {
-        readable++;
-      }
-      const other = mutate(read, pick);
-      if (verifyFragmentFast(text, other, readsAs)) {
-        mutatedProven++;
-        // Sound: a claim holds only when the data read compares equal to what was expected.
-        if (!readsAs(read, other)) throw new Error(`${JSON.stringify(text)} verified as ${JSON.stringify(other)} but reads as ${JSON.stringify(read)}`);
-      }
-      return true;
-    }),
-    { numRuns: NUM_RUNS },
-  );
-  t.comment(`${proven} texts verified against their own reading; ${mutatedProven} mutated expectations verified (each one equal as readsAs compares: a null key added)`);
-  // A key given twice (a random edit can make one) and keys out of the text's order are what the verifier leaves to the reader.
-  t.equal(proven, readable, `the verifier proves every text the reader reads against its reading (${proven} of ${readable})`);
-});
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    t.comment(
+      `${proven} texts verified against their own reading; ${mutatedProven} mutated expectations verified (each one equal as readsAs compares: a null key added)`,
+    );
+    // A key given twice (a random edit can make one) and keys out of the text's order are what the verifier leaves to the reader.
+    t.equal(
+      proven,
+      readable,
+      `the verifier proves every text the reader reads against its reading (${proven} of ${readable})`,
+    );
+  },
+);
 
-t.test('the read-back verifier on what injection writes: every real edited resource is proven, a one-character change is not', needs(BOOKINFO), async (t) => {
-  const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-  const { readsAs } = await import('../../src/yaml/read-back.ts');
-  const { run } = await import('../../src/run.ts');
-  const input = readFileSync(BOOKINFO.path ?? '', 'utf8');
-  const out = run(input, { functionConfig: 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: x}\nspec: {mesh: istio, policy: enabled}\n' });
-  t.equal(out.exitCode, 0, out.stderr);
-  const docs = out.stdout.split(/^---\n/m).filter((d) => d.includes('istio-proxy'));
-  t.ok(docs.length >= 6, `${docs.length} injected resources`);
-  for (const d of docs) {
-    const read = parse(d, FRAGMENT_YAML_OPTIONS) as Json;
-    t.equal(verifyFragmentFast(d, read, readsAs), true, 'proven against the data yaml reads');
-    const port = d.replace('containerPort: 15090', 'containerPort: 15091');
-    t.not(port, d);
-    t.equal(verifyFragmentFast(port, read, readsAs), undefined, 'a changed port is not proven');
-    const key = d.replace('name: istio-proxy', 'name: istio-proxy\n  extra: 1');
-    t.equal(verifyFragmentFast(key, read, readsAs), undefined, 'text that reads otherwise is not proven');
-  }
-});
+t.test(
+  'the read-back verifier on what injection writes: every real edited resource is proven, a one-character change is not',
+  needs(BOOKINFO),
+  async (t) => {
+    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
+    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    const { run } = await import('../../src/run.ts');
+    const input = readFileSync(BOOKINFO.path ?? '', 'utf8');
+    const out = run(input, {
+      functionConfig:
+        'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: x}\nspec: {mesh: istio, policy: enabled}\n',
+    });
+    t.equal(out.exitCode, 0, out.stderr);
+    const docs = out.stdout.split(/^---\n/m).filter((d) => d.includes('istio-proxy'));
+    t.ok(docs.length >= 6, `${docs.length} injected resources`);
+    for (const d of docs) {
+      const read = parse(d, FRAGMENT_YAML_OPTIONS) as Json;
+      t.equal(verifyFragmentFast(d, read, readsAs), true, 'proven against the data yaml reads');
+      const port = d.replace('containerPort: 15090', 'containerPort: 15091');
+      t.not(port, d);
+      t.equal(verifyFragmentFast(port, read, readsAs), undefined, 'a changed port is not proven');
+      const key = d.replace('name: istio-proxy', 'name: istio-proxy\n  extra: 1');
+      t.equal(verifyFragmentFast(key, read, readsAs), undefined, 'text that reads otherwise is not proven');
+    }
+  },
+);
 
 /** A line put into a text at a line start: what could follow a proven span (a key, an entry, deeper text, a comment). */
-const insertedLine = fc.tuple(fc.nat(), fc.nat({ max: 10 }), fc.constantFrom('extra: 1', '- 2', 'x', '# note', '', 'k: [1', '|', 'a: b: c'));
+const insertedLine = fc.tuple(
+  fc.nat(),
+  fc.nat({ max: 10 }),
+  fc.constantFrom('extra: 1', '- 2', 'x', '# note', '', 'k: [1', '|', 'a: b: c'),
+);
 
-t.test('proven spans: a shared subtree is compared by its text once proven, and nothing changes but speed', async (t) => {
-  const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-  const { readsAs } = await import('../../src/yaml/read-back.ts');
-  const { share, cloneJson } = await import('../../src/json.ts');
-  let skipsPossible = 0;
-  let agreed = 0;
-  fc.assert(
-    fc.property(tree, fc.boolean(), edit, insertedLine, (g, comments, e, [lineAt, indent, line]) => {
-      const root = g.kind === 'map' && !g.flow ? g : { kind: 'map' as const, entries: [['spec', g] as [string, Gen]], flow: false, trailing: false, multiline: false };
-      const text = block(root, 0, 1, comments);
-      const read = readFragmentFast(text);
-      if (read === undefined) return true;
-      // Every collection of the expected data is shared (deep-frozen), as a plan's token-free parts are.
-      const expected = share(cloneJson(read));
-      // A warm comparison (spans proven on the pristine text first) and a cold one (a comparison of its own,
-      // so no spans) must answer alike on the pristine text and on changed ones.
-      const warm = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
-      const first = verifyFragmentFast(text, expected, warm);
-      const again = verifyFragmentFast(text, expected, warm);
-      if (first !== again) throw new Error(`a second comparison of the same text answers ${again}, the first ${first}: ${JSON.stringify(text)}`);
-      if (first) skipsPossible++;
-      const lines = text.split('\n');
-      const at = lineAt % lines.length;
-      const changed = [
-        e ? text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1)) : text,
-        [...lines.slice(0, at), ' '.repeat(indent) + line, ...lines.slice(at)].join('\n'),
-      ];
-      for (const c of changed) {
-        const hot = verifyFragmentFast(c, expected, warm);
-        const cold = verifyFragmentFast(c, expected, (a, b) => readsAs(a, b));
-        if (hot !== cold) throw new Error(`with proven spans: ${hot}, without: ${cold}, for ${JSON.stringify(c)} (proven on ${JSON.stringify(text)})`);
-        if (hot) {
-          const r = readFragmentFast(c);
-          if (r === undefined || !readsAs(r, expected)) throw new Error(`proven, but reads as ${JSON.stringify(r)}: ${JSON.stringify(c)}`);
+t.test(
+  'proven spans: a shared subtree is compared by its text once proven, and nothing changes but speed',
+  async (t) => {
+    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
+    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    const { share, cloneJson } = await import('../../src/json.ts');
+    let skipsPossible = 0;
+    let agreed = 0;
+    fc.assert(
+      fc.property(tree, fc.boolean(), edit, insertedLine, (g, comments, e, [lineAt, indent, line]) => {
+        const root =
+          g.kind === 'map' && !g.flow
+            ? g
+            : {
+                kind: 'map' as const,
+                entries: [['spec', g] as [string, Gen]],
+                flow: false,
+                trailing: false,
+                multiline: false,
+              };
+        const text = block(root, 0, 1, comments);
+        const read = readFragmentFast(text);
+        if (read === undefined) return true;
+        // Every collection of the expected data is shared (deep-frozen), as a plan's token-free parts are.
+        const expected = share(cloneJson(read));
+        // A warm comparison (spans proven on the pristine text first) and a cold one (a comparison of its own,
+        // so no spans) must answer alike on the pristine text and on changed ones.
+        const warm = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
+        const first = verifyFragmentFast(text, expected, warm);
+        const again = verifyFragmentFast(text, expected, warm);
+        if (first !== again)
+          throw new Error(
+            `a second comparison of the same text answers ${again}, the first ${first}: ${JSON.stringify(text)}`,
+          );
+        if (first) skipsPossible++;
+        const lines = text.split('\n');
+        const at = lineAt % lines.length;
+        const changed = [
+          e ? text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1)) : text,
+          [...lines.slice(0, at), ' '.repeat(indent) + line, ...lines.slice(at)].join('\n'),
+        ];
+        for (const c of changed) {
+          const hot = verifyFragmentFast(c, expected, warm);
+          const cold = verifyFragmentFast(c, expected, (a, b) => readsAs(a, b));
+          if (hot !== cold)
+            throw new Error(
+              `with proven spans: ${hot}, without: ${cold}, for ${JSON.stringify(c)} (proven on ${JSON.stringify(text)})`,
+            );
+          if (hot) {
+            const r = readFragmentFast(c);
+            if (r === undefined || !readsAs(r, expected))
+              throw new Error(`proven, but reads as ${JSON.stringify(r)}: ${JSON.stringify(c)}`);
+          }
+          agreed++;
         }
-        agreed++;
-      }
-      return true;
-    }),
-    { numRuns: NUM_RUNS },
-  );
-  t.ok(skipsPossible > NUM_RUNS / 4, `${skipsPossible} texts proven with shared expectations (spans recorded), ${agreed} changed texts answered alike with and without them`);
-});
+        return true;
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    t.ok(
+      skipsPossible > NUM_RUNS / 4,
+      `${skipsPossible} texts proven with shared expectations (spans recorded), ${agreed} changed texts answered alike with and without them`,
+    );
+  },
+);
 
 t.test('proven spans: a span is reused only where the node ends the same way', async (t) => {
   const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
@@ -464,26 +711,72 @@ t.test('proven spans: a span is reused only where the node ends the same way', a
   const { share } = await import('../../src/json.ts');
   const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
   const probe = share({ httpGet: { path: '/ready', port: 15021 }, periodSeconds: 1 });
-  const exp = (extra?: Json) => ({ containers: [{ name: 'p', readinessProbe: probe, ...(extra === undefined ? {} : { image: extra }) }] });
-  const base = 'containers:\n- name: p\n  readinessProbe:\n    httpGet:\n      path: /ready\n      port: 15021\n    periodSeconds: 1\n';
-  t.equal(verifyFragmentFast(base, exp(), same), true, 'proven line by line, the probe\'s span recorded');
-  t.equal(verifyFragmentFast(base + '  image: x\n', exp('x'), same), true, 'the same span, then a key of the container: proven');
-  t.equal(verifyFragmentFast(base + '    failureThreshold: 3\n', exp(), same), undefined, 'the same span, then one more key of the probe: not proven (it reads otherwise)');
-  t.equal(verifyFragmentFast(base + '      scheme: HTTP\n', exp(), same), undefined, 'the same span, then a deeper line: not proven');
-  t.equal(verifyFragmentFast(base.replace('15021', '15022'), exp(), same), undefined, 'another port inside the span: not proven');
-  t.equal(verifyFragmentFast(base.replace('periodSeconds: 1', 'periodSeconds: 1 # every second'), exp(), same), true, 'a comment inside: compared line by line, proven');
-  t.equal(verifyFragmentFast(`${base}# trailing comment\n  image: x\n`, exp('x'), same), true, 'a comment after the span does not belong to it');
+  const exp = (extra?: Json) => ({
+    containers: [{ name: 'p', readinessProbe: probe, ...(extra === undefined ? {} : { image: extra }) }],
+  });
+  const base =
+    'containers:\n- name: p\n  readinessProbe:\n    httpGet:\n      path: /ready\n      port: 15021\n    periodSeconds: 1\n';
+  t.equal(verifyFragmentFast(base, exp(), same), true, "proven line by line, the probe's span recorded");
+  t.equal(
+    verifyFragmentFast(base + '  image: x\n', exp('x'), same),
+    true,
+    'the same span, then a key of the container: proven',
+  );
+  t.equal(
+    verifyFragmentFast(base + '    failureThreshold: 3\n', exp(), same),
+    undefined,
+    'the same span, then one more key of the probe: not proven (it reads otherwise)',
+  );
+  t.equal(
+    verifyFragmentFast(base + '      scheme: HTTP\n', exp(), same),
+    undefined,
+    'the same span, then a deeper line: not proven',
+  );
+  t.equal(
+    verifyFragmentFast(base.replace('15021', '15022'), exp(), same),
+    undefined,
+    'another port inside the span: not proven',
+  );
+  t.equal(
+    verifyFragmentFast(base.replace('periodSeconds: 1', 'periodSeconds: 1 # every second'), exp(), same),
+    true,
+    'a comment inside: compared line by line, proven',
+  );
+  t.equal(
+    verifyFragmentFast(`${base}# trailing comment\n  image: x\n`, exp('x'), same),
+    true,
+    'a comment after the span does not belong to it',
+  );
 });
 
-t.test('proven spans are tied to how the text was read: a one-entry list is a list at its dash, a map at its key', async (t) => {
-  const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-  const { readsAs } = await import('../../src/yaml/read-back.ts');
-  const { share } = await import('../../src/json.ts');
-  const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
-  const item = share({ name: 'istio-init', image: 'proxy:1' });
-  const text = 'initContainers:\n- name: istio-init\n  image: proxy:1\n';
-  t.equal(verifyFragmentFast(text, { initContainers: [item] }, same), true, 'the list of the shared map: proven (the map\'s span recorded)');
-  t.equal(verifyFragmentFast(text, { initContainers: item }, same), undefined, 'the shared map itself, where the text holds a list of it: not proven');
-  t.equal(verifyFragmentFast(text, { initContainers: share([item]) }, same), true, 'a shared list of it: proven');
-  t.equal(verifyFragmentFast('initContainers:\n  name: istio-init\n  image: proxy:1\n', { initContainers: share([item]) }, same), undefined, 'the shared list, where the text holds the map: not proven');
-});
+t.test(
+  'proven spans are tied to how the text was read: a one-entry list is a list at its dash, a map at its key',
+  async (t) => {
+    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
+    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    const { share } = await import('../../src/json.ts');
+    const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
+    const item = share({ name: 'istio-init', image: 'proxy:1' });
+    const text = 'initContainers:\n- name: istio-init\n  image: proxy:1\n';
+    t.equal(
+      verifyFragmentFast(text, { initContainers: [item] }, same),
+      true,
+      "the list of the shared map: proven (the map's span recorded)",
+    );
+    t.equal(
+      verifyFragmentFast(text, { initContainers: item }, same),
+      undefined,
+      'the shared map itself, where the text holds a list of it: not proven',
+    );
+    t.equal(verifyFragmentFast(text, { initContainers: share([item]) }, same), true, 'a shared list of it: proven');
+    t.equal(
+      verifyFragmentFast(
+        'initContainers:\n  name: istio-init\n  image: proxy:1\n',
+        { initContainers: share([item]) },
+        same,
+      ),
+      undefined,
+      'the shared list, where the text holds the map: not proven',
+    );
+  },
+);

@@ -44,7 +44,8 @@ function treeDiffs(a: TextNode | null, b: TextNode | null, path: string, out: st
     if (a.end > a.start && a.end !== b.end) out.push(`${path}: end ${a.end} vs ${b.end}`);
   }
   if (a.t === 'map' && b.t === 'map') {
-    if (a.pairs.length !== b.pairs.length) return void out.push(`${path}: ${a.pairs.length} vs ${b.pairs.length} pairs`);
+    if (a.pairs.length !== b.pairs.length)
+      return void out.push(`${path}: ${a.pairs.length} vs ${b.pairs.length} pairs`);
     a.pairs.forEach((p, i) => {
       const q = b.pairs[i]!;
       if (p.key !== q.key) out.push(`${path}: key ${p.key} vs ${q.key}`);
@@ -53,7 +54,8 @@ function treeDiffs(a: TextNode | null, b: TextNode | null, path: string, out: st
     });
   }
   if (a.t === 'seq' && b.t === 'seq') {
-    if (a.items.length !== b.items.length) return void out.push(`${path}: ${a.items.length} vs ${b.items.length} items`);
+    if (a.items.length !== b.items.length)
+      return void out.push(`${path}: ${a.items.length} vs ${b.items.length} items`);
     a.items.forEach((x, i) => treeDiffs(x, b.items[i] ?? null, `${path}[${i}]`, out));
   }
 }
@@ -70,10 +72,21 @@ function compare(text: string): Verdict {
   const mine = read?.every((d): d is BlockDocument => !('declined' in d)) ? read : undefined;
   if (!mine) return { accepted: false, yamlOk };
   const problems: string[] = [];
-  if (!yamlOk) return { accepted: true, problems: [`yaml rejects it: ${list.flatMap((d) => d.errors)[0]?.message ?? 'not a stream'}`] };
-  const theirs = list.filter((d) => !(d.contents === null || (isScalar(d.contents) && d.contents.value === null && d.contents.range![0] === d.contents.range![1])));
+  if (!yamlOk)
+    return {
+      accepted: true,
+      problems: [`yaml rejects it: ${list.flatMap((d) => d.errors)[0]?.message ?? 'not a stream'}`],
+    };
+  const theirs = list.filter(
+    (d) =>
+      !(
+        d.contents === null ||
+        (isScalar(d.contents) && d.contents.value === null && d.contents.range![0] === d.contents.range![1])
+      ),
+  );
   const ours = mine.filter((d) => d.node !== null);
-  if (theirs.length !== ours.length) return { accepted: true, problems: [`${ours.length} documents, yaml reads ${theirs.length}`] };
+  if (theirs.length !== ours.length)
+    return { accepted: true, problems: [`${ours.length} documents, yaml reads ${theirs.length}`] };
   theirs.forEach((d, i) => {
     let expected: Json;
     try {
@@ -82,41 +95,49 @@ function compare(text: string): Verdict {
       problems.push(`yaml cannot compose document ${i}: ${(e as Error).message}`);
       return;
     }
-    if (!jsonEqual(expected, ours[i]!.value)) problems.push(`document ${i}: ${JSON.stringify(ours[i]!.value)} but yaml reads ${JSON.stringify(expected)}`);
+    if (!jsonEqual(expected, ours[i]!.value))
+      problems.push(`document ${i}: ${JSON.stringify(ours[i]!.value)} but yaml reads ${JSON.stringify(expected)}`);
     treeDiffs(ours[i]!.node, fromYamlNode(d.contents as Node), `document ${i}`, problems);
   });
   return { accepted: true, problems };
 }
 
-t.test('every YAML file of the shared corpus and the fixtures: read as yaml reads it, or declined', needs(...CORPORA), async (t) => {
-  const shared = CORPORA.flatMap((c) => (c.path ? yamlFiles(c.path) : []));
-  const files = [...shared, ...yamlFiles(FIXTURES)];
-  t.ok(files.length > 500, `${files.length} files`);
-  const declined: string[] = [];
-  for (const f of files) {
-    let text = readFileSync(f, 'utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    const v = compare(text);
-    if (!v.accepted) declined.push(f.slice(f.lastIndexOf('/', f.lastIndexOf('/') - 1) + 1));
-    else if (v.problems.length) t.fail(`${f}: ${v.problems.slice(0, 3).join('; ')}`);
-  }
-  // Our own fixtures: only those using what the fast reader leaves to `yaml` (anchors, tabs, duplicate keys,
-  // bad YAML) are declined. The shared corpus grows with new upstream cases, so it is held to an acceptance
-  // rate instead of a list of names (each declined file is still read correctly by the `yaml` path).
-  const ours = declined.filter((f) => f.startsWith('hostile/')).sort();
-  const theirs = declined.filter((f) => !f.startsWith('hostile/'));
-  t.same(ours, [
-    'hostile/anchors-aliases.yaml',
-    'hostile/billion-laughs.yaml',
-    'hostile/duplicate-keys.yaml',
-    'hostile/invalid-yaml.yaml',
-    'hostile/merge-keys.yaml',
-    'hostile/tab-indent.yaml',
-    'hostile/tab-separators.yaml',
-  ]);
-  const sharedCount = shared.length;
-  t.ok(theirs.length <= sharedCount * 0.02, `shared corpus: ${theirs.length} of ${sharedCount} declined (at most 2%): ${theirs.join(', ')}`);
-});
+t.test(
+  'every YAML file of the shared corpus and the fixtures: read as yaml reads it, or declined',
+  needs(...CORPORA),
+  async (t) => {
+    const shared = CORPORA.flatMap((c) => (c.path ? yamlFiles(c.path) : []));
+    const files = [...shared, ...yamlFiles(FIXTURES)];
+    t.ok(files.length > 500, `${files.length} files`);
+    const declined: string[] = [];
+    for (const f of files) {
+      let text = readFileSync(f, 'utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      const v = compare(text);
+      if (!v.accepted) declined.push(f.slice(f.lastIndexOf('/', f.lastIndexOf('/') - 1) + 1));
+      else if (v.problems.length) t.fail(`${f}: ${v.problems.slice(0, 3).join('; ')}`);
+    }
+    // Our own fixtures: only those using what the fast reader leaves to `yaml` (anchors, tabs, duplicate keys,
+    // bad YAML) are declined. The shared corpus grows with new upstream cases, so it is held to an acceptance
+    // rate instead of a list of names (each declined file is still read correctly by the `yaml` path).
+    const ours = declined.filter((f) => f.startsWith('hostile/')).sort();
+    const theirs = declined.filter((f) => !f.startsWith('hostile/'));
+    t.same(ours, [
+      'hostile/anchors-aliases.yaml',
+      'hostile/billion-laughs.yaml',
+      'hostile/duplicate-keys.yaml',
+      'hostile/invalid-yaml.yaml',
+      'hostile/merge-keys.yaml',
+      'hostile/tab-indent.yaml',
+      'hostile/tab-separators.yaml',
+    ]);
+    const sharedCount = shared.length;
+    t.ok(
+      theirs.length <= sharedCount * 0.02,
+      `shared corpus: ${theirs.length} of ${sharedCount} declined (at most 2%): ${theirs.join(', ')}`,
+    );
+  },
+);
 
 t.test('edge cases: read as yaml reads them', async (t) => {
   const cases = [
@@ -167,41 +188,132 @@ t.test('edge cases: read as yaml reads them', async (t) => {
   }
   // The common forms are read by the fast reader, not left to yaml. (14 and 15 hold YAML 1.1 look-alikes:
   // `yes`/`on` values and a `y` key, which kubectl reads as booleans: left to the YAML 1.1 reading.)
-  for (const i of [0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 12, 16, 17, 19, 38]) t.ok(compare(cases[i]!).accepted, `accepted: ${JSON.stringify(cases[i]).slice(0, 60)}`);
-  for (const c of ['x: 0644\n', 'x: yes\n', 'on: 1\n', 'x: [1, n]\n', 'x: 1_000\n', 'x: 1:20\n', 'x: -017\n', 'y: 1\n']) {
+  for (const i of [0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 12, 16, 17, 19, 38])
+    t.ok(compare(cases[i]!).accepted, `accepted: ${JSON.stringify(cases[i]).slice(0, 60)}`);
+  for (const c of [
+    'x: 0644\n',
+    'x: yes\n',
+    'on: 1\n',
+    'x: [1, n]\n',
+    'x: 1_000\n',
+    'x: 1:20\n',
+    'x: -017\n',
+    'y: 1\n',
+  ]) {
     t.notOk(compare(c).accepted, `YAML 1.1 and 1.2 read ${JSON.stringify(c)} differently: declined`);
   }
-  t.ok(compare('x: 0\ny: "0644"\nz: 10\nw: -1.5\n'.replace('y:', 'k:')).accepted, 'unambiguous numbers and quoted look-alikes stay on the fast path');
+  t.ok(
+    compare('x: 0\ny: "0644"\nz: 10\nw: -1.5\n'.replace('y:', 'k:')).accepted,
+    'unambiguous numbers and quoted look-alikes stay on the fast path',
+  );
 });
 
-t.test('scalar rules shared with the fragment reader (scalars.ts): cases where the old copies read otherwise', async (t) => {
-  // In flow, `-`, `?` and `:` before `,`, `]`, `}` are indicators: `[?,x]` is `[{"": null}, x]` to yaml, and
-  // `[-]`, `{x: -}` are errors. The reader took them for the plain strings "?" and "-".
-  for (const c of ['a: [-,x]\n', 'a: [?,x]\n', 'a: [:,x]\n', 'a: {x: -}\n', 'a: [-]\n']) t.notOk(compare(c).accepted, `declined: ${JSON.stringify(c)}`);
-  // Signed and upper-case base prefixes are numbers to YAML 1.1 readers (`-0x1f` is -31 to yaml 1.1 and Go,
-  // `0X1F` is 31 to Go's strconv.ParseInt), strings to 1.2: declined. The reader accepted them as strings.
-  for (const c of ['x: -0x1f\n', 'x: +0b1\n', 'x: 0X1F\n', 'x: -0o17\n', 'x: 1.5_0\n']) t.notOk(compare(c).accepted, `declined: ${JSON.stringify(c)}`);
-  // Base 60 needs digits after the colon: `1:` and `9:` are strings everywhere (and keys here).
-  t.ok(compare('t: 2024-01-01\nu: 2001-12-14t21:59:43.10-05:00\n').accepted, 'timestamps are strings in YAML 1.2 and for Go: accepted');
-  // The Kubernetes reading (the fallback, and the oracle's YAML 1.1 reader) reads base 60 as Go does: a string.
-  // It read `1:20` as 80 (yaml's YAML 1.1 schema); go-yaml v2 and v3 never read base 60.
-  const k8s = readKubernetes('a: 1:20\nb: -1:20.5\nc: 0644\nd: 1_000\ne: -0x1f\n');
-  t.same(k8s.ok ? k8s.values[0] : k8s, { a: '1:20', b: '-1:20.5', c: 420, d: 1000, e: -31 }, 'Kubernetes reading: base 60 is text; octal, separators and signed hex are numbers');
-});
+t.test(
+  'scalar rules shared with the fragment reader (scalars.ts): cases where the old copies read otherwise',
+  async (t) => {
+    // In flow, `-`, `?` and `:` before `,`, `]`, `}` are indicators: `[?,x]` is `[{"": null}, x]` to yaml, and
+    // `[-]`, `{x: -}` are errors. The reader took them for the plain strings "?" and "-".
+    for (const c of ['a: [-,x]\n', 'a: [?,x]\n', 'a: [:,x]\n', 'a: {x: -}\n', 'a: [-]\n'])
+      t.notOk(compare(c).accepted, `declined: ${JSON.stringify(c)}`);
+    // Signed and upper-case base prefixes are numbers to YAML 1.1 readers (`-0x1f` is -31 to yaml 1.1 and Go,
+    // `0X1F` is 31 to Go's strconv.ParseInt), strings to 1.2: declined. The reader accepted them as strings.
+    for (const c of ['x: -0x1f\n', 'x: +0b1\n', 'x: 0X1F\n', 'x: -0o17\n', 'x: 1.5_0\n'])
+      t.notOk(compare(c).accepted, `declined: ${JSON.stringify(c)}`);
+    // Base 60 needs digits after the colon: `1:` and `9:` are strings everywhere (and keys here).
+    t.ok(
+      compare('t: 2024-01-01\nu: 2001-12-14t21:59:43.10-05:00\n').accepted,
+      'timestamps are strings in YAML 1.2 and for Go: accepted',
+    );
+    // The Kubernetes reading (the fallback, and the oracle's YAML 1.1 reader) reads base 60 as Go does: a string.
+    // It read `1:20` as 80 (yaml's YAML 1.1 schema); go-yaml v2 and v3 never read base 60.
+    const k8s = readKubernetes('a: 1:20\nb: -1:20.5\nc: 0644\nd: 1_000\ne: -0x1f\n');
+    t.same(
+      k8s.ok ? k8s.values[0] : k8s,
+      { a: '1:20', b: '-1:20.5', c: 420, d: 1000, e: -31 },
+      'Kubernetes reading: base 60 is text; octal, separators and signed hex are numbers',
+    );
+  },
+);
 
 // Generated text: random data written in random styles, then sometimes mangled by one edit.
 const scalarText = fc.constantFrom(
-  '', 'a', 'web', 'yes', 'no', 'true', 'False', 'null', '~', '0x1F', '0o17', '1e3', '.5', '1.', '-1', '+1', '007', '1_000',
-  '.inf', '.NaN', '2024-01-01', '1:20', '-', '- a', 'a: b', 'a:b', '#x', 'a #b', 'x#y', "it's", '"q"', '@x', '`x', '%x',
-  '*a', '&a', '!t', '|', '>', '[', ']', '{', '}', ',', '?', ':', ' lead', 'trail ', 'tab\there', 'two\nlines', 'é ü',
-  '\\', 'http://h:80/p', '{{ .Values.x }}', 'a, b', '12345678901234567890',
+  '',
+  'a',
+  'web',
+  'yes',
+  'no',
+  'true',
+  'False',
+  'null',
+  '~',
+  '0x1F',
+  '0o17',
+  '1e3',
+  '.5',
+  '1.',
+  '-1',
+  '+1',
+  '007',
+  '1_000',
+  '.inf',
+  '.NaN',
+  '2024-01-01',
+  '1:20',
+  '-',
+  '- a',
+  'a: b',
+  'a:b',
+  '#x',
+  'a #b',
+  'x#y',
+  "it's",
+  '"q"',
+  '@x',
+  '`x',
+  '%x',
+  '*a',
+  '&a',
+  '!t',
+  '|',
+  '>',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '?',
+  ':',
+  ' lead',
+  'trail ',
+  'tab\there',
+  'two\nlines',
+  'é ü',
+  '\\',
+  'http://h:80/p',
+  '{{ .Values.x }}',
+  'a, b',
+  '12345678901234567890',
 );
-type Gen = { kind: 'scalar'; s: string } | { kind: 'map'; entries: Array<[string, Gen]> } | { kind: 'seq'; items: Gen[] };
+type Gen =
+  | { kind: 'scalar'; s: string }
+  | { kind: 'map'; entries: Array<[string, Gen]> }
+  | { kind: 'seq'; items: Gen[] };
 const tree: fc.Arbitrary<Gen> = fc.letrec<{ node: Gen }>((tie) => ({
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     scalarText.map((s) => ({ kind: 'scalar' as const, s })),
-    fc.array(fc.tuple(fc.oneof(fc.constantFrom('a', 'b', 'name', 'app.kubernetes.io/name', 'x y', 'true', '"q"', '-k', 'k:'), scalarText), tie('node')), { minLength: 1, maxLength: 4 }).map((entries) => ({ kind: 'map' as const, entries })),
+    fc
+      .array(
+        fc.tuple(
+          fc.oneof(
+            fc.constantFrom('a', 'b', 'name', 'app.kubernetes.io/name', 'x y', 'true', '"q"', '-k', 'k:'),
+            scalarText,
+          ),
+          tie('node'),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((entries) => ({ kind: 'map' as const, entries })),
     fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((items) => ({ kind: 'seq' as const, items })),
   ),
 })).node;
@@ -216,17 +328,32 @@ const style = fc.record({
 function scalarOut(s: string, st: { quote: string }, indent: number): string {
   if (st.quote === 'single') return `'${s.replace(/'/g, "''")}'`;
   if (st.quote === 'double') return JSON.stringify(s);
-  if (st.quote === 'block' && s.length > 0) return `|-\n${s.split('\n').map((l) => `${' '.repeat(indent + 2)}${l}`).join('\n')}`;
+  if (st.quote === 'block' && s.length > 0)
+    return `|-\n${s
+      .split('\n')
+      .map((l) => `${' '.repeat(indent + 2)}${l}`)
+      .join('\n')}`;
   return s;
 }
 
-function render(g: Gen, st: { quote: string; wide: boolean; flow: boolean; comment: boolean }, indent: number, salt: number): string {
+function render(
+  g: Gen,
+  st: { quote: string; wide: boolean; flow: boolean; comment: boolean },
+  indent: number,
+  salt: number,
+): string {
   const pad = ' '.repeat(indent);
   const c = st.comment && salt % 3 === 0 ? ' # note' : '';
   if (g.kind === 'scalar') return `${scalarOut(g.s, st, indent)}${c}\n`;
   if (st.flow && salt % 2 === 0) {
     const flowOut = (x: Gen): string =>
-      x.kind === 'scalar' ? (st.quote === 'block' ? JSON.stringify(x.s) : scalarOut(x.s, st, 0)) : x.kind === 'map' ? `{${x.entries.map(([k, v]) => `${k}: ${flowOut(v)}`).join(', ')}}` : `[${x.items.map(flowOut).join(', ')}]`;
+      x.kind === 'scalar'
+        ? st.quote === 'block'
+          ? JSON.stringify(x.s)
+          : scalarOut(x.s, st, 0)
+        : x.kind === 'map'
+          ? `{${x.entries.map(([k, v]) => `${k}: ${flowOut(v)}`).join(', ')}}`
+          : `[${x.items.map(flowOut).join(', ')}]`;
     return `${flowOut(g)}${c}\n`;
   }
   if (g.kind === 'map') {
@@ -239,20 +366,31 @@ function render(g: Gen, st: { quote: string; wide: boolean; flow: boolean; comme
 t.test('generated YAML: the fast reader reads it as yaml does, or declines', async (t) => {
   let accepted = 0;
   fc.assert(
-    fc.property(tree, style, fc.option(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\t', ':', '- ', '#', '"', "'", '\n', '  ', '[', '{', '|', '&a ', '---\n')), { nil: undefined }), (g, st, edit) => {
-      const root: Gen = g.kind === 'map' ? g : { kind: 'map', entries: [['root', g]] };
-      let text = render(root, st, 0, 1).replace(/^\n/, '');
-      if (edit) {
-        const at = edit[0] % (text.length + 1);
-        text = text.slice(0, at) + edit[1] + text.slice(at);
-      }
-      if (st.crlf) text = text.replace(/\n/g, '\r\n');
-      const v = compare(text);
-      if (!v.accepted) return true;
-      accepted++;
-      if (v.problems.length) throw new Error(`${JSON.stringify(text)}: ${v.problems.join('; ')}`);
-      return true;
-    }),
+    fc.property(
+      tree,
+      style,
+      fc.option(
+        fc.tuple(
+          fc.nat(),
+          fc.constantFrom('', ' ', '\t', ':', '- ', '#', '"', "'", '\n', '  ', '[', '{', '|', '&a ', '---\n'),
+        ),
+        { nil: undefined },
+      ),
+      (g, st, edit) => {
+        const root: Gen = g.kind === 'map' ? g : { kind: 'map', entries: [['root', g]] };
+        let text = render(root, st, 0, 1).replace(/^\n/, '');
+        if (edit) {
+          const at = edit[0] % (text.length + 1);
+          text = text.slice(0, at) + edit[1] + text.slice(at);
+        }
+        if (st.crlf) text = text.replace(/\n/g, '\r\n');
+        const v = compare(text);
+        if (!v.accepted) return true;
+        accepted++;
+        if (v.problems.length) throw new Error(`${JSON.stringify(text)}: ${v.problems.join('; ')}`);
+        return true;
+      },
+    ),
     { numRuns: NUM_RUNS },
   );
   t.ok(accepted > NUM_RUNS / 8, `${accepted} of ${NUM_RUNS} generated inputs read by the fast reader`);

@@ -16,11 +16,46 @@ const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 /** What each reader reads `v: <text>` as. */
 function readings(text: string): unknown[] {
   const line = `v: ${text}\n`;
-  return [FRAGMENT_YAML_OPTIONS, K8S_YAML_OPTIONS, { version: '1.1' as const }, CORE_YAML_OPTIONS].map((o) => (parse(line, o) as { v: unknown }).v);
+  return [FRAGMENT_YAML_OPTIONS, K8S_YAML_OPTIONS, { version: '1.1' as const }, CORE_YAML_OPTIONS].map(
+    (o) => (parse(line, o) as { v: unknown }).v,
+  );
 }
 
 t.test('look-alikes are quoted, and read back as strings everywhere', async (t) => {
-  const lookalikes = ['yes', 'y', 'on', 'Off', 'true', '~', 'null', '', '0644', '09', '0x1F', '0X1F', '0o17', '-0o17', '0O17', '0b101', '+0b1', '1_000', '1:20', '.inf', '-.Inf', '.nan', '1e3', '1.5e3', '.5', '1.', '.', '-.', 'e5', '2024-01-01', '15020', '-1'];
+  const lookalikes = [
+    'yes',
+    'y',
+    'on',
+    'Off',
+    'true',
+    '~',
+    'null',
+    '',
+    '0644',
+    '09',
+    '0x1F',
+    '0X1F',
+    '0o17',
+    '-0o17',
+    '0O17',
+    '0b101',
+    '+0b1',
+    '1_000',
+    '1:20',
+    '.inf',
+    '-.Inf',
+    '.nan',
+    '1e3',
+    '1.5e3',
+    '.5',
+    '1.',
+    '.',
+    '-.',
+    'e5',
+    '2024-01-01',
+    '15020',
+    '-1',
+  ];
   for (const s of lookalikes) {
     t.ok(needsQuotes(s), `${JSON.stringify(s)} needs quotes`);
     const q = emitString(s);
@@ -28,23 +63,29 @@ t.test('look-alikes are quoted, and read back as strings everywhere', async (t) 
     t.same(readings(q), [s, s, s, s], `${q} reads back as the string in every reader`);
   }
   // Go's strconv.ParseInt(s, 0, 64) reads these as numbers; they were written plain before.
-  for (const s of ['-0o17', '0O17', '0X1F']) t.equal(emitString(s), JSON.stringify(s), `${s} is double-quoted (Go reads it as a number)`);
+  for (const s of ['-0o17', '0O17', '0X1F'])
+    t.equal(emitString(s), JSON.stringify(s), `${s} is double-quoted (Go reads it as a number)`);
 });
 
 t.test('generated strings: written plain only where every reader reads the same string', async (t) => {
   let plain = 0;
   fc.assert(
-    fc.property(fc.oneof(fc.stringMatching(/^[-+.0-9_:eExXoObBa-fyYnNtT~ ]{1,8}$/), fc.string({ maxLength: 8 })), (s) => {
-      const out = emitString(s);
-      if (/^["'|]/.test(out)) return true;
-      plain++;
-      const r = readings(out);
-      if (!r.every((x) => x === s)) throw new Error(`${JSON.stringify(s)} written plain, read as ${JSON.stringify(r)}`);
-      const v11 = resolvePlain(out, '1.1');
-      const v12 = resolvePlain(out, '1.2');
-      if ((v11 !== undefined && v11 !== s) || (v12 !== undefined && v12 !== s)) throw new Error(`${JSON.stringify(s)}: the fast readers resolve it to ${JSON.stringify([v11, v12])}`);
-      return true;
-    }),
+    fc.property(
+      fc.oneof(fc.stringMatching(/^[-+.0-9_:eExXoObBa-fyYnNtT~ ]{1,8}$/), fc.string({ maxLength: 8 })),
+      (s) => {
+        const out = emitString(s);
+        if (/^["'|]/.test(out)) return true;
+        plain++;
+        const r = readings(out);
+        if (!r.every((x) => x === s))
+          throw new Error(`${JSON.stringify(s)} written plain, read as ${JSON.stringify(r)}`);
+        const v11 = resolvePlain(out, '1.1');
+        const v12 = resolvePlain(out, '1.2');
+        if ((v11 !== undefined && v11 !== s) || (v12 !== undefined && v12 !== s))
+          throw new Error(`${JSON.stringify(s)}: the fast readers resolve it to ${JSON.stringify([v11, v12])}`);
+        return true;
+      },
+    ),
     { numRuns: NUM_RUNS },
   );
   t.ok(plain > NUM_RUNS / 10, `${plain} of ${NUM_RUNS} generated strings written plain`);

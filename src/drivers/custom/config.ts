@@ -47,12 +47,21 @@ export function loadCustomConfig(input: DriverConfigInput): DriverConfigResult<C
     }
   }
   const cms = raw.templateConfigMaps;
-  const templateConfigMaps = typeof cms === 'string'
-    ? cms.split(',').map((s) => s.trim()).filter((s) => s !== '')
-    : Array.isArray(cms) ? cms.filter((s): s is string => typeof s === 'string') : [];
+  const templateConfigMaps =
+    typeof cms === 'string'
+      ? cms
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+      : Array.isArray(cms)
+        ? cms.filter((s): s is string => typeof s === 'string')
+        : [];
   const values = (isJsonObject(raw.values) ? raw.values : {}) as JsonObject;
   if (templates.size === 0 && templateConfigMaps.length === 0) {
-    issues.push({ path: `${input.path}.templates`, message: `${input.path}: the custom mesh needs templates: ${input.path}.templates (inline) or ${input.path}.templateConfigMaps (ConfigMaps in the input)` });
+    issues.push({
+      path: `${input.path}.templates`,
+      message: `${input.path}: the custom mesh needs templates: ${input.path}.templates (inline) or ${input.path}.templateConfigMaps (ConfigMaps in the input)`,
+    });
   }
   return { settings: { templates, templateConfigMaps, values, path: input.path }, issues, warnings: [] };
 }
@@ -67,20 +76,38 @@ export function templatesFromPackage(settings: CustomSettings, configMaps: reado
   if (settings.templateConfigMaps.length === 0) return settings;
   const templates = new Map(settings.templates);
   for (const name of settings.templateConfigMaps) {
-    const cm = configMaps.find((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1' && isJsonObject(o.metadata) && o.metadata.name === name
-      && isJsonObject(o.metadata.annotations) && o.metadata.annotations['config.kubernetes.io/local-config'] === 'true');
+    const cm = configMaps.find(
+      (o) =>
+        o.kind === 'ConfigMap' &&
+        o.apiVersion === 'v1' &&
+        isJsonObject(o.metadata) &&
+        o.metadata.name === name &&
+        isJsonObject(o.metadata.annotations) &&
+        o.metadata.annotations['config.kubernetes.io/local-config'] === 'true',
+    );
     if (!cm) {
-      throw new MeshInjectError('BAD_CONFIG', `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`, { field: `${settings.path}.templateConfigMaps` });
+      throw new MeshInjectError(
+        'BAD_CONFIG',
+        `${settings.path}.templateConfigMaps: no ConfigMap "${name}" marked config.kubernetes.io/local-config: "true" in the input (templates are read from the input's local-config ConfigMaps)`,
+        { field: `${settings.path}.templateConfigMaps` },
+      );
     }
     const data = isJsonObject(cm.data) ? cm.data : {};
     for (const [key, source] of Object.entries(data) as Array<[string, Json]>) {
       const tname = key.replace(/\.hbs$/, '');
       const from = `ConfigMap ${name} data.${key}`;
       if (!NAME.test(tname) || typeof source !== 'string') {
-        throw new MeshInjectError('BAD_CONFIG', `${from}: not a template (a key must be a template name, lower-case letters, digits and '-', optionally ending in .hbs, with a string value)`, { field: `${settings.path}.templateConfigMaps` });
+        throw new MeshInjectError(
+          'BAD_CONFIG',
+          `${from}: not a template (a key must be a template name, lower-case letters, digits and '-', optionally ending in .hbs, with a string value)`,
+          { field: `${settings.path}.templateConfigMaps` },
+        );
       }
       const other = templates.get(tname);
-      if (other) throw new MeshInjectError('BAD_CONFIG', `template "${tname}" is defined twice: ${other.from} and ${from}`, { field: `${settings.path}.templateConfigMaps` });
+      if (other)
+        throw new MeshInjectError('BAD_CONFIG', `template "${tname}" is defined twice: ${other.from} and ${from}`, {
+          field: `${settings.path}.templateConfigMaps`,
+        });
       templates.set(tname, { source, from });
     }
   }

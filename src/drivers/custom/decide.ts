@@ -35,7 +35,10 @@ export function decideCustom(input: DriverDecideInput<CustomSettings>): DriverDe
     if (!Object.hasOwn(map, CUSTOM_INJECT_KEY)) continue;
     const raw = map[CUSTOM_INJECT_KEY]!;
     if (raw !== 'true' && raw !== 'false') {
-      throw new InjectError(`pod ${source} ${CUSTOM_INJECT_KEY} must be "true" or "false"; got ${quoteData(raw)}`, { field: `metadata.${source}s[${CUSTOM_INJECT_KEY}]`, code: 'BAD_ANNOTATION' });
+      throw new InjectError(`pod ${source} ${CUSTOM_INJECT_KEY} must be "true" or "false"; got ${quoteData(raw)}`, {
+        field: `metadata.${source}s[${CUSTOM_INJECT_KEY}]`,
+        code: 'BAD_ANNOTATION',
+      });
     }
     const detail = `pod ${source} ${CUSTOM_INJECT_KEY} is "${raw}"`;
     trace.push({ rule: `custom.inject-${source}`, saw: detail, outcome: 'decided' });

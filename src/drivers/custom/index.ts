@@ -28,10 +28,14 @@ export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSetti
   name: 'custom',
   reasons: CUSTOM_REASONS,
   reasonInfo: CUSTOM_REASON_INFO,
-  help: { config: 'custom: {templates: {sidecar: "..."}, values: {...}}           # Handlebars templates of your own', optIn: 'custom meshinject.dev/inject' },
+  help: {
+    config: 'custom: {templates: {sidecar: "..."}, values: {...}}           # Handlebars templates of your own',
+    optIn: 'custom meshinject.dev/inject',
+  },
   traits: {
     podMetadataPath: jobTemplateMetadata,
-    otherReadingNote: (path, inject, detail) => `istioctl kube-inject reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`,
+    otherReadingNote: (path, inject, detail) =>
+      `istioctl kube-inject reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`,
     platformFields: ['templates', 'templateConfigMaps', 'values'], // the templates and what they render
   },
   loadConfig: loadCustomConfig,
@@ -42,5 +46,11 @@ export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSetti
   },
   inventory: customInventory,
   uninject: uninjectCustom,
-  fromInput: (settings, configMaps) => ({ settings: settings.templateConfigMaps.length === 0 ? settings : templatesFromPackage(settings, configMaps(settings.templateConfigMaps)), notes: [] }),
+  fromInput: (settings, configMaps) => ({
+    settings:
+      settings.templateConfigMaps.length === 0
+        ? settings
+        : templatesFromPackage(settings, configMaps(settings.templateConfigMaps)),
+    notes: [],
+  }),
 });

@@ -59,7 +59,9 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
   for (const k of keys) {
     const list = o[k] ?? [];
     if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
-      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${quoteData(o[k])}`, { field: statusField });
+      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${quoteData(o[k])}`, {
+        field: statusField,
+      });
     }
     (out as Record<typeof k, string[]>)[k] = list as string[]; // fixed key: one of the names above
   }
@@ -91,8 +93,14 @@ export function selectedTemplates(pod: PodTemplate, settings: CustomSettings): s
   const known = [...settings.templates.keys()];
   for (const n of wanted) {
     if (!settings.templates.has(n)) {
-      const where = value === undefined ? `no ${TEMPLATES_ANNOTATION} annotation, so the default template "${DEFAULT_TEMPLATE}" is used, but` : `${TEMPLATES_ANNOTATION} names template "${n}", but`;
-      throw new InjectError(`${where} it is not defined; known templates: ${known.join(', ') || '(none)'}`, { field: `metadata.annotations[${TEMPLATES_ANNOTATION}]`, code: 'BAD_ANNOTATION' });
+      const where =
+        value === undefined
+          ? `no ${TEMPLATES_ANNOTATION} annotation, so the default template "${DEFAULT_TEMPLATE}" is used, but`
+          : `${TEMPLATES_ANNOTATION} names template "${n}", but`;
+      throw new InjectError(`${where} it is not defined; known templates: ${known.join(', ') || '(none)'}`, {
+        field: `metadata.annotations[${TEMPLATES_ANNOTATION}]`,
+        code: 'BAD_ANNOTATION',
+      });
     }
   }
   return wanted;
@@ -114,7 +122,12 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   const templates = selectedTemplates(pod, req.settings);
   const data = customTemplateData(pod, req.workload, req.namespace, req.settings.values);
   let fragment: JsonObject = {};
-  const order: Record<(typeof LISTS)[number], string[]> = { containers: [], initContainers: [], volumes: [], imagePullSecrets: [] };
+  const order: Record<(typeof LISTS)[number], string[]> = {
+    containers: [],
+    initContainers: [],
+    volumes: [],
+    imagePullSecrets: [],
+  };
   for (const name of templates) {
     const rendered = renderCustomTemplate(name, req.settings.templates.get(name)!, data);
     const spec = isJsonObject(rendered.spec) ? rendered.spec : {};
@@ -124,11 +137,24 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   const spec = isJsonObject(fragment.spec) ? fragment.spec : {};
   const meta = isJsonObject(fragment.metadata) ? fragment.metadata : {};
   const used = new Set([...names(pod.spec.containers), ...names(pod.spec.initContainers)]);
-  const status: CustomStatus = { templates, containers: [], initContainers: [], volumes: [], imagePullSecrets: [], labels: [], annotations: [] };
+  const status: CustomStatus = {
+    templates,
+    containers: [],
+    initContainers: [],
+    volumes: [],
+    imagePullSecrets: [],
+    labels: [],
+    annotations: [],
+  };
   for (const list of LISTS) {
     for (const n of order[list]) {
-      const taken = list === 'containers' || list === 'initContainers' ? used.has(n) : names(pod.spec[list]).includes(n);
-      if (taken) throw new InjectError(`templates ${templates.join(', ')} add ${list} entry "${n}", but the pod already has one of that name: custom templates only add (rename it in the template or the pod)`, { field: `spec.${list}`, code: 'TEMPLATE' });
+      const taken =
+        list === 'containers' || list === 'initContainers' ? used.has(n) : names(pod.spec[list]).includes(n);
+      if (taken)
+        throw new InjectError(
+          `templates ${templates.join(', ')} add ${list} entry "${n}", but the pod already has one of that name: custom templates only add (rename it in the template or the pod)`,
+          { field: `spec.${list}`, code: 'TEMPLATE' },
+        );
       status[list].push(n);
     }
   }
@@ -141,7 +167,11 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
         status[kind].push(k);
         continue;
       }
-      if (have[k] !== v) throw new InjectError(`templates ${templates.join(', ')} set ${kind.slice(0, -1)} ${k} to ${quoteData(v)}, but the pod has ${quoteData(have[k])}: custom templates only add`, { field: `metadata.${kind}[${k}]`, code: 'TEMPLATE' });
+      if (have[k] !== v)
+        throw new InjectError(
+          `templates ${templates.join(', ')} set ${kind.slice(0, -1)} ${k} to ${quoteData(v)}, but the pod has ${quoteData(have[k])}: custom templates only add`,
+          { field: `metadata.${kind}[${k}]`, code: 'TEMPLATE' },
+        );
     }
   }
   const merged = strategicMerge({ metadata: out.metadata as JsonObject, spec: out.spec }, fragment, POD_SCHEMA);
@@ -155,6 +185,9 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
     const added = status[list].map((n) => entries.find((e) => e.name === n)!);
     result.spec[list] = list === 'initContainers' ? [...added, ...own] : [...own, ...added];
   }
-  result.metadata.annotations = { ...(result.metadata.annotations ?? {}), [CUSTOM_STATUS_ANNOTATION]: JSON.stringify(status) };
+  result.metadata.annotations = {
+    ...(result.metadata.annotations ?? {}),
+    [CUSTOM_STATUS_ANNOTATION]: JSON.stringify(status),
+  };
   return { pod: result, templates };
 }

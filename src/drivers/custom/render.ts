@@ -21,7 +21,10 @@ import { isJsonObject } from '../../json.ts';
  * - `values`: `spec.custom.values`.
  */
 export interface CustomTemplateData {
-  pod: { metadata: JsonObject & { labels: Record<string, string>; annotations: Record<string, string> }; spec: JsonObject };
+  pod: {
+    metadata: JsonObject & { labels: Record<string, string>; annotations: Record<string, string> };
+    spec: JsonObject;
+  };
   workload: { apiVersion: string; kind: string; name: string; namespace: string };
   namespace: NamespaceInfo;
   values: JsonObject;
@@ -31,17 +34,35 @@ export interface CustomTemplateData {
 const valuesCopies = new WeakMap<JsonObject, JsonObject>();
 
 /** Builds {@link CustomTemplateData} (copies: a template cannot change the pod). */
-export function customTemplateData(pod: PodTemplate, workload: WorkloadRef, namespace: NamespaceInfo | undefined, values: JsonObject): CustomTemplateData {
+export function customTemplateData(
+  pod: PodTemplate,
+  workload: WorkloadRef,
+  namespace: NamespaceInfo | undefined,
+  values: JsonObject,
+): CustomTemplateData {
   let valuesCopy = valuesCopies.get(values);
   if (!valuesCopy) valuesCopies.set(values, (valuesCopy = structuredClone(values)));
   const meta = structuredClone(pod.metadata) as JsonObject;
   return {
     pod: {
-      metadata: { ...meta, labels: { ...(pod.metadata.labels ?? {}) }, annotations: { ...(pod.metadata.annotations ?? {}) } },
+      metadata: {
+        ...meta,
+        labels: { ...(pod.metadata.labels ?? {}) },
+        annotations: { ...(pod.metadata.annotations ?? {}) },
+      },
       spec: structuredClone(pod.spec),
     },
-    workload: { apiVersion: workload.apiVersion, kind: workload.kind, name: workload.name, namespace: workload.namespace },
-    namespace: { name: workload.namespace, labels: { ...(namespace?.labels ?? {}) }, annotations: { ...(namespace?.annotations ?? {}) } },
+    workload: {
+      apiVersion: workload.apiVersion,
+      kind: workload.kind,
+      name: workload.name,
+      namespace: workload.namespace,
+    },
+    namespace: {
+      name: workload.namespace,
+      labels: { ...(namespace?.labels ?? {}) },
+      annotations: { ...(namespace?.annotations ?? {}) },
+    },
     values: valuesCopy,
   };
 }
@@ -58,7 +79,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
  */
 function withLine(reason: string): string {
   const miss = / - (\d+):(\d+)$/.exec(reason);
-  if (miss) return `line ${miss[1]}, column ${Number(miss[2]) + 1}: ${reason.slice(0, miss.index).replace(/ in (\[object Object\]|undefined)$/, '')}`;
+  if (miss)
+    return `line ${miss[1]}, column ${Number(miss[2]) + 1}: ${reason.slice(0, miss.index).replace(/ in (\[object Object\]|undefined)$/, '')}`;
   const parse = /^Parse error on line (\d+):\n(?:.*\n){2}(.*)$/.exec(reason);
   if (parse) return `line ${parse[1]}: syntax error: ${parse[2]}`;
   return reason.split('\n')[0]!;
@@ -78,7 +100,8 @@ export function renderCustomTemplate(name: string, t: CustomTemplate, data: Cust
   const { planName, source } = customSources(t, name);
   const parsed = planner.render(planName, source, data as unknown as Record<string, unknown>);
   if (parsed === null || parsed === undefined) return {};
-  if (!isJsonObject(parsed)) throw bad(name, t, 'did not render a YAML mapping (a pod fragment with metadata and spec)');
+  if (!isJsonObject(parsed))
+    throw bad(name, t, 'did not render a YAML mapping (a pod fragment with metadata and spec)');
   checkFragment(name, t, parsed);
   return parsed;
 }
@@ -121,14 +144,28 @@ function sourceOf(name: string, t: CustomTemplate): PlanSource {
 function checkFragment(name: string, t: CustomTemplate, parsed: JsonObject): void {
   for (const [top, v] of Object.entries(parsed)) {
     const allowed = ALLOWED[top];
-    if (!allowed) throw bad(name, t, `renders ${top}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`);
+    if (!allowed)
+      throw bad(
+        name,
+        t,
+        `renders ${top}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`,
+      );
     if (v === null) continue;
     if (!isJsonObject(v)) throw bad(name, t, `renders ${top} that is not a mapping`);
     for (const [k, x] of Object.entries(v)) {
-      if (!allowed.includes(k)) throw bad(name, t, `renders ${top}.${k}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`);
+      if (!allowed.includes(k))
+        throw bad(
+          name,
+          t,
+          `renders ${top}.${k}: a custom template may add only metadata.labels, metadata.annotations, spec.containers, spec.initContainers, spec.volumes and spec.imagePullSecrets (what its status annotation records and uninject removes)`,
+        );
       if (top === 'metadata') {
-        if (x !== null && (!isJsonObject(x) || Object.values(x).some((s) => typeof s !== 'string'))) throw bad(name, t, `renders ${top}.${k} that is not a map of strings (quote the values)`);
-      } else if (x !== null && (!Array.isArray(x) || x.some((e) => !isJsonObject(e) || typeof e.name !== 'string' || e.name === ''))) {
+        if (x !== null && (!isJsonObject(x) || Object.values(x).some((s) => typeof s !== 'string')))
+          throw bad(name, t, `renders ${top}.${k} that is not a map of strings (quote the values)`);
+      } else if (
+        x !== null &&
+        (!Array.isArray(x) || x.some((e) => !isJsonObject(e) || typeof e.name !== 'string' || e.name === ''))
+      ) {
         throw bad(name, t, `renders ${top}.${k} that is not a list of entries with a name`);
       }
     }

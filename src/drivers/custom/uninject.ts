@@ -19,7 +19,8 @@ import type { CustomSettings } from './config.ts';
 import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, selectedTemplates, type CustomStatus } from './inject.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 
-const namesIn = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter(isJsonObject).map((e) => String(e.name)) : []);
+const namesIn = (v: Json | undefined): string[] =>
+  Array.isArray(v) ? v.filter(isJsonObject).map((e) => String(e.name)) : [];
 const keysIn = (v: Json | undefined): string[] => (isJsonObject(v) ? Object.keys(v) : []);
 
 /**
@@ -41,7 +42,13 @@ export function checkCustomStatus(
   }
   const templates = [...new Set([...status.templates, ...selected])].filter((n) => where.settings.templates.has(n));
   const data = customTemplateData(stripped, where.workload, where.namespace, where.settings.values);
-  const added = { containers: new Set<string>(), initContainers: new Set<string>(), volumes: new Set<string>(), labels: new Set<string>(), annotations: new Set<string>() };
+  const added = {
+    containers: new Set<string>(),
+    initContainers: new Set<string>(),
+    volumes: new Set<string>(),
+    labels: new Set<string>(),
+    annotations: new Set<string>(),
+  };
   for (const name of templates) {
     const fragment = renderCustomTemplate(name, where.settings.templates.get(name)!, data);
     const spec = isJsonObject(fragment.spec) ? fragment.spec : {};
@@ -60,15 +67,30 @@ export function checkCustomStatus(
     ['label', status.labels, added.labels],
     ['annotation', status.annotations, added.annotations],
   ]);
-  if (item) throw untrustedRecordError(CUSTOM_STATUS_ANNOTATION, item, `no template (${templates.join(', ') || 'none defined'}) adds a ${item.kind} of that name`);
+  if (item)
+    throw untrustedRecordError(
+      CUSTOM_STATUS_ANNOTATION,
+      item,
+      `no template (${templates.join(', ') || 'none defined'}) adds a ${item.kind} of that name`,
+    );
 }
 
 /**
  * The custom driver's `uninject` hook: the generic removal already took away what the status lists; this
  * refuses the result unless the record passes {@link checkCustomStatus}. Returns `pod` unchanged.
  */
-export function uninjectCustom(pod: PodTemplate, _inv: Inventory, settings: CustomSettings, ctx: UninjectContext): PodTemplate {
+export function uninjectCustom(
+  pod: PodTemplate,
+  _inv: Inventory,
+  settings: CustomSettings,
+  ctx: UninjectContext,
+): PodTemplate {
   const status = parseCustomStatus(ctx.injected);
-  if (status) checkCustomStatus(pod, status, { workload: ctx.workload, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), settings });
+  if (status)
+    checkCustomStatus(pod, status, {
+      workload: ctx.workload,
+      ...(ctx.namespace ? { namespace: ctx.namespace } : {}),
+      settings,
+    });
   return pod;
 }

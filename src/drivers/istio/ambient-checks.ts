@@ -12,14 +12,28 @@ import type { Json, JsonObject, NamespaceInfo, ResourceId } from '../../model.ts
 import { matchesSelector } from '../../selection/label-selector.ts';
 import { NS_NAME_LABEL } from '../../selection/policy.ts';
 import type { PackageFinding, PackageResource, PackageView, PackageWorkload, ReasonInfo } from '../driver.ts';
-import { DATAPLANE_LABEL, labelsEnrol, namespaceEnrolled, USE_WAYPOINT_LABEL, USE_WAYPOINT_NAMESPACE_LABEL } from './ambient.ts';
+import {
+  DATAPLANE_LABEL,
+  labelsEnrol,
+  namespaceEnrolled,
+  USE_WAYPOINT_LABEL,
+  USE_WAYPOINT_NAMESPACE_LABEL,
+} from './ambient.ts';
 import { NS_INJECTION_LABEL, REV_LABEL } from './webhook.ts';
 
 /** The rules of `ambientFindings`, as data (SARIF rule descriptions). */
 export const AMBIENT_FINDINGS: Readonly<Record<string, ReasonInfo>> = {
-  'ambient-sidecar': { description: 'a workload ambient-enrolled by its labels carries an Istio sidecar, which takes precedence over ztunnel' },
-  'ambient-injection-label': { description: 'a namespace carries both istio.io/dataplane-mode=ambient and a sidecar injection label' },
-  'ambient-l7-policy': { description: 'an L7 AuthorizationPolicy selects ambient pods with a selector: not enforced without a waypoint (targetRefs)' },
+  'ambient-sidecar': {
+    description:
+      'a workload ambient-enrolled by its labels carries an Istio sidecar, which takes precedence over ztunnel',
+  },
+  'ambient-injection-label': {
+    description: 'a namespace carries both istio.io/dataplane-mode=ambient and a sidecar injection label',
+  },
+  'ambient-l7-policy': {
+    description:
+      'an L7 AuthorizationPolicy selects ambient pods with a selector: not enforced without a waypoint (targetRefs)',
+  },
   'waypoint-missing': { description: 'istio.io/use-waypoint names a waypoint Gateway the package does not hold' },
 };
 
@@ -28,7 +42,6 @@ export const AMBIENT_PACKAGE_KINDS: readonly string[] = ['Namespace', 'Service',
 
 const str = (v: Json | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 
-
 /** The namespace labels as a webhook or node agent sees them. */
 function labelsOf(namespaces: ReadonlyMap<string, NamespaceInfo>, ns: string): Record<string, string> {
   return { ...(namespaces.get(ns)?.labels ?? {}), [NS_NAME_LABEL]: ns };
@@ -36,7 +49,13 @@ function labelsOf(namespaces: ReadonlyMap<string, NamespaceInfo>, ns: string): R
 
 /** A namespace's identity: its Namespace object in the package, else a reference without a file (`spec.namespaces`). */
 function namespaceId(resources: readonly PackageResource[], name: string): ResourceId {
-  return resources.find((r) => r.value.kind === 'Namespace' && r.id.name === name)?.id ?? { apiVersion: 'v1', kind: 'Namespace', name };
+  return (
+    resources.find((r) => r.value.kind === 'Namespace' && r.id.name === name)?.id ?? {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      name,
+    }
+  );
 }
 
 /**
@@ -57,8 +76,12 @@ function injectionLabelFindings(pkg: PackageView): PackageFinding[] {
   const out: PackageFinding[] = [];
   for (const [name, info] of pkg.namespaces) {
     if (!namespaceEnrolled(info.labels)) continue;
-    const injection = info.labels[NS_INJECTION_LABEL] === 'enabled' ? `${NS_INJECTION_LABEL}=enabled`
-      : info.labels[REV_LABEL] !== undefined ? `${REV_LABEL}=${info.labels[REV_LABEL]}` : undefined;
+    const injection =
+      info.labels[NS_INJECTION_LABEL] === 'enabled'
+        ? `${NS_INJECTION_LABEL}=enabled`
+        : info.labels[REV_LABEL] !== undefined
+          ? `${REV_LABEL}=${info.labels[REV_LABEL]}`
+          : undefined;
     if (injection === undefined) continue;
     out.push({
       rule: 'ambient-injection-label',
@@ -73,12 +96,17 @@ function injectionLabelFindings(pkg: PackageView): PackageFinding[] {
 /** `ambient-sidecar`: a workload that its labels enrol in ambient and that carries a sidecar as written. */
 function sidecarFinding(w: PackageWorkload, pkg: PackageView): PackageFinding[] {
   if (!w.injected || !labelsEnrol(w.podLabels, labelsOf(pkg.namespaces, w.namespace))) return [];
-  const by = w.podLabels[DATAPLANE_LABEL] === 'ambient' ? `its pod label ${DATAPLANE_LABEL}=ambient` : `namespace ${w.namespace} (${DATAPLANE_LABEL}=ambient)`;
-  return [{
-    rule: 'ambient-sidecar',
-    id: w.id,
-    message: `it carries an Istio sidecar, though ${by} enrols it in ambient: the sidecar takes precedence and ztunnel skips the pod; set spec.istio.ambient: prefer to leave it to ztunnel, or label the pod ${DATAPLANE_LABEL}=none to keep the sidecar on purpose`,
-  }];
+  const by =
+    w.podLabels[DATAPLANE_LABEL] === 'ambient'
+      ? `its pod label ${DATAPLANE_LABEL}=ambient`
+      : `namespace ${w.namespace} (${DATAPLANE_LABEL}=ambient)`;
+  return [
+    {
+      rule: 'ambient-sidecar',
+      id: w.id,
+      message: `it carries an Istio sidecar, though ${by} enrols it in ambient: the sidecar takes precedence and ztunnel skips the pod; set spec.istio.ambient: prefer to leave it to ztunnel, or label the pod ${DATAPLANE_LABEL}=none to keep the sidecar on purpose`,
+    },
+  ];
 }
 
 /** The L7 attributes of an AuthorizationPolicy's rules (HTTP methods, paths, hosts, headers, request principals), as field names. */
@@ -89,11 +117,15 @@ export function l7Attributes(spec: JsonObject): string[] {
     if (!isJsonObject(rule)) continue;
     for (const to of Array.isArray(rule.to) ? rule.to : []) {
       const op = isJsonObject(to) ? to.operation : undefined;
-      if (isJsonObject(op)) for (const k of ['methods', 'notMethods', 'paths', 'notPaths', 'hosts', 'notHosts']) if (op[k] !== undefined) found.add(`operation.${k}`);
+      if (isJsonObject(op))
+        for (const k of ['methods', 'notMethods', 'paths', 'notPaths', 'hosts', 'notHosts'])
+          if (op[k] !== undefined) found.add(`operation.${k}`);
     }
     for (const from of Array.isArray(rule.from) ? rule.from : []) {
       const src = isJsonObject(from) ? from.source : undefined;
-      if (isJsonObject(src)) for (const k of ['requestPrincipals', 'notRequestPrincipals']) if (src[k] !== undefined) found.add(`source.${k}`);
+      if (isJsonObject(src))
+        for (const k of ['requestPrincipals', 'notRequestPrincipals'])
+          if (src[k] !== undefined) found.add(`source.${k}`);
     }
     for (const when of Array.isArray(rule.when) ? rule.when : []) {
       const key = isJsonObject(when) ? str(when.key) : undefined;
@@ -118,12 +150,14 @@ function l7PolicyFinding(r: PackageResource, pkg: PackageView): PackageFinding[]
   const matchLabels = stringsAt(spec, ['selector', 'matchLabels']);
   const selected = pkg.workloads.filter((w) => w.namespace === ns && matchesSelector({ matchLabels }, w.podLabels));
   if (selected.length > 0 && selected.every((w) => w.tags.dataplane === 'sidecar')) return [];
-  return [{
-    rule: 'ambient-l7-policy',
-    id: r.id,
-    field: 'spec.selector',
-    message: `it selects pods of namespace ${ns}, which is labelled ${DATAPLANE_LABEL}=ambient, with a selector and has L7 rules (${l7.join(', ')}): ztunnel enforces only L4, so these rules have no effect; attach it to a waypoint with targetRefs (kind Gateway or Service) instead of selector`,
-  }];
+  return [
+    {
+      rule: 'ambient-l7-policy',
+      id: r.id,
+      field: 'spec.selector',
+      message: `it selects pods of namespace ${ns}, which is labelled ${DATAPLANE_LABEL}=ambient, with a selector and has L7 rules (${l7.join(', ')}): ztunnel enforces only L4, so these rules have no effect; attach it to a waypoint with targetRefs (kind Gateway or Service) instead of selector`,
+    },
+  ];
 }
 
 /** A resource or workload naming a waypoint (`istio.io/use-waypoint`), with its namespace and where. */
@@ -137,15 +171,31 @@ interface WaypointUse {
 
 /** `waypoint-missing`: `istio.io/use-waypoint` naming a waypoint `Gateway` (gateway.networking.k8s.io) not in the package. */
 function waypointFindings(pkg: PackageView): PackageFinding[] {
-  const gateways = new Set(pkg.resources
-    .filter((r) => r.value.kind === 'Gateway' && str(r.value.apiVersion)?.startsWith('gateway.networking.k8s.io/'))
-    .map((r) => `${r.id.namespace ?? pkg.config.defaultNamespace}/${r.id.name}`));
+  const gateways = new Set(
+    pkg.resources
+      .filter((r) => r.value.kind === 'Gateway' && str(r.value.apiVersion)?.startsWith('gateway.networking.k8s.io/'))
+      .map((r) => `${r.id.namespace ?? pkg.config.defaultNamespace}/${r.id.name}`),
+  );
   const uses: WaypointUse[] = [
-    ...[...pkg.namespaces].map(([name, info]) => ({ id: namespaceId(pkg.resources, name), field: 'metadata.labels', what: `namespace ${name}`, labels: info.labels, namespace: name })),
-    ...pkg.resources.filter((r) => r.value.kind === 'Service').map((r) => {
-      const namespace = r.id.namespace ?? pkg.config.defaultNamespace;
-      return { id: r.id, field: 'metadata.labels', what: `Service ${namespace}/${r.id.name}`, labels: stringsAt(r.value, ['metadata', 'labels']), namespace };
-    }),
+    ...[...pkg.namespaces].map(([name, info]) => ({
+      id: namespaceId(pkg.resources, name),
+      field: 'metadata.labels',
+      what: `namespace ${name}`,
+      labels: info.labels,
+      namespace: name,
+    })),
+    ...pkg.resources
+      .filter((r) => r.value.kind === 'Service')
+      .map((r) => {
+        const namespace = r.id.namespace ?? pkg.config.defaultNamespace;
+        return {
+          id: r.id,
+          field: 'metadata.labels',
+          what: `Service ${namespace}/${r.id.name}`,
+          labels: stringsAt(r.value, ['metadata', 'labels']),
+          namespace,
+        };
+      }),
     ...pkg.workloads.map((w) => ({ id: w.id, what: 'its pod', labels: w.podLabels, namespace: w.namespace })),
   ];
   const out: PackageFinding[] = [];

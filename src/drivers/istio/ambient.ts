@@ -34,7 +34,10 @@ export function namespaceEnrolled(namespaceLabels: Readonly<Record<string, strin
  * pod labelled `istio.io/dataplane-mode=ambient`, or its namespace labelled so and the pod's own label not
  * `none`. Whether the pod has a sidecar is not looked at here (see `dataplaneOf`).
  */
-export function labelsEnrol(podLabels: Readonly<Record<string, string>>, namespaceLabels: Readonly<Record<string, string>>): boolean {
+export function labelsEnrol(
+  podLabels: Readonly<Record<string, string>>,
+  namespaceLabels: Readonly<Record<string, string>>,
+): boolean {
   const own = podLabels[DATAPLANE_LABEL];
   return own === 'ambient' || (own !== 'none' && namespaceEnrolled(namespaceLabels));
 }
@@ -43,7 +46,11 @@ export function labelsEnrol(podLabels: Readonly<Record<string, string>>, namespa
  * Why the labels enrol a pod in ambient (for a decision's detail), or undefined when they do not
  * (`labelsEnrol`). `namespace` is the pod's namespace.
  */
-export function enrolmentDetail(podLabels: Readonly<Record<string, string>>, namespace: string, namespaceLabels: Readonly<Record<string, string>>): string | undefined {
+export function enrolmentDetail(
+  podLabels: Readonly<Record<string, string>>,
+  namespace: string,
+  namespaceLabels: Readonly<Record<string, string>>,
+): string | undefined {
   if (podLabels[DATAPLANE_LABEL] === 'ambient') return `the pod is labelled ${DATAPLANE_LABEL}=ambient`;
   if (!labelsEnrol(podLabels, namespaceLabels)) return undefined;
   return `namespace ${namespace} is labelled ${DATAPLANE_LABEL}=ambient and the pod is not labelled ${DATAPLANE_LABEL}=none`;
@@ -59,7 +66,11 @@ export function hasSidecar(pod: PodTemplate): boolean {
  * (the sidecar takes precedence: ztunnel skips such a pod), else `ambient` when the labels enrol it
  * (`labelsEnrol`), else `none`.
  */
-export function dataplaneOf(pod: PodTemplate, podLabels: Readonly<Record<string, string>>, namespaceLabels: Readonly<Record<string, string>>): DataplaneMode {
+export function dataplaneOf(
+  pod: PodTemplate,
+  podLabels: Readonly<Record<string, string>>,
+  namespaceLabels: Readonly<Record<string, string>>,
+): DataplaneMode {
   if (hasSidecar(pod)) return 'sidecar';
   return labelsEnrol(podLabels, namespaceLabels) ? 'ambient' : 'none';
 }

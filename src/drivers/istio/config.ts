@@ -95,7 +95,15 @@ function fromConfigMapStrings(raw: Record<string, unknown>): RawIstio {
   for (const [k, v] of Object.entries(raw)) {
     if (typeof v !== 'string') continue;
     if (BOOLEAN_KEYS.has(k)) setOwn(out, k, v === 'true');
-    else if (LIST_KEYS.has(k)) setOwn(out, k, v.split(',').map((x) => x.trim()).filter((x) => x !== ''));
+    else if (LIST_KEYS.has(k))
+      setOwn(
+        out,
+        k,
+        v
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== ''),
+      );
     else setOwn(out, k, v);
   }
   return out as RawIstio;
@@ -134,16 +142,28 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
     alwaysInjectSelector: input.explicit.alwaysInjectSelector ?? injector?.alwaysInjectSelector,
   };
 
-  const { policy, never, always, byDefault, revision } = resolveValueSettings(values, fromValues, explicit, istio, input.path, core, issues);
+  const { policy, never, always, byDefault, revision } = resolveValueSettings(
+    values,
+    fromValues,
+    explicit,
+    istio,
+    input.path,
+    core,
+    issues,
+  );
 
   const env = { ...(istio.env ?? {}) };
   const swi = userValues.sidecarInjectorWebhook;
-  const templates = resolveTemplates({
-    valuesTemplates: isJsonObject(swi) ? swi.templates : undefined,
-    injectorConfig: injector,
-    version: istio.version ?? '',
-    env,
-  }, input.path, issues);
+  const templates = resolveTemplates(
+    {
+      valuesTemplates: isJsonObject(swi) ? swi.templates : undefined,
+      injectorConfig: injector,
+      version: istio.version ?? '',
+      env,
+    },
+    input.path,
+    issues,
+  );
   checkImageValues(values, at('values'), issues, warnings);
 
   const selection = istio.selection ?? 'kube-inject';
@@ -213,13 +233,48 @@ function resolveValueSettings(
   issues: ConfigIssue[],
 ): ValueSettings {
   const at = (key: string) => `${path}.${key}`;
-  const policy = fromValues.pick(explicit.policy, `${core}.policy`, ['global', 'proxy', 'autoInject'], isPolicy, 'enabled or disabled') ?? 'enabled';
-  const never = fromValues.pick(explicit.neverInjectSelector, `${core}.neverInjectSelector`, ['sidecarInjectorWebhook', 'neverInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
-  const always = fromValues.pick(explicit.alwaysInjectSelector, `${core}.alwaysInjectSelector`, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], isSelectorList, 'a list of label selectors') ?? [];
-  const byDefault = fromValues.pick(istio.enableNamespacesByDefault, at('enableNamespacesByDefault'), ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], isBoolean, 'a boolean') ?? false;
-  const revision = fromValues.pick(istio.revision, at('revision'), ['revision'], isRevision, 'empty or a DNS label') ?? '';
-  if (explicit.neverInjectSelector === undefined) never.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`)));
-  if (explicit.alwaysInjectSelector === undefined) always.forEach((s, i) => issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`)));
+  const policy =
+    fromValues.pick(
+      explicit.policy,
+      `${core}.policy`,
+      ['global', 'proxy', 'autoInject'],
+      isPolicy,
+      'enabled or disabled',
+    ) ?? 'enabled';
+  const never =
+    fromValues.pick(
+      explicit.neverInjectSelector,
+      `${core}.neverInjectSelector`,
+      ['sidecarInjectorWebhook', 'neverInjectSelector'],
+      isSelectorList,
+      'a list of label selectors',
+    ) ?? [];
+  const always =
+    fromValues.pick(
+      explicit.alwaysInjectSelector,
+      `${core}.alwaysInjectSelector`,
+      ['sidecarInjectorWebhook', 'alwaysInjectSelector'],
+      isSelectorList,
+      'a list of label selectors',
+    ) ?? [];
+  const byDefault =
+    fromValues.pick(
+      istio.enableNamespacesByDefault,
+      at('enableNamespacesByDefault'),
+      ['sidecarInjectorWebhook', 'enableNamespacesByDefault'],
+      isBoolean,
+      'a boolean',
+    ) ?? false;
+  const revision =
+    fromValues.pick(istio.revision, at('revision'), ['revision'], isRevision, 'empty or a DNS label') ?? '';
+  if (explicit.neverInjectSelector === undefined)
+    never.forEach((s, i) =>
+      issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`)),
+    );
+  if (explicit.alwaysInjectSelector === undefined)
+    always.forEach((s, i) =>
+      issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`)),
+    );
   setIn(values, ['global', 'proxy', 'autoInject'], policy);
   setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never as unknown as Json);
   setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always as unknown as Json);
@@ -236,13 +291,21 @@ function tagsOf(istio: RawIstio, revision: string, path: string, issues: ConfigI
   const tags = istio.revisionTags;
   if (tags === undefined) return [];
   if (Array.isArray(tags)) {
-    if (istio.revisions) issues.push({ path, message: `${path} must map each tag to a revision of spec.istio.revisions ({tag: revision}), not list tags` });
+    if (istio.revisions)
+      issues.push({
+        path,
+        message: `${path} must map each tag to a revision of spec.istio.revisions ({tag: revision}), not list tags`,
+      });
     return tags;
   }
   if (istio.revisions) return [];
   const own = revision === '' ? 'default' : revision;
   for (const [tag, rev] of Object.entries(tags)) {
-    if (rev !== own) issues.push({ path: `${path}.${tag}`, message: `${path}.${tag} names revision "${rev}", but this config serves only revision "${own}"; list it under spec.istio.revisions` });
+    if (rev !== own)
+      issues.push({
+        path: `${path}.${tag}`,
+        message: `${path}.${tag} names revision "${rev}", but this config serves only revision "${own}"; list it under spec.istio.revisions`,
+      });
   }
   return Object.keys(tags);
 }
@@ -254,15 +317,27 @@ function tagsOf(istio: RawIstio, revision: string, path: string, issues: ConfigI
  * Issues: a tag naming no revision; a `revision` field that is not one of them; the default webhooks (the revision
  * `default`, or the tag `default`) held by two revisions.
  */
-function loadRevisions(istio: RawIstio, input: DriverConfigInput, issues: ConfigIssue[], warnings: string[]): Array<ServedRevision & { settings: IstioSettings }> {
+function loadRevisions(
+  istio: RawIstio,
+  input: DriverConfigInput,
+  issues: ConfigIssue[],
+  warnings: string[],
+): Array<ServedRevision & { settings: IstioSettings }> {
   const revisions = istio.revisions!;
   const path = `${input.path}.revisions`;
   const tagMap = istio.revisionTags !== undefined && !Array.isArray(istio.revisionTags) ? istio.revisionTags : {};
   for (const [tag, rev] of Object.entries(tagMap)) {
-    if (!Object.hasOwn(revisions, rev)) issues.push({ path: `${input.path}.revisionTags.${tag}`, message: `${input.path}.revisionTags.${tag} names revision "${rev}", which is not under ${path} (${Object.keys(revisions).join(', ')})` });
+    if (!Object.hasOwn(revisions, rev))
+      issues.push({
+        path: `${input.path}.revisionTags.${tag}`,
+        message: `${input.path}.revisionTags.${tag} names revision "${rev}", which is not under ${path} (${Object.keys(revisions).join(', ')})`,
+      });
   }
   if (istio.revision !== undefined && !Object.hasOwn(revisions, istio.revision === '' ? 'default' : istio.revision)) {
-    issues.push({ path: `${input.path}.revision`, message: `${input.path}.revision is "${istio.revision}", which is not under ${path}; with several revisions each workload is injected by the revision its namespace or pod selects` });
+    issues.push({
+      path: `${input.path}.revision`,
+      message: `${input.path}.revision is "${istio.revision}", which is not under ${path}; with several revisions each workload is injected by the revision its namespace or pod selects`,
+    });
   }
   const served = Object.entries(revisions).map(([name, own]) => {
     const raw: Record<string, unknown> = { ...istio, revision: name === 'default' ? '' : name, revisionTags: [] };
@@ -271,12 +346,17 @@ function loadRevisions(istio: RawIstio, input: DriverConfigInput, issues: Config
     const loaded = loadIstioConfig({ ...input, raw, path: `${path}.${name}` });
     issues.push(...loaded.issues);
     warnings.push(...loaded.warnings.filter((w) => !warnings.includes(w)));
-    const tags = Object.entries(tagMap).filter(([, rev]) => rev === name).map(([tag]) => tag);
+    const tags = Object.entries(tagMap)
+      .filter(([, rev]) => rev === name)
+      .map(([tag]) => tag);
     return { revision: loaded.settings.revision, tags, settings: { ...loaded.settings, revisionTags: tags } };
   });
   const holders = served.filter((r) => r.revision === '' || r.tags.includes('default'));
   if (holders.length > 1) {
-    issues.push({ path: `${input.path}.revisionTags`, message: `two revisions would hold Istio's default webhooks (the revision "default" or the tag "default"): ${holders.map((r) => r.revision || 'default').join(', ')}` });
+    issues.push({
+      path: `${input.path}.revisionTags`,
+      message: `two revisions would hold Istio's default webhooks (the revision "default" or the tag "default"): ${holders.map((r) => r.revision || 'default').join(', ')}`,
+    });
   }
   return served;
 }
@@ -293,7 +373,12 @@ function warnInertFields(istio: RawIstio, selection: string, at: (key: string) =
 }
 
 /** Values that name images: a wrong type would silently render a wrong image reference. */
-const IMAGE_VALUE_PATHS: ReadonlyArray<readonly string[]> = [['global', 'hub'], ['global', 'proxy', 'image'], ['global', 'proxy_init', 'image'], ['global', 'variant']];
+const IMAGE_VALUE_PATHS: ReadonlyArray<readonly string[]> = [
+  ['global', 'hub'],
+  ['global', 'proxy', 'image'],
+  ['global', 'proxy_init', 'image'],
+  ['global', 'variant'],
+];
 
 /**
  * Checks the image values after merging: `global.hub`, `global.proxy.image`, `global.proxy_init.image` and
@@ -313,7 +398,9 @@ function checkImageValues(values: JsonObject, valuesPath: string, issues: Config
   if (tag !== undefined && tag !== null && typeof tag !== 'string' && typeof tag !== 'number') {
     issues.push({ path: field, message: `${field} must be a string or a number; got ${quoteValue(tag)}` });
   } else if (typeof tag === 'number' && !Number.isInteger(tag)) {
-    warnings.push(`${field} is the number ${tag}: an unquoted YAML version such as 1.20 reads as the float ${tag} and the image tag becomes "${tag}"; quote it ("1.20")`);
+    warnings.push(
+      `${field} is the number ${tag}: an unquoted YAML version such as 1.20 reads as the float ${tag} and the image tag becomes "${tag}"; quote it ("1.20")`,
+    );
   }
 }
 
@@ -322,7 +409,12 @@ function checkImageValues(values: JsonObject, valuesPath: string, issues: Config
  * ConfigMap content (values: JSON, else YAML; meshConfig: YAML). Empty text is `{}`. Pushes an issue and
  * returns `{}` when the text does not parse or does not hold an object.
  */
-function parseEmbedded(input: JsonObject | string | undefined, path: string, what: 'values' | 'meshConfig', issues: ConfigIssue[]): JsonObject {
+function parseEmbedded(
+  input: JsonObject | string | undefined,
+  path: string,
+  what: 'values' | 'meshConfig',
+  issues: ConfigIssue[],
+): JsonObject {
   if (input === undefined) return {};
   if (typeof input !== 'string') return input;
   let parsed: unknown;
@@ -338,22 +430,40 @@ function parseEmbedded(input: JsonObject | string | undefined, path: string, wha
       if (doc.errors.length > 0) throw doc.errors[0]!;
       parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null)); // plain JSON only (no Infinity, binary)
     } catch (e) {
-      issues.push({ path, message: `${path} is a string but not valid ${expected}: ${String((e as Error).message).split('\n')[0]}` });
+      issues.push({
+        path,
+        message: `${path} is a string but not valid ${expected}: ${String((e as Error).message).split('\n')[0]}`,
+      });
       return {};
     }
   }
   if (parsed === null || parsed === undefined) return {};
   if (!isJsonObject(parsed as Json)) {
-    issues.push({ path, message: `${path} must hold a ${expected} object (a map of settings); got ${Array.isArray(parsed) ? 'a list' : typeof parsed}` });
+    issues.push({
+      path,
+      message: `${path} must hold a ${expected} object (a map of settings); got ${Array.isArray(parsed) ? 'a list' : typeof parsed}`,
+    });
     return {};
   }
   return parsed as JsonObject;
 }
 
 /** Reads derived settings from the merged values, checking their type; see `loadIstioConfig` for precedence. */
-function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: string, issues: ConfigIssue[], warnings: string[]) {
+function valuesReader(
+  values: JsonObject,
+  userValues: JsonObject,
+  valuesPath: string,
+  issues: ConfigIssue[],
+  warnings: string[],
+) {
   return {
-    pick<T>(explicit: T | undefined, explicitPath: string, keys: string[], check: (v: unknown) => v is T, expected: string): T | undefined {
+    pick<T>(
+      explicit: T | undefined,
+      explicitPath: string,
+      keys: string[],
+      check: (v: unknown) => v is T,
+      expected: string,
+    ): T | undefined {
       const fromUser = getIn(userValues, keys);
       const source = `${valuesPath}.${keys.join('.')}`;
       if (explicit !== undefined) {
@@ -373,7 +483,6 @@ function valuesReader(values: JsonObject, userValues: JsonObject, valuesPath: st
   };
 }
 
-
 function setIn(obj: JsonObject, keys: string[], value: Json): void {
   let cur = obj;
   for (const k of keys.slice(0, -1)) {
@@ -386,18 +495,28 @@ function setIn(obj: JsonObject, keys: string[], value: Json): void {
 
 const isPolicy = (v: unknown): v is 'enabled' | 'disabled' => v === 'enabled' || v === 'disabled';
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
-const isRevision = (v: unknown): v is string => typeof v === 'string' && /^(?=.{0,63}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/.test(v);
+const isRevision = (v: unknown): v is string =>
+  typeof v === 'string' && /^(?=.{0,63}$)([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/.test(v);
 
 /** Shape check of a selector list taken from free-form values (the JSON Schema does not cover values). */
 function isSelectorList(v: unknown): v is LabelSelector[] {
   if (!Array.isArray(v)) return false;
   const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === 'string');
   const obj = (x: unknown): x is Record<string, unknown> => isJsonObject(x as Json);
-  return v.every((s) => obj(s)
-    && Object.keys(s).every((k) => k === 'matchLabels' || k === 'matchExpressions')
-    && (s.matchLabels === undefined || (obj(s.matchLabels) && Object.values(s.matchLabels).every((x) => typeof x === 'string')))
-    && (s.matchExpressions === undefined || (Array.isArray(s.matchExpressions) && s.matchExpressions.every((e) => obj(e)
-      && typeof e.key === 'string'
-      && ['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator as string)
-      && (e.values === undefined || strings(e.values))))));
+  return v.every(
+    (s) =>
+      obj(s) &&
+      Object.keys(s).every((k) => k === 'matchLabels' || k === 'matchExpressions') &&
+      (s.matchLabels === undefined ||
+        (obj(s.matchLabels) && Object.values(s.matchLabels).every((x) => typeof x === 'string'))) &&
+      (s.matchExpressions === undefined ||
+        (Array.isArray(s.matchExpressions) &&
+          s.matchExpressions.every(
+            (e) =>
+              obj(e) &&
+              typeof e.key === 'string' &&
+              ['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator as string) &&
+              (e.values === undefined || strings(e.values)),
+          ))),
+  );
 }

@@ -30,10 +30,19 @@ export function configMapVersion(labels: Record<string, unknown>): string {
  * ConfigMap of the configured revision, the run's templates and values come from it. Returns the settings
  * unchanged otherwise. Notes say which ConfigMap was used, or why one was not.
  */
-export function withInjectorConfigMap(settings: IstioSettings, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: IstioSettings; notes: string[] } {
+export function withInjectorConfigMap(
+  settings: IstioSettings,
+  configMaps: (names: readonly string[]) => readonly JsonObject[],
+): { settings: IstioSettings; notes: string[] } {
   const want = settings.revision === '' ? 'istio-sidecar-injector' : `istio-sidecar-injector-${settings.revision}`;
-  const found = configMaps([want]).filter((r) => r.kind === 'ConfigMap' && r.apiVersion === 'v1'
-    && isJsonObject(r.metadata) && r.metadata.name === want && isJsonObject(r.data));
+  const found = configMaps([want]).filter(
+    (r) =>
+      r.kind === 'ConfigMap' &&
+      r.apiVersion === 'v1' &&
+      isJsonObject(r.metadata) &&
+      r.metadata.name === want &&
+      isJsonObject(r.data),
+  );
   if (found.length === 0) return { settings, notes: [] };
   const cm = found[0] as JsonObject;
   const meta = cm.metadata as JsonObject;
@@ -51,22 +60,32 @@ export function withInjectorConfigMap(settings: IstioSettings, configMaps: (name
       if (isJsonObject(parsed)) cmValues = parsed;
       else issues.push({ path: `${where} data.values`, message: `${where} data.values is not a JSON object` });
     } catch (e) {
-      issues.push({ path: `${where} data.values`, message: `${where} data.values is not JSON: ${(e as Error).message}` });
+      issues.push({
+        path: `${where} data.values`,
+        message: `${where} data.values is not JSON: ${(e as Error).message}`,
+      });
     }
   }
   if (!config || issues.length > 0) {
-    return { settings, notes: [`${where} in the input is not used: ${issues.map((i) => i.message).join('; ') || 'no config'}`] };
+    return {
+      settings,
+      notes: [`${where} in the input is not used: ${issues.map((i) => i.message).join('; ') || 'no config'}`],
+    };
   }
   const labels = isJsonObject(meta.labels) ? meta.labels : {};
   const version = configMapVersion(labels);
   const swi = settings.sourceInputs.userValues.sidecarInjectorWebhook;
-  const templates = resolveTemplates({
-    valuesTemplates: isJsonObject(swi) ? swi.templates : undefined,
-    injectorConfig: undefined,
-    configMap: { config, version },
-    version: settings.sourceInputs.version,
-    env: settings.env,
-  }, 'spec.istio', issues);
+  const templates = resolveTemplates(
+    {
+      valuesTemplates: isJsonObject(swi) ? swi.templates : undefined,
+      injectorConfig: undefined,
+      configMap: { config, version },
+      version: settings.sourceInputs.version,
+      env: settings.env,
+    },
+    'spec.istio',
+    issues,
+  );
   if (issues.length > 0) {
     return { settings, notes: [`${where} in the input is not used: ${issues.map((i) => i.message).join('; ')}`] };
   }
@@ -74,6 +93,8 @@ export function withInjectorConfigMap(settings: IstioSettings, configMaps: (name
   const more = found.length > 1 ? ` (${found.length} such ConfigMaps in the input; the first is used)` : '';
   return {
     settings: { ...settings, values, templates },
-    notes: [`Istio templates and values from ${where} in the input (Istio ${templates.version || 'version unknown'})${more}`],
+    notes: [
+      `Istio templates and values from ${where} in the input (Istio ${templates.version || 'version unknown'})${more}`,
+    ],
   };
 }

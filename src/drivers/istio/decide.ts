@@ -66,7 +66,12 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
     if (!route.matched) {
       trace.push({ rule: 'istio.webhook', saw: route.detail, outcome: 'decided' });
       return {
-        verdict: { inject: false, reason: 'webhook-not-selected', detail: `no injection webhook selects it: ${route.detail}`, namespaceBased: true },
+        verdict: {
+          inject: false,
+          reason: 'webhook-not-selected',
+          detail: `no injection webhook selects it: ${route.detail}`,
+          namespaceBased: true,
+        },
         warnings,
         trace,
       };
@@ -85,12 +90,18 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
     const read = readInjectValue(raw, settings.strictInjectValues, where);
     if (read.warning) warnings.push(read.warning);
     if (read.value !== 'unset') {
-      const shadowed = hasLabel && hasAnnotation && annotations[INJECT_LABEL] !== raw
-        ? ` (the label takes precedence over the annotation "${annotations[INJECT_LABEL]}")` : '';
+      const shadowed =
+        hasLabel && hasAnnotation && annotations[INJECT_LABEL] !== raw
+          ? ` (the label takes precedence over the annotation "${annotations[INJECT_LABEL]}")`
+          : '';
       const detail = `${where} is "${raw}"${shadowed}`;
       trace.push({ rule: `istio.inject-${source}`, saw: detail, outcome: 'decided' });
       return {
-        verdict: { inject: read.value === 'true', reason: `${source}-${read.value}`, detail: routedBy ? `${detail}; ${routedBy.detail}` : detail },
+        verdict: {
+          inject: read.value === 'true',
+          reason: `${source}-${read.value}`,
+          detail: routedBy ? `${detail}; ${routedBy.detail}` : detail,
+        },
         warnings,
         trace,
         ...(tags ? { tags } : {}),
@@ -101,7 +112,13 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
     trace.push({ rule: 'istio.inject-label', saw: `no ${INJECT_LABEL} label or annotation`, outcome: 'pass' });
   }
   // The webhook that selected the pod: the driver's `fallback: 'with-policy'` trait (the policy still decides).
-  return { ...(routedBy ? { fallback: routedBy } : {}), undecided: `no ${INJECT_LABEL} label or annotation decides`, warnings, trace, ...(tags ? { tags } : {}) };
+  return {
+    ...(routedBy ? { fallback: routedBy } : {}),
+    undecided: `no ${INJECT_LABEL} label or annotation decides`,
+    warnings,
+    trace,
+    ...(tags ? { tags } : {}),
+  };
 }
 
 /**
@@ -115,11 +132,18 @@ function preferAmbient(input: DriverDecideInput<IstioSettings>): DriverDecision 
   if (why === undefined) return undefined;
   const asks = labels[INJECT_LABEL] === 'true' || input.podMeta.annotations?.[INJECT_LABEL] === 'true';
   const warnings = asks
-    ? [`the pod asks for a sidecar (${INJECT_LABEL}=true), but ${why} and spec.istio.ambient is prefer: it is left to ztunnel; label the pod ${DATAPLANE_LABEL}=none to keep its sidecar`]
+    ? [
+        `the pod asks for a sidecar (${INJECT_LABEL}=true), but ${why} and spec.istio.ambient is prefer: it is left to ztunnel; label the pod ${DATAPLANE_LABEL}=none to keep its sidecar`,
+      ]
     : [];
   const detail = `${why}: ztunnel serves it (spec.istio.ambient: prefer)`;
   return {
-    verdict: { inject: false, reason: 'ambient-enrolled', detail, namespaceBased: labels[DATAPLANE_LABEL] !== 'ambient' },
+    verdict: {
+      inject: false,
+      reason: 'ambient-enrolled',
+      detail,
+      namespaceBased: labels[DATAPLANE_LABEL] !== 'ambient',
+    },
     warnings,
     trace: [{ rule: 'istio.ambient', saw: detail, outcome: 'decided' }],
   };

@@ -22,16 +22,39 @@ import type { DriverFlags, FlagValue, SectionOverride } from '../driver.ts';
 /** The istioctl flags, in `--help` order. */
 const OPTIONS: DriverFlags['options'] = [
   { name: 'revision', arg: 'REV', help: 'Istio control-plane revision (spec.istio.revision)' },
-  { name: 'meshConfigFile', arg: 'FILE', file: true, help: "Istio mesh config: the istio ConfigMap's `mesh` (or the ConfigMap itself)" },
-  { name: 'valuesFile', arg: 'FILE', file: true, help: "injector values JSON: the istio-sidecar-injector ConfigMap's `values` (or the ConfigMap)" },
-  { name: 'injectConfigFile', arg: 'FILE', file: true, help: "injector config: the istio-sidecar-injector ConfigMap's `config` (or the ConfigMap)" },
-  { name: 'operatorFileName', arg: 'FILE', file: true, help: 'an IstioOperator whose spec.values and spec.meshConfig are used' },
+  {
+    name: 'meshConfigFile',
+    arg: 'FILE',
+    file: true,
+    help: "Istio mesh config: the istio ConfigMap's `mesh` (or the ConfigMap itself)",
+  },
+  {
+    name: 'valuesFile',
+    arg: 'FILE',
+    file: true,
+    help: "injector values JSON: the istio-sidecar-injector ConfigMap's `values` (or the ConfigMap)",
+  },
+  {
+    name: 'injectConfigFile',
+    arg: 'FILE',
+    file: true,
+    help: "injector config: the istio-sidecar-injector ConfigMap's `config` (or the ConfigMap)",
+  },
+  {
+    name: 'operatorFileName',
+    arg: 'FILE',
+    file: true,
+    help: 'an IstioOperator whose spec.values and spec.meshConfig are used',
+  },
 ];
 
 function readYaml(name: string, text: string): unknown {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
-  if (err) throw new Error(`${name}: not YAML or JSON: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '')}`);
+  if (err)
+    throw new Error(
+      `${name}: not YAML or JSON: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '')}`,
+    );
   return JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null));
 }
 
@@ -41,8 +64,15 @@ function readYaml(name: string, text: string): unknown {
  * never have at the top) is refused by its kind and name only: its content is not shown (issue #19).
  */
 function configMapData(value: unknown, key: string, name: string): string | undefined {
-  if (isJsonObject(value) && value.kind !== 'ConfigMap' && typeof value.kind === 'string' && typeof value.apiVersion === 'string') {
-    throw new Error(`${name}: ${describeObject(value)} is neither the content nor the ConfigMap this flag takes; its content is not shown`);
+  if (
+    isJsonObject(value) &&
+    value.kind !== 'ConfigMap' &&
+    typeof value.kind === 'string' &&
+    typeof value.apiVersion === 'string'
+  ) {
+    throw new Error(
+      `${name}: ${describeObject(value)} is neither the content nor the ConfigMap this flag takes; its content is not shown`,
+    );
   }
   if (!isJsonObject(value) || value.kind !== 'ConfigMap') return undefined;
   const data = value.data;
@@ -64,18 +94,23 @@ function mapFrom(name: string, text: string, key: string): JsonObject {
 function operatorOverrides({ name, text }: FlagValue, o: Map<string, SectionOverride>): void {
   const iop = readYaml(name, text);
   if (!isJsonObject(iop) || iop.kind !== 'IstioOperator') {
-    throw new Error(`${name}: expected an IstioOperator (kind: IstioOperator); got ${isJsonObject(iop) ? `kind ${quoteData(iop.kind)}` : describeShape(iop)}`);
+    throw new Error(
+      `${name}: expected an IstioOperator (kind: IstioOperator); got ${isJsonObject(iop) ? `kind ${quoteData(iop.kind)}` : describeShape(iop)}`,
+    );
   }
   const spec = isJsonObject(iop.spec) ? iop.spec : {};
   if (spec.values !== undefined) {
-    if (!isJsonObject(spec.values)) throw new Error(`${name}: spec.values must be a map; got ${describeShape(spec.values)}`);
+    if (!isJsonObject(spec.values))
+      throw new Error(`${name}: spec.values must be a map; got ${describeShape(spec.values)}`);
     o.set('values', { field: 'values', value: spec.values, from: name, configMap: 'json' });
   }
   if (spec.meshConfig !== undefined) {
-    if (!isJsonObject(spec.meshConfig)) throw new Error(`${name}: spec.meshConfig must be a map; got ${describeShape(spec.meshConfig)}`);
+    if (!isJsonObject(spec.meshConfig))
+      throw new Error(`${name}: spec.meshConfig must be a map; got ${describeShape(spec.meshConfig)}`);
     o.set('meshConfig', { field: 'meshConfig', value: spec.meshConfig, from: name, configMap: 'json' });
   }
-  if (typeof spec.revision === 'string' && spec.revision !== '') o.set('revision', { field: 'revision', value: spec.revision, from: `${name} spec.revision`, configMap: 'text' });
+  if (typeof spec.revision === 'string' && spec.revision !== '')
+    o.set('revision', { field: 'revision', value: spec.revision, from: `${name} spec.revision`, configMap: 'text' });
 }
 
 /**
@@ -86,18 +121,33 @@ function operatorOverrides({ name, text }: FlagValue, o: Map<string, SectionOver
  * @returns the overrides (revision, values, meshConfig, injectorConfig), or the message of the first file that
  *   cannot be used (names the flag and file)
  */
-function istioFlagOverrides(f: Readonly<Record<string, FlagValue>>): { ok: true; overrides: SectionOverride[] } | { ok: false; message: string } {
+function istioFlagOverrides(
+  f: Readonly<Record<string, FlagValue>>,
+): { ok: true; overrides: SectionOverride[] } | { ok: false; message: string } {
   const o = new Map<string, SectionOverride>();
   try {
     if (f.operatorFileName) operatorOverrides(f.operatorFileName, o);
-    if (f.valuesFile) o.set('values', { field: 'values', value: mapFrom(f.valuesFile.name, f.valuesFile.text, 'values'), from: f.valuesFile.name, configMap: 'json' });
-    if (f.meshConfigFile) o.set('meshConfig', { field: 'meshConfig', value: mapFrom(f.meshConfigFile.name, f.meshConfigFile.text, 'mesh'), from: f.meshConfigFile.name, configMap: 'json' });
+    if (f.valuesFile)
+      o.set('values', {
+        field: 'values',
+        value: mapFrom(f.valuesFile.name, f.valuesFile.text, 'values'),
+        from: f.valuesFile.name,
+        configMap: 'json',
+      });
+    if (f.meshConfigFile)
+      o.set('meshConfig', {
+        field: 'meshConfig',
+        value: mapFrom(f.meshConfigFile.name, f.meshConfigFile.text, 'mesh'),
+        from: f.meshConfigFile.name,
+        configMap: 'json',
+      });
     if (f.injectConfigFile) {
       const { name, text } = f.injectConfigFile;
       const inner = configMapData(readYaml(name, text), 'config', name);
       o.set('injectorConfig', { field: 'injectorConfig', value: inner ?? text, from: name });
     }
-    if (f.revision !== undefined) o.set('revision', { field: 'revision', value: f.revision.text, from: '--revision', configMap: 'text' });
+    if (f.revision !== undefined)
+      o.set('revision', { field: 'revision', value: f.revision.text, from: '--revision', configMap: 'text' });
   } catch (e) {
     return { ok: false, message: (e as Error).message };
   }

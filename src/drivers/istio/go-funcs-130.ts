@@ -129,6 +129,10 @@ export function goOtelResourceAttributes(mc: Value, annos: Value, labels: Value,
  */
 export function otelPlanRule(a: Value[], real: (...a: Value[]) => Value): Value {
   if (holdsPlan(a[0]?.v)) throw noPlanFor([a[0]?.v], 'reads the mesh config as');
-  if (meshEnrichesOtel(a[0]?.v)) throw noPlanFor(a.map((x) => x.v), 'builds OTEL_RESOURCE_ATTRIBUTES from');
+  if (meshEnrichesOtel(a[0]?.v))
+    throw noPlanFor(
+      a.map((x) => x.v),
+      'builds OTEL_RESOURCE_ATTRIBUTES from',
+    );
   return real(...a);
 }

@@ -13,7 +13,20 @@ import type { FuncMap } from '../../render/gotemplate/index.ts';
 import { SPRIG_FUNCS, goTrimSpace } from '../../render/gotemplate/sprig.ts';
 import { sprint } from '../../render/gotemplate/fmt.ts';
 import {
-  ANY, FALSE, type GoFunc, type GoType, INT, MAP_STRING, NIL, STRING, TRUE, Value, dynamic, fieldOf, goFunc, goJSON,
+  ANY,
+  FALSE,
+  type GoFunc,
+  type GoType,
+  INT,
+  MAP_STRING,
+  NIL,
+  STRING,
+  TRUE,
+  Value,
+  dynamic,
+  fieldOf,
+  goFunc,
+  goJSON,
   toJSONValue,
 } from '../../render/gotemplate/value.ts';
 import { proxyConfigToJSON } from './proxy-config.ts';
@@ -60,7 +73,9 @@ function containerPorts(containers: Value, include: (name: string) => boolean): 
 }
 
 function excludeInboundPort(port: Value, list: string): string {
-  const portStr = goTrimSpace(port.t.kind === 'invalid' || (port.t === ANY && port.v === null) ? '<nil>' : sprint([port]));
+  const portStr = goTrimSpace(
+    port.t.kind === 'invalid' || (port.t === ANY && port.v === null) ? '<nil>' : sprint([port]),
+  );
   if (portStr === '' || portStr === '0') return list;
   const out: string[] = [];
   for (const p of list.split(',')) {
@@ -91,71 +106,123 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
   const toJSON = goFunc([MAP_STRING], (v) => str(v.v === null ? '{}' : stringMapJSON(stringMap(v))));
   const istio: Array<[string, GoFunc]> = [
     ['formatDuration', goFunc([DURATION], (d) => str(d.v === null ? '0s' : formatGoDuration(d.v)))],
-    ['isset', goFunc([MAP_STRING, STRING], (mv, k) => bool(mv.v !== null && Object.prototype.hasOwnProperty.call(mv.v, k.v as string)))],
+    [
+      'isset',
+      goFunc([MAP_STRING, STRING], (mv, k) =>
+        bool(mv.v !== null && Object.prototype.hasOwnProperty.call(mv.v, k.v as string)),
+      ),
+    ],
     ['excludeInboundPort', goFunc([ANY, STRING], (p, l) => str(excludeInboundPort(p, l.v as string)))],
     ['includeInboundPorts', goFunc([CONTAINERS], (c) => str(containerPorts(c, () => true)))],
     ['applicationPorts', goFunc([CONTAINERS], (c) => str(containerPorts(c, (n) => n !== 'istio-proxy')))],
     ['kubevirtInterfaces', goFunc([STRING], (s) => s)],
     ['excludeInterfaces', goFunc([STRING], (s) => s)],
-    ['annotation', goFunc([OBJECT_META, STRING, ANY], (meta, name, def) => {
-      const annos = fieldOf(meta.v, OBJECT_META.fieldIndex!.get('Annotations')!).v as Record<string, string> | null;
-      const key = name.v as string;
-      if (annos && Object.prototype.hasOwnProperty.call(annos, key)) return str(annos[key] ?? '');
-      return str(def.t === ANY && def.v === null ? '<nil>' : sprint([def]));
-    })],
-    ['valueOrDefault', goFunc([ANY, ANY], (v, d) => ((v.t === ANY && v.v === null) || (v.t === STRING && v.v === '') ? d : v))],
+    [
+      'annotation',
+      goFunc([OBJECT_META, STRING, ANY], (meta, name, def) => {
+        const annos = fieldOf(meta.v, OBJECT_META.fieldIndex!.get('Annotations')!).v as Record<string, string> | null;
+        const key = name.v as string;
+        if (annos && Object.prototype.hasOwnProperty.call(annos, key)) return str(annos[key] ?? '');
+        return str(def.t === ANY && def.v === null ? '<nil>' : sprint([def]));
+      }),
+    ],
+    [
+      'valueOrDefault',
+      goFunc([ANY, ANY], (v, d) => ((v.t === ANY && v.v === null) || (v.t === STRING && v.v === '') ? d : v)),
+    ],
     ['toJSON', toJSON],
-    ['fromJSON', goFunc([STRING], (s) => {
-      try {
-        return dynamic(JSON.parse(s.v as string));
-      } catch {
-        return str('{}');
-      }
-    })],
-    ['structToJSON', goFunc([ANY], (v) => {
-      if (v.t === ANY && v.v === null) return str('{}');
-      try {
-        return str(goJSON(toJSONValue(v)));
-      } catch (e) {
-        if (e instanceof BudgetExceeded) throw e;
-        return str('{}');
-      }
-    })],
-    ['protoToJSON', goFunc([PROTO_MESSAGE], (v) => {
-      if (v.v === null) return str('{}');
-      if (v.t !== ISTIO_TYPES.PROXY_CONFIG) return str(goJSON(toJSONValue(v)));
-      return str(proxyConfigToJSON(v.v as JsonObjectLike));
-    })],
+    [
+      'fromJSON',
+      goFunc([STRING], (s) => {
+        try {
+          return dynamic(JSON.parse(s.v as string));
+        } catch {
+          return str('{}');
+        }
+      }),
+    ],
+    [
+      'structToJSON',
+      goFunc([ANY], (v) => {
+        if (v.t === ANY && v.v === null) return str('{}');
+        try {
+          return str(goJSON(toJSONValue(v)));
+        } catch (e) {
+          if (e instanceof BudgetExceeded) throw e;
+          return str('{}');
+        }
+      }),
+    ],
+    [
+      'protoToJSON',
+      goFunc([PROTO_MESSAGE], (v) => {
+        if (v.v === null) return str('{}');
+        if (v.t !== ISTIO_TYPES.PROXY_CONFIG) return str(goJSON(toJSONValue(v)));
+        return str(proxyConfigToJSON(v.v as JsonObjectLike));
+      }),
+    ],
     ['toYaml', goFunc([ANY], (v) => str(toYamlText(toJSONValue(v.t === ANY && v.v === null ? NIL : v))))],
-    ['indent', goFunc([INT, STRING], (n, s) => {
-      checkIndent(n.v, s.v as string);
-      const pad = ' '.repeat(Math.max(0, n.v as number));
-      return str((s.v as string).split('\n').map((line, i) => (i > 0 ? pad + line : line)).join('\n'));
-    })],
-    ['directory', goFunc([STRING], (p) => {
-      const s = p.v as string;
-      return str(s.slice(0, s.lastIndexOf('/') + 1));
-    })],
+    [
+      'indent',
+      goFunc([INT, STRING], (n, s) => {
+        checkIndent(n.v, s.v as string);
+        const pad = ' '.repeat(Math.max(0, n.v as number));
+        return str(
+          (s.v as string)
+            .split('\n')
+            .map((line, i) => (i > 0 ? pad + line : line))
+            .join('\n'),
+        );
+      }),
+    ],
+    [
+      'directory',
+      goFunc([STRING], (p) => {
+        const s = p.v as string;
+        return str(s.slice(0, s.lastIndexOf('/') + 1));
+      }),
+    ],
     ['contains', goFunc([STRING, STRING], (needle, hay) => bool((hay.v as string).includes(needle.v as string)))],
     ['toLower', goFunc([STRING], (s) => str((s.v as string).toLowerCase()))],
-    ['appendMultusNetwork', goFunc([STRING, STRING], (e, n) => str(appendMultusNetworkTo(e.v as string, n.v as string, opts.minor >= 26)))],
-    ['env', goFunc([STRING, STRING], (k, d) => {
-      const v = Object.prototype.hasOwnProperty.call(opts.env, k.v as string) ? opts.env[k.v as string] : undefined;
-      return v === undefined || v === '' ? d : str(v);
-    })],
-    ['omit', goFunc([MAP_STRING, STRING], (mv, ...keys) => {
-      const drop = new Set(keys.map((k) => k.v as string));
-      const out: Record<string, string> = {};
-      const entries = Object.entries(stringMap(mv));
-      spendWork(entries.length);
-      for (const [k, v] of entries) if (!drop.has(k)) out[k] = v;
-      return mapValue(out);
-    }, true)],
-    ['strdict', goFunc([STRING], (...vs) => {
-      const out: Record<string, string> = {};
-      for (let i = 0; i < vs.length; i += 2) setOwn(out, vs[i]!.v as string, i + 1 < vs.length ? (vs[i + 1]!.v as string) : '');
-      return mapValue(out);
-    }, true)],
+    [
+      'appendMultusNetwork',
+      goFunc([STRING, STRING], (e, n) => str(appendMultusNetworkTo(e.v as string, n.v as string, opts.minor >= 26))),
+    ],
+    [
+      'env',
+      goFunc([STRING, STRING], (k, d) => {
+        const v = Object.prototype.hasOwnProperty.call(opts.env, k.v as string) ? opts.env[k.v as string] : undefined;
+        return v === undefined || v === '' ? d : str(v);
+      }),
+    ],
+    [
+      'omit',
+      goFunc(
+        [MAP_STRING, STRING],
+        (mv, ...keys) => {
+          const drop = new Set(keys.map((k) => k.v as string));
+          const out: Record<string, string> = {};
+          const entries = Object.entries(stringMap(mv));
+          spendWork(entries.length);
+          for (const [k, v] of entries) if (!drop.has(k)) out[k] = v;
+          return mapValue(out);
+        },
+        true,
+      ),
+    ],
+    [
+      'strdict',
+      goFunc(
+        [STRING],
+        (...vs) => {
+          const out: Record<string, string> = {};
+          for (let i = 0; i < vs.length; i += 2)
+            setOwn(out, vs[i]!.v as string, i + 1 < vs.length ? (vs[i + 1]!.v as string) : '');
+          return mapValue(out);
+        },
+        true,
+      ),
+    ],
     ['toJsonMap', goFunc([MAP_STRING], (...maps) => str(stringMapJSON(mergeMaps(maps))), true)],
   ];
   if (opts.minor < 19) istio.push(['toJson', toJSON]);
@@ -175,12 +242,32 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
  * release 1.N may call a member only when `since <= N` (and `until`, when set, is above N).
  */
 export const INJECTION_FUNCS_SINCE: Readonly<Record<string, { since: number; until?: number }>> = {
-  formatDuration: { since: 18 }, isset: { since: 18 }, excludeInboundPort: { since: 18 }, includeInboundPorts: { since: 18 },
-  kubevirtInterfaces: { since: 18 }, excludeInterfaces: { since: 18 }, applicationPorts: { since: 18 }, annotation: { since: 18 },
-  valueOrDefault: { since: 18 }, toJSON: { since: 18 }, fromJSON: { since: 18 }, structToJSON: { since: 18 },
-  protoToJSON: { since: 18 }, toYaml: { since: 18 }, indent: { since: 18 }, directory: { since: 18 }, contains: { since: 18 },
-  toLower: { since: 18 }, appendMultusNetwork: { since: 18 }, env: { since: 18 }, omit: { since: 18 }, strdict: { since: 18 },
-  toJsonMap: { since: 18 }, toJson: { since: 18, until: 19 }, mergeMaps: { since: 21 }, omitNil: { since: 30 },
+  formatDuration: { since: 18 },
+  isset: { since: 18 },
+  excludeInboundPort: { since: 18 },
+  includeInboundPorts: { since: 18 },
+  kubevirtInterfaces: { since: 18 },
+  excludeInterfaces: { since: 18 },
+  applicationPorts: { since: 18 },
+  annotation: { since: 18 },
+  valueOrDefault: { since: 18 },
+  toJSON: { since: 18 },
+  fromJSON: { since: 18 },
+  structToJSON: { since: 18 },
+  protoToJSON: { since: 18 },
+  toYaml: { since: 18 },
+  indent: { since: 18 },
+  directory: { since: 18 },
+  contains: { since: 18 },
+  toLower: { since: 18 },
+  appendMultusNetwork: { since: 18 },
+  env: { since: 18 },
+  omit: { since: 18 },
+  strdict: { since: 18 },
+  toJsonMap: { since: 18 },
+  toJson: { since: 18, until: 19 },
+  mergeMaps: { since: 21 },
+  omitNil: { since: 30 },
   otelResourceAttributes: { since: 30 },
 };
 
@@ -196,4 +283,3 @@ function mergeMaps(maps: Value[]): Record<string, string> | null {
   }
   return out;
 }
-

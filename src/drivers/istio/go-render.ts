@@ -11,7 +11,13 @@ import { sidecarTemplateFields, sidecarTemplateValue } from './go-model.ts';
 import { createPlanner, planSources, type PlanSource } from '../../render/plans.ts';
 import type { GoTemplate } from '../../render/gotemplate/index.ts';
 import type { Json } from '../../model.ts';
-import { ISTIO_TEMPLATE_NAMES, TEMPLATES_ANNOTATION, fragmentFromYaml, renderIstioTemplate, type RenderedFragment } from './render.ts';
+import {
+  ISTIO_TEMPLATE_NAMES,
+  TEMPLATES_ANNOTATION,
+  fragmentFromYaml,
+  renderIstioTemplate,
+  type RenderedFragment,
+} from './render.ts';
 import type { IstioTemplateData } from './template-data.ts';
 import { resolveProxyInitImage } from './images.ts';
 import { ORIGIN_LABEL, type TemplateOrigin, resolveAliases } from './template-sources.ts';
@@ -77,7 +83,10 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
   const entry = ctx.settings.templates.go.get(name);
   if (!entry) {
     if (ctx.settings.templates.go.size > 0 && !ISTIO_TEMPLATE_NAMES.includes(name)) {
-      throw new InjectError(`requested template "${name}" not found; have ${availableTemplates(ctx.settings).join(', ')}`, { code: 'TEMPLATE' });
+      throw new InjectError(
+        `requested template "${name}" not found; have ${availableTemplates(ctx.settings).join(', ')}`,
+        { code: 'TEMPLATE' },
+      );
     }
     return { fragment: renderIstioTemplate(name, ctx.builtinData), origin: 'builtin' };
   }
@@ -89,7 +98,10 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
     // A template's failure (Go's message names its line) also names where the template comes from and what picks it.
     if (e instanceof InjectError && e.code === 'TEMPLATE') {
       const from = entry.origin === 'values' ? `${ORIGIN_LABEL.values}.${name}` : ORIGIN_LABEL[entry.origin];
-      throw new InjectError(`${e.message} (template "${name}" from ${from}, chosen by the pod's ${TEMPLATES_ANNOTATION} annotation or the default templates)`, { code: 'TEMPLATE' });
+      throw new InjectError(
+        `${e.message} (template "${name}" from ${from}, chosen by the pod's ${TEMPLATES_ANNOTATION} annotation or the default templates)`,
+        { code: 'TEMPLATE' },
+      );
     }
     throw e;
   }
@@ -100,7 +112,10 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
  * Sidecar plans of Go templates (`src/render/plans.ts`, `src/render/go-plan-rules.ts`): the workload's
  * names and the pod's metadata and spec may hold placeholders; values and mesh config are one object per run.
  */
-const goPlanner = createPlanner({ slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec'], identityRoots: ['MeshConfig', 'Values'] });
+const goPlanner = createPlanner({
+  slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec'],
+  identityRoots: ['MeshConfig', 'Values'],
+});
 const goSources = planSources<GoTemplate>((template, name) => goSource(name, template));
 
 /** A Go template as a plan source: executed on the Go-typed data over `fields`, parsed with Go's typed round-trip. */
@@ -109,7 +124,9 @@ function goSource(name: string, template: GoTemplate): PlanSource {
     let text: string;
     try {
       // A planned render builds its data and executes under the plans' call hooks (placeholders in the data).
-      text = planned ? withHooks(GO_PLAN_HOOKS, () => template.execute(sidecarTemplateValue(fields))) : template.execute(sidecarTemplateValue(fields));
+      text = planned
+        ? withHooks(GO_PLAN_HOOKS, () => template.execute(sidecarTemplateValue(fields)))
+        : template.execute(sidecarTemplateValue(fields));
     } catch (e) {
       if (e instanceof TemplateExecError && !planned) throw new InjectError(e.message, { code: 'TEMPLATE' });
       throw e;
@@ -120,7 +137,10 @@ function goSource(name: string, template: GoTemplate): PlanSource {
 }
 
 /** The result line part naming the sources: `templates sidecar, spire from spec.istio.injectorConfig (Istio 1.26.0)`. */
-export function describeSources(used: Array<{ name: string; origin: TemplateOrigin }>, settings: IstioSettings): string {
+export function describeSources(
+  used: Array<{ name: string; origin: TemplateOrigin }>,
+  settings: IstioSettings,
+): string {
   const byOrigin = new Map<TemplateOrigin, string[]>();
   for (const u of used) {
     const list = byOrigin.get(u.origin) ?? [];
@@ -128,8 +148,10 @@ export function describeSources(used: Array<{ name: string; origin: TemplateOrig
     byOrigin.set(u.origin, list);
   }
   const version = settings.templates.version ? `Istio ${settings.templates.version}` : 'Istio version not given';
-  return [...byOrigin].map(([origin, names]) => {
-    const v = origin === 'builtin' ? 'Istio 1.31 line' : version;
-    return `templates ${names.join(', ')} from ${ORIGIN_LABEL[origin]} (${v})`;
-  }).join('; ');
+  return [...byOrigin]
+    .map(([origin, names]) => {
+      const v = origin === 'builtin' ? 'Istio 1.31 line' : version;
+      return `templates ${names.join(', ')} from ${ORIGIN_LABEL[origin]} (${v})`;
+    })
+    .join('; ');
 }

@@ -36,7 +36,11 @@ export function applyImageType(tag: string, imageType: string): string {
  * `ProxyConfig.image.imageType` when the ProxyConfig has an `image` (even an empty one), replaced by
  * the `sidecar.istio.io/proxyImageType` annotation when present.
  */
-function imageTypeOf(values: JsonObject, proxyConfig: JsonObject, annotations: Record<string, string> | undefined): string {
+function imageTypeOf(
+  values: JsonObject,
+  proxyConfig: JsonObject,
+  annotations: Record<string, string> | undefined,
+): string {
   let imageType = stringOr(objectAt(values, 'global').variant, '');
   const image = getIn(proxyConfig, ['image']);
   if (isJsonObject(image)) imageType = typeof image.imageType === 'string' ? image.imageType : '';
@@ -59,7 +63,11 @@ function imageUrl(values: JsonObject, imageName: string, imageType: string): str
  * `1.31.0`, type `distroless` → `docker.io/istio/proxyv2:1.31.0-distroless`. The template still
  * prefers a value containing `/` from `sidecar.istio.io/proxyImage` or `global.proxy.image`.
  */
-export function resolveProxyImage(values: JsonObject, proxyConfig: JsonObject, annotations?: Record<string, string>): string {
+export function resolveProxyImage(
+  values: JsonObject,
+  proxyConfig: JsonObject,
+  annotations?: Record<string, string>,
+): string {
   const name = stringOr(objectAt(values, 'global', 'proxy').image, 'proxyv2');
   return imageUrl(values, name, imageTypeOf(values, proxyConfig, annotations));
 }
@@ -68,7 +76,11 @@ export function resolveProxyImage(values: JsonObject, proxyConfig: JsonObject, a
  * `.ProxyInitImage` of the template data (Istio `ProxyInitImage`): as {@link resolveProxyImage} with
  * `global.proxy_init.image` as the image name.
  */
-export function resolveProxyInitImage(values: JsonObject, proxyConfig: JsonObject, annotations?: Record<string, string>): string {
+export function resolveProxyInitImage(
+  values: JsonObject,
+  proxyConfig: JsonObject,
+  annotations?: Record<string, string>,
+): string {
   const name = stringOr(objectAt(values, 'global', 'proxy_init').image, 'proxyv2');
   return imageUrl(values, name, imageTypeOf(values, proxyConfig, annotations));
 }

@@ -34,7 +34,10 @@ export function revisionSettings(settings: IstioSettings, revision: string | und
 }
 
 /** `fromInput`: each served revision's injector ConfigMap (`istio-sidecar-injector[-<revision>]`) in the input, with the notes of all. */
-function withInjectorConfigMaps(settings: IstioSettings, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: IstioSettings; notes: string[] } {
+function withInjectorConfigMaps(
+  settings: IstioSettings,
+  configMaps: (names: readonly string[]) => readonly JsonObject[],
+): { settings: IstioSettings; notes: string[] } {
   const top = withInjectorConfigMap(settings, configMaps);
   if (!settings.served) return top;
   const notes = [...top.notes];
@@ -56,7 +59,9 @@ export const ISTIO_REASONS: Readonly<Record<string, ReasonInfo>> = {
   'webhook-namespace-label': { description: 'an Istio webhook selects the namespace label' },
   'webhook-object-label': { description: 'an Istio webhook selects the pod label' },
   'webhook-namespace-default': { description: 'the default Istio webhook selects the namespace' },
-  'ambient-enrolled': { description: 'spec.istio.ambient is prefer and the labels enrol the pod in ambient (istio.io/dataplane-mode)' },
+  'ambient-enrolled': {
+    description: 'spec.istio.ambient is prefer and the labels enrol the pod in ambient (istio.io/dataplane-mode)',
+  },
 };
 
 /** Where `istioctl kube-inject` reads and writes a CronJob's pod metadata (`IntoObject`, pkg/kube/inject/inject.go). */
@@ -121,9 +126,13 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     // `proxy.istio.io/overrides` records; uninject puts that back and proves it by re-injection (./uninject.ts).
     const recorded = status ? parseOverrides(pod.metadata.annotations?.[OVERRIDES_ANNOTATION]) : undefined;
     const names = (list: readonly JsonObject[]) => list.map((c) => String(c.name));
-    const untrusted = status && recorded
-      ? untrustedStatusItem(status, pod.metadata.annotations, { containers: names(recorded.containers), initContainers: names(recorded.initContainers) })
-      : undefined;
+    const untrusted =
+      status && recorded
+        ? untrustedStatusItem(status, pod.metadata.annotations, {
+            containers: names(recorded.containers),
+            initContainers: names(recorded.initContainers),
+          })
+        : undefined;
     if (untrusted) throw untrustedStatusError(untrusted);
     return {
       statusAnnotation: STATUS_ANNOTATION,
@@ -134,7 +143,8 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     };
   },
   // The revision that injected the pod (the `istio.io/rev` annotation Istio's injection writes) undoes it.
-  uninject: (pod, inv, settings, ctx) => uninjectIstio(pod, inv, revisionSettings(settings, ctx.injected.metadata.annotations?.[REV_LABEL]), ctx),
+  uninject: (pod, inv, settings, ctx) =>
+    uninjectIstio(pod, inv, revisionSettings(settings, ctx.injected.metadata.annotations?.[REV_LABEL]), ctx),
   recordKeys: recordedIstioKey,
   recordsProbePorts: true,
   nativeSidecarsAuto: istioNativeSidecarsAuto,

@@ -6,7 +6,15 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { InjectRequest } from '../driver.ts';
 import type { IstioSettings } from './config.ts';
-import { cloneJson, fillsTrust, POD_SCHEMA, strategicMerge, strategicMergeTrusted, trustedPatch, type TrustedPatch } from '../../patch/strategic-merge.ts';
+import {
+  cloneJson,
+  fillsTrust,
+  POD_SCHEMA,
+  strategicMerge,
+  strategicMergeTrusted,
+  trustedPatch,
+  type TrustedPatch,
+} from '../../patch/strategic-merge.ts';
 import { filledFrom, planSwitches } from '../../render/plans.ts';
 import { holdsToken } from '../../render/plan-values.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
@@ -86,7 +94,9 @@ function asPod(o: JsonObject): PodTemplate {
  */
 function mergeInto(pod: PodTemplate, fragment: JsonObject, checked?: TrustedPatch, copy = true): PodTemplate {
   const base = { metadata: pod.metadata as JsonObject, spec: pod.spec };
-  return asPod(checked ? strategicMergeTrusted(base, checked, POD_SCHEMA, copy) : strategicMerge(base, fragment, POD_SCHEMA));
+  return asPod(
+    checked ? strategicMergeTrusted(base, checked, POD_SCHEMA, copy) : strategicMerge(base, fragment, POD_SCHEMA),
+  );
 }
 
 /** The mesh's ProxyConfig per mesh config object (deep-frozen: shared by every pod without `proxy.istio.io/config`). */
@@ -131,7 +141,9 @@ function checkedFragment(rendered: RenderedFragment, fragment: JsonObject): Trus
   const trust = isJsonObject(template) ? fillsTrust(template, POD_SCHEMA, holdsToken) : 'each';
   if (trust === 'each') return trustedPatch(fragment, POD_SCHEMA);
   if (planSwitches().verify && (trustedPatch(fragment, POD_SCHEMA) !== undefined) !== (trust === 'all')) {
-    throw new Error(`a planned template result was judged by its plan (${trust === 'all' ? 'trusted' : 'not trusted'}), and the plain-data check of the result itself disagrees`);
+    throw new Error(
+      `a planned template result was judged by its plan (${trust === 'all' ? 'trusted' : 'not trusted'}), and the plain-data check of the result itself disagrees`,
+    );
   }
   return trust === 'all' ? { trusted: fragment } : undefined;
 }
@@ -143,7 +155,6 @@ function numberOr(v: Json | undefined, fallback: number): number {
 function goTrue(v: Json | undefined): boolean {
   return v === true || v === 'true';
 }
-
 
 /**
  * A template or overlay failure as a `TEMPLATE` error with Istio's context (`failed applying injection
@@ -221,12 +232,21 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
 
   const native = resolveNativeSidecars(annotations, config.nativeSidecars);
   const previous = parseInjectionStatus(annotations[STATUS_ANNOTATION]);
-  if (findContainer(PROXY_CONTAINER, containersOf(original.spec, 'initContainers')) && !previous?.initContainers.includes(PROXY_CONTAINER)) {
+  if (
+    findContainer(PROXY_CONTAINER, containersOf(original.spec, 'initContainers')) &&
+    !previous?.initContainers.includes(PROXY_CONTAINER)
+  ) {
     throw userInitProxyError(original);
   }
   // Templates of Istio 1.22-1.26 read `env "ENABLE_NATIVE_SIDECARS"`: answer it from the config (once per run).
-  if (!Object.hasOwn(istio.env, 'ENABLE_NATIVE_SIDECARS')) istio.env.ENABLE_NATIVE_SIDECARS = String(config.nativeSidecars);
-  const ctx: RenderContext = { settings: istio, builtinData: data, pod: stripped, nativeSidecars: config.nativeSidecars };
+  if (!Object.hasOwn(istio.env, 'ENABLE_NATIVE_SIDECARS'))
+    istio.env.ENABLE_NATIVE_SIDECARS = String(config.nativeSidecars);
+  const ctx: RenderContext = {
+    settings: istio,
+    builtinData: data,
+    pod: stripped,
+    nativeSidecars: config.nativeSidecars,
+  };
   const used: Array<{ name: string; origin: TemplateOrigin }> = [];
   let merged = cloneJson(original as unknown as JsonObject) as unknown as PodTemplate;
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
@@ -287,7 +307,8 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   }
 
   if (previous) {
-    const listed = (list: Json | undefined) => (Array.isArray(list) ? list : []).filter(isJsonObject).map((c) => String(c.name));
+    const listed = (list: Json | undefined) =>
+      (Array.isArray(list) ? list : []).filter(isJsonObject).map((c) => String(c.name));
     const untrusted = untrustedStatusItem(previous, annotations, {
       containers: listed(templatePod.spec.containers),
       initContainers: listed(templatePod.spec.initContainers),
@@ -299,7 +320,8 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   const tproxy = interceptionModeOf(proxyConfig) === 'TPROXY';
   const final = reapplyOverwrittenContainers(merged, original, templatePod.spec, tproxy, istio.revision);
   const holdApplication =
-    goTrue(proxyConfig.holdApplicationUntilProxyStarts) || goTrue(objectAt(values, 'global', 'proxy').holdApplicationUntilProxyStarts);
+    goTrue(proxyConfig.holdApplicationUntilProxyStarts) ||
+    goTrue(objectAt(values, 'global', 'proxy').holdApplicationUntilProxyStarts);
   postProcessPod(final, {
     proxyEnvs,
     meshConfig,
@@ -311,7 +333,8 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   });
   // Istio `applyMetadata`: the injector config's injectedAnnotations. The webhook passes them; kube-inject
   // passes none (IntoObject sets `injectedAnnotations: nil`), so only webhook selection applies them.
-  if (istio.selection === 'webhook') assignOwn(final.metadata.annotations ??= {}, istio.templates.injectedAnnotations);
+  if (istio.selection === 'webhook')
+    assignOwn((final.metadata.annotations ??= {}), istio.templates.injectedAnnotations);
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
   const sources = used.every((u) => u.origin === 'builtin') ? '' : describeSources(used, istio);

@@ -31,8 +31,8 @@ export const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
 type Plan = { -readonly [K in keyof MigrationPlan]: Array<MigrationPlan[K][number]> };
 
 const str = (v: Json | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
-const nsOf = (r: MigrationResource, req: MigrationRequest) => r.id.namespace ?? (r.value.kind === 'Namespace' ? r.id.name : req.config.defaultNamespace);
-
+const nsOf = (r: MigrationResource, req: MigrationRequest) =>
+  r.id.namespace ?? (r.value.kind === 'Namespace' ? r.id.name : req.config.defaultNamespace);
 
 /** `v` with the map at `path` replaced (removed when empty); the objects on the way are copied. */
 function withMap(v: JsonObject, path: readonly string[], map: Record<string, string>): JsonObject {
@@ -50,10 +50,13 @@ function withMap(v: JsonObject, path: readonly string[], map: Record<string, str
 
 /** The migration of the request's namespaces (`MeshDriver.migration.plan`); an unknown `--to` is an error. */
 export function planIstioMigration(req: MigrationRequest): MigrationPlan | { error: string } {
-  if (req.to !== 'ambient' && req.to !== 'sidecar') return { error: `meshinject migrate --to must be ambient or sidecar for Istio; got "${req.to}"` };
+  if (req.to !== 'ambient' && req.to !== 'sidecar')
+    return { error: `meshinject migrate --to must be ambient or sidecar for Istio; got "${req.to}"` };
   const unknown = Object.keys(req.options).filter((k) => k !== 'waypoint');
-  if (unknown.length > 0) return { error: `meshinject migrate: Istio takes no option ${unknown.map((k) => `--${k}`).join(', ')}` };
-  if (req.to === 'sidecar' && req.options.waypoint !== undefined) return { error: 'meshinject migrate --waypoint is for --to ambient' };
+  if (unknown.length > 0)
+    return { error: `meshinject migrate: Istio takes no option ${unknown.map((k) => `--${k}`).join(', ')}` };
+  if (req.to === 'sidecar' && req.options.waypoint !== undefined)
+    return { error: 'meshinject migrate --waypoint is for --to ambient' };
   const plan: Plan = { changes: [], additions: [], notes: [] };
   for (const ns of req.namespaces) {
     if (req.to === 'ambient') toAmbient(ns, req, plan);
@@ -64,7 +67,9 @@ export function planIstioMigration(req: MigrationRequest): MigrationPlan | { err
 
 /** The index of namespace `ns`'s Namespace object, or -1. */
 function namespaceIndex(req: MigrationRequest, ns: string): number {
-  return req.resources.findIndex((r) => r.value.kind === 'Namespace' && str(r.value.apiVersion) === 'v1' && r.id.name === ns);
+  return req.resources.findIndex(
+    (r) => r.value.kind === 'Namespace' && str(r.value.apiVersion) === 'v1' && r.id.name === ns,
+  );
 }
 
 /** Each namespace of `--to ambient`, in the guide's order (see the file comment). */
@@ -74,7 +79,12 @@ function toAmbient(ns: string, req: MigrationRequest, plan: Plan): void {
   const waypoint = req.options.waypoint ?? (l7.length > 0 ? 'waypoint' : undefined);
   if (waypoint !== undefined) addWaypoint(ns, waypoint, nsIndex, req, plan);
   if (nsIndex < 0) {
-    plan.notes.push({ severity: 'warning', rule: 'migrate-namespace', id: { apiVersion: 'v1', kind: 'Namespace', name: ns }, message: `namespace ${ns} is not a Namespace object in the package: label it ${DATAPLANE_LABEL}=ambient${waypoint ? ` and ${USE_WAYPOINT_LABEL}=${waypoint}` : ''} and remove ${NS_INJECTION_LABEL} / ${REV_LABEL} where it is defined` });
+    plan.notes.push({
+      severity: 'warning',
+      rule: 'migrate-namespace',
+      id: { apiVersion: 'v1', kind: 'Namespace', name: ns },
+      message: `namespace ${ns} is not a Namespace object in the package: label it ${DATAPLANE_LABEL}=ambient${waypoint ? ` and ${USE_WAYPOINT_LABEL}=${waypoint}` : ''} and remove ${NS_INJECTION_LABEL} / ${REV_LABEL} where it is defined`,
+    });
   } else {
     ambientNamespace(req.resources[nsIndex]!, nsIndex, waypoint, plan);
   }
@@ -82,11 +92,27 @@ function toAmbient(ns: string, req: MigrationRequest, plan: Plan): void {
     if (r.workload && nsOf(r, req) === ns) ambientWorkload(r, i, plan);
   });
   for (const { r } of l7) {
-    plan.notes.push({ severity: 'warning', rule: 'ambient-l7-policy', id: r.id, field: 'spec.selector', message: `an L7 AuthorizationPolicy (${l7Attributes(isJsonObject(r.value.spec) ? r.value.spec : {}).join(', ')}) that selects pods with spec.selector has no effect in ambient: replace spec.selector with targetRefs: [{kind: Gateway, group: gateway.networking.k8s.io, name: ${waypoint}}] (or kind Service)` });
+    plan.notes.push({
+      severity: 'warning',
+      rule: 'ambient-l7-policy',
+      id: r.id,
+      field: 'spec.selector',
+      message: `an L7 AuthorizationPolicy (${l7Attributes(isJsonObject(r.value.spec) ? r.value.spec : {}).join(', ')}) that selects pods with spec.selector has no effect in ambient: replace spec.selector with targetRefs: [{kind: Gateway, group: gateway.networking.k8s.io, name: ${waypoint}}] (or kind Service)`,
+    });
   }
   for (const r of req.resources) {
-    if (r.value.kind === 'VirtualService' && str(r.value.apiVersion)?.startsWith('networking.istio.io/') && nsOf(r, req) === ns) {
-      plan.notes.push({ severity: 'warning', rule: 'migrate-virtualservice', id: r.id, message: 'a VirtualService is Alpha in ambient: rewrite it as an HTTPRoute (gateway.networking.k8s.io) attached to the waypoint or the Service' });
+    if (
+      r.value.kind === 'VirtualService' &&
+      str(r.value.apiVersion)?.startsWith('networking.istio.io/') &&
+      nsOf(r, req) === ns
+    ) {
+      plan.notes.push({
+        severity: 'warning',
+        rule: 'migrate-virtualservice',
+        id: r.id,
+        message:
+          'a VirtualService is Alpha in ambient: rewrite it as an HTTPRoute (gateway.networking.k8s.io) attached to the waypoint or the Service',
+      });
     }
   }
 }
@@ -94,8 +120,13 @@ function toAmbient(ns: string, req: MigrationRequest, plan: Plan): void {
 /** True for a security.istio.io AuthorizationPolicy with a pod `selector` and L7 rules. */
 function isL7SelectorPolicy(r: MigrationResource): boolean {
   const spec = isJsonObject(r.value.spec) ? r.value.spec : undefined;
-  return r.value.kind === 'AuthorizationPolicy' && str(r.value.apiVersion)?.startsWith('security.istio.io/') === true
-    && spec !== undefined && isJsonObject(spec.selector) && l7Attributes(spec).length > 0;
+  return (
+    r.value.kind === 'AuthorizationPolicy' &&
+    str(r.value.apiVersion)?.startsWith('security.istio.io/') === true &&
+    spec !== undefined &&
+    isJsonObject(spec.selector) &&
+    l7Attributes(spec).length > 0
+  );
 }
 
 /** The sync wave of a resource (Argo CD: an integer annotation, default 0). */
@@ -106,7 +137,13 @@ function waveOf(v: JsonObject | undefined): number {
 
 /** A waypoint `Gateway` for namespace `ns` (what `istioctl waypoint generate` writes), unless the package holds it. */
 function addWaypoint(ns: string, name: string, nsIndex: number, req: MigrationRequest, plan: Plan): void {
-  const exists = req.resources.some((r) => r.value.kind === 'Gateway' && str(r.value.apiVersion)?.startsWith('gateway.networking.k8s.io/') && r.id.name === name && nsOf(r, req) === ns);
+  const exists = req.resources.some(
+    (r) =>
+      r.value.kind === 'Gateway' &&
+      str(r.value.apiVersion)?.startsWith('gateway.networking.k8s.io/') &&
+      r.id.name === name &&
+      nsOf(r, req) === ns,
+  );
   if (exists) return;
   const after = nsIndex >= 0 ? nsIndex : req.resources.findIndex((r) => nsOf(r, req) === ns);
   if (after < 0) return;
@@ -117,7 +154,12 @@ function addWaypoint(ns: string, name: string, nsIndex: number, req: MigrationRe
     value: {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'Gateway',
-      metadata: { name, namespace: ns, labels: { 'istio.io/waypoint-for': 'service' }, annotations: { [SYNC_WAVE]: String(wave), [MIGRATED_ANNOTATION]: 'ambient' } },
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { 'istio.io/waypoint-for': 'service' },
+        annotations: { [SYNC_WAVE]: String(wave), [MIGRATED_ANNOTATION]: 'ambient' },
+      },
       spec: { gatewayClassName: WAYPOINT_CLASS, listeners: [{ name: 'mesh', port: 15008, protocol: 'HBONE' }] },
     },
   });
@@ -127,14 +169,20 @@ function addWaypoint(ns: string, name: string, nsIndex: number, req: MigrationRe
 function ambientNamespace(r: MigrationResource, index: number, waypoint: string | undefined, plan: Plan): void {
   const labels = stringsAt(r.value, ['metadata', 'labels']);
   const annotations = stringsAt(r.value, ['metadata', 'annotations']);
-  const removed = [NS_INJECTION_LABEL, REV_LABEL].filter((k) => labels[k] !== undefined).map((k) => `${k}=${labels[k]}`);
+  const removed = [NS_INJECTION_LABEL, REV_LABEL]
+    .filter((k) => labels[k] !== undefined)
+    .map((k) => `${k}=${labels[k]}`);
   for (const k of [NS_INJECTION_LABEL, REV_LABEL]) delete labels[k];
   if (waypoint !== undefined) labels[USE_WAYPOINT_LABEL] = waypoint;
   labels[DATAPLANE_LABEL] = 'ambient';
   if (removed.length > 0) annotations[SIDECAR_INJECTION_ANNOTATION] = removed.join(',');
   const value = withMap(withMap(r.value, ['metadata', 'labels'], labels), ['metadata', 'annotations'], annotations);
   if (JSON.stringify(value) === JSON.stringify(r.value)) return;
-  plan.changes.push({ index, value, summary: `labelled ${DATAPLANE_LABEL}=ambient${waypoint ? `, ${USE_WAYPOINT_LABEL}=${waypoint}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}` });
+  plan.changes.push({
+    index,
+    value,
+    summary: `labelled ${DATAPLANE_LABEL}=ambient${waypoint ? `, ${USE_WAYPOINT_LABEL}=${waypoint}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}`,
+  });
 }
 
 /**
@@ -148,7 +196,12 @@ function ambientWorkload(r: MigrationResource, index: number, plan: Plan): void 
   const meta = [...wl.templatePath, 'metadata'];
   const podLabels = stringsAt(r.value, [...meta, 'labels']);
   if (podLabels[DATAPLANE_LABEL] === 'none') {
-    plan.notes.push({ severity: 'info', rule: 'migrate-workload', id: r.id, message: `its pods are labelled ${DATAPLANE_LABEL}=none: left on sidecars` });
+    plan.notes.push({
+      severity: 'info',
+      rule: 'migrate-workload',
+      id: r.id,
+      message: `its pods are labelled ${DATAPLANE_LABEL}=none: left on sidecars`,
+    });
     return;
   }
   let value = wl.uninjected ?? r.value;
@@ -163,21 +216,37 @@ function ambientWorkload(r: MigrationResource, index: number, plan: Plan): void 
   value = withMap(value, [...meta, 'annotations'], annotations);
   if (JSON.stringify(value) === JSON.stringify(r.value)) return;
   const what = `${wl.uninjected ? 'uninjected (its manifest carried the sidecar); ' : ''}pod template annotated ${DATAPLANE_ANNOTATION}=ambient (its pods roll once, without a sidecar)`;
-  plan.changes.push({ index, value, summary: `${what}${dropped.length ? `; removed pod labels ${dropped.join(', ')}` : ''}` });
+  plan.changes.push({
+    index,
+    value,
+    summary: `${what}${dropped.length ? `; removed pod labels ${dropped.join(', ')}` : ''}`,
+  });
 }
 
 /** Each namespace of `--to sidecar`: the Namespace labels restored, the added waypoint removed, the roll annotation removed. */
 function toSidecar(ns: string, req: MigrationRequest, plan: Plan): void {
   const nsIndex = namespaceIndex(req, ns);
   if (nsIndex < 0) {
-    plan.notes.push({ severity: 'warning', rule: 'migrate-namespace', id: { apiVersion: 'v1', kind: 'Namespace', name: ns }, message: `namespace ${ns} is not a Namespace object in the package: remove ${DATAPLANE_LABEL} and ${USE_WAYPOINT_LABEL} and label it ${NS_INJECTION_LABEL}=enabled (or ${REV_LABEL}=<revision>) where it is defined` });
+    plan.notes.push({
+      severity: 'warning',
+      rule: 'migrate-namespace',
+      id: { apiVersion: 'v1', kind: 'Namespace', name: ns },
+      message: `namespace ${ns} is not a Namespace object in the package: remove ${DATAPLANE_LABEL} and ${USE_WAYPOINT_LABEL} and label it ${NS_INJECTION_LABEL}=enabled (or ${REV_LABEL}=<revision>) where it is defined`,
+    });
   } else {
     sidecarNamespace(req.resources[nsIndex]!, nsIndex, plan);
   }
   req.resources.forEach((r, i) => {
     if (nsOf(r, req) !== ns) return;
-    if (r.value.kind === 'Gateway' && stringsAt(r.value, ['metadata', 'annotations'])[MIGRATED_ANNOTATION] === 'ambient') {
-      plan.changes.push({ index: i, value: null, summary: `removed (the waypoint meshinject migrate --to ambient added)` });
+    if (
+      r.value.kind === 'Gateway' &&
+      stringsAt(r.value, ['metadata', 'annotations'])[MIGRATED_ANNOTATION] === 'ambient'
+    ) {
+      plan.changes.push({
+        index: i,
+        value: null,
+        summary: `removed (the waypoint meshinject migrate --to ambient added)`,
+      });
     } else if (r.workload) sidecarWorkload(r, i, plan);
   });
 }
@@ -190,14 +259,22 @@ function sidecarNamespace(r: MigrationResource, index: number, plan: Plan): void
   delete labels[DATAPLANE_LABEL];
   delete labels[USE_WAYPOINT_LABEL];
   delete annotations[SIDECAR_INJECTION_ANNOTATION];
-  const restore = recorded ? recorded.split(',') : labels[REV_LABEL] === undefined && labels[NS_INJECTION_LABEL] === undefined ? [`${NS_INJECTION_LABEL}=enabled`] : [];
+  const restore = recorded
+    ? recorded.split(',')
+    : labels[REV_LABEL] === undefined && labels[NS_INJECTION_LABEL] === undefined
+      ? [`${NS_INJECTION_LABEL}=enabled`]
+      : [];
   for (const kv of restore) {
     const eq = kv.indexOf('=');
     if (eq > 0) labels[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
   const value = withMap(withMap(r.value, ['metadata', 'labels'], labels), ['metadata', 'annotations'], annotations);
   if (JSON.stringify(value) === JSON.stringify(r.value)) return;
-  plan.changes.push({ index, value, summary: `removed ${DATAPLANE_LABEL}, ${USE_WAYPOINT_LABEL}${restore.length ? `; labelled ${restore.join(', ')}` : ''}` });
+  plan.changes.push({
+    index,
+    value,
+    summary: `removed ${DATAPLANE_LABEL}, ${USE_WAYPOINT_LABEL}${restore.length ? `; labelled ${restore.join(', ')}` : ''}`,
+  });
 }
 
 /**
@@ -214,6 +291,9 @@ function sidecarWorkload(r: MigrationResource, index: number, plan: Plan): void 
   delete annotations[DATAPLANE_ANNOTATION];
   delete annotations[SIDECAR_INJECTION_ANNOTATION];
   const value = withMap(withMap(r.value, [...meta, 'labels'], labels), [...meta, 'annotations'], annotations);
-  plan.changes.push({ index, value, summary: `removed the pod-template annotation ${DATAPLANE_ANNOTATION} (its pods roll once and get the webhook's sidecar)${restore.length ? `; pod labels ${restore.join(', ')} put back` : ''}` });
+  plan.changes.push({
+    index,
+    value,
+    summary: `removed the pod-template annotation ${DATAPLANE_ANNOTATION} (its pods roll once and get the webhook's sidecar)${restore.length ? `; pod labels ${restore.join(', ')} put back` : ''}`,
+  });
 }
-

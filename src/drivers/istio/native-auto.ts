@@ -15,7 +15,10 @@ export function istioNativeSidecarsAuto(raw: Record<string, unknown>): NativeSid
   const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [1, 31];
   const label = `Istio ${version}${given ? '' : ' (built-in)'}`;
   if (major > 1 || (major === 1 && minor >= 27)) {
-    return { minKube: '1.33', because: `${label}: ENABLE_NATIVE_SIDECARS=auto (the default from 1.27) injects native sidecars when the nodes run Kubernetes >= 1.33` };
+    return {
+      minKube: '1.33',
+      because: `${label}: ENABLE_NATIVE_SIDECARS=auto (the default from 1.27) injects native sidecars when the nodes run Kubernetes >= 1.33`,
+    };
   }
   return { because: `${label}: ENABLE_NATIVE_SIDECARS defaults to false before 1.27` };
 }

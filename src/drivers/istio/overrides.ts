@@ -30,10 +30,31 @@ export const AUTO_IMAGE = 'auto';
 
 /** `corev1.Container` JSON field order (Go struct order). */
 const CONTAINER_FIELDS = [
-  'name', 'image', 'command', 'args', 'workingDir', 'ports', 'envFrom', 'env', 'resources', 'resizePolicy',
-  'restartPolicy', 'restartPolicyRules', 'volumeMounts', 'volumeDevices', 'livenessProbe', 'readinessProbe',
-  'startupProbe', 'lifecycle', 'terminationMessagePath', 'terminationMessagePolicy', 'imagePullPolicy',
-  'securityContext', 'stdin', 'stdinOnce', 'tty',
+  'name',
+  'image',
+  'command',
+  'args',
+  'workingDir',
+  'ports',
+  'envFrom',
+  'env',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'restartPolicyRules',
+  'volumeMounts',
+  'volumeDevices',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+  'terminationMessagePath',
+  'terminationMessagePolicy',
+  'imagePullPolicy',
+  'securityContext',
+  'stdin',
+  'stdinOnce',
+  'tty',
 ];
 
 /**
@@ -91,13 +112,14 @@ export function parseOverrides(value: string | undefined): ParsedContainers {
   try {
     v = JSON.parse(value);
   } catch (e) {
-    throw new InjectError(
-      `invalid value for annotation '${OVERRIDES_ANNOTATION}': ${(e as Error).message}`,
-      { field: `metadata.annotations[${OVERRIDES_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
-    );
+    throw new InjectError(`invalid value for annotation '${OVERRIDES_ANNOTATION}': ${(e as Error).message}`, {
+      field: `metadata.annotations[${OVERRIDES_ANNOTATION}]`,
+      code: 'BAD_ANNOTATION',
+    });
   }
   const o = isJsonObject(v as Json) ? (v as JsonObject) : {};
-  const list = (x: Json | undefined): JsonObject[] => (Array.isArray(x) ? (x.filter(isJsonObject) as JsonObject[]) : []);
+  const list = (x: Json | undefined): JsonObject[] =>
+    Array.isArray(x) ? (x.filter(isJsonObject) as JsonObject[]) : [];
   return { containers: list(o.containers), initContainers: list(o.initContainers) };
 }
 
@@ -167,17 +189,25 @@ export function reapplyOverwrittenContainers(
       overrides[list].push(goContainerJSON(overlay));
       if (recorded && alreadyInjected) {
         // Go writes struct fields it cannot omit as `{}` (`"resources":{}`): they add nothing to merge.
-        for (const [k, v] of Object.entries(overlay)) if (isJsonObject(v) && Object.keys(v).length === 0) delete overlay[k];
+        for (const [k, v] of Object.entries(overlay))
+          if (isJsonObject(v) && Object.keys(v).length === 0) delete overlay[k];
         keepQuantitySpelling(overlay, findContainerInSpec(name, originalPod.spec));
       }
-      const merged = strategicMerge({ metadata: pod.metadata as JsonObject, spec: pod.spec }, { spec: { [list]: [overlay] } }, POD_SCHEMA);
+      const merged = strategicMerge(
+        { metadata: pod.metadata as JsonObject, spec: pod.spec },
+        { spec: { [list]: [overlay] } },
+        POD_SCHEMA,
+      );
       pod = { metadata: merged.metadata as PodTemplate['metadata'], spec: merged.spec as JsonObject };
     }
   }
   if (!alreadyInjected) recordOverrides(pod, overrides);
   // The user's istio-proxy: on re-injection the recorded one (the pod's own was changed by the injection,
   // e.g. runAsUser forced to 0 under TPROXY), else the pod's.
-  const userProxy = findContainer(PROXY_CONTAINER, existing.containers) ?? findContainer(PROXY_CONTAINER, existing.initContainers) ?? findSidecar(originalPod.spec);
+  const userProxy =
+    findContainer(PROXY_CONTAINER, existing.containers) ??
+    findContainer(PROXY_CONTAINER, existing.initContainers) ??
+    findSidecar(originalPod.spec);
   adjustInitContainerUser(pod, userProxy, tproxyMesh);
   return pod;
 }
@@ -197,14 +227,15 @@ function previouslyInjected(
   templateSpec: JsonObject,
   revision: string,
 ): Record<ContainerList, string[]> {
-  const upgrade = status !== undefined && status !== null && (
-    status.revision !== (revision === '' ? 'default' : revision) ||
-    proxyImage(originalPod.spec) !== proxyImage(templateSpec)
-  );
+  const upgrade =
+    status !== undefined &&
+    status !== null &&
+    (status.revision !== (revision === '' ? 'default' : revision) ||
+      proxyImage(originalPod.spec) !== proxyImage(templateSpec));
   const both = [...(status?.containers ?? []), ...(status?.initContainers ?? [])];
   return {
-    containers: upgrade ? both : status?.containers ?? [],
-    initContainers: upgrade ? both : status?.initContainers ?? [],
+    containers: upgrade ? both : (status?.containers ?? []),
+    initContainers: upgrade ? both : (status?.initContainers ?? []),
   };
 }
 
@@ -231,8 +262,14 @@ function keepQuantitySpelling(overlay: JsonObject, current: JsonObject | undefin
     if (!isJsonObject(want) || !isJsonObject(got)) continue;
     for (const [k, v] of Object.entries(want)) {
       const g = got[k];
-      if ((typeof v === 'string' || typeof v === 'number') && (typeof g === 'string' || typeof g === 'number') &&
-        v !== g && canonicalQuantity(v) !== undefined && canonicalQuantity(v) === canonicalQuantity(g)) setOwn(want, k, g);
+      if (
+        (typeof v === 'string' || typeof v === 'number') &&
+        (typeof g === 'string' || typeof g === 'number') &&
+        v !== g &&
+        canonicalQuantity(v) !== undefined &&
+        canonicalQuantity(v) === canonicalQuantity(g)
+      )
+        setOwn(want, k, g);
     }
   }
 }
@@ -243,7 +280,11 @@ function keepQuantitySpelling(overlay: JsonObject, current: JsonObject | undefin
  * `istio-validation` container takes the same uid/gid; and the `-u <uid>` argument of the init/validation
  * container becomes the user's runAsUser (unless it is 0).
  */
-export function adjustInitContainerUser(finalPod: PodTemplate, user: JsonObject | undefined, tproxyMesh: boolean): void {
+export function adjustInitContainerUser(
+  finalPod: PodTemplate,
+  user: JsonObject | undefined,
+  tproxyMesh: boolean,
+): void {
   const sc = user && isJsonObject(user.securityContext) ? user.securityContext : undefined;
   if (!sc || (sc.runAsUser == null && sc.runAsGroup == null)) return;
   const init = containersOf(finalPod.spec, 'initContainers');

@@ -30,7 +30,9 @@ export function findContainer(name: string, list: readonly JsonObject[]): JsonOb
 
 /** A container by name in `containers`, else in `initContainers` (Istio `FindContainerFromPod`). */
 export function findContainerInSpec(name: string, spec: JsonObject): JsonObject | undefined {
-  return findContainer(name, containersOf(spec, 'containers')) ?? findContainer(name, containersOf(spec, 'initContainers'));
+  return (
+    findContainer(name, containersOf(spec, 'containers')) ?? findContainer(name, containersOf(spec, 'initContainers'))
+  );
 }
 
 /**
@@ -99,12 +101,17 @@ export function setContainers(spec: JsonObject, list: ContainerList, value: Json
 
 /** The pod's annotations, created when missing; writable (`owned`: `pod.metadata` must be). */
 export function annotationsOf(pod: PodTemplate): Record<string, string> {
-  return (owned(pod.metadata as JsonObject, 'annotations') as Record<string, string> | undefined) ?? (pod.metadata.annotations = {});
+  return (
+    (owned(pod.metadata as JsonObject, 'annotations') as Record<string, string> | undefined) ??
+    (pod.metadata.annotations = {})
+  );
 }
 
 /** The pod's labels, created when missing; writable (`owned`: `pod.metadata` must be). */
 export function labelsOf(pod: PodTemplate): Record<string, string> {
-  return (owned(pod.metadata as JsonObject, 'labels') as Record<string, string> | undefined) ?? (pod.metadata.labels = {});
+  return (
+    (owned(pod.metadata as JsonObject, 'labels') as Record<string, string> | undefined) ?? (pod.metadata.labels = {})
+  );
 }
 
 /** The `env` list of a container, created when missing; writable (`owned`: `container` must be). */

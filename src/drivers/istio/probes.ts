@@ -18,7 +18,9 @@ export const REWRITE_PROBES_ANNOTATION = 'sidecar.istio.io/rewriteAppHTTPProbers
 export const STATUS_PORT_ANNOTATION = 'status.sidecar.istio.io/port';
 
 /** Istio `status.FormatProberURL`: the agent URLs of a container's probes and hooks. */
-export function proberUrls(container: string): Record<'readyz' | 'livez' | 'startupz' | 'prestopz' | 'poststartz', string> {
+export function proberUrls(
+  container: string,
+): Record<'readyz' | 'livez' | 'startupz' | 'prestopz' | 'poststartz', string> {
   return {
     readyz: `/app-health/${container}/readyz`,
     livez: `/app-health/${container}/livez`,
@@ -37,7 +39,9 @@ export function shouldRewriteProbes(annos: Record<string, string>, valuesSetting
 
 /** App containers in Istio's order for probers: init containers, then containers, minus the proxy. */
 function appContainers(spec: JsonObject): JsonObject[] {
-  return [...containersOf(spec, 'initContainers'), ...containersOf(spec, 'containers')].filter((c) => c.name !== PROXY_CONTAINER);
+  return [...containersOf(spec, 'initContainers'), ...containersOf(spec, 'containers')].filter(
+    (c) => c.name !== PROXY_CONTAINER,
+  );
 }
 
 /** Resolves a named port against the container's ports (then a numeric string); undefined when unresolvable. */
@@ -52,9 +56,17 @@ function resolvePort(port: Json | undefined, container: JsonObject): number | un
 }
 
 /** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
-function proberOf(handler: Json | undefined, container: JsonObject, statusPort: number, isProbe: boolean): JsonObject | undefined {
+function proberOf(
+  handler: Json | undefined,
+  container: JsonObject,
+  statusPort: number,
+  isProbe: boolean,
+): JsonObject | undefined {
   if (!isJsonObject(handler)) return undefined;
-  const timeout = isProbe && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0 ? handler.timeoutSeconds : undefined;
+  const timeout =
+    isProbe && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0
+      ? handler.timeoutSeconds
+      : undefined;
   const withTimeout = (o: JsonObject): JsonObject => (timeout === undefined ? o : { ...o, timeoutSeconds: timeout });
   if (isProbe && isJsonObject(handler.grpc)) return withTimeout({ grpc: cloneJson(handler.grpc) });
   const kind = isJsonObject(handler.httpGet) ? 'httpGet' : isJsonObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
@@ -96,7 +108,12 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
 }
 
 /** `rewriteHTTPGetAction` on a probe or hook: httpGet/tcpSocket/grpc → httpGet {path: url, port}, HTTPS → HTTP. */
-function convertHandler(handler: Json | undefined, url: string, port: number, isProbe: boolean): JsonObject | undefined {
+function convertHandler(
+  handler: Json | undefined,
+  url: string,
+  port: number,
+  isProbe: boolean,
+): JsonObject | undefined {
   if (!isJsonObject(handler)) return undefined;
   const h = cloneJson(handler);
   if (isJsonObject(h.httpGet)) {

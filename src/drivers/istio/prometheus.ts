@@ -21,7 +21,9 @@ const PORT = 'prometheus_io_port';
 const PATH = 'prometheus_io_path';
 
 /** Ports the agent and Envoy use themselves; a scrape target may not use them. */
-export const RESERVED_PORTS: ReadonlySet<number> = new Set([15000, 15001, 15004, 15006, 15008, 15020, 15021, 15053, 15090]);
+export const RESERVED_PORTS: ReadonlySet<number> = new Set([
+  15000, 15001, 15004, 15006, 15008, 15020, 15021, 15053, 15090,
+]);
 
 /** Prometheus `strutil.SanitizeLabelName`: every character outside `[a-zA-Z0-9_]` becomes `_`. */
 export function sanitizeLabelName(name: string): string {
@@ -74,10 +76,10 @@ interface Target {
 function parseTargets(value: string, statusPort: number): Target[] {
   const out: Target[] = [];
   const bad = (why: string): InjectError =>
-    new InjectError(
-      `invalid value '${value}' for annotation '${SCRAPE_TARGETS_ANNOTATION}': ${why}`,
-      { field: `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
-    );
+    new InjectError(`invalid value '${value}' for annotation '${SCRAPE_TARGETS_ANNOTATION}': ${why}`, {
+      field: `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`,
+      code: 'BAD_ANNOTATION',
+    });
   for (const raw of value.split(',')) {
     const entry = raw.trim();
     if (entry === '') continue;

@@ -12,23 +12,65 @@ export const PROXY_CONFIG_ANNOTATION = 'proxy.istio.io/config';
  * the order Go's protojson writes them in. Fields not listed here are written after these.
  */
 const FIELD_ORDER = [
-  'configPath', 'binaryPath', 'serviceCluster', 'tracingServiceName', 'drainDuration',
-  'parentShutdownDuration', 'discoveryAddress', 'discoveryRefreshDelay', 'zipkinAddress',
-  'statsdUdpAddress', 'envoyMetricsServiceAddress', 'proxyAdminPort', 'availabilityZone',
-  'controlPlaneAuthPolicy', 'customConfigFile', 'statNameLength', 'concurrency',
-  'proxyBootstrapTemplatePath', 'interceptionMode', 'tracing', 'sds', 'envoyAccessLogService',
-  'envoyMetricsService', 'proxyMetadata', 'runtimeValues', 'statusPort', 'extraStatTags',
-  'gatewayTopology', 'terminationDrainDuration', 'meshId', 'readinessProbe', 'proxyStatsMatcher',
-  'holdApplicationUntilProxyStarts', 'caCertificatesPem', 'image', 'privateKeyProvider',
-  'proxyHeaders', 'fileFlushInterval', 'fileFlushMinSizeKb',
+  'configPath',
+  'binaryPath',
+  'serviceCluster',
+  'tracingServiceName',
+  'drainDuration',
+  'parentShutdownDuration',
+  'discoveryAddress',
+  'discoveryRefreshDelay',
+  'zipkinAddress',
+  'statsdUdpAddress',
+  'envoyMetricsServiceAddress',
+  'proxyAdminPort',
+  'availabilityZone',
+  'controlPlaneAuthPolicy',
+  'customConfigFile',
+  'statNameLength',
+  'concurrency',
+  'proxyBootstrapTemplatePath',
+  'interceptionMode',
+  'tracing',
+  'sds',
+  'envoyAccessLogService',
+  'envoyMetricsService',
+  'proxyMetadata',
+  'runtimeValues',
+  'statusPort',
+  'extraStatTags',
+  'gatewayTopology',
+  'terminationDrainDuration',
+  'meshId',
+  'readinessProbe',
+  'proxyStatsMatcher',
+  'holdApplicationUntilProxyStarts',
+  'caCertificatesPem',
+  'image',
+  'privateKeyProvider',
+  'proxyHeaders',
+  'fileFlushInterval',
+  'fileFlushMinSizeKb',
 ];
 
 /** Plain proto3 scalars (no presence): protojson omits them at their zero value. */
 const ZERO_OMITTED: Record<string, Json> = {
-  configPath: '', binaryPath: '', discoveryAddress: '', zipkinAddress: '', statsdUdpAddress: '',
-  envoyMetricsServiceAddress: '', proxyAdminPort: 0, availabilityZone: '', controlPlaneAuthPolicy: 'NONE',
-  customConfigFile: '', statNameLength: 0, proxyBootstrapTemplatePath: '', interceptionMode: 'REDIRECT',
-  statusPort: 0, meshId: '', fileFlushMinSizeKb: 0,
+  configPath: '',
+  binaryPath: '',
+  discoveryAddress: '',
+  zipkinAddress: '',
+  statsdUdpAddress: '',
+  envoyMetricsServiceAddress: '',
+  proxyAdminPort: 0,
+  availabilityZone: '',
+  controlPlaneAuthPolicy: 'NONE',
+  customConfigFile: '',
+  statNameLength: 0,
+  proxyBootstrapTemplatePath: '',
+  interceptionMode: 'REDIRECT',
+  statusPort: 0,
+  meshId: '',
+  fileFlushMinSizeKb: 0,
 };
 
 const ENUM_NUMBERS: Record<string, Record<number, string>> = {
@@ -97,7 +139,9 @@ export function effectiveProxyConfig(
  * The `proxy.istio.io/config` annotation read as YAML 1.1: a mapping, `null` when empty, or why it is not
  * a ProxyConfig (`could not parse proxy config: <reason>`, Istio's wording).
  */
-export function readProxyConfigAnnotation(text: string): { ok: true; value: JsonObject | null } | { ok: false; reason: string } {
+export function readProxyConfigAnnotation(
+  text: string,
+): { ok: true; value: JsonObject | null } | { ok: false; reason: string } {
   let parsed: unknown;
   try {
     parsed = parse(text, { version: '1.1' });
@@ -110,10 +154,10 @@ export function readProxyConfigAnnotation(text: string): { ok: true; value: Json
 }
 
 function proxyConfigError(value: string, reason: string): InjectError {
-  return new InjectError(
-    `invalid value '${value}' for annotation '${PROXY_CONFIG_ANNOTATION}': ${reason}`,
-    { field: `metadata.annotations[${PROXY_CONFIG_ANNOTATION}]`, code: 'BAD_ANNOTATION' },
-  );
+  return new InjectError(`invalid value '${value}' for annotation '${PROXY_CONFIG_ANNOTATION}': ${reason}`, {
+    field: `metadata.annotations[${PROXY_CONFIG_ANNOTATION}]`,
+    code: 'BAD_ANNOTATION',
+  });
 }
 
 function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
@@ -123,8 +167,14 @@ function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
 /** Whether a field is dropped by Istio's `cleanProxyConfig` (equal to `DefaultProxyConfig()`). */
 function isStrippedDefault(key: string, value: Json | undefined): boolean {
   switch (key) {
-    case 'configPath': case 'binaryPath': case 'serviceCluster': case 'discoveryAddress':
-    case 'proxyAdminPort': case 'statNameLength': case 'statusPort': case 'drainDuration':
+    case 'configPath':
+    case 'binaryPath':
+    case 'serviceCluster':
+    case 'discoveryAddress':
+    case 'proxyAdminPort':
+    case 'statNameLength':
+    case 'statusPort':
+    case 'drainDuration':
     case 'terminationDrainDuration':
       return jsonEqual(value, ISTIO_DEFAULT_PROXY_CONFIG[key]);
     case 'controlPlaneAuthPolicy':
@@ -141,7 +191,8 @@ function isOmittedByProtojson(key: string, value: Json | undefined): boolean {
   if (value === null || value === undefined) return true;
   if (key in ZERO_OMITTED && value === ZERO_OMITTED[key]) return true;
   if (Array.isArray(value)) return value.length === 0;
-  if ((key === 'proxyMetadata' || key === 'runtimeValues') && isJsonObject(value)) return Object.keys(value).length === 0;
+  if ((key === 'proxyMetadata' || key === 'runtimeValues') && isJsonObject(value))
+    return Object.keys(value).length === 0;
   return false;
 }
 
@@ -159,7 +210,11 @@ export function proxyConfigToJSON(pc: JsonObject | null | undefined): string {
   for (const key of keys) {
     const value = pc[key];
     if (isStrippedDefault(key, value) || isOmittedByProtojson(key, value)) continue;
-    setOwn(out, key, isJsonObject(value) && (key === 'proxyMetadata' || key === 'runtimeValues') ? sortKeys(value) : (value as Json));
+    setOwn(
+      out,
+      key,
+      isJsonObject(value) && (key === 'proxyMetadata' || key === 'runtimeValues') ? sortKeys(value) : (value as Json),
+    );
   }
   return JSON.stringify(out);
 }

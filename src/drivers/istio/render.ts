@@ -60,7 +60,13 @@ export interface RenderedFragment {
   spec?: JsonObject;
 }
 
-const PROBE_INT_FIELDS = ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'];
+const PROBE_INT_FIELDS = [
+  'initialDelaySeconds',
+  'timeoutSeconds',
+  'periodSeconds',
+  'successThreshold',
+  'failureThreshold',
+];
 
 /**
  * Go-typed round-trip of a container as Istio's merge produces it (`corev1.Container` with
@@ -93,7 +99,11 @@ function hasZeroCounter(p: Json | undefined): boolean {
 
 /** Whether `normalizeContainer` would change `c`. */
 function needsNormalizing(c: JsonObject): boolean {
-  return (Array.isArray(c.env) && c.env.some(isEmptyEnvValue)) || PROBES.some((k) => hasZeroCounter(c[k])) || c.imagePullPolicy === '';
+  return (
+    (Array.isArray(c.env) && c.env.some(isEmptyEnvValue)) ||
+    PROBES.some((k) => hasZeroCounter(c[k])) ||
+    c.imagePullPolicy === ''
+  );
 }
 
 /**
@@ -121,7 +131,9 @@ export function normalizeFragment(spec: JsonObject): void {
 export function renderIstioTemplate(name: string, data: IstioTemplateData): RenderedFragment {
   const source = ISTIO_TEMPLATE_NAMES.includes(name) ? TEMPLATES[`istio/${name}`] : undefined;
   if (source === undefined) {
-    throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, { code: 'TEMPLATE' });
+    throw new InjectError(`requested template "${name}" not found; have ${ISTIO_TEMPLATE_NAMES.join(', ')}`, {
+      code: 'TEMPLATE',
+    });
   }
   let plannedSource = builtinSources.get(name);
   if (!plannedSource) builtinSources.set(name, (plannedSource = builtinSource(name, source)));
@@ -141,7 +153,8 @@ export function fragmentFromYaml(label: string, text: string, goTyped = false): 
     throw new InjectError(`template "${label}" produced invalid YAML: ${(err as Error).message}`, { code: 'TEMPLATE' });
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isJsonObject(parsed)) throw new InjectError(`template "${label}" did not produce a YAML mapping`, { code: 'TEMPLATE' });
+  if (!isJsonObject(parsed))
+    throw new InjectError(`template "${label}" did not produce a YAML mapping`, { code: 'TEMPLATE' });
   const out: RenderedFragment = {};
   if (isJsonObject(parsed.metadata)) out.metadata = parsed.metadata as PodMeta;
   if (isJsonObject(parsed.spec)) {

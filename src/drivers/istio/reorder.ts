@@ -27,7 +27,11 @@ export const INIT_CONTAINERS_BEFORE_PROXY = 'sidecar.istio.io/init-containers-be
 export function reorderPod(spec: JsonObject, annotations: Record<string, string>, holdApplication: boolean): void {
   const containers = containersOf(spec, 'containers');
   if (containers.length > 0) {
-    setContainers(spec, 'containers', modifyContainers(containers, PROXY_CONTAINER, holdApplication ? 'first' : 'last'));
+    setContainers(
+      spec,
+      'containers',
+      modifyContainers(containers, PROXY_CONTAINER, holdApplication ? 'first' : 'last'),
+    );
   }
   let init = containersOf(spec, 'initContainers');
   if (init.length === 0) return;

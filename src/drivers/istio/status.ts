@@ -72,16 +72,34 @@ export function parseInjectionStatus(value: string | undefined): InjectionStatus
 }
 
 /** Containers and init containers the built-in Istio templates inject (sidecar, gateway, grpc-agent, grpc-simple). */
-export const INJECTED_CONTAINER_NAMES: readonly string[] = ['istio-proxy', 'istio-init', 'istio-validation', 'enable-core-dump', 'grpc-bootstrap-init'];
+export const INJECTED_CONTAINER_NAMES: readonly string[] = [
+  'istio-proxy',
+  'istio-init',
+  'istio-validation',
+  'enable-core-dump',
+  'grpc-bootstrap-init',
+];
 
 /**
  * Volumes the built-in Istio templates inject (sidecar, gateway, grpc-agent, grpc-simple), besides the user
  * volumes requested by `sidecar.istio.io/userVolume`.
  */
 export const INJECTED_VOLUME_NAMES: readonly string[] = [
-  'workload-socket', 'credential-socket', 'workload-certs', 'gke-workload-certificate', 'custom-bootstrap-volume',
-  'istio-envoy', 'istio-data', 'istio-podinfo', 'istio-token', 'istiod-ca-cert', 'istio-ca-crl', 'istio-certs',
-  'lightstep-certs', 'istio-xds', 'grpc-io-proxyless-bootstrap',
+  'workload-socket',
+  'credential-socket',
+  'workload-certs',
+  'gke-workload-certificate',
+  'custom-bootstrap-volume',
+  'istio-envoy',
+  'istio-data',
+  'istio-podinfo',
+  'istio-token',
+  'istiod-ca-cert',
+  'istio-ca-crl',
+  'istio-certs',
+  'lightstep-certs',
+  'istio-xds',
+  'grpc-io-proxyless-bootstrap',
 ];
 
 /** Annotation asking for extra volumes in the proxy (JSON map name → volume); its names are injected too. */
@@ -107,12 +125,20 @@ function userVolumeNames(annotations: Record<string, string> | undefined): strin
 export function untrustedStatusItem(
   status: InjectionStatus,
   annotations: Record<string, string> | undefined,
-  alsoInjected: { containers?: readonly string[]; initContainers?: readonly string[]; volumes?: readonly string[] } = {},
+  alsoInjected: {
+    containers?: readonly string[];
+    initContainers?: readonly string[];
+    volumes?: readonly string[];
+  } = {},
 ): { kind: RecordedKind; name: string } | undefined {
   return unexpectedRecordItem([
     ['container', status.containers, [...INJECTED_CONTAINER_NAMES, ...(alsoInjected.containers ?? [])]],
     ['init container', status.initContainers, [...INJECTED_CONTAINER_NAMES, ...(alsoInjected.initContainers ?? [])]],
-    ['volume', status.volumes, [...INJECTED_VOLUME_NAMES, ...userVolumeNames(annotations), ...(alsoInjected.volumes ?? [])]],
+    [
+      'volume',
+      status.volumes,
+      [...INJECTED_VOLUME_NAMES, ...userVolumeNames(annotations), ...(alsoInjected.volumes ?? [])],
+    ],
   ]);
 }
 

@@ -75,7 +75,6 @@ export interface IstioTemplateData {
 
 const PROXY_UID = 1337;
 
-
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return out;
@@ -106,8 +105,13 @@ export function containerPortJSON(port: JsonObject): string {
  */
 export function plannedPodPorts(planned: Readonly<Record<string, unknown>>): unknown[] {
   const spec = planned.Spec as { containers: unknown[] };
-  return spec.containers.filter(isJsonObject<unknown>)
-    .flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isJsonObject<unknown>) : []).map((p) => plannedJson(containerPortFields(p))));
+  return spec.containers
+    .filter(isJsonObject<unknown>)
+    .flatMap((c) =>
+      (Array.isArray(c.ports) ? c.ports.filter(isJsonObject<unknown>) : []).map((p) =>
+        plannedJson(containerPortFields(p)),
+      ),
+    );
 }
 
 /**
@@ -167,14 +171,22 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
   const proxyValues = objectAt(values, 'global', 'proxy');
   const interceptionMode = annotations['sidecar.istio.io/interceptionMode'] ?? proxyConfig.interceptionMode;
   const nativeAnnotation = annotations['sidecar.istio.io/nativeSidecar'];
-  const native = (nativeAnnotation === undefined || nativeAnnotation === '' ? String(input.nativeSidecars) : nativeAnnotation) !== 'false';
+  const nativeValue =
+    nativeAnnotation === undefined || nativeAnnotation === '' ? String(input.nativeSidecars) : nativeAnnotation;
+  const native = nativeValue !== 'false';
   const capAnnotation = annotations['sidecar.istio.io/capNetBindService'];
   const capNetBind = capAnnotation !== undefined ? capAnnotation === 'true' : isGoTrue(proxyValues.capNetBindService);
   const pcHold = proxyConfig.holdApplicationUntilProxyStarts;
-  const hold = (isJsonObject(pcHold) ? isGoTrue(pcHold.value) : isGoTrue(pcHold)) || isGoTrue(proxyValues.holdApplicationUntilProxyStarts);
+  const hold =
+    (isJsonObject(pcHold) ? isGoTrue(pcHold.value) : isGoTrue(pcHold)) ||
+    isGoTrue(proxyValues.holdApplicationUntilProxyStarts);
   const modeValue = objectAt(mesh, 'inboundTrafficPolicy').mode;
-  const inboundMode = modeValue === 'LOCALHOST' || modeValue === 1 ? 'localhost'
-    : modeValue === undefined || modeValue === 'PASSTHROUGH' || modeValue === 0 ? 'passthrough' : 'undefined';
+  const inboundMode =
+    modeValue === 'LOCALHOST' || modeValue === 1
+      ? 'localhost'
+      : modeValue === undefined || modeValue === 'PASSTHROUGH' || modeValue === 0
+        ? 'passthrough'
+        : 'undefined';
   const meshTrustDomain = typeof mesh.trustDomain === 'string' ? mesh.trustDomain : '';
   const valuesTrustDomain = objectAt(values, 'global').trustDomain;
   const statusPortValue = proxyValues.statusPort;
@@ -201,7 +213,9 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
     InboundTrafficPolicyMode: inboundMode,
     CompliancePolicy: settings.compliancePolicy,
     AppContainers: containers.map((c) => String(c.name ?? '')).filter((n) => n !== 'istio-proxy'),
-    PodPorts: containers.flatMap((c) => (Array.isArray(c.ports) ? c.ports.filter(isJsonObject) : []).map(containerPortJSON)),
+    PodPorts: containers.flatMap((c) =>
+      (Array.isArray(c.ports) ? c.ports.filter(isJsonObject) : []).map(containerPortJSON),
+    ),
     WorkloadName: workloadName,
     Owner: typeMeta.APIVersion && deployMeta.Name ? ownerUri(typeMeta, deployMeta) : '',
     InterceptionMode: interceptionMode,
@@ -210,7 +224,8 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
     CapNetBindService: capNetBind,
     HoldProxy: hold && !native,
     NoInitContainer: interceptionMode === 'NONE' && !native,
-    TrustDomain: meshTrustDomain !== '' ? meshTrustDomain : typeof valuesTrustDomain === 'string' ? valuesTrustDomain : '',
+    TrustDomain:
+      meshTrustDomain !== '' ? meshTrustDomain : typeof valuesTrustDomain === 'string' ? valuesTrustDomain : '',
     StatusPort: annotations['status.sidecar.istio.io/port'] ?? goSprint(statusPortValue),
   };
 }

@@ -87,7 +87,8 @@ export function appendMultusNetworkTo(existing: string, network: string, splitNa
     } catch {
       return existing;
     }
-    if (!Array.isArray(networks) || networks.some((n) => n !== null && (typeof n !== 'object' || Array.isArray(n)))) return existing;
+    if (!Array.isArray(networks) || networks.some((n) => n !== null && (typeof n !== 'object' || Array.isArray(n))))
+      return existing;
     const slash = network.indexOf('/');
     const ns = splitNamespace && slash >= 0 ? network.slice(0, slash) : '';
     const name = splitNamespace && slash >= 0 ? network.slice(slash + 1) : network;
@@ -122,10 +123,13 @@ function imageVersion(image: string): string {
 /** Whether a mesh config has an OpenTelemetry provider with `serviceAttributeEnrichment: OTEL_SEMANTIC_CONVENTIONS`. */
 function otelEnabled(mesh: unknown): boolean {
   const providers = asRecord(mesh)?.extensionProviders;
-  return Array.isArray(providers) && providers.some((p) => {
-    const otel = asRecord(asRecord(p)?.opentelemetry);
-    return otel?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS';
-  });
+  return (
+    Array.isArray(providers) &&
+    providers.some((p) => {
+      const otel = asRecord(asRecord(p)?.opentelemetry);
+      return otel?.serviceAttributeEnrichment === 'OTEL_SEMANTIC_CONVENTIONS';
+    })
+  );
 }
 
 /**
@@ -136,7 +140,13 @@ function otelEnabled(mesh: unknown): boolean {
  * `app.kubernetes.io/version` label or the single container's image tag, and `<ns>.$(POD_NAME).<first container>`.
  * Attributes without a value are left out.
  */
-export function otelResourceAttributes(mesh: unknown, annos: unknown, labels: unknown, ns: unknown, containers: unknown): string {
+export function otelResourceAttributes(
+  mesh: unknown,
+  annos: unknown,
+  labels: unknown,
+  ns: unknown,
+  containers: unknown,
+): string {
   if (!otelEnabled(mesh)) return '';
   const a = asRecord(annos) ?? {};
   const l = asRecord(labels) ?? {};
@@ -155,13 +165,22 @@ export function otelResourceAttributes(mesh: unknown, annos: unknown, labels: un
 
 /** Istio's functions by name, added to the shared helpers on the Istio engine. */
 export const ISTIO_TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
-  excludeInboundPort: (...raw) => { const [p, l] = args(raw); return excludeInboundPort(p, l); },
+  excludeInboundPort: (...raw) => {
+    const [p, l] = args(raw);
+    return excludeInboundPort(p, l);
+  },
   includeInboundPorts: (...raw) => includeInboundPorts(args(raw)[0]),
   protoToJSON: (...raw) => proxyConfigToJSON(asRecord(args(raw)[0]) as JsonObject | undefined),
-  appendMultusNetwork: (...raw) => { const [e, n] = args(raw); return appendMultusNetwork(e, n); },
+  appendMultusNetwork: (...raw) => {
+    const [e, n] = args(raw);
+    return appendMultusNetwork(e, n);
+  },
   env: (...raw) => args(raw)[1] ?? '',
   omitNil: (...raw) => omitNil(args(raw)[0]),
-  otelResourceAttributes: (...raw) => { const [m, a, l, n, c] = args(raw); return otelResourceAttributes(m, a, l, n, c); },
+  otelResourceAttributes: (...raw) => {
+    const [m, a, l, n, c] = args(raw);
+    return otelResourceAttributes(m, a, l, n, c);
+  },
 };
 
 /**

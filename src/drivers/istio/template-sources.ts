@@ -73,14 +73,21 @@ const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(
  * ignored as Istio's `UnmarshalConfig` ignores them (e.g. the legacy `template`). Pushes an issue for a
  * malformed field and leaves it out.
  */
-export function parseInjectorConfig(input: Json | undefined, path: string, issues: ConfigIssue[]): InjectorConfig | undefined {
+export function parseInjectorConfig(
+  input: Json | undefined,
+  path: string,
+  issues: ConfigIssue[],
+): InjectorConfig | undefined {
   if (input === undefined || input === null) return undefined;
   let raw: unknown = input;
   if (typeof input === 'string') {
     try {
       raw = parseYaml(input, { version: '1.1' }) ?? {};
     } catch (e) {
-      issues.push({ path, message: `${path} is a string but not valid YAML: ${String((e as Error).message).split('\n')[0]}` });
+      issues.push({
+        path,
+        message: `${path} is a string but not valid YAML: ${String((e as Error).message).split('\n')[0]}`,
+      });
       return undefined;
     }
   }
@@ -90,9 +97,11 @@ export function parseInjectorConfig(input: Json | undefined, path: string, issue
   }
   const o = raw as Record<string, unknown>;
   const out: InjectorConfig = { templates: {} };
-  const bad = (key: string, expected: string) => issues.push({ path: `${path}.${key}`, message: `${path}.${key} must be ${expected}` });
+  const bad = (key: string, expected: string) =>
+    issues.push({ path: `${path}.${key}`, message: `${path}.${key} must be ${expected}` });
   if (o.templates !== undefined && o.templates !== null) {
-    if (isJsonObject(o.templates as Json) && Object.values(o.templates as object).every((t) => typeof t === 'string')) out.templates = o.templates as Record<string, string>;
+    if (isJsonObject(o.templates as Json) && Object.values(o.templates as object).every((t) => typeof t === 'string'))
+      out.templates = o.templates as Record<string, string>;
     else bad('templates', 'a map of template name to Go template text');
   }
   if (o.defaultTemplates !== undefined && o.defaultTemplates !== null) {
@@ -100,7 +109,8 @@ export function parseInjectorConfig(input: Json | undefined, path: string, issue
     else bad('defaultTemplates', 'a list of template names');
   }
   if (o.aliases !== undefined && o.aliases !== null) {
-    if (isJsonObject(o.aliases as Json) && Object.values(o.aliases as object).every(isStringList)) out.aliases = o.aliases as Record<string, string[]>;
+    if (isJsonObject(o.aliases as Json) && Object.values(o.aliases as object).every(isStringList))
+      out.aliases = o.aliases as Record<string, string[]>;
     else bad('aliases', 'a map of alias to a list of template names');
   }
   if (o.policy !== undefined && o.policy !== null && o.policy !== '') {
@@ -114,7 +124,10 @@ export function parseInjectorConfig(input: Json | undefined, path: string, issue
     else bad(key, 'a list of label selectors');
   }
   if (o.injectedAnnotations !== undefined && o.injectedAnnotations !== null) {
-    if (isJsonObject(o.injectedAnnotations as Json) && Object.values(o.injectedAnnotations as object).every((x) => typeof x === 'string')) {
+    if (
+      isJsonObject(o.injectedAnnotations as Json) &&
+      Object.values(o.injectedAnnotations as object).every((x) => typeof x === 'string')
+    ) {
       out.injectedAnnotations = o.injectedAnnotations as Record<string, string>;
     } else bad('injectedAnnotations', 'a map of annotation to string value');
   }
@@ -152,12 +165,18 @@ export function resolveTemplates(input: TemplateSourceInput, path: string, issue
     }
   };
   const base = input.injectorConfig ?? input.configMap?.config;
-  if (input.configMap && !input.injectorConfig) add(input.configMap.config.templates, 'configMap', 'ConfigMap istio-sidecar-injector config.templates');
+  if (input.configMap && !input.injectorConfig)
+    add(input.configMap.config.templates, 'configMap', 'ConfigMap istio-sidecar-injector config.templates');
   if (input.injectorConfig) add(input.injectorConfig.templates, 'injectorConfig', `${path}.injectorConfig.templates`);
   const vt = input.valuesTemplates;
   if (vt !== undefined && vt !== null) {
-    if (isJsonObject(vt) && Object.values(vt).every((t) => typeof t === 'string')) add(vt as Record<string, string>, 'values', `${path}.values.sidecarInjectorWebhook.templates`);
-    else issues.push({ path: `${path}.values.sidecarInjectorWebhook.templates`, message: `${path}.values.sidecarInjectorWebhook.templates must be a map of template name to Go template text` });
+    if (isJsonObject(vt) && Object.values(vt).every((t) => typeof t === 'string'))
+      add(vt as Record<string, string>, 'values', `${path}.values.sidecarInjectorWebhook.templates`);
+    else
+      issues.push({
+        path: `${path}.values.sidecarInjectorWebhook.templates`,
+        message: `${path}.values.sidecarInjectorWebhook.templates must be a map of template name to Go template text`,
+      });
   }
   return {
     go,
@@ -185,5 +204,12 @@ export function hasValuesTemplates(values: JsonObject | undefined): boolean {
 
 /** The template set when no source gives Go templates: the built-in ports only. */
 export function builtinOnlyTemplates(): IstioTemplates {
-  return { go: new Map(), defaultTemplates: ['sidecar'], aliases: {}, injectedAnnotations: {}, version: '', minor: BUILTIN_MINOR };
+  return {
+    go: new Map(),
+    defaultTemplates: ['sidecar'],
+    aliases: {},
+    injectedAnnotations: {},
+    version: '',
+    minor: BUILTIN_MINOR,
+  };
 }

@@ -81,7 +81,11 @@ function fail(message: string, field?: string): never {
 
 /** The env value `name` of the removed proxy container (native or classic), if any. */
 function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string | undefined {
-  const listed = inv.containers.includes(PROXY_CONTAINER) ? 'containers' : inv.initContainers.includes(PROXY_CONTAINER) ? 'initContainers' : undefined;
+  const listed = inv.containers.includes(PROXY_CONTAINER)
+    ? 'containers'
+    : inv.initContainers.includes(PROXY_CONTAINER)
+      ? 'initContainers'
+      : undefined;
   const proxy = listed ? findContainer(PROXY_CONTAINER, containersOf(injected.spec, listed)) : undefined;
   const e = proxy ? envOf(proxy).find((x) => x.name === name) : undefined;
   return e && typeof e.value === 'string' ? e.value : undefined;
@@ -121,7 +125,8 @@ function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): void {
         const h = holder[field];
         if (!isJsonObject(h) || !isJsonObject(h.httpGet) || h.httpGet.path !== url) return;
         const saved = probers[url];
-        if (!isJsonObject(saved)) fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
+        if (!isJsonObject(saved))
+          fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
         holder[field] = restoreHandler(h, saved);
       };
       const at = `spec.${list}[${i}]`;
@@ -152,7 +157,11 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
     fail(`${PROMETHEUS_ENV} of the removed proxy is not JSON`);
   }
   const s = (isJsonObject(saved as Json) ? saved : {}) as Record<string, unknown>;
-  if (s.targets !== undefined) fail(`the removed proxy's ${PROMETHEUS_ENV} records prometheus.istio.io/scrape-targets, whose original text is not recorded`, `metadata.annotations[prometheus.istio.io/scrape-targets]`);
+  if (s.targets !== undefined)
+    fail(
+      `the removed proxy's ${PROMETHEUS_ENV} records prometheus.istio.io/scrape-targets, whose original text is not recorded`,
+      `metadata.annotations[prometheus.istio.io/scrape-targets]`,
+    );
   for (const k of PROM_KEYS) delete annos[k];
   const put = (k: string, v: unknown) => {
     if (typeof v === 'string' && v !== '') annos[k] = v;
@@ -172,7 +181,12 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
  * injection with another configuration) is kept.
  * @throws InjectError when a record is missing or cannot be restored faithfully, or re-injection fails
  */
-export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
+export function uninjectIstio(
+  pod: PodTemplate,
+  inv: Inventory,
+  settings: IstioSettings,
+  ctx: UninjectContext,
+): PodTemplate {
   const out: PodTemplate = cloneJson(pod);
   const { annos, promRecorded } = restoreRecordedParts(out, inv, ctx);
   out.metadata.annotations = annos;
@@ -191,7 +205,11 @@ export function uninjectIstio(pod: PodTemplate, inv: Inventory, settings: IstioS
  * recorded the prometheus annotations.
  * @throws InjectError when a record is not JSON or cannot be restored faithfully
  */
-function restoreRecordedParts(out: PodTemplate, inv: Inventory, ctx: UninjectContext): { annos: Record<string, string>; promRecorded: boolean } {
+function restoreRecordedParts(
+  out: PodTemplate,
+  inv: Inventory,
+  ctx: UninjectContext,
+): { annos: Record<string, string>; promRecorded: boolean } {
   restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
   const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
   delete annos[OVERRIDES_ANNOTATION];
@@ -208,7 +226,8 @@ function restoreRecordedParts(out: PodTemplate, inv: Inventory, ctx: UninjectCon
   const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
   if (promRecord !== undefined) restorePrometheus(annos, promRecord);
   const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
-  if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision)) delete annos[REV_ANNOTATION];
+  if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision))
+    delete annos[REV_ANNOTATION];
   return { annos, promRecorded: promRecord !== undefined };
 }
 
@@ -239,7 +258,8 @@ function removeKeysReinjectionWrites(
   const scChanged = sc !== out.spec.securityContext;
   // App containers the template patched (grpc-simple, grpc-agent): restored from the overrides record above.
   const patched = (['containers', 'initContainers'] as const).flatMap((list) =>
-    inv[list].filter((n) => !INJECTED_CONTAINER_NAMES.includes(n)).map((name) => ({ list, name })));
+    inv[list].filter((n) => !INJECTED_CONTAINER_NAMES.includes(n)).map((name) => ({ list, name })),
+  );
   if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return;
   const probe: PodTemplate = cloneJson(out);
   for (const k of candidates.labels) delete probe.metadata.labels![k];
@@ -250,7 +270,11 @@ function removeKeysReinjectionWrites(
   const again = reinject(probe, settings, ctx);
   checkPatchedContainers(patched, again, ctx);
   const promMerged = candidates.annotations.filter((k) => (PROM_KEYS as readonly string[]).includes(k));
-  const promOk = promMerged.every((k) => again.metadata.annotations?.[k] === annos[k] && (k === 'prometheus.io/port' || annos[k] === PROM_MERGED[k as keyof typeof PROM_MERGED]));
+  const promOk = promMerged.every(
+    (k) =>
+      again.metadata.annotations?.[k] === annos[k] &&
+      (k === 'prometheus.io/port' || annos[k] === PROM_MERGED[k as keyof typeof PROM_MERGED]),
+  );
   if (scChanged && jsonEqual(again.spec.securityContext, out.spec.securityContext)) {
     if (sc === undefined) delete out.spec.securityContext;
     else out.spec.securityContext = sc;
@@ -270,7 +294,13 @@ function removeKeysReinjectionWrites(
  */
 function reinject(probe: PodTemplate, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
   try {
-    return injectIstioPod({ pod: probe, workload: ctx.workload, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), config: ctx.config, settings }).pod;
+    return injectIstioPod({
+      pod: probe,
+      workload: ctx.workload,
+      ...(ctx.namespace ? { namespace: ctx.namespace } : {}),
+      config: ctx.config,
+      settings,
+    }).pod;
   } catch (e) {
     if (!(e instanceof MeshInjectError)) throw e;
     fail(`re-injecting the uninjected pod to check the injected labels and annotations failed: ${e.message}`, e.field);
@@ -282,11 +312,18 @@ function reinject(probe: PodTemplate, settings: IstioSettings, ctx: UninjectCont
  * the container as injected in `ctx.injected`.
  * @throws InjectError naming the status annotation when one is not
  */
-function checkPatchedContainers(patched: ReadonlyArray<{ list: 'containers' | 'initContainers'; name: string }>, again: PodTemplate, ctx: UninjectContext): void {
+function checkPatchedContainers(
+  patched: ReadonlyArray<{ list: 'containers' | 'initContainers'; name: string }>,
+  again: PodTemplate,
+  ctx: UninjectContext,
+): void {
   for (const { list, name } of patched) {
     const want = findContainer(name, containersOf(ctx.injected.spec, list));
     if (!jsonEqual(findContainer(name, containersOf(again.spec, list)), want)) {
-      fail(`${STATUS_ANNOTATION} lists ${list === 'containers' ? 'container' : 'init container'} "${name}" as injected, and injecting the original that ${OVERRIDES_ANNOTATION} records does not give it back`, `metadata.annotations[${STATUS_ANNOTATION}]`);
+      fail(
+        `${STATUS_ANNOTATION} lists ${list === 'containers' ? 'container' : 'init container'} "${name}" as injected, and injecting the original that ${OVERRIDES_ANNOTATION} records does not give it back`,
+        `metadata.annotations[${STATUS_ANNOTATION}]`,
+      );
     }
   }
 }
@@ -314,10 +351,17 @@ function restoreOverrides(pod: PodTemplate, record: string | undefined, injected
       const copy = { ...c };
       const injectedResources = was < 0 ? undefined : containersOf(injected.spec, to)[was]!.resources;
       const emptyInjected = isJsonObject(injectedResources) && Object.keys(injectedResources).length === 0;
-      if (isJsonObject(copy.resources) && Object.keys(copy.resources).length === 0 && !emptyInjected) delete copy.resources;
+      if (isJsonObject(copy.resources) && Object.keys(copy.resources).length === 0 && !emptyInjected)
+        delete copy.resources;
       if (copy.image === undefined) copy.image = AUTO_IMAGE;
       // Its place: after the remaining entries that came before it in the injected list.
-      const at = was < 0 ? cur.length : cur.filter((x) => { const i = before.indexOf(x.name); return i >= 0 && i < was; }).length;
+      const at =
+        was < 0
+          ? cur.length
+          : cur.filter((x) => {
+              const i = before.indexOf(x.name);
+              return i >= 0 && i < was;
+            }).length;
       pod.spec[to] = [...cur.slice(0, at), copy, ...cur.slice(at)];
     }
   }

@@ -14,7 +14,8 @@ const UINT_RE = /^\d+$/;
 /** Go `strconv.ParseUint(v, 10, bits)` error text, or undefined when `v` parses. */
 function parseUintError(v: string, bits: 16 | 32): string | undefined {
   if (!UINT_RE.test(v)) return `strconv.ParseUint: parsing ${JSON.stringify(v)}: invalid syntax`;
-  if (BigInt(v) > (1n << BigInt(bits)) - 1n) return `strconv.ParseUint: parsing ${JSON.stringify(v)}: value out of range`;
+  if (BigInt(v) > (1n << BigInt(bits)) - 1n)
+    return `strconv.ParseUint: parsing ${JSON.stringify(v)}: value out of range`;
   return undefined;
 }
 
@@ -64,7 +65,8 @@ function prefixError(cidr: string): string | undefined {
   const bits = cidr.slice(slash + 1);
   const v4 = IPV4_RE.test(addr);
   if (!v4 && !isIPv6(addr)) return `${q}: ParseAddr(${JSON.stringify(addr)}): unable to parse IP`;
-  if (!/^(0|[1-9]\d{0,2})$/.test(bits) || Number(bits) > (v4 ? 32 : 128)) return `${q}: bad bits after slash: ${JSON.stringify(bits)}`;
+  if (!/^(0|[1-9]\d{0,2})$/.test(bits) || Number(bits) > (v4 ? 32 : 128))
+    return `${q}: bad bits after slash: ${JSON.stringify(bits)}`;
   return undefined;
 }
 
@@ -83,7 +85,8 @@ function interfacesError(v: string): string | undefined {
   if (v.trim() === '') return undefined;
   for (const raw of v.split(',')) {
     const n = raw.trim();
-    if (n === '' || n.length > 15 || /[\s/]/.test(n) || n === '.' || n === '..') return `invalid interface name '${raw}'`;
+    if (n === '' || n.length > 15 || /[\s/]/.test(n) || n === '.' || n === '..')
+      return `invalid interface name '${raw}'`;
   }
   return undefined;
 }
@@ -93,7 +96,8 @@ const QUANTITY_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?
 /** Kubernetes `resource.ParseQuantity` plus "no control characters". */
 function quantityError(v: string): string | undefined {
   if (/[\x00-\x1f\x7f]/.test(v)) return 'contains control characters';
-  if (!QUANTITY_RE.test(v)) return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  if (!QUANTITY_RE.test(v))
+    return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
   return undefined;
 }
 
@@ -121,7 +125,8 @@ export const ANNOTATION_VALIDATION: Readonly<Record<string, Check>> = {
     const e = cidrListError(v);
     return e ? `excludeIPRanges invalid: ${e}` : undefined;
   },
-  'traffic.sidecar.istio.io/includeInboundPorts': (v) => (v === '*' ? undefined : portListError('includeInboundPorts', v)),
+  'traffic.sidecar.istio.io/includeInboundPorts': (v) =>
+    v === '*' ? undefined : portListError('includeInboundPorts', v),
   'traffic.sidecar.istio.io/excludeInboundPorts': (v) => portListError('excludeInboundPorts', v),
   'traffic.sidecar.istio.io/excludeOutboundPorts': (v) => portListError('excludeOutboundPorts', v),
   'traffic.sidecar.istio.io/excludeInterfaces': interfacesError,
@@ -143,14 +148,21 @@ export const ANNOTATION_VALIDATION: Readonly<Record<string, Check>> = {
  * @throws InjectError (code `BAD_ANNOTATION`) naming every invalid annotation (joined with `; `); its
  *   `field` is `<fieldPrefix>[<first invalid key>]`.
  */
-export function validateAnnotations(annotations: Record<string, string> | undefined, fieldPrefix = 'metadata.annotations'): void {
+export function validateAnnotations(
+  annotations: Record<string, string> | undefined,
+  fieldPrefix = 'metadata.annotations',
+): void {
   const errors: Array<{ key: string; message: string }> = [];
   for (const [key, value] of Object.entries(annotations ?? {})) {
     const check = Object.hasOwn(ANNOTATION_VALIDATION, key) ? ANNOTATION_VALIDATION[key] : undefined;
     if (!check) continue;
     const reason = check(String(value));
-    if (reason !== undefined) errors.push({ key, message: `invalid value '${value}' for annotation '${key}': ${reason}` });
+    if (reason !== undefined)
+      errors.push({ key, message: `invalid value '${value}' for annotation '${key}': ${reason}` });
   }
   if (errors.length === 0) return;
-  throw new InjectError(errors.map((e) => e.message).join('; '), { field: `${fieldPrefix}[${errors[0]!.key}]`, code: 'BAD_ANNOTATION' });
+  throw new InjectError(errors.map((e) => e.message).join('; '), {
+    field: `${fieldPrefix}[${errors[0]!.key}]`,
+    code: 'BAD_ANNOTATION',
+  });
 }

@@ -56,7 +56,9 @@ export interface ServedRevision {
 }
 
 /** What webhook routing reads of the settings: the revision and tags, or several revisions (`spec.istio.revisions`). */
-export type WebhookSettings = Pick<IstioSettings, 'revision' | 'revisionTags' | 'enableNamespacesByDefault'> & { served?: readonly ServedRevision[] };
+export type WebhookSettings = Pick<IstioSettings, 'revision' | 'revisionTags' | 'enableNamespacesByDefault'> & {
+  served?: readonly ServedRevision[];
+};
 
 /** The revisions a render serves: `settings.served` (`spec.istio.revisions`), else the one revision with its tags. */
 export function servedRevisions(settings: WebhookSettings): readonly ServedRevision[] {
@@ -96,7 +98,8 @@ function revisionWebhooks(served: ServedRevision): IstioWebhook[] {
   const hooks: IstioWebhook[] = [];
   const targets = [{ rev: revision, config: revConfig, via: '' }];
   for (const tag of served.tags) {
-    if (tag !== revision) targets.push({ rev: tag, config: `istio-revision-tag-${tag}`, via: ` (revision tag of ${revision})` });
+    if (tag !== revision)
+      targets.push({ rev: tag, config: `istio-revision-tag-${tag}`, via: ` (revision tag of ${revision})` });
   }
   for (const { rev, config, via } of targets) {
     hooks.push({
@@ -173,7 +176,10 @@ export function routeIstioWebhook(
   podLabels: Record<string, string>,
 ): WebhookRoute {
   for (const webhook of buildIstioWebhooks(settings)) {
-    if (matchesSelector(webhook.namespaceSelector, namespaceLabels) && matchesSelector(webhook.objectSelector, podLabels)) {
+    if (
+      matchesSelector(webhook.namespaceSelector, namespaceLabels) &&
+      matchesSelector(webhook.objectSelector, podLabels)
+    ) {
       return { matched: true, webhook, detail: `${webhook.describe} selects webhook ${webhook.name}` };
     }
   }
@@ -216,9 +222,15 @@ function explainNoWebhook(
   if (podInject !== undefined && podInject !== 'true') {
     return `pod label ${INJECT_LABEL} is "${podInject}"; the object webhook matches only "true" and the namespace has no ${NS_INJECTION_LABEL} or ${REV_LABEL} label`;
   }
-  if (settings.enableNamespacesByDefault && servesDefaultRevision(settings) && AUTO_WEBHOOK_EXCLUDED.includes(namespace)) {
+  if (
+    settings.enableNamespacesByDefault &&
+    servesDefaultRevision(settings) &&
+    AUTO_WEBHOOK_EXCLUDED.includes(namespace)
+  ) {
     return `namespace ${namespace} is excluded by the auto webhook (enableNamespacesByDefault skips ${AUTO_WEBHOOK_EXCLUDED.join(', ')})`;
   }
-  return `namespace ${namespace} has no ${NS_INJECTION_LABEL} or ${REV_LABEL} label and the pod has no ${INJECT_LABEL}=true or ${REV_LABEL} label` +
-    (servesDefaultRevision(settings) ? ' (enableNamespacesByDefault is off)' : '');
+  return (
+    `namespace ${namespace} has no ${NS_INJECTION_LABEL} or ${REV_LABEL} label and the pod has no ${INJECT_LABEL}=true or ${REV_LABEL} label` +
+    (servesDefaultRevision(settings) ? ' (enableNamespacesByDefault is off)' : '')
+  );
 }

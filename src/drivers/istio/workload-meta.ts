@@ -32,9 +32,10 @@ export function podDeployMeta(pod: PodTemplate, namespace: string): { deployMeta
   const labels = meta.labels ?? {};
   const deployMeta: DeployMeta = { Name: text(meta.name), Namespace: namespace };
   const typeMeta: TypeMeta = { APIVersion: 'v1', Kind: 'Pod' };
-  const controller = text(meta.generateName) !== ''
-    ? (meta.ownerReferences ?? []).find((r) => isJsonObject(r) && r.controller === true)
-    : undefined;
+  const controller =
+    text(meta.generateName) !== ''
+      ? (meta.ownerReferences ?? []).find((r) => isJsonObject(r) && r.controller === true)
+      : undefined;
   if (controller) {
     const ownerName = text(controller.name);
     typeMeta.APIVersion = text(controller.apiVersion);

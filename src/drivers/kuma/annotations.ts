@@ -58,7 +58,9 @@ export const VOLUME_SPIRE = 'kuma-spire-agent-socket';
 type Meta = Record<string, string> | undefined;
 
 function bad(key: string, value: string, what: string): InjectError {
-  return new InjectError(`annotation "${key}" has wrong value "${value}" (${what})`, { field: `metadata.annotations[${key}]` });
+  return new InjectError(`annotation "${key}" has wrong value "${value}" (${what})`, {
+    field: `metadata.annotations[${key}]`,
+  });
 }
 
 /**
@@ -66,12 +68,21 @@ function bad(key: string, value: string, what: string): InjectError {
  * `enabledValues` (Kuma `GetEnabledWithDefault`; `GetBoolean` refuses them).
  * @throws InjectError for any other value
  */
-export function readBool(meta: Meta, key: string, def: boolean, enabledValues = true): { value: boolean; exists: boolean } {
+export function readBool(
+  meta: Meta,
+  key: string,
+  def: boolean,
+  enabledValues = true,
+): { value: boolean; exists: boolean } {
   const v = meta?.[key];
   if (v === undefined) return { value: def, exists: false };
   if (v === 'true' || v === 'yes' || (enabledValues && v === 'enabled')) return { value: true, exists: true };
   if (v === 'false' || v === 'no' || (enabledValues && v === 'disabled')) return { value: false, exists: true };
-  throw bad(key, v, enabledValues ? 'expected enabled, disabled, true, false, yes or no' : 'expected true, false, yes or no');
+  throw bad(
+    key,
+    v,
+    enabledValues ? 'expected enabled, disabled, true, false, yes or no' : 'expected true, false, yes or no',
+  );
 }
 
 /**
@@ -83,7 +94,8 @@ export function readUint32(meta: Meta, key: string, def: number): { value: numbe
   const v = meta?.[key];
   if (v === undefined) return { value: def, exists: false };
   const n = parseUint(v, 10, 32);
-  if (!n.ok) throw new InjectError(`failed to parse annotation "${key}": ${n.error}`, { field: `metadata.annotations[${key}]` });
+  if (!n.ok)
+    throw new InjectError(`failed to parse annotation "${key}": ${n.error}`, { field: `metadata.annotations[${key}]` });
   return { value: Number(n.value), exists: true };
 }
 
@@ -103,7 +115,11 @@ export function readMap(meta: Meta, key: string): Record<string, string> {
   const out = new Map<string, string>();
   for (const pair of v.split(';')) {
     const kv = pair.split('=');
-    if (kv.length !== 2) throw new InjectError(`invalid format. Map in "${key}" has to be provided in the following format: key1=value1;key2=value2`, { field: `metadata.annotations[${key}]` });
+    if (kv.length !== 2)
+      throw new InjectError(
+        `invalid format. Map in "${key}" has to be provided in the following format: key1=value1;key2=value2`,
+        { field: `metadata.annotations[${key}]` },
+      );
     out.set(kv[0]!, kv[1]!);
   }
   return Object.fromEntries(out);

@@ -58,7 +58,12 @@ export interface InjectorConfig {
   };
   initContainer: { image: string; resources: { requests: CpuMemory; limits: CpuMemory } };
   validationContainer: { resources: { requests: CpuMemory; limits: CpuMemory } };
-  sidecarTraffic: { excludeInboundPorts: number[]; excludeOutboundPorts: number[]; excludeInboundIPs: string[]; excludeOutboundIPs: string[] };
+  sidecarTraffic: {
+    excludeInboundPorts: number[];
+    excludeOutboundPorts: number[];
+    excludeInboundIPs: string[];
+    excludeOutboundIPs: string[];
+  };
   exceptions: { labels: Record<string, string> };
   builtinDNS: { enabled: boolean; port: number };
   transparentProxyConfigMap: string;
@@ -113,7 +118,8 @@ export function loadOver(target: Json, source: Json): Json {
   if (source === null) return target;
   if (!isJsonObject(target) || !isJsonObject(source)) return structuredClone(source);
   const out: JsonObject = structuredClone(target);
-  for (const [k, v] of Object.entries(source)) setOwn(out, k, Object.hasOwn(out, k) ? loadOver(out[k]!, v) : structuredClone(v));
+  for (const [k, v] of Object.entries(source))
+    setOwn(out, k, Object.hasOwn(out, k) ? loadOver(out[k]!, v) : structuredClone(v));
   return out;
 }
 
@@ -125,7 +131,10 @@ export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[]
   if (value === undefined || value === null) return {};
   if (isJsonObject<Json>(value)) return value;
   if (typeof value !== 'string') {
-    issues.push({ path, message: `${path} must be an object or YAML text; got ${Array.isArray(value) ? 'a list' : typeof value}` });
+    issues.push({
+      path,
+      message: `${path} must be an object or YAML text; got ${Array.isArray(value) ? 'a list' : typeof value}`,
+    });
     return {};
   }
   let parsed: unknown;
@@ -134,12 +143,18 @@ export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[]
     if (doc.errors.length > 0) throw doc.errors[0]!;
     parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null));
   } catch (e) {
-    issues.push({ path, message: `${path} is text but not valid YAML: ${String((e as Error).message).split('\n')[0]}` });
+    issues.push({
+      path,
+      message: `${path} is text but not valid YAML: ${String((e as Error).message).split('\n')[0]}`,
+    });
     return {};
   }
   if (parsed === null) return {};
   if (!isJsonObject<Json>(parsed)) {
-    issues.push({ path, message: `${path} must hold a YAML object; got ${Array.isArray(parsed) ? 'a list' : typeof parsed}` });
+    issues.push({
+      path,
+      message: `${path} must hold a YAML object; got ${Array.isArray(parsed) ? 'a list' : typeof parsed}`,
+    });
     return {};
   }
   return parsed;
@@ -147,7 +162,11 @@ export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[]
 
 /** A reader of typed fields of a merged document, pushing an issue for a value of the wrong type. */
 class Reader {
-  constructor(private readonly root: JsonObject, private readonly base: string, private readonly issues: ConfigIssue[]) {}
+  constructor(
+    private readonly root: JsonObject,
+    private readonly base: string,
+    private readonly issues: ConfigIssue[],
+  ) {}
 
   private at(path: string): Json | undefined {
     let v: Json | undefined = this.root;
@@ -194,15 +213,23 @@ class Reader {
 
   ports(path: string): number[] {
     const v = this.at(path);
-    const list = typeof v === 'string' ? v.split(',').filter((x) => x !== '').map(Number) : v;
-    if (Array.isArray(list) && list.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 65535)) return list as number[];
+    const list =
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .filter((x) => x !== '')
+            .map(Number)
+        : v;
+    if (Array.isArray(list) && list.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 65535))
+      return list as number[];
     if (v !== undefined && v !== null) this.fail(path, 'a list of port numbers', v);
     return [];
   }
 
   map(path: string): Record<string, string> {
     const v = this.at(path);
-    if (isJsonObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)]));
+    if (isJsonObject(v))
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)]));
     if (v !== undefined && v !== null) this.fail(path, 'a map of strings', v);
     return {};
   }
@@ -284,19 +311,37 @@ function readPatches(raw: JsonObject, path: string, issues: ConfigIssue[]): Reco
         return [];
       }
       return list.flatMap((op, i) => {
-        if (!isJsonObject(op) || typeof op.op !== 'string' || typeof op.path !== 'string' || (op.value !== undefined && typeof op.value !== 'string')) {
-          issues.push({ path: `${p}[${i}]`, message: `${p}[${i}] must have a string op and path, and value as JSON text (a string)` });
+        if (
+          !isJsonObject(op) ||
+          typeof op.op !== 'string' ||
+          typeof op.path !== 'string' ||
+          (op.value !== undefined && typeof op.value !== 'string')
+        ) {
+          issues.push({
+            path: `${p}[${i}]`,
+            message: `${p}[${i}] must have a string op and path, and value as JSON text (a string)`,
+          });
           return [];
         }
         if (typeof op.value === 'string') {
           try {
             JSON.parse(op.value);
           } catch {
-            issues.push({ path: `${p}[${i}].value`, message: `${p}[${i}].value must be JSON text; got ${quoteData(op.value)}` });
+            issues.push({
+              path: `${p}[${i}].value`,
+              message: `${p}[${i}].value must be JSON text; got ${quoteData(op.value)}`,
+            });
             return [];
           }
         }
-        return [{ op: op.op, path: op.path, ...(typeof op.from === 'string' ? { from: op.from } : {}), ...(typeof op.value === 'string' ? { value: op.value } : {}) }];
+        return [
+          {
+            op: op.op,
+            path: op.path,
+            ...(typeof op.from === 'string' ? { from: op.from } : {}),
+            ...(typeof op.value === 'string' ? { value: op.value } : {}),
+          },
+        ];
       });
     };
     setOwn(out, name, { sidecarPatch: ops('sidecarPatch'), initPatch: ops('initPatch') });
@@ -314,23 +359,48 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
   const issues: ConfigIssue[] = [];
   const warnings: string[] = [];
   const at = (k: string) => `${input.path}.${k}`;
-  const cp = loadOver(KUMA_CP_DEFAULTS, objectOrYaml(input.raw.controlPlaneConfig, at('controlPlaneConfig'), issues)) as JsonObject;
+  const cp = loadOver(
+    KUMA_CP_DEFAULTS,
+    objectOrYaml(input.raw.controlPlaneConfig, at('controlPlaneConfig'), issues),
+  ) as JsonObject;
   const r = new Reader(cp, at('controlPlaneConfig'), issues);
-  const injector = readInjector(new Reader((((cp.runtime as JsonObject).kubernetes as JsonObject).injector as JsonObject) ?? {}, at('controlPlaneConfig.runtime.kubernetes.injector'), issues));
-  for (const [p, v] of [['controlPlaneConfig.runtime.kubernetes.injector.sidecarContainer.ipFamilyMode', injector.sidecarContainer.ipFamilyMode]] as const) {
-    if (!['', 'dualstack', 'ipv4'].includes(v.toLowerCase())) issues.push({ path: at(p), message: `${at(p)} must be 'dualstack' or 'ipv4'; got ${quoteData(v)}` });
+  const injector = readInjector(
+    new Reader(
+      (((cp.runtime as JsonObject).kubernetes as JsonObject).injector as JsonObject) ?? {},
+      at('controlPlaneConfig.runtime.kubernetes.injector'),
+      issues,
+    ),
+  );
+  for (const [p, v] of [
+    [
+      'controlPlaneConfig.runtime.kubernetes.injector.sidecarContainer.ipFamilyMode',
+      injector.sidecarContainer.ipFamilyMode,
+    ],
+  ] as const) {
+    if (!['', 'dualstack', 'ipv4'].includes(v.toLowerCase()))
+      issues.push({ path: at(p), message: `${at(p)} must be 'dualstack' or 'ipv4'; got ${quoteData(v)}` });
   }
   const systemNamespace = r.str('store.kubernetes.systemNamespace');
   const controlPlane = objectOrYaml(input.raw.controlPlane, at('controlPlane'), issues);
   const defaultUrl = `https://${r.str('runtime.kubernetes.controlPlaneServiceName')}.${systemNamespace}:${r.num('dpServer.port', 65535)}`;
-  const tproxyBase = loadOver(TPROXY_DEFAULTS, objectOrYaml(input.raw.transparentProxyConfig, at('transparentProxyConfig'), issues)) as JsonObject;
+  const tproxyBase = loadOver(
+    TPROXY_DEFAULTS,
+    objectOrYaml(input.raw.transparentProxyConfig, at('transparentProxyConfig'), issues),
+  ) as JsonObject;
   const ipMode = tproxyBase.ipFamilyMode;
   if (typeof ipMode !== 'string' || !['', 'dualstack', 'ipv4'].includes(ipMode.toLowerCase())) {
-    issues.push({ path: at('transparentProxyConfig.ipFamilyMode'), message: `${at('transparentProxyConfig.ipFamilyMode')} must be 'dualstack' or 'ipv4'; got ${quoteData(ipMode)}` });
+    issues.push({
+      path: at('transparentProxyConfig.ipFamilyMode'),
+      message: `${at('transparentProxyConfig.ipFamilyMode')} must be 'dualstack' or 'ipv4'; got ${quoteData(ipMode)}`,
+    });
   } else if (ipMode === '') tproxyBase.ipFamilyMode = 'dualstack';
   const retry = isJsonObject(tproxyBase.retry) ? tproxyBase.retry : {};
   const sleep = typeof retry.sleepBetweenRetries === 'string' ? parseGoDuration(retry.sleepBetweenRetries) : undefined;
-  if (sleep === undefined) issues.push({ path: at('transparentProxyConfig.retry.sleepBetweenRetries'), message: `${at('transparentProxyConfig.retry.sleepBetweenRetries')} must be a Go duration such as 2s` });
+  if (sleep === undefined)
+    issues.push({
+      path: at('transparentProxyConfig.retry.sleepBetweenRetries'),
+      message: `${at('transparentProxyConfig.retry.sleepBetweenRetries')} must be a Go duration such as 2s`,
+    });
   else retry.sleepBetweenRetries = formatGoDuration(sleep);
   const meshesRaw = input.raw.meshes === undefined ? undefined : objectOrYaml(input.raw.meshes, at('meshes'), issues);
   const settings: KumaSettings = {
@@ -342,10 +412,19 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
     controlPlaneUrl: typeof controlPlane.url === 'string' && controlPlane.url !== '' ? controlPlane.url : defaultUrl,
     caCert: typeof controlPlane.caCert === 'string' ? controlPlane.caCert : '',
     tproxyBase,
-    ...(meshesRaw ? { meshes: Object.fromEntries(Object.entries(meshesRaw).map(([k, v]) => [k, isJsonObject(v) ? v : {}])) } : {}),
-    containerPatches: readPatches(objectOrYaml(input.raw.containerPatches, at('containerPatches'), issues), at('containerPatches'), issues),
+    ...(meshesRaw
+      ? { meshes: Object.fromEntries(Object.entries(meshesRaw).map(([k, v]) => [k, isJsonObject(v) ? v : {}])) }
+      : {}),
+    containerPatches: readPatches(
+      objectOrYaml(input.raw.containerPatches, at('containerPatches'), issues),
+      at('containerPatches'),
+      issues,
+    ),
     source: input,
   };
-  if (settings.caCert === '') warnings.push(`${at('controlPlane.caCert')} is not set: kuma-sidecar gets an empty KUMA_CONTROL_PLANE_CA_CERT (kuma-cp reads runtime.kubernetes.injector.caCertFile; give its PEM here)`);
+  if (settings.caCert === '')
+    warnings.push(
+      `${at('controlPlane.caCert')} is not set: kuma-sidecar gets an empty KUMA_CONTROL_PLANE_CA_CERT (kuma-cp reads runtime.kubernetes.injector.caCertFile; give its PEM here)`,
+    );
   return { settings, issues, warnings };
 }

@@ -11,9 +11,28 @@ import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { parseDuration } from '../go-parse.ts';
 import {
-  APP_PROBE_PROXY_PORT, DRAIN_TIME, ENVOY_ADMIN_PORT, ENVOY_COMPONENT_LOG_LEVEL, ENVOY_LOG_LEVEL, GATEWAY, INIT_CONTAINER,
-  readBool, readMap, readUint32, SIDECAR_CONCURRENCY, SIDECAR_CONTAINER, SIDECAR_ENV_VARS, SPIRE_SUPPORT, TOKEN_VOLUME,
-  TP_CONFIGMAP_NAME, VALIDATION_CONTAINER, VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE, VOLUME_TP_CUSTOM,
+  APP_PROBE_PROXY_PORT,
+  DRAIN_TIME,
+  ENVOY_ADMIN_PORT,
+  ENVOY_COMPONENT_LOG_LEVEL,
+  ENVOY_LOG_LEVEL,
+  GATEWAY,
+  INIT_CONTAINER,
+  readBool,
+  readMap,
+  readUint32,
+  SIDECAR_CONCURRENCY,
+  SIDECAR_CONTAINER,
+  SIDECAR_ENV_VARS,
+  SPIRE_SUPPORT,
+  TOKEN_VOLUME,
+  TP_CONFIGMAP_NAME,
+  VALIDATION_CONTAINER,
+  VOLUME_INIT_TMP,
+  VOLUME_SIDECAR_TMP,
+  VOLUME_SPIRE,
+  VOLUME_TP_BASE,
+  VOLUME_TP_CUSTOM,
 } from './annotations.ts';
 import type { CpuMemory, KumaSettings, ProbeTimings } from './config.ts';
 import { formatGoDuration, milliValue } from './units.ts';
@@ -36,8 +55,11 @@ export function spireEnabled(annotations: Annotations, s: KumaSettings): boolean
 function probe(port: number, t: ProbeTimings, successThreshold: number): JsonObject {
   const out: JsonObject = { httpGet: { path: '/ready', port } };
   const nums: Array<[string, number]> = [
-    ['initialDelaySeconds', t.initialDelaySeconds], ['timeoutSeconds', t.timeoutSeconds], ['periodSeconds', t.periodSeconds],
-    ['successThreshold', successThreshold], ['failureThreshold', t.failureThreshold],
+    ['initialDelaySeconds', t.initialDelaySeconds],
+    ['timeoutSeconds', t.timeoutSeconds],
+    ['periodSeconds', t.periodSeconds],
+    ['successThreshold', successThreshold],
+    ['failureThreshold', t.failureThreshold],
   ];
   for (const [k, v] of nums) if (v !== 0) out[k] = v;
   return out;
@@ -56,14 +78,21 @@ function concurrency(annotations: Annotations, s: KumaSettings): number {
   return milli === 0 ? 0 : Math.max(Math.floor(milli / 1000), 2);
 }
 
-const fieldRef = (name: string, fieldPath: string): JsonObject => ({ name, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } } });
+const fieldRef = (name: string, fieldPath: string): JsonObject => ({
+  name,
+  valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } },
+});
 const plain = (name: string, value: string): JsonObject => (value === '' ? { name } : { name, value });
 
 /** The application probe proxy port kuma-sidecar is told (`SetApplicationProbeProxyPortAnnotation`). */
 function sidecarProbeProxyPort(annotations: Annotations, def: number): number {
   const a = readUint32(annotations, APP_PROBE_PROXY_PORT, 0);
   if (Object.hasOwn(annotations, GATEWAY)) {
-    if (a.exists && a.value > 0) throw new InjectError(`unable to set ${APP_PROBE_PROXY_PORT}: application probe proxies probes can't be enabled in gateway mode`, { field: `metadata.annotations[${APP_PROBE_PROXY_PORT}]` });
+    if (a.exists && a.value > 0)
+      throw new InjectError(
+        `unable to set ${APP_PROBE_PROXY_PORT}: application probe proxies probes can't be enabled in gateway mode`,
+        { field: `metadata.annotations[${APP_PROBE_PROXY_PORT}]` },
+      );
     return 0;
   }
   return a.exists ? a.value : def;
@@ -75,7 +104,10 @@ function sidecarEnv(mesh: string, annotations: Annotations, s: KumaSettings): Js
   const drainRaw = annotations[DRAIN_TIME];
   const parsed = drainRaw === undefined ? undefined : parseDuration(drainRaw);
   // Kuma `GetDurationWithDefault` returns Go's error as it is (`time: invalid duration "x"`).
-  if (parsed && !parsed.ok) throw new InjectError(`annotation "${DRAIN_TIME}": ${parsed.error}`, { field: `metadata.annotations[${DRAIN_TIME}]` });
+  if (parsed && !parsed.ok)
+    throw new InjectError(`annotation "${DRAIN_TIME}": ${parsed.error}`, {
+      field: `metadata.annotations[${DRAIN_TIME}]`,
+    });
   const drain = parsed ? Number(parsed.value) : sc.drainTime;
   const env = new Map<string, JsonObject>();
   const put = (e: JsonObject) => env.set(e.name as string, e);
@@ -89,15 +121,24 @@ function sidecarEnv(mesh: string, annotations: Annotations, s: KumaSettings): Js
   put(plain('KUMA_CONTROL_PLANE_CA_CERT', s.caCert));
   put(plain('KUMA_DNS_ENABLED', String(s.injector.builtinDNS.enabled)));
   if (s.injector.builtinDNS.enabled) put(plain('KUMA_DNS_PROXY_PORT', String(s.injector.builtinDNS.port)));
-  if (Object.hasOwn(annotations, ENVOY_LOG_LEVEL)) put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_LOG_LEVEL', annotations[ENVOY_LOG_LEVEL]!));
-  if (Object.hasOwn(annotations, ENVOY_COMPONENT_LOG_LEVEL)) put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_COMPONENT_LOG_LEVEL', annotations[ENVOY_COMPONENT_LOG_LEVEL]!));
+  if (Object.hasOwn(annotations, ENVOY_LOG_LEVEL))
+    put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_LOG_LEVEL', annotations[ENVOY_LOG_LEVEL]!));
+  if (Object.hasOwn(annotations, ENVOY_COMPONENT_LOG_LEVEL))
+    put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_COMPONENT_LOG_LEVEL', annotations[ENVOY_COMPONENT_LOG_LEVEL]!));
   if (s.injector.otelPipeEnabled) put(fieldRef('HOST_IP', 'status.hostIP'));
   else put(plain('KUMA_DATAPLANE_RUNTIME_OTEL_PIPE_ENABLED', 'false'));
   if (spireEnabled(annotations, s)) put(plain('KUMA_DATAPLANE_RUNTIME_SPIRE_SUPPORTED', 'true'));
-  put(plain('KUMA_APPLICATION_PROBE_PROXY_PORT', String(sidecarProbeProxyPort(annotations, s.injector.applicationProbeProxyPort))));
+  put(
+    plain(
+      'KUMA_APPLICATION_PROBE_PROXY_PORT',
+      String(sidecarProbeProxyPort(annotations, s.injector.applicationProbeProxyPort)),
+    ),
+  );
   for (const [k, v] of Object.entries(sc.envVars)) put(plain(k, v));
   for (const [k, v] of Object.entries(readMap(annotations, SIDECAR_ENV_VARS))) put(plain(k, v));
-  return [...env.values()].sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : (a.name as string) > (b.name as string) ? 1 : 0));
+  return [...env.values()].sort((a, b) =>
+    (a.name as string) < (b.name as string) ? -1 : (a.name as string) > (b.name as string) ? 1 : 0,
+  );
 }
 
 function containersOf(spec: JsonObject, field: string): JsonObject[] {
@@ -118,11 +159,15 @@ function sidecarMounts(pod: PodTemplate, annotations: Annotations, s: KumaSettin
   const tokenVolume = annotations[TOKEN_VOLUME];
   if (tokenVolume !== undefined) {
     if (!containersOf(pod.spec, 'volumes').some((v) => v.name === tokenVolume)) {
-      throw new InjectError(`volume (${tokenVolume}) specified for ${TOKEN_VOLUME} but volume does not exist in pod spec`, { field: `metadata.annotations[${TOKEN_VOLUME}]` });
+      throw new InjectError(
+        `volume (${tokenVolume}) specified for ${TOKEN_VOLUME} but volume does not exist in pod spec`,
+        { field: `metadata.annotations[${TOKEN_VOLUME}]` },
+      );
     }
     return [...out, { name: tokenVolume, mountPath: TOKEN_PATH, readOnly: true }];
   }
-  if (spireEnabled(annotations, s)) out.push({ name: VOLUME_SPIRE, mountPath: s.injector.spire.mountPath, readOnly: true });
+  if (spireEnabled(annotations, s))
+    out.push({ name: VOLUME_SPIRE, mountPath: s.injector.spire.mountPath, readOnly: true });
   for (const c of containersOf(pod.spec, 'containers')) {
     const m = containersOf(c, 'volumeMounts').find((x) => x.mountPath === TOKEN_PATH);
     if (m) return [...out, structuredClone(m)];
@@ -142,7 +187,12 @@ export function sidecarContainer(pod: PodTemplate, mesh: string, s: KumaSettings
   const probePort = s.envoyAdminUnixSocket ? s.readinessPort : admin;
   const cpus = concurrency(annotations, s);
   const wait = readBool(annotations, 'kuma.io/wait-for-dataplane-ready', sc.waitForDataplaneReady).value;
-  const args = ['run', '--log-level=info', ...(cpus > 0 ? [`--concurrency=${cpus}`] : []), `--transparent-proxy-config=${TP_BASE}/config.yaml`];
+  const args = [
+    'run',
+    '--log-level=info',
+    ...(cpus > 0 ? [`--concurrency=${cpus}`] : []),
+    `--transparent-proxy-config=${TP_BASE}/config.yaml`,
+  ];
   if (annotations[TP_CONFIGMAP_NAME]) args.push(`--transparent-proxy-config=${TP_CUSTOM}/config.yaml`);
   const c: JsonObject = {
     name: SIDECAR_CONTAINER,
@@ -150,17 +200,33 @@ export function sidecarContainer(pod: PodTemplate, mesh: string, s: KumaSettings
     imagePullPolicy: 'IfNotPresent',
     args,
     env: sidecarEnv(mesh, annotations, s),
-    securityContext: { runAsUser: sc.uid, runAsGroup: sc.gid, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
+    securityContext: {
+      runAsUser: sc.uid,
+      runAsGroup: sc.gid,
+      capabilities: { drop: ['ALL'] },
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    },
     livenessProbe: probe(probePort, sc.livenessProbe, 1),
     readinessProbe: probe(probePort, sc.readinessProbe, sc.readinessProbe.successThreshold),
     ...(native ? { startupProbe: probe(probePort, sc.startupProbe, 1) } : {}),
-    resources: pod.spec.resources !== undefined ? {} : {
-      requests: { cpu: sc.resources.requests.cpu, memory: sc.resources.requests.memory, 'ephemeral-storage': '50M' },
-      limits: limits(sc.resources.limits, { 'ephemeral-storage': '1G' }),
-    },
+    resources:
+      pod.spec.resources !== undefined
+        ? {}
+        : {
+            requests: {
+              cpu: sc.resources.requests.cpu,
+              memory: sc.resources.requests.memory,
+              'ephemeral-storage': '50M',
+            },
+            limits: limits(sc.resources.limits, { 'ephemeral-storage': '1G' }),
+          },
     volumeMounts: sidecarMounts(pod, annotations, s),
   };
-  if (wait) c.lifecycle = { postStart: { exec: { command: ['kuma-dp', 'wait', '--url', `http://localhost:${probePort}/ready`] } } };
+  if (wait)
+    c.lifecycle = {
+      postStart: { exec: { command: ['kuma-dp', 'wait', '--url', `http://localhost:${probePort}/ready`] } },
+    };
   return c;
 }
 
@@ -180,7 +246,12 @@ export function initContainer(annotations: Annotations, s: KumaSettings): JsonOb
     command: ['/usr/bin/kumactl', 'install', 'transparent-proxy'],
     args,
     env: [{ name: 'XTABLES_LOCKFILE', value: '/tmp/xtables.lock' }],
-    securityContext: { runAsUser: 0, runAsGroup: 0, capabilities: { add: ['NET_ADMIN', 'NET_RAW'], drop: ['ALL'] }, readOnlyRootFilesystem: true },
+    securityContext: {
+      runAsUser: 0,
+      runAsGroup: 0,
+      capabilities: { add: ['NET_ADMIN', 'NET_RAW'], drop: ['ALL'] },
+      readOnlyRootFilesystem: true,
+    },
     resources: { requests: { cpu: r.requests.cpu, memory: r.requests.memory }, limits: limits(r.limits) },
     volumeMounts: mounts,
   };
@@ -202,7 +273,13 @@ export function validationContainer(annotations: Annotations, s: KumaSettings): 
     imagePullPolicy: 'IfNotPresent',
     command: ['/usr/bin/kumactl', 'install', 'transparent-proxy-validator'],
     args,
-    securityContext: { runAsUser: sc.uid, runAsGroup: sc.gid, capabilities: { drop: ['ALL'] }, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
+    securityContext: {
+      runAsUser: sc.uid,
+      runAsGroup: sc.gid,
+      capabilities: { drop: ['ALL'] },
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    },
     resources: { requests: { cpu: r.requests.cpu, memory: r.requests.memory }, limits: limits(r.limits) },
     volumeMounts: mounts,
   };

@@ -16,11 +16,27 @@ import type { KumaSettings } from './config.ts';
  * workload's own opt-out (what `check.forbidOptOut` fails on).
  */
 export const KUMA_REASON_INFO: Readonly<Record<string, { description: string; optOut: boolean }>> = {
-  'exception-label': { description: "a pod label matches Kuma's injector exceptions.labels (kuma-cp skips such pods, e.g. OpenShift deployer pods)", optOut: false },
-  'pod-label-enabled': { description: 'the pod template\'s kuma.io/sidecar-injection label turns injection on', optOut: false },
-  'pod-label-disabled': { description: 'the pod template\'s kuma.io/sidecar-injection label turns injection off', optOut: true },
-  'namespace-label-enabled': { description: 'the namespace\'s kuma.io/sidecar-injection label turns injection on for its pods', optOut: false },
-  'namespace-label-disabled': { description: 'the namespace\'s kuma.io/sidecar-injection label turns injection off for its pods', optOut: true },
+  'exception-label': {
+    description:
+      "a pod label matches Kuma's injector exceptions.labels (kuma-cp skips such pods, e.g. OpenShift deployer pods)",
+    optOut: false,
+  },
+  'pod-label-enabled': {
+    description: "the pod template's kuma.io/sidecar-injection label turns injection on",
+    optOut: false,
+  },
+  'pod-label-disabled': {
+    description: "the pod template's kuma.io/sidecar-injection label turns injection off",
+    optOut: true,
+  },
+  'namespace-label-enabled': {
+    description: "the namespace's kuma.io/sidecar-injection label turns injection on for its pods",
+    optOut: false,
+  },
+  'namespace-label-disabled': {
+    description: "the namespace's kuma.io/sidecar-injection label turns injection off for its pods",
+    optOut: true,
+  },
 };
 
 /** Every reason code `decideKuma` returns (the keys of {@link KUMA_REASON_INFO}). */
@@ -60,22 +76,39 @@ export function decideKuma(input: DriverDecideInput<KumaSettings>): DriverDecisi
   }
   trace.push({ rule: 'kuma.exceptions', saw: 'no exception label', outcome: 'pass' });
   if (input.podMeta.annotations?.[SIDECAR_INJECTION] !== undefined) {
-    warnings.push(`${SIDECAR_INJECTION} is an annotation of the pod template: Kuma reads it only as a label, so it is ignored (move it to metadata.labels)`);
+    warnings.push(
+      `${SIDECAR_INJECTION} is an annotation of the pod template: Kuma reads it only as a label, so it is ignored (move it to metadata.labels)`,
+    );
   }
   const pod = labelValue(input.podMeta.labels, 'pod');
   if (pod !== undefined) {
     const detail = `pod label ${SIDECAR_INJECTION} is "${labels[SIDECAR_INJECTION]}"`;
     trace.push({ rule: 'kuma.sidecar-injection-label', saw: detail, outcome: 'decided' });
-    return { verdict: { inject: pod, reason: pod ? 'pod-label-enabled' : 'pod-label-disabled', detail }, warnings, trace };
+    return {
+      verdict: { inject: pod, reason: pod ? 'pod-label-enabled' : 'pod-label-disabled', detail },
+      warnings,
+      trace,
+    };
   }
   trace.push({ rule: 'kuma.sidecar-injection-label', saw: `no pod label ${SIDECAR_INJECTION}`, outcome: 'pass' });
   const ns = labelValue(input.namespaceInfo?.labels, `namespace ${input.namespace}`);
   if (ns !== undefined) {
     const detail = `namespace ${input.namespace} label ${SIDECAR_INJECTION} is "${input.namespaceInfo!.labels[SIDECAR_INJECTION]}"`;
     trace.push({ rule: 'kuma.namespace-sidecar-injection-label', saw: detail, outcome: 'note' });
-    return { fallback: { inject: ns, reason: ns ? 'namespace-label-enabled' : 'namespace-label-disabled', detail }, undecided: `no ${SIDECAR_INJECTION} label on the pod template decides`, warnings, trace };
+    return {
+      fallback: { inject: ns, reason: ns ? 'namespace-label-enabled' : 'namespace-label-disabled', detail },
+      undecided: `no ${SIDECAR_INJECTION} label on the pod template decides`,
+      warnings,
+      trace,
+    };
   }
-  const known = input.namespaceInfo ? `namespace ${input.namespace} has none` : `namespace ${input.namespace} is unknown`;
-  trace.push({ rule: 'kuma.namespace-sidecar-injection-label', saw: `no namespace label ${SIDECAR_INJECTION} (${known})`, outcome: 'pass' });
+  const known = input.namespaceInfo
+    ? `namespace ${input.namespace} has none`
+    : `namespace ${input.namespace} is unknown`;
+  trace.push({
+    rule: 'kuma.namespace-sidecar-injection-label',
+    saw: `no namespace label ${SIDECAR_INJECTION} (${known})`,
+    outcome: 'pass',
+  });
   return { undecided: `no ${SIDECAR_INJECTION} label on the pod template or its namespace decides`, warnings, trace };
 }

@@ -7,7 +7,13 @@
  */
 import type { JsonObject } from '../../model.ts';
 
-const probe = (initialDelaySeconds: number, successThreshold: number) => ({ initialDelaySeconds, timeoutSeconds: 3, periodSeconds: 5, successThreshold, failureThreshold: 12 });
+const probe = (initialDelaySeconds: number, successThreshold: number) => ({
+  initialDelaySeconds,
+  timeoutSeconds: 3,
+  periodSeconds: 5,
+  successThreshold,
+  failureThreshold: 12,
+});
 
 /** The kuma-cp configuration defaults the injector depends on. */
 export const KUMA_CP_DEFAULTS: JsonObject = {
@@ -43,7 +49,12 @@ export const KUMA_CP_DEFAULTS: JsonObject = {
         validationContainer: {
           resources: { requests: { cpu: '20m', memory: '20M' }, limits: { cpu: '0', memory: '50M' } },
         },
-        sidecarTraffic: { excludeInboundPorts: [], excludeOutboundPorts: [], excludeInboundIPs: [], excludeOutboundIPs: [] },
+        sidecarTraffic: {
+          excludeInboundPorts: [],
+          excludeOutboundPorts: [],
+          excludeInboundIPs: [],
+          excludeOutboundIPs: [],
+        },
         exceptions: { labels: { 'openshift.io/build.name': '*', 'openshift.io/deployer-pod-for.name': '*' } },
         caCertFile: '',
         builtinDNS: { enabled: true, port: 15053 },
@@ -59,9 +70,31 @@ export const KUMA_CP_DEFAULTS: JsonObject = {
 export const TPROXY_DEFAULTS: JsonObject = {
   kumaDPUser: '',
   redirect: {
-    inbound: { enabled: true, port: 15006, includePorts: [], excludePorts: [], excludePortsForUIDs: [], excludePortsForIPs: [], insertRedirectInsteadOfAppend: false },
-    outbound: { enabled: true, port: 15001, includePorts: [], excludePorts: [], excludePortsForUIDs: [], excludePortsForIPs: [], insertRedirectInsteadOfAppend: false },
-    dns: { enabled: false, port: 15053, captureAll: false, skipConntrackZoneSplit: false, resolvConfigPath: '/etc/resolv.conf' },
+    inbound: {
+      enabled: true,
+      port: 15006,
+      includePorts: [],
+      excludePorts: [],
+      excludePortsForUIDs: [],
+      excludePortsForIPs: [],
+      insertRedirectInsteadOfAppend: false,
+    },
+    outbound: {
+      enabled: true,
+      port: 15001,
+      includePorts: [],
+      excludePorts: [],
+      excludePortsForUIDs: [],
+      excludePortsForIPs: [],
+      insertRedirectInsteadOfAppend: false,
+    },
+    dns: {
+      enabled: false,
+      port: 15053,
+      captureAll: false,
+      skipConntrackZoneSplit: false,
+      resolvConfigPath: '/etc/resolv.conf',
+    },
     vnet: { networks: [] },
   },
   dropInvalidPackets: false,

@@ -36,7 +36,8 @@ export const KUMA_TRAITS: DriverTraits<KumaSettings> = {
 
 /** Kuma's lines for `meshinject --help`: its config section and its opt-in key. Kuma adds no CLI flags. */
 export const KUMA_HELP: DriverHelp = {
-  config: 'kuma: {controlPlaneConfig: "...", controlPlane: {url, caCert}, meshes: {default: {}}}   # kuma-cp config pasted as is',
+  config:
+    'kuma: {controlPlaneConfig: "...", controlPlane: {url, caCert}, meshes: {default: {}}}   # kuma-cp config pasted as is',
   optIn: 'Kuma kuma.io/sidecar-injection (label)',
 };
 

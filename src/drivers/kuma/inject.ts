@@ -8,9 +8,25 @@ import type { JsonObject, NamespaceInfo, PodTemplate, ServiceInfo } from '../../
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest, InjectResponse } from '../driver.ts';
 import {
-  APP_PROBE_PROXY_PORT, CNCF_NETWORKS, DEFAULT_CONTAINER, ENVOY_ADMIN_PORT, IGNORE_ANNOTATION, INIT_FIRST, KUMA_CNI, MESH_LABEL, readBool, readUint32,
-  SIDECAR_INJECTED, TP_CONFIG, TP_CONFIGMAP_NAME, VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE,
-  VOLUME_TP_CUSTOM, ZONE_PROXY_TYPE_LABEL,
+  APP_PROBE_PROXY_PORT,
+  CNCF_NETWORKS,
+  DEFAULT_CONTAINER,
+  ENVOY_ADMIN_PORT,
+  IGNORE_ANNOTATION,
+  INIT_FIRST,
+  KUMA_CNI,
+  MESH_LABEL,
+  readBool,
+  readUint32,
+  SIDECAR_INJECTED,
+  TP_CONFIG,
+  TP_CONFIGMAP_NAME,
+  VOLUME_INIT_TMP,
+  VOLUME_SIDECAR_TMP,
+  VOLUME_SPIRE,
+  VOLUME_TP_BASE,
+  VOLUME_TP_CUSTOM,
+  ZONE_PROXY_TYPE_LABEL,
 } from './annotations.ts';
 import type { KumaSettings } from './config.ts';
 import { initContainer, sidecarContainer, spireEnabled, validationContainer } from './containers.ts';
@@ -49,9 +65,13 @@ function selectedByZoneProxyService(pod: PodTemplate, services: readonly Service
       return false;
     }
   };
-  return services.some((svc) => Object.keys(svc.selector).length > 0 && !ignored(svc)
-    && Object.entries(svc.selector).every(([k, v]) => Object.hasOwn(labels, k) && labels[k] === v)
-    && (svc.labels[ZONE_PROXY_TYPE_LABEL] ?? '') !== '');
+  return services.some(
+    (svc) =>
+      Object.keys(svc.selector).length > 0 &&
+      !ignored(svc) &&
+      Object.entries(svc.selector).every(([k, v]) => Object.hasOwn(labels, k) && labels[k] === v) &&
+      (svc.labels[ZONE_PROXY_TYPE_LABEL] ?? '') !== '',
+  );
 }
 
 /**
@@ -62,26 +82,55 @@ function selectedByZoneProxyService(pod: PodTemplate, services: readonly Service
  * sidecar's UID).
  * @throws InjectError with Kuma's message
  */
-function preCheck(pod: PodTemplate, namespace: NamespaceInfo | undefined, services: readonly ServiceInfo[], s: KumaSettings): { mesh: string; warnings: string[] } {
+function preCheck(
+  pod: PodTemplate,
+  namespace: NamespaceInfo | undefined,
+  services: readonly ServiceInfo[],
+  s: KumaSettings,
+): { mesh: string; warnings: string[] } {
   const { mesh, explicit } = meshOf(pod, namespace);
   if (s.meshes && !Object.hasOwn(s.meshes, mesh)) {
-    const zoneProxy = explicit && ((pod.metadata.labels?.[ZONE_PROXY_TYPE_LABEL] ?? '') !== '' || selectedByZoneProxyService(pod, services));
+    const zoneProxy =
+      explicit &&
+      ((pod.metadata.labels?.[ZONE_PROXY_TYPE_LABEL] ?? '') !== '' || selectedByZoneProxyService(pod, services));
     if (!zoneProxy) {
-      throw new InjectError(`meshes.kuma.io "${mesh}" not found (spec.kuma.meshes has ${Object.keys(s.meshes).map((m) => JSON.stringify(m)).join(', ') || 'none'})`);
+      throw new InjectError(
+        `meshes.kuma.io "${mesh}" not found (spec.kuma.meshes has ${
+          Object.keys(s.meshes)
+            .map((m) => JSON.stringify(m))
+            .join(', ') || 'none'
+        })`,
+      );
     }
   }
   const uid = s.injector.sidecarContainer.uid;
   const runsAs = (c: JsonObject) => isJsonObject(c.securityContext) && c.securityContext.runAsUser === uid;
-  const warnings = list(pod.spec, 'initContainers').filter(runsAs).map((c) => `init container ${c.name} runs as the sidecar's UID ${uid}: its traffic is not redirected through kuma-sidecar`);
-  const same = list(pod.spec, 'containers').filter(runsAs).map((c) => String(c.name));
-  if (same.length > 0) throw new InjectError(`containers using same UID as sidecar is unsupported: [${same.map((n) => JSON.stringify(n)).join(' ')}]`);
+  const warnings = list(pod.spec, 'initContainers')
+    .filter(runsAs)
+    .map(
+      (c) =>
+        `init container ${c.name} runs as the sidecar's UID ${uid}: its traffic is not redirected through kuma-sidecar`,
+    );
+  const same = list(pod.spec, 'containers')
+    .filter(runsAs)
+    .map((c) => String(c.name));
+  if (same.length > 0)
+    throw new InjectError(
+      `containers using same UID as sidecar is unsupported: [${same.map((n) => JSON.stringify(n)).join(' ')}]`,
+    );
   return { mesh, warnings };
 }
 
 /** Annotations Kuma reads as booleans, where it logs `yes`/`no` as deprecated (`booleanAnnotations`, precheck.go). */
 const BOOLEAN_ANNOTATIONS = [
-  'traffic.kuma.io/drop-invalid-packets', 'traffic.kuma.io/iptables-logs', 'kuma.io/wait-for-dataplane-ready', 'kuma.io/gateway',
-  'kuma.io/sidecar-injected', 'kuma.io/transparent-proxying', 'kuma.io/ignore', 'kuma.io/init-first',
+  'traffic.kuma.io/drop-invalid-packets',
+  'traffic.kuma.io/iptables-logs',
+  'kuma.io/wait-for-dataplane-ready',
+  'kuma.io/gateway',
+  'kuma.io/sidecar-injected',
+  'kuma.io/transparent-proxying',
+  'kuma.io/ignore',
+  'kuma.io/init-first',
 ];
 
 /** The warnings Kuma logs for a pod's annotations: deprecated `yes`/`no` values, transparent proxying turned off (ignored on Kubernetes). */
@@ -89,10 +138,14 @@ function annotationWarnings(annotations: Record<string, string>): string[] {
   const out: string[] = [];
   for (const k of BOOLEAN_ANNOTATIONS) {
     const v = annotations[k];
-    if (v === 'yes' || v === 'no') out.push(`annotation ${k}: "${v}" is deprecated, use "${v === 'yes' ? 'true' : 'false'}"`);
+    if (v === 'yes' || v === 'no')
+      out.push(`annotation ${k}: "${v}" is deprecated, use "${v === 'yes' ? 'true' : 'false'}"`);
   }
   const tp = annotations['kuma.io/transparent-proxying'];
-  if (tp === 'false' || tp === 'no' || tp === 'disabled') out.push('annotation kuma.io/transparent-proxying: disabling transparent proxying is not supported on Kubernetes; Kuma ignores it');
+  if (tp === 'false' || tp === 'no' || tp === 'disabled')
+    out.push(
+      'annotation kuma.io/transparent-proxying: disabling transparent proxying is not supported on Kubernetes; Kuma ignores it',
+    );
   return out;
 }
 
@@ -103,8 +156,12 @@ function kumaVolumes(annotations: Record<string, string>, spire: boolean): JsonO
     { name: VOLUME_SIDECAR_TMP, emptyDir: { sizeLimit: '10M' } },
   ];
   if (spire) out.push({ name: VOLUME_SPIRE, csi: { driver: 'csi.spiffe.io', readOnly: true } });
-  out.push({ name: VOLUME_TP_BASE, downwardAPI: { items: [{ path: 'config.yaml', fieldRef: { fieldPath: `metadata.annotations['${TP_CONFIG}']` } }] } });
-  if (annotations[TP_CONFIGMAP_NAME]) out.push({ name: VOLUME_TP_CUSTOM, configMap: { name: annotations[TP_CONFIGMAP_NAME]! } });
+  out.push({
+    name: VOLUME_TP_BASE,
+    downwardAPI: { items: [{ path: 'config.yaml', fieldRef: { fieldPath: `metadata.annotations['${TP_CONFIG}']` } }] },
+  });
+  if (annotations[TP_CONFIGMAP_NAME])
+    out.push({ name: VOLUME_TP_CUSTOM, configMap: { name: annotations[TP_CONFIGMAP_NAME]! } });
   return out;
 }
 
@@ -113,7 +170,8 @@ function podTproxyConfig(pod: PodTemplate, s: KumaSettings): JsonObject {
   const annotations = pod.metadata.annotations ?? {};
   const cfg = configForKubernetes(s.tproxyBase, s.injector, annotations);
   if (s.envoyAdminUnixSocket && s.readinessPort !== 0) excludeInbound(cfg, [s.readinessPort]);
-  if (appProbeProxyPort(annotations, s.injector.applicationProbeProxyPort) === 0) excludeInbound(cfg, realProbePorts(pod.spec));
+  if (appProbeProxyPort(annotations, s.injector.applicationProbeProxyPort) === 0)
+    excludeInbound(cfg, realProbePorts(pod.spec));
   return cfg;
 }
 
@@ -126,7 +184,8 @@ function injectInto(pod: PodTemplate, mesh: string, native: boolean, s: KumaSett
   const meta = pod.metadata;
   const annotations = { ...(meta.annotations ?? {}) };
   const containers = list(pod.spec, 'containers');
-  if (containers.length === 1 && !Object.hasOwn(annotations, DEFAULT_CONTAINER)) annotations[DEFAULT_CONTAINER] = String(containers[0]!.name);
+  if (containers.length === 1 && !Object.hasOwn(annotations, DEFAULT_CONTAINER))
+    annotations[DEFAULT_CONTAINER] = String(containers[0]!.name);
   meta.annotations = annotations;
   const patches = podPatches(annotations, s);
   const sidecar = applyPatches(sidecarContainer(pod, mesh, s, native), patches.sidecar);
@@ -140,14 +199,22 @@ function injectInto(pod: PodTemplate, mesh: string, native: boolean, s: KumaSett
   pod.spec.volumes = [...list(pod.spec, 'volumes'), ...kumaVolumes(annotations, spire)];
   meta.labels = { ...(meta.labels ?? {}), [MESH_LABEL]: mesh };
   const inbound = ((cfg.redirect as JsonObject).inbound as JsonObject).enabled === true;
-  const init = cfg.cniMode !== true ? applyPatches(initContainer(annotations, s), patches.init)
-    : inbound ? applyPatches(validationContainer(annotations, s), patches.init) : undefined;
+  const init =
+    cfg.cniMode !== true
+      ? applyPatches(initContainer(annotations, s), patches.init)
+      : inbound
+        ? applyPatches(validationContainer(annotations, s), patches.init)
+        : undefined;
   const initFirst = readBool(annotations, INIT_FIRST, false).value;
   const prepend: JsonObject[] = [];
   const append: JsonObject[] = [];
   if (init) (initFirst || native ? prepend : append).push(init);
   if (native) {
-    prepend.push({ ...sidecar, restartPolicy: 'Always', lifecycle: { preStop: { exec: { command: ['killall', '-USR2', 'kuma-dp'] } } } });
+    prepend.push({
+      ...sidecar,
+      restartPolicy: 'Always',
+      lifecycle: { preStop: { exec: { command: ['killall', '-USR2', 'kuma-dp'] } } },
+    });
   } else {
     pod.spec.containers = [sidecar, ...containers];
   }
@@ -170,5 +237,9 @@ export function injectKuma(req: InjectRequest<KumaSettings>): InjectResponse {
   const { mesh, warnings } = preCheck(pod, req.namespace, req.services ?? [], s);
   warnings.push(...annotationWarnings(pod.metadata.annotations ?? {}));
   const injected = injectInto(pod, mesh, req.config.nativeSidecars, s);
-  return { pod: injected, summary: `kuma, mesh ${mesh}${req.config.nativeSidecars ? ', native sidecar' : ''}`, warnings };
+  return {
+    pod: injected,
+    summary: `kuma, mesh ${mesh}${req.config.nativeSidecars ? ', native sidecar' : ''}`,
+    warnings,
+  };
 }

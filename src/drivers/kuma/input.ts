@@ -12,9 +12,20 @@ import { loadKumaConfig, type KumaSettings } from './config.ts';
 const CP_CONFIGMAP = 'kuma-control-plane-config';
 
 /** The `config.yaml` text of the ConfigMap `name` (in `namespace`, or without one) among `configMaps`, with its display name. */
-function configYaml(configMaps: readonly JsonObject[], name: string, namespace: string): { where: string; text: string } | undefined {
+function configYaml(
+  configMaps: readonly JsonObject[],
+  name: string,
+  namespace: string,
+): { where: string; text: string } | undefined {
   for (const r of configMaps) {
-    if (r.kind !== 'ConfigMap' || r.apiVersion !== 'v1' || !isJsonObject(r.metadata) || r.metadata.name !== name || !isJsonObject(r.data)) continue;
+    if (
+      r.kind !== 'ConfigMap' ||
+      r.apiVersion !== 'v1' ||
+      !isJsonObject(r.metadata) ||
+      r.metadata.name !== name ||
+      !isJsonObject(r.data)
+    )
+      continue;
     const ns = r.metadata.namespace;
     if (ns !== undefined && ns !== namespace) continue;
     const text = r.data['config.yaml'];
@@ -24,7 +35,13 @@ function configYaml(configMaps: readonly JsonObject[], name: string, namespace: 
 }
 
 /** `settings` loaded again with `field` set to `text`; undefined (and a note) when that gives config issues. */
-function reload(settings: KumaSettings, field: string, text: string, where: string, notes: string[]): KumaSettings | undefined {
+function reload(
+  settings: KumaSettings,
+  field: string,
+  text: string,
+  where: string,
+  notes: string[],
+): KumaSettings | undefined {
   const src = settings.source;
   const r = loadKumaConfig({ ...src, raw: { ...src.raw, [field]: text } });
   if (r.issues.length > 0) {
@@ -36,7 +53,10 @@ function reload(settings: KumaSettings, field: string, text: string, where: stri
 }
 
 /** Kuma driver `fromInput` (see the module comment). Pure. */
-export function withKumaConfigMaps(settings: KumaSettings, configMaps: (names: readonly string[]) => readonly JsonObject[]): { settings: KumaSettings; notes: string[] } {
+export function withKumaConfigMaps(
+  settings: KumaSettings,
+  configMaps: (names: readonly string[]) => readonly JsonObject[],
+): { settings: KumaSettings; notes: string[] } {
   const notes: string[] = [];
   let s = settings;
   const steps: Array<[string, () => string]> = [

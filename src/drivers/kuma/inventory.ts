@@ -9,8 +9,18 @@ import { isJsonObject } from '../../json.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import type { Inventory } from '../driver.ts';
 import {
-  CNCF_NETWORKS, INIT_CONTAINER, KUMA_CNI, SIDECAR_CONTAINER, SIDECAR_INJECTED, TP_CONFIG, VALIDATION_CONTAINER, VOLUME_INIT_TMP,
-  VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE, VOLUME_TP_CUSTOM,
+  CNCF_NETWORKS,
+  INIT_CONTAINER,
+  KUMA_CNI,
+  SIDECAR_CONTAINER,
+  SIDECAR_INJECTED,
+  TP_CONFIG,
+  VALIDATION_CONTAINER,
+  VOLUME_INIT_TMP,
+  VOLUME_SIDECAR_TMP,
+  VOLUME_SPIRE,
+  VOLUME_TP_BASE,
+  VOLUME_TP_CUSTOM,
 } from './annotations.ts';
 
 const INIT_CONTAINERS = [INIT_CONTAINER, VALIDATION_CONTAINER, SIDECAR_CONTAINER];
@@ -18,7 +28,9 @@ const VOLUMES = [VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BA
 
 function names(spec: JsonObject, field: string): string[] {
   const v = spec[field];
-  return (Array.isArray(v) ? v.filter(isJsonObject) : []).map((c) => c.name).filter((n): n is string => typeof n === 'string');
+  return (Array.isArray(v) ? v.filter(isJsonObject) : [])
+    .map((c) => c.name)
+    .filter((n): n is string => typeof n === 'string');
 }
 
 /**

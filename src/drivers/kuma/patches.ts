@@ -27,7 +27,10 @@ export function podPatches(annotations: Record<string, string>, s: KumaSettings)
   const names = [...s.injector.containerPatches, ...(readList(annotations, CONTAINER_PATCHES) ?? [])];
   const missing = names.filter((n) => !Object.hasOwn(s.containerPatches, n));
   if (missing.length > 0) {
-    throw new InjectError(`it appears some expected container patches are missing: ${goQuoted(missing)} (give them in spec.kuma.containerPatches)`, { field: `metadata.annotations[${CONTAINER_PATCHES}]` });
+    throw new InjectError(
+      `it appears some expected container patches are missing: ${goQuoted(missing)} (give them in spec.kuma.containerPatches)`,
+      { field: `metadata.annotations[${CONTAINER_PATCHES}]` },
+    );
   }
   const out: PodPatches = { sidecar: { names: [], ops: [] }, init: { names: [], ops: [] } };
   for (const n of names) {
@@ -65,7 +68,8 @@ function ensureParents(doc: JsonObject, path: string): void {
     if (!isJsonObject(node)) return;
     // Own keys only: a path through `__proto__` or `constructor` names a key of the container, never its prototype.
     let child: Json | undefined = Object.hasOwn(node, key) ? node[key] : undefined;
-    if (child === undefined || child === null) setOwn(node, key, (child = /^[0-9]+$/.test(next) || next === '-' ? [] : {}));
+    if (child === undefined || child === null)
+      setOwn(node, key, (child = /^[0-9]+$/.test(next) || next === '-' ? [] : {}));
     node = child;
   }
 }
@@ -83,15 +87,24 @@ export function applyPatches(container: JsonObject, patch: { names: string[]; op
     for (const op of patch.ops) {
       const value = op.value === undefined ? undefined : (JSON.parse(op.value) as Json);
       if (op.op === 'add') ensureParents(doc, op.path);
-      const operation = { op: op.op, path: op.path, ...(op.from !== undefined ? { from: op.from } : {}), ...(value !== undefined ? { value } : {}) } as jsonPatch.Operation;
+      const operation = {
+        op: op.op,
+        path: op.path,
+        ...(op.from !== undefined ? { from: op.from } : {}),
+        ...(value !== undefined ? { value } : {}),
+      } as jsonPatch.Operation;
       jsonPatch.applyOperation(doc, operation, true, true, true);
     }
   } catch (e) {
-    throw new InjectError(`could not apply patches ${goQuoted(patch.names)}: ${String((e as Error).message).split('\n')[0]}`);
+    throw new InjectError(
+      `could not apply patches ${goQuoted(patch.names)}: ${String((e as Error).message).split('\n')[0]}`,
+    );
   }
   if (doc.name !== container.name) {
     // Kuma lets a patch rename its container; the next run (and uninject) could then not find it again.
-    throw new InjectError(`patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${quoteData(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`);
+    throw new InjectError(
+      `patches ${goQuoted(patch.names)} rename ${String(container.name)} to ${quoteData(doc.name)}: a renamed Kuma container cannot be found again by a later run or by uninject`,
+    );
   }
   return doc;
 }

@@ -49,7 +49,11 @@ function intValue(v: Json | undefined): number {
 
 /** The port a probe handler targets, a named port resolved from `ports`; undefined when unknown. */
 function probePort(probe: JsonObject, ports: JsonObject[]): number | undefined {
-  const handler = isJsonObject(probe.httpGet) ? probe.httpGet : isJsonObject(probe.tcpSocket) ? probe.tcpSocket : undefined;
+  const handler = isJsonObject(probe.httpGet)
+    ? probe.httpGet
+    : isJsonObject(probe.tcpSocket)
+      ? probe.tcpSocket
+      : undefined;
   if (!handler) return isJsonObject(probe.grpc) ? intValue(probe.grpc.port) : undefined;
   const n = intValue(handler.port);
   if (n !== 0) return n;
@@ -72,13 +76,18 @@ export function realProbePorts(spec: JsonObject): number[] {
 }
 
 function reserved(port: number, virtual: number): InjectError {
-  return new InjectError(`cannot override Pod's probes. Port for probe cannot be set to ${virtual}. It is reserved for the dataplane that will serve pods without mTLS.`);
+  return new InjectError(
+    `cannot override Pod's probes. Port for probe cannot be set to ${virtual}. It is reserved for the dataplane that will serve pods without mTLS.`,
+  );
 }
 
 /** The virtual HTTP GET for one probe handler (Kuma `ToVirtual`), or undefined for an exec probe. */
 function toVirtual(probe: JsonObject, ports: JsonObject[], virtual: number): JsonObject | undefined {
   const headers: JsonObject[] = [];
-  const timeout = typeof probe.timeoutSeconds === 'number' && probe.timeoutSeconds > 1 ? { name: H_TIMEOUT, value: String(probe.timeoutSeconds) } : undefined;
+  const timeout =
+    typeof probe.timeoutSeconds === 'number' && probe.timeoutSeconds > 1
+      ? { name: H_TIMEOUT, value: String(probe.timeoutSeconds) }
+      : undefined;
   let path: string;
   let port: number;
   if (isJsonObject(probe.httpGet)) {
@@ -86,8 +95,10 @@ function toVirtual(probe: JsonObject, ports: JsonObject[], virtual: number): Jso
     port = intValue(h.port) || (probePort(probe, ports) ?? 0);
     const p = typeof h.path === 'string' ? h.path : '';
     path = `/${port}${p.startsWith('/') ? p : `/${p}`}`;
-    for (const x of Array.isArray(h.httpHeaders) ? h.httpHeaders.filter(isJsonObject) : []) headers.push(x.name === 'Host' ? { name: H_HOST, value: x.value ?? '' } : x);
-    if (typeof h.scheme === 'string' && h.scheme !== '' && h.scheme !== 'HTTP') headers.push({ name: H_SCHEME, value: h.scheme });
+    for (const x of Array.isArray(h.httpHeaders) ? h.httpHeaders.filter(isJsonObject) : [])
+      headers.push(x.name === 'Host' ? { name: H_HOST, value: x.value ?? '' } : x);
+    if (typeof h.scheme === 'string' && h.scheme !== '' && h.scheme !== 'HTTP')
+      headers.push({ name: H_SCHEME, value: h.scheme });
     if (timeout) headers.push(timeout);
   } else if (isJsonObject(probe.tcpSocket)) {
     port = intValue(probe.tcpSocket.port) || (probePort(probe, ports) ?? 0);
@@ -97,7 +108,8 @@ function toVirtual(probe: JsonObject, ports: JsonObject[], virtual: number): Jso
     port = intValue(probe.grpc.port);
     path = `/grpc/${port}`;
     if (timeout) headers.push(timeout);
-    if (typeof probe.grpc.service === 'string' && probe.grpc.service !== '') headers.push({ name: H_GRPC_SERVICE, value: probe.grpc.service });
+    if (typeof probe.grpc.service === 'string' && probe.grpc.service !== '')
+      headers.push({ name: H_GRPC_SERVICE, value: probe.grpc.service });
   } else {
     return undefined;
   }
@@ -118,20 +130,29 @@ export function setupAppProbeProxies(spec: JsonObject, virtual: number): void {
       if (!isJsonObject(p)) continue;
       const httpGet = toVirtual(p, list(c, 'ports'), virtual);
       if (!httpGet) continue;
-      c[k] = Object.fromEntries(Object.entries(p).flatMap(([key, v]): Array<[string, Json]> => {
-        if (key === 'httpGet' || key === 'tcpSocket' || key === 'grpc') return [['httpGet', httpGet]];
-        return [[key, v]];
-      }));
+      c[k] = Object.fromEntries(
+        Object.entries(p).flatMap(([key, v]): Array<[string, Json]> => {
+          if (key === 'httpGet' || key === 'tcpSocket' || key === 'grpc') return [['httpGet', httpGet]];
+          return [[key, v]];
+        }),
+      );
     }
   }
 }
 
 /** The original handler encoded in a virtual HTTP GET on `virtual`: `[field, handler]`, or undefined when it is not one. */
-function fromVirtual(h: JsonObject, timeoutSeconds: Json | undefined, virtual: number): [string, JsonObject] | undefined {
+function fromVirtual(
+  h: JsonObject,
+  timeoutSeconds: Json | undefined,
+  virtual: number,
+): [string, JsonObject] | undefined {
   if (intValue(h.port) !== virtual || typeof h.path !== 'string') return undefined;
   const all = Array.isArray(h.httpHeaders) ? h.httpHeaders.filter(isJsonObject) : [];
   const value = (name: string) => all.find((x) => x.name === name)?.value;
-  const own = all.filter((x) => !(x.name === H_TIMEOUT && x.value === String(timeoutSeconds)) && x.name !== H_SCHEME && x.name !== H_GRPC_SERVICE);
+  const own = all.filter(
+    (x) =>
+      !(x.name === H_TIMEOUT && x.value === String(timeoutSeconds)) && x.name !== H_SCHEME && x.name !== H_GRPC_SERVICE,
+  );
   const tcp = /^\/tcp\/([0-9]+)$/.exec(h.path);
   if (tcp) return ['tcpSocket', { port: Number(tcp[1]) }];
   const grpc = /^\/grpc\/([0-9]+)$/.exec(h.path);
@@ -143,7 +164,15 @@ function fromVirtual(h: JsonObject, timeoutSeconds: Json | undefined, virtual: n
   if (!http) return undefined;
   const scheme = value(H_SCHEME);
   const headers = own.map((x) => (x.name === H_HOST ? { name: 'Host', value: x.value ?? '' } : x));
-  return ['httpGet', { path: http[2]!, port: Number(http[1]), ...(typeof scheme === 'string' ? { scheme } : {}), ...(headers.length > 0 ? { httpHeaders: headers } : {}) }];
+  return [
+    'httpGet',
+    {
+      path: http[2]!,
+      port: Number(http[1]),
+      ...(typeof scheme === 'string' ? { scheme } : {}),
+      ...(headers.length > 0 ? { httpHeaders: headers } : {}),
+    },
+  ];
 }
 
 /**
@@ -162,7 +191,9 @@ export function restoreAppProbes(spec: JsonObject, virtual: number): void {
       if (!isJsonObject(p) || !isJsonObject(p.httpGet)) continue;
       const original = fromVirtual(p.httpGet, p.timeoutSeconds, virtual);
       if (!original) continue;
-      c[k] = Object.fromEntries(Object.entries(p).map(([key, v]): [string, Json] => (key === 'httpGet' ? original : [key, v])));
+      c[k] = Object.fromEntries(
+        Object.entries(p).map(([key, v]): [string, Json] => (key === 'httpGet' ? original : [key, v])),
+      );
     }
   }
 }

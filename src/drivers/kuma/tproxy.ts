@@ -12,8 +12,19 @@ import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { parsePort } from '../go-parse.ts';
 import {
-  APP_PROBE_PROXY_PORT, DROP_INVALID_PACKETS, EXCLUDE_INBOUND_IPS, EXCLUDE_INBOUND_PORTS, EXCLUDE_OUTBOUND_IPS,
-  EXCLUDE_OUTBOUND_PORTS, EXCLUDE_OUTBOUND_PORTS_FOR_UIDS, GATEWAY, IP_FAMILY_MODE, IPTABLES_LOGS, readBool, readList, readUint32,
+  APP_PROBE_PROXY_PORT,
+  DROP_INVALID_PACKETS,
+  EXCLUDE_INBOUND_IPS,
+  EXCLUDE_INBOUND_PORTS,
+  EXCLUDE_OUTBOUND_IPS,
+  EXCLUDE_OUTBOUND_PORTS,
+  EXCLUDE_OUTBOUND_PORTS_FOR_UIDS,
+  GATEWAY,
+  IP_FAMILY_MODE,
+  IPTABLES_LOGS,
+  readBool,
+  readList,
+  readUint32,
 } from './annotations.ts';
 import type { InjectorConfig } from './config.ts';
 
@@ -26,13 +37,21 @@ type Annotations = Record<string, string>;
  *   `value '0' is not a valid port (uint16 in the range [1, 65535])`
  */
 export function parsePorts(value: Json | undefined, source: string): number[] {
-  const items = Array.isArray(value) ? value.map(String) : typeof value === 'string' || typeof value === 'number' ? String(value).split(',') : [];
+  const items = Array.isArray(value)
+    ? value.map(String)
+    : typeof value === 'string' || typeof value === 'number'
+      ? String(value).split(',')
+      : [];
   const out: number[] = [];
   for (const raw of items) {
     const s = raw.trim();
     if (s === '') continue;
     const port = parsePort(s, KUMA_PORTS);
-    if (!port.ok) throw new InjectError(`${source}: value '${s}' is not a valid port (uint16 in the range [1, 65535])`, source.includes('/') ? { field: `metadata.annotations[${source}]` } : {});
+    if (!port.ok)
+      throw new InjectError(
+        `${source}: value '${s}' is not a valid port (uint16 in the range [1, 65535])`,
+        source.includes('/') ? { field: `metadata.annotations[${source}]` } : {},
+      );
     out.push(port.value);
   }
   return out;
@@ -54,12 +73,17 @@ export function appProbeProxyPort(annotations: Annotations, def: number): number
   } catch {
     gateway = false; // Kuma ignores the error here; the transparent proxy step reports it
   }
-  if (gateway && port.value > 0) throw new InjectError(`application probe proxies probes can't be enabled in gateway mode (${APP_PROBE_PROXY_PORT}: "${port.value}" with ${GATEWAY})`, { field: `metadata.annotations[${APP_PROBE_PROXY_PORT}]` });
+  if (gateway && port.value > 0)
+    throw new InjectError(
+      `application probe proxies probes can't be enabled in gateway mode (${APP_PROBE_PROXY_PORT}: "${port.value}" with ${GATEWAY})`,
+      { field: `metadata.annotations[${APP_PROBE_PROXY_PORT}]` },
+    );
   if (gateway) return 0;
   return port.exists ? port.value : def;
 }
 
-const flow = (cfg: JsonObject, kind: 'inbound' | 'outbound'): JsonObject => ((cfg.redirect as JsonObject)[kind] as JsonObject);
+const flow = (cfg: JsonObject, kind: 'inbound' | 'outbound'): JsonObject =>
+  (cfg.redirect as JsonObject)[kind] as JsonObject;
 
 /** First non-empty of annotation, ConfigMap, runtime; else the default (empty): Kuma's precedence for exclusions. */
 function firstNonEmpty<T>(...lists: T[][]): T[] {
@@ -70,7 +94,11 @@ function ipFamilyMode(base: JsonObject, injector: InjectorConfig, annotations: A
   const v = annotations[IP_FAMILY_MODE];
   if (v !== undefined) {
     if (v === '') return 'dualstack';
-    if (!['dualstack', 'ipv4'].includes(v.toLowerCase())) throw new InjectError(`invalid IP Family Mode in annotation '${IP_FAMILY_MODE}': ${v}: must be one of 'dualstack' or 'ipv4'`, { field: `metadata.annotations[${IP_FAMILY_MODE}]` });
+    if (!['dualstack', 'ipv4'].includes(v.toLowerCase()))
+      throw new InjectError(
+        `invalid IP Family Mode in annotation '${IP_FAMILY_MODE}': ${v}: must be one of 'dualstack' or 'ipv4'`,
+        { field: `metadata.annotations[${IP_FAMILY_MODE}]` },
+      );
     return v;
   }
   const current = typeof base.ipFamilyMode === 'string' ? base.ipFamilyMode : '';
@@ -99,17 +127,33 @@ export function configForKubernetes(base: JsonObject, injector: InjectorConfig, 
   dns.port = injector.builtinDNS.port;
   const outbound = flow(cfg, 'outbound');
   outbound.port = sc.redirectPortOutbound;
-  outbound.excludePorts = firstNonEmpty(parsePorts(annotations[EXCLUDE_OUTBOUND_PORTS], EXCLUDE_OUTBOUND_PORTS), parsePorts(outbound.excludePorts, 'transparentProxyConfig.redirect.outbound.excludePorts'), traffic.excludeOutboundPorts);
+  outbound.excludePorts = firstNonEmpty(
+    parsePorts(annotations[EXCLUDE_OUTBOUND_PORTS], EXCLUDE_OUTBOUND_PORTS),
+    parsePorts(outbound.excludePorts, 'transparentProxyConfig.redirect.outbound.excludePorts'),
+    traffic.excludeOutboundPorts,
+  );
   const uids = annotations[EXCLUDE_OUTBOUND_PORTS_FOR_UIDS];
   if (uids !== undefined) outbound.excludePortsForUIDs = uids.split(';');
-  outbound.excludePortsForIPs = firstNonEmpty(readList(annotations, EXCLUDE_OUTBOUND_IPS) ?? [], strings(outbound.excludePortsForIPs), traffic.excludeOutboundIPs);
+  outbound.excludePortsForIPs = firstNonEmpty(
+    readList(annotations, EXCLUDE_OUTBOUND_IPS) ?? [],
+    strings(outbound.excludePortsForIPs),
+    traffic.excludeOutboundIPs,
+  );
   const inbound = flow(cfg, 'inbound');
   const gateway = readBool(annotations, GATEWAY, false);
   if (gateway.exists && gateway.value) inbound.enabled = false;
   if (inbound.enabled === true) {
     inbound.port = sc.redirectPortInbound;
-    inbound.excludePortsForIPs = firstNonEmpty(readList(annotations, EXCLUDE_INBOUND_IPS) ?? [], strings(inbound.excludePortsForIPs), traffic.excludeInboundIPs);
-    const ports = firstNonEmpty(parsePorts(annotations[EXCLUDE_INBOUND_PORTS], EXCLUDE_INBOUND_PORTS), parsePorts(inbound.excludePorts, 'transparentProxyConfig.redirect.inbound.excludePorts'), traffic.excludeInboundPorts);
+    inbound.excludePortsForIPs = firstNonEmpty(
+      readList(annotations, EXCLUDE_INBOUND_IPS) ?? [],
+      strings(inbound.excludePortsForIPs),
+      traffic.excludeInboundIPs,
+    );
+    const ports = firstNonEmpty(
+      parsePorts(annotations[EXCLUDE_INBOUND_PORTS], EXCLUDE_INBOUND_PORTS),
+      parsePorts(inbound.excludePorts, 'transparentProxyConfig.redirect.inbound.excludePorts'),
+      traffic.excludeInboundPorts,
+    );
     const probePort = appProbeProxyPort(annotations, injector.applicationProbeProxyPort);
     inbound.excludePorts = probePort !== 0 ? [...ports, probePort] : ports;
   } else {
@@ -133,15 +177,21 @@ const emptyList = (v: Json | undefined) => !Array.isArray(v) || v.length === 0;
 /** `cfg` as Go's `json.Marshal` of Kuma's `Config` writes it: `omitempty` fields and the custom `MarshalJSON` drops. */
 function marshalShape(cfg: JsonObject): JsonObject {
   const out = structuredClone(cfg);
-  for (const k of ['dropInvalidPackets', 'verbose', 'dryRun', 'storeFirewalld', 'cniMode']) if (out[k] !== true) delete out[k];
+  for (const k of ['dropInvalidPackets', 'verbose', 'dryRun', 'storeFirewalld', 'cniMode'])
+    if (out[k] !== true) delete out[k];
   if (!isJsonObject(out.log) || out.log.enabled !== true) delete out.log;
   if (!isJsonObject(out.comments) || out.comments.disabled !== true) delete out.comments;
-  if (!isJsonObject(out.iptablesExecutables) || !Object.values(out.iptablesExecutables).some((v) => typeof v === 'string' && v !== '')) delete out.iptablesExecutables;
+  if (
+    !isJsonObject(out.iptablesExecutables) ||
+    !Object.values(out.iptablesExecutables).some((v) => typeof v === 'string' && v !== '')
+  )
+    delete out.iptablesExecutables;
   const redirect = out.redirect as JsonObject;
   if (!isJsonObject(redirect.vnet) || emptyList(redirect.vnet.networks)) delete redirect.vnet;
   for (const kind of ['inbound', 'outbound']) {
     const f = redirect[kind] as JsonObject;
-    for (const k of ['includePorts', 'excludePorts', 'excludePortsForUIDs', 'excludePortsForIPs']) if (emptyList(f[k])) delete f[k];
+    for (const k of ['includePorts', 'excludePorts', 'excludePortsForUIDs', 'excludePortsForIPs'])
+      if (emptyList(f[k])) delete f[k];
     if (f.insertRedirectInsteadOfAppend !== true) delete f.insertRedirectInsteadOfAppend;
   }
   return out;
@@ -149,8 +199,17 @@ function marshalShape(cfg: JsonObject): JsonObject {
 
 /** Whether go-yaml v2 writes `s` quoted: it would read back as another type, or plain style cannot hold it. */
 function needsQuotes(s: string): boolean {
-  if (s === '' || /^(?:~|null|Null|NULL|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/.test(s)) return true;
-  if (/^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$/.test(s) || /^[-+]?0x[0-9a-fA-F_]+$/.test(s) || /^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$/.test(s)) return true;
+  if (
+    s === '' ||
+    /^(?:~|null|Null|NULL|y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/.test(s)
+  )
+    return true;
+  if (
+    /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$/.test(s) ||
+    /^[-+]?0x[0-9a-fA-F_]+$/.test(s) ||
+    /^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$/.test(s)
+  )
+    return true;
   if (/^[\s\-?:,[\]{}#&*!|>'"%@`]/.test(s) && !/^-[^\s]/.test(s)) return true;
   return /\s$|: |\s#|[\n\t]|:$/.test(s);
 }

@@ -14,7 +14,12 @@ import { APP_PROBE_PROXY_PORT, DEFAULT_CONTAINER, ENVOY_ADMIN_PORT, GATEWAY, MES
 import type { KumaSettings } from './config.ts';
 import { restoreAppProbes } from './probes.ts';
 
-function dropIf(meta: PodTemplate['metadata'], field: 'annotations' | 'labels', key: string, value: string | undefined): void {
+function dropIf(
+  meta: PodTemplate['metadata'],
+  field: 'annotations' | 'labels',
+  key: string,
+  value: string | undefined,
+): void {
   const map = meta[field];
   if (!map || value === undefined || map[key] !== value) return;
   const { [key]: _gone, ...rest } = map;
@@ -32,7 +37,12 @@ function injectedProbePort(annotations: Record<string, string>, s: KumaSettings)
  * The Kuma driver's `uninject` hook: `pod` is the pod after the generic removal, `injected` the pod as found.
  * Returns a new pod.
  */
-export function restoreKumaPod(pod: PodTemplate, s: KumaSettings, injected: PodTemplate, namespace: NamespaceInfo | undefined): PodTemplate {
+export function restoreKumaPod(
+  pod: PodTemplate,
+  s: KumaSettings,
+  injected: PodTemplate,
+  namespace: NamespaceInfo | undefined,
+): PodTemplate {
   const out = structuredClone(pod);
   const port = Number(injected.metadata.annotations?.[APP_PROBE_PROXY_PORT] ?? '0');
   if (Number.isInteger(port)) restoreAppProbes(out.spec, port);
@@ -40,17 +50,28 @@ export function restoreKumaPod(pod: PodTemplate, s: KumaSettings, injected: PodT
   dropIf(out.metadata, 'annotations', APP_PROBE_PROXY_PORT, injectedProbePort(annotations, s));
   dropIf(out.metadata, 'annotations', ENVOY_ADMIN_PORT, String(s.adminPort));
   const containers = Array.isArray(out.spec.containers) ? out.spec.containers.filter(isJsonObject) : [];
-  if (containers.length === 1) dropIf(out.metadata, 'annotations', DEFAULT_CONTAINER, String((containers[0] as JsonObject).name));
+  if (containers.length === 1)
+    dropIf(out.metadata, 'annotations', DEFAULT_CONTAINER, String((containers[0] as JsonObject).name));
   dropIf(out.metadata, 'labels', MESH_LABEL, namespace?.labels[MESH_LABEL] || 'default');
   return out;
 }
 
 /** Removes a previous Kuma injection from `pod` entirely (before re-injection): generic removal, then {@link restoreKumaPod}. */
-export function removeKumaInjection(pod: PodTemplate, inventory: Inventory, s: KumaSettings, namespace: NamespaceInfo | undefined): PodTemplate {
+export function removeKumaInjection(
+  pod: PodTemplate,
+  inventory: Inventory,
+  s: KumaSettings,
+  namespace: NamespaceInfo | undefined,
+): PodTemplate {
   return restoreKumaPod(removeInventory(pod, inventory), s, pod, namespace);
 }
 
 /** The driver hook (`MeshDriver.uninject`). */
-export function uninjectKuma(pod: PodTemplate, _inventory: Inventory, s: KumaSettings, context: UninjectContext): PodTemplate {
+export function uninjectKuma(
+  pod: PodTemplate,
+  _inventory: Inventory,
+  s: KumaSettings,
+  context: UninjectContext,
+): PodTemplate {
   return restoreKumaPod(pod, s, context.injected, context.namespace);
 }

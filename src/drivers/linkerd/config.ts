@@ -45,7 +45,8 @@ interface RawLinkerd {
   overrideAnnotations?: Record<string, string>;
 }
 
-const asBool = (v: boolean | string | undefined): boolean | undefined => (v === undefined ? undefined : v === true || v === 'true');
+const asBool = (v: boolean | string | undefined): boolean | undefined =>
+  v === undefined ? undefined : v === true || v === 'true';
 
 /**
  * Loads `spec.linkerd` (Linkerd driver `loadConfig`). Defaults: manual false, createdBy `meshinject`,
@@ -73,7 +74,9 @@ export function loadLinkerdConfig(input: DriverConfigInput): DriverConfigResult<
   const userNative = isJsonObject(userValues.proxy) ? userValues.proxy.nativeSidecar : undefined;
   if (explicitNative !== undefined) {
     if (typeof userNative === 'boolean' && userNative !== explicitNative) {
-      warnings.push(`${input.fromConfigMap ? 'data' : 'spec'}.nativeSidecars (${explicitNative}) overrides ${at('values')}.proxy.nativeSidecar (${userNative})`);
+      warnings.push(
+        `${input.fromConfigMap ? 'data' : 'spec'}.nativeSidecars (${explicitNative}) overrides ${at('values')}.proxy.nativeSidecar (${userNative})`,
+      );
     }
     values.proxy.nativeSidecar = explicitNative;
   }
@@ -86,9 +89,16 @@ export function loadLinkerdConfig(input: DriverConfigInput): DriverConfigResult<
   const overrideAnnotations = raw.overrideAnnotations ?? {};
   for (const [k, v] of Object.entries(overrideAnnotations)) {
     if (k === INJECT_ANNOTATION) {
-      if (!['enabled', 'ingress', 'disabled'].includes(v)) issues.push({ path: `${at('overrideAnnotations')}[${k}]`, message: `${at('overrideAnnotations')}[${k}] must be enabled, ingress or disabled; got ${quoteValue(v)}` });
+      if (!['enabled', 'ingress', 'disabled'].includes(v))
+        issues.push({
+          path: `${at('overrideAnnotations')}[${k}]`,
+          message: `${at('overrideAnnotations')}[${k}] must be enabled, ingress or disabled; got ${quoteValue(v)}`,
+        });
     } else if (!isConfigKey(k)) {
-      issues.push({ path: `${at('overrideAnnotations')}[${k}]`, message: `${at('overrideAnnotations')}: ${k} is not a Linkerd override annotation (linkerd.io/inject or config.linkerd.io/*)` });
+      issues.push({
+        path: `${at('overrideAnnotations')}[${k}]`,
+        message: `${at('overrideAnnotations')}: ${k} is not a Linkerd override annotation (linkerd.io/inject or config.linkerd.io/*)`,
+      });
     }
   }
   warnings.push(...unknownConfigKeyWarnings(overrideAnnotations, `${at('overrideAnnotations')}:`));
@@ -122,12 +132,20 @@ export function linkerdNativeSidecarsAuto(raw: Record<string, unknown>): NativeS
   const user = parseValues(raw.values as JsonObject | string | undefined, 'values', []);
   const values = readValues(coalesceValues(LINKERD_CHART_VALUES, user), 'values', []);
   const userNative = isJsonObject(user.proxy) ? user.proxy.nativeSidecar : undefined;
-  if (!values.proxy.nativeSidecar) return { because: `Linkerd ${values.linkerdVersion}: values.proxy.nativeSidecar is false` };
+  if (!values.proxy.nativeSidecar)
+    return { because: `Linkerd ${values.linkerdVersion}: values.proxy.nativeSidecar is false` };
   // A release before the default changed (edge before 26.5, any stable-2.x) injects classic sidecars unless told.
   const edge = /^edge-(\d+)\.(\d+)\./.exec(values.linkerdVersion);
-  const older = /^stable-/.test(values.linkerdVersion) || (edge !== null && Number(edge[1]) * 100 + Number(edge[2]) < 2605);
-  if (older && userNative !== true) return { because: `Linkerd ${values.linkerdVersion}: proxy.nativeSidecar defaults to false before the edge releases of May 2026 (linkerd2 #15267)` };
-  return { minKube: '1.29', because: `Linkerd ${values.linkerdVersion}: proxy.nativeSidecar is true (the chart default since linkerd2 #15267, May 2026), for Kubernetes >= 1.29` };
+  const older =
+    /^stable-/.test(values.linkerdVersion) || (edge !== null && Number(edge[1]) * 100 + Number(edge[2]) < 2605);
+  if (older && userNative !== true)
+    return {
+      because: `Linkerd ${values.linkerdVersion}: proxy.nativeSidecar defaults to false before the edge releases of May 2026 (linkerd2 #15267)`,
+    };
+  return {
+    minKube: '1.29',
+    because: `Linkerd ${values.linkerdVersion}: proxy.nativeSidecar is true (the chart default since linkerd2 #15267, May 2026), for Kubernetes >= 1.29`,
+  };
 }
 
 function parseValues(input: JsonObject | string | undefined, path: string, issues: ConfigIssue[]): JsonObject {
@@ -139,12 +157,18 @@ function parseValues(input: JsonObject | string | undefined, path: string, issue
     if (doc.errors.length > 0) throw doc.errors[0]!;
     parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null)) as Json;
   } catch (e) {
-    issues.push({ path, message: `${path} is a string but not valid YAML: ${String((e as Error).message).split('\n')[0]}` });
+    issues.push({
+      path,
+      message: `${path} is a string but not valid YAML: ${String((e as Error).message).split('\n')[0]}`,
+    });
     return {};
   }
   if (parsed === null || parsed === undefined) return {};
   if (!isJsonObject(parsed)) {
-    issues.push({ path, message: `${path} must hold a YAML object (the chart values); got ${Array.isArray(parsed) ? 'a list' : typeof parsed}` });
+    issues.push({
+      path,
+      message: `${path} must hold a YAML object (the chart values); got ${Array.isArray(parsed) ? 'a list' : typeof parsed}`,
+    });
     return {};
   }
   return parsed;

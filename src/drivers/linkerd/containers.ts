@@ -6,7 +6,14 @@
  * strings are left out, as the typed Go structs drop them.
  */
 import type { Json, JsonObject } from '../../model.ts';
-import { DEBUG_CONTAINER, END_ENTITY_VOLUME, INIT_CONTAINER, PROXY_CONTAINER, TOKEN_VOLUME, VALIDATOR_CONTAINER } from './annotations.ts';
+import {
+  DEBUG_CONTAINER,
+  END_ENTITY_VOLUME,
+  INIT_CONTAINER,
+  PROXY_CONTAINER,
+  TOKEN_VOLUME,
+  VALIDATOR_CONTAINER,
+} from './annotations.ts';
 import { VALIDATOR_SECURITY_CONTEXT, type ImageValues, type LinkerdValues, type ResourceValues } from './values.ts';
 
 /** What the pod contributes to the proxy's rendering (Linkerd `injectPodSpec`). */
@@ -42,12 +49,14 @@ export function renderResources(r: ResourceValues): JsonObject | undefined {
 
 /** Go's `snakecase` (sprig/xstrings `ToSnakeCase`) for the `proxy.inbound`/`outbound` parameter names. */
 export function snakeCase(s: string): string {
-  return s
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    // `([A-Z]+)([A-Z][a-z])` → `$1_$2`, written with a lookahead: the same result in linear time.
-    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1_')
-    .replace(/[-\s]+/g, '_')
-    .toLowerCase();
+  return (
+    s
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      // `([A-Z]+)([A-Z][a-z])` → `$1_$2`, written with a lookahead: the same result in linear time.
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1_')
+      .replace(/[-\s]+/g, '_')
+      .toLowerCase()
+  );
 }
 
 /** Go template `%v` of a scalar (`quote` in the chart). */
@@ -58,12 +67,23 @@ function goText(v: Json): string {
 /** The `LINKERD2_PROXY_<IN|OUT>BOUND_<SCOPE>_<PROTO>_<PARAM>` entries (maps are walked in sorted key order, as Go templates do). */
 function paramEnv(v: LinkerdValues): JsonObject[] {
   const out: JsonObject[] = [];
-  const sorted = (o: Json | undefined): Array<[string, Json]> => (o !== null && typeof o === 'object' && !Array.isArray(o) ? Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : []);
-  for (const [dir, scopes] of [['inbound', v.proxy.inbound], ['outbound', v.proxy.outbound]] as const) {
+  const sorted = (o: Json | undefined): Array<[string, Json]> =>
+    o !== null && typeof o === 'object' && !Array.isArray(o)
+      ? Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      : [];
+  for (const [dir, scopes] of [
+    ['inbound', v.proxy.inbound],
+    ['outbound', v.proxy.outbound],
+  ] as const) {
     for (const [scope, protos] of sorted(scopes)) {
       for (const [proto, params] of sorted(protos)) {
         for (const [param, value] of sorted(params)) {
-          out.push(env(`LINKERD2_PROXY_${[dir, scope, proto, param].map((x) => snakeCase(x).toUpperCase()).join('_')}`, goText(value)));
+          out.push(
+            env(
+              `LINKERD2_PROXY_${[dir, scope, proto, param].map((x) => snakeCase(x).toUpperCase()).join('_')}`,
+              goText(value),
+            ),
+          );
         }
       }
     }
@@ -79,14 +99,17 @@ export function proxyContainer(v: LinkerdValues, pod: PodFacts): JsonObject {
   const ns = pod.controlPlaneNamespace;
   const trustDomain = v.identityTrustDomain || v.clusterDomain;
   const any = v.disableIPv6 ? '0.0.0.0' : '[::]';
-  const cores: JsonObject[] = p.cores !== undefined
-    ? [env('LINKERD2_PROXY_CORES', String(p.cores)), env('LINKERD2_PROXY_CORES_MIN', String(p.cores))]
-    : [
-      env('LINKERD2_PROXY_CORES', String(p.workers.minimum ?? 1)),
-      env('LINKERD2_PROXY_CORES_MIN', String(p.workers.minimum ?? 1)),
-      ...(p.workers.maximum ? [env('LINKERD2_PROXY_CORES_MAX', String(p.workers.maximum))] : []),
-      ...(p.workers.maximumCPURatio ? [env('LINKERD2_PROXY_CORES_MAX_RATIO', String(p.workers.maximumCPURatio))] : []),
-    ];
+  const cores: JsonObject[] =
+    p.cores !== undefined
+      ? [env('LINKERD2_PROXY_CORES', String(p.cores)), env('LINKERD2_PROXY_CORES_MIN', String(p.cores))]
+      : [
+          env('LINKERD2_PROXY_CORES', String(p.workers.minimum ?? 1)),
+          env('LINKERD2_PROXY_CORES_MIN', String(p.workers.minimum ?? 1)),
+          ...(p.workers.maximum ? [env('LINKERD2_PROXY_CORES_MAX', String(p.workers.maximum))] : []),
+          ...(p.workers.maximumCPURatio
+            ? [env('LINKERD2_PROXY_CORES_MAX_RATIO', String(p.workers.maximumCPURatio))]
+            : []),
+        ];
   const when = (cond: unknown, ...entries: JsonObject[]): JsonObject[] => (cond ? entries : []);
   const envList: JsonObject[] = [
     { name: '_pod_name', valueFrom: fieldRef('metadata.name') },
@@ -96,10 +119,16 @@ export function proxyContainer(v: LinkerdValues, pod: PodFacts): JsonObject {
     { name: '_pod_nodeName', valueFrom: fieldRef('spec.nodeName') },
     env('_pod_containerName', PROXY_CONTAINER),
     ...cores,
-    ...when(p.requireIdentityOnInboundPorts, env('LINKERD2_PROXY_INBOUND_PORTS_REQUIRE_IDENTITY', p.requireIdentityOnInboundPorts)),
+    ...when(
+      p.requireIdentityOnInboundPorts,
+      env('LINKERD2_PROXY_INBOUND_PORTS_REQUIRE_IDENTITY', p.requireIdentityOnInboundPorts),
+    ),
     ...when(p.requireTLSOnInboundPorts, env('LINKERD2_PROXY_INBOUND_PORTS_REQUIRE_TLS', p.requireTLSOnInboundPorts)),
     env('LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED', String(p.enableShutdownEndpoint)),
-    env('LINKERD2_PROXY_LOG', `${p.logLevel}${p.logHTTPHeaders === 'insecure' ? '' : ',[{headers}]=off,[{request}]=off'}`),
+    env(
+      'LINKERD2_PROXY_LOG',
+      `${p.logLevel}${p.logHTTPHeaders === 'insecure' ? '' : ',[{headers}]=off,[{request}]=off'}`,
+    ),
     env('LINKERD2_PROXY_LOG_FORMAT', p.logFormat),
     env('LINKERD2_PROXY_DESTINATION_SVC_ADDR', `linkerd-dst-headless.${ns}.svc.${v.clusterDomain}.:8086`),
     env('LINKERD2_PROXY_DESTINATION_PROFILE_NETWORKS', v.clusterNetworks),
@@ -112,14 +141,23 @@ export function proxyContainer(v: LinkerdValues, pod: PodFacts): JsonObject {
     env('LINKERD2_PROXY_CONTROL_STREAM_LIFETIME', p.streams.lifetime),
     ...when(p.inboundConnectTimeout, env('LINKERD2_PROXY_INBOUND_CONNECT_TIMEOUT', p.inboundConnectTimeout)),
     ...when(p.outboundConnectTimeout, env('LINKERD2_PROXY_OUTBOUND_CONNECT_TIMEOUT', p.outboundConnectTimeout)),
-    ...when(p.outboundDiscoveryCacheUnusedTimeout, env('LINKERD2_PROXY_OUTBOUND_DISCOVERY_IDLE_TIMEOUT', p.outboundDiscoveryCacheUnusedTimeout)),
-    ...when(p.inboundDiscoveryCacheUnusedTimeout, env('LINKERD2_PROXY_INBOUND_DISCOVERY_IDLE_TIMEOUT', p.inboundDiscoveryCacheUnusedTimeout)),
+    ...when(
+      p.outboundDiscoveryCacheUnusedTimeout,
+      env('LINKERD2_PROXY_OUTBOUND_DISCOVERY_IDLE_TIMEOUT', p.outboundDiscoveryCacheUnusedTimeout),
+    ),
+    ...when(
+      p.inboundDiscoveryCacheUnusedTimeout,
+      env('LINKERD2_PROXY_INBOUND_DISCOVERY_IDLE_TIMEOUT', p.inboundDiscoveryCacheUnusedTimeout),
+    ),
     ...when(p.disableOutboundProtocolDetectTimeout, env('LINKERD2_PROXY_OUTBOUND_DETECT_TIMEOUT', '365d')),
     ...when(p.disableInboundProtocolDetectTimeout, env('LINKERD2_PROXY_INBOUND_DETECT_TIMEOUT', '365d')),
     env('LINKERD2_PROXY_CONTROL_LISTEN_ADDR', `${any}:${p.ports.control}`),
     env('LINKERD2_PROXY_ADMIN_LISTEN_ADDR', `${any}:${p.ports.admin}`),
     env('LINKERD2_PROXY_OUTBOUND_LISTEN_ADDR', `127.0.0.1:${p.ports.outbound}`),
-    env('LINKERD2_PROXY_OUTBOUND_LISTEN_ADDRS', `127.0.0.1:${p.ports.outbound}${v.disableIPv6 ? '' : `,[::1]:${p.ports.outbound}`}`),
+    env(
+      'LINKERD2_PROXY_OUTBOUND_LISTEN_ADDRS',
+      `127.0.0.1:${p.ports.outbound}${v.disableIPv6 ? '' : `,[::1]:${p.ports.outbound}`}`,
+    ),
     env('LINKERD2_PROXY_INBOUND_LISTEN_ADDR', `${any}:${p.ports.inbound}`),
     { name: 'LINKERD2_PROXY_INBOUND_IPS', valueFrom: fieldRef('status.podIPs') },
     env('LINKERD2_PROXY_INBOUND_PORTS', p.podInboundPorts),
@@ -133,17 +171,28 @@ export function proxyContainer(v: LinkerdValues, pod: PodFacts): JsonObject {
     env('LINKERD2_PROXY_OUTBOUND_METRICS_HOSTNAME_LABELS', String(p.hostnameLabels)),
     ...paramEnv(v),
     ...when(p.opaquePorts, env('LINKERD2_PROXY_INBOUND_PORTS_DISABLE_PROTOCOL_DETECTION', p.opaquePorts)),
-    env('LINKERD2_PROXY_DESTINATION_CONTEXT', '{"ns":"$(_pod_ns)", "nodeName":"$(_pod_nodeName)", "pod":"$(_pod_name)"}\n'),
+    env(
+      'LINKERD2_PROXY_DESTINATION_CONTEXT',
+      '{"ns":"$(_pod_ns)", "nodeName":"$(_pod_nodeName)", "pod":"$(_pod_name)"}\n',
+    ),
     { name: '_pod_sa', valueFrom: fieldRef('spec.serviceAccountName') },
     env('_l5d_ns', ns),
     env('_l5d_trustdomain', trustDomain),
     env('LINKERD2_PROXY_IDENTITY_DIR', '/var/run/linkerd/identity/end-entity'),
     env('LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS', `${v.identityTrustAnchorsPEM.trim()}\n`),
-    env('LINKERD2_PROXY_IDENTITY_TOKEN_FILE', v.serviceAccountTokenProjection ? '/var/run/secrets/tokens/linkerd-identity-token' : '/var/run/secrets/kubernetes.io/serviceaccount/token'),
+    env(
+      'LINKERD2_PROXY_IDENTITY_TOKEN_FILE',
+      v.serviceAccountTokenProjection
+        ? '/var/run/secrets/tokens/linkerd-identity-token'
+        : '/var/run/secrets/kubernetes.io/serviceaccount/token',
+    ),
     env('LINKERD2_PROXY_IDENTITY_SVC_ADDR', `linkerd-identity-headless.${ns}.svc.${v.clusterDomain}.:8080`),
     env('LINKERD2_PROXY_IDENTITY_LOCAL_NAME', `$(_pod_sa).$(_pod_ns).serviceaccount.identity.${ns}.${trustDomain}`),
     env('LINKERD2_PROXY_IDENTITY_SVC_NAME', `linkerd-identity.${ns}.serviceaccount.identity.${ns}.${trustDomain}`),
-    env('LINKERD2_PROXY_DESTINATION_SVC_NAME', `linkerd-destination.${ns}.serviceaccount.identity.${ns}.${trustDomain}`),
+    env(
+      'LINKERD2_PROXY_DESTINATION_SVC_NAME',
+      `linkerd-destination.${ns}.serviceaccount.identity.${ns}.${trustDomain}`,
+    ),
     env('LINKERD2_PROXY_POLICY_SVC_NAME', `linkerd-destination.${ns}.serviceaccount.identity.${ns}.${trustDomain}`),
     ...when(p.accessLog, env('LINKERD2_PROXY_ACCESS_LOG', p.accessLog)),
     ...when(p.shutdownGracePeriod, env('LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD', p.shutdownGracePeriod)),
@@ -152,42 +201,78 @@ export function proxyContainer(v: LinkerdValues, pod: PodFacts): JsonObject {
   ];
   const admin = p.ports.admin;
   const ready = { path: '/ready', port: admin };
-  const securityContext: JsonObject = Object.keys(p.securityContext).length > 0 ? p.securityContext : {
-    allowPrivilegeEscalation: false,
-    ...(pod.capabilities ? { capabilities: capabilities(pod.capabilities) } : {}),
-    readOnlyRootFilesystem: true,
-    ...(p.gid >= 0 ? { runAsGroup: p.gid } : {}),
-    runAsNonRoot: true,
-    runAsUser: p.uid,
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
-  const lifecycle: JsonObject | undefined = !p.nativeSidecar && (p.await || p.waitBeforeExitSeconds)
-    ? {
-      ...(p.await ? { postStart: { exec: { command: ['/usr/lib/linkerd/linkerd-await', '--timeout=2m', `--port=${admin}`] } } } : {}),
-      ...(p.waitBeforeExitSeconds ? { preStop: { exec: { command: ['/bin/sleep', String(p.waitBeforeExitSeconds)] } } } : {}),
-    }
-    : undefined;
+  const securityContext: JsonObject =
+    Object.keys(p.securityContext).length > 0
+      ? p.securityContext
+      : {
+          allowPrivilegeEscalation: false,
+          ...(pod.capabilities ? { capabilities: capabilities(pod.capabilities) } : {}),
+          readOnlyRootFilesystem: true,
+          ...(p.gid >= 0 ? { runAsGroup: p.gid } : {}),
+          runAsNonRoot: true,
+          runAsUser: p.uid,
+          seccompProfile: { type: 'RuntimeDefault' },
+        };
+  const lifecycle: JsonObject | undefined =
+    !p.nativeSidecar && (p.await || p.waitBeforeExitSeconds)
+      ? {
+          ...(p.await
+            ? {
+                postStart: { exec: { command: ['/usr/lib/linkerd/linkerd-await', '--timeout=2m', `--port=${admin}`] } },
+              }
+            : {}),
+          ...(p.waitBeforeExitSeconds
+            ? { preStop: { exec: { command: ['/bin/sleep', String(p.waitBeforeExitSeconds)] } } }
+            : {}),
+        }
+      : undefined;
   const resources = renderResources(p.resources);
   return {
     env: envList,
     image: imageRef(p.image, v),
     imagePullPolicy: p.image.pullPolicy || v.imagePullPolicy,
     ...(lifecycle ? { lifecycle } : {}),
-    livenessProbe: { httpGet: { path: '/live', port: admin }, initialDelaySeconds: p.livenessProbe.initialDelaySeconds, timeoutSeconds: p.livenessProbe.timeoutSeconds },
+    livenessProbe: {
+      httpGet: { path: '/live', port: admin },
+      initialDelaySeconds: p.livenessProbe.initialDelaySeconds,
+      timeoutSeconds: p.livenessProbe.timeoutSeconds,
+    },
     name: PROXY_CONTAINER,
-    ports: [{ containerPort: p.ports.inbound, name: 'linkerd-proxy' }, { containerPort: admin, name: 'linkerd-admin' }],
-    readinessProbe: { httpGet: ready, initialDelaySeconds: p.readinessProbe.initialDelaySeconds, timeoutSeconds: p.readinessProbe.timeoutSeconds },
+    ports: [
+      { containerPort: p.ports.inbound, name: 'linkerd-proxy' },
+      { containerPort: admin, name: 'linkerd-admin' },
+    ],
+    readinessProbe: {
+      httpGet: ready,
+      initialDelaySeconds: p.readinessProbe.initialDelaySeconds,
+      timeoutSeconds: p.readinessProbe.timeoutSeconds,
+    },
     ...(resources ? { resources } : {}),
     ...(p.nativeSidecar ? { restartPolicy: 'Always' } : {}),
     securityContext,
     ...(p.nativeSidecar && p.await
-      ? { startupProbe: { failureThreshold: p.startupProbe.failureThreshold, httpGet: ready, ...(p.startupProbe.initialDelaySeconds ? { initialDelaySeconds: p.startupProbe.initialDelaySeconds } : {}), periodSeconds: p.startupProbe.periodSeconds } }
+      ? {
+          startupProbe: {
+            failureThreshold: p.startupProbe.failureThreshold,
+            httpGet: ready,
+            ...(p.startupProbe.initialDelaySeconds ? { initialDelaySeconds: p.startupProbe.initialDelaySeconds } : {}),
+            periodSeconds: p.startupProbe.periodSeconds,
+          },
+        }
       : {}),
     terminationMessagePolicy: 'FallbackToLogsOnError',
     volumeMounts: [
       { mountPath: '/var/run/linkerd/identity/end-entity', name: END_ENTITY_VOLUME },
       ...(v.serviceAccountTokenProjection ? [{ mountPath: '/var/run/secrets/tokens', name: TOKEN_VOLUME }] : []),
-      ...(pod.saMount ? [{ mountPath: pod.saMount.mountPath, name: pod.saMount.name, ...(pod.saMount.readOnly ? { readOnly: true } : {}) }] : []),
+      ...(pod.saMount
+        ? [
+            {
+              mountPath: pod.saMount.mountPath,
+              name: pod.saMount.name,
+              ...(pod.saMount.readOnly ? { readOnly: true } : {}),
+            },
+          ]
+        : []),
     ],
   };
 }
@@ -201,16 +286,22 @@ export function proxyInitContainer(v: LinkerdValues, pod: PodFacts): JsonObject 
   const i = v.proxyInit;
   const p = v.proxy;
   const mode = i.iptablesMode || 'legacy';
-  if (mode !== 'nft' && mode !== 'legacy') throw new Error(`unsupported value "${i.iptablesMode}" for proxyInit.iptablesMode (valid: nft, legacy)`);
-  if (i.closeWaitTimeoutSecs && !i.runAsRoot) throw new Error('proxyInit.runAsRoot must be set to use proxyInit.closeWaitTimeoutSecs');
+  if (mode !== 'nft' && mode !== 'legacy')
+    throw new Error(`unsupported value "${i.iptablesMode}" for proxyInit.iptablesMode (valid: nft, legacy)`);
+  if (i.closeWaitTimeoutSecs && !i.runAsRoot)
+    throw new Error('proxyInit.runAsRoot must be set to use proxyInit.closeWaitTimeoutSecs');
   const args = [
     ...(mode === 'nft' ? ['--firewall-bin-path', 'iptables-nft', '--firewall-save-bin-path', 'iptables-nft-save'] : []),
     ...(v.disableIPv6 ? ['--ipv6=false'] : []),
-    '--incoming-proxy-port', String(p.ports.inbound),
-    '--outgoing-proxy-port', String(p.ports.outbound),
-    '--proxy-uid', String(p.uid),
+    '--incoming-proxy-port',
+    String(p.ports.inbound),
+    '--outgoing-proxy-port',
+    String(p.ports.outbound),
+    '--proxy-uid',
+    String(p.uid),
     ...(p.gid >= 0 ? ['--proxy-gid', String(p.gid)] : []),
-    '--inbound-ports-to-ignore', `${p.ports.control},${p.ports.admin}${i.ignoreInboundPorts ? `,${i.ignoreInboundPorts}` : ''}`,
+    '--inbound-ports-to-ignore',
+    `${p.ports.control},${p.ports.admin}${i.ignoreInboundPorts ? `,${i.ignoreInboundPorts}` : ''}`,
     ...(i.ignoreOutboundPorts ? ['--outbound-ports-to-ignore', i.ignoreOutboundPorts] : []),
     ...(i.closeWaitTimeoutSecs ? ['--timeout-close-wait-secs', String(i.closeWaitTimeoutSecs)] : []),
     ...(i.logFormat ? ['--log-format', i.logFormat] : []),
@@ -222,7 +313,15 @@ export function proxyInitContainer(v: LinkerdValues, pod: PodFacts): JsonObject 
   const resources = renderResources(p.resources);
   const mounts: JsonObject[] = [
     ...(v.cniEnabled ? [] : [{ mountPath: i.xtMountPath.mountPath, name: i.xtMountPath.name }]),
-    ...(pod.saMount ? [{ mountPath: pod.saMount.mountPath, name: pod.saMount.name, ...(pod.saMount.readOnly ? { readOnly: true } : {}) }] : []),
+    ...(pod.saMount
+      ? [
+          {
+            mountPath: pod.saMount.mountPath,
+            name: pod.saMount.name,
+            ...(pod.saMount.readOnly ? { readOnly: true } : {}),
+          },
+        ]
+      : []),
   ];
   return {
     args,
@@ -241,7 +340,11 @@ export function proxyInitContainer(v: LinkerdValues, pod: PodFacts): JsonObject 
       readOnlyRootFilesystem: true,
       ...(i.runAsRoot
         ? { runAsGroup: 0, runAsNonRoot: false, runAsUser: 0 }
-        : { runAsGroup: i.runAsGroup === 0 ? 65534 : i.runAsGroup, runAsNonRoot: true, runAsUser: i.runAsUser === 0 ? 65534 : i.runAsUser }),
+        : {
+            runAsGroup: i.runAsGroup === 0 ? 65534 : i.runAsGroup,
+            runAsNonRoot: true,
+            runAsUser: i.runAsUser === 0 ? 65534 : i.runAsUser,
+          }),
       seccompProfile: { type: 'RuntimeDefault' },
     },
     terminationMessagePolicy: 'FallbackToLogsOnError',
@@ -255,11 +358,16 @@ export function networkValidatorContainer(v: LinkerdValues): JsonObject {
   const resources = renderResources(v.proxy.resources);
   return {
     args: [
-      '--log-format', n.logFormat,
-      '--log-level', n.logLevel,
-      '--connect-addr', n.connectAddr || (v.disableIPv6 ? '1.1.1.1:20001' : '[fd00::1]:20001'),
-      '--listen-addr', n.listenAddr || (v.disableIPv6 ? '0.0.0.0:4140' : '[::]:4140'),
-      '--timeout', n.timeout,
+      '--log-format',
+      n.logFormat,
+      '--log-level',
+      n.logLevel,
+      '--connect-addr',
+      n.connectAddr || (v.disableIPv6 ? '1.1.1.1:20001' : '[fd00::1]:20001'),
+      '--listen-addr',
+      n.listenAddr || (v.disableIPv6 ? '0.0.0.0:4140' : '[::]:4140'),
+      '--timeout',
+      n.timeout,
     ],
     command: ['/usr/lib/linkerd/linkerd2-network-validator'],
     image: imageRef(v.proxy.image, v),
@@ -268,8 +376,9 @@ export function networkValidatorContainer(v: LinkerdValues): JsonObject {
     ...(resources ? { resources } : {}),
     ...(n.enableSecurityContext
       ? {
-        securityContext: Object.keys(n.securityContext).length > 0 ? n.securityContext : structuredClone(VALIDATOR_SECURITY_CONTEXT),
-      }
+          securityContext:
+            Object.keys(n.securityContext).length > 0 ? n.securityContext : structuredClone(VALIDATOR_SECURITY_CONTEXT),
+        }
       : {}),
   };
 }
@@ -292,7 +401,16 @@ export function identityVolumes(v: LinkerdValues): JsonObject[] {
   return [
     { emptyDir: { medium: 'Memory' }, name: END_ENTITY_VOLUME },
     ...(v.serviceAccountTokenProjection
-      ? [{ name: TOKEN_VOLUME, projected: { sources: [{ serviceAccountToken: { audience: 'identity.l5d.io', expirationSeconds: 86400, path: TOKEN_VOLUME } }] } }]
+      ? [
+          {
+            name: TOKEN_VOLUME,
+            projected: {
+              sources: [
+                { serviceAccountToken: { audience: 'identity.l5d.io', expirationSeconds: 86400, path: TOKEN_VOLUME } },
+              ],
+            },
+          },
+        ]
       : []),
   ];
 }

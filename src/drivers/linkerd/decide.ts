@@ -35,8 +35,9 @@ const VALID = ['enabled', 'ingress', 'disabled'];
 export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): DriverDecision {
   const trace: DecisionStep[] = [];
   if (input.kind !== undefined && !Object.hasOwn(LINKERD_KINDS, input.kind)) {
-    const detail = `linkerd inject does not handle kind ${input.kind} (it handles ${Object.keys(LINKERD_KINDS).join(', ')}) and passes it through unchanged, reporting it `
-      + `${input.kind.toLowerCase()} skipped; annotate its pod template with ${INJECT_ANNOTATION}: enabled if Linkerd's proxy injector should inject its pods`;
+    const detail =
+      `linkerd inject does not handle kind ${input.kind} (it handles ${Object.keys(LINKERD_KINDS).join(', ')}) and passes it through unchanged, reporting it ` +
+      `${input.kind.toLowerCase()} skipped; annotate its pod template with ${INJECT_ANNOTATION}: enabled if Linkerd's proxy injector should inject its pods`;
     trace.push({ rule: 'linkerd.kind', saw: `kind ${input.kind}`, outcome: 'decided' });
     return { verdict: { inject: false, reason: 'unsupported-kind', detail }, warnings: [], trace };
   }
@@ -44,10 +45,15 @@ export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): Driver
   const nsName = input.namespace;
   const ns = input.namespaceInfo?.annotations[INJECT_ANNOTATION] ?? '';
   if (ns !== '' && !VALID.includes(ns)) {
-    throw new InjectError(`invalid value for annotation "${INJECT_ANNOTATION}" at namespace ${nsName}: "${ns}" (valid: ${VALID.join(', ')})`);
+    throw new InjectError(
+      `invalid value for annotation "${INJECT_ANNOTATION}" at namespace ${nsName}: "${ns}" (valid: ${VALID.join(', ')})`,
+    );
   }
   if (pod !== '' && !VALID.includes(pod)) {
-    throw new InjectError(`invalid value for annotation "${INJECT_ANNOTATION}" at workload: "${pod}" (valid: ${VALID.join(', ')})`, { field: `metadata.annotations[${INJECT_ANNOTATION}]` });
+    throw new InjectError(
+      `invalid value for annotation "${INJECT_ANNOTATION}" at workload: "${pod}" (valid: ${VALID.join(', ')})`,
+      { field: `metadata.annotations[${INJECT_ANNOTATION}]` },
+    );
   }
   if (pod !== '') {
     const detail = `pod annotation ${INJECT_ANNOTATION} is "${pod}"`;
@@ -59,9 +65,22 @@ export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): Driver
   if (ns !== '') {
     const detail = `namespace ${nsName} annotation ${INJECT_ANNOTATION} is "${ns}"`;
     trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: detail, outcome: 'note' });
-    return { fallback: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail }, undecided, warnings: [], trace };
+    return {
+      fallback: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail },
+      undecided,
+      warnings: [],
+      trace,
+    };
   }
   const known = input.namespaceInfo ? `namespace ${nsName} has none` : `namespace ${nsName} is unknown`;
-  trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: `no namespace annotation ${INJECT_ANNOTATION} (${known})`, outcome: 'pass' });
-  return { undecided: `no ${INJECT_ANNOTATION} annotation on the pod template or its namespace decides`, warnings: [], trace };
+  trace.push({
+    rule: 'linkerd.namespace-inject-annotation',
+    saw: `no namespace annotation ${INJECT_ANNOTATION} (${known})`,
+    outcome: 'pass',
+  });
+  return {
+    undecided: `no ${INJECT_ANNOTATION} annotation on the pod template or its namespace decides`,
+    warnings: [],
+    trace,
+  };
 }

@@ -17,13 +17,23 @@ export type { LinkerdSettings } from './config.ts';
 
 /** The reasons of Linkerd's decision (`./decide.ts`): the `linkerd.io/inject` annotation of the pod or its namespace. */
 export const LINKERD_REASONS: Readonly<Record<string, ReasonInfo>> = {
-  'unsupported-kind': { description: 'linkerd inject does not handle the workload kind (Argo Rollout, DeploymentConfig, ...) and passes it through unchanged' },
+  'unsupported-kind': {
+    description:
+      'linkerd inject does not handle the workload kind (Argo Rollout, DeploymentConfig, ...) and passes it through unchanged',
+  },
   'pod-annotation-enabled': { description: 'the pod annotation linkerd.io/inject is "enabled"' },
-  'pod-annotation-ingress': { description: 'the pod annotation linkerd.io/inject is "ingress" (injected in ingress mode)' },
+  'pod-annotation-ingress': {
+    description: 'the pod annotation linkerd.io/inject is "ingress" (injected in ingress mode)',
+  },
   'pod-annotation-disabled': { description: 'the pod annotation linkerd.io/inject is "disabled"', optOut: true },
   'namespace-annotation-enabled': { description: 'the namespace annotation linkerd.io/inject is "enabled"' },
-  'namespace-annotation-ingress': { description: 'the namespace annotation linkerd.io/inject is "ingress" (injected in ingress mode)' },
-  'namespace-annotation-disabled': { description: 'the namespace annotation linkerd.io/inject is "disabled"', optOut: true },
+  'namespace-annotation-ingress': {
+    description: 'the namespace annotation linkerd.io/inject is "ingress" (injected in ingress mode)',
+  },
+  'namespace-annotation-disabled': {
+    description: 'the namespace annotation linkerd.io/inject is "disabled"',
+    optOut: true,
+  },
 };
 
 /**
@@ -43,7 +53,11 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
     sharedDefaults: (settings) => ({ nativeSidecars: settings.values.proxy.nativeSidecar }), // chart default true
     platformFields: ['values'], // the chart values the proxy is rendered from (its image, its resources)
   },
-  help: { config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values', optIn: 'Linkerd linkerd.io/inject', nativeSidecarsAuto: 'Linkerd: from 1.29' },
+  help: {
+    config: 'linkerd: {manual: true, values: {...}}         # linkerd-control-plane chart values',
+    optIn: 'Linkerd linkerd.io/inject',
+    nativeSidecarsAuto: 'Linkerd: from 1.29',
+  },
   loadConfig: loadLinkerdConfig,
   decide: decideLinkerd,
   inject(req) {
@@ -60,5 +74,7 @@ export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSe
 
 /** `linkerd, manual, proxy edge-26.8.3` / `linkerd, annotations only`. */
 function summary(s: LinkerdSettings): string {
-  return s.manual ? `linkerd, manual, proxy ${s.values.proxy.image.version || s.values.linkerdVersion}` : 'linkerd, annotations only';
+  return s.manual
+    ? `linkerd, manual, proxy ${s.values.proxy.image.version || s.values.linkerdVersion}`
+    : 'linkerd, annotations only';
 }

@@ -18,11 +18,27 @@ import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { InjectRequest } from '../driver.ts';
 import {
-  A, CONTROL_PLANE_COMPONENT_LABEL, CONTROL_PLANE_NS_LABEL, CREATED_BY_ANNOTATION, INJECT_ANNOTATION, LINKERD_KINDS,
-  PROXY_VERSION_ANNOTATION, TRUST_ROOT_SHA_ANNOTATION, unknownConfigKeyWarnings, WORKLOAD_NS_LABEL, XTABLES_VOLUME,
+  A,
+  CONTROL_PLANE_COMPONENT_LABEL,
+  CONTROL_PLANE_NS_LABEL,
+  CREATED_BY_ANNOTATION,
+  INJECT_ANNOTATION,
+  LINKERD_KINDS,
+  PROXY_VERSION_ANNOTATION,
+  TRUST_ROOT_SHA_ANNOTATION,
+  unknownConfigKeyWarnings,
+  WORKLOAD_NS_LABEL,
+  XTABLES_VOLUME,
 } from './annotations.ts';
 import type { LinkerdSettings } from './config.ts';
-import { debugContainer, identityVolumes, networkValidatorContainer, proxyContainer, proxyInitContainer, type PodFacts } from './containers.ts';
+import {
+  debugContainer,
+  identityVolumes,
+  networkValidatorContainer,
+  proxyContainer,
+  proxyInitContainer,
+  type PodFacts,
+} from './containers.ts';
 import { linkerdInventory, removeInventory } from './inventory.ts';
 import { applyOverrides, effectiveAnnotations } from './overrides.ts';
 import type { LinkerdValues } from './values.ts';
@@ -36,11 +52,23 @@ export function existingSidecar(spec: JsonObject): string | undefined {
   const inits = list(spec.initContainers);
   for (const c of [...inits, ...list(spec.containers)]) {
     const image = typeof c.image === 'string' ? c.image : '';
-    if (image.startsWith('cr.l5d.io/linkerd/proxy:') || image.startsWith('gcr.io/istio-release/proxyv2:') || c.name === 'linkerd-proxy' || c.name === 'istio-proxy') return String(c.name);
+    if (
+      image.startsWith('cr.l5d.io/linkerd/proxy:') ||
+      image.startsWith('gcr.io/istio-release/proxyv2:') ||
+      c.name === 'linkerd-proxy' ||
+      c.name === 'istio-proxy'
+    )
+      return String(c.name);
   }
   for (const c of inits) {
     const image = typeof c.image === 'string' ? c.image : '';
-    if (image.startsWith('cr.l5d.io/linkerd/proxy-init:') || image.startsWith('gcr.io/istio-release/proxy_init:') || c.name === 'linkerd-init' || c.name === 'istio-init') return String(c.name);
+    if (
+      image.startsWith('cr.l5d.io/linkerd/proxy-init:') ||
+      image.startsWith('gcr.io/istio-release/proxy_init:') ||
+      c.name === 'linkerd-init' ||
+      c.name === 'istio-init'
+    )
+      return String(c.name);
   }
   return undefined;
 }
@@ -65,7 +93,9 @@ export function podInboundPorts(spec: JsonObject): string {
 function namedPorts(spec: JsonObject): Map<string, number> {
   const out = new Map<string, number>();
   for (const c of [...list(spec.initContainers), ...list(spec.containers)]) {
-    for (const p of list(c.ports)) if (typeof p.name === 'string' && p.name !== '' && typeof p.containerPort === 'number') out.set(p.name, p.containerPort);
+    for (const p of list(c.ports))
+      if (typeof p.name === 'string' && p.name !== '' && typeof p.containerPort === 'number')
+        out.set(p.name, p.containerPort);
   }
   return out;
 }
@@ -74,13 +104,15 @@ function namedPorts(spec: JsonObject): Map<string, number> {
 function podFacts(spec: JsonObject, controlPlaneNamespace: string): PodFacts {
   const first = list(spec.containers)[0];
   const facts: PodFacts = { controlPlaneNamespace };
-  const caps = (first?.securityContext as { capabilities?: { add?: unknown; drop?: unknown } } | undefined)?.capabilities;
+  const caps = (first?.securityContext as { capabilities?: { add?: unknown; drop?: unknown } } | undefined)
+    ?.capabilities;
   if (caps && typeof caps === 'object') {
     const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
     facts.capabilities = { add: strings(caps.add), drop: strings(caps.drop) };
   }
   const sa = list(first?.volumeMounts).find((m) => m.mountPath === '/var/run/secrets/kubernetes.io/serviceaccount');
-  if (sa && typeof sa.name === 'string') facts.saMount = { name: sa.name, mountPath: String(sa.mountPath), readOnly: sa.readOnly === true };
+  if (sa && typeof sa.name === 'string')
+    facts.saMount = { name: sa.name, mountPath: String(sa.mountPath), readOnly: sa.readOnly === true };
   return facts;
 }
 
@@ -88,17 +120,28 @@ function podFacts(spec: JsonObject, controlPlaneNamespace: string): PodFacts {
 function refuse(req: InjectRequest<LinkerdSettings>, pod: PodTemplate): void {
   const { settings } = req;
   if (!settings.manual && Object.hasOwn(pod.metadata.labels ?? {}, CONTROL_PLANE_COMPONENT_LABEL)) {
-    throw new InjectError(`spec.linkerd.manual must be set when injecting control plane components (pod label ${CONTROL_PLANE_COMPONENT_LABEL}; linkerd: --manual must be set when injecting control plane components)`, { field: `metadata.labels[${CONTROL_PLANE_COMPONENT_LABEL}]` });
+    throw new InjectError(
+      `spec.linkerd.manual must be set when injecting control plane components (pod label ${CONTROL_PLANE_COMPONENT_LABEL}; linkerd: --manual must be set when injecting control plane components)`,
+      { field: `metadata.labels[${CONTROL_PLANE_COMPONENT_LABEL}]` },
+    );
   }
   if (pod.spec.hostNetwork === true) {
-    throw new InjectError('hostNetwork is enabled: Linkerd cannot inject pods on the host network', { field: 'spec.hostNetwork' });
+    throw new InjectError('hostNetwork is enabled: Linkerd cannot inject pods on the host network', {
+      field: 'spec.hostNetwork',
+    });
   }
   const sidecar = existingSidecar(pod.spec);
   if (sidecar !== undefined) {
-    throw new InjectError(`pod has a sidecar injected already (container ${sidecar}); Linkerd does not inject next to another proxy`, { field: 'spec' });
+    throw new InjectError(
+      `pod has a sidecar injected already (container ${sidecar}); Linkerd does not inject next to another proxy`,
+      { field: 'spec' },
+    );
   }
   if (pod.spec.automountServiceAccountToken === false && !settings.values.serviceAccountTokenProjection) {
-    throw new InjectError('automountServiceAccountToken set to "false", with Values.identity.serviceAccountTokenProjection set to "false": the proxy has no token to get its identity with', { field: 'spec.automountServiceAccountToken' });
+    throw new InjectError(
+      'automountServiceAccountToken set to "false", with Values.identity.serviceAccountTokenProjection set to "false": the proxy has no token to get its identity with',
+      { field: 'spec.automountServiceAccountToken' },
+    );
   }
 }
 
@@ -131,7 +174,15 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
   const ann = effectiveAnnotations(nsAnn, settings.overrideAnnotations, { ...podAnn, ...added });
   const own = effectiveAnnotations(nsAnn, {}, podAnn);
   const configured = Object.hasOwn(own, A.opaquePorts) ? undefined : settings.overrideAnnotations[A.opaquePorts];
-  warnings.push(...applyOverrides(values, configured === undefined ? ann : withoutKey(ann, A.opaquePorts), nsAnn, podAnn, namedPorts(pod.spec)));
+  warnings.push(
+    ...applyOverrides(
+      values,
+      configured === undefined ? ann : withoutKey(ann, A.opaquePorts),
+      nsAnn,
+      podAnn,
+      namedPorts(pod.spec),
+    ),
+  );
   // `linkerd inject --opaque-ports` puts the flag's text into the values as given (names kept next to the
   // numbers: cli/cmd/testdata/inject_emojivoto_deployment_opaque_ports.golden.yml) and writes the annotation;
   // only a pod's or namespace's own annotation is parsed (`ParseContainerOpaquePorts`, named ports resolved).
@@ -139,7 +190,8 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
 
   if (!settings.manual) {
     const own = podAnn[INJECT_ANNOTATION];
-    if (own !== 'enabled' && own !== 'ingress' && added[INJECT_ANNOTATION] === undefined) added[INJECT_ANNOTATION] = values.proxy.isIngress ? 'ingress' : 'enabled';
+    if (own !== 'enabled' && own !== 'ingress' && added[INJECT_ANNOTATION] === undefined)
+      added[INJECT_ANNOTATION] = values.proxy.isIngress ? 'ingress' : 'enabled';
     setAnnotations(pod, added);
     return { pod, warnings };
   }
@@ -161,16 +213,26 @@ export function injectLinkerdPod(req: InjectRequest<LinkerdSettings>): { pod: Po
 function withoutPreviousInjection(original: PodTemplate): PodTemplate {
   const previous = linkerdInventory(original);
   return previous
-    ? removeInventory(original, { ...previous, annotations: (previous.annotations ?? []).filter((k) => k !== INJECT_ANNOTATION) })
+    ? removeInventory(original, {
+        ...previous,
+        annotations: (previous.annotations ?? []).filter((k) => k !== INJECT_ANNOTATION),
+      })
     : cloneJson(original);
 }
 
 /** Warnings about the pod as found: unknown `config.*linkerd.io/` keys (pod, then namespace) and UDP ports. */
-function podWarnings(req: InjectRequest<LinkerdSettings>, pod: PodTemplate, podAnn: Record<string, string>, nsAnn: Record<string, string>): string[] {
+function podWarnings(
+  req: InjectRequest<LinkerdSettings>,
+  pod: PodTemplate,
+  podAnn: Record<string, string>,
+  nsAnn: Record<string, string>,
+): string[] {
   const warnings = [...unknownConfigKeyWarnings(podAnn, 'pod annotation')];
   if (req.namespace) warnings.push(...unknownConfigKeyWarnings(nsAnn, `namespace ${req.namespace.name} annotation`));
   if (list(pod.spec.containers).some((c) => list(c.ports).some((p) => p.protocol === 'UDP'))) {
-    warnings.push('a container port uses protocol: UDP; Linkerd does not proxy UDP traffic (it passes through unmeshed)');
+    warnings.push(
+      'a container port uses protocol: UDP; Linkerd does not proxy UDP traffic (it passes through unmeshed)',
+    );
   }
   return warnings;
 }
@@ -198,10 +260,17 @@ function setAnnotations(pod: PodTemplate, extra: Record<string, string>): void {
  */
 function refuseUnrenderable(values: LinkerdValues): void {
   if (!['insecure', 'off', ''].includes(values.proxy.logHTTPHeaders)) {
-    throw new InjectError(`${A.logHttpHeaders} (or values proxy.logHTTPHeaders) must be insecure or off; got "${values.proxy.logHTTPHeaders}"`, { field: `metadata.annotations[${A.logHttpHeaders}]` });
+    throw new InjectError(
+      `${A.logHttpHeaders} (or values proxy.logHTTPHeaders) must be insecure or off; got "${values.proxy.logHTTPHeaders}"`,
+      { field: `metadata.annotations[${A.logHttpHeaders}]` },
+    );
   }
-  for (const net of values.clusterNetworks.replace(/^,+|,+$/g, '').split(',').filter((n) => n !== '')) {
-    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(net)) throw new InjectError(`cannot parse destination get networks: clusterNetworks entry "${net}" is not a CIDR`);
+  for (const net of values.clusterNetworks
+    .replace(/^,+|,+$/g, '')
+    .split(',')
+    .filter((n) => n !== '')) {
+    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(net))
+      throw new InjectError(`cannot parse destination get networks: clusterNetworks entry "${net}" is not a CIDR`);
   }
 }
 
@@ -211,7 +280,12 @@ function refuseUnrenderable(values: LinkerdValues): void {
  * `linkerd.io/control-plane-ns`, the workload kind's label (e.g. `linkerd.io/proxy-deployment`) and
  * `linkerd.io/workload-ns` (empty when the namespace was defaulted), as `GetPodPatch` writes them.
  */
-function annotateManual(req: InjectRequest<LinkerdSettings>, pod: PodTemplate, values: LinkerdValues, added: Record<string, string>): void {
+function annotateManual(
+  req: InjectRequest<LinkerdSettings>,
+  pod: PodTemplate,
+  values: LinkerdValues,
+  added: Record<string, string>,
+): void {
   const { settings, workload } = req;
   const kindLabel = LINKERD_KINDS[workload.kind];
   added[CREATED_BY_ANNOTATION] = settings.createdBy;

@@ -9,8 +9,17 @@ import type { JsonObject, PodTemplate } from '../../model.ts';
 import { cloneJson } from '../../json.ts';
 import type { Inventory } from '../driver.ts';
 import {
-  CONTROL_PLANE_COMPONENT_LABEL, DEBUG_CONTAINER, END_ENTITY_VOLUME, INIT_CONTAINER, INJECT_ANNOTATION, LINKERD_PREFIX,
-  PROXY_CONTAINER, PROXY_VERSION_ANNOTATION, TOKEN_VOLUME, VALIDATOR_CONTAINER, XTABLES_VOLUME,
+  CONTROL_PLANE_COMPONENT_LABEL,
+  DEBUG_CONTAINER,
+  END_ENTITY_VOLUME,
+  INIT_CONTAINER,
+  INJECT_ANNOTATION,
+  LINKERD_PREFIX,
+  PROXY_CONTAINER,
+  PROXY_VERSION_ANNOTATION,
+  TOKEN_VOLUME,
+  VALIDATOR_CONTAINER,
+  XTABLES_VOLUME,
 } from './annotations.ts';
 
 const CONTAINERS = [PROXY_CONTAINER, DEBUG_CONTAINER];
@@ -18,7 +27,9 @@ const INIT_CONTAINERS = [INIT_CONTAINER, VALIDATOR_CONTAINER, PROXY_CONTAINER];
 const VOLUMES = [XTABLES_VOLUME, END_ENTITY_VOLUME, TOKEN_VOLUME];
 
 const names = (list: unknown): string[] =>
-  (Array.isArray(list) ? list : []).map((c) => (c !== null && typeof c === 'object' ? (c as JsonObject).name : undefined)).filter((n): n is string => typeof n === 'string');
+  (Array.isArray(list) ? list : [])
+    .map((c) => (c !== null && typeof c === 'object' ? (c as JsonObject).name : undefined))
+    .filter((n): n is string => typeof n === 'string');
 
 /**
  * The `linkerd.io/*` annotation keys `linkerd uninject` removes from a metadata object: all of them except
@@ -47,7 +58,10 @@ export function linkerdInventory(pod: PodTemplate): Inventory | undefined {
   const spec = pod.spec;
   const annotations = pod.metadata.annotations ?? {};
   const inv: Inventory = {
-    statusAnnotation: !Object.hasOwn(annotations, PROXY_VERSION_ANNOTATION) && annotations[INJECT_ANNOTATION] ? INJECT_ANNOTATION : PROXY_VERSION_ANNOTATION,
+    statusAnnotation:
+      !Object.hasOwn(annotations, PROXY_VERSION_ANNOTATION) && annotations[INJECT_ANNOTATION]
+        ? INJECT_ANNOTATION
+        : PROXY_VERSION_ANNOTATION,
     containers: names(spec.containers).filter((n) => CONTAINERS.includes(n)),
     initContainers: names(spec.initContainers).filter((n) => INIT_CONTAINERS.includes(n)),
     volumes: names(spec.volumes).filter((n) => VOLUMES.includes(n)),
@@ -55,7 +69,13 @@ export function linkerdInventory(pod: PodTemplate): Inventory | undefined {
     annotations: linkerdAnnotationKeys(pod.metadata),
     labels: linkerdLabelKeys(pod.metadata),
   };
-  const empty = inv.containers.length + inv.initContainers.length + inv.volumes.length + inv.annotations!.length + inv.labels!.length === 0;
+  const empty =
+    inv.containers.length +
+      inv.initContainers.length +
+      inv.volumes.length +
+      inv.annotations!.length +
+      inv.labels!.length ===
+    0;
   return empty ? undefined : inv;
 }
 
@@ -69,7 +89,9 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const drop = (key: string, remove: string[]): void => {
     const list = out.spec[key];
     if (!Array.isArray(list)) return;
-    const kept = list.filter((c) => !(c !== null && typeof c === 'object' && !Array.isArray(c) && remove.includes(c.name as string)));
+    const kept = list.filter(
+      (c) => !(c !== null && typeof c === 'object' && !Array.isArray(c) && remove.includes(c.name as string)),
+    );
     if (kept.length === list.length) return;
     if (kept.length === 0 && key !== 'containers') delete out.spec[key];
     else out.spec[key] = kept;
@@ -77,7 +99,10 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   drop('containers', inv.containers);
   drop('initContainers', inv.initContainers);
   drop('volumes', inv.volumes);
-  for (const [field, keys] of [['annotations', inv.annotations ?? []], ['labels', inv.labels ?? []]] as const) {
+  for (const [field, keys] of [
+    ['annotations', inv.annotations ?? []],
+    ['labels', inv.labels ?? []],
+  ] as const) {
     const map = out.metadata[field];
     if (!map || keys.length === 0) continue;
     for (const k of keys) delete map[k];

@@ -20,17 +20,35 @@ import { linkerdAnnotationKeys, linkerdLabelKeys } from './inventory.ts';
  * overwrite with `enabled`; meshinject keeps the user's opt-out). Existing keys are not overwritten.
  * @returns the annotations to add and a description for the result, or undefined to leave the resource alone
  */
-export function annotateLinkerdResource(res: ResourceMeta, config: Config, settings: LinkerdSettings): ObjectAnnotation | undefined {
+export function annotateLinkerdResource(
+  res: ResourceMeta,
+  config: Config,
+  settings: LinkerdSettings,
+): ObjectAnnotation | undefined {
   const add = (wanted: Record<string, string>, summary: string): ObjectAnnotation | undefined => {
     const annotations: Record<string, string> = {};
-    for (const [k, v] of Object.entries(wanted)) if (!Object.hasOwn(res.annotations, k)) Object.defineProperty(annotations, k, { value: v, enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(wanted))
+      if (!Object.hasOwn(res.annotations, k))
+        Object.defineProperty(annotations, k, { value: v, enumerable: true, writable: true, configurable: true });
     return Object.keys(annotations).length > 0 ? { annotations, summary } : undefined;
   };
   if (res.kind === 'Namespace' && res.apiVersion === 'v1') {
-    if (!settings.annotateNamespaces || config.policy !== 'enabled' || res.annotations[INJECT_ANNOTATION] === 'disabled') return undefined;
+    if (
+      !settings.annotateNamespaces ||
+      config.policy !== 'enabled' ||
+      res.annotations[INJECT_ANNOTATION] === 'disabled'
+    )
+      return undefined;
     if (config.ignoredNamespaces.includes(res.name)) return undefined;
-    if (config.namespaceSelector && !matchesSelector(config.namespaceSelector, { ...res.labels, 'kubernetes.io/metadata.name': res.name })) return undefined;
-    return add({ ...settings.overrideAnnotations, [INJECT_ANNOTATION]: res.annotations[INJECT_ANNOTATION] ?? 'enabled' }, `${INJECT_ANNOTATION} for the workloads of namespace ${res.name}`);
+    if (
+      config.namespaceSelector &&
+      !matchesSelector(config.namespaceSelector, { ...res.labels, 'kubernetes.io/metadata.name': res.name })
+    )
+      return undefined;
+    return add(
+      { ...settings.overrideAnnotations, [INJECT_ANNOTATION]: res.annotations[INJECT_ANNOTATION] ?? 'enabled' },
+      `${INJECT_ANNOTATION} for the workloads of namespace ${res.name}`,
+    );
   }
   if (res.kind === 'Service' && res.apiVersion === 'v1') {
     const ports = settings.overrideAnnotations[A.opaquePorts];

@@ -21,9 +21,28 @@ export function parseQuantity(s: string): number | undefined {
   const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/.exec(s.trim());
   if (!m) return undefined;
   const suffix = m[2] ?? '';
-  const binary: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-  const decimal: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-  const factor = binary[suffix] ?? decimal[suffix] ?? (/^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : undefined);
+  const binary: Record<string, number> = {
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+    Pi: 2 ** 50,
+    Ei: 2 ** 60,
+  };
+  const decimal: Record<string, number> = {
+    n: 1e-9,
+    u: 1e-6,
+    m: 1e-3,
+    '': 1,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    P: 1e15,
+    E: 1e18,
+  };
+  const factor =
+    binary[suffix] ?? decimal[suffix] ?? (/^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : undefined);
   return factor === undefined ? undefined : Number(m[1]) * factor;
 }
 
@@ -50,7 +69,14 @@ function portBound(s: string | undefined): number | undefined {
   return n?.ok && n.value >= 0n && n.value <= 65535n ? Number(n.value) : undefined;
 }
 
-const INBOUND_POLICIES = ['all-unauthenticated', 'all-authenticated', 'cluster-unauthenticated', 'cluster-authenticated', 'deny', 'audit'];
+const INBOUND_POLICIES = [
+  'all-unauthenticated',
+  'all-authenticated',
+  'cluster-unauthenticated',
+  'cluster-authenticated',
+  'deny',
+  'audit',
+];
 
 /**
  * Linkerd `ParseContainerOpaquePorts` + `PortRange.ToString`: a comma-separated list of ports, ranges
@@ -59,7 +85,10 @@ const INBOUND_POLICIES = ['all-unauthenticated', 'all-authenticated', 'cluster-u
  */
 export function resolveOpaquePorts(list: string, namedPorts: Map<string, number>, warnings: string[]): string {
   const out: string[] = [];
-  for (const raw of list.replace(/,$/, '').split(',').map((p) => p.trim())) {
+  for (const raw of list
+    .replace(/,$/, '')
+    .split(',')
+    .map((p) => p.trim())) {
     const named = namedPorts.get(raw);
     if (named !== undefined) {
       out.push(String(named));
@@ -68,7 +97,9 @@ export function resolveOpaquePorts(list: string, namedPorts: Map<string, number>
     const bounds = raw.split('-');
     const [lo, hi] = [portBound(bounds[0]), portBound(bounds.length === 2 ? bounds[1] : bounds[0])];
     if (bounds.length > 2 || lo === undefined || hi === undefined || hi < lo) {
-      warnings.push(`${A.opaquePorts}: "${raw}" is neither a port, a port range nor a container port name; Linkerd ignores it`);
+      warnings.push(
+        `${A.opaquePorts}: "${raw}" is neither a port, a port range nor a container port name; Linkerd ignores it`,
+      );
       continue;
     }
     out.push(lo === hi ? String(lo) : `${lo}-${hi}`);
@@ -81,9 +112,14 @@ export function resolveOpaquePorts(list: string, namedPorts: Map<string, number>
  * annotations (and its `linkerd.io/inject`, `AppendNamespaceAnnotations`), the configured override
  * annotations, then the pod template's own annotations.
  */
-export function effectiveAnnotations(ns: Record<string, string>, overrides: Record<string, string>, pod: Record<string, string>): Record<string, string> {
+export function effectiveAnnotations(
+  ns: Record<string, string>,
+  overrides: Record<string, string>,
+  pod: Record<string, string>,
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ns)) if (k === INJECT_ANNOTATION || /^config\.(alpha\.|beta\.)?linkerd\.io\//.test(k)) setOwn(out, k, v);
+  for (const [k, v] of Object.entries(ns))
+    if (k === INJECT_ANNOTATION || /^config\.(alpha\.|beta\.)?linkerd\.io\//.test(k)) setOwn(out, k, v);
   return { ...out, ...overrides, ...pod };
 }
 
@@ -131,11 +167,22 @@ function annotationReader(ann: Record<string, string>, warnings: string[]): Anno
     has,
     v,
     ignored,
-    str: (k, set) => { if (has(k)) set(v(k)); },
+    str: (k, set) => {
+      if (has(k)) set(v(k));
+    },
     int: (k, set) => parsed(k, parseInt32, 'is not an integer', set),
     bool: (k, set) => parsed(k, parseGoBool, 'is not a boolean', set),
-    enabled: (k, set) => parsed(k, (s) => (s === 'enabled' || s === 'disabled' ? s === 'enabled' : undefined), 'is neither enabled nor disabled', set),
-    duration: (k, unit, set) => parsed(k, parseGoDuration, 'is not a duration (e.g. 100ms, 2s)', (secs) => set(unit === 'ms' ? `${Math.trunc(secs * 1000)}ms` : `${Math.trunc(secs)}s`)),
+    enabled: (k, set) =>
+      parsed(
+        k,
+        (s) => (s === 'enabled' || s === 'disabled' ? s === 'enabled' : undefined),
+        'is neither enabled nor disabled',
+        set,
+      ),
+    duration: (k, unit, set) =>
+      parsed(k, parseGoDuration, 'is not a duration (e.g. 100ms, 2s)', (secs) =>
+        set(unit === 'ms' ? `${Math.trunc(secs * 1000)}ms` : `${Math.trunc(secs)}s`),
+      ),
     quantity: (k, set) => parsed(k, parseQuantity, 'is not a Kubernetes quantity', (q) => set(v(k), q)),
   };
 }
@@ -149,7 +196,13 @@ function annotationReader(ann: Record<string, string>, warnings: string[]): Anno
  * @param nsAnnotations the namespace's annotations (for `proxy-additional-env`, merged before the pod's)
  * @param namedPorts container port names of the pod (for `opaque-ports`)
  */
-export function applyOverrides(values: LinkerdValues, ann: Record<string, string>, nsAnnotations: Record<string, string>, podAnnotations: Record<string, string>, namedPorts: Map<string, number>): string[] {
+export function applyOverrides(
+  values: LinkerdValues,
+  ann: Record<string, string>,
+  nsAnnotations: Record<string, string>,
+  podAnnotations: Record<string, string>,
+  namedPorts: Map<string, number>,
+): string[] {
   const warnings: string[] = [];
   const r = annotationReader(ann, warnings);
   if (ann[INJECT_ANNOTATION] === 'ingress') values.proxy.isIngress = true;
@@ -225,7 +278,12 @@ function applyResourceOverrides(r: AnnotationReader, p: LinkerdValues['proxy']):
  * `namedPorts`), the debug image, await, the default inbound policy and the access log (Linkerd
  * `ApplyAnnotationOverrides`, last part).
  */
-function applyPodOverrides(r: AnnotationReader, values: LinkerdValues, namedPorts: Map<string, number>, warnings: string[]): void {
+function applyPodOverrides(
+  r: AnnotationReader,
+  values: LinkerdValues,
+  namedPorts: Map<string, number>,
+  warnings: string[],
+): void {
   const p = values.proxy;
   r.int(A.uid, (n) => (p.uid = n));
   r.int(A.gid, (n) => (p.gid = n));
@@ -250,8 +308,16 @@ function applyPodOverrides(r: AnnotationReader, values: LinkerdValues, namedPort
  * merged into `p.additionalEnv` by name (a later entry replaces an earlier one in place). A value that is
  * not a JSON list of EnvVar objects is ignored with a warning.
  */
-function mergeAdditionalEnv(p: LinkerdValues['proxy'], nsAnnotations: Record<string, string>, podAnnotations: Record<string, string>, warnings: string[]): void {
-  for (const [source, where] of [[nsAnnotations, 'namespace'], [podAnnotations, 'pod']] as const) {
+function mergeAdditionalEnv(
+  p: LinkerdValues['proxy'],
+  nsAnnotations: Record<string, string>,
+  podAnnotations: Record<string, string>,
+  warnings: string[],
+): void {
+  for (const [source, where] of [
+    [nsAnnotations, 'namespace'],
+    [podAnnotations, 'pod'],
+  ] as const) {
     const raw = source[A.additionalEnv];
     if (raw === undefined || raw === '') continue;
     const env = parseEnvList(raw);

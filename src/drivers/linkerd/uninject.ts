@@ -19,10 +19,17 @@ export function configuredAnnotations(settings: LinkerdSettings): Record<string,
 }
 
 /** See the module comment. Pure: returns a new pod when something is removed, else `pod` itself. */
-export function uninjectLinkerd(pod: PodTemplate, _inv: Inventory, settings: LinkerdSettings, _ctx: UninjectContext): PodTemplate {
+export function uninjectLinkerd(
+  pod: PodTemplate,
+  _inv: Inventory,
+  settings: LinkerdSettings,
+  _ctx: UninjectContext,
+): PodTemplate {
   const annotations = pod.metadata.annotations;
   if (!annotations) return pod;
-  const drop = Object.entries(configuredAnnotations(settings)).filter(([k, v]) => annotations[k] === v).map(([k]) => k);
+  const drop = Object.entries(configuredAnnotations(settings))
+    .filter(([k, v]) => annotations[k] === v)
+    .map(([k]) => k);
   if (drop.length === 0) return pod;
   const kept = { ...annotations };
   for (const k of drop) delete kept[k];

@@ -281,12 +281,22 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
     bad(keys, 'a list of EnvVar objects (each with a name)', v);
     return [];
   };
-  const image = (keys: string): ImageValues => ({ name: str(`${keys}.name`), version: str(`${keys}.version`), pullPolicy: str(`${keys}.pullPolicy`) });
-  const res = (kind: string) => ({ request: str(`proxy.resources.${kind}.request`), limit: str(`proxy.resources.${kind}.limit`) });
+  const image = (keys: string): ImageValues => ({
+    name: str(`${keys}.name`),
+    version: str(`${keys}.version`),
+    pullPolicy: str(`${keys}.pullPolicy`),
+  });
+  const res = (kind: string) => ({
+    request: str(`proxy.resources.${kind}.request`),
+    limit: str(`proxy.resources.${kind}.limit`),
+  });
   const port = (keys: string) => int(keys, 0, 65535);
 
   if (bool('proxy.tracing.enabled')) {
-    issues.push({ path: `${path}.proxy.tracing.enabled`, message: `${path}.proxy.tracing.enabled: proxy tracing is not supported by the linkerd driver; set it to false` });
+    issues.push({
+      path: `${path}.proxy.tracing.enabled`,
+      message: `${path}.proxy.tracing.enabled: proxy tracing is not supported by the linkerd driver; set it to false`,
+    });
   }
   const cores = optNum('proxy.cores');
   const minimum = optNum('proxy.runtime.workers.minimum');
@@ -304,7 +314,12 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
     serviceAccountTokenProjection: bool('identity.serviceAccountTokenProjection'),
     proxy: {
       image: image('proxy.image'),
-      ports: { admin: port('proxy.ports.admin'), control: port('proxy.ports.control'), inbound: port('proxy.ports.inbound'), outbound: port('proxy.ports.outbound') },
+      ports: {
+        admin: port('proxy.ports.admin'),
+        control: port('proxy.ports.control'),
+        inbound: port('proxy.ports.inbound'),
+        outbound: port('proxy.ports.outbound'),
+      },
       logLevel: str('proxy.logLevel'),
       logFormat: str('proxy.logFormat'),
       logHTTPHeaders: str('proxy.logHTTPHeaders'),
@@ -337,14 +352,24 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
       isIngress: bool('proxy.isIngress'),
       isGateway: bool('proxy.isGateway'),
       nativeSidecar: bool('proxy.nativeSidecar'),
-      livenessProbe: { initialDelaySeconds: int('proxy.livenessProbe.initialDelaySeconds', 0), timeoutSeconds: int('proxy.livenessProbe.timeoutSeconds', 0) },
-      readinessProbe: { initialDelaySeconds: int('proxy.readinessProbe.initialDelaySeconds', 0), timeoutSeconds: int('proxy.readinessProbe.timeoutSeconds', 0) },
+      livenessProbe: {
+        initialDelaySeconds: int('proxy.livenessProbe.initialDelaySeconds', 0),
+        timeoutSeconds: int('proxy.livenessProbe.timeoutSeconds', 0),
+      },
+      readinessProbe: {
+        initialDelaySeconds: int('proxy.readinessProbe.initialDelaySeconds', 0),
+        timeoutSeconds: int('proxy.readinessProbe.timeoutSeconds', 0),
+      },
       startupProbe: {
         initialDelaySeconds: int('proxy.startupProbe.initialDelaySeconds', 0),
         periodSeconds: int('proxy.startupProbe.periodSeconds', 0),
         failureThreshold: int('proxy.startupProbe.failureThreshold', 0),
       },
-      streams: { initialTimeout: str('proxy.control.streams.initialTimeout'), idleTimeout: str('proxy.control.streams.idleTimeout'), lifetime: str('proxy.control.streams.lifetime') },
+      streams: {
+        initialTimeout: str('proxy.control.streams.initialTimeout'),
+        idleTimeout: str('proxy.control.streams.idleTimeout'),
+        lifetime: str('proxy.control.streams.lifetime'),
+      },
       hostnameLabels: bool('proxy.metrics.hostnameLabels'),
       additionalEnv: envList('proxy.additionalEnv'),
       experimentalEnv: envList('proxy.experimentalEnv'),

@@ -67,10 +67,16 @@ function list<T>(v: unknown): T[] {
  * truthy value they are a config issue naming the field (refusing rather than writing a different pod).
  */
 const UNSUPPORTED: ReadonlyArray<{ path: string[]; why: string }> = [
-  { path: ['sidecar', 'localDNSProxy', 'enable'], why: 'the local DNS proxy needs the controller Service\'s cluster IP, which an offline run cannot know' },
+  {
+    path: ['sidecar', 'localDNSProxy', 'enable'],
+    why: "the local DNS proxy needs the controller Service's cluster IP, which an offline run cannot know",
+  },
   { path: ['sidecar', 'xnetDNSProxy', 'enable'], why: 'the xnet DNS proxy is not reproduced' },
   { path: ['observability', 'tracing', 'enable'], why: 'tracing environment of pipy sidecars is not reproduced' },
-  { path: ['observability', 'remoteLogging', 'enable'], why: 'remote logging environment of pipy sidecars is not reproduced' },
+  {
+    path: ['observability', 'remoteLogging', 'enable'],
+    why: 'remote logging environment of pipy sidecars is not reproduced',
+  },
 ];
 
 /**
@@ -100,7 +106,10 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
   const namespace = str(raw.namespace) ?? flavor.defaultNamespace;
   const mode = str(traffic.interceptionMode) ?? flavor.interceptionModes[0]!;
   if (!flavor.interceptionModes.includes(mode)) {
-    issues.push({ path: at('meshConfig', 'traffic', 'interceptionMode'), message: `${at('meshConfig', 'traffic', 'interceptionMode')} must be one of ${flavor.interceptionModes.join(', ')} for ${flavor.title}; got ${quoteValue(mode)}` });
+    issues.push({
+      path: at('meshConfig', 'traffic', 'interceptionMode'),
+      message: `${at('meshConfig', 'traffic', 'interceptionMode')} must be one of ${flavor.interceptionModes.join(', ')} for ${flavor.title}; got ${quoteValue(mode)}`,
+    });
   }
   const trafficLists = trafficListsOf(traffic, at, issues);
   const fsm = fsmSidecarSettings(flavor, spec, sidecar, at, warnings);
@@ -135,7 +144,11 @@ function unsupportedIssues(flavor: Flavor, mc: Obj, at: At): ConfigIssue[] {
   for (const u of UNSUPPORTED) {
     let v: unknown = mc;
     for (const k of u.path) v = obj(v)[k];
-    if (v === true) issues.push({ path: at('meshConfig', ...u.path), message: `${at('meshConfig', ...u.path)} is true, which meshinject's ${flavor.mesh} driver does not support: ${u.why}` });
+    if (v === true)
+      issues.push({
+        path: at('meshConfig', ...u.path),
+        message: `${at('meshConfig', ...u.path)} is true, which meshinject's ${flavor.mesh} driver does not support: ${u.why}`,
+      });
   }
   return issues;
 }
@@ -149,7 +162,10 @@ function sidecarClassOf(flavor: Flavor, sidecar: Obj, at: At, issues: ConfigIssu
   const className = str(sidecar.sidecarClass) ?? flavor.defaultClass;
   const cls = flavor.classes[className.toLowerCase() as SidecarClassName];
   if (!cls) {
-    issues.push({ path: at('meshConfig', 'sidecar', 'sidecarClass'), message: `${at('meshConfig', 'sidecar', 'sidecarClass')}: unknown sidecar class ${quoteData(className)}; known classes of ${flavor.title}: ${known.join(', ')}` });
+    issues.push({
+      path: at('meshConfig', 'sidecar', 'sidecarClass'),
+      message: `${at('meshConfig', 'sidecar', 'sidecarClass')}: unknown sidecar class ${quoteData(className)}; known classes of ${flavor.title}: ${known.join(', ')}`,
+    });
   }
   return cls ?? flavor.classes[flavor.defaultClass]!;
 }
@@ -162,17 +178,28 @@ function sidecarClassOf(flavor: Flavor, sidecar: Obj, at: At, issues: ConfigIssu
  * `repoServer.port` (FSM), else the class default; 0 for envoy.
  */
 function imagesOf(spec: SidecarClassSpec, sidecar: Obj, repo: Obj): Pick<OsmSettings, 'images' | 'proxyServerPort'> {
-  const entry = list<Obj>(sidecar.sidecarDrivers).map(obj).find((d) => typeof d.sidecarName === 'string' && d.sidecarName.toLowerCase() === spec.name);
+  const entry = list<Obj>(sidecar.sidecarDrivers)
+    .map(obj)
+    .find((d) => typeof d.sidecarName === 'string' && d.sidecarName.toLowerCase() === spec.name);
   const envoyOnly = (k: string) => (spec.name === 'envoy' ? str(sidecar[k]) : undefined);
   const images = {
     sidecar: str(sidecar.sidecarImage) ?? envoyOnly('envoyImage') ?? str(entry?.sidecarImage) ?? spec.defaultImage,
-    windows: str(sidecar.sidecarWindowsImage) ?? envoyOnly('envoyWindowsImage') ?? str(entry?.sidecarWindowsImage) ?? spec.defaultWindowsImage,
+    windows:
+      str(sidecar.sidecarWindowsImage) ??
+      envoyOnly('envoyWindowsImage') ??
+      str(entry?.sidecarWindowsImage) ??
+      spec.defaultWindowsImage,
     init: str(sidecar.initContainerImage) ?? str(entry?.initContainerImage) ?? spec.defaultInitImage,
     healthcheck: spec.defaultHealthcheckImage,
   };
-  const proxyServerPort = spec.name === 'pipy'
-    ? (typeof entry?.proxyServerPort === 'number' ? entry.proxyServerPort : typeof repo.port === 'number' ? repo.port : spec.defaultProxyServerPort)
-    : 0;
+  const proxyServerPort =
+    spec.name === 'pipy'
+      ? typeof entry?.proxyServerPort === 'number'
+        ? entry.proxyServerPort
+        : typeof repo.port === 'number'
+          ? repo.port
+          : spec.defaultProxyServerPort
+      : 0;
   return { images, proxyServerPort };
 }
 
@@ -182,7 +209,10 @@ function imagesOf(spec: SidecarClassSpec, sidecar: Obj, repo: Obj): Pick<OsmSett
  */
 function repoServerOf(flavor: Flavor, repo: Obj, namespace: string): OsmSettings['repoServer'] {
   const ipaddr = str(repo.ipaddr);
-  const host = ipaddr === undefined || ipaddr.startsWith('127.') || ipaddr.toLowerCase() === 'localhost' ? `${flavor.controllerName}.${namespace}` : ipaddr;
+  const host =
+    ipaddr === undefined || ipaddr.startsWith('127.') || ipaddr.toLowerCase() === 'localhost'
+      ? `${flavor.controllerName}.${namespace}`
+      : ipaddr;
   const codebase = (str(repo.codebase) ?? '').replace(/^\//, '').replace(/\/$/, '');
   return { host, codebase };
 }
@@ -196,14 +226,21 @@ function trafficListsOf(traffic: Obj, at: At, issues: ConfigIssue[]): OsmSetting
   const ifaces = list<unknown>(traffic.networkInterfaceExclusionList);
   ifaces.forEach((n, i) => {
     if (typeof n !== 'string' || !/^[A-Za-z0-9_.:@-]{1,15}$/.test(n)) {
-      issues.push({ path: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}]`, message: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}] must be a network interface name (letters, digits, _ . : @ -, at most 15); got ${quoteValue(n)}` });
+      issues.push({
+        path: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}]`,
+        message: `${at('meshConfig', 'traffic', 'networkInterfaceExclusionList')}[${i}] must be a network interface name (letters, digits, _ . : @ -, at most 15); got ${quoteValue(n)}`,
+      });
     }
   });
   const cidrs = (key: string): string[] => {
     const out: string[] = [];
     list<unknown>(traffic[key]).forEach((c, i) => {
       if (typeof c === 'string' && parseCidr(c)) out.push(c);
-      else issues.push({ path: `${at('meshConfig', 'traffic', key)}[${i}]`, message: `${at('meshConfig', 'traffic', key)}[${i}] must be a CIDR (e.g. 10.0.0.0/8); got ${quoteValue(c)}` });
+      else
+        issues.push({
+          path: `${at('meshConfig', 'traffic', key)}[${i}]`,
+          message: `${at('meshConfig', 'traffic', key)}[${i}] must be a CIDR (e.g. 10.0.0.0/8); got ${quoteValue(c)}`,
+        });
     });
     return out;
   };
@@ -222,16 +259,32 @@ function trafficListsOf(traffic: Obj, at: At, issues: ConfigIssue[]): OsmSetting
  * defaulting to the flavor's `lifecycleDefaults`). Each one set where the mesh or class does not read it
  * is a warning and is ignored (`{}` / false).
  */
-function fsmSidecarSettings(flavor: Flavor, spec: SidecarClassSpec, sidecar: Obj, at: At, warnings: string[]): Pick<OsmSettings, 'initResources' | 'healthcheckResources' | 'holdApplicationUntilProxyStarts' | 'gracefulExitUntilDownstreamEnds'> {
+function fsmSidecarSettings(
+  flavor: Flavor,
+  spec: SidecarClassSpec,
+  sidecar: Obj,
+  at: At,
+  warnings: string[],
+): Pick<
+  OsmSettings,
+  'initResources' | 'healthcheckResources' | 'holdApplicationUntilProxyStarts' | 'gracefulExitUntilDownstreamEnds'
+> {
   const fsmOnly = (k: string): JsonObject => {
     const v = sidecar[k];
     if (v === undefined) return {};
-    if (!flavor.lifecycleDefaults) warnings.push(`${at('meshConfig', 'sidecar', k)} is not read by ${flavor.title}: ignored`);
+    if (!flavor.lifecycleDefaults)
+      warnings.push(`${at('meshConfig', 'sidecar', k)} is not read by ${flavor.title}: ignored`);
     return flavor.lifecycleDefaults && isJsonObject(v as Json) ? (v as JsonObject) : {};
   };
-  const lifecycle = (k: 'holdApplicationUntilProxyStarts' | 'gracefulExitUntilDownstreamEnds', def: boolean | undefined): boolean => {
+  const lifecycle = (
+    k: 'holdApplicationUntilProxyStarts' | 'gracefulExitUntilDownstreamEnds',
+    def: boolean | undefined,
+  ): boolean => {
     if (def === undefined || spec.name !== 'pipy') {
-      if (sidecar[k] !== undefined) warnings.push(`${at('meshConfig', 'sidecar', k)} is not read by ${flavor.title}'s ${spec.name} sidecar: ignored`);
+      if (sidecar[k] !== undefined)
+        warnings.push(
+          `${at('meshConfig', 'sidecar', k)} is not read by ${flavor.title}'s ${spec.name} sidecar: ignored`,
+        );
       return false;
     }
     return typeof sidecar[k] === 'boolean' ? (sidecar[k] as boolean) : def;
@@ -239,7 +292,13 @@ function fsmSidecarSettings(flavor: Flavor, spec: SidecarClassSpec, sidecar: Obj
   return {
     initResources: fsmOnly('initResources'),
     healthcheckResources: fsmOnly('healthcheckResources'),
-    holdApplicationUntilProxyStarts: lifecycle('holdApplicationUntilProxyStarts', flavor.lifecycleDefaults?.holdApplication),
-    gracefulExitUntilDownstreamEnds: lifecycle('gracefulExitUntilDownstreamEnds', flavor.lifecycleDefaults?.gracefulExit),
+    holdApplicationUntilProxyStarts: lifecycle(
+      'holdApplicationUntilProxyStarts',
+      flavor.lifecycleDefaults?.holdApplication,
+    ),
+    gracefulExitUntilDownstreamEnds: lifecycle(
+      'gracefulExitUntilDownstreamEnds',
+      flavor.lifecycleDefaults?.gracefulExit,
+    ),
   };
 }

@@ -12,8 +12,15 @@ import { keys } from './flavor.ts';
 
 /** Every reason code `decideOsmFamily` returns (see its steps). */
 export const OSM_FAMILY_REASONS: readonly string[] = [
-  'control-plane-namespace', 'system-namespace', 'namespace-not-monitored', 'namespace-ignored', 'namespace-control-plane-label',
-  'pod-annotation-enabled', 'pod-annotation-disabled', 'namespace-annotation-enabled', 'namespace-annotation-disabled',
+  'control-plane-namespace',
+  'system-namespace',
+  'namespace-not-monitored',
+  'namespace-ignored',
+  'namespace-control-plane-label',
+  'pod-annotation-enabled',
+  'pod-annotation-disabled',
+  'namespace-annotation-enabled',
+  'namespace-annotation-disabled',
 ];
 
 /** A sidecar-injection (or metrics) value: `enabled|yes|true` → true, `disabled|no|false` → false, case-insensitive; else undefined. */
@@ -53,10 +60,18 @@ export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDe
   const pass = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
 
   if (ns === s.namespace) {
-    return verdict(`${f.mesh}.namespace`, `namespace ${ns} is the control-plane namespace`, { inject: false, reason: 'control-plane-namespace', detail: `namespace ${ns} is ${f.title}'s control-plane namespace (spec.${f.mesh}.namespace): never injected` });
+    return verdict(`${f.mesh}.namespace`, `namespace ${ns} is the control-plane namespace`, {
+      inject: false,
+      reason: 'control-plane-namespace',
+      detail: `namespace ${ns} is ${f.title}'s control-plane namespace (spec.${f.mesh}.namespace): never injected`,
+    });
   }
   if (ns === 'kube-system' || ns === 'kube-public') {
-    return verdict(`${f.mesh}.namespace`, `namespace ${ns} is a system namespace`, { inject: false, reason: 'system-namespace', detail: `namespace ${ns} is never injected by ${f.title}` });
+    return verdict(`${f.mesh}.namespace`, `namespace ${ns} is a system namespace`, {
+      inject: false,
+      reason: 'system-namespace',
+      detail: `namespace ${ns} is never injected by ${f.title}`,
+    });
   }
   pass(`${f.mesh}.namespace`, `namespace ${ns} is neither kube-system, kube-public nor ${s.namespace}`);
 
@@ -64,14 +79,32 @@ export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDe
   const unknown = input.namespaceInfo === undefined ? ' (namespace labels unknown)' : '';
   const monitored = labels[k.monitoredBy];
   if (monitored !== s.meshName) {
-    const saw = monitored === undefined ? `namespace ${ns} has no label ${k.monitoredBy}${unknown}` : `namespace ${ns} has ${k.monitoredBy}: ${monitored}, not ${s.meshName}`;
-    return verdict(`${f.mesh}.monitored-by`, saw, { inject: false, reason: 'namespace-not-monitored', detail: `${saw}: the namespace is not part of mesh ${s.meshName}`, namespaceBased: true });
+    const saw =
+      monitored === undefined
+        ? `namespace ${ns} has no label ${k.monitoredBy}${unknown}`
+        : `namespace ${ns} has ${k.monitoredBy}: ${monitored}, not ${s.meshName}`;
+    return verdict(`${f.mesh}.monitored-by`, saw, {
+      inject: false,
+      reason: 'namespace-not-monitored',
+      detail: `${saw}: the namespace is not part of mesh ${s.meshName}`,
+      namespaceBased: true,
+    });
   }
   if (Object.hasOwn(labels, k.ignore)) {
-    return verdict(`${f.mesh}.monitored-by`, `namespace ${ns} has the label ${k.ignore}`, { inject: false, reason: 'namespace-ignored', detail: `namespace ${ns} has the label ${k.ignore}`, namespaceBased: true });
+    return verdict(`${f.mesh}.monitored-by`, `namespace ${ns} has the label ${k.ignore}`, {
+      inject: false,
+      reason: 'namespace-ignored',
+      detail: `namespace ${ns} has the label ${k.ignore}`,
+      namespaceBased: true,
+    });
   }
   if (Object.hasOwn(labels, 'control-plane')) {
-    return verdict(`${f.mesh}.monitored-by`, `namespace ${ns} has the label control-plane`, { inject: false, reason: 'namespace-control-plane-label', detail: `namespace ${ns} has the label control-plane, which ${f.title}'s webhook excludes`, namespaceBased: true });
+    return verdict(`${f.mesh}.monitored-by`, `namespace ${ns} has the label control-plane`, {
+      inject: false,
+      reason: 'namespace-control-plane-label',
+      detail: `namespace ${ns} has the label control-plane, which ${f.title}'s webhook excludes`,
+      namespaceBased: true,
+    });
   }
   pass(`${f.mesh}.monitored-by`, `namespace ${ns} has ${k.monitoredBy}: ${s.meshName}`);
 
@@ -79,20 +112,39 @@ export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDe
   const nsValue = input.namespaceInfo?.annotations[k.injection];
   const podSays = podValue === undefined ? undefined : readSwitch(podValue);
   if (podValue !== undefined && podSays === undefined) {
-    throw new InjectError(`invalid value ${quoteData(podValue)} of pod annotation ${k.injection}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects the pod`, { field: `metadata.annotations[${k.injection}]`, code: 'BAD_ANNOTATION' });
+    throw new InjectError(
+      `invalid value ${quoteData(podValue)} of pod annotation ${k.injection}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects the pod`,
+      { field: `metadata.annotations[${k.injection}]`, code: 'BAD_ANNOTATION' },
+    );
   }
   const nsSays = nsValue === undefined ? undefined : readSwitch(nsValue);
   if (nsValue !== undefined && nsSays === undefined) {
-    throw new InjectError(`invalid value ${quoteData(nsValue)} of annotation ${k.injection} on Namespace ${ns}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects every pod of the namespace`, { code: 'BAD_ANNOTATION' });
+    throw new InjectError(
+      `invalid value ${quoteData(nsValue)} of annotation ${k.injection} on Namespace ${ns}: expected enabled, yes, true, disabled, no or false (case-insensitive); ${f.title} rejects every pod of the namespace`,
+      { code: 'BAD_ANNOTATION' },
+    );
   }
   if (podSays !== undefined) {
     const detail = `pod annotation ${k.injection} is "${podValue}"${nsValue !== undefined ? ` (namespace says "${nsValue}")` : ''}`;
-    return verdict(`${f.mesh}.sidecar-injection`, detail, { inject: podSays, reason: podSays ? 'pod-annotation-enabled' : 'pod-annotation-disabled', detail });
+    return verdict(`${f.mesh}.sidecar-injection`, detail, {
+      inject: podSays,
+      reason: podSays ? 'pod-annotation-enabled' : 'pod-annotation-disabled',
+      detail,
+    });
   }
   if (nsSays !== undefined) {
     const detail = `namespace ${ns} annotation ${k.injection} is "${nsValue}" and the pod has none`;
-    return verdict(`${f.mesh}.sidecar-injection`, detail, { inject: nsSays, reason: nsSays ? 'namespace-annotation-enabled' : 'namespace-annotation-disabled', detail, namespaceBased: true });
+    return verdict(`${f.mesh}.sidecar-injection`, detail, {
+      inject: nsSays,
+      reason: nsSays ? 'namespace-annotation-enabled' : 'namespace-annotation-disabled',
+      detail,
+      namespaceBased: true,
+    });
   }
   pass(`${f.mesh}.sidecar-injection`, `no ${k.injection} annotation on the pod or namespace ${ns}`);
-  return { undecided: `no ${k.injection} annotation on the pod or the namespace (${f.title} injects only when one says enabled)`, warnings: [], trace };
+  return {
+    undecided: `no ${k.injection} annotation on the pod or the namespace (${f.title} injects only when one says enabled)`,
+    warnings: [],
+    trace,
+  };
 }

@@ -45,7 +45,10 @@ function podPorts(annotations: Record<string, string>, key: string): number[] {
   return entries(raw).map((p) => {
     const n = /^[+-]?\d+$/.test(p) ? Number(p) : NaN;
     if (!Number.isInteger(n) || n <= 0 || n > 65535) {
-      throw new InjectError(`invalid port ${quoteData(p)} in annotation ${key} (${quoteData(raw)}): expected comma-separated port numbers 1-65535`, { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' });
+      throw new InjectError(
+        `invalid port ${quoteData(p)} in annotation ${key} (${quoteData(raw)}): expected comma-separated port numbers 1-65535`,
+        { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' },
+      );
     }
     return n;
   });
@@ -60,7 +63,10 @@ function podCidrs(annotations: Record<string, string>, key: string): string[] {
   if (raw === undefined) return [];
   return entries(raw).map((c) => {
     if (!parseCidr(c)) {
-      throw new InjectError(`invalid IP range ${quoteData(c)} in annotation ${key} (${quoteData(raw)}): expected comma-separated CIDRs such as 10.0.0.0/8`, { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' });
+      throw new InjectError(
+        `invalid IP range ${quoteData(c)} in annotation ${key} (${quoteData(raw)}): expected comma-separated CIDRs such as 10.0.0.0/8`,
+        { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' },
+      );
     }
     return c;
   });
@@ -104,10 +110,14 @@ export function iptablesScript(flavor: Flavor, lists: TrafficLists, localProxyMo
   const rules: string[] = [
     `-A ${IN_REDIRECT} -p tcp -j REDIRECT --to-port ${PORTS.inbound}`,
     `-A PREROUTING -p tcp -j ${IN}`,
-    ...[PORTS.prometheus, PORTS.liveness, PORTS.readiness, PORTS.startup, PORTS.healthcheck].map((p) => `-A ${IN} -p tcp --dport ${p} -j RETURN`),
+    ...[PORTS.prometheus, PORTS.liveness, PORTS.readiness, PORTS.startup, PORTS.healthcheck].map(
+      (p) => `-A ${IN} -p tcp --dport ${p} -j RETURN`,
+    ),
     `-A ${IN} -p tcp -j ${IN_REDIRECT}`,
     ...lists.interfaces.map((i) => `-I ${IN} -i ${i} -j RETURN`),
-    ...(lists.inboundPorts.length > 0 ? [`-I ${IN} -p tcp --match multiport --dports ${lists.inboundPorts.join(',')} -j RETURN`] : []),
+    ...(lists.inboundPorts.length > 0
+      ? [`-I ${IN} -p tcp --match multiport --dports ${lists.inboundPorts.join(',')} -j RETURN`]
+      : []),
     `-A ${OUT_REDIRECT} -p tcp -j REDIRECT --to-port ${PORTS.outbound}`,
     `-A ${OUT_REDIRECT} -p tcp --dport ${PORTS.admin} -j ACCEPT`,
     `-A OUTPUT -p tcp -j ${OUT}`,
@@ -115,14 +125,22 @@ export function iptablesScript(flavor: Flavor, lists: TrafficLists, localProxyMo
     `-A ${OUT} -o lo -m owner ! --uid-owner ${uid} -j RETURN`,
     `-A ${OUT} -m owner --uid-owner ${uid} -j RETURN`,
     `-A ${OUT} -d 127.0.0.1/32 -j RETURN`,
-    ...(localProxyMode === 'PodIP' ? [`-I OUTPUT -p tcp -o lo -d 127.0.0.1/32 -m owner --uid-owner ${uid} -j DNAT --to-destination $POD_IP`] : []),
+    ...(localProxyMode === 'PodIP'
+      ? [`-I OUTPUT -p tcp -o lo -d 127.0.0.1/32 -m owner --uid-owner ${uid} -j DNAT --to-destination $POD_IP`]
+      : []),
     ...lists.interfaces.map((i) => `-A ${OUT} -o ${i} -j RETURN`),
     ...lists.outboundIPExclusions.map((cidr) => `-A ${OUT} -d ${cidr} -j RETURN`),
-    ...(lists.outboundPorts.length > 0 ? [`-A ${OUT} -p tcp --match multiport --dports ${lists.outboundPorts.join(',')} -j RETURN`] : []),
+    ...(lists.outboundPorts.length > 0
+      ? [`-A ${OUT} -p tcp --match multiport --dports ${lists.outboundPorts.join(',')} -j RETURN`]
+      : []),
     ...(lists.outboundIPInclusions.length > 0
       ? [...lists.outboundIPInclusions.map((cidr) => `-A ${OUT} -d ${cidr} -j ${OUT_REDIRECT}`), `-A ${OUT} -j RETURN`]
       : [`-A ${OUT} -j ${OUT_REDIRECT}`]),
   ];
-  const header = [`# ${flavor.title} sidecar interception rules`, '*nat', ...[IN, IN_REDIRECT, OUT, OUT_REDIRECT].map((ch) => `:${ch} - [0:0]`)];
+  const header = [
+    `# ${flavor.title} sidecar interception rules`,
+    '*nat',
+    ...[IN, IN_REDIRECT, OUT, OUT_REDIRECT].map((ch) => `:${ch} - [0:0]`),
+  ];
   return `iptables-restore --noflush <<EOF\n${[...header, ...rules, 'COMMIT'].join('\n')}\nEOF\n`;
 }

@@ -84,7 +84,9 @@ export interface Flavor {
  * `BootstrapSecretPrefix`, `PipyProxyConfigPath`, repo port 6060, no default Windows image), with one mesh's
  * images and repo path.
  */
-function pipyClass(own: Pick<SidecarClassSpec, 'defaultImage' | 'defaultInitImage' | 'defaultHealthcheckImage' | 'repoSegment'>): SidecarClassSpec {
+function pipyClass(
+  own: Pick<SidecarClassSpec, 'defaultImage' | 'defaultInitImage' | 'defaultHealthcheckImage' | 'repoSegment'>,
+): SidecarClassSpec {
   return {
     name: 'pipy',
     containerName: 'sidecar',
@@ -114,10 +116,13 @@ export const OSM: Flavor = {
       secretPrefix: 'envoy-bootstrap-config-',
       configPath: '/etc/envoy',
       probeStyle: 'per-container',
-      defaultImage: 'envoyproxy/envoy-distroless:v1.22.2@sha256:541d31419b95e3c62d8cc0967db9cdb4ad2782cc08faa6f15f04c081200e324a',
-      defaultWindowsImage: 'envoyproxy/envoy-windows:v1.22.1@sha256:92733f8e5beae5c45df204a0e13edbd29e99adf962d1b1c7869b197d85c64bd0',
+      defaultImage:
+        'envoyproxy/envoy-distroless:v1.22.2@sha256:541d31419b95e3c62d8cc0967db9cdb4ad2782cc08faa6f15f04c081200e324a',
+      defaultWindowsImage:
+        'envoyproxy/envoy-windows:v1.22.1@sha256:92733f8e5beae5c45df204a0e13edbd29e99adf962d1b1c7869b197d85c64bd0',
       defaultInitImage: 'openservicemesh/init@sha256:d290df023e305b3a76c8b22fd0a3cfcc7504377e97bfdfeb256b1ca9c4d59d68',
-      defaultHealthcheckImage: 'openservicemesh/osm-healthcheck@sha256:d5a9ad914a7279c52316ee968b97715b0dc854d77cf02a2b68389bb46f656b6f',
+      defaultHealthcheckImage:
+        'openservicemesh/osm-healthcheck@sha256:d5a9ad914a7279c52316ee968b97715b0dc854d77cf02a2b68389bb46f656b6f',
       defaultProxyServerPort: 0,
       repoSegment: '',
     },
@@ -137,7 +142,10 @@ export const OSM: Flavor = {
   chainPrefix: 'OSM',
   controllerName: 'osm-controller',
   injectorLogLevel: 'info',
-  unsupportedAnnotationPrefixes: ['openservicemesh.io/sidecar-resource-limits', 'openservicemesh.io/sidecar-resource-requests'],
+  unsupportedAnnotationPrefixes: [
+    'openservicemesh.io/sidecar-resource-limits',
+    'openservicemesh.io/sidecar-resource-requests',
+  ],
 };
 
 /** FSM v1.6.0: pipy only. */
@@ -168,7 +176,11 @@ export const FSM: Flavor = {
   injectorLogLevel: 'info',
   lifecycleDefaults: { holdApplication: true, gracefulExit: true },
   sidecarImageAnnotation: 'flomesh.io/sidecar-image',
-  unsupportedAnnotationPrefixes: ['flomesh.io/sidecar-resource-limits', 'flomesh.io/sidecar-resource-requests', 'flomesh.io/traffic-warmup'],
+  unsupportedAnnotationPrefixes: [
+    'flomesh.io/sidecar-resource-limits',
+    'flomesh.io/sidecar-resource-requests',
+    'flomesh.io/traffic-warmup',
+  ],
 };
 
 /** Annotation/label keys of a flavor (`<prefix>/<name>`). */

@@ -51,7 +51,11 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
 /** `--help` lines: OSM's config section and opt-in annotation; FSM's are OSM's with its prefix (it adds none). */
 function osmFamilyHelp(f: Flavor): MeshDriver['help'] {
   if (f !== OSM) return {};
-  return { config: "osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)", optIn: `${f.title} ${keys(f).injection}` };
+  return {
+    config:
+      "osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)",
+    optIn: `${f.title} ${keys(f).injection}`,
+  };
 }
 
 /** What each of `OSM_FAMILY_REASONS` means for one flavor (its annotation prefix and title). */
@@ -62,11 +66,16 @@ function osmFamilyReasons(f: Flavor): Record<string, ReasonInfo> {
     'system-namespace': { description: `the namespace is a system namespace ${f.title} never injects` },
     'namespace-not-monitored': { description: `the namespace is not monitored by the mesh (${k.monitoredBy})` },
     'namespace-ignored': { description: `the namespace has the label ${k.ignore}` },
-    'namespace-control-plane-label': { description: `the namespace has the label control-plane, which ${f.title}'s webhook excludes` },
+    'namespace-control-plane-label': {
+      description: `the namespace has the label control-plane, which ${f.title}'s webhook excludes`,
+    },
     'pod-annotation-enabled': { description: `the pod annotation ${k.injection} is enabled` },
     'pod-annotation-disabled': { description: `the pod annotation ${k.injection} is disabled`, optOut: true },
     'namespace-annotation-enabled': { description: `the namespace annotation ${k.injection} is enabled` },
-    'namespace-annotation-disabled': { description: `the namespace annotation ${k.injection} is disabled`, optOut: true },
+    'namespace-annotation-disabled': {
+      description: `the namespace annotation ${k.injection} is disabled`,
+      optOut: true,
+    },
   };
 }
 

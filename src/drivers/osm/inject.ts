@@ -60,12 +60,18 @@ function podController(workload: WorkloadRef, pod: PodTemplate, title: string): 
     case 'ReplicationController':
       return { kind: workload.kind, name: workload.name };
     default:
-      throw new InjectError(`${title}'s pipy sidecar gets its pod's controller (POD_CONTROLLER_KIND/NAME) from the pod's owner reference, which for a ${workload.kind} is not known before the pods exist; not injected`);
+      throw new InjectError(
+        `${title}'s pipy sidecar gets its pod's controller (POD_CONTROLLER_KIND/NAME) from the pod's owner reference, which for a ${workload.kind} is not known before the pods exist; not injected`,
+      );
   }
 }
 
 /** Where `key` is set first, the pod then the namespace (an empty value counts, as in FSM), or undefined. */
-function annotationValue(key: string, pod: Record<string, string>, ns: Record<string, string>): { value: string; where: string } | undefined {
+function annotationValue(
+  key: string,
+  pod: Record<string, string>,
+  ns: Record<string, string>,
+): { value: string; where: string } | undefined {
   if (Object.hasOwn(pod, key)) return { value: pod[key]!, where: 'pod' };
   if (Object.hasOwn(ns, key)) return { value: ns[key]!, where: 'namespace' };
   return undefined;
@@ -96,7 +102,16 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
   refuseUnreproducedAnnotations(f, workload.namespace, podAnnotations, nsAnnotations);
 
   const uuid = proxyUuid(f.mesh, s.meshName, workload, proxyName(workload, pod));
-  const rec: StatusRecord = { class: s.sidecarClass.name, uuid, initContainers: [], containers: [], volumes: [], labels: {}, annotations: {}, probes: [] };
+  const rec: StatusRecord = {
+    class: s.sidecarClass.name,
+    uuid,
+    initContainers: [],
+    containers: [],
+    volumes: [],
+    labels: {},
+    annotations: {},
+    probes: [],
+  };
   const setMeta = metadataSetter(pod, rec);
   if (s.interceptionMode === f.nodeLevelMode) {
     setMeta('labels', f.uuidLabel, uuid);
@@ -119,10 +134,33 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
 
   const sa = serviceAccountOf(pod.spec);
   const identity = `${sa}.${workload.namespace}`;
-  const hold = lifecycleSwitch(k.holdApplication, s.holdApplicationUntilProxyStarts, podAnnotations, nsAnnotations, warnings, s);
-  const gracefulExit = lifecycleSwitch(k.gracefulExit, s.gracefulExitUntilDownstreamEnds, podAnnotations, nsAnnotations, warnings, s);
+  const hold = lifecycleSwitch(
+    k.holdApplication,
+    s.holdApplicationUntilProxyStarts,
+    podAnnotations,
+    nsAnnotations,
+    warnings,
+    s,
+  );
+  const gracefulExit = lifecycleSwitch(
+    k.gracefulExit,
+    s.gracefulExitUntilDownstreamEnds,
+    podAnnotations,
+    nsAnnotations,
+    warnings,
+    s,
+  );
   const controller = s.sidecarClass.name === 'pipy' ? podController(workload, pod, f.title) : { kind: '', name: '' };
-  const sidecar = sidecarContainer(s, { image, windows, uses: probes.uses, identity, cnPrefix: `${uuid}.sidecar.${identity}`, controller, hold, gracefulExit });
+  const sidecar = sidecarContainer(s, {
+    image,
+    windows,
+    uses: probes.uses,
+    identity,
+    cnPrefix: `${uuid}.sidecar.${identity}`,
+    controller,
+    hold,
+    gracefulExit,
+  });
   if (hold) containers.unshift(sidecar);
   else containers.push(sidecar);
   rec.containers.push(s.sidecarClass.containerName);
@@ -148,7 +186,10 @@ function refuseTakenNames(pod: PodTemplate, s: OsmSettings, statusKey: string): 
   ] as const) {
     const taken = list(pod.spec, field).find((c) => (names as readonly string[]).includes(c.name as string));
     if (taken) {
-      throw new InjectError(`spec.${field} already has ${quoteData(taken.name)} and there is no ${statusKey} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`, { field: `spec.${field}` });
+      throw new InjectError(
+        `spec.${field} already has ${quoteData(taken.name)} and there is no ${statusKey} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`,
+        { field: `spec.${field}` },
+      );
     }
   }
 }
@@ -158,10 +199,22 @@ function refuseTakenNames(pod: PodTemplate, s: OsmSettings, statusKey: string): 
  * (`Flavor.unsupportedAnnotationPrefixes`, e.g. FSM's `flomesh.io/sidecar-resource-limits`); the pod's first.
  * @throws InjectError with code `BAD_ANNOTATION`
  */
-function refuseUnreproducedAnnotations(f: OsmSettings['flavor'], namespace: string, pod: Record<string, string>, ns: Record<string, string>): void {
-  for (const [where, ann] of [['pod', pod], [`namespace ${namespace}`, ns]] as const) {
+function refuseUnreproducedAnnotations(
+  f: OsmSettings['flavor'],
+  namespace: string,
+  pod: Record<string, string>,
+  ns: Record<string, string>,
+): void {
+  for (const [where, ann] of [
+    ['pod', pod],
+    [`namespace ${namespace}`, ns],
+  ] as const) {
     const bad = Object.keys(ann).find((a) => f.unsupportedAnnotationPrefixes.some((p) => a.startsWith(p)));
-    if (bad) throw new InjectError(`${where} annotation ${bad} is honoured by ${f.title} but not reproduced by meshinject: not injected`, { field: where === 'pod' ? `metadata.annotations[${bad}]` : undefined, code: 'BAD_ANNOTATION' });
+    if (bad)
+      throw new InjectError(
+        `${where} annotation ${bad} is honoured by ${f.title} but not reproduced by meshinject: not injected`,
+        { field: where === 'pod' ? `metadata.annotations[${bad}]` : undefined, code: 'BAD_ANNOTATION' },
+      );
   }
 }
 
@@ -171,7 +224,11 @@ function refuseUnreproducedAnnotations(f: OsmSettings['flavor'], namespace: stri
  */
 function proxyName(workload: WorkloadRef, pod: PodTemplate): string {
   const name = workload.name !== '' ? workload.name : (pod.metadata.generateName ?? '');
-  if (name === '') throw new InjectError(`the ${workload.kind} has neither metadata.name nor metadata.generateName: no stable proxy identity can be derived`, { field: 'metadata.name' });
+  if (name === '')
+    throw new InjectError(
+      `the ${workload.kind} has neither metadata.name nor metadata.generateName: no stable proxy identity can be derived`,
+      { field: 'metadata.name' },
+    );
   return name;
 }
 
@@ -194,14 +251,25 @@ function metadataSetter(pod: PodTemplate, rec: StatusRecord): MetadataSetter {
  * configured Windows image (osm-edge `GetSidecarWindowsImage`), else `imageFor`.
  * @throws InjectError for a Windows pod with FSM (no Windows sidecar) or without a configured Windows image
  */
-function sidecarImage(s: OsmSettings, pod: PodTemplate, podAnnotations: Record<string, string>, nsAnnotations: Record<string, string>): { windows: boolean; image: string } {
+function sidecarImage(
+  s: OsmSettings,
+  pod: PodTemplate,
+  podAnnotations: Record<string, string>,
+  nsAnnotations: Record<string, string>,
+): { windows: boolean; image: string } {
   const f = s.flavor;
   const os = isJsonObject(pod.spec.nodeSelector) ? pod.spec.nodeSelector['kubernetes.io/os'] : undefined;
   const windows = typeof os === 'string' && os.toLowerCase() === 'windows';
-  if (windows && f.mesh === 'fsm') throw new InjectError(`${f.title} has no Windows sidecar (nodeSelector kubernetes.io/os: ${os}): not injected`, { field: 'spec.nodeSelector' });
+  if (windows && f.mesh === 'fsm')
+    throw new InjectError(`${f.title} has no Windows sidecar (nodeSelector kubernetes.io/os: ${os}): not injected`, {
+      field: 'spec.nodeSelector',
+    });
   const image = windows ? s.images.windows : imageFor(s, podAnnotations, nsAnnotations);
   if (image === '') {
-    throw new InjectError(`Windows pod (nodeSelector kubernetes.io/os: ${os}) but no Windows image for sidecar class ${s.sidecarClass.name}: set spec.${f.mesh}.meshConfig.sidecar.sidecarWindowsImage`, { field: 'spec.nodeSelector' });
+    throw new InjectError(
+      `Windows pod (nodeSelector kubernetes.io/os: ${os}) but no Windows image for sidecar class ${s.sidecarClass.name}: set spec.${f.mesh}.meshConfig.sidecar.sidecarWindowsImage`,
+      { field: 'spec.nodeSelector' },
+    );
   }
   return { windows, image };
 }
@@ -211,10 +279,19 @@ function sidecarImage(s: OsmSettings, pod: PodTemplate, podAnnotations: Record<s
  * annotation (`metrics`, the value of key `key`) is on, `prometheus.io/scrape`, `port` and `path`.
  * @throws InjectError with code `BAD_ANNOTATION` for a value that is not a switch (`readSwitch`)
  */
-function addPrometheusAnnotations(metrics: string | undefined, key: string, namespace: string, setMeta: MetadataSetter): void {
+function addPrometheusAnnotations(
+  metrics: string | undefined,
+  key: string,
+  namespace: string,
+  setMeta: MetadataSetter,
+): void {
   if (metrics === undefined || metrics === '') return;
   const on = readSwitch(metrics);
-  if (on === undefined) throw new InjectError(`invalid value ${quoteData(metrics)} of annotation ${key} on Namespace ${namespace}: expected enabled, yes, true, disabled, no or false`, { code: 'BAD_ANNOTATION' });
+  if (on === undefined)
+    throw new InjectError(
+      `invalid value ${quoteData(metrics)} of annotation ${key} on Namespace ${namespace}: expected enabled, yes, true, disabled, no or false`,
+      { code: 'BAD_ANNOTATION' },
+    );
   if (on) {
     setMeta('annotations', 'prometheus.io/scrape', 'true');
     setMeta('annotations', 'prometheus.io/port', String(PORTS.prometheus));
@@ -227,7 +304,14 @@ function addPrometheusAnnotations(metrics: string | undefined, key: string, name
  * (its script from the pod's exclusion annotations and the mesh-wide lists), recording both in `rec`.
  * @throws InjectError for an invalid exclusion annotation (`trafficLists`)
  */
-function addBootstrapAndInit(pod: PodTemplate, s: OsmSettings, rec: StatusRecord, uuid: string, windows: boolean, podAnnotations: Record<string, string>): void {
+function addBootstrapAndInit(
+  pod: PodTemplate,
+  s: OsmSettings,
+  rec: StatusRecord,
+  uuid: string,
+  windows: boolean,
+  podAnnotations: Record<string, string>,
+): void {
   const f = s.flavor;
   pod.spec.volumes = [...list(pod.spec, 'volumes'), bootstrapVolume(s, uuid)];
   rec.volumes.push(s.sidecarClass.volumeName);
@@ -243,9 +327,12 @@ function unsupportedWarnings(req: InjectRequest<OsmSettings>): string[] {
   const f = req.settings.flavor;
   const kind = req.workload.kind;
   const out: string[] = [];
-  if (req.config.nativeSidecars) out.push(`spec.nativeSidecars has no effect with ${f.title}: its injector adds the sidecar as a regular container`);
+  if (req.config.nativeSidecars)
+    out.push(`spec.nativeSidecars has no effect with ${f.title}: its injector adds the sidecar as a regular container`);
   if ((kind === 'Job' || kind === 'CronJob') && f.mesh === 'osm') {
-    out.push(`${f.title} does not support Jobs: its sidecar keeps running after the job's containers finish, so the ${kind === 'Job' ? 'Job does' : 'CronJob\'s Jobs do'} not complete`);
+    out.push(
+      `${f.title} does not support Jobs: its sidecar keeps running after the job's containers finish, so the ${kind === 'Job' ? 'Job does' : "CronJob's Jobs do"} not complete`,
+    );
   }
   return out;
 }
@@ -264,18 +351,30 @@ function imageFor(s: OsmSettings, pod: Record<string, string>, ns: Record<string
  * FSM's hold-application / graceful-exit switches: the pod annotation, else the namespace's, else the mesh
  * setting; pipy only. An invalid value is read as false, as FSM does (it only logs), with a warning.
  */
-function lifecycleSwitch(key: string, meshDefault: boolean, pod: Record<string, string>, ns: Record<string, string>, warnings: string[], s: OsmSettings): boolean {
+function lifecycleSwitch(
+  key: string,
+  meshDefault: boolean,
+  pod: Record<string, string>,
+  ns: Record<string, string>,
+  warnings: string[],
+  s: OsmSettings,
+): boolean {
   if (!s.flavor.lifecycleDefaults || s.sidecarClass.name !== 'pipy') return false;
   const found = annotationValue(key, pod, ns);
   if (!found) return meshDefault;
   const v = readSwitch(found.value);
-  if (v === undefined) warnings.push(`${found.where} annotation ${key} is ${quoteData(found.value)}: ${s.flavor.title} reads it as disabled (expected enabled, yes, true, disabled, no or false)`);
+  if (v === undefined)
+    warnings.push(
+      `${found.where} annotation ${key} is ${quoteData(found.value)}: ${s.flavor.title} reads it as disabled (expected enabled, yes, true, disabled, no or false)`,
+    );
   return v ?? false;
 }
 
 /** What the cluster must provide for this workload's sidecar to start (the result's warning). */
 function identityWarning(s: OsmSettings, uuid: string, sa: string, namespace: string): string {
   const cls = s.sidecarClass;
-  return `${s.flavor.title} identity is not minted offline: proxy UUID ${uuid} (label ${s.flavor.uuidLabel}) is fixed for this workload and shared by its replicas; `
-    + `the cluster must provide Secret ${namespace}/${cls.secretPrefix}${uuid} with the ${cls.name} bootstrap config and a certificate for CN ${uuid}.sidecar.${sa}.${namespace} (what the injector webhook would create), or the sidecar does not start`;
+  return (
+    `${s.flavor.title} identity is not minted offline: proxy UUID ${uuid} (label ${s.flavor.uuidLabel}) is fixed for this workload and shared by its replicas; ` +
+    `the cluster must provide Secret ${namespace}/${cls.secretPrefix}${uuid} with the ${cls.name} bootstrap config and a certificate for CN ${uuid}.sidecar.${sa}.${namespace} (what the injector webhook would create), or the sidecar does not start`
+  );
 }

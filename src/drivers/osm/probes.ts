@@ -67,7 +67,11 @@ function renameKey(obj: JsonObject, from: string, to: string, value: Json): Json
  *   container does not declare: the mesh would write port 0 (or 80/443) into a header; refused instead
  */
 export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavor: Flavor): ProbeRewrite {
-  const out: ProbeRewrite = { originals: [], uses: { livenessProbe: false, readinessProbe: false, startupProbe: false }, usesTcp: false };
+  const out: ProbeRewrite = {
+    originals: [],
+    uses: { livenessProbe: false, readinessProbe: false, startupProbe: false },
+    usesTcp: false,
+  };
   // healthcheck-path: one aggregate per kind, the last container's probe wins (osm-edge/FSM `HealthProbes`).
   const lastTcp: Record<ProbeField, boolean> = { livenessProbe: false, readinessProbe: false, startupProbe: false };
   containers.forEach((c, ci) => {
@@ -77,8 +81,11 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
       if (!isJsonObject(probe)) continue;
       const at = `spec.containers[${ci}].${kind.field}`;
       const original = structuredClone(probe);
-      const unresolved = (field: string, port: Json | undefined) => new InjectError(
-        `${at}.${field}.port ${JSON.stringify(port)} names no port of container ${name}: ${flavor.title} would write port 0 into the probe's Original-* header; declare the port or use its number`, { field: `${at}.${field}.port` });
+      const unresolved = (field: string, port: Json | undefined) =>
+        new InjectError(
+          `${at}.${field}.port ${JSON.stringify(port)} names no port of container ${name}: ${flavor.title} would write port 0 into the probe's Original-* header; declare the port or use its number`,
+          { field: `${at}.${field}.port` },
+        );
       let isTcp: boolean;
       let rewritten: JsonObject;
       if (isJsonObject(probe.httpGet)) {
@@ -99,7 +106,10 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
             get.scheme = 'HTTP';
             headers.push({ name: 'Original-Tcp-Port', value: String(port) });
           } else if (isHttp) {
-            headers.push({ name: 'Original-Http-Port', value: String(port) }, { name: 'Original-Http-Path', value: originalPath });
+            headers.push(
+              { name: 'Original-Http-Port', value: String(port) },
+              { name: 'Original-Http-Path', value: originalPath },
+            );
           }
           get.httpHeaders = headers;
         }
@@ -109,7 +119,11 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
         isTcp = true;
         const port = resolvePort(probe.tcpSocket.port, c);
         if (port === undefined) throw unresolved('tcpSocket', probe.tcpSocket.port);
-        const get: JsonObject = { path: flavor.healthcheckPath, port: PORTS.healthcheck, httpHeaders: [{ name: 'Original-Tcp-Port', value: String(port) }] };
+        const get: JsonObject = {
+          path: flavor.healthcheckPath,
+          port: PORTS.healthcheck,
+          httpHeaders: [{ name: 'Original-Tcp-Port', value: String(port) }],
+        };
         rewritten = renameKey(probe, 'tcpSocket', 'httpGet', get);
       } else {
         continue;
@@ -136,6 +150,7 @@ export function restoreProbes(containers: JsonObject[], originals: readonly Orig
     const c = containers.find((x) => x.name === o.container);
     if (!c) continue;
     const current = c[o.probe];
-    if (isJsonObject(current) && isJsonObject(current.httpGet) && rewrittenPorts.has(current.httpGet.port ?? null)) c[o.probe] = structuredClone(o.original);
+    if (isJsonObject(current) && isJsonObject(current.httpGet) && rewrittenPorts.has(current.httpGet.port ?? null))
+      c[o.probe] = structuredClone(o.original);
   }
 }

@@ -49,8 +49,11 @@ export function statusValue(rec: StatusRecord): string {
 
 const strings = (v: Json | undefined): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const previous = isPreviousMap;
-const isProbe = (v: Json): boolean => isJsonObject(v) && typeof v.container === 'string'
-  && ['livenessProbe', 'readinessProbe', 'startupProbe'].includes(v.probe as string) && isJsonObject(v.original);
+const isProbe = (v: Json): boolean =>
+  isJsonObject(v) &&
+  typeof v.container === 'string' &&
+  ['livenessProbe', 'readinessProbe', 'startupProbe'].includes(v.probe as string) &&
+  isJsonObject(v.original);
 
 /**
  * The record in the pod's status annotation `key`, or undefined when the annotation is absent.
@@ -66,9 +69,22 @@ export function readStatus(pod: PodTemplate, key: string): StatusRecord | undefi
   } catch {
     v = null;
   }
-  if (!isJsonObject(v) || typeof v.class !== 'string' || typeof v.uuid !== 'string' || !strings(v.initContainers) || !strings(v.containers)
-    || !strings(v.volumes) || !previous(v.labels) || !previous(v.annotations) || !Array.isArray(v.probes) || !v.probes.every(isProbe)) {
-    throw new InjectError(`annotation ${key} is not a status meshinject wrote (${quoteData(raw.slice(0, 80))}): cannot tell what a previous injection added; remove the injected containers and the annotation, then run again`, { field: `metadata.annotations[${key}]` });
+  if (
+    !isJsonObject(v) ||
+    typeof v.class !== 'string' ||
+    typeof v.uuid !== 'string' ||
+    !strings(v.initContainers) ||
+    !strings(v.containers) ||
+    !strings(v.volumes) ||
+    !previous(v.labels) ||
+    !previous(v.annotations) ||
+    !Array.isArray(v.probes) ||
+    !v.probes.every(isProbe)
+  ) {
+    throw new InjectError(
+      `annotation ${key} is not a status meshinject wrote (${quoteData(raw.slice(0, 80))}): cannot tell what a previous injection added; remove the injected containers and the annotation, then run again`,
+      { field: `metadata.annotations[${key}]` },
+    );
   }
   return v as unknown as StatusRecord;
 }
@@ -76,7 +92,8 @@ export function readStatus(pod: PodTemplate, key: string): StatusRecord | undefi
 /** The inventory of a record: what generic removal takes away, and the `detail` the driver's `uninject` restores from. */
 export function inventoryOf(rec: StatusRecord, key: string): Inventory {
   const added = (m: Record<string, string | null>) => Object.keys(m).filter((k) => m[k] === null);
-  const changed = (m: Record<string, string | null>): JsonObject => Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null)) as JsonObject;
+  const changed = (m: Record<string, string | null>): JsonObject =>
+    Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null)) as JsonObject;
   return {
     statusAnnotation: key,
     containers: [...rec.containers],

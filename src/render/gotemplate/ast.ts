@@ -8,18 +8,58 @@ interface Base {
   pos: number;
 }
 
-export interface TextNode extends Base { type: 'text'; text: string }
-export interface ActionNode extends Base { type: 'action'; line: number; pipe: PipeNode }
-export interface PipeNode extends Base { type: 'pipe'; line: number; isAssign: boolean; decl: VariableNode[]; cmds: CommandNode[] }
-export interface CommandNode extends Base { type: 'command'; args: ArgNode[] }
-export interface FieldNode extends Base { type: 'field'; ident: string[] }
-export interface VariableNode extends Base { type: 'variable'; ident: string[] }
-export interface IdentifierNode extends Base { type: 'identifier'; ident: string }
-export interface ChainNode extends Base { type: 'chain'; node: ArgNode; field: string[] }
-export interface DotNode extends Base { type: 'dot' }
-export interface NilNode extends Base { type: 'nil' }
-export interface BoolNode extends Base { type: 'bool'; value: boolean }
-export interface StringNode extends Base { type: 'string'; quoted: string; text: string }
+export interface TextNode extends Base {
+  type: 'text';
+  text: string;
+}
+export interface ActionNode extends Base {
+  type: 'action';
+  line: number;
+  pipe: PipeNode;
+}
+export interface PipeNode extends Base {
+  type: 'pipe';
+  line: number;
+  isAssign: boolean;
+  decl: VariableNode[];
+  cmds: CommandNode[];
+}
+export interface CommandNode extends Base {
+  type: 'command';
+  args: ArgNode[];
+}
+export interface FieldNode extends Base {
+  type: 'field';
+  ident: string[];
+}
+export interface VariableNode extends Base {
+  type: 'variable';
+  ident: string[];
+}
+export interface IdentifierNode extends Base {
+  type: 'identifier';
+  ident: string;
+}
+export interface ChainNode extends Base {
+  type: 'chain';
+  node: ArgNode;
+  field: string[];
+}
+export interface DotNode extends Base {
+  type: 'dot';
+}
+export interface NilNode extends Base {
+  type: 'nil';
+}
+export interface BoolNode extends Base {
+  type: 'bool';
+  value: boolean;
+}
+export interface StringNode extends Base {
+  type: 'string';
+  quoted: string;
+  text: string;
+}
 /** A numeric constant with every interpretation that fits, as Go's NumberNode. */
 export interface NumberNode extends Base {
   type: 'number';
@@ -31,7 +71,10 @@ export interface NumberNode extends Base {
   int: number;
   float: number;
 }
-export interface ListNode extends Base { type: 'list'; nodes: Node[] }
+export interface ListNode extends Base {
+  type: 'list';
+  nodes: Node[];
+}
 export interface BranchNode extends Base {
   type: 'if' | 'range' | 'with';
   line: number;
@@ -39,16 +82,57 @@ export interface BranchNode extends Base {
   list: ListNode;
   elseList: ListNode | undefined;
 }
-export interface TemplateNode extends Base { type: 'template'; line: number; name: string; pipe: PipeNode | undefined }
-export interface BreakNode extends Base { type: 'break'; line: number }
-export interface ContinueNode extends Base { type: 'continue'; line: number }
-export interface CommentNode extends Base { type: 'comment'; text: string }
+export interface TemplateNode extends Base {
+  type: 'template';
+  line: number;
+  name: string;
+  pipe: PipeNode | undefined;
+}
+export interface BreakNode extends Base {
+  type: 'break';
+  line: number;
+}
+export interface ContinueNode extends Base {
+  type: 'continue';
+  line: number;
+}
+export interface CommentNode extends Base {
+  type: 'comment';
+  text: string;
+}
 /** Internal markers the parser returns for `{{end}}` and `{{else}}`. */
-export interface EndNode extends Base { type: 'end' }
-export interface ElseNode extends Base { type: 'else'; line: number }
+export interface EndNode extends Base {
+  type: 'end';
+}
+export interface ElseNode extends Base {
+  type: 'else';
+  line: number;
+}
 
-export type ArgNode = FieldNode | VariableNode | IdentifierNode | ChainNode | DotNode | NilNode | BoolNode | StringNode | NumberNode | PipeNode;
-export type Node = TextNode | ActionNode | ListNode | BranchNode | TemplateNode | BreakNode | ContinueNode | CommentNode | EndNode | ElseNode | ArgNode | CommandNode;
+export type ArgNode =
+  | FieldNode
+  | VariableNode
+  | IdentifierNode
+  | ChainNode
+  | DotNode
+  | NilNode
+  | BoolNode
+  | StringNode
+  | NumberNode
+  | PipeNode;
+export type Node =
+  | TextNode
+  | ActionNode
+  | ListNode
+  | BranchNode
+  | TemplateNode
+  | BreakNode
+  | ContinueNode
+  | CommentNode
+  | EndNode
+  | ElseNode
+  | ArgNode
+  | CommandNode;
 
 /** A parsed template: its name, the source it came from (for error positions) and its body. */
 export interface Tree {
@@ -116,7 +200,9 @@ export function nodeString(n: Node): string {
       return `{{${n.type} ${nodeString(n.pipe)}}}${nodeString(n.list)}${els}{{end}}`;
     }
     case 'template':
-      return n.pipe ? `{{template ${JSON.stringify(n.name)} ${nodeString(n.pipe)}}}` : `{{template ${JSON.stringify(n.name)}}}`;
+      return n.pipe
+        ? `{{template ${JSON.stringify(n.name)} ${nodeString(n.pipe)}}}`
+        : `{{template ${JSON.stringify(n.name)}}}`;
     case 'break':
       return '{{break}}';
     case 'continue':

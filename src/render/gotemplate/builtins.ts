@@ -5,8 +5,23 @@
  */
 import { sprint, sprintf, sprintln } from './fmt.ts';
 import {
-  FALSE, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, TRUE, Value, dynamic, goFunc,
-  indirect, indirectInterface, lenOf, truth, typed, compareStrings,
+  FALSE,
+  type GoFunc,
+  type GoType,
+  INT,
+  NO_VALUE,
+  REFLECT_VALUE,
+  STRING,
+  TRUE,
+  Value,
+  dynamic,
+  goFunc,
+  indirect,
+  indirectInterface,
+  lenOf,
+  truth,
+  typed,
+  compareStrings,
 } from './value.ts';
 
 type BasicKind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'other';
@@ -40,7 +55,14 @@ export function goEq(a0: Value, rest: Value[]): boolean {
     } else if (k1 === 'other') {
       const an = a.v === null;
       const bn = b.v === null;
-      if (a.t.kind === 'map' || a.t.kind === 'slice' || a.t.kind === 'func' || b.t.kind === 'map' || b.t.kind === 'slice' || b.t.kind === 'func') {
+      if (
+        a.t.kind === 'map' ||
+        a.t.kind === 'slice' ||
+        a.t.kind === 'func' ||
+        b.t.kind === 'map' ||
+        b.t.kind === 'slice' ||
+        b.t.kind === 'func'
+      ) {
         if (!an && !bn) throw new Error(`non-comparable type ${a.t.name}`);
         t = an === bn;
       } else if (an || bn) t = an === bn;
@@ -60,7 +82,8 @@ export function goLt(a0: Value, b0: Value): boolean {
   const b = indirectInterface(b0);
   const k1 = basicKind(a);
   const k2 = basicKind(b);
-  if (k1 === 'invalid' || k1 === 'other' || k2 === 'invalid' || k2 === 'other') throw new Error('invalid type for comparison');
+  if (k1 === 'invalid' || k1 === 'other' || k2 === 'invalid' || k2 === 'other')
+    throw new Error('invalid type for comparison');
   if (k1 !== k2) {
     if ((k1 === 'int' && k2 === 'uint') || (k1 === 'uint' && k2 === 'int')) return (a.v as number) < (b.v as number);
     throw new Error('incompatible types for comparison');
@@ -107,7 +130,8 @@ export function goIndex(item0: Value, indexes: Value[]): Value {
         const o = item.v as Record<string, unknown> | null;
         const key = index.v as string;
         const elem = item.t.elem as GoType;
-        item = o !== null && Object.prototype.hasOwnProperty.call(o, key) ? typed(elem, o[key]) : typed(elem, undefined);
+        item =
+          o !== null && Object.prototype.hasOwnProperty.call(o, key) ? typed(elem, o[key]) : typed(elem, undefined);
         break;
       }
       default:
@@ -133,7 +157,12 @@ function goSlice(item0: Value, indexes: Value[]): Value {
   });
   if ((idx[0] as number) > (idx[1] as number)) throw new Error(`invalid slice index: ${idx[0]} > ${idx[1]}`);
   if (item.t.kind === 'string') {
-    return new Value(STRING, Buffer.from(item.v as string, 'utf8').subarray(idx[0], idx[1]).toString('utf8'));
+    return new Value(
+      STRING,
+      Buffer.from(item.v as string, 'utf8')
+        .subarray(idx[0], idx[1])
+        .toString('utf8'),
+    );
   }
   return new Value(item.t, ((item.v as unknown[] | null) ?? []).slice(idx[0], idx[1]));
 }
@@ -153,7 +182,10 @@ export function printable(v: Value): Value | undefined {
 
 /** Go `template.HTMLEscapeString`. */
 export function htmlEscape(s: string): string {
-  return s.replace(/[\0"'&<>]/g, (c) => ({ '\0': '\uFFFD', '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string);
+  return s.replace(
+    /[\0"'&<>]/g,
+    (c) => ({ '\0': '\uFFFD', '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string,
+  );
 }
 
 /** Go `template.JSEscapeString`. */
@@ -198,13 +230,16 @@ export const BUILTINS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
   ['and', goFunc([R, R], () => NO_VALUE, true)],
   ['or', goFunc([R, R], () => NO_VALUE, true)],
   ['not', goFunc([R], (a) => bool(!truth(indirectInterface(a))))],
-  ['len', goFunc([R], (a0) => {
-    const r = indirect(a0);
-    if (r.isNil) throw new Error('len of nil pointer');
-    const n = lenOf(r.v);
-    if (n === undefined) throw new Error(`len of type ${r.v.t.name}`);
-    return new Value(INT, n);
-  })],
+  [
+    'len',
+    goFunc([R], (a0) => {
+      const r = indirect(a0);
+      if (r.isNil) throw new Error('len of nil pointer');
+      const n = lenOf(r.v);
+      if (n === undefined) throw new Error(`len of type ${r.v.t.name}`);
+      return new Value(INT, n);
+    }),
+  ],
   ['index', goFunc([R, R], (item, ...ix) => goIndex(item, ix), true)],
   ['slice', goFunc([R, R], (item, ...ix) => goSlice(item, ix), true)],
   ['print', goFunc([R], (...a) => str(sprint(a.map(printable))), true)],
@@ -219,20 +254,28 @@ export const BUILTINS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
   ['html', goFunc([R], (...a) => str(htmlEscape(argsToString(a))), true)],
   ['js', goFunc([R], (...a) => str(jsEscape(argsToString(a))), true)],
   ['urlquery', goFunc([R], (...a) => str(queryEscape(argsToString(a))), true)],
-  ['call', goFunc([R, R], (fn0, ...args) => {
-    const fn = indirectInterface(fn0);
-    if (fn.t.kind === 'invalid') throw new Error('call of nil');
-    if (fn.t.kind !== 'func') throw new Error(`non-function of type ${fn.t.name}`);
-    const f = fn.v as GoFunc;
-    return f.fn(...args.map((a, i) => {
-      const p = f.variadic && i >= f.params.length - 1 ? f.params[f.params.length - 1] : f.params[i];
-      if (!p) throw new Error(`wrong number of args: got ${args.length} want ${f.params.length}`);
-      return p === R || p.kind === 'interface' ? dynamicOr(a) : a;
-    }));
-  }, true)],
+  [
+    'call',
+    goFunc(
+      [R, R],
+      (fn0, ...args) => {
+        const fn = indirectInterface(fn0);
+        if (fn.t.kind === 'invalid') throw new Error('call of nil');
+        if (fn.t.kind !== 'func') throw new Error(`non-function of type ${fn.t.name}`);
+        const f = fn.v as GoFunc;
+        return f.fn(
+          ...args.map((a, i) => {
+            const p = f.variadic && i >= f.params.length - 1 ? f.params[f.params.length - 1] : f.params[i];
+            if (!p) throw new Error(`wrong number of args: got ${args.length} want ${f.params.length}`);
+            return p === R || p.kind === 'interface' ? dynamicOr(a) : a;
+          }),
+        );
+      },
+      true,
+    ),
+  ],
 ]);
 
 function dynamicOr(v: Value): Value {
   return v.t.kind === 'invalid' ? dynamic(null) : v;
 }
-

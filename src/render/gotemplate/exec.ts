@@ -7,15 +7,41 @@
  * iterations, template and function calls; output: the characters written, and the size of what a function
  * returns), each reported as an execution error at the template's line.
  */
-import type { ArgNode, BranchNode, CommandNode, ListNode, Node, NumberNode, PipeNode, TemplateNode, Tree } from './ast.ts';
+import type {
+  ArgNode,
+  BranchNode,
+  CommandNode,
+  ListNode,
+  Node,
+  NumberNode,
+  PipeNode,
+  TemplateNode,
+  Tree,
+} from './ast.ts';
 import { nodeString } from './ast.ts';
 import { BUILTINS, printable } from './builtins.ts';
 import { activeHooks } from './hooks.ts';
 import { sprint } from './fmt.ts';
 import { BudgetExceeded, CHARS_PER_STEP, metered, spendBuilt, spendOutput, spendSteps } from '../budget.ts';
 import {
-  ANY, BOOL, FLOAT64, type GoFunc, type GoType, INT, NO_VALUE, REFLECT_VALUE, STRING, Value, assignable,
-  fieldOf, indirect, indirectInterface, sortedKeys, truth, typed, zero,
+  ANY,
+  BOOL,
+  FLOAT64,
+  type GoFunc,
+  type GoType,
+  INT,
+  NO_VALUE,
+  REFLECT_VALUE,
+  STRING,
+  Value,
+  assignable,
+  fieldOf,
+  indirect,
+  indirectInterface,
+  sortedKeys,
+  truth,
+  typed,
+  zero,
 } from './value.ts';
 
 /** An execution failure; `message` is Go's text naming the template and position. */
@@ -96,11 +122,14 @@ class State {
     const line = 1 + (before.match(/\n/g)?.length ?? 0);
     let ctx = nodeString(n);
     if ([...ctx].length > 20) ctx = `${[...ctx].slice(0, 20).join('')}...`;
-    throw new TemplateExecError(`template: ${tree.parseName}:${line}:${col}: executing "${this.tmpl}" at <${ctx}>: ${msg}`);
+    throw new TemplateExecError(
+      `template: ${tree.parseName}:${line}:${col}: executing "${this.tmpl}" at <${ctx}>: ${msg}`,
+    );
   }
 
   varValue(tree: Tree, n: Node, name: string): Value {
-    for (let i = this.vars.length - 1; i >= 0; i--) if ((this.vars[i] as Var).name === name) return (this.vars[i] as Var).value;
+    for (let i = this.vars.length - 1; i >= 0; i--)
+      if ((this.vars[i] as Var).name === name) return (this.vars[i] as Var).value;
     this.fail(tree, n, `undefined variable: ${name}`);
   }
 
@@ -135,7 +164,8 @@ function goQuote(s: string): string {
 
 /** Go `idealConstant`: a number literal as int, float (or an error). */
 function idealConstant(s: State, tree: Tree, n: NumberNode): Value {
-  if (n.isFloat && !/^[+-]?0[xX]/.test(n.text) && !n.text.startsWith("'") && /[.eEpP]/.test(n.text)) return new Value(FLOAT64, n.float);
+  if (n.isFloat && !/^[+-]?0[xX]/.test(n.text) && !n.text.startsWith("'") && /[.eEpP]/.test(n.text))
+    return new Value(FLOAT64, n.float);
   if (n.isInt) return new Value(INT, n.int);
   if (n.isUint) s.fail(tree, n, `${n.text} overflows int`);
   return new Value(FLOAT64, n.float);
@@ -177,7 +207,12 @@ export function compileSet(trees: Map<string, Tree>, funcs: FuncMap): CompiledSe
 export function execute(set: CompiledSet, name: string, data: Value, limits: ExecLimits = DEFAULT_LIMITS): string {
   const body = set.bodies.get(name);
   const s = new State(set, name, limits);
-  if (!body) return s.fail({ name, parseName: name, text: '', root: { type: 'list', pos: 0, nodes: [] } }, undefined, `no such template ${goQuote(name)}`);
+  if (!body)
+    return s.fail(
+      { name, parseName: name, text: '', root: { type: 'list', pos: 0, nodes: [] } },
+      undefined,
+      `no such template ${goQuote(name)}`,
+    );
   s.vars.push({ name: '$', value: data });
   try {
     metered(() => body(s, data));
@@ -359,7 +394,8 @@ class Compiler {
         return (s, dot, final) => chain(s, dot, dot, final);
       }
       case 'chain': {
-        if (first.node.type === 'nil') return (s) => s.fail(tree, first, `indirection through explicit nil in ${nodeString(first)}`);
+        if (first.node.type === 'nil')
+          return (s) => s.fail(tree, first, `indirection through explicit nil in ${nodeString(first)}`);
         const recv = this.arg(first.node, ANY);
         const chain = this.fieldChain(first, first.field, rest);
         return (s, dot, final) => chain(s, dot, recv(s, dot), final);
@@ -395,11 +431,16 @@ class Compiler {
   }
 
   notAFunction(s: State, n: Node, extraArgs: number, final: Value): void {
-    if (extraArgs > 0 || final !== MISSING) s.fail(this.tree, n, `can't give argument to non-function ${nodeString(n)}`);
+    if (extraArgs > 0 || final !== MISSING)
+      s.fail(this.tree, n, `can't give argument to non-function ${nodeString(n)}`);
   }
 
   /** `.A.B.C` on `receiver`: all but the last are plain accesses; the last gets the arguments. */
-  fieldChain(n: Node, ident: string[], args: ArgNode[]): (s: State, dot: Value, receiver: Value, final: Value) => Value {
+  fieldChain(
+    n: Node,
+    ident: string[],
+    args: ArgNode[],
+  ): (s: State, dot: Value, receiver: Value, final: Value) => Value {
     const last = ident.length - 1;
     const argEvals = args.map((a) => this.arg(a, ANY));
     const argNodes = args;
@@ -411,7 +452,16 @@ class Compiler {
   }
 
   /** Go `evalField`: method, struct field or map key `name` of `receiver`. */
-  field(s: State, n: Node, dot: Value, name: string, argEvals: Eval[], argNodes: ArgNode[], final: Value, receiver: Value): Value {
+  field(
+    s: State,
+    n: Node,
+    dot: Value,
+    name: string,
+    argEvals: Eval[],
+    argNodes: ArgNode[],
+    final: Value,
+    receiver: Value,
+  ): Value {
     const tree = this.tree;
     if (receiver.t.kind === 'invalid') return NO_VALUE;
     const typName = receiver.t.name;
@@ -422,10 +472,16 @@ class Compiler {
       const want = method.params.length;
       const got = argNodes.length + (final !== MISSING ? 1 : 0);
       if (got !== want) s.fail(tree, n, `wrong number of args for ${name}: want ${want} got ${got}`);
-      const args = argNodes.map((a, i) => validateType(s, tree, a, (argEvals[i] as Eval)(s, dot), method.params[i] as GoType));
+      const args = argNodes.map((a, i) =>
+        validateType(s, tree, a, (argEvals[i] as Eval)(s, dot), method.params[i] as GoType),
+      );
       if (final !== MISSING) args.push(validateType(s, tree, n, final, method.params[want - 1] as GoType));
       try {
-        activeHooks()?.beforeMethod(name, r.v, args.map((a) => a.v));
+        activeHooks()?.beforeMethod(
+          name,
+          r.v,
+          args.map((a) => a.v),
+        );
         return method.call(isNil ? null : r.v, args);
       } catch (e) {
         if (e instanceof TemplateExecError || activeHooks()?.passes(e)) throw e;
@@ -440,7 +496,12 @@ class Compiler {
           if (hasArgs) s.fail(tree, n, `${name} has arguments but cannot be invoked as function`);
           return fieldOf(r.v, f);
         }
-        if (r.t.opaque || r.t.partial) s.fail(tree, n, `can't evaluate field ${name} in type ${typName} (meshinject models only part of this Go type)`);
+        if (r.t.opaque || r.t.partial)
+          s.fail(
+            tree,
+            n,
+            `can't evaluate field ${name} in type ${typName} (meshinject models only part of this Go type)`,
+          );
         break;
       }
       case 'map': {
@@ -498,16 +559,25 @@ class Compiler {
       default:
         break;
     }
-    const fail = (msg: string): Eval => (s) => s.fail(tree, a, msg);
+    const fail =
+      (msg: string): Eval =>
+      (s) =>
+        s.fail(tree, a, msg);
     switch (t.kind) {
       case 'bool':
         return a.type === 'bool' ? constantOf(new Value(t, a.value)) : fail(`expected bool; found ${nodeString(a)}`);
       case 'float':
-        return a.type === 'number' && a.isFloat ? constantOf(new Value(t, a.float)) : fail(`expected float; found ${nodeString(a)}`);
+        return a.type === 'number' && a.isFloat
+          ? constantOf(new Value(t, a.float))
+          : fail(`expected float; found ${nodeString(a)}`);
       case 'int':
-        return a.type === 'number' && a.isInt ? constantOf(new Value(t, a.int)) : fail(`expected integer; found ${nodeString(a)}`);
+        return a.type === 'number' && a.isInt
+          ? constantOf(new Value(t, a.int))
+          : fail(`expected integer; found ${nodeString(a)}`);
       case 'uint':
-        return a.type === 'number' && a.isUint ? constantOf(new Value(t, a.int)) : fail(`expected unsigned integer; found ${nodeString(a)}`);
+        return a.type === 'number' && a.isUint
+          ? constantOf(new Value(t, a.int))
+          : fail(`expected unsigned integer; found ${nodeString(a)}`);
       case 'string':
         return a.type === 'string' ? constantOf(new Value(t, a.text)) : fail(`expected string; found ${nodeString(a)}`);
       case 'interface':
@@ -550,7 +620,8 @@ class Compiler {
     return (s, dot, final) => {
       const numIn = args.length + (final !== MISSING ? 1 : 0);
       if (f.variadic) {
-        if (numIn < numFixed) s.fail(tree, n, `wrong number of args for ${name}: want at least ${numFixed} got ${args.length}`);
+        if (numIn < numFixed)
+          s.fail(tree, n, `wrong number of args for ${name}: want at least ${numFixed} got ${args.length}`);
       } else if (numIn !== nParams) s.fail(tree, n, `wrong number of args for ${name}: want ${nParams} got ${numIn}`);
       const argv: Value[] = new Array(numIn);
       for (let i = 0; i < argEvals.length; i++) argv[i] = (argEvals[i] as Eval)(s, dot);
@@ -633,7 +704,14 @@ function constantCommand(tree: Tree, first: ArgNode): Eval {
  * Returns whether the body ran at least once (else `else` runs); a nil/invalid value iterates nothing.
  * @throws TemplateExecError for a value range cannot iterate over
  */
-function rangeOver(s: State, tree: Tree, n: BranchNode, val: Value, declCount: number, one: (index: Value, elem: Value) => boolean): boolean {
+function rangeOver(
+  s: State,
+  tree: Tree,
+  n: BranchNode,
+  val: Value,
+  declCount: number,
+  one: (index: Value, elem: Value) => boolean,
+): boolean {
   switch (val.t.kind) {
     case 'slice': {
       const items = val.v as unknown[] | null;
@@ -701,4 +779,3 @@ function printValue(s: State, tree: Tree, n: Node, v0: Value): void {
   }
   s.write(tree, n, text);
 }
-

@@ -20,7 +20,15 @@ interface Spec {
   prec: number | undefined;
 }
 
-const PLAIN: Spec = { minus: false, plus: false, sharp: false, space: false, zero: false, width: undefined, prec: undefined };
+const PLAIN: Spec = {
+  minus: false,
+  plus: false,
+  sharp: false,
+  space: false,
+  zero: false,
+  width: undefined,
+  prec: undefined,
+};
 
 /** A printf argument: a Go value, or `undefined` for an untyped nil interface. */
 export type Arg = Value | undefined;
@@ -149,7 +157,10 @@ function fmtString(s: string, verb: string, spec: Spec): string {
       return pad(t, spec);
     case 'q':
       if (spec.sharp && !/[`\x00-\x08\x0a-\x1f\x7f\ufeff]/.test(t)) return pad(`\`${t}\``, spec);
-      return pad(spec.plus ? goQuoteString(t).replace(/[^\x00-\x7f]/gu, (c) => asciiEscape(c)) : goQuoteString(t), spec);
+      return pad(
+        spec.plus ? goQuoteString(t).replace(/[^\x00-\x7f]/gu, (c) => asciiEscape(c)) : goQuoteString(t),
+        spec,
+      );
     case 'x':
     case 'X': {
       let hex = Buffer.from(t, 'utf8').toString('hex');
@@ -197,7 +208,8 @@ function format(a: Value, verb: string, spec: Spec, depth: number): string {
       if (!INT_VERBS.includes(verb)) return badVerb(verb, v);
       const n = v.v as number;
       if (verb === 'c') return pad(String.fromCodePoint(n), spec);
-      if (verb === 'q') return pad(`'${goQuoteString(String.fromCodePoint(n)).slice(1, -1).replace(/\\"/g, '"')}'`, spec);
+      if (verb === 'q')
+        return pad(`'${goQuoteString(String.fromCodePoint(n)).slice(1, -1).replace(/\\"/g, '"')}'`, spec);
       if (verb === 'U') return pad(`U+${n.toString(16).toUpperCase().padStart(4, '0')}`, spec);
       return fmtInt(n, verb, spec, t.kind === 'uint');
     }
@@ -385,7 +397,10 @@ export function sprintf(format0: string, args: Arg[]): string {
     out += format(a, verb, spec, 0);
   }
   if (!reordered && argNum < args.length) {
-    out += `%!(EXTRA ${args.slice(argNum).map((a) => `${typeName(a)}=${a === undefined ? '<nil>' : format(a, 'v', PLAIN, 0)}`).join(', ')})`;
+    out += `%!(EXTRA ${args
+      .slice(argNum)
+      .map((a) => `${typeName(a)}=${a === undefined ? '<nil>' : format(a, 'v', PLAIN, 0)}`)
+      .join(', ')})`;
   }
   return out;
 }

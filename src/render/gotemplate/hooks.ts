@@ -12,7 +12,12 @@ export interface CallHooks {
    * Calls function `name` (`fn` is the function itself, `argv` its arguments) in place of the engine; `plan` is
    * the function's own plan rule when its table gives one (`GoFunc.plan`).
    */
-  call(name: string, fn: (...a: Value[]) => Value, argv: Value[], plan?: (args: Value[], real: (...args: Value[]) => Value) => Value): Value;
+  call(
+    name: string,
+    fn: (...a: Value[]) => Value,
+    argv: Value[],
+    plan?: (args: Value[], real: (...args: Value[]) => Value) => Value,
+  ): Value;
   /** Before method `name` is called on the raw `receiver` with the raw `args`; throws to stop the execution. */
   beforeMethod(name: string, receiver: unknown, args: readonly unknown[]): void;
   /** True for an error thrown by a hook that the engine passes on as it is (not as a template error). */

@@ -7,10 +7,41 @@
 
 /** Token kinds, named after Go's `itemType` constants. */
 export const enum T {
-  Error, Bool, Char, CharConstant, Comment, Complex, Assign, Declare, EOF, Field, Identifier, LeftDelim,
-  LeftParen, Number, Pipe, RawString, RightDelim, RightParen, Space, String, Text, Variable,
+  Error,
+  Bool,
+  Char,
+  CharConstant,
+  Comment,
+  Complex,
+  Assign,
+  Declare,
+  EOF,
+  Field,
+  Identifier,
+  LeftDelim,
+  LeftParen,
+  Number,
+  Pipe,
+  RawString,
+  RightDelim,
+  RightParen,
+  Space,
+  String,
+  Text,
+  Variable,
   // keywords
-  Block, Break, Continue, Dot, Define, Else, End, If, Nil, Range, Template, With,
+  Block,
+  Break,
+  Continue,
+  Dot,
+  Define,
+  Else,
+  End,
+  If,
+  Nil,
+  Range,
+  Template,
+  With,
 }
 
 /** One token: kind, source offset, text and line. */
@@ -22,8 +53,18 @@ export interface Token {
 }
 
 const KEYWORDS: Record<string, T> = {
-  '.': T.Dot, block: T.Block, break: T.Break, continue: T.Continue, define: T.Define, else: T.Else,
-  end: T.End, if: T.If, range: T.Range, nil: T.Nil, template: T.Template, with: T.With,
+  '.': T.Dot,
+  block: T.Block,
+  break: T.Break,
+  continue: T.Continue,
+  define: T.Define,
+  else: T.Else,
+  end: T.End,
+  if: T.If,
+  range: T.Range,
+  nil: T.Nil,
+  template: T.Template,
+  with: T.With,
 };
 
 const LEFT = '{{';
@@ -113,7 +154,12 @@ export function lex(src: string): Token[] {
     return out;
   };
   const atRightDelim = (): { delim: boolean; trim: boolean } => {
-    if (src.startsWith(` -${RIGHT}`, pos) || src.startsWith(`\t-${RIGHT}`, pos) || src.startsWith(`\r-${RIGHT}`, pos) || src.startsWith(`\n-${RIGHT}`, pos)) {
+    if (
+      src.startsWith(` -${RIGHT}`, pos) ||
+      src.startsWith(`\t-${RIGHT}`, pos) ||
+      src.startsWith(`\r-${RIGHT}`, pos) ||
+      src.startsWith(`\n-${RIGHT}`, pos)
+    ) {
       return { delim: true, trim: true };
     }
     return { delim: src.startsWith(RIGHT, pos), trim: false };

@@ -5,8 +5,20 @@
  * `template: inject:7: function "foo" not defined`.
  */
 import {
-  type ArgNode, type BranchNode, type CommandNode, type ElseNode, type EndNode, type ListNode, type Node, type NumberNode,
-  type PipeNode, type TemplateNode, type Tree, type VariableNode, isEmptyTree, nodeString,
+  type ArgNode,
+  type BranchNode,
+  type CommandNode,
+  type ElseNode,
+  type EndNode,
+  type ListNode,
+  type Node,
+  type NumberNode,
+  type PipeNode,
+  type TemplateNode,
+  type Tree,
+  type VariableNode,
+  isEmptyTree,
+  nodeString,
 } from './ast.ts';
 import { T, type Token, goQuoteString, lex, tokenString } from './lex.ts';
 
@@ -40,7 +52,16 @@ export function goUnquote(s: string): string {
       continue;
     }
     const e = body[++i];
-    const simple: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
+    const simple: Record<string, string> = {
+      a: '\x07',
+      b: '\b',
+      f: '\f',
+      n: '\n',
+      r: '\r',
+      t: '\t',
+      v: '\v',
+      '\\': '\\',
+    };
     if (e !== undefined && simple[e] !== undefined) out += simple[e];
     else if (e === q) out += q;
     else if (e === 'x' || e === 'u' || e === 'U') {
@@ -101,7 +122,17 @@ function parseGoInt(text: string): bigint | undefined {
 
 /** Go `newNumber`: every interpretation of a numeric literal. @throws Error with Go's message. */
 function newNumber(pos: number, text: string, typ: T): NumberNode {
-  const n: NumberNode = { type: 'number', pos, text, isInt: false, isUint: false, isFloat: false, isComplex: false, int: 0, float: 0 };
+  const n: NumberNode = {
+    type: 'number',
+    pos,
+    text,
+    isInt: false,
+    isUint: false,
+    isFloat: false,
+    isComplex: false,
+    int: 0,
+    float: 0,
+  };
   if (typ === T.CharConstant) {
     let ch: string;
     try {
@@ -152,7 +183,7 @@ function parseHexFloat(s: string): number {
   if (int === '' && frac === '') return NaN;
   let v = 0;
   for (const ch of int + frac) v = v * 16 + parseInt(ch, 16);
-  v = v / 16 ** frac.length * 2 ** Number(m[4]);
+  v = (v / 16 ** frac.length) * 2 ** Number(m[4]);
   return m[1] === '-' ? -v : v;
 }
 
@@ -416,8 +447,18 @@ class TreeParser {
         return pipe;
       }
       switch (token.typ) {
-        case T.Bool: case T.CharConstant: case T.Complex: case T.Dot: case T.Field: case T.Identifier:
-        case T.Number: case T.Nil: case T.RawString: case T.String: case T.Variable: case T.LeftParen:
+        case T.Bool:
+        case T.CharConstant:
+        case T.Complex:
+        case T.Dot:
+        case T.Field:
+        case T.Identifier:
+        case T.Number:
+        case T.Nil:
+        case T.RawString:
+        case T.String:
+        case T.Variable:
+        case T.LeftParen:
           this.p.backup();
           pipe.cmds.push(this.command());
           break;
@@ -465,7 +506,11 @@ class TreeParser {
         return { type: 'field', pos: node.pos, ident: [...node.ident, ...fields] };
       case 'variable':
         return { type: 'variable', pos: node.pos, ident: [...node.ident, ...fields] };
-      case 'bool': case 'string': case 'number': case 'nil': case 'dot':
+      case 'bool':
+      case 'string':
+      case 'number':
+      case 'nil':
+      case 'dot':
         this.errorf(`unexpected . after term ${goQuoteString(nodeString(node))}`);
       default:
         return { type: 'chain', pos, node, field: fields };
@@ -484,14 +529,17 @@ class TreeParser {
         return { type: 'nil', pos: token.pos };
       case T.Variable: {
         const v = this.variable(token);
-        if (!this.vars.includes(v.ident[0] as string)) this.errorf(`undefined variable ${goQuoteString(v.ident[0] as string)}`);
+        if (!this.vars.includes(v.ident[0] as string))
+          this.errorf(`undefined variable ${goQuoteString(v.ident[0] as string)}`);
         return v;
       }
       case T.Field:
         return { type: 'field', pos: token.pos, ident: token.val.slice(1).split('.') };
       case T.Bool:
         return { type: 'bool', pos: token.pos, value: token.val === 'true' };
-      case T.CharConstant: case T.Complex: case T.Number:
+      case T.CharConstant:
+      case T.Complex:
+      case T.Number:
         try {
           return newNumber(token.pos, token.val, token.typ);
         } catch (e) {
@@ -499,7 +547,8 @@ class TreeParser {
         }
       case T.LeftParen:
         return this.pipeline('parenthesized pipeline', T.RightParen);
-      case T.String: case T.RawString:
+      case T.String:
+      case T.RawString:
         return { type: 'string', pos: token.pos, quoted: token.val, text: this.unquote(token.val) };
       default:
         this.p.backup();

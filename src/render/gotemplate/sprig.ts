@@ -11,8 +11,28 @@ import { createHash } from 'node:crypto';
 import { sprint, sprintf } from './fmt.ts';
 import { goQuoteString } from './lex.ts';
 import {
-  ANY, BOOL, FALSE, FLOAT64, type GoFunc, INT, INT64, MAP_ANY, NIL, SLICE_ANY, SLICE_STRING, STRING, TRUE,
-  Value, box, dynamic, goFunc, goJSON, indirectInterface, isEmptyValue, toJSONValue, typed,
+  ANY,
+  BOOL,
+  FALSE,
+  FLOAT64,
+  type GoFunc,
+  INT,
+  INT64,
+  MAP_ANY,
+  NIL,
+  SLICE_ANY,
+  SLICE_STRING,
+  STRING,
+  TRUE,
+  Value,
+  box,
+  dynamic,
+  goFunc,
+  goJSON,
+  indirectInterface,
+  isEmptyValue,
+  toJSONValue,
+  typed,
 } from './value.ts';
 import { BudgetExceeded, checkBuild, checkIndent, checkList, spendWork } from '../budget.ts';
 import { setOwn } from '../../json.ts';
@@ -50,7 +70,10 @@ function elements(v0: Value): Value[] | undefined {
 }
 
 function listOf(items: Value[]): Value {
-  return new Value(SLICE_ANY, items.map((x) => box(iface(x))));
+  return new Value(
+    SLICE_ANY,
+    items.map((x) => box(iface(x))),
+  );
 }
 
 /** Sprig `strslice`: a list's elements as strings (nil elements skipped), or `[strval(v)]`. */
@@ -156,7 +179,8 @@ function jsonOf(v: Value): string {
 function prettyJSON(x: unknown, indent: string): string {
   if (x === null || typeof x !== 'object') return goJSON(x);
   const inner = `${indent}  `;
-  if (Array.isArray(x)) return x.length === 0 ? '[]' : `[\n${x.map((e) => inner + prettyJSON(e, inner)).join(',\n')}\n${indent}]`;
+  if (Array.isArray(x))
+    return x.length === 0 ? '[]' : `[\n${x.map((e) => inner + prettyJSON(e, inner)).join(',\n')}\n${indent}]`;
   const keys = Object.keys(x);
   if (keys.length === 0) return '{}';
   const o = x as Record<string, unknown>;
@@ -188,231 +212,461 @@ function kindName(v0: Value): string {
 /** Sprig's text functions by name. */
 export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
   // defaults
-  ['default', goFunc([ANY, ANY], (d, ...given) => (given.length === 0 || sprigEmpty(given[0] as Value) ? d : (given[0] as Value)), true)],
+  [
+    'default',
+    goFunc(
+      [ANY, ANY],
+      (d, ...given) => (given.length === 0 || sprigEmpty(given[0] as Value) ? d : (given[0] as Value)),
+      true,
+    ),
+  ],
   ['empty', goFunc([ANY], (v) => bool(sprigEmpty(v)))],
   ['coalesce', goFunc([ANY], (...vs) => vs.find((v) => !sprigEmpty(v)) ?? NIL, true)],
   ['ternary', goFunc([ANY, ANY, BOOL], (vt, vf, c) => (c.v ? vt : vf))],
   // strings
-  ['quote', goFunc([ANY], (...vs) => str(vs.filter((v) => !isNilIface(v)).map((v) => goQuoteString(strval(v))).join(' ')), true)],
-  ['squote', goFunc([ANY], (...vs) => str(vs.filter((v) => !isNilIface(v)).map((v) => `'${strval(v)}'`).join(' ')), true)],
-  ['cat', goFunc([ANY], (...vs) => {
-    const kept = vs.filter((v) => !isNilIface(v));
-    return str(sprintf(kept.map(() => '%v').join(' '), kept));
-  }, true)],
+  [
+    'quote',
+    goFunc(
+      [ANY],
+      (...vs) =>
+        str(
+          vs
+            .filter((v) => !isNilIface(v))
+            .map((v) => goQuoteString(strval(v)))
+            .join(' '),
+        ),
+      true,
+    ),
+  ],
+  [
+    'squote',
+    goFunc(
+      [ANY],
+      (...vs) =>
+        str(
+          vs
+            .filter((v) => !isNilIface(v))
+            .map((v) => `'${strval(v)}'`)
+            .join(' '),
+        ),
+      true,
+    ),
+  ],
+  [
+    'cat',
+    goFunc(
+      [ANY],
+      (...vs) => {
+        const kept = vs.filter((v) => !isNilIface(v));
+        return str(sprintf(kept.map(() => '%v').join(' '), kept));
+      },
+      true,
+    ),
+  ],
   ['trunc', goFunc([INT, STRING], (c, s) => str(goTrunc(c.v as number, s.v as string)))],
   ['trim', goFunc([STRING], (s) => str(goTrimSpace(s.v as string)))],
   ['trimAll', goFunc([STRING, STRING], (a, s) => str(trimSet(s.v as string, a.v as string)))],
-  ['trimSuffix', goFunc([STRING, STRING], (a, s) => str((s.v as string).endsWith(a.v as string) && a.v !== '' ? (s.v as string).slice(0, -(a.v as string).length) : (s.v as string)))],
-  ['trimPrefix', goFunc([STRING, STRING], (a, s) => str((s.v as string).startsWith(a.v as string) ? (s.v as string).slice((a.v as string).length) : (s.v as string)))],
+  [
+    'trimSuffix',
+    goFunc([STRING, STRING], (a, s) =>
+      str(
+        (s.v as string).endsWith(a.v as string) && a.v !== ''
+          ? (s.v as string).slice(0, -(a.v as string).length)
+          : (s.v as string),
+      ),
+    ),
+  ],
+  [
+    'trimPrefix',
+    goFunc([STRING, STRING], (a, s) =>
+      str((s.v as string).startsWith(a.v as string) ? (s.v as string).slice((a.v as string).length) : (s.v as string)),
+    ),
+  ],
   ['upper', goFunc([STRING], (s) => str((s.v as string).toUpperCase()))],
   ['lower', goFunc([STRING], (s) => str((s.v as string).toLowerCase()))],
-  ['repeat', goFunc([INT, STRING], (n, s) => {
-    if ((n.v as number) < 0) throw new Error('strings: negative Repeat count');
-    checkBuild((n.v as number) * (s.v as string).length, 'repeat');
-    return str((s.v as string).repeat(n.v as number));
-  })],
-  ['replace', goFunc([STRING, STRING, STRING], (o, n, s) => {
-    const parts = (s.v as string).split(o.v as string);
-    checkBuild((s.v as string).length + (parts.length - 1) * Math.max(0, (n.v as string).length - (o.v as string).length), 'replace');
-    return str(parts.join(n.v as string));
-  })],
+  [
+    'repeat',
+    goFunc([INT, STRING], (n, s) => {
+      if ((n.v as number) < 0) throw new Error('strings: negative Repeat count');
+      checkBuild((n.v as number) * (s.v as string).length, 'repeat');
+      return str((s.v as string).repeat(n.v as number));
+    }),
+  ],
+  [
+    'replace',
+    goFunc([STRING, STRING, STRING], (o, n, s) => {
+      const parts = (s.v as string).split(o.v as string);
+      checkBuild(
+        (s.v as string).length + (parts.length - 1) * Math.max(0, (n.v as string).length - (o.v as string).length),
+        'replace',
+      );
+      return str(parts.join(n.v as string));
+    }),
+  ],
   ['hasPrefix', goFunc([STRING, STRING], (p, s) => bool((s.v as string).startsWith(p.v as string)))],
   ['hasSuffix', goFunc([STRING, STRING], (p, s) => bool((s.v as string).endsWith(p.v as string)))],
   ['contains', goFunc([STRING, STRING], (sub, s) => bool((s.v as string).includes(sub.v as string)))],
   ['nospace', goFunc([STRING], (s) => str((s.v as string).replace(/\s/gu, '')))],
-  ['substr', goFunc([INT, INT, STRING], (a, b, s) => {
-    const bytes = Buffer.from(s.v as string, 'utf8');
-    const start = a.v as number;
-    const end = b.v as number;
-    if (start < 0) return str(bytes.subarray(0, end).toString('utf8'));
-    if (end < 0 || end > bytes.length) return str(bytes.subarray(start).toString('utf8'));
-    return str(bytes.subarray(start, end).toString('utf8'));
-  })],
+  [
+    'substr',
+    goFunc([INT, INT, STRING], (a, b, s) => {
+      const bytes = Buffer.from(s.v as string, 'utf8');
+      const start = a.v as number;
+      const end = b.v as number;
+      if (start < 0) return str(bytes.subarray(0, end).toString('utf8'));
+      if (end < 0 || end > bytes.length) return str(bytes.subarray(start).toString('utf8'));
+      return str(bytes.subarray(start, end).toString('utf8'));
+    }),
+  ],
   ['indent', goFunc([INT, STRING], (n, s) => str(sprigIndent(n.v as number, s.v as string)))],
   ['nindent', goFunc([INT, STRING], (n, s) => str(`\n${sprigIndent(n.v as number, s.v as string)}`))],
   ['splitList', goFunc([STRING, STRING], (sep, s) => new Value(SLICE_STRING, (s.v as string).split(sep.v as string)))],
-  ['split', goFunc([STRING, STRING], (sep, s) => {
-    const out: Record<string, unknown> = {};
-    const parts = (s.v as string).split(sep.v as string);
-    spendWork(parts.length);
-    parts.forEach((p, i) => {
-      setOwn(out, `_${i}`, p);
-    });
-    return new Value(MAP_ANY, out);
-  })],
-  ['join', goFunc([STRING, ANY], (sep, v) => {
-    const items = strslice(v);
-    checkBuild(items.reduce((n, x) => n + x.length, 0) + Math.max(0, items.length - 1) * (sep.v as string).length, 'join');
-    return str(items.join(sep.v as string));
-  })],
+  [
+    'split',
+    goFunc([STRING, STRING], (sep, s) => {
+      const out: Record<string, unknown> = {};
+      const parts = (s.v as string).split(sep.v as string);
+      spendWork(parts.length);
+      parts.forEach((p, i) => {
+        setOwn(out, `_${i}`, p);
+      });
+      return new Value(MAP_ANY, out);
+    }),
+  ],
+  [
+    'join',
+    goFunc([STRING, ANY], (sep, v) => {
+      const items = strslice(v);
+      checkBuild(
+        items.reduce((n, x) => n + x.length, 0) + Math.max(0, items.length - 1) * (sep.v as string).length,
+        'join',
+      );
+      return str(items.join(sep.v as string));
+    }),
+  ],
   ['toString', goFunc([ANY], (v) => str(strval(v)))],
   ['toStrings', goFunc([ANY], (v) => new Value(SLICE_STRING, strslice(v)))],
-  ['sha256sum', goFunc([STRING], (s) => str(createHash('sha256').update(s.v as string, 'utf8').digest('hex')))],
+  [
+    'sha256sum',
+    goFunc([STRING], (s) =>
+      str(
+        createHash('sha256')
+          .update(s.v as string, 'utf8')
+          .digest('hex'),
+      ),
+    ),
+  ],
   ['b64enc', goFunc([STRING], (s) => str(Buffer.from(s.v as string, 'utf8').toString('base64')))],
-  ['b64dec', goFunc([STRING], (s) => {
-    const t = s.v as string;
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(t) || t.length % 4 !== 0) return str('illegal base64 data at input byte 0');
-    return str(Buffer.from(t, 'base64').toString('utf8'));
-  })],
+  [
+    'b64dec',
+    goFunc([STRING], (s) => {
+      const t = s.v as string;
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(t) || t.length % 4 !== 0) return str('illegal base64 data at input byte 0');
+      return str(Buffer.from(t, 'base64').toString('utf8'));
+    }),
+  ],
   // lists
-  ['list', goFunc([ANY], (...vs) => {
-    checkList(vs.length, 'list');
-    return listOf(vs);
-  }, true)],
-  ['append', goFunc([ANY, ANY], (l, v) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot push on type ${indirectInterface(l).t.name}`);
-    checkList(items.length + 1, 'append');
-    return listOf([...items, v]);
-  })],
-  ['push', goFunc([ANY, ANY], (l, v) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot push on type ${indirectInterface(l).t.name}`);
-    checkList(items.length + 1, 'append');
-    return listOf([...items, v]);
-  })],
-  ['prepend', goFunc([ANY, ANY], (l, v) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot prepend on type ${indirectInterface(l).t.name}`);
-    checkList(items.length + 1, 'prepend');
-    return listOf([v, ...items]);
-  })],
-  ['first', goFunc([ANY], (l) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot find first on type ${indirectInterface(l).t.name}`);
-    return items.length === 0 ? NIL : (items[0] as Value);
-  })],
-  ['last', goFunc([ANY], (l) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot find last on type ${indirectInterface(l).t.name}`);
-    return items.length === 0 ? NIL : (items[items.length - 1] as Value);
-  })],
-  ['rest', goFunc([ANY], (l) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot find rest on type ${indirectInterface(l).t.name}`);
-    return items.length === 0 ? NIL : listOf(items.slice(1));
-  })],
-  ['initial', goFunc([ANY], (l) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot find initial on type ${indirectInterface(l).t.name}`);
-    return items.length === 0 ? NIL : listOf(items.slice(0, -1));
-  })],
-  ['has', goFunc([ANY, ANY], (needle, hay) => {
-    const items = elements(hay);
-    if (!items) {
-      if (isNilIface(hay)) return FALSE;
-      throw new Error(`Cannot find has on type ${indirectInterface(hay).t.name}`);
-    }
-    return bool(items.some((x) => deepEqual(x, needle)));
-  })],
-  ['compact', goFunc([ANY], (l) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot compact on type ${indirectInterface(l).t.name}`);
-    return listOf(items.filter((x) => !sprigEmpty(x)));
-  })],
-  ['uniq', goFunc([ANY], (l) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot find uniq on type ${indirectInterface(l).t.name}`);
-    const out: Value[] = [];
-    for (const x of items) if (!out.some((y) => deepEqual(x, y))) out.push(x);
-    return listOf(out);
-  })],
-  ['without', goFunc([ANY, ANY], (l, ...omit) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot find without on type ${indirectInterface(l).t.name}`);
-    return listOf(items.filter((x) => !omit.some((o) => deepEqual(x, o))));
-  }, true)],
-  ['reverse', goFunc([ANY], (l) => {
-    const items = elements(l);
-    if (!items) throw new Error(`Cannot find reverse on type ${indirectInterface(l).t.name}`);
-    return listOf([...items].reverse());
-  })],
-  ['until', goFunc([INT], (n) => {
-    const c = n.v as number;
-    checkList(Math.abs(c), 'until');
-    const out: Value[] = [];
-    for (let i = 0; c >= 0 ? i < c : i > c; c >= 0 ? i++ : i--) out.push(new Value(INT, i));
-    return new Value({ kind: 'slice', name: '[]int', elem: INT }, out.map((x) => x.v));
-  })],
+  [
+    'list',
+    goFunc(
+      [ANY],
+      (...vs) => {
+        checkList(vs.length, 'list');
+        return listOf(vs);
+      },
+      true,
+    ),
+  ],
+  [
+    'append',
+    goFunc([ANY, ANY], (l, v) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot push on type ${indirectInterface(l).t.name}`);
+      checkList(items.length + 1, 'append');
+      return listOf([...items, v]);
+    }),
+  ],
+  [
+    'push',
+    goFunc([ANY, ANY], (l, v) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot push on type ${indirectInterface(l).t.name}`);
+      checkList(items.length + 1, 'append');
+      return listOf([...items, v]);
+    }),
+  ],
+  [
+    'prepend',
+    goFunc([ANY, ANY], (l, v) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot prepend on type ${indirectInterface(l).t.name}`);
+      checkList(items.length + 1, 'prepend');
+      return listOf([v, ...items]);
+    }),
+  ],
+  [
+    'first',
+    goFunc([ANY], (l) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot find first on type ${indirectInterface(l).t.name}`);
+      return items.length === 0 ? NIL : (items[0] as Value);
+    }),
+  ],
+  [
+    'last',
+    goFunc([ANY], (l) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot find last on type ${indirectInterface(l).t.name}`);
+      return items.length === 0 ? NIL : (items[items.length - 1] as Value);
+    }),
+  ],
+  [
+    'rest',
+    goFunc([ANY], (l) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot find rest on type ${indirectInterface(l).t.name}`);
+      return items.length === 0 ? NIL : listOf(items.slice(1));
+    }),
+  ],
+  [
+    'initial',
+    goFunc([ANY], (l) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot find initial on type ${indirectInterface(l).t.name}`);
+      return items.length === 0 ? NIL : listOf(items.slice(0, -1));
+    }),
+  ],
+  [
+    'has',
+    goFunc([ANY, ANY], (needle, hay) => {
+      const items = elements(hay);
+      if (!items) {
+        if (isNilIface(hay)) return FALSE;
+        throw new Error(`Cannot find has on type ${indirectInterface(hay).t.name}`);
+      }
+      return bool(items.some((x) => deepEqual(x, needle)));
+    }),
+  ],
+  [
+    'compact',
+    goFunc([ANY], (l) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot compact on type ${indirectInterface(l).t.name}`);
+      return listOf(items.filter((x) => !sprigEmpty(x)));
+    }),
+  ],
+  [
+    'uniq',
+    goFunc([ANY], (l) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot find uniq on type ${indirectInterface(l).t.name}`);
+      const out: Value[] = [];
+      for (const x of items) if (!out.some((y) => deepEqual(x, y))) out.push(x);
+      return listOf(out);
+    }),
+  ],
+  [
+    'without',
+    goFunc(
+      [ANY, ANY],
+      (l, ...omit) => {
+        const items = elements(l);
+        if (!items) throw new Error(`Cannot find without on type ${indirectInterface(l).t.name}`);
+        return listOf(items.filter((x) => !omit.some((o) => deepEqual(x, o))));
+      },
+      true,
+    ),
+  ],
+  [
+    'reverse',
+    goFunc([ANY], (l) => {
+      const items = elements(l);
+      if (!items) throw new Error(`Cannot find reverse on type ${indirectInterface(l).t.name}`);
+      return listOf([...items].reverse());
+    }),
+  ],
+  [
+    'until',
+    goFunc([INT], (n) => {
+      const c = n.v as number;
+      checkList(Math.abs(c), 'until');
+      const out: Value[] = [];
+      for (let i = 0; c >= 0 ? i < c : i > c; c >= 0 ? i++ : i--) out.push(new Value(INT, i));
+      return new Value(
+        { kind: 'slice', name: '[]int', elem: INT },
+        out.map((x) => x.v),
+      );
+    }),
+  ],
   // dicts
-  ['dict', goFunc([ANY], (...vs) => {
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < vs.length; i += 2) setOwn(out, strval(vs[i] as Value), i + 1 < vs.length ? box(iface(vs[i + 1] as Value)) : '');
-    return new Value(MAP_ANY, out);
-  }, true)],
-  ['hasKey', goFunc([MAP_ANY, STRING], (d, k) => bool(Object.prototype.hasOwnProperty.call(mapEntries(d), k.v as string)))],
-  ['get', goFunc([MAP_ANY, STRING], (d, k) => {
-    const o = mapEntries(d);
-    return Object.prototype.hasOwnProperty.call(o, k.v as string) ? dynamic(o[k.v as string]) : str('');
-  })],
-  ['pick', goFunc([MAP_ANY, STRING], (d, ...keys) => {
-    const o = mapEntries(d);
-    const out: Record<string, unknown> = {};
-    for (const k of keys) if (Object.prototype.hasOwnProperty.call(o, k.v as string)) setOwn(out, k.v as string, o[k.v as string]);
-    return new Value(MAP_ANY, out);
-  }, true)],
+  [
+    'dict',
+    goFunc(
+      [ANY],
+      (...vs) => {
+        const out: Record<string, unknown> = {};
+        for (let i = 0; i < vs.length; i += 2)
+          setOwn(out, strval(vs[i] as Value), i + 1 < vs.length ? box(iface(vs[i + 1] as Value)) : '');
+        return new Value(MAP_ANY, out);
+      },
+      true,
+    ),
+  ],
+  [
+    'hasKey',
+    goFunc([MAP_ANY, STRING], (d, k) => bool(Object.prototype.hasOwnProperty.call(mapEntries(d), k.v as string))),
+  ],
+  [
+    'get',
+    goFunc([MAP_ANY, STRING], (d, k) => {
+      const o = mapEntries(d);
+      return Object.prototype.hasOwnProperty.call(o, k.v as string) ? dynamic(o[k.v as string]) : str('');
+    }),
+  ],
+  [
+    'pick',
+    goFunc(
+      [MAP_ANY, STRING],
+      (d, ...keys) => {
+        const o = mapEntries(d);
+        const out: Record<string, unknown> = {};
+        for (const k of keys)
+          if (Object.prototype.hasOwnProperty.call(o, k.v as string)) setOwn(out, k.v as string, o[k.v as string]);
+        return new Value(MAP_ANY, out);
+      },
+      true,
+    ),
+  ],
   // conversion and JSON
   ['int', goFunc([ANY], (v) => new Value(INT, toInt64(v)))],
   ['int64', goFunc([ANY], (v) => new Value(INT64, toInt64(v)))],
   ['float64', goFunc([ANY], (v) => new Value(FLOAT64, toFloat64(v)))],
   ['atoi', goFunc([STRING], (s) => new Value(INT, /^[+-]?\d+$/.test(s.v as string) ? Number(s.v) : 0))],
-  ['toJson', goFunc([ANY], (v) => {
-    try {
-      return str(jsonOf(iface(v)));
-    } catch (e) {
-      return failedJSON(e);
-    }
-  })],
-  ['toPrettyJson', goFunc([ANY], (v) => {
-    try {
-      return str(prettyJSON(toJSONValue(iface(v)), ''));
-    } catch (e) {
-      return failedJSON(e);
-    }
-  })],
-  ['toRawJson', goFunc([ANY], (v) => {
-    try {
-      return str(JSON.stringify(toJSONValue(iface(v))) ?? 'null');
-    } catch (e) {
-      return failedJSON(e);
-    }
-  })],
-  ['fromJson', goFunc([STRING], (s) => {
-    try {
-      return dynamic(JSON.parse(s.v as string));
-    } catch {
-      return NIL;
-    }
-  })],
+  [
+    'toJson',
+    goFunc([ANY], (v) => {
+      try {
+        return str(jsonOf(iface(v)));
+      } catch (e) {
+        return failedJSON(e);
+      }
+    }),
+  ],
+  [
+    'toPrettyJson',
+    goFunc([ANY], (v) => {
+      try {
+        return str(prettyJSON(toJSONValue(iface(v)), ''));
+      } catch (e) {
+        return failedJSON(e);
+      }
+    }),
+  ],
+  [
+    'toRawJson',
+    goFunc([ANY], (v) => {
+      try {
+        return str(JSON.stringify(toJSONValue(iface(v))) ?? 'null');
+      } catch (e) {
+        return failedJSON(e);
+      }
+    }),
+  ],
+  [
+    'fromJson',
+    goFunc([STRING], (s) => {
+      try {
+        return dynamic(JSON.parse(s.v as string));
+      } catch {
+        return NIL;
+      }
+    }),
+  ],
   ['kindOf', goFunc([ANY], (v) => str(kindName(v)))],
   ['kindIs', goFunc([STRING, ANY], (k, v) => bool(kindName(v) === k.v))],
   ['typeOf', goFunc([ANY], (v) => str(isNilIface(v) ? '<nil>' : v.t.name))],
   ['typeIs', goFunc([STRING, ANY], (k, v) => bool((isNilIface(v) ? '<nil>' : v.t.name) === k.v))],
   // integer math (sprig converts through toInt64)
-  ['add', goFunc([ANY], (...vs) => new Value(INT64, vs.reduce((a, v) => a + toInt64(v), 0)), true)],
+  [
+    'add',
+    goFunc(
+      [ANY],
+      (...vs) =>
+        new Value(
+          INT64,
+          vs.reduce((a, v) => a + toInt64(v), 0),
+        ),
+      true,
+    ),
+  ],
   ['add1', goFunc([ANY], (v) => new Value(INT64, toInt64(v) + 1))],
   ['sub', goFunc([ANY, ANY], (a, b) => new Value(INT64, toInt64(a) - toInt64(b)))],
-  ['mul', goFunc([ANY, ANY], (a, ...vs) => new Value(INT64, vs.reduce((x, v) => x * toInt64(v), toInt64(a))), true)],
-  ['div', goFunc([ANY, ANY], (a, b) => {
-    const d = toInt64(b);
-    if (d === 0) throw new Error('runtime error: integer divide by zero');
-    return new Value(INT64, Math.trunc(toInt64(a) / d));
-  })],
-  ['mod', goFunc([ANY, ANY], (a, b) => {
-    const d = toInt64(b);
-    if (d === 0) throw new Error('runtime error: integer divide by zero');
-    return new Value(INT64, toInt64(a) % d);
-  })],
-  ['max', goFunc([ANY, ANY], (a, ...vs) => new Value(INT64, vs.reduce((x, v) => Math.max(x, toInt64(v)), toInt64(a))), true)],
-  ['min', goFunc([ANY, ANY], (a, ...vs) => new Value(INT64, vs.reduce((x, v) => Math.min(x, toInt64(v)), toInt64(a))), true)],
+  [
+    'mul',
+    goFunc(
+      [ANY, ANY],
+      (a, ...vs) =>
+        new Value(
+          INT64,
+          vs.reduce((x, v) => x * toInt64(v), toInt64(a)),
+        ),
+      true,
+    ),
+  ],
+  [
+    'div',
+    goFunc([ANY, ANY], (a, b) => {
+      const d = toInt64(b);
+      if (d === 0) throw new Error('runtime error: integer divide by zero');
+      return new Value(INT64, Math.trunc(toInt64(a) / d));
+    }),
+  ],
+  [
+    'mod',
+    goFunc([ANY, ANY], (a, b) => {
+      const d = toInt64(b);
+      if (d === 0) throw new Error('runtime error: integer divide by zero');
+      return new Value(INT64, toInt64(a) % d);
+    }),
+  ],
+  [
+    'max',
+    goFunc(
+      [ANY, ANY],
+      (a, ...vs) =>
+        new Value(
+          INT64,
+          vs.reduce((x, v) => Math.max(x, toInt64(v)), toInt64(a)),
+        ),
+      true,
+    ),
+  ],
+  [
+    'min',
+    goFunc(
+      [ANY, ANY],
+      (a, ...vs) =>
+        new Value(
+          INT64,
+          vs.reduce((x, v) => Math.min(x, toInt64(v)), toInt64(a)),
+        ),
+      true,
+    ),
+  ],
   // failures
-  ['fail', goFunc([STRING], (m) => {
-    throw new Error(m.v as string);
-  })],
-  ['required', goFunc([STRING, ANY], (warn, v) => {
-    if (isNilIface(v) || (v.t.kind === 'string' && v.v === '')) throw new Error(warn.v as string);
-    return v;
-  })],
+  [
+    'fail',
+    goFunc([STRING], (m) => {
+      throw new Error(m.v as string);
+    }),
+  ],
+  [
+    'required',
+    goFunc([STRING, ANY], (warn, v) => {
+      if (isNilIface(v) || (v.t.kind === 'string' && v.v === '')) throw new Error(warn.v as string);
+      return v;
+    }),
+  ],
 ]);
 
 /** reflect.DeepEqual on template values (as JSON plus type name). */
@@ -421,4 +675,3 @@ function deepEqual(a: Value, b: Value): boolean {
   if (a.t.name !== b.t.name) return false;
   return jsonOf(a) === jsonOf(b);
 }
-

@@ -21,7 +21,19 @@ import { CHARS_PER_STEP, spendWork } from '../budget.ts';
 import { setOwn } from '../../json.ts';
 import { activeHooks } from './hooks.ts';
 
-export type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'slice' | 'map' | 'struct' | 'ptr' | 'interface' | 'func';
+export type Kind =
+  | 'invalid'
+  | 'bool'
+  | 'int'
+  | 'uint'
+  | 'float'
+  | 'string'
+  | 'slice'
+  | 'map'
+  | 'struct'
+  | 'ptr'
+  | 'interface'
+  | 'func';
 
 /** A struct field: Go name, JSON name (the representation's key), type, and `omitempty`. */
 export interface GoField {
@@ -145,7 +157,12 @@ export function structType(name: string, fields: GoField[], methods?: Map<string
 }
 
 /** A field with `json:"<json>,omitempty"` (the Kubernetes and protobuf convention). */
-export function field(name: string, type: GoType, json = name[0]!.toLowerCase() + name.slice(1), omitempty = true): GoField {
+export function field(
+  name: string,
+  type: GoType,
+  json = name[0]!.toLowerCase() + name.slice(1),
+  omitempty = true,
+): GoField {
   return { name, json, type, omitempty };
 }
 
@@ -333,7 +350,8 @@ export function toJSONValue(v: Value): unknown {
   // Every node read is work (inside a render, `../budget.ts`): a value that shares itself exponentially stops here.
   spendWork(typeof v.v === 'string' ? 1 + Math.floor(v.v.length / CHARS_PER_STEP) : 1);
   const t = v.t;
-  if (t.marshal) return v.v === null && (t.kind === 'ptr' || t.kind === 'map' || t.kind === 'slice') ? null : t.marshal(v.v);
+  if (t.marshal)
+    return v.v === null && (t.kind === 'ptr' || t.kind === 'map' || t.kind === 'slice') ? null : t.marshal(v.v);
   switch (t.kind) {
     case 'invalid':
       return null;
@@ -356,7 +374,8 @@ export function toJSONValue(v: Value): unknown {
       if (v.v === null) return null;
       const elem = t.elem as GoType;
       const out: Record<string, unknown> = {};
-      for (const k of sortedKeys(v.v as object)) setOwn(out, k, toJSONValue(typed(elem, (v.v as Record<string, unknown>)[k])));
+      for (const k of sortedKeys(v.v as object))
+        setOwn(out, k, toJSONValue(typed(elem, (v.v as Record<string, unknown>)[k])));
       return out;
     }
     case 'struct': {
@@ -412,7 +431,9 @@ export function goJSON(x: unknown): string {
     case 'object': {
       if (Array.isArray(x)) return `[${x.map(goJSON).join(',')}]`;
       const o = x as Record<string, unknown>;
-      return `{${Object.keys(o).map((k) => `${goJSONString(k)}:${goJSON(o[k])}`).join(',')}}`;
+      return `{${Object.keys(o)
+        .map((k) => `${goJSONString(k)}:${goJSON(o[k])}`)
+        .join(',')}}`;
     }
     default:
       throw new Error(`json: unsupported value ${String(x)}`);

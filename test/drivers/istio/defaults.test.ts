@@ -1,12 +1,19 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, ISTIO_VERSION, mergeValues } from '../../../src/drivers/istio/defaults.ts';
+import {
+  ISTIO_CHART_VALUES,
+  ISTIO_MESH_DEFAULTS,
+  ISTIO_VERSION,
+  mergeValues,
+} from '../../../src/drivers/istio/defaults.ts';
 import type { JsonObject } from '../../../src/model.ts';
 import { corpus, needs } from '../../helpers/data.ts';
 
 const CHART = corpus('conformance/istio/chart-defaults');
-const injectorValues = (CHART.url ? JSON.parse(readFileSync(new URL('injector-values.json', CHART.url), 'utf8')) : {}) as JsonObject;
+const injectorValues = (
+  CHART.url ? JSON.parse(readFileSync(new URL('injector-values.json', CHART.url), 'utf8')) : {}
+) as JsonObject;
 const chartMesh = (CHART.url ? parse(readFileSync(new URL('mesh.yaml', CHART.url), 'utf8')) : {}) as JsonObject;
 
 t.test('chart values equal the injector values Istio renders, except hub and tag', needs(CHART), async (t) => {

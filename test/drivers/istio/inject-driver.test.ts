@@ -11,9 +11,10 @@ const names = (list: unknown): string[] => ((list ?? []) as Array<{ name: string
 
 // ---- the whole driver (templates from the template engineer's render.ts) ----------------------------------
 
-
 /** The core config and Istio settings of a request (spread into `inject`). */
-function testConfig(over: { nativeSidecars?: boolean; revision?: string; platform?: '' | 'openshift'; values?: JsonObject } = {}): { config: Config; settings: IstioSettings } {
+function testConfig(
+  over: { nativeSidecars?: boolean; revision?: string; platform?: '' | 'openshift'; values?: JsonObject } = {},
+): { config: Config; settings: IstioSettings } {
   const config: Config = {
     mesh: 'istio',
     policy: 'enabled',
@@ -29,7 +30,10 @@ function testConfig(over: { nativeSidecars?: boolean; revision?: string; platfor
   return {
     config,
     settings: {
-      values: mergeValues(ISTIO_CHART_VALUES, { global: { hub: 'registry.istio.io/testing', tag: 'latest' }, ...(over.values ?? {}) }),
+      values: mergeValues(ISTIO_CHART_VALUES, {
+        global: { hub: 'registry.istio.io/testing', tag: 'latest' },
+        ...(over.values ?? {}),
+      }),
       meshConfig: mergeValues(ISTIO_MESH_DEFAULTS, {}),
       revision: over.revision ?? '',
       revisionTags: [],
@@ -45,7 +49,13 @@ function testConfig(over: { nativeSidecars?: boolean; revision?: string; platfor
   };
 }
 
-const workload: WorkloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop', namespaceDefaulted: false };
+const workload: WorkloadRef = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  name: 'web',
+  namespace: 'shop',
+  namespaceDefaulted: false,
+};
 const appPod = (extra: JsonObject[] = [], annotations: Record<string, string> = {}): PodTemplate => ({
   metadata: { labels: { app: 'web' }, annotations },
   spec: { containers: [{ name: 'web', image: 'web:1', ports: [{ containerPort: 8080 }] }, ...extra] },
@@ -102,7 +112,12 @@ t.test('driver: re-injecting its own output changes nothing', async (t) => {
 
 t.test('driver: invalid annotation is an InjectError naming the field', async (t) => {
   t.throws(
-    () => istioDriver.inject({ pod: appPod([], { 'traffic.sidecar.istio.io/excludeOutboundIPRanges': '*' }), workload, ...testConfig() }),
+    () =>
+      istioDriver.inject({
+        pod: appPod([], { 'traffic.sidecar.istio.io/excludeOutboundIPRanges': '*' }),
+        workload,
+        ...testConfig(),
+      }),
     { name: 'InjectError', field: 'metadata.annotations[traffic.sidecar.istio.io/excludeOutboundIPRanges]' },
   );
   t.throws(
@@ -123,7 +138,10 @@ t.test('driver: OpenShift drops a user proxy uid equal to the app uid', async (t
     },
   };
   const out = istioDriver.inject({ pod, workload, ...testConfig({ platform: 'openshift' }) }).pod;
-  t.equal(out.metadata.annotations!['proxy.istio.io/overrides'], '{"containers":[{"name":"istio-proxy","resources":{},"securityContext":{"readOnlyRootFilesystem":false}}]}');
+  t.equal(
+    out.metadata.annotations!['proxy.istio.io/overrides'],
+    '{"containers":[{"name":"istio-proxy","resources":{},"securityContext":{"readOnlyRootFilesystem":false}}]}',
+  );
   const plain = istioDriver.inject({ pod, workload, ...testConfig() }).pod;
   t.match(plain.metadata.annotations!['proxy.istio.io/overrides'], /"runAsUser":1000620000/);
 });
@@ -131,7 +149,11 @@ t.test('driver: OpenShift drops a user proxy uid equal to the app uid', async (t
 t.test('driver: the network label becomes the proxy network env and stays on the pod', async (t) => {
   const pod = appPod();
   pod.metadata.labels!['topology.istio.io/network'] = 'net-a';
-  const out = istioDriver.inject({ pod, workload, ...testConfig({ values: { global: { hub: 'h', tag: 't', network: 'net-b' } } }) }).pod;
+  const out = istioDriver.inject({
+    pod,
+    workload,
+    ...testConfig({ values: { global: { hub: 'h', tag: 't', network: 'net-b' } } }),
+  }).pod;
   const env = (out.spec.containers as JsonObject[]).find((c) => c.name === 'istio-proxy')!.env as JsonObject[];
   t.same(env[env.length - 1], { name: 'ISTIO_META_NETWORK', value: 'net-a' });
   t.equal(env.filter((e) => e.name === 'ISTIO_META_NETWORK').length, 1);

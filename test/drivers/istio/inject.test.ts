@@ -27,7 +27,12 @@ t.test('status annotation: Go json.Marshal field order, null for empty lists, de
     injectionStatusValue({ initContainers: [{ name: 'istio-init' }, { name: 'istio-proxy' }] }, 'canary'),
     '{"initContainers":["istio-init","istio-proxy"],"containers":null,"volumes":null,"imagePullSecrets":null,"revision":"canary"}',
   );
-  t.same(parseInjectionStatus('{"initContainers":null,"containers":["istio-proxy"],"volumes":null,"imagePullSecrets":null,"revision":"default"}')?.containers, ['istio-proxy']);
+  t.same(
+    parseInjectionStatus(
+      '{"initContainers":null,"containers":["istio-proxy"],"volumes":null,"imagePullSecrets":null,"revision":"default"}',
+    )?.containers,
+    ['istio-proxy'],
+  );
   t.equal(parseInjectionStatus('not json'), undefined);
   t.equal(parseInjectionStatus('{"containers":"istio-proxy"}'), undefined, 'wrong types count as not injected');
 });
@@ -40,14 +45,22 @@ t.test('reorder: proxy last, or first when holding the application', async (t) =
   t.same(names(spec.containers), ['istio-proxy', 'app', 'other']);
 });
 
-t.test('reorder: native init containers are istio-init, istio-validation, istio-proxy, enable-core-dump, rest', async (t) => {
-  const spec: JsonObject = {
-    containers: [{ name: 'app' }],
-    initContainers: [{ name: 'user-init' }, { name: 'enable-core-dump' }, { name: 'istio-proxy' }, { name: 'istio-init' }],
-  };
-  reorderPod(spec, {}, false);
-  t.same(names(spec.initContainers), ['istio-init', 'istio-proxy', 'enable-core-dump', 'user-init']);
-});
+t.test(
+  'reorder: native init containers are istio-init, istio-validation, istio-proxy, enable-core-dump, rest',
+  async (t) => {
+    const spec: JsonObject = {
+      containers: [{ name: 'app' }],
+      initContainers: [
+        { name: 'user-init' },
+        { name: 'enable-core-dump' },
+        { name: 'istio-proxy' },
+        { name: 'istio-init' },
+      ],
+    };
+    reorderPod(spec, {}, false);
+    t.same(names(spec.initContainers), ['istio-init', 'istio-proxy', 'enable-core-dump', 'user-init']);
+  },
+);
 
 t.test('reorder: non-native puts istio-validation first, istio-init then enable-core-dump last', async (t) => {
   const spec: JsonObject = {
@@ -80,20 +93,30 @@ t.test('probe rewrite: http, named port, tcp, grpc and lifecycle hooks go throug
   };
   applyRewrite(pod, 15020, true);
   const app = (pod.spec.containers as JsonObject[])[0]!;
-  t.same(app.readinessProbe, { httpGet: { path: '/app-health/app/readyz', port: 15020, scheme: 'HTTP' }, timeoutSeconds: 2 });
+  t.same(app.readinessProbe, {
+    httpGet: { path: '/app-health/app/readyz', port: 15020, scheme: 'HTTP' },
+    timeoutSeconds: 2,
+  });
   t.same(app.livenessProbe, { httpGet: { path: '/app-health/app/livez', port: 15020 } });
   t.same(app.startupProbe, { httpGet: { path: '/app-health/app/startupz', port: 15020 } });
-  t.same(app.lifecycle, { preStop: { httpGet: { path: '/app-lifecycle/app/prestopz', port: 15020 } }, postStart: { exec: { command: ['x'] } } });
-  const env = ((pod.spec.containers as JsonObject[])[1]!.env as JsonObject[]).find((e) => e.name === 'ISTIO_KUBE_APP_PROBERS');
+  t.same(app.lifecycle, {
+    preStop: { httpGet: { path: '/app-lifecycle/app/prestopz', port: 15020 } },
+    postStart: { exec: { command: ['x'] } },
+  });
+  const env = ((pod.spec.containers as JsonObject[])[1]!.env as JsonObject[]).find(
+    (e) => e.name === 'ISTIO_KUBE_APP_PROBERS',
+  );
   t.ok(env, 'probers env added');
   const probers = JSON.parse(env!.value as string);
-  t.same(Object.keys(probers), [
-    '/app-health/app/livez',
-    '/app-health/app/readyz',
-    '/app-health/app/startupz',
-    '/app-lifecycle/app/prestopz',
-  ], 'sorted keys');
-  t.same(probers['/app-health/app/readyz'], { httpGet: { path: '/ready', port: 8080, scheme: 'HTTPS' }, timeoutSeconds: 2 });
+  t.same(
+    Object.keys(probers),
+    ['/app-health/app/livez', '/app-health/app/readyz', '/app-health/app/startupz', '/app-lifecycle/app/prestopz'],
+    'sorted keys',
+  );
+  t.same(probers['/app-health/app/readyz'], {
+    httpGet: { path: '/ready', port: 8080, scheme: 'HTTPS' },
+    timeoutSeconds: 2,
+  });
   t.same(probers['/app-health/app/livez'], { tcpSocket: { port: 9000 } });
   t.same(probers['/app-health/app/startupz'], { grpc: { port: 7000 } });
 });
@@ -103,7 +126,11 @@ t.test('probe rewrite: off by annotation, skipped without a proxy, unresolvable 
     metadata: { annotations },
     spec: {
       containers: [
-        { name: 'app', readinessProbe: { httpGet: { path: '/r', port: 'nope' } }, livenessProbe: { httpGet: { path: '/l', port: 80 } } },
+        {
+          name: 'app',
+          readinessProbe: { httpGet: { path: '/r', port: 'nope' } },
+          livenessProbe: { httpGet: { path: '/l', port: 80 } },
+        },
         ...(withProxy ? [proxy()] : []),
       ],
     },
@@ -115,7 +142,11 @@ t.test('probe rewrite: off by annotation, skipped without a proxy, unresolvable 
   applyRewrite(noProxy, 15020, true);
   t.same((noProxy.spec.containers as JsonObject[])[0]!.livenessProbe, { httpGet: { path: '/l', port: 80 } });
   t.equal(dumpAppProbers(mk({}, true).spec, 15020), '{"/app-health/app/livez":{"httpGet":{"path":"/l","port":80}}}');
-  t.equal(dumpAppProbers({ containers: [{ name: 'app', readinessProbe: { httpGet: { port: 15020 } } }] }, 15020), '', 'already rewritten');
+  t.equal(
+    dumpAppProbers({ containers: [{ name: 'app', readinessProbe: { httpGet: { port: 15020 } } }] }, 15020),
+    '',
+    'already rewritten',
+  );
 });
 
 t.test('probers of a previous injection are merged, old entries win', async (t) => {
@@ -129,7 +160,9 @@ t.test('probers of a previous injection are merged, old entries win', async (t) 
 
 t.test('prometheus merge moves the scrape annotations into the proxy env', async (t) => {
   const pod: PodTemplate = {
-    metadata: { annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090', 'prometheus.io.path': '/m' } },
+    metadata: {
+      annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090', 'prometheus.io.path': '/m' },
+    },
     spec: { containers: [{ name: 'app' }, proxy()] },
   };
   applyPrometheusMerge(pod, { enablePrometheusMerge: true }, 15020);
@@ -143,10 +176,16 @@ t.test('prometheus merge moves the scrape annotations into the proxy env', async
 });
 
 t.test('prometheus merge: scrape false, merge disabled, already merged, secure port', async (t) => {
-  const noScrape: PodTemplate = { metadata: { annotations: { 'prometheus.io/scrape': 'false' } }, spec: { containers: [proxy()] } };
+  const noScrape: PodTemplate = {
+    metadata: { annotations: { 'prometheus.io/scrape': 'false' } },
+    spec: { containers: [proxy()] },
+  };
   applyPrometheusMerge(noScrape, { enablePrometheusMerge: true }, 15020);
   t.same(noScrape.metadata.annotations, { 'prometheus.io/scrape': 'false' });
-  const disabled: PodTemplate = { metadata: { annotations: { 'prometheus.istio.io/merge-metrics': 'false' } }, spec: { containers: [proxy()] } };
+  const disabled: PodTemplate = {
+    metadata: { annotations: { 'prometheus.istio.io/merge-metrics': 'false' } },
+    spec: { containers: [proxy()] },
+  };
   applyPrometheusMerge(disabled, { enablePrometheusMerge: true }, 15020);
   t.same(disabled.metadata.annotations, { 'prometheus.istio.io/merge-metrics': 'false' });
   const plain: PodTemplate = { metadata: {}, spec: { containers: [proxy()] } };
@@ -162,7 +201,10 @@ t.test('prometheus merge: scrape false, merge disabled, already merged, secure p
   t.throws(
     () =>
       applyPrometheusMerge(
-        { metadata: { annotations: { 'prometheus.istio.io/scrape-targets': '15090:/x' } }, spec: { containers: [proxy()] } },
+        {
+          metadata: { annotations: { 'prometheus.istio.io/scrape-targets': '15090:/x' } },
+          spec: { containers: [proxy()] },
+        },
         {},
         15020,
       ),
@@ -212,14 +254,28 @@ t.test('annotation validation errors name the annotation and the value', async (
 });
 
 t.test('cluster/network env is re-appended at the end, sorted; the network label wins', async (t) => {
-  t.same(clusterEnvs({ global: { network: 'n1', multiCluster: { clusterName: 'c1' } } }, { 'topology.istio.io/network': 'n2' }), {
-    ISTIO_META_CLUSTER_ID: 'c1',
-    ISTIO_META_NETWORK: 'n2',
-  });
+  t.same(
+    clusterEnvs(
+      { global: { network: 'n1', multiCluster: { clusterName: 'c1' } } },
+      { 'topology.istio.io/network': 'n2' },
+    ),
+    {
+      ISTIO_META_CLUSTER_ID: 'c1',
+      ISTIO_META_NETWORK: 'n2',
+    },
+  );
   t.same(clusterEnvs({ global: { network: '' } }, {}), {});
   const pod: PodTemplate = {
     metadata: {},
-    spec: { containers: [proxy([{ name: 'ISTIO_META_NETWORK', value: 'x' }, { name: 'A', value: 'a' }, { name: 'TRUST_DOMAIN', value: 't' }])] },
+    spec: {
+      containers: [
+        proxy([
+          { name: 'ISTIO_META_NETWORK', value: 'x' },
+          { name: 'A', value: 'a' },
+          { name: 'TRUST_DOMAIN', value: 't' },
+        ]),
+      ],
+    },
   };
   overwriteClusterInfo(pod, { ISTIO_META_NETWORK: 'network1' });
   t.same(names((pod.spec.containers as JsonObject[])[0]!.env), ['A', 'TRUST_DOMAIN', 'ISTIO_META_NETWORK']);
@@ -248,18 +304,26 @@ t.test('user containers named like injected ones are merged on top and recorded'
     { containers: [{ name: 'istio-proxy' }] },
     false,
   );
-  t.equal(again.metadata.annotations?.['proxy.istio.io/overrides'], undefined, 'previously injected containers are not overrides');
+  t.equal(
+    again.metadata.annotations?.['proxy.istio.io/overrides'],
+    undefined,
+    'previously injected containers are not overrides',
+  );
 });
 
 t.test('user runAsUser on istio-proxy propagates to the init container -u argument', async (t) => {
   const original: PodTemplate = {
     metadata: {},
-    spec: { containers: [{ name: 'istio-proxy', image: 'auto', securityContext: { runAsUser: 1234, runAsGroup: 4321 } }] },
+    spec: {
+      containers: [{ name: 'istio-proxy', image: 'auto', securityContext: { runAsUser: 1234, runAsGroup: 4321 } }],
+    },
   };
   const final: PodTemplate = {
     metadata: {},
     spec: {
-      initContainers: [{ name: 'istio-validation', args: ['istio-iptables', '-u', '1337'], securityContext: { runAsUser: 1337 } }],
+      initContainers: [
+        { name: 'istio-validation', args: ['istio-iptables', '-u', '1337'], securityContext: { runAsUser: 1337 } },
+      ],
       containers: [{ name: 'istio-proxy', securityContext: { runAsUser: 1337 } }],
     },
   };
@@ -267,7 +331,12 @@ t.test('user runAsUser on istio-proxy propagates to the init container -u argume
   const init = (out.spec.initContainers as JsonObject[])[0]!;
   t.same(init.args, ['istio-iptables', '-u', '1234']);
   t.same(init.securityContext, { runAsUser: 1234, runAsGroup: 4321 });
-  const tp = reapplyOverwrittenContainers(structuredClone(final), original, { containers: [{ name: 'istio-proxy' }] }, true);
+  const tp = reapplyOverwrittenContainers(
+    structuredClone(final),
+    original,
+    { containers: [{ name: 'istio-proxy' }] },
+    true,
+  );
   t.equal(((tp.spec.containers as JsonObject[])[0]!.securityContext as JsonObject).runAsUser, 0, 'TPROXY forces uid 0');
 });
 
@@ -275,13 +344,18 @@ t.test('re-injection: strip the previous injection, reinsert saved overrides', a
   const pod: PodTemplate = {
     metadata: {
       annotations: {
-        'sidecar.istio.io/status': '{"initContainers":["istio-init"],"containers":["istio-proxy"],"volumes":["v"],"imagePullSecrets":null,"revision":"default"}',
+        'sidecar.istio.io/status':
+          '{"initContainers":["istio-init"],"containers":["istio-proxy"],"volumes":["v"],"imagePullSecrets":null,"revision":"default"}',
         'prometheus.io/port': '15020',
         'prometheus.io/path': '/stats/prometheus',
         'proxy.istio.io/overrides': '{"containers":[{"name":"istio-proxy","resources":{},"imagePullPolicy":"Never"}]}',
       },
     },
-    spec: { initContainers: [{ name: 'istio-init' }], containers: [{ name: 'app' }, { name: 'istio-proxy' }], volumes: [{ name: 'v' }] },
+    spec: {
+      initContainers: [{ name: 'istio-init' }],
+      containers: [{ name: 'app' }, { name: 'istio-proxy' }],
+      volumes: [{ name: 'v' }],
+    },
   };
   const stripped = stripPod(pod, 15020);
   t.same(names(stripped.spec.containers), ['app']);

@@ -14,7 +14,15 @@ type Obj = Record<string, any>;
 interface Route {
   meshOn: 'pod' | 'namespace' | 'none';
   podZoneLabel: boolean;
-  service: 'none' | 'selects' | 'selects-no-zone-label' | 'selects-other-pods' | 'no-selector' | 'other-namespace' | 'ignored' | 'ignore-unreadable';
+  service:
+    | 'none'
+    | 'selects'
+    | 'selects-no-zone-label'
+    | 'selects-other-pods'
+    | 'no-selector'
+    | 'other-namespace'
+    | 'ignored'
+    | 'ignore-unreadable';
   form: 'stream' | 'resource-list';
 }
 
@@ -23,21 +31,44 @@ const CA = '"-----BEGIN CERTIFICATE-----\\nX\\n-----END CERTIFICATE-----\\n"';
 const CONFIG = `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: c}\nspec:\n  mesh: kuma\n  resultAnnotations: false\n  kuma:\n    controlPlane: {caCert: ${CA}}\n    meshes: {other: {}}\n`;
 
 function documents(r: Route): Obj[] {
-  const nsLabels: Obj = { 'kuma.io/sidecar-injection': 'enabled', ...(r.meshOn === 'namespace' ? { 'kuma.io/mesh': 'default' } : {}) };
-  const podLabels: Obj = { app: 'zone-proxy', ...(r.meshOn === 'pod' ? { 'kuma.io/mesh': 'default' } : {}), ...(r.podZoneLabel ? { 'k8s.kuma.io/zone-proxy-type': 'ingress' } : {}) };
+  const nsLabels: Obj = {
+    'kuma.io/sidecar-injection': 'enabled',
+    ...(r.meshOn === 'namespace' ? { 'kuma.io/mesh': 'default' } : {}),
+  };
+  const podLabels: Obj = {
+    app: 'zone-proxy',
+    ...(r.meshOn === 'pod' ? { 'kuma.io/mesh': 'default' } : {}),
+    ...(r.podZoneLabel ? { 'k8s.kuma.io/zone-proxy-type': 'ingress' } : {}),
+  };
   const docs: Obj[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'edge', labels: nsLabels } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'elsewhere' } },
     {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'zone-proxy', namespace: 'edge' },
-      spec: { selector: { matchLabels: { app: 'zone-proxy' } }, template: { metadata: { labels: podLabels }, spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'zone-proxy', namespace: 'edge' },
+      spec: {
+        selector: { matchLabels: { app: 'zone-proxy' } },
+        template: {
+          metadata: { labels: podLabels },
+          spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      },
     },
   ];
   if (r.service !== 'none') {
     const svc: Obj = {
-      apiVersion: 'v1', kind: 'Service',
-      metadata: { name: 'zone-proxy-svc', namespace: r.service === 'other-namespace' ? 'elsewhere' : 'edge', labels: { 'k8s.kuma.io/zone-proxy-type': 'ingress' } },
-      spec: { selector: { app: r.service === 'selects-other-pods' ? 'regular' : 'zone-proxy' }, ports: [{ port: 10001 }] },
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: 'zone-proxy-svc',
+        namespace: r.service === 'other-namespace' ? 'elsewhere' : 'edge',
+        labels: { 'k8s.kuma.io/zone-proxy-type': 'ingress' },
+      },
+      spec: {
+        selector: { app: r.service === 'selects-other-pods' ? 'regular' : 'zone-proxy' },
+        ports: [{ port: 10001 }],
+      },
     };
     if (r.service === 'selects-no-zone-label') svc.metadata.labels = { team: 'edge' };
     if (r.service === 'no-selector') delete svc.spec.selector;
@@ -57,33 +88,53 @@ function injects(r: Route): boolean {
 const routeArb: fc.Arbitrary<Route> = fc.record({
   meshOn: fc.constantFrom('pod', 'namespace', 'none'),
   podZoneLabel: fc.boolean(),
-  service: fc.constantFrom('none', 'selects', 'selects-no-zone-label', 'selects-other-pods', 'no-selector', 'other-namespace', 'ignored', 'ignore-unreadable'),
+  service: fc.constantFrom(
+    'none',
+    'selects',
+    'selects-no-zone-label',
+    'selects-other-pods',
+    'no-selector',
+    'other-namespace',
+    'ignored',
+    'ignore-unreadable',
+  ),
   form: fc.constantFrom('stream', 'resource-list'),
 });
 
 function runRoute(r: Route) {
   const docs = documents(r);
-  if (r.form === 'stream') return run(docs.map((d) => JSON.stringify(d)).join('\n---\n') + '\n', { functionConfig: CONFIG });
-  const list = { apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: docs, functionConfig: parseAllDocuments(CONFIG)[0]!.toJS() };
+  if (r.form === 'stream')
+    return run(docs.map((d) => JSON.stringify(d)).join('\n---\n') + '\n', { functionConfig: CONFIG });
+  const list = {
+    apiVersion: 'config.kubernetes.io/v1',
+    kind: 'ResourceList',
+    items: docs,
+    functionConfig: parseAllDocuments(CONFIG)[0]!.toJS(),
+  };
   return run(JSON.stringify(list, null, 2) + '\n', {});
 }
 
 t.test("a zone proxy pod before its Mesh exists: injected exactly where Kuma's preCheck lets it through", async (t) => {
   const seen = new Set<string>();
-  fc.assert(fc.property(routeArb, (r) => {
-    const out = runRoute(r);
-    const want = injects(r);
-    const errors = out.results.filter((x) => x.severity === 'error');
-    const route = JSON.stringify(r);
-    if (want) {
-      if (out.exitCode !== 0) throw new Error(`${route}: exit ${out.exitCode}: ${errors.map((e) => e.message).join('; ')}`);
-      if (!/"?name"?: "?kuma-sidecar"?/.test(out.stdout)) throw new Error(`${route}: no kuma-sidecar in the output`);
-    } else {
-      if (out.exitCode !== 1) throw new Error(`${route}: exit ${out.exitCode}, want 1`);
-      if (!errors.some((e) => /meshes\.kuma\.io "default" not found/.test(e.message))) throw new Error(`${route}: the error names the missing Mesh: ${errors.map((e) => e.message).join('; ')}`);
-    }
-    seen.add(`${want}`);
-  }), { numRuns: 80 });
+  fc.assert(
+    fc.property(routeArb, (r) => {
+      const out = runRoute(r);
+      const want = injects(r);
+      const errors = out.results.filter((x) => x.severity === 'error');
+      const route = JSON.stringify(r);
+      if (want) {
+        if (out.exitCode !== 0)
+          throw new Error(`${route}: exit ${out.exitCode}: ${errors.map((e) => e.message).join('; ')}`);
+        if (!/"?name"?: "?kuma-sidecar"?/.test(out.stdout)) throw new Error(`${route}: no kuma-sidecar in the output`);
+      } else {
+        if (out.exitCode !== 1) throw new Error(`${route}: exit ${out.exitCode}, want 1`);
+        if (!errors.some((e) => /meshes\.kuma\.io "default" not found/.test(e.message)))
+          throw new Error(`${route}: the error names the missing Mesh: ${errors.map((e) => e.message).join('; ')}`);
+      }
+      seen.add(`${want}`);
+    }),
+    { numRuns: 80 },
+  );
   t.same([...seen].sort(), ['false', 'true'], 'both outcomes were generated');
 });
 

@@ -19,7 +19,10 @@ type Doc = JsonObject & { kind?: string; metadata?: JsonObject; spec?: JsonObjec
 /** The object holding `metadata` + `spec` of the pod template, as Linkerd finds it (by kind). */
 function templateHolder(d: Doc): JsonObject | undefined {
   if (d.kind === 'Pod') return d;
-  if (d.kind === 'CronJob') return ((d.spec?.jobTemplate as JsonObject | undefined)?.spec as JsonObject | undefined)?.template as JsonObject | undefined;
+  if (d.kind === 'CronJob')
+    return ((d.spec?.jobTemplate as JsonObject | undefined)?.spec as JsonObject | undefined)?.template as
+      | JsonObject
+      | undefined;
   return d.spec?.template as JsonObject | undefined;
 }
 
@@ -27,8 +30,12 @@ function uninject(d: Doc): Doc {
   const out = structuredClone(d);
   const meta = (out.metadata ?? {}) as JsonObject;
   const res = linkerdDriver.resourceInventory!({
-    apiVersion: String(out.apiVersion), kind: String(out.kind), name: String(meta.name), namespace: '',
-    labels: (meta.labels ?? {}) as Record<string, string>, annotations: (meta.annotations ?? {}) as Record<string, string>,
+    apiVersion: String(out.apiVersion),
+    kind: String(out.kind),
+    name: String(meta.name),
+    namespace: '',
+    labels: (meta.labels ?? {}) as Record<string, string>,
+    annotations: (meta.annotations ?? {}) as Record<string, string>,
   });
   if (res) {
     for (const k of res.annotations) delete (meta.annotations as JsonObject)[k];
@@ -47,7 +54,11 @@ function uninject(d: Doc): Doc {
   return out;
 }
 
-const cases = LINKERD.path ? readdirSync(dir).filter((n) => n.startsWith('uninject-')).sort() : [];
+const cases = LINKERD.path
+  ? readdirSync(dir)
+      .filter((n) => n.startsWith('uninject-'))
+      .sort()
+  : [];
 if (LINKERD.path) {
   t.equal(cases.length, 13, 'the corpus has its 13 uninject cases');
   recordCases('conformance/linkerd (uninject)', cases.length);
@@ -56,7 +67,7 @@ if (LINKERD.path) {
 }
 for (const name of cases) {
   t.test(name, async (t) => {
-    const flat = (docs: Json[]) => (docs as Doc[]).flatMap((d) => (d.kind === 'List' ? d.items ?? [] : [d]));
+    const flat = (docs: Json[]) => (docs as Doc[]).flatMap((d) => (d.kind === 'List' ? (d.items ?? []) : [d]));
     const input = flat(parseYamlStream(readFileSync(join(dir, name, 'input.yaml'), 'utf8')));
     const expected = flat(parseYamlStream(readFileSync(join(dir, name, 'expected.yaml'), 'utf8')));
     t.same(compareDocuments(expected, input.map(uninject)), { equal: true });
