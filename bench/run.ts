@@ -22,6 +22,8 @@
  *     time (issue #8 §3; `generateShape`), each at sizes n, 2n, 4n (up to 20 000 items, 40 000 keys, 4 MiB,
  *     300 000 documents; `anchored-300k` also 10 000 plain Deployments with one anchored ConfigMap, which once
  *     sent every document through the `yaml` package), beside the round trip;
+ *   - `memory`: the all-workloads package at 10 000 and 100 000 workloads, meshinject alone with Node's default
+ *     heap, one run each: wall, CPU, peak RSS and their growth (bench/memory.ts);
  *   - `diff`: `meshinject diff`, `diff -i` and `check` (on the input and on the injected output) beside injecting
  *     and `kpt fn source`, mixed 300 and 3 000 (bench/diff.ts);
  *   - `startup`: a 10-workload ResourceList through the CLI beside bare `node -e 0`, median of 15 alternating
@@ -58,6 +60,7 @@ import {
 import { benchStartup, startupTable, STARTUP_BUDGET_MS, STARTUP_STRETCH_MS, type Startup } from './startup.ts';
 import { identityRow, identityTable, type IdentityRow } from './identity.ts';
 import { notesSection } from './results.ts';
+import { benchMemory, cpuGrowth, MEMORY_SIZES, memoryTable, rssGrowth, type MemoryRow } from './memory.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}bench/out`;
@@ -79,6 +82,7 @@ export const CLASSES = [
   'wide-maps',
   'huge-annotation',
   'anchored-300k',
+  'memory',
   'diff',
   'startup',
   'identity',
@@ -652,16 +656,38 @@ function startupTargets(st: Startup | undefined): Target[] {
   return out;
 }
 
+/** Issue #40 §3: peak RSS and CPU grow linearly from the smallest to the largest size of the memory class. */
+function memoryTargets(rows: readonly MemoryRow[]): Target[] {
+  const [a, b] = [rows[0], rows.at(-1)];
+  if (!a || !b || a === b) return [];
+  const fine = a.m.exitCode === 0 && b.m.exitCode === 0 && a.injected === a.size && b.injected === b.size;
+  const ratio = (b.size / a.size).toFixed(0);
+  return [
+    {
+      name: `memory (all-workloads, default heap): peak RSS(${b.size}) ÷ RSS(${a.size}) ÷ ${ratio} ≤ ${GROWTH_BOUND}`,
+      value: `${rssGrowth(a, b).toFixed(2)} (${b.m.maxRssMB.toFixed(0)} MB, ${b.m.seconds.toFixed(0)} s wall, ${b.m.cpuSeconds.toFixed(0)} s CPU)`,
+      met: fine && rssGrowth(a, b) <= GROWTH_BOUND,
+    },
+    {
+      name: `memory (all-workloads): CPU(${b.size}) ÷ CPU(${a.size}) ÷ ${ratio} ≤ ${GROWTH_BOUND}`,
+      value: cpuGrowth(a, b).toFixed(2),
+      met: fine && cpuGrowth(a, b) <= GROWTH_BOUND,
+    },
+  ];
+}
+
 /** Every target of the run, in report order. */
 function targets(
   rows: readonly Row[],
   st: Startup | undefined,
   diffRows: readonly DiffRow[],
   identity: readonly IdentityRow[],
+  memory: readonly MemoryRow[] = [],
 ): Target[] {
   const out: Target[] = [
     ...kptTargets(rows),
     ...growthTargets(rows),
+    ...memoryTargets(memory),
     ...startupTargets(st),
     ...diffTargets(diffRows, GROWTH_BOUND),
   ];
@@ -707,12 +733,13 @@ interface Results {
   st?: Startup;
   diffRows: DiffRow[];
   identity: IdentityRow[];
+  memory: MemoryRow[];
   /** Wall minutes each class took. */
   minutes: Partial<Record<ClassName, number>>;
 }
 
 async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise<Results> {
-  const res: Results = { rows: [], diffRows: [], identity: [], minutes: {} };
+  const res: Results = { rows: [], diffRows: [], identity: [], memory: [], minutes: {} };
   for (const cls of args.classes) {
     process.stderr.write(`bench: ${cls}\n`);
     const t0 = Date.now();
@@ -720,6 +747,10 @@ async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise
     else if (cls === 'diff')
       res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [300, 3000])) : [];
     else if (cls === 'identity') res.identity = cliOk ? await benchIdentity(args) : [];
+    else if (cls === 'memory')
+      res.memory = cliOk
+        ? await benchMemory(OUT, CLI, meshConfigFile('istio'), args.sizes ?? scaled(args, MEMORY_SIZES))
+        : [];
     else if (PACKAGE_CLASSES.includes(cls))
       res.rows.push(...(await benchPackageClass(cls as PackageClass, args, cliOk, withKpt)));
     else if (cls === 'all-workloads-rl') res.rows.push(...(await benchResourceList(args, cliOk)));
@@ -754,11 +785,12 @@ interface Tables {
   df: string[];
   id: string[];
   tg: string[];
+  mem: string[];
 }
 
 /** The report as Markdown; `notes` is the hand-kept section, kept from the previous report. */
 function report(res: Results, tables: Tables, loadAtStart: string, notes: string): string {
-  const { kz, df, st, id, tg, tbl } = tables;
+  const { kz, df, st, id, tg, tbl, mem } = tables;
   return [
     '# meshinject benchmark results',
     '',
@@ -780,6 +812,9 @@ function report(res: Results, tables: Tables, loadAtStart: string, notes: string
     '',
     ...(tbl.length > 2 ? ['## Throughput and memory', '', ...tbl, ''] : []),
     ...(kz.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz, ''] : []),
+    ...(mem.length > 2
+      ? ['## Memory (all-workloads, meshinject alone, default heap, one run per size)', '', ...mem, '']
+      : []),
     ...(df.length ? ['## diff and check (mixed package, beside injecting and kpt fn source)', '', ...df, ''] : []),
     ...(st.length ? ['## Start-up', '', ...st, ''] : []),
     ...(id.length ? ['## Byte-identity with the fast paths on and off', '', ...id, ''] : []),
@@ -811,10 +846,11 @@ async function main(): Promise<void> {
     st: res.st ? startupTable(res.st) : [],
     df: res.diffRows.length ? diffTable(res.diffRows) : [],
     id: res.identity.length ? identityTable(res.identity) : [],
-    tg: targetTable(targets(res.rows, res.st, res.diffRows, res.identity)),
+    tg: targetTable(targets(res.rows, res.st, res.diffRows, res.identity, res.memory)),
+    mem: memoryTable(res.memory),
   };
   process.stdout.write(
-    `\n${[tables.tg, tables.tbl, tables.kz, tables.df, tables.st, tables.id]
+    `\n${[tables.tg, tables.tbl, tables.kz, tables.mem, tables.df, tables.st, tables.id]
       .filter((t) => t.length > 2)
       .map((t) => t.join('\n'))
       .join('\n\n')}\n`,
