@@ -656,6 +656,44 @@ function startupTargets(st: Startup | undefined): Target[] {
   return out;
 }
 
+/** The bounds of issue #40 (stricter than issue #24's): CPU ratios to the peers of the same run, start-up over node. */
+const ISSUE40 = { allWorkloadsKpt: 0.5, allWorkloadsRoundTrip: 0.5, everyShapeKpt: 1.0, startupMs: 30 } as const;
+
+/**
+ * The targets of issue #40 on the largest size measured: all-workloads CPU ≤ 0.5 × kpt fn source and ≤ 0.5 × the
+ * round trip, every-shape-different CPU ≤ 1.0 × kpt fn source, start-up (wall and CPU) ≤ node + 30 ms.
+ */
+function issue40Targets(rows: readonly Row[], st: Startup | undefined): Target[] {
+  const out: Target[] = [];
+  const largest = (cls: ClassName) => rows.filter((r) => r.cls === cls && r.meshName === 'istio').at(-1);
+  const cpuRatio = (r: Row | undefined, what: string, peer: 'kpt' | 'floor', limit: number) => {
+    if (!r) return;
+    const v = ratio(r, peer, (m) => m.cpuSeconds);
+    out.push({
+      name: `${what} ${r.size}: CPU ≤ ${limit.toFixed(1)} × ${peer === 'kpt' ? 'kpt fn source' : 'the round trip'} (issue #40)`,
+      value: `${fmtCpu(r.mesh)} s (${fx(v)} ×)`,
+      ...(peer === 'kpt' ? { kpt: `${fmtCpu(r.kpt)} s` } : { floor: `${fmtCpu(r.floor)} s` }),
+      met: v === undefined ? undefined : v <= limit,
+    });
+  };
+  const aw = largest('all-workloads');
+  cpuRatio(aw, 'all-workloads', 'kpt', ISSUE40.allWorkloadsKpt);
+  cpuRatio(aw, 'all-workloads', 'floor', ISSUE40.allWorkloadsRoundTrip);
+  cpuRatio(largest('every-shape-different'), 'every-shape-different', 'kpt', ISSUE40.everyShapeKpt);
+  if (st?.mesh) {
+    const mesh = st.mesh;
+    for (const k of ['wall', 'cpu'] as const) {
+      const over = (mesh[k] - st.node[k]) * 1000;
+      out.push({
+        name: `start-up, 10-workload list, ${k === 'wall' ? 'wall' : 'CPU'}: ≤ node -e 0 + ${ISSUE40.startupMs} ms (issue #40)`,
+        value: `node + ${over.toFixed(0)} ms`,
+        met: mesh.exit === 0 && over <= ISSUE40.startupMs,
+      });
+    }
+  }
+  return out;
+}
+
 /** Issue #40 §3: peak RSS and CPU grow linearly from the smallest to the largest size of the memory class. */
 function memoryTargets(rows: readonly MemoryRow[]): Target[] {
   const [a, b] = [rows[0], rows.at(-1)];
@@ -688,6 +726,7 @@ function targets(
     ...kptTargets(rows),
     ...growthTargets(rows),
     ...memoryTargets(memory),
+    ...issue40Targets(rows, st),
     ...startupTargets(st),
     ...diffTargets(diffRows, GROWTH_BOUND),
   ];
@@ -806,7 +845,7 @@ function report(res: Results, tables: Tables, loadAtStart: string, notes: string
     '',
     ...machine(loadAtStart, res.minutes),
     '',
-    '## Targets (issue #24)',
+    '## Targets (issues #24 and #40)',
     '',
     ...tg,
     '',
