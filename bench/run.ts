@@ -22,6 +22,8 @@
  *     time (issue #8 §3; `generateShape`), each at sizes n, 2n, 4n (up to 20 000 items, 40 000 keys, 4 MiB,
  *     300 000 documents; `anchored-300k` also 10 000 plain Deployments with one anchored ConfigMap, which once
  *     sent every document through the `yaml` package), beside the round trip;
+ *   - `memory`: the all-workloads package at 10 000 and 100 000 workloads, meshinject alone with Node's default
+ *     heap, one run each: wall, CPU, peak RSS and their growth (bench/memory.ts);
  *   - `diff`: `meshinject diff`, `diff -i` and `check` (on the input and on the injected output) beside injecting
  *     and `kpt fn source`, mixed 300 and 3 000 (bench/diff.ts);
  *   - `startup`: a 10-workload ResourceList through the CLI beside bare `node -e 0`, median of 15 alternating
@@ -58,6 +60,7 @@ import {
 import { benchStartup, startupTable, STARTUP_BUDGET_MS, STARTUP_STRETCH_MS, type Startup } from './startup.ts';
 import { identityRow, identityTable, type IdentityRow } from './identity.ts';
 import { notesSection } from './results.ts';
+import { benchMemory, cpuGrowth, MEMORY_SIZES, memoryTable, rssGrowth, type MemoryRow } from './memory.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = `${ROOT}bench/out`;
@@ -79,6 +82,7 @@ export const CLASSES = [
   'wide-maps',
   'huge-annotation',
   'anchored-300k',
+  'memory',
   'diff',
   'startup',
   'identity',
@@ -652,16 +656,77 @@ function startupTargets(st: Startup | undefined): Target[] {
   return out;
 }
 
+/** The bounds of issue #40 (stricter than issue #24's): CPU ratios to the peers of the same run, start-up over node. */
+const ISSUE40 = { allWorkloadsKpt: 0.5, allWorkloadsRoundTrip: 0.5, everyShapeKpt: 1.0, startupMs: 30 } as const;
+
+/**
+ * The targets of issue #40 on the largest size measured: all-workloads CPU ≤ 0.5 × kpt fn source and ≤ 0.5 × the
+ * round trip, every-shape-different CPU ≤ 1.0 × kpt fn source, start-up (wall and CPU) ≤ node + 30 ms.
+ */
+function issue40Targets(rows: readonly Row[], st: Startup | undefined): Target[] {
+  const out: Target[] = [];
+  const largest = (cls: ClassName) => rows.filter((r) => r.cls === cls && r.meshName === 'istio').at(-1);
+  const cpuRatio = (r: Row | undefined, what: string, peer: 'kpt' | 'floor', limit: number) => {
+    if (!r) return;
+    const v = ratio(r, peer, (m) => m.cpuSeconds);
+    out.push({
+      name: `${what} ${r.size}: CPU ≤ ${limit.toFixed(1)} × ${peer === 'kpt' ? 'kpt fn source' : 'the round trip'} (issue #40)`,
+      value: `${fmtCpu(r.mesh)} s (${fx(v)} ×)`,
+      ...(peer === 'kpt' ? { kpt: `${fmtCpu(r.kpt)} s` } : { floor: `${fmtCpu(r.floor)} s` }),
+      met: v === undefined ? undefined : v <= limit,
+    });
+  };
+  const aw = largest('all-workloads');
+  cpuRatio(aw, 'all-workloads', 'kpt', ISSUE40.allWorkloadsKpt);
+  cpuRatio(aw, 'all-workloads', 'floor', ISSUE40.allWorkloadsRoundTrip);
+  cpuRatio(largest('every-shape-different'), 'every-shape-different', 'kpt', ISSUE40.everyShapeKpt);
+  if (st?.mesh) {
+    const mesh = st.mesh;
+    for (const k of ['wall', 'cpu'] as const) {
+      const over = (mesh[k] - st.node[k]) * 1000;
+      out.push({
+        name: `start-up, 10-workload list, ${k === 'wall' ? 'wall' : 'CPU'}: ≤ node -e 0 + ${ISSUE40.startupMs} ms (issue #40)`,
+        value: `node + ${over.toFixed(0)} ms`,
+        met: mesh.exit === 0 && over <= ISSUE40.startupMs,
+      });
+    }
+  }
+  return out;
+}
+
+/** Issue #40 §3: peak RSS and CPU grow linearly from the smallest to the largest size of the memory class. */
+function memoryTargets(rows: readonly MemoryRow[]): Target[] {
+  const [a, b] = [rows[0], rows.at(-1)];
+  if (!a || !b || a === b) return [];
+  const fine = a.m.exitCode === 0 && b.m.exitCode === 0 && a.injected === a.size && b.injected === b.size;
+  const times = (b.size / a.size).toFixed(0);
+  return [
+    {
+      name: `memory (all-workloads, default heap): peak RSS(${b.size}) ÷ RSS(${a.size}) ÷ ${times} ≤ ${GROWTH_BOUND}`,
+      value: `${rssGrowth(a, b).toFixed(2)} (${b.m.maxRssMB.toFixed(0)} MB, ${b.m.seconds.toFixed(0)} s wall, ${b.m.cpuSeconds.toFixed(0)} s CPU)`,
+      met: fine && rssGrowth(a, b) <= GROWTH_BOUND,
+    },
+    {
+      name: `memory (all-workloads): CPU(${b.size}) ÷ CPU(${a.size}) ÷ ${times} ≤ ${GROWTH_BOUND}`,
+      value: cpuGrowth(a, b).toFixed(2),
+      met: fine && cpuGrowth(a, b) <= GROWTH_BOUND,
+    },
+  ];
+}
+
 /** Every target of the run, in report order. */
 function targets(
   rows: readonly Row[],
   st: Startup | undefined,
   diffRows: readonly DiffRow[],
   identity: readonly IdentityRow[],
+  memory: readonly MemoryRow[] = [],
 ): Target[] {
   const out: Target[] = [
     ...kptTargets(rows),
     ...growthTargets(rows),
+    ...memoryTargets(memory),
+    ...issue40Targets(rows, st),
     ...startupTargets(st),
     ...diffTargets(diffRows, GROWTH_BOUND),
   ];
@@ -707,12 +772,13 @@ interface Results {
   st?: Startup;
   diffRows: DiffRow[];
   identity: IdentityRow[];
+  memory: MemoryRow[];
   /** Wall minutes each class took. */
   minutes: Partial<Record<ClassName, number>>;
 }
 
 async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise<Results> {
-  const res: Results = { rows: [], diffRows: [], identity: [], minutes: {} };
+  const res: Results = { rows: [], diffRows: [], identity: [], memory: [], minutes: {} };
   for (const cls of args.classes) {
     process.stderr.write(`bench: ${cls}\n`);
     const t0 = Date.now();
@@ -720,6 +786,10 @@ async function runClasses(args: Args, cliOk: boolean, withKpt: boolean): Promise
     else if (cls === 'diff')
       res.diffRows = cliOk ? await benchDiff(OUT, CLI, withKpt, args.sizes ?? scaled(args, [300, 3000])) : [];
     else if (cls === 'identity') res.identity = cliOk ? await benchIdentity(args) : [];
+    else if (cls === 'memory')
+      res.memory = cliOk
+        ? await benchMemory(OUT, CLI, meshConfigFile('istio'), args.sizes ?? scaled(args, MEMORY_SIZES))
+        : [];
     else if (PACKAGE_CLASSES.includes(cls))
       res.rows.push(...(await benchPackageClass(cls as PackageClass, args, cliOk, withKpt)));
     else if (cls === 'all-workloads-rl') res.rows.push(...(await benchResourceList(args, cliOk)));
@@ -739,7 +809,8 @@ const INTRO = [
   'package, as every kpt pipeline does); meshinject runs as `meshinject -q -c CONFIG DIR`; the yaml round trip',
   '(bench/yaml-roundtrip.mjs: parseAllDocuments + toString) reads resources.yaml. The three run back to back on the',
   'same files. `all-workloads-rl` is all-workloads as a kpt-style ResourceList on stdin (kpt annotations). The shape',
-  'classes are the inputs of issue #8 §3 at sizes n, 2n, 4n, beside the round trip only.',
+  'classes are the inputs of issue #8 §3 at sizes n, 2n, 4n, beside the round trip only. `memory` is all-workloads at',
+  "10 000 and 100 000 workloads, meshinject alone with Node's default heap, one run each (issue #40).",
   'CPU is user + system seconds and peak RSS comes from GNU `/usr/bin/time`; wall time is measured around the child.',
   'Start-up is the median of alternating rounds timed in bash (`$EPOCHREALTIME` around the command, CPU from `times`, 1 ms steps).',
   `mixed, all-workloads, every-shape-different up to 10 000: medians (wall, CPU and RSS each) of 3 rounds, each round running kpt, every mesh and the round trip back to back; other classes: sizes ≤ 1 000 median of 3 runs, larger one run. "growth" is CPU ÷ CPU at the previous size ÷ the size ratio (linear`,
@@ -754,11 +825,12 @@ interface Tables {
   df: string[];
   id: string[];
   tg: string[];
+  mem: string[];
 }
 
 /** The report as Markdown; `notes` is the hand-kept section, kept from the previous report. */
 function report(res: Results, tables: Tables, loadAtStart: string, notes: string): string {
-  const { kz, df, st, id, tg, tbl } = tables;
+  const { kz, df, st, id, tg, tbl, mem } = tables;
   return [
     '# meshinject benchmark results',
     '',
@@ -774,12 +846,15 @@ function report(res: Results, tables: Tables, loadAtStart: string, notes: string
     '',
     ...machine(loadAtStart, res.minutes),
     '',
-    '## Targets (issue #24)',
+    '## Targets (issues #24 and #40)',
     '',
     ...tg,
     '',
     ...(tbl.length > 2 ? ['## Throughput and memory', '', ...tbl, ''] : []),
     ...(kz.length > 2 ? ['## kustomize (mixed input, Deployments only)', '', ...kz, ''] : []),
+    ...(mem.length > 2
+      ? ['## Memory (all-workloads, meshinject alone, default heap, one run per size)', '', ...mem, '']
+      : []),
     ...(df.length ? ['## diff and check (mixed package, beside injecting and kpt fn source)', '', ...df, ''] : []),
     ...(st.length ? ['## Start-up', '', ...st, ''] : []),
     ...(id.length ? ['## Byte-identity with the fast paths on and off', '', ...id, ''] : []),
@@ -811,10 +886,11 @@ async function main(): Promise<void> {
     st: res.st ? startupTable(res.st) : [],
     df: res.diffRows.length ? diffTable(res.diffRows) : [],
     id: res.identity.length ? identityTable(res.identity) : [],
-    tg: targetTable(targets(res.rows, res.st, res.diffRows, res.identity)),
+    tg: targetTable(targets(res.rows, res.st, res.diffRows, res.identity, res.memory)),
+    mem: memoryTable(res.memory),
   };
   process.stdout.write(
-    `\n${[tables.tg, tables.tbl, tables.kz, tables.df, tables.st, tables.id]
+    `\n${[tables.tg, tables.tbl, tables.kz, tables.mem, tables.df, tables.st, tables.id]
       .filter((t) => t.length > 2)
       .map((t) => t.join('\n'))
       .join('\n\n')}\n`,
