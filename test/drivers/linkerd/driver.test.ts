@@ -9,7 +9,7 @@ import { linkerdDriver, type LinkerdSettings } from '../../../src/drivers/linker
 import { bindDriver } from '../../../src/contract/driver.ts';
 import { decide as decideShared } from '../../../src/selection/policy.ts';
 import { removeInventory } from '../../../src/drivers/linkerd/inventory.ts';
-import { parseGoDuration, parseQuantity, resolveOpaquePorts } from '../../../src/drivers/linkerd/overrides.ts';
+import { parseGoDuration, readQuantity, resolveOpaquePorts } from '../../../src/drivers/linkerd/overrides.ts';
 import { nearestConfigKey } from '../../../src/drivers/linkerd/annotations.ts';
 import { snakeCase } from '../../../src/drivers/linkerd/containers.ts';
 import { podInboundPorts } from '../../../src/drivers/linkerd/inject.ts';
@@ -519,9 +519,9 @@ t.test('helpers: Go durations, quantities, snake case, ports', async (t) => {
   t.equal(parseGoDuration('1m30s'), 90);
   t.equal(parseGoDuration('100ms'), 0.1);
   t.equal(parseGoDuration('5'), undefined, 'a unit is required');
-  t.equal(parseQuantity('500m'), 0.5);
-  t.equal(parseQuantity('1Gi'), 2 ** 30);
-  t.equal(parseQuantity('1 core'), undefined);
+  t.match(readQuantity('500m'), { unscaled: 500n, exponent: -3 });
+  t.match(readQuantity('1Gi'), { unscaled: 2n ** 30n, exponent: 0 });
+  t.equal(readQuantity('1 core'), undefined);
   t.equal(snakeCase('keepAliveInterval'), 'keep_alive_interval');
   t.equal(snakeCase('HTTPServer'), 'http_server');
   const warnings: string[] = [];
