@@ -319,3 +319,34 @@ export function parseFloat(s: string, bitSize: 32 | 64 = 64): GoParsed<number> {
   if (bitSize === 32) value = Math.fround(value);
   return Number.isFinite(value) ? ok(value) : fail(numError(fn, s, RANGE));
 }
+
+/**
+ * The number Go's `strconv.Atoi(s)` returns beside its error, for code that drops the error (Istio's status-port
+ * annotation in `patchRewriteProbe`, k8s `intstr.IntOrString.IntValue()`): the value, 0 on a syntax error, and the
+ * int64 bound of the sign on overflow (`ParseInt` returns it with `value out of range`).
+ */
+export function atoiIgnoringError(s: string): bigint {
+  const n = atoi(s);
+  if (n.ok) return n.value;
+  if (!n.error.endsWith(RANGE)) return 0n;
+  return s.startsWith('-') ? -(1n << 63n) : (1n << 63n) - 1n;
+}
+
+/** Go `int32(v)`: the low 32 bits of an integer, two's complement (a conversion, never an error). */
+export function toInt32(v: bigint): number {
+  return Number(BigInt.asIntN(32, v));
+}
+
+/**
+ * Go `net.dtoi` (net/parse.go), the prefix length `net.ParseCIDR` reads: the leading ASCII digits of `s` (leading
+ * zeros allowed, no sign), refused when there is none or the value reaches 0xFFFFFF; `end` is where they stop.
+ */
+export function netDtoi(s: string): { ok: boolean; value: number; end: number } {
+  let n = 0;
+  let i = 0;
+  for (; i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57; i++) {
+    n = n * 10 + (s.charCodeAt(i) - 48);
+    if (n >= 0xffffff) return { ok: false, value: 0xffffff, end: i };
+  }
+  return { ok: i > 0, value: n, end: i };
+}

@@ -89,8 +89,6 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
   ['istio/template-data.ts', 'return Number(m[1]) + Number(m[2]) - 1;', `${NOT_YET}: CIDR and range blocks`],
   ['istio/template-data.ts', '/^(\\d+)-(\\d+)$/', `${NOT_YET}: CIDR and range blocks`],
   ['istio/template-data.ts', 'if (m) return Number(m[2]);', `${NOT_YET}: CIDR and range blocks`],
-  ['istio/prometheus.ts', 'if (!/^\\d+$/.test(port) || Number(port) < 1', `${NOT_YET}: Istio prometheus port`],
-  ['istio/prometheus.ts', 'const n = Number(port);', `${NOT_YET}: Istio prometheus port`],
   ['istio/config.ts', "setOwn(out, k, v === 'true')", `${NOT_YET}: Istio config booleans`],
   [
     'istio/decide.ts',
@@ -102,15 +100,10 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
     "Number(stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0')",
     `${NOT_YET}: Argo CD reads a sync wave with strconv.Atoi`,
   ],
-  ['istio/probes.ts', 'return /^\\d+$/.test(port) ? Number(port) : undefined;', `${NOT_YET}: Istio probe ports`],
-  ['istio/probes.ts', '/^[+-]?\\d+$/.test(a) ? Number(a) : 0', `${NOT_YET}: Istio status port annotation`],
   ['istio/inject.ts', '/^\\d+$/.test(v) ? Number(v) : fallback', `${NOT_YET}: Istio values numbers`],
   ['istio/inject.ts', "return v === true || v === 'true';", `${NOT_YET}: Istio values booleans`],
   ['osm/decide.ts', "if (v === 'enabled' || v === 'yes' || v === 'true')", `${SWITCH} (OSM isAnnotatedForInjection)`],
   ['osm/decide.ts', "if (v === 'disabled' || v === 'no' || v === 'false')", `${SWITCH} (OSM isAnnotatedForInjection)`],
-  ['osm/probes.ts', '/^[+-]?\\d+$/.test(port) && Number(port) !== 0', `${NOT_YET}: OSM probe ports`],
-  ['osm/exclusions.ts', 'return Number(bits) <=', `${NOT_YET}: OSM CIDR bits`],
-  ['osm/exclusions.ts', '/^[+-]?\\d+$/.test(p) ? Number(p) : NaN', `${NOT_YET}: OSM port exclusions`],
   ['linkerd/config.ts', "v === true || v === 'true'", `${NOT_YET}: Linkerd chart values booleans`],
   ['linkerd/values.ts', '/^-?\\d+$/.test(v) ? Number(v) : v', `${NOT_YET}: Linkerd chart values numbers`],
   [
@@ -135,7 +128,6 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
     "a Job name a CronJob generated (Istio's own pattern), not a value",
   ],
   ['linkerd/inject.ts', '/^[0-9a-fA-F:.]+\\/\\d{1,3}$/', `${NOT_YET}: Linkerd clusterNetworks CIDRs`],
-  ['osm/exclusions.ts', '!/^\\d{1,3}$/.test(bits)', `${NOT_YET}: OSM CIDR bits`],
 ];
 
 function files(dir: string): string[] {

@@ -251,14 +251,13 @@ t.test('annotation validation errors name the annotation and the value', async (
   t.doesNotThrow(() =>
     validateAnnotations({
       'traffic.sidecar.istio.io/includeOutboundIPRanges': '127.0.0.1/24,10.96.0.1/24',
-      'traffic.sidecar.istio.io/excludeOutboundIPRanges': '',
+      'traffic.sidecar.istio.io/excludeOutboundIPRanges': '::ffff:10.0.0.0/128',
       'traffic.sidecar.istio.io/includeInboundPorts': '*',
       'traffic.sidecar.istio.io/excludeInboundPorts': '4,5,6',
       'sidecar.istio.io/proxyCPU': '4000m',
       'sidecar.istio.io/proxyMemory': '1Gi',
       'sidecar.istio.io/proxyCPULimit': '.5', // Go reads `.5` and `1.` as quantities
       'sidecar.istio.io/proxyMemoryLimit': '1.',
-      'traffic.sidecar.istio.io/excludeOutboundIPRanges': '::ffff:10.0.0.0/128',
       'istio.io/reroute-virtual-interfaces': 'net0ps2',
       'prometheus.istio.io/merge-metrics': 'True',
       'unrelated/annotation': 'anything',
