@@ -90,16 +90,7 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
   ['istio/template-data.ts', '/^(\\d+)-(\\d+)$/', `${NOT_YET}: CIDR and range blocks`],
   ['istio/template-data.ts', 'if (m) return Number(m[2]);', `${NOT_YET}: CIDR and range blocks`],
   ['istio/config.ts', "setOwn(out, k, v === 'true')", `${NOT_YET}: Istio config booleans`],
-  [
-    'istio/decide.ts',
-    "const asks = labels[INJECT_LABEL] === 'true'",
-    `${NOT_YET}: whether an ambient-enrolled pod asks for a sidecar (the warning under ambient: prefer)`,
-  ],
-  [
-    'istio/migrate.ts',
-    "Number(stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0')",
-    `${NOT_YET}: Argo CD reads a sync wave with strconv.Atoi`,
-  ],
+  ['istio/decide.ts', "const asks = selector === 'true';", `${SWITCH} (Istio injectRequired, label over annotation)`],
   ['istio/inject.ts', '/^\\d+$/.test(v) ? Number(v) : fallback', `${NOT_YET}: Istio values numbers`],
   ['istio/inject.ts', "return v === true || v === 'true';", `${NOT_YET}: Istio values booleans`],
   ['osm/decide.ts', "if (v === 'enabled' || v === 'yes' || v === 'true')", `${SWITCH} (OSM isAnnotatedForInjection)`],
@@ -111,15 +102,12 @@ const ALLOWED: ReadonlyArray<[string, string, string]> = [
     "if (raw !== 'true' && raw !== 'false')",
     "meshinject's own meshinject.dev/inject label, validated to be exactly true or false",
   ],
-  [
-    'istio/inject.ts',
-    "a !== 'false';",
-    `${NOT_YET}: Istio sidecar.istio.io/nativeSidecar, to check against Istio's reading`,
-  ],
+  ['istio/inject.ts', "if (a === 'true') return true;", `${SWITCH} (Istio injectPod, nativeSidecar == "true")`],
+  ['istio/inject.ts', "if (a === 'false') return false;", `${SWITCH} (Istio injectPod, nativeSidecar == "false")`],
   [
     'istio/template-data.ts',
     "nativeValue !== 'false'",
-    `${NOT_YET}: Istio sidecar.istio.io/nativeSidecar, to check against Istio's reading`,
+    `${SWITCH} (the injection template's ne (index .ObjectMeta.Annotations "sidecar.istio.io/nativeSidecar" | default ...) "false")`,
   ],
   ['istio/webhook.ts', "podInject !== 'true'", `${SWITCH} (a webhook objectSelector matches label values exactly)`],
   [

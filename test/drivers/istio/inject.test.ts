@@ -385,4 +385,17 @@ t.test('native sidecars per pod: annotation over config', async (t) => {
   t.equal(resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': 'false' }, true), false);
   t.equal(resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': 'true' }, false), true);
   t.equal(resolveNativeSidecars(undefined, false), false);
+  // Istio compares the strings exactly (no ParseBool): other spellings keep the configured value.
+  for (const v of ['True', 'TRUE', '1', 'yes', 'False', '0', 'no', '']) {
+    t.equal(
+      resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': v }, false),
+      false,
+      `${JSON.stringify(v)}, configured off`,
+    );
+    t.equal(
+      resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': v }, true),
+      true,
+      `${JSON.stringify(v)}, configured on`,
+    );
+  }
 });
