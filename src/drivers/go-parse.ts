@@ -298,7 +298,7 @@ function hexFloatValue(int: string, frac: string, exp: string): number {
  * case; no blanks. A finite literal past the float64 range is `value out of range` (Go also returns ±Inf then);
  * one that underflows is 0. Decimal values round as Go's (both are correctly rounded); hex subnormals may differ.
  */
-export function parseFloat(s: string, bitSize: 32 | 64 = 64): GoParsed<number> {
+export function goParseFloat(s: string, bitSize: 32 | 64 = 64): GoParsed<number> {
   const fn = 'ParseFloat';
   const special = specialFloat(s);
   if (special !== undefined) return ok(special);

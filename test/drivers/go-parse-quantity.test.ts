@@ -5,7 +5,7 @@
 // reference written from the documented grammar and exact rational arithmetic.
 import t from 'tap';
 import fc from 'fast-check';
-import { parseFloat as goParseFloat, parseQuantity, QUANTITY_ERRORS, scaledValue } from '../../src/drivers/go-parse.ts';
+import { goParseFloat, parseQuantity, QUANTITY_ERRORS, scaledValue } from '../../src/drivers/go-parse.ts';
 
 type Want = bigint | keyof typeof QUANTITY_ERRORS;
 

@@ -11,7 +11,7 @@ import {
   type GoQuantity,
   parseBool,
   parseDuration,
-  parseFloat as goParseFloat,
+  goParseFloat,
   parseInt as goParseInt,
   parseQuantity,
   parseUint,
