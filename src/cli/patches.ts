@@ -43,38 +43,64 @@ function names(list: J[]): string[] | undefined {
   return out as string[];
 }
 
+/** The longest common subsequence of two name lists (small lists: the quadratic table). */
+function commonOrder(x: string[], y: string[]): Set<string> {
+  const len: number[][] = Array.from({ length: x.length + 1 }, () => new Array<number>(y.length + 1).fill(0));
+  for (let i = x.length - 1; i >= 0; i--)
+    for (let j = y.length - 1; j >= 0; j--) {
+      const row = len[i] ?? [];
+      row[j] = x[i] === y[j] ? (len[i + 1]?.[j + 1] ?? 0) + 1 : Math.max(len[i + 1]?.[j] ?? 0, row[j + 1] ?? 0);
+    }
+  const out = new Set<string>();
+  for (let i = 0, j = 0; i < x.length && j < y.length; ) {
+    const xi = x[i] ?? '';
+    if (xi === y[j]) {
+      out.add(xi);
+      i++;
+      j++;
+    } else if ((len[i + 1]?.[j] ?? 0) >= (len[i]?.[j + 1] ?? 0)) i++;
+    else j++;
+  }
+  return out;
+}
+
 /**
  * Operations of a named list (containers, init containers, volumes) that touch only the items injection
- * added, removed or changed, so items an upstream adds later are kept: a removed item is a `test` of its name
- * and a `remove` (from the end); an added item after which only added items follow is appended (`/-`), any
- * other at its index; a changed item is a `test` of its name, then its own changes. False (nothing pushed)
- * when the kept items changed order.
+ * added, removed, moved or changed, so items an upstream adds later are kept: a removed item is a `test` of its
+ * name and a `remove` (from the end); an item injection moved (Linkerd re-injection puts its own volumes after the
+ * user's again) is removed and added where it goes, the items that keep their order staying put; an added item
+ * after which only added items follow is appended (`/-`), any other at its index; a changed item is a `test` of
+ * its name, then its own changes. False (nothing pushed) when the items are not a list merged by name.
  */
 function diffNamed(a: J[], b: J[], path: string, out: PatchOp[], ctx: DiffContext): boolean {
   const na = names(a);
   const nb = names(b);
   if (!na || !nb) return false;
-  const kept = na.filter((n) => nb.includes(n));
-  if (kept.join('\u0000') !== nb.filter((n) => na.includes(n)).join('\u0000')) return false;
+  const stay = commonOrder(
+    na.filter((n) => nb.includes(n)),
+    nb.filter((n) => na.includes(n)),
+  );
   for (let i = a.length - 1; i >= 0; i--) {
-    if (nb.includes(na[i]!)) continue;
+    const n = na[i] ?? '';
+    if (stay.has(n)) continue;
     out.push(
-      { op: 'test', path: pointer(pointer(path, i), 'name'), value: na[i]! },
+      { op: 'test', path: pointer(pointer(path, i), 'name'), value: n },
       { op: 'remove', path: pointer(path, i) },
     );
   }
-  const lastKept = nb.reduce((last, n, j) => (na.includes(n) ? j : last), -1);
+  const lastKept = nb.reduce((last, n, j) => (stay.has(n) ? j : last), -1);
   b.forEach((x, j) => {
-    const at = na.indexOf(nb[j]!);
+    const n = nb[j] ?? '';
+    const at = stay.has(n) ? na.indexOf(n) : -1;
     if (at < 0)
       out.push({
         op: 'add',
-        path: (ctx.appends(path, nb[j]!) ?? j > lastKept) ? `${path}/-` : pointer(path, j),
+        path: (ctx.appends(path, n) ?? j > lastKept) ? `${path}/-` : pointer(path, j),
         value: x,
       });
     else if (!equal(a[at], x)) {
-      out.push({ op: 'test', path: pointer(pointer(path, j), 'name'), value: nb[j]! });
-      diffValue(a[at]!, x, pointer(path, j), out, ctx);
+      out.push({ op: 'test', path: pointer(pointer(path, j), 'name'), value: n });
+      diffValue(a[at] ?? null, x, pointer(path, j), out, ctx);
     }
   });
   return true;

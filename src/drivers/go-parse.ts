@@ -7,6 +7,8 @@
  * Values are `bigint` where Go's range exceeds 2^53 (64-bit integers, durations in nanoseconds).
  */
 
+export { type GoQuantity, parseQuantity, QUANTITY_ERRORS, scaledValue } from './go-parse-quantity.ts';
+
 /** A value Go accepted, or Go's error text. */
 export type GoParsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -262,4 +264,89 @@ export function parsePort(s: string, range: PortRange, bitSize = 16): GoParsed<n
   if (!u.ok) return u;
   const n = Number(u.value);
   return n >= range.min && n <= range.max ? ok(n) : fail(`out of range ${range.min}-${range.max}`);
+}
+
+/** Go `special` (strconv/atof.go): `[+-]?(inf|infinity)` and `nan`, any case; `undefined` when `s` is neither. */
+function specialFloat(s: string): number | undefined {
+  const l = s.toLowerCase();
+  const sign = l[0] === '-' ? -1 : 1;
+  const body = l[0] === '+' || l[0] === '-' ? l.slice(1) : l;
+  if (body === 'inf' || body === 'infinity') return sign * Number.POSITIVE_INFINITY;
+  return l === 'nan' ? Number.NaN : undefined;
+}
+
+/** Go float literal syntax as `readFloat` reads it: decimal `1_0.5e-3`, hex `0x1.8p-1` (exponent required). */
+const DEC_FLOAT = /^[+-]?(?:[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9][0-9_]*)?$/;
+const HEX_FLOAT = /^([+-]?)0[xX]([0-9a-fA-F_]*)\.?([0-9a-fA-F_]*)[pP]([+-]?[0-9][0-9_]*)$/;
+
+/** A hex float's value: mantissa `int.frac` in base 16 times 2^`exp`, rounded once (as Go's `atofHex`, barring subnormals). */
+function hexFloatValue(int: string, frac: string, exp: string): number {
+  const mant = BigInt(`0x${int}${frac}` === '0x' ? '0' : `0x${int}${frac}`);
+  const e = Number.parseInt(exp, 10) - 4 * frac.length;
+  if (mant === 0n) return 0;
+  // Scale the mantissa to 64 significant bits at most so the one rounding happens in Number(bigint).
+  const bits = mant.toString(2).length;
+  const keep = bits > 64 ? bits - 64 : 0;
+  const sticky = keep > 0 && mant & ((1n << BigInt(keep)) - 1n) ? 1n : 0n;
+  const m = (mant >> BigInt(keep)) | sticky;
+  return Number(m) * 2 ** (e + keep);
+}
+
+/**
+ * Go `strconv.ParseFloat(s, bitSize)` (bitSize 64): Go's float literals (decimal with an optional exponent, hex
+ * with a `p` exponent, `_` between digits as `underscoreOK` allows), `inf`/`infinity` with a sign and `nan` in any
+ * case; no blanks. A finite literal past the float64 range is `value out of range` (Go also returns ±Inf then);
+ * one that underflows is 0. Decimal values round as Go's (both are correctly rounded); hex subnormals may differ.
+ */
+export function goParseFloat(s: string, bitSize: 32 | 64 = 64): GoParsed<number> {
+  const fn = 'ParseFloat';
+  const special = specialFloat(s);
+  if (special !== undefined) return ok(special);
+  const hex = HEX_FLOAT.exec(s);
+  if (!hex && !DEC_FLOAT.test(s)) return fail(numError(fn, s, SYNTAX));
+  const mantissa = hex ? s.slice(0, s.search(/[pP]/)) : (s.split(/[eE]/)[0] ?? '');
+  if (!/[0-9a-fA-F]/.test(hex ? mantissa.slice(mantissa.search(/[xX]/) + 1) : mantissa))
+    return fail(numError(fn, s, SYNTAX));
+  if (s.includes('_') && !underscoreOK(s)) return fail(numError(fn, s, SYNTAX));
+  const plain = s.replaceAll('_', '');
+  let value: number;
+  if (hex) {
+    const [, sign = '', int = '', frac = '', exp = '0'] = HEX_FLOAT.exec(plain) ?? [];
+    value = (sign === '-' ? -1 : 1) * hexFloatValue(int, frac, exp);
+  } else {
+    value = Number(plain);
+  }
+  if (bitSize === 32) value = Math.fround(value);
+  return Number.isFinite(value) ? ok(value) : fail(numError(fn, s, RANGE));
+}
+
+/**
+ * The number Go's `strconv.Atoi(s)` returns beside its error, for code that drops the error (Istio's status-port
+ * annotation in `patchRewriteProbe`, k8s `intstr.IntOrString.IntValue()`): the value, 0 on a syntax error, and the
+ * int64 bound of the sign on overflow (`ParseInt` returns it with `value out of range`).
+ */
+export function atoiIgnoringError(s: string): bigint {
+  const n = atoi(s);
+  if (n.ok) return n.value;
+  if (!n.error.endsWith(RANGE)) return 0n;
+  return s.startsWith('-') ? -(1n << 63n) : (1n << 63n) - 1n;
+}
+
+/** Go `int32(v)`: the low 32 bits of an integer, two's complement (a conversion, never an error). */
+export function toInt32(v: bigint): number {
+  return Number(BigInt.asIntN(32, v));
+}
+
+/**
+ * Go `net.dtoi` (net/parse.go), the prefix length `net.ParseCIDR` reads: the leading ASCII digits of `s` (leading
+ * zeros allowed, no sign), refused when there is none or the value reaches 0xFFFFFF; `end` is where they stop.
+ */
+export function netDtoi(s: string): { ok: boolean; value: number; end: number } {
+  let n = 0;
+  let i = 0;
+  for (; i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57; i++) {
+    n = n * 10 + (s.charCodeAt(i) - 48);
+    if (n >= 0xffffff) return { ok: false, value: 0xffffff, end: i };
+  }
+  return { ok: i > 0, value: n, end: i };
 }

@@ -16,7 +16,7 @@ import { FLOAT_1_1, FLOAT_EXP_1_1, needsQuotes, resolvePlain } from '../../src/y
 import { seqIndentOf } from '../../src/krm/rewrite.ts';
 import { checkLabelKey, checkLabelValue, parseSelectorString } from '../../src/selection/label-selector.ts';
 import { canonicalQuantity } from '../../src/drivers/istio/quantity.ts';
-import { parseGoDuration, parseQuantity } from '../../src/drivers/linkerd/overrides.ts';
+import { parseGoDuration, readQuantity } from '../../src/drivers/linkerd/overrides.ts';
 import { snakeCase } from '../../src/drivers/linkerd/containers.ts';
 import { configMapVersion } from '../../src/drivers/istio/configmap-source.ts';
 import { goTrimSpace } from '../../src/render/gotemplate/sprig.ts';
@@ -134,7 +134,7 @@ const CASES: Case[] = [
   },
   {
     name: 'quantities and durations (Linkerd)',
-    run: (s) => [parseQuantity(s), parseGoDuration(s)],
+    run: (s) => [readQuantity(s), parseGoDuration(s)],
     benign: rep('1'),
     attacks: [`${rep('1')}x`, `1.${rep('1')}x`, `${rep('1m')}x`, `${rep('1.')}s`, `${rep('1ms')}!`],
   },

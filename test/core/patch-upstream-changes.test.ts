@@ -261,7 +261,6 @@ const KNOWN: Record<string, string> = {
     'as gateway: Istio moves the proxy the input holds after the app containers',
   'conformance/istio/only-proxy-container': 'as gateway, and the proxy image is the upstream change',
   'conformance/istio/merge-probers': 'the rewritten probes are computed from every container',
-  'conformance/linkerd/tap-deployment-debug': 'not yet explained: the upstream volume is lost',
   'real-world/online-boutique: Deployment//loadgenerator':
     'meshinject and kustomize read a block scalar of the re-written upstream differently (not the Component)',
 };

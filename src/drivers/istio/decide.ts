@@ -130,7 +130,9 @@ function preferAmbient(input: DriverDecideInput<IstioSettings>): DriverDecision 
   const labels = input.podMeta.labels ?? {};
   const why = enrolmentDetail(labels, input.namespace, input.namespaceLabels);
   if (why === undefined) return undefined;
-  const asks = labels[INJECT_LABEL] === 'true' || input.podMeta.annotations?.[INJECT_LABEL] === 'true';
+  // Istio injectRequired: the label, else the annotation, compared with "true" exactly (the label wins when both are set).
+  const selector = labels[INJECT_LABEL] ?? input.podMeta.annotations?.[INJECT_LABEL];
+  const asks = selector === 'true';
   const warnings = asks
     ? [
         `the pod asks for a sidecar (${INJECT_LABEL}=true), but ${why} and spec.istio.ambient is prefer: it is left to ztunnel; label the pod ${DATAPLANE_LABEL}=none to keep its sidecar`,

@@ -51,12 +51,17 @@ export interface IstioInjection {
 }
 
 /**
- * Whether this pod gets a native sidecar: the `sidecar.istio.io/nativeSidecar` annotation when set (`"false"`
- * → no, anything else → yes), else `config.nativeSidecars` (Istio `ENABLE_NATIVE_SIDECARS`).
+ * Whether Istio moves a user's `istio-proxy` container to the init containers (a native sidecar): the
+ * `sidecar.istio.io/nativeSidecar` annotation when it is exactly `"true"` or `"false"`, else `config.nativeSidecars`
+ * (Istio `ENABLE_NATIVE_SIDECARS`). Istio compares the strings (`injectPod`, pkg/kube/inject/inject.go), no
+ * `ParseBool`: `"True"` or `"yes"` leave the configured value. (The template reads the same annotation its own
+ * way: anything but `"false"` is native.)
  */
 export function resolveNativeSidecars(annotations: Record<string, string> | undefined, configNative: boolean): boolean {
   const a = annotations?.[NATIVE_SIDECAR_ANNOTATION];
-  return a === undefined ? configNative : a !== 'false';
+  if (a === 'true') return true;
+  if (a === 'false') return false;
+  return configNative;
 }
 
 /**

@@ -13,6 +13,7 @@
  * with a pod `selector`, a `VirtualService`) is a note saying what to change by hand. `--to sidecar` undoes it.
  */
 import { isJsonObject, stringsAt } from '../../json.ts';
+import { atoi } from '../go-parse.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import type { MigrationPlan, MigrationRequest, MigrationResource } from '../driver.ts';
 import { DATAPLANE_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_CLASS } from './ambient.ts';
@@ -129,10 +130,10 @@ function isL7SelectorPolicy(r: MigrationResource): boolean {
   );
 }
 
-/** The sync wave of a resource (Argo CD: an integer annotation, default 0). */
+/** The sync wave of a resource: Argo CD reads the annotation with `strconv.Atoi`; a value it refuses is wave 0. */
 function waveOf(v: JsonObject | undefined): number {
-  const w = v ? Number(stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] ?? '0') : 0;
-  return Number.isInteger(w) ? w : 0;
+  const w = atoi((v ? stringsAt(v, ['metadata', 'annotations'])[SYNC_WAVE] : undefined) ?? '0');
+  return w.ok ? Number(w.value) : 0;
 }
 
 /** A waypoint `Gateway` for namespace `ns` (what `istioctl waypoint generate` writes), unless the package holds it. */

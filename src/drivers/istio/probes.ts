@@ -9,6 +9,7 @@ import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { STATUS_ANNOTATION } from './status.ts';
 import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
+import { atoiIgnoringError, toInt32 } from '../go-parse.ts';
 
 /** Proxy env carrying the original probes. */
 export const APP_PROBERS_ENV = 'ISTIO_KUBE_APP_PROBERS';
@@ -48,11 +49,14 @@ function appContainers(spec: JsonObject): JsonObject[] {
 function resolvePort(port: Json | undefined, container: JsonObject): number | undefined {
   if (typeof port === 'number') return port;
   if (typeof port !== 'string') return undefined;
+  // Istio DumpAppProbers: a string port is a name, looked up in a map of the container's named ports (the last
+  // port of a name wins); a name that matches none drops the prober. Go never reads a string port as a number.
   const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
+  let found: number | undefined;
   for (const p of ports) {
-    if (p.name === port && typeof p.containerPort === 'number' && p.containerPort > 0) return p.containerPort;
+    if (p.name === port && port !== '' && typeof p.containerPort === 'number') found = p.containerPort;
   }
-  return /^\d+$/.test(port) ? Number(port) : undefined;
+  return found;
 }
 
 /** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
@@ -189,7 +193,7 @@ export function applyRewrite(pod: PodTemplate, meshStatusPort: number, valuesRew
   const probers = dumpAppProbers(pod.spec, meshStatusPort);
   if (probers !== '') mergeOrAppendProbers(annos[STATUS_ANNOTATION] !== undefined, envOf(sidecar), probers);
   const a = annos[STATUS_PORT_ANNOTATION];
-  // Go strconv.Atoi; a failed parse yields 0.
-  const port = a === undefined ? meshStatusPort : /^[+-]?\d+$/.test(a) ? Number(a) : 0;
+  // Istio patchRewriteProbe: strconv.Atoi, its value kept even when it fails (0, or the int64 bound on overflow).
+  const port = a === undefined ? meshStatusPort : toInt32(atoiIgnoringError(a));
   rewriteProbes(pod.spec, port);
 }

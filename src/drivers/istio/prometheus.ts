@@ -6,6 +6,7 @@
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { annotationsOf, envOf, findSidecar, parseGoBool } from './pod-fields.ts';
+import { atoi } from '../go-parse.ts';
 
 /** Annotation switching the merge per pod (Go bool). */
 export const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
@@ -86,8 +87,10 @@ function parseTargets(value: string, statusPort: number): Target[] {
     const i = entry.indexOf(':');
     const port = (i < 0 ? entry : entry.slice(0, i)).trim();
     const path = i < 0 ? '' : entry.slice(i + 1).trim();
-    if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw bad(`invalid port '${port}'`);
-    const n = Number(port);
+    // Istio applyPrometheusMerge: strconv.Atoi, then 1..65535; compared in its canonical form.
+    const parsed = atoi(port);
+    if (!parsed.ok || parsed.value < 1n || parsed.value > 65535n) throw bad(`invalid port '${port}'`);
+    const n = Number(parsed.value);
     if (n === statusPort) throw bad(`port ${n} is the proxy status port`);
     if (RESERVED_PORTS.has(n)) throw bad(`port ${n} is reserved by Istio`);
     out.push({ port, path: path === '' ? '/metrics' : path.startsWith('/') ? path : `/${path}` });

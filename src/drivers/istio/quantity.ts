@@ -3,9 +3,20 @@
  * (`k8s.io/apimachinery/pkg/api/resource`, `Quantity.String()`): `2000m` → `2`, `1024Mi` → `1Gi`. Used where
  * Istio serialises user containers through Go structs (`proxy.istio.io/overrides`).
  */
-const BINARY: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
-const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-const DECIMAL_BY_EXP: Record<number, string> = Object.fromEntries(Object.entries(DECIMAL).map(([k, v]) => [v, k]));
+import { parseQuantity } from '../go-parse.ts';
+
+const DECIMAL_BY_EXP: Record<number, string> = {
+  [-9]: 'n',
+  [-6]: 'u',
+  [-3]: 'm',
+  0: '',
+  3: 'k',
+  6: 'M',
+  9: 'G',
+  12: 'T',
+  15: 'P',
+  18: 'E',
+};
 const BINARY_BY_EXP = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 /** The most digits (with the point) and the largest exponent `canonicalQuantity` canonicalises. */
 const MAX_DIGITS = 64;
@@ -20,34 +31,22 @@ const MAX_EXPONENT = 100;
  * on them would take time and memory that grow faster than the input: issue 19).
  */
 export function canonicalQuantity(raw: string | number): string | undefined {
+  // Quantity.UnmarshalJSON: strings.TrimSpace, then resource.ParseQuantity (../go-parse.ts).
   const s = String(raw).trim();
-  const m = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]?)|[eE]([+-]?\d+))$/.exec(s);
-  if (!m) return undefined;
-  const [, sign, num, bin, dec, exp] = m;
-  const [intPart, fracPart = ''] = num!.split('.');
-  if (num!.length > MAX_DIGITS || (exp !== undefined && Math.abs(Number(exp)) > MAX_EXPONENT)) return undefined;
-  // value = mantissa * 10^scale * 1024^pow
-  let mantissa = BigInt((intPart || '0') + fracPart);
-  let scale = -fracPart.length;
-  let pow = 0;
-  let format: 'bin' | 'dec' | 'exp' = 'dec';
-  if (bin) {
-    pow = BINARY[bin]!;
-    format = 'bin';
-  } else if (exp !== undefined) {
-    scale += Number(exp);
-    format = 'exp';
-  } else {
-    scale += DECIMAL[dec ?? '']!;
-  }
+  if (s.length > MAX_DIGITS) return undefined;
+  const parsed = parseQuantity(s);
+  if (!parsed.ok || Math.abs(parsed.value.exponent) > MAX_EXPONENT) return undefined;
+  const q = parsed.value;
+  // value = mantissa * 10^scale (Go already folded a binary suffix in and rounded up to the nano).
+  let mantissa = q.unscaled;
+  let scale = q.exponent;
+  let format: 'bin' | 'dec' | 'exp' = q.format === 'BinarySI' ? 'bin' : q.format === 'DecimalExponent' ? 'exp' : 'dec';
   if (mantissa === 0n) return '0';
-  // Fold the binary power into an exact decimal representation: mantissa * 10^scale.
-  mantissa *= 1024n ** BigInt(pow);
   while (scale < 0 && mantissa % 10n === 0n) {
     mantissa /= 10n;
     scale += 1;
   }
-  const neg = sign === '-' ? '-' : '';
+  const neg = q.negative ? '-' : '';
   if (format === 'bin') {
     const isInt = scale >= 0;
     const value = isInt ? mantissa * 10n ** BigInt(scale) : 0n;
@@ -62,12 +61,7 @@ export function canonicalQuantity(raw: string | number): string | undefined {
     }
     format = 'dec';
   }
-  // Decimal: choose the largest exponent (multiple of 3, >= -9) keeping an integral mantissa; round up below nano.
-  if (scale < -9) {
-    const drop = 10n ** BigInt(-9 - scale);
-    mantissa = (mantissa + drop - 1n) / drop;
-    scale = -9;
-  }
+  // Decimal: choose the largest exponent (multiple of 3, >= -9: Go rounded finer values up) keeping an integral mantissa.
   let e = Math.floor(scale / 3) * 3;
   let v = mantissa * 10n ** BigInt(scale - e);
   while (e < 18 && v % 1000n === 0n && v !== 0n) {

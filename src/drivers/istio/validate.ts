@@ -6,17 +6,14 @@
 import { InjectError } from '../../results/errors.ts';
 import { readProxyConfigAnnotation } from './proxy-config.ts';
 import { parseGoBool } from './pod-fields.ts';
+import { atoi, parseQuantity, parseUint } from '../go-parse.ts';
 
 type Check = (value: string) => string | undefined;
 
-const UINT_RE = /^\d+$/;
-
-/** Go `strconv.ParseUint(v, 10, bits)` error text, or undefined when `v` parses. */
+/** Go `strconv.ParseUint(v, 10, bits)` error text (../go-parse.ts), or undefined when `v` parses. */
 function parseUintError(v: string, bits: 16 | 32): string | undefined {
-  if (!UINT_RE.test(v)) return `strconv.ParseUint: parsing ${JSON.stringify(v)}: invalid syntax`;
-  if (BigInt(v) > (1n << BigInt(bits)) - 1n)
-    return `strconv.ParseUint: parsing ${JSON.stringify(v)}: value out of range`;
-  return undefined;
+  const n = parseUint(v, 10, bits);
+  return n.ok ? undefined : n.error;
 }
 
 /** Istio `parsePort`: a uint16 after trimming blanks. */
@@ -42,7 +39,8 @@ function isIPv6(s: string): boolean {
   if (s.includes('%')) return false;
   let str = s;
   let groups = 8;
-  const v4 = /:((\d+\.){3}\d+)$/.exec(str);
+  // An embedded IPv4 tail (`::ffff:1.2.3.4`): taken by its characters here, checked by IPV4_RE below.
+  const v4 = /:([0-9.]+)$/.exec(str);
   if (v4) {
     if (!IPV4_RE.test(v4[1]!)) return false;
     str = str.slice(0, str.length - v4[1]!.length) + '0';
@@ -65,8 +63,11 @@ function prefixError(cidr: string): string | undefined {
   const bits = cidr.slice(slash + 1);
   const v4 = IPV4_RE.test(addr);
   if (!v4 && !isIPv6(addr)) return `${q}: ParseAddr(${JSON.stringify(addr)}): unable to parse IP`;
-  if (!/^(0|[1-9]\d{0,2})$/.test(bits) || Number(bits) > (v4 ? 32 : 128))
+  // Go netip.ParsePrefix: strconv.Atoi, and no sign or leading zero; then the length against the family's bits.
+  const n = atoi(bits);
+  if (!n.ok || (bits.length > 1 && !(bits[0] !== undefined && bits[0] >= '1' && bits[0] <= '9')))
     return `${q}: bad bits after slash: ${JSON.stringify(bits)}`;
+  if (n.value < 0n || n.value > (v4 ? 32n : 128n)) return `${q}: prefix length out of range`;
   return undefined;
 }
 
@@ -91,14 +92,14 @@ function interfacesError(v: string): string | undefined {
   return undefined;
 }
 
-const QUANTITY_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?\d+)?$/;
+/** Go `unicode.IsControl`: C0, DEL and C1 (U+0080-U+009F). */
+const isControl = (c: number): boolean => c < 0x20 || (c >= 0x7f && c <= 0x9f);
 
-/** Kubernetes `resource.ParseQuantity` plus "no control characters". */
+/** Istio `validateResourceQuantity`: no control character, then Kubernetes `resource.ParseQuantity` (../go-parse.ts). */
 function quantityError(v: string): string | undefined {
-  if (/[\x00-\x1f\x7f]/.test(v)) return 'contains control characters';
-  if (!QUANTITY_RE.test(v))
-    return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-  return undefined;
+  for (const ch of v) if (isControl(ch.codePointAt(0) ?? 0)) return 'value contains control characters';
+  const q = parseQuantity(v);
+  return q.ok ? undefined : q.error;
 }
 
 function proxyConfigError(v: string): string | undefined {

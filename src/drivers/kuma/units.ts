@@ -3,7 +3,7 @@
  * `sleepBetweenRetries: 2s`) and the CPU `resource.Quantity` its concurrency is derived from.
  */
 
-import { parseDuration } from '../go-parse.ts';
+import { parseDuration, parseQuantity, scaledValue } from '../go-parse.ts';
 
 /**
  * Nanoseconds of a Go duration string (`time.ParseDuration`, ../go-parse.ts: `1h2m3.5s`, `500ms`, `-2s`, `0`),
@@ -37,39 +37,12 @@ export function formatGoDuration(ns: number): string {
   return `${sign}${s}s`;
 }
 
-const SUFFIX: Record<string, number> = {
-  '': 1,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 1024,
-  Mi: 1024 ** 2,
-  Gi: 1024 ** 3,
-  Ti: 1024 ** 4,
-  Pi: 1024 ** 5,
-  Ei: 1024 ** 6,
-};
-
 /**
- * The value of a Kubernetes quantity (`1100m` → 1.1, `2` → 2, `1e3` → 1000), or undefined when it does not
- * parse (Kuma's `kube_api.MustParse` would panic on it).
+ * Go `Quantity.MilliValue()` of a Kubernetes quantity (`resource.ParseQuantity`, ../go-parse.ts): thousandths,
+ * rounded up (`1100m` → 1100, `2` → 2000, `1e3` → 1000000); 0 when Go refuses it (Kuma's `kube_api.MustParse`
+ * would stop kuma-cp on it).
  */
-export function quantityValue(q: string): number | undefined {
-  const m = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?)$/.exec(
-    q.trim(),
-  );
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  if (m[2]) return n * 10 ** Number(m[2].slice(1));
-  return n * SUFFIX[m[3] ?? '']!;
-}
-
-/** Go `Quantity.MilliValue()`: the value in thousandths, rounded up. */
 export function milliValue(q: string): number {
-  const v = quantityValue(q) ?? 0;
-  return Math.ceil(Math.round(v * 1e9) / 1e6);
+  const parsed = parseQuantity(q);
+  return parsed.ok ? Number(scaledValue(parsed.value, -3)) : 0;
 }

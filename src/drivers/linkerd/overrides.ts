@@ -6,7 +6,17 @@
  */
 import { isJsonObject, setOwn } from '../../json.ts';
 import type { JsonObject } from '../../model.ts';
-import { atoi, parseBool, parseDuration, parseInt } from '../go-parse.ts';
+import {
+  atoi,
+  type GoQuantity,
+  parseBool,
+  parseDuration,
+  goParseFloat,
+  parseInt as goParseInt,
+  parseQuantity,
+  parseUint,
+  scaledValue,
+} from '../go-parse.ts';
 import { A, INJECT_ANNOTATION } from './annotations.ts';
 import type { LinkerdValues } from './values.ts';
 
@@ -16,39 +26,21 @@ export function parseGoDuration(s: string): number | undefined {
   return d.ok ? Number(d.value) / 1e9 : undefined;
 }
 
-/** A Kubernetes quantity (`resource.ParseQuantity`) as a number of base units, or undefined when invalid. */
-export function parseQuantity(s: string): number | undefined {
-  const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/.exec(s.trim());
-  if (!m) return undefined;
-  const suffix = m[2] ?? '';
-  const binary: Record<string, number> = {
-    Ki: 2 ** 10,
-    Mi: 2 ** 20,
-    Gi: 2 ** 30,
-    Ti: 2 ** 40,
-    Pi: 2 ** 50,
-    Ei: 2 ** 60,
-  };
-  const decimal: Record<string, number> = {
-    n: 1e-9,
-    u: 1e-6,
-    m: 1e-3,
-    '': 1,
-    k: 1e3,
-    M: 1e6,
-    G: 1e9,
-    T: 1e12,
-    P: 1e15,
-    E: 1e18,
-  };
-  const factor =
-    binary[suffix] ?? decimal[suffix] ?? (/^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : undefined);
-  return factor === undefined ? undefined : Number(m[1]) * factor;
+/** A Kubernetes quantity (`resource.ParseQuantity`, ../go-parse.ts), or undefined when Go refuses it. */
+export function readQuantity(s: string): GoQuantity | undefined {
+  const q = parseQuantity(s);
+  return q.ok ? q.value : undefined;
 }
 
-/** Linkerd `ToWholeCPUCores`: a CPU quantity rounded up to whole cores. */
-function wholeCores(q: number): number {
-  return Math.ceil(q - 1e-9);
+/**
+ * Linkerd `ToWholeCPUCores` (pkg/inject/inject.go): `q.RoundUp(0)` then `q.AsInt64()`, whole cores rounded away
+ * from zero; a quantity Go holds as `inf.Dec` (more than 18 digits, finer than 10^-9) has no int64, and Linkerd
+ * logs `Could not parse cores` and sets 0.
+ */
+function wholeCores(q: GoQuantity): { cores: number; error?: string } {
+  const cores = scaledValue(q, 0);
+  if (!q.int64 || cores > (1n << 63n) - 1n || cores < -(1n << 63n)) return { cores: 0, error: 'Could not parse cores' };
+  return { cores: Number(scaledValue(q, 0)) };
 }
 
 /** Go `strconv.ParseBool` (../go-parse.ts), or undefined. */
@@ -59,7 +51,7 @@ function parseGoBool(s: string): boolean | undefined {
 
 /** Go `strconv.ParseInt(s, 10, 32)` (../go-parse.ts), or undefined. */
 function parseInt32(s: string): number | undefined {
-  const n = parseInt(s, 10, 32);
+  const n = goParseInt(s, 10, 32);
   return n.ok ? Number(n.value) : undefined;
 }
 
@@ -146,7 +138,7 @@ interface AnnotationReader {
   /** Go `time.ParseDuration`, written back truncated as `<n>ms` or `<n>s`. */
   duration(k: string, unit: 'ms' | 's', set: (s: string) => void): void;
   /** `resource.ParseQuantity`: the raw value and its number of base units. */
-  quantity(k: string, set: (s: string, q: number) => void): void;
+  quantity(k: string, set: (s: string, q: GoQuantity) => void): void;
 }
 
 /** The `AnnotationReader` of the annotations `ann`, pushing its warnings to `warnings`. */
@@ -183,7 +175,7 @@ function annotationReader(ann: Record<string, string>, warnings: string[]): Anno
       parsed(k, parseGoDuration, 'is not a duration (e.g. 100ms, 2s)', (secs) =>
         set(unit === 'ms' ? `${Math.trunc(secs * 1000)}ms` : `${Math.trunc(secs)}s`),
       ),
-    quantity: (k, set) => parsed(k, parseQuantity, 'is not a Kubernetes quantity', (q) => set(v(k), q)),
+    quantity: (k, set) => parsed(k, readQuantity, 'is not a Kubernetes quantity', (q) => set(v(k), q)),
   };
 }
 
@@ -241,8 +233,10 @@ function applyProxyOverrides(r: AnnotationReader, p: LinkerdValues['proxy']): vo
   r.duration(A.shutdownGracePeriod, 'ms', (s) => (p.shutdownGracePeriod = s));
   r.bool(A.enableGateway, (b) => (p.isGateway = b));
   if (r.has(A.waitBeforeExitSeconds)) {
-    if (/^\d+$/.test(r.v(A.waitBeforeExitSeconds))) p.waitBeforeExitSeconds = Number(r.v(A.waitBeforeExitSeconds));
-    else r.ignored(A.waitBeforeExitSeconds, 'is not a non-negative integer');
+    // Linkerd: strconv.ParseUint(override, 10, 64), else a warning that a uint64 is expected.
+    const wait = parseUint(r.v(A.waitBeforeExitSeconds), 10, 64);
+    if (wait.ok) p.waitBeforeExitSeconds = Number(wait.value);
+    else r.ignored(A.waitBeforeExitSeconds, 'is not a uint64');
   }
   const nativeKey = [A.nativeSidecar, A.nativeSidecarBeta, A.nativeSidecarAlpha].find(r.has);
   if (nativeKey) r.bool(nativeKey, (b) => (p.nativeSidecar = b));
@@ -255,17 +249,23 @@ function applyProxyOverrides(r: AnnotationReader, p: LinkerdValues['proxy']): vo
 function applyResourceOverrides(r: AnnotationReader, p: LinkerdValues['proxy']): void {
   r.quantity(A.cpuRequest, (s, q) => {
     p.resources.cpu.request = s;
-    p.workers.minimum = wholeCores(q);
+    const n = wholeCores(q);
+    if (n.error) r.ignored(A.cpuRequest, `gives no whole number of cores (${n.error}): the minimum worker count is 0`);
+    p.workers.minimum = n.cores;
   });
   r.quantity(A.cpuLimit, (s, q) => {
     p.resources.cpu.limit = s;
-    p.workers.maximum = wholeCores(q);
+    const n = wholeCores(q);
+    if (n.error) r.ignored(A.cpuLimit, `gives no whole number of cores (${n.error}): the maximum worker count is 0`);
+    p.workers.maximum = n.cores;
   });
   if (r.has(A.cpuRatioLimit)) {
-    const ratio = Number(r.v(A.cpuRatioLimit));
-    if (r.v(A.cpuRatioLimit).trim() === '' || Number.isNaN(ratio)) r.ignored(A.cpuRatioLimit, 'is not a number');
-    else if (ratio <= 0 || ratio >= 1) r.ignored(A.cpuRatioLimit, 'is not between 0.0 and 1.0');
-    else p.workers.maximumCPURatio = ratio;
+    // Linkerd: strconv.ParseFloat(override, 64), then 0.0 < ratio < 1.0 (NaN passes Linkerd's two comparisons; it
+    // cannot be written into the proxy's values, so it is refused here with the same warning).
+    const ratio = goParseFloat(r.v(A.cpuRatioLimit), 64);
+    if (!ratio.ok) r.ignored(A.cpuRatioLimit, 'is not a number');
+    else if (!(ratio.value > 0 && ratio.value < 1)) r.ignored(A.cpuRatioLimit, 'is not between 0.0 and 1.0');
+    else p.workers.maximumCPURatio = ratio.value;
   }
   r.quantity(A.memoryRequest, (s) => (p.resources.memory.request = s));
   r.quantity(A.memoryLimit, (s) => (p.resources.memory.limit = s));

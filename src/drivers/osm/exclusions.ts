@@ -9,15 +9,20 @@ import { quoteData } from '../../results/quote.ts';
 import { InjectError } from '../../results/errors.ts';
 import { keys, PORTS, type Flavor } from './flavor.ts';
 import type { OsmSettings } from './config.ts';
+import { atoi, netDtoi } from '../go-parse.ts';
 
-/** True when `s` is a CIDR as Go's `net.ParseCIDR` reads it: an IPv4 or IPv6 address, `/`, a prefix length in range. */
+/**
+ * True when `s` is a CIDR as Go's `net.ParseCIDR` reads it (OSM `getOutboundIPRangeListForPod`): an IPv4 or IPv6
+ * address without a zone, `/`, and a prefix length `net.dtoi` reads whole (ASCII digits, leading zeros allowed) no
+ * longer than the address family's 32 or 128 bits (an IPv4-mapped IPv6 address has 128).
+ */
 export function parseCidr(s: string): boolean {
   const slash = s.indexOf('/');
   if (slash < 0) return false;
-  const version = isIP(s.slice(0, slash));
-  const bits = s.slice(slash + 1);
-  if (version === 0 || !/^\d{1,3}$/.test(bits)) return false;
-  return Number(bits) <= (version === 4 ? 32 : 128);
+  const addr = s.slice(0, slash);
+  const version = addr.includes('%') ? 0 : isIP(addr);
+  const bits = netDtoi(s.slice(slash + 1));
+  return version !== 0 && bits.ok && bits.end === s.length - slash - 1 && bits.value <= (version === 4 ? 32 : 128);
 }
 
 /** The redirection lists of one pod, merged and de-duplicated. */
@@ -43,14 +48,15 @@ function podPorts(annotations: Record<string, string>, key: string): number[] {
   const raw = annotations[key];
   if (raw === undefined) return [];
   return entries(raw).map((p) => {
-    const n = /^[+-]?\d+$/.test(p) ? Number(p) : NaN;
-    if (!Number.isInteger(n) || n <= 0 || n > 65535) {
+    // OSM getPortExclusionListForPod: strconv.Atoi of the trimmed entry, refused at or below 0.
+    const n = atoi(p);
+    if (!n.ok || n.value <= 0n || n.value > 65535n) {
       throw new InjectError(
         `invalid port ${quoteData(p)} in annotation ${key} (${quoteData(raw)}): expected comma-separated port numbers 1-65535`,
         { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' },
       );
     }
-    return n;
+    return Number(n.value);
   });
 }
 

@@ -14,6 +14,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { PORTS, type Flavor, type ProbeStyle } from './flavor.ts';
 import { isJsonObject, setOwn } from '../../json.ts';
+import { atoiIgnoringError, toInt32 } from '../go-parse.ts';
 
 /** The probe fields, in the order OSM rewrites them, with their sidecar port and OSM path stem. */
 const KINDS = [
@@ -45,7 +46,9 @@ export interface ProbeRewrite {
 function resolvePort(port: Json | undefined, container: JsonObject): number | undefined {
   if (typeof port === 'number') return port;
   if (typeof port !== 'string') return undefined;
-  if (/^[+-]?\d+$/.test(port) && Number(port) !== 0) return Number(port);
+  // OSM getPort: int32(IntValue()), i.e. strconv.Atoi's value with its error dropped; 0 means "a name".
+  const n = toInt32(atoiIgnoringError(port));
+  if (n !== 0) return n;
   const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
   const hit = ports.find((p) => typeof p.name === 'string' && p.name !== '' && p.name === port);
   return typeof hit?.containerPort === 'number' ? hit.containerPort : undefined;

@@ -224,6 +224,16 @@ t.test('annotation validation errors name the annotation and the value', async (
     ['readiness.status.sidecar.istio.io/periodSeconds', '-1', /invalid syntax/],
     ['prometheus.istio.io/merge-metrics', 'yes', /ParseBool/],
     ['sidecar.istio.io/proxyCPU', '1 core', /quantities must match/],
+    // resource.ParseQuantity's own refusals, and Go's unicode.IsControl (C1 included) first
+    ['sidecar.istio.io/proxyCPU', '1K', /: unable to parse quantity's suffix$/],
+    ['sidecar.istio.io/proxyCPULimit', '1e', /: unable to parse quantity's suffix$/],
+    ['sidecar.istio.io/proxyMemory', '1Gi\u0085', /: value contains control characters$/],
+    ['sidecar.istio.io/proxyMemoryLimit', ' 1Gi', /quantities must match/],
+    ['readiness.status.sidecar.istio.io/periodSeconds', '+5', /ParseUint: parsing "\+5": invalid syntax/],
+    ['readiness.status.sidecar.istio.io/failureThreshold', '4294967296', /value out of range/],
+    // netip.ParsePrefix: a length past the family's bits is its own error; a leading zero is bad bits
+    ['traffic.sidecar.istio.io/includeOutboundIPRanges', '10.0.0.0/33', /: prefix length out of range$/],
+    ['traffic.sidecar.istio.io/excludeOutboundIPRanges', '10.0.0.0/08', /bad bits after slash: "08"/],
   ];
   for (const [k, v, re] of cases) {
     try {
@@ -241,11 +251,13 @@ t.test('annotation validation errors name the annotation and the value', async (
   t.doesNotThrow(() =>
     validateAnnotations({
       'traffic.sidecar.istio.io/includeOutboundIPRanges': '127.0.0.1/24,10.96.0.1/24',
-      'traffic.sidecar.istio.io/excludeOutboundIPRanges': '',
+      'traffic.sidecar.istio.io/excludeOutboundIPRanges': '::ffff:10.0.0.0/128',
       'traffic.sidecar.istio.io/includeInboundPorts': '*',
       'traffic.sidecar.istio.io/excludeInboundPorts': '4,5,6',
       'sidecar.istio.io/proxyCPU': '4000m',
       'sidecar.istio.io/proxyMemory': '1Gi',
+      'sidecar.istio.io/proxyCPULimit': '.5', // Go reads `.5` and `1.` as quantities
+      'sidecar.istio.io/proxyMemoryLimit': '1.',
       'istio.io/reroute-virtual-interfaces': 'net0ps2',
       'prometheus.istio.io/merge-metrics': 'True',
       'unrelated/annotation': 'anything',
@@ -373,4 +385,17 @@ t.test('native sidecars per pod: annotation over config', async (t) => {
   t.equal(resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': 'false' }, true), false);
   t.equal(resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': 'true' }, false), true);
   t.equal(resolveNativeSidecars(undefined, false), false);
+  // Istio compares the strings exactly (no ParseBool): other spellings keep the configured value.
+  for (const v of ['True', 'TRUE', '1', 'yes', 'False', '0', 'no', '']) {
+    t.equal(
+      resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': v }, false),
+      false,
+      `${JSON.stringify(v)}, configured off`,
+    );
+    t.equal(
+      resolveNativeSidecars({ 'sidecar.istio.io/nativeSidecar': v }, true),
+      true,
+      `${JSON.stringify(v)}, configured on`,
+    );
+  }
 });

@@ -9,7 +9,7 @@ import { linkerdDriver, type LinkerdSettings } from '../../../src/drivers/linker
 import { bindDriver } from '../../../src/contract/driver.ts';
 import { decide as decideShared } from '../../../src/selection/policy.ts';
 import { removeInventory } from '../../../src/drivers/linkerd/inventory.ts';
-import { parseGoDuration, parseQuantity, resolveOpaquePorts } from '../../../src/drivers/linkerd/overrides.ts';
+import { parseGoDuration, readQuantity, resolveOpaquePorts } from '../../../src/drivers/linkerd/overrides.ts';
 import { nearestConfigKey } from '../../../src/drivers/linkerd/annotations.ts';
 import { snakeCase } from '../../../src/drivers/linkerd/containers.ts';
 import { podInboundPorts } from '../../../src/drivers/linkerd/inject.ts';
@@ -519,9 +519,9 @@ t.test('helpers: Go durations, quantities, snake case, ports', async (t) => {
   t.equal(parseGoDuration('1m30s'), 90);
   t.equal(parseGoDuration('100ms'), 0.1);
   t.equal(parseGoDuration('5'), undefined, 'a unit is required');
-  t.equal(parseQuantity('500m'), 0.5);
-  t.equal(parseQuantity('1Gi'), 2 ** 30);
-  t.equal(parseQuantity('1 core'), undefined);
+  t.match(readQuantity('500m'), { unscaled: 500n, exponent: -3 });
+  t.match(readQuantity('1Gi'), { unscaled: 2n ** 30n, exponent: 0 });
+  t.equal(readQuantity('1 core'), undefined);
   t.equal(snakeCase('keepAliveInterval'), 'keep_alive_interval');
   t.equal(snakeCase('HTTPServer'), 'http_server');
   const warnings: string[] = [];
@@ -541,4 +541,48 @@ t.test('helpers: Go durations, quantities, snake case, ports', async (t) => {
     'sorted as strings, as Go sort.Strings does',
   );
   t.equal(nearestConfigKey('config.linkerd.io/proxy-cpu-requst'), 'config.linkerd.io/proxy-cpu-request');
+});
+
+t.test('override values are read as Linkerd reads them with Go (ParseQuantity, ParseFloat, ParseUint)', async (t) => {
+  const l = manual({ proxy: { nativeSidecar: false } });
+  const proxyOf = (annotations: Record<string, string>) => {
+    const r = inject(appPod(annotations), l);
+    return { proxy: find(r.pod.spec.containers, 'linkerd-proxy'), warnings: r.warnings.join('\n') };
+  };
+  const preStop = (c: JsonObject) =>
+    (c.lifecycle as { preStop?: { exec: { command: string[] } } })?.preStop?.exec.command;
+  const WAIT = 'config.alpha.linkerd.io/proxy-wait-before-exit-seconds';
+  const RATIO = 'config.linkerd.io/proxy-cpu-ratio-limit';
+  // Go accepts: a hex float, underscores between digits; ParseUint takes leading zeros.
+  let r = proxyOf({ [RATIO]: '0x1p-1', [WAIT]: '007' });
+  t.equal(envOf(r.proxy).LINKERD2_PROXY_CORES_MAX_RATIO, '0.5', 'ParseFloat("0x1p-1") is 0.5');
+  t.same(preStop(r.proxy), ['/bin/sleep', '7'], 'ParseUint("007") is 7');
+  t.equal(r.warnings, '');
+  r = proxyOf({ [RATIO]: '0.2_5' });
+  t.equal(envOf(r.proxy).LINKERD2_PROXY_CORES_MAX_RATIO, '0.25');
+  // Go refuses: a sign on ParseUint, blanks, a trailing underscore; Linkerd logs and ignores the value.
+  for (const [k, v] of [
+    [WAIT, '+4'],
+    [WAIT, ' 4'],
+    [RATIO, '0.5 '],
+    [RATIO, '0.5_'],
+  ] as const) {
+    r = proxyOf({ [k]: v });
+    t.match(
+      r.warnings,
+      `annotation ${k}: "${v}" is not`,
+      `${k}: ${JSON.stringify(v)} is refused, named in the warning`,
+    );
+    t.equal(envOf(r.proxy).LINKERD2_PROXY_CORES_MAX_RATIO, undefined);
+    t.equal(preStop(r.proxy), undefined);
+  }
+  // ParseQuantity: `.5` and `1.` are quantities to Go; `1 ` and `1K` are not.
+  r = proxyOf({ 'config.linkerd.io/proxy-cpu-limit': '1.', 'config.linkerd.io/proxy-cpu-request': '.5' });
+  t.equal(envOf(r.proxy).LINKERD2_PROXY_CORES_MAX, '1');
+  t.equal(envOf(r.proxy).LINKERD2_PROXY_CORES_MIN, '1');
+  for (const v of ['1 ', '1K']) {
+    r = proxyOf({ 'config.linkerd.io/proxy-memory-limit': v });
+    t.match(r.warnings, `annotation config.linkerd.io/proxy-memory-limit: "${v}" is not a Kubernetes quantity`);
+    t.notMatch(JSON.stringify(r.proxy.resources ?? {}), v.trim(), 'the refused value is not written');
+  }
 });
