@@ -7,6 +7,7 @@
  */
 import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import { declaredPorts, type PortRule, resolveNamedPort } from '../kit/ports.ts';
 import { STATUS_ANNOTATION } from './status.ts';
 import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
 
@@ -44,16 +45,16 @@ function appContainers(spec: JsonObject): JsonObject[] {
   );
 }
 
-/** Resolves a named port against the container's ports (then a numeric string); undefined when unresolvable. */
-function resolvePort(port: Json | undefined, container: JsonObject): number | undefined {
-  if (typeof port === 'number') return port;
-  if (typeof port !== 'string') return undefined;
-  const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
-  for (const p of ports) {
-    if (p.name === port && typeof p.containerPort === 'number' && p.containerPort > 0) return p.containerPort;
-  }
-  return /^\d+$/.test(port) ? Number(port) : undefined;
-}
+/**
+ * How Istio resolves a probe's port (`ISTIO_PROBE_PORTS`, pkg/kube/inject/app_probe.go): a declared name first
+ * (its first port of that name with a positive `containerPort`), then a string of digits; a number as is.
+ */
+export const ISTIO_PROBE_PORTS: PortRule = {
+  order: 'name-first',
+  number: 'json-or-digits',
+  name: 'string',
+  declared: 'first-positive',
+};
 
 /** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
 function proberOf(
@@ -72,7 +73,7 @@ function proberOf(
   const kind = isJsonObject(handler.httpGet) ? 'httpGet' : isJsonObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
   if (!kind) return undefined;
   const action = cloneJson(handler[kind] as JsonObject);
-  const port = resolvePort(action.port, container);
+  const port = resolveNamedPort(action.port, declaredPorts(container), ISTIO_PROBE_PORTS);
   if (port === undefined) return undefined;
   if (typeof action.port === 'number' && port === statusPort) return undefined; // already rewritten
   action.port = port;

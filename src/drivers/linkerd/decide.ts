@@ -7,6 +7,7 @@
 import type { DecisionStep } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { DriverDecideInput, DriverDecision } from '../driver.ts';
+import { decidePodThenNamespace, type KeyReading } from '../kit/namespace-decision.ts';
 import { INJECT_ANNOTATION, LINKERD_KINDS } from './annotations.ts';
 import type { LinkerdSettings } from './config.ts';
 
@@ -22,7 +23,8 @@ const VALID = ['enabled', 'ingress', 'disabled'];
  *    (Linkerd: `invalid_inject_annotation_at_ns`); the same for the pod (`invalid_inject_annotation_at_workload`);
  * 2. pod annotation `linkerd.io/inject`: `enabled` → inject (`pod-annotation-enabled`), `ingress` → inject in
  *    ingress mode (`pod-annotation-ingress`), `disabled` → skip (`pod-annotation-disabled`);
- * 3. otherwise the shared never/always selectors, then the namespace annotation as the namespace's default in
+ * 3. otherwise the shared never/always selectors, then the namespace annotation (steps 2-3: the kit's
+ *    `decidePodThenNamespace`, ../kit/namespace-decision.ts) as the namespace's default in
  *    place of `policy` (the decision's `fallback`, default trait): the same values → `namespace-annotation-enabled`,
  *    `namespace-annotation-ingress`, `namespace-annotation-disabled`;
  * no namespace annotation → the policy (`policy-enabled` is what `linkerd inject` does; `policy: disabled` is
@@ -55,32 +57,18 @@ export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): Driver
       { field: `metadata.annotations[${INJECT_ANNOTATION}]` },
     );
   }
-  if (pod !== '') {
-    const detail = `pod annotation ${INJECT_ANNOTATION} is "${pod}"`;
-    trace.push({ rule: 'linkerd.inject-annotation', saw: detail, outcome: 'decided' });
-    return { verdict: { inject: pod !== 'disabled', reason: `pod-annotation-${pod}`, detail }, warnings: [], trace };
-  }
-  trace.push({ rule: 'linkerd.inject-annotation', saw: `no pod annotation ${INJECT_ANNOTATION}`, outcome: 'pass' });
-  const undecided = `no ${INJECT_ANNOTATION} annotation on the pod template decides`;
-  if (ns !== '') {
-    const detail = `namespace ${nsName} annotation ${INJECT_ANNOTATION} is "${ns}"`;
-    trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: detail, outcome: 'note' });
-    return {
-      fallback: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail },
-      undecided,
-      warnings: [],
-      trace,
-    };
-  }
-  const known = input.namespaceInfo ? `namespace ${nsName} has none` : `namespace ${nsName} is unknown`;
-  trace.push({
-    rule: 'linkerd.namespace-inject-annotation',
-    saw: `no namespace annotation ${INJECT_ANNOTATION} (${known})`,
-    outcome: 'pass',
-  });
-  return {
-    undecided: `no ${INJECT_ANNOTATION} annotation on the pod template or its namespace decides`,
-    warnings: [],
+  // "" is unset; enabled and ingress inject, disabled skips (reason `<where>-annotation-<value>`).
+  const reading = (raw: string, where: 'pod' | 'namespace'): KeyReading | undefined =>
+    raw === '' ? undefined : { raw, inject: raw !== 'disabled', reason: `${where}-annotation-${raw}` };
+  return decidePodThenNamespace({
+    key: INJECT_ANNOTATION,
+    source: 'annotation',
+    rules: { pod: 'linkerd.inject-annotation', namespace: 'linkerd.namespace-inject-annotation' },
+    pod: () => reading(pod, 'pod'),
+    namespace: () => reading(ns, 'namespace'),
+    namespaceName: nsName,
+    namespaceKnown: input.namespaceInfo !== undefined,
     trace,
-  };
+    warnings: [],
+  });
 }
