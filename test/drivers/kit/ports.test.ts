@@ -85,7 +85,16 @@ const containerFor = (port: Json | undefined): fc.Arbitrary<JsonObject> => {
     fc.constant(null),
   );
   const declaredPort: fc.Arbitrary<Json> = fc.oneof(
-    fc.record({ name, containerPort: fc.oneof(portValue, fc.constantFrom(0, 9090, '9090')) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        name,
+        containerPort: fc.oneof(
+          portValue.map((v) => v ?? null),
+          fc.constantFrom(0, 9090, '9090'),
+        ),
+      },
+      { requiredKeys: [] },
+    ),
     fc.constant('not an object'),
   );
   return fc.oneof(
