@@ -39,7 +39,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
     decide: decideOsmFamily,
     inject: injectOsmFamily,
     inventory(pod) {
-      let rec;
+      let rec: ReturnType<typeof readStatus>;
       try {
         rec = readStatus(pod, statusKey);
       } catch {
