@@ -21,8 +21,8 @@ export function decideCustom(input: DriverDecideInput<CustomSettings>): DriverDe
   const trace: DecisionStep[] = [];
   for (const source of ['label', 'annotation'] as const) {
     const map = (source === 'label' ? input.podMeta.labels : input.podMeta.annotations) ?? {};
-    if (!Object.hasOwn(map, CUSTOM_INJECT_KEY)) continue;
-    const raw = map[CUSTOM_INJECT_KEY]!;
+    const raw = Object.hasOwn(map, CUSTOM_INJECT_KEY) ? map[CUSTOM_INJECT_KEY] : undefined;
+    if (raw === undefined) continue;
     if (raw !== 'true' && raw !== 'false') {
       throw new InjectError(`pod ${source} ${CUSTOM_INJECT_KEY} must be "true" or "false"; got ${quoteData(raw)}`, {
         field: `metadata.${source}s[${CUSTOM_INJECT_KEY}]`,

@@ -104,7 +104,10 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
   const keys = Object.keys(out).sort();
   if (keys.length === 0) return '';
   const sorted: JsonObject = {};
-  for (const k of keys) setOwn(sorted, k, out[k]!);
+  for (const k of keys) {
+    const v = out[k];
+    if (v) setOwn(sorted, k, v);
+  }
   return JSON.stringify(sorted);
 }
 
@@ -144,9 +147,10 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
     }
     if (isJsonObject(c.lifecycle)) {
       const pre = convertHandler(c.lifecycle.preStop, urls.prestopz, statusPort, false);
-      if (pre) owned<JsonObject>(c, 'lifecycle')!.preStop = pre;
-      const post = convertHandler((c.lifecycle as JsonObject).postStart, urls.poststartz, statusPort, false);
-      if (post) owned<JsonObject>(c, 'lifecycle')!.postStart = post;
+      const post = convertHandler(c.lifecycle.postStart, urls.poststartz, statusPort, false);
+      const lifecycle = pre || post ? owned<JsonObject>(c, 'lifecycle') : undefined;
+      if (lifecycle && pre) lifecycle.preStop = pre;
+      if (lifecycle && post) lifecycle.postStart = post;
     }
   }
 }
@@ -158,17 +162,21 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
 export function mergeOrAppendProbers(previouslyInjected: boolean, env: JsonObject[], probers: string): void {
   if (previouslyInjected) {
     const i = env.findIndex((e) => e.name === APP_PROBERS_ENV);
-    if (i >= 0) {
+    const found = env[i];
+    if (found) {
       let merged: Record<string, Json>;
       try {
-        const old = JSON.parse(String(env[i]!.value ?? '')) as Record<string, Json>;
+        const old = JSON.parse(String(found.value ?? '')) as Record<string, Json>;
         const next = JSON.parse(probers) as Record<string, Json>;
         merged = { ...next, ...old };
       } catch {
         return;
       }
       const sorted: JsonObject = {};
-      for (const k of Object.keys(merged).sort()) setOwn(sorted, k, merged[k]!);
+      for (const k of Object.keys(merged).sort()) {
+        const v = merged[k];
+        if (v !== undefined) setOwn(sorted, k, v);
+      }
       env[i] = { name: APP_PROBERS_ENV, value: JSON.stringify(sorted) };
       return;
     }

@@ -162,13 +162,14 @@ function fromVirtual(
     return ['grpc', { port: Number(grpc[1]), ...(typeof service === 'string' ? { service } : {}) }];
   }
   const http = /^\/([0-9]+)(\/.*)$/s.exec(h.path);
-  if (!http) return undefined;
+  const httpPath = http?.[2];
+  if (!http || httpPath === undefined) return undefined;
   const scheme = value(H_SCHEME);
   const headers = own.map((x) => (x.name === H_HOST ? { name: 'Host', value: x.value ?? '' } : x));
   return [
     'httpGet',
     {
-      path: http[2]!,
+      path: httpPath,
       port: Number(http[1]),
       ...(typeof scheme === 'string' ? { scheme } : {}),
       ...(headers.length > 0 ? { httpHeaders: headers } : {}),
