@@ -28,8 +28,9 @@ function labelValue(labels: Record<string, string> | undefined, where: 'pod' | s
  * 1. a label of the injector's `exceptions.labels` (value `*` or equal) → skip (`exception-label`);
  * 2. pod label `kuma.io/sidecar-injection`: enabled/true/yes → inject (`pod-label-enabled`),
  *    disabled/false/no → skip (`pod-label-disabled`);
- * 3. then the shared never/always selectors, and the namespace label (steps 2-3: the kit's `decidePodThenNamespace`) as the namespace's default in place of
- *    `policy` (`namespace-label-enabled`, `namespace-label-disabled`);
+ * 3. then the shared never/always selectors, and the namespace label as the namespace's default in place of
+ *    `policy` (`namespace-label-enabled`, `namespace-label-disabled`); steps 2-3 are the kit's
+ *    `decidePodThenNamespace` (../kit/namespace-decision.ts);
  * 4. nothing: `policy` (defaulted to `disabled` by the `sharedDefaults` trait: Kuma injects nothing unasked, unless set).
  * @throws InjectError for a label value Kuma cannot read (Kuma refuses the pod's admission)
  */

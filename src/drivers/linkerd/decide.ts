@@ -23,10 +23,10 @@ const VALID = ['enabled', 'ingress', 'disabled'];
  *    (Linkerd: `invalid_inject_annotation_at_ns`); the same for the pod (`invalid_inject_annotation_at_workload`);
  * 2. pod annotation `linkerd.io/inject`: `enabled` → inject (`pod-annotation-enabled`), `ingress` → inject in
  *    ingress mode (`pod-annotation-ingress`), `disabled` → skip (`pod-annotation-disabled`);
- * 3. otherwise the shared never/always selectors, then the namespace annotation (steps 2-3: the kit's
- *    `decidePodThenNamespace`, ../kit/namespace-decision.ts) as the namespace's default in
+ * 3. otherwise the shared never/always selectors, then the namespace annotation as the namespace's default in
  *    place of `policy` (the decision's `fallback`, default trait): the same values → `namespace-annotation-enabled`,
- *    `namespace-annotation-ingress`, `namespace-annotation-disabled`;
+ *    `namespace-annotation-ingress`, `namespace-annotation-disabled`; steps 2-3 are the kit's
+ *    `decidePodThenNamespace` (../kit/namespace-decision.ts);
  * no namespace annotation → the policy (`policy-enabled` is what `linkerd inject` does; `policy: disabled` is
  * what the proxy injector does for pods nobody opted in). The namespace acts as a default, below the
  * selectors, so that annotating a Namespace `enabled` (as `linkerd inject` does) never changes a decision
