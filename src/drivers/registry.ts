@@ -12,7 +12,7 @@ import { linkerdDriver } from './linkerd/index.ts';
 import { osmDriver } from './osm/index.ts';
 
 /** Every driver, by `spec.mesh` name; the first is the default mesh (`spec.mesh` absent). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each driver's settings type is private to it
+// biome-ignore lint/suspicious/noExplicitAny: each driver's settings type is private to it (MeshDriver<S> is invariant in S)
 export const DRIVERS: readonly MeshDriver<any>[] = [
   istioDriver,
   linkerdDriver,

@@ -5,23 +5,12 @@
  */
 import type { DecisionStep } from '../../model.ts';
 import { quoteData } from '../../results/quote.ts';
-import type { DriverDecideInput, DriverDecision, ReasonInfo } from '../driver.ts';
+import type { DriverDecideInput, DriverDecision } from '../driver.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';
 
 /** Pod label (or annotation) opting a pod in or out of the custom injection. */
 export const CUSTOM_INJECT_KEY = 'meshinject.dev/inject';
-
-/** The reason codes of {@link decideCustom}. */
-export const CUSTOM_REASONS: readonly string[] = ['label-true', 'label-false', 'annotation-true', 'annotation-false'];
-
-/** What each of `CUSTOM_REASONS` means (`MeshDriver.reasonInfo`). */
-export const CUSTOM_REASON_INFO: Readonly<Record<string, ReasonInfo>> = {
-  'label-true': { description: 'the pod label meshinject.dev/inject is "true"' },
-  'label-false': { description: 'the pod label meshinject.dev/inject is "false"', optOut: true },
-  'annotation-true': { description: 'the pod annotation meshinject.dev/inject is "true"' },
-  'annotation-false': { description: 'the pod annotation meshinject.dev/inject is "false"', optOut: true },
-};
 
 /**
  * Decides from `meshinject.dev/inject` (label first). Reason codes `label-true`, `label-false`,
@@ -32,8 +21,8 @@ export function decideCustom(input: DriverDecideInput<CustomSettings>): DriverDe
   const trace: DecisionStep[] = [];
   for (const source of ['label', 'annotation'] as const) {
     const map = (source === 'label' ? input.podMeta.labels : input.podMeta.annotations) ?? {};
-    if (!Object.hasOwn(map, CUSTOM_INJECT_KEY)) continue;
-    const raw = map[CUSTOM_INJECT_KEY]!;
+    const raw = Object.hasOwn(map, CUSTOM_INJECT_KEY) ? map[CUSTOM_INJECT_KEY] : undefined;
+    if (raw === undefined) continue;
     if (raw !== 'true' && raw !== 'false') {
       throw new InjectError(`pod ${source} ${CUSTOM_INJECT_KEY} must be "true" or "false"; got ${quoteData(raw)}`, {
         field: `metadata.${source}s[${CUSTOM_INJECT_KEY}]`,

@@ -2,26 +2,19 @@
  * The `custom` driver: your own sidecar, written as Handlebars templates of a pod fragment (inline in
  * `spec.custom.templates`, or data keys of local-config ConfigMaps in the input), with the data model of
  * `./render.ts` and the shared helper set (src/render/template-functions.ts). It needs nothing the Istio driver
- * does not: config section (`./config.ts`, `./config.schema.json`), decision (`./decide.ts`), injection and
- * status (`./inject.ts`); uninject is the generic removal of what `meshinject.dev/custom-status` records, once
+ * does not: config section (`./config.ts`, `./config.schema.json`), decision (`./decide.ts`, reason codes
+ * `./reasons.ts`), injection and status (`./inject.ts`); uninject is the generic removal of what `meshinject.dev/custom-status` records, once
  * that record is checked against what its templates add (`./uninject.ts`).
  */
 import { defineDriver, type MeshDriver } from '../driver.ts';
-import type { WorkloadKind } from '../../workloads/kinds.ts';
+import { jobTemplateTraits } from '../kit/cronjob.ts';
 import { loadCustomConfig, templatesFromPackage, type CustomSettings } from './config.ts';
-import { CUSTOM_REASON_INFO, CUSTOM_REASONS, decideCustom } from './decide.ts';
+import { decideCustom } from './decide.ts';
+import { CUSTOM_REASON_INFO, CUSTOM_REASONS } from './reasons.ts';
 import { customInventory, injectCustomPod } from './inject.ts';
 import { uninjectCustom } from './uninject.ts';
 
 export type { CustomSettings } from './config.ts';
-
-/**
- * The custom driver reads and writes a built-in CronJob's labels and annotations at `spec.jobTemplate.metadata`
- * (as `istioctl kube-inject` does, and as this driver always has).
- */
-function jobTemplateMetadata(kind: WorkloadKind): readonly string[] | undefined {
-  return kind.kind === 'CronJob' && !kind.declared ? ['spec', 'jobTemplate', 'metadata'] : undefined;
-}
 
 /** The `custom` mesh driver. `inject` throws `InjectError` for template failures and fragments that would change the pod. */
 export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSettings>({
@@ -33,9 +26,9 @@ export const customDriver: MeshDriver<CustomSettings> = defineDriver<CustomSetti
     optIn: 'custom meshinject.dev/inject',
   },
   traits: {
-    podMetadataPath: jobTemplateMetadata,
-    otherReadingNote: (path, inject, detail) =>
-      `istioctl kube-inject reads ${path} instead and would ${inject ? 'inject' : 'skip'} it: ${detail}`,
+    // A built-in CronJob's labels and annotations at spec.jobTemplate.metadata, as istioctl kube-inject reads
+    // them (and as this driver always has).
+    ...jobTemplateTraits('istioctl kube-inject'),
     platformFields: ['templates', 'templateConfigMaps', 'values'], // the templates and what they render
   },
   loadConfig: loadCustomConfig,

@@ -41,7 +41,10 @@ export function customTemplateData(
   values: JsonObject,
 ): CustomTemplateData {
   let valuesCopy = valuesCopies.get(values);
-  if (!valuesCopy) valuesCopies.set(values, (valuesCopy = structuredClone(values)));
+  if (!valuesCopy) {
+    valuesCopy = structuredClone(values);
+    valuesCopies.set(values, valuesCopy);
+  }
   const meta = structuredClone(pod.metadata) as JsonObject;
   return {
     pod: {

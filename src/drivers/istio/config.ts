@@ -260,13 +260,13 @@ function resolveValueSettings(
   const revision =
     fromValues.pick(istio.revision, at('revision'), ['revision'], isRevision, 'empty or a DNS label') ?? '';
   if (explicit.neverInjectSelector === undefined)
-    never.forEach((s, i) =>
-      issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`)),
-    );
+    never.forEach((s, i) => {
+      issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.neverInjectSelector[${i}]`));
+    });
   if (explicit.alwaysInjectSelector === undefined)
-    always.forEach((s, i) =>
-      issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`)),
-    );
+    always.forEach((s, i) => {
+      issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`));
+    });
   setIn(values, ['global', 'proxy', 'autoInject'], policy);
   setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never as unknown as Json);
   setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always as unknown as Json);
@@ -479,7 +479,10 @@ function setIn(obj: JsonObject, keys: string[], value: Json): void {
   let cur = obj;
   for (const k of keys.slice(0, -1)) {
     let next = Object.hasOwn(cur, k) ? cur[k] : undefined;
-    if (!isJsonObject(next)) setOwn(cur, k, (next = {}));
+    if (!isJsonObject(next)) {
+      next = {};
+      setOwn(cur, k, next);
+    }
     cur = next;
   }
   setOwn(cur, keys[keys.length - 1]!, value);

@@ -85,7 +85,7 @@ export function decideIstio(input: DriverDecideInput<IstioSettings>): DriverDeci
   const hasAnnotation = Object.hasOwn(annotations, INJECT_LABEL);
   if (hasLabel || hasAnnotation) {
     const source = hasLabel ? 'label' : 'annotation';
-    const raw = hasLabel ? labels[INJECT_LABEL]! : annotations[INJECT_LABEL]!;
+    const raw = (hasLabel ? labels[INJECT_LABEL] : annotations[INJECT_LABEL]) ?? '';
     const where = `pod ${source} ${INJECT_LABEL}`;
     const read = readInjectValue(raw, settings.strictInjectValues, where);
     if (read.warning) warnings.push(read.warning);

@@ -106,12 +106,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
   const toJSON = goFunc([MAP_STRING], (v) => str(v.v === null ? '{}' : stringMapJSON(stringMap(v))));
   const istio: Array<[string, GoFunc]> = [
     ['formatDuration', goFunc([DURATION], (d) => str(d.v === null ? '0s' : formatGoDuration(d.v)))],
-    [
-      'isset',
-      goFunc([MAP_STRING, STRING], (mv, k) =>
-        bool(mv.v !== null && Object.prototype.hasOwnProperty.call(mv.v, k.v as string)),
-      ),
-    ],
+    ['isset', goFunc([MAP_STRING, STRING], (mv, k) => bool(mv.v !== null && Object.hasOwn(mv.v, k.v as string)))],
     ['excludeInboundPort', goFunc([ANY, STRING], (p, l) => str(excludeInboundPort(p, l.v as string)))],
     ['includeInboundPorts', goFunc([CONTAINERS], (c) => str(containerPorts(c, () => true)))],
     ['applicationPorts', goFunc([CONTAINERS], (c) => str(containerPorts(c, (n) => n !== 'istio-proxy')))],
@@ -122,7 +117,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
       goFunc([OBJECT_META, STRING, ANY], (meta, name, def) => {
         const annos = fieldOf(meta.v, OBJECT_META.fieldIndex!.get('Annotations')!).v as Record<string, string> | null;
         const key = name.v as string;
-        if (annos && Object.prototype.hasOwnProperty.call(annos, key)) return str(annos[key] ?? '');
+        if (annos && Object.hasOwn(annos, key)) return str(annos[key] ?? '');
         return str(def.t === ANY && def.v === null ? '<nil>' : sprint([def]));
       }),
     ],
@@ -191,7 +186,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     [
       'env',
       goFunc([STRING, STRING], (k, d) => {
-        const v = Object.prototype.hasOwnProperty.call(opts.env, k.v as string) ? opts.env[k.v as string] : undefined;
+        const v = Object.hasOwn(opts.env, k.v as string) ? opts.env[k.v as string] : undefined;
         return v === undefined || v === '' ? d : str(v);
       }),
     ],

@@ -1,16 +1,18 @@
 /**
- * The Istio driver: decides with Istio's own rules (`./decide.ts`, webhook routing in `./webhook.ts`), injects
- * Istio's sidecar into pod templates the way `istioctl kube-inject` does (templates rendered by `./render.ts`,
- * Go post-processing ported in `./inject.ts` and its modules), and reads back what it injected from the
+ * The Istio driver: decides with Istio's own rules (`./decide.ts`, webhook routing in `./webhook.ts`, reason
+ * codes in `./reasons.ts`), injects Istio's sidecar into pod templates the way `istioctl kube-inject` does
+ * (templates rendered by `./render.ts`, Go post-processing ported in `./inject.ts` and its modules, probes
+ * `./probes.ts`), and reads back what it injected from the
  * `sidecar.istio.io/status` annotation (not taken on trust: `untrustedStatusItem`), and undoes it for uninject
  * (`./uninject.ts`). Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
 import type { JsonObject } from '../../model.ts';
-import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
-import type { WorkloadKind } from '../../workloads/kinds.ts';
+import { defineDriver, type MeshDriver } from '../driver.ts';
+import { jobTemplateTraits } from '../kit/cronjob.ts';
 import { istioSharedDefaults, loadIstioConfig, type IstioSettings } from './config.ts';
 import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
+import { ISTIO_REASON_INFO, ISTIO_REASONS } from './reasons.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
 import { recordedIstioKey, uninjectIstio } from './uninject.ts';
@@ -23,6 +25,7 @@ import { dataplaneOf } from './ambient.ts';
 import { AMBIENT_FINDINGS, AMBIENT_PACKAGE_KINDS, ambientFindings } from './ambient-checks.ts';
 
 export type { IstioSettings } from './config.ts';
+export { ISTIO_REASON_INFO, ISTIO_REASONS } from './reasons.ts';
 
 /**
  * The settings of revision `revision` (`default` for `''`) under `spec.istio.revisions`, or `settings` itself when
@@ -49,45 +52,14 @@ function withInjectorConfigMaps(
   return { settings: { ...top.settings, served }, notes };
 }
 
-/** The reasons of Istio's decision (`./decide.ts`, `./webhook.ts`). */
-export const ISTIO_REASONS: Readonly<Record<string, ReasonInfo>> = {
-  'label-true': { description: 'the pod label sidecar.istio.io/inject is "true"' },
-  'label-false': { description: 'the pod label sidecar.istio.io/inject is "false"', optOut: true },
-  'annotation-true': { description: 'the pod annotation sidecar.istio.io/inject is "true"' },
-  'annotation-false': { description: 'the pod annotation sidecar.istio.io/inject is "false"', optOut: true },
-  'webhook-not-selected': { description: 'no Istio injection webhook selects the pod' },
-  'webhook-namespace-label': { description: 'an Istio webhook selects the namespace label' },
-  'webhook-object-label': { description: 'an Istio webhook selects the pod label' },
-  'webhook-namespace-default': { description: 'the default Istio webhook selects the namespace' },
-  'ambient-enrolled': {
-    description: 'spec.istio.ambient is prefer and the labels enrol the pod in ambient (istio.io/dataplane-mode)',
-  },
-};
-
-/** Where `istioctl kube-inject` reads and writes a CronJob's pod metadata (`IntoObject`, pkg/kube/inject/inject.go). */
-const CRONJOB_POD_METADATA: readonly string[] = ['spec', 'jobTemplate', 'metadata'];
-
-/**
- * `istioctl kube-inject`'s reading of a built-in CronJob: labels and annotations of `spec.jobTemplate.metadata`
- * (golden `cronjob.yaml.injected`); a kind declared in `spec.workloadKinds` is read on its pod template.
- */
-export function kubeInjectPodMetadata(kind: WorkloadKind): readonly string[] | undefined {
-  return kind.kind === 'CronJob' && !kind.declared ? CRONJOB_POD_METADATA : undefined;
-}
-
-/** The decision note where kube-inject's reading would decide otherwise than the webhook's. */
-export function kubeInjectNote(path: string, wouldInject: boolean, detail: string): string {
-  return `istioctl kube-inject reads ${path} instead and would ${wouldInject ? 'inject' : 'skip'} it: ${detail}`;
-}
-
 /** The `istio` mesh driver. `inject` throws `InjectError` for invalid annotations and template failures. */
 export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings>({
   name: 'istio',
-  reasons: Object.keys(ISTIO_REASONS),
-  reasonInfo: ISTIO_REASONS,
+  reasons: ISTIO_REASONS,
+  reasonInfo: ISTIO_REASON_INFO,
   traits: {
-    podMetadataPath: kubeInjectPodMetadata,
-    otherReadingNote: kubeInjectNote,
+    // istioctl kube-inject reads a CronJob's spec.jobTemplate.metadata (`IntoObject`, pkg/kube/inject/inject.go).
+    ...jobTemplateTraits('istioctl kube-inject'),
     fallback: 'with-policy', // the webhook that selected the pod (`selection: webhook`, ./decide.ts)
     sharedDefaults: istioSharedDefaults, // policy and selectors from the values
     // The injector's templates, and the values they render (the proxy image, `sidecarInjectorWebhook.templates`).

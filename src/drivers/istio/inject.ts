@@ -122,7 +122,10 @@ function deepFreeze<T>(v: T): T {
 function proxyConfigFor(meshConfig: JsonObject, annotations: Record<string, string>): JsonObject {
   if (Object.hasOwn(annotations, PROXY_CONFIG_ANNOTATION)) return effectiveProxyConfig(meshConfig, annotations);
   let pc = meshProxyConfigs.get(meshConfig);
-  if (!pc) meshProxyConfigs.set(meshConfig, (pc = deepFreeze(effectiveProxyConfig(meshConfig, annotations))));
+  if (!pc) {
+    pc = deepFreeze(effectiveProxyConfig(meshConfig, annotations));
+    meshProxyConfigs.set(meshConfig, pc);
+  }
   return pc;
 }
 
@@ -338,8 +341,10 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   });
   // Istio `applyMetadata`: the injector config's injectedAnnotations. The webhook passes them; kube-inject
   // passes none (IntoObject sets `injectedAnnotations: nil`), so only webhook selection applies them.
-  if (istio.selection === 'webhook')
-    assignOwn((final.metadata.annotations ??= {}), istio.templates.injectedAnnotations);
+  if (istio.selection === 'webhook') {
+    final.metadata.annotations ??= {};
+    assignOwn(final.metadata.annotations, istio.templates.injectedAnnotations);
+  }
   pruneStaleInjection(final, original);
   alignInjectedKeyOrder(final, templatePod);
   const sources = used.every((u) => u.origin === 'builtin') ? '' : describeSources(used, istio);

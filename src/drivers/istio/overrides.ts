@@ -245,7 +245,8 @@ function recordOverrides(pod: PodTemplate, overrides: ParsedContainers): void {
   const js: JsonObject = {};
   if (overrides.containers.length > 0) js.containers = overrides.containers;
   if (overrides.initContainers.length > 0) js.initContainers = overrides.initContainers;
-  (pod.metadata.annotations ??= {})[OVERRIDES_ANNOTATION] = JSON.stringify(js);
+  pod.metadata.annotations ??= {};
+  pod.metadata.annotations[OVERRIDES_ANNOTATION] = JSON.stringify(js);
 }
 
 /**
@@ -302,7 +303,8 @@ export function adjustInitContainerUser(
   }
   if (!tproxy && initContainer.name === VALIDATION_CONTAINER) {
     const current = owned(initContainer, 'securityContext');
-    const isc = isJsonObject(current) ? current : (initContainer.securityContext = {});
+    const isc: JsonObject = isJsonObject(current) ? current : {};
+    if (isc !== current) initContainer.securityContext = isc;
     if (sc.runAsUser != null) isc.runAsUser = sc.runAsUser;
     if (sc.runAsGroup != null) isc.runAsGroup = sc.runAsGroup;
   }

@@ -101,17 +101,20 @@ export function setContainers(spec: JsonObject, list: ContainerList, value: Json
 
 /** The pod's annotations, created when missing; writable (`owned`: `pod.metadata` must be). */
 export function annotationsOf(pod: PodTemplate): Record<string, string> {
-  return (
-    (owned(pod.metadata as JsonObject, 'annotations') as Record<string, string> | undefined) ??
-    (pod.metadata.annotations = {})
-  );
+  const own = owned(pod.metadata as JsonObject, 'annotations') as Record<string, string> | undefined;
+  if (own) return own;
+  const created: Record<string, string> = {};
+  pod.metadata.annotations = created;
+  return created;
 }
 
 /** The pod's labels, created when missing; writable (`owned`: `pod.metadata` must be). */
 export function labelsOf(pod: PodTemplate): Record<string, string> {
-  return (
-    (owned(pod.metadata as JsonObject, 'labels') as Record<string, string> | undefined) ?? (pod.metadata.labels = {})
-  );
+  const own = owned(pod.metadata as JsonObject, 'labels') as Record<string, string> | undefined;
+  if (own) return own;
+  const created: Record<string, string> = {};
+  pod.metadata.labels = created;
+  return created;
 }
 
 /** The `env` list of a container, created when missing; writable (`owned`: `container` must be). */

@@ -7,6 +7,7 @@
  */
 import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import { declaredPorts, type PortRule, resolveNamedPort } from '../kit/ports.ts';
 import { STATUS_ANNOTATION } from './status.ts';
 import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
 import { atoiIgnoringError, toInt32 } from '../go-parse.ts';
@@ -45,19 +46,17 @@ function appContainers(spec: JsonObject): JsonObject[] {
   );
 }
 
-/** Resolves a named port against the container's ports (then a numeric string); undefined when unresolvable. */
-function resolvePort(port: Json | undefined, container: JsonObject): number | undefined {
-  if (typeof port === 'number') return port;
-  if (typeof port !== 'string') return undefined;
-  // Istio DumpAppProbers: a string port is a name, looked up in a map of the container's named ports (the last
-  // port of a name wins); a name that matches none drops the prober. Go never reads a string port as a number.
-  const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
-  let found: number | undefined;
-  for (const p of ports) {
-    if (p.name === port && port !== '' && typeof p.containerPort === 'number') found = p.containerPort;
-  }
-  return found;
-}
+/**
+ * How Istio resolves a probe's port (`ISTIO_PROBE_PORTS`; pkg/kube/inject/app_probe.go `DumpAppProbers`): a
+ * number as is; a string port is only a name, looked up in a map of the container's named ports (so the last
+ * port of a name wins); a name that matches none drops the prober. Go never reads a string port as a number.
+ */
+export const ISTIO_PROBE_PORTS: PortRule = {
+  order: 'name-first',
+  number: 'json-only',
+  name: 'non-empty-string',
+  declared: 'last-number',
+};
 
 /** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
 function proberOf(
@@ -76,7 +75,7 @@ function proberOf(
   const kind = isJsonObject(handler.httpGet) ? 'httpGet' : isJsonObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
   if (!kind) return undefined;
   const action = cloneJson(handler[kind] as JsonObject);
-  const port = resolvePort(action.port, container);
+  const port = resolveNamedPort(action.port, declaredPorts(container), ISTIO_PROBE_PORTS);
   if (port === undefined) return undefined;
   if (typeof action.port === 'number' && port === statusPort) return undefined; // already rewritten
   action.port = port;
@@ -107,7 +106,10 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
   const keys = Object.keys(out).sort();
   if (keys.length === 0) return '';
   const sorted: JsonObject = {};
-  for (const k of keys) setOwn(sorted, k, out[k]!);
+  for (const k of keys) {
+    const v = out[k];
+    if (v) setOwn(sorted, k, v);
+  }
   return JSON.stringify(sorted);
 }
 
@@ -147,9 +149,10 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
     }
     if (isJsonObject(c.lifecycle)) {
       const pre = convertHandler(c.lifecycle.preStop, urls.prestopz, statusPort, false);
-      if (pre) owned<JsonObject>(c, 'lifecycle')!.preStop = pre;
-      const post = convertHandler((c.lifecycle as JsonObject).postStart, urls.poststartz, statusPort, false);
-      if (post) owned<JsonObject>(c, 'lifecycle')!.postStart = post;
+      const post = convertHandler(c.lifecycle.postStart, urls.poststartz, statusPort, false);
+      const lifecycle = pre || post ? owned<JsonObject>(c, 'lifecycle') : undefined;
+      if (lifecycle && pre) lifecycle.preStop = pre;
+      if (lifecycle && post) lifecycle.postStart = post;
     }
   }
 }
@@ -161,17 +164,21 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
 export function mergeOrAppendProbers(previouslyInjected: boolean, env: JsonObject[], probers: string): void {
   if (previouslyInjected) {
     const i = env.findIndex((e) => e.name === APP_PROBERS_ENV);
-    if (i >= 0) {
+    const found = env[i];
+    if (found) {
       let merged: Record<string, Json>;
       try {
-        const old = JSON.parse(String(env[i]!.value ?? '')) as Record<string, Json>;
+        const old = JSON.parse(String(found.value ?? '')) as Record<string, Json>;
         const next = JSON.parse(probers) as Record<string, Json>;
         merged = { ...next, ...old };
       } catch {
         return;
       }
       const sorted: JsonObject = {};
-      for (const k of Object.keys(merged).sort()) setOwn(sorted, k, merged[k]!);
+      for (const k of Object.keys(merged).sort()) {
+        const v = merged[k];
+        if (v !== undefined) setOwn(sorted, k, v);
+      }
       env[i] = { name: APP_PROBERS_ENV, value: JSON.stringify(sorted) };
       return;
     }

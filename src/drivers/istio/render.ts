@@ -136,7 +136,10 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
     });
   }
   let plannedSource = builtinSources.get(name);
-  if (!plannedSource) builtinSources.set(name, (plannedSource = builtinSource(name, source)));
+  if (!plannedSource) {
+    plannedSource = builtinSource(name, source);
+    builtinSources.set(name, plannedSource);
+  }
   return planner.render(name, plannedSource, data as unknown as Record<string, unknown>) as RenderedFragment;
 }
 

@@ -3,8 +3,8 @@
  * (pkg/plugins/runtime/k8s/webhooks/injector at 348b6528), offline. The folder, part by part:
  * - `./config.schema.json`, `./config.ts`, `./defaults.ts`: the section `spec.kuma` and how it is read (the
  *   kuma-cp configuration document over kuma-cp's defaults, plus what the webhook reads from the cluster);
- * - `./decide.ts`: the decision (`kuma.io/sidecar-injection` label on the pod, else its namespace) and its
- *   reason codes (`KUMA_REASONS`);
+ * - `./decide.ts`: the decision (`kuma.io/sidecar-injection` label on the pod, else its namespace; the kit's
+ *   `decidePodThenNamespace`), `./reasons.ts` its reason codes (`KUMA_REASONS`);
  * - `./inject.ts`: the precheck (Mesh exists, no container with the sidecar's UID) and the injection, built
  *   from `./containers.ts` (kuma-sidecar, kuma-init, kuma-validation), `./tproxy.ts` (the transparent proxy
  *   config annotation), `./probes.ts` (virtual probes) and `./patches.ts` (ContainerPatch);
@@ -13,14 +13,15 @@
  */
 import { defineDriver, type DriverHelp, type DriverTraits, type MeshDriver } from '../driver.ts';
 import { loadKumaConfig, type KumaSettings } from './config.ts';
-import { decideKuma, KUMA_REASON_INFO, KUMA_REASONS } from './decide.ts';
+import { decideKuma } from './decide.ts';
+import { KUMA_REASON_INFO, KUMA_REASONS } from './reasons.ts';
 import { injectKuma } from './inject.ts';
 import { withKumaConfigMaps } from './input.ts';
 import { kumaInventory } from './inventory.ts';
 import { uninjectKuma } from './uninject.ts';
 
 export type { KumaSettings } from './config.ts';
-export { KUMA_REASON_INFO, KUMA_REASONS } from './decide.ts';
+export { KUMA_REASON_INFO, KUMA_REASONS } from './reasons.ts';
 
 /**
  * The driver's traits (`MeshDriver.traits`): the defaults but one. Kuma's webhook mutates Pods, so the driver

@@ -52,11 +52,11 @@ function goQuoted(list: string[]): string {
   return `[${list.map((x) => JSON.stringify(x)).join(' ')}]`;
 }
 
-const unescape = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** Creates the missing parents of `path` in `doc` (json-patch v5 `EnsurePathExistsOnAdd`): a list before an index or `-`, else an object. */
 function ensureParents(doc: JsonObject, path: string): void {
-  const parts = path.split('/').slice(1).map(unescape);
+  const parts = path.split('/').slice(1).map(unescapePointer);
   let node: Json = doc;
   for (let i = 0; i < parts.length - 1; i++) {
     const key = parts[i]!;
@@ -68,8 +68,10 @@ function ensureParents(doc: JsonObject, path: string): void {
     if (!isJsonObject(node)) return;
     // Own keys only: a path through `__proto__` or `constructor` names a key of the container, never its prototype.
     let child: Json | undefined = Object.hasOwn(node, key) ? node[key] : undefined;
-    if (child === undefined || child === null)
-      setOwn(node, key, (child = /^[0-9]+$/.test(next) || next === '-' ? [] : {}));
+    if (child === undefined || child === null) {
+      child = /^[0-9]+$/.test(next) || next === '-' ? [] : {};
+      setOwn(node, key, child);
+    }
     node = child;
   }
 }

@@ -8,7 +8,7 @@
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import { atoi } from '../go-parse.ts';
+import { intOrStringValue, type PortRule, resolveNamedPort } from '../kit/ports.ts';
 import { SIDECAR_CONTAINER } from './annotations.ts';
 
 const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
@@ -40,12 +40,16 @@ export function containersNeedingProbes(spec: JsonObject): JsonObject[] {
   return out;
 }
 
-/** Go `intstr.IntValue()`: a number, a string's `strconv.Atoi` value, else 0 (the error ignored). */
-function intValue(v: Json | undefined): number {
-  if (typeof v === 'number') return Math.trunc(v);
-  const n = typeof v === 'string' ? atoi(v) : undefined;
-  return n?.ok ? Number(n.value) : 0;
-}
+/**
+ * How Kuma resolves a probe's port (`IntValue()`, else the container port whose name is the port's `String()`;
+ * pkg/plugins/runtime/k8s/probes): Go `strconv.Atoi`, 0 read as no number; the named port's `IntValue()`.
+ */
+export const KUMA_PROBE_PORTS: PortRule = {
+  order: 'number-first',
+  number: 'go-int-value',
+  name: 'int-or-string',
+  declared: 'first-go-int-value',
+};
 
 /** The port a probe handler targets, a named port resolved from `ports`; undefined when unknown. */
 function probePort(probe: JsonObject, ports: JsonObject[]): number | undefined {
@@ -54,11 +58,8 @@ function probePort(probe: JsonObject, ports: JsonObject[]): number | undefined {
     : isJsonObject(probe.tcpSocket)
       ? probe.tcpSocket
       : undefined;
-  if (!handler) return isJsonObject(probe.grpc) ? intValue(probe.grpc.port) : undefined;
-  const n = intValue(handler.port);
-  if (n !== 0) return n;
-  const named = ports.find((p) => typeof p.name === 'string' && p.name !== '' && p.name === String(handler.port));
-  return named ? intValue(named.containerPort) : undefined;
+  if (!handler) return isJsonObject(probe.grpc) ? intOrStringValue(probe.grpc.port) : undefined;
+  return resolveNamedPort(handler.port, ports, KUMA_PROBE_PORTS);
 }
 
 /** The sorted distinct ports the pod's own probes target (Kuma `RealProbePorts`), excluded from inbound redirection when the probe proxy is off. */
@@ -92,7 +93,7 @@ function toVirtual(probe: JsonObject, ports: JsonObject[], virtual: number): Jso
   let port: number;
   if (isJsonObject(probe.httpGet)) {
     const h = probe.httpGet;
-    port = intValue(h.port) || (probePort(probe, ports) ?? 0);
+    port = intOrStringValue(h.port) || (probePort(probe, ports) ?? 0);
     const p = typeof h.path === 'string' ? h.path : '';
     path = `/${port}${p.startsWith('/') ? p : `/${p}`}`;
     for (const x of Array.isArray(h.httpHeaders) ? h.httpHeaders.filter(isJsonObject) : [])
@@ -101,11 +102,11 @@ function toVirtual(probe: JsonObject, ports: JsonObject[], virtual: number): Jso
       headers.push({ name: H_SCHEME, value: h.scheme });
     if (timeout) headers.push(timeout);
   } else if (isJsonObject(probe.tcpSocket)) {
-    port = intValue(probe.tcpSocket.port) || (probePort(probe, ports) ?? 0);
+    port = intOrStringValue(probe.tcpSocket.port) || (probePort(probe, ports) ?? 0);
     path = `/tcp/${port}`;
     if (timeout) headers.push(timeout);
   } else if (isJsonObject(probe.grpc)) {
-    port = intValue(probe.grpc.port);
+    port = intOrStringValue(probe.grpc.port);
     path = `/grpc/${port}`;
     if (timeout) headers.push(timeout);
     if (typeof probe.grpc.service === 'string' && probe.grpc.service !== '')
@@ -146,7 +147,7 @@ function fromVirtual(
   timeoutSeconds: Json | undefined,
   virtual: number,
 ): [string, JsonObject] | undefined {
-  if (intValue(h.port) !== virtual || typeof h.path !== 'string') return undefined;
+  if (intOrStringValue(h.port) !== virtual || typeof h.path !== 'string') return undefined;
   const all = Array.isArray(h.httpHeaders) ? h.httpHeaders.filter(isJsonObject) : [];
   const value = (name: string) => all.find((x) => x.name === name)?.value;
   const own = all.filter(
@@ -161,13 +162,14 @@ function fromVirtual(
     return ['grpc', { port: Number(grpc[1]), ...(typeof service === 'string' ? { service } : {}) }];
   }
   const http = /^\/([0-9]+)(\/.*)$/s.exec(h.path);
-  if (!http) return undefined;
+  const httpPath = http?.[2];
+  if (!http || httpPath === undefined) return undefined;
   const scheme = value(H_SCHEME);
   const headers = own.map((x) => (x.name === H_HOST ? { name: 'Host', value: x.value ?? '' } : x));
   return [
     'httpGet',
     {
-      path: http[2]!,
+      path: httpPath,
       port: Number(http[1]),
       ...(typeof scheme === 'string' ? { scheme } : {}),
       ...(headers.length > 0 ? { httpHeaders: headers } : {}),

@@ -106,11 +106,12 @@ function distance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const sub = (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, sub);
     }
     prev = cur;
   }
-  return prev[b.length]!;
+  return prev[b.length] ?? 0;
 }
 
 /** The known config key nearest to `key` (edit distance; ties: the first in declaration order). */

@@ -7,6 +7,7 @@
 import type { DecisionStep } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { DriverDecideInput, DriverDecision } from '../driver.ts';
+import { decidePodThenNamespace, type KeyReading } from '../kit/namespace-decision.ts';
 import { INJECT_ANNOTATION, LINKERD_KINDS } from './annotations.ts';
 import type { LinkerdSettings } from './config.ts';
 
@@ -24,7 +25,8 @@ const VALID = ['enabled', 'ingress', 'disabled'];
  *    ingress mode (`pod-annotation-ingress`), `disabled` → skip (`pod-annotation-disabled`);
  * 3. otherwise the shared never/always selectors, then the namespace annotation as the namespace's default in
  *    place of `policy` (the decision's `fallback`, default trait): the same values → `namespace-annotation-enabled`,
- *    `namespace-annotation-ingress`, `namespace-annotation-disabled`;
+ *    `namespace-annotation-ingress`, `namespace-annotation-disabled`; steps 2-3 are the kit's
+ *    `decidePodThenNamespace` (../kit/namespace-decision.ts);
  * no namespace annotation → the policy (`policy-enabled` is what `linkerd inject` does; `policy: disabled` is
  * what the proxy injector does for pods nobody opted in). The namespace acts as a default, below the
  * selectors, so that annotating a Namespace `enabled` (as `linkerd inject` does) never changes a decision
@@ -55,32 +57,18 @@ export function decideLinkerd(input: DriverDecideInput<LinkerdSettings>): Driver
       { field: `metadata.annotations[${INJECT_ANNOTATION}]` },
     );
   }
-  if (pod !== '') {
-    const detail = `pod annotation ${INJECT_ANNOTATION} is "${pod}"`;
-    trace.push({ rule: 'linkerd.inject-annotation', saw: detail, outcome: 'decided' });
-    return { verdict: { inject: pod !== 'disabled', reason: `pod-annotation-${pod}`, detail }, warnings: [], trace };
-  }
-  trace.push({ rule: 'linkerd.inject-annotation', saw: `no pod annotation ${INJECT_ANNOTATION}`, outcome: 'pass' });
-  const undecided = `no ${INJECT_ANNOTATION} annotation on the pod template decides`;
-  if (ns !== '') {
-    const detail = `namespace ${nsName} annotation ${INJECT_ANNOTATION} is "${ns}"`;
-    trace.push({ rule: 'linkerd.namespace-inject-annotation', saw: detail, outcome: 'note' });
-    return {
-      fallback: { inject: ns !== 'disabled', reason: `namespace-annotation-${ns}`, detail },
-      undecided,
-      warnings: [],
-      trace,
-    };
-  }
-  const known = input.namespaceInfo ? `namespace ${nsName} has none` : `namespace ${nsName} is unknown`;
-  trace.push({
-    rule: 'linkerd.namespace-inject-annotation',
-    saw: `no namespace annotation ${INJECT_ANNOTATION} (${known})`,
-    outcome: 'pass',
-  });
-  return {
-    undecided: `no ${INJECT_ANNOTATION} annotation on the pod template or its namespace decides`,
-    warnings: [],
+  // "" is unset; enabled and ingress inject, disabled skips (reason `<where>-annotation-<value>`).
+  const reading = (raw: string, where: 'pod' | 'namespace'): KeyReading | undefined =>
+    raw === '' ? undefined : { raw, inject: raw !== 'disabled', reason: `${where}-annotation-${raw}` };
+  return decidePodThenNamespace({
+    key: INJECT_ANNOTATION,
+    source: 'annotation',
+    rules: { pod: 'linkerd.inject-annotation', namespace: 'linkerd.namespace-inject-annotation' },
+    pod: () => reading(pod, 'pod'),
+    namespace: () => reading(ns, 'namespace'),
+    namespaceName: nsName,
+    namespaceKnown: input.namespaceInfo !== undefined,
     trace,
-  };
+    warnings: [],
+  });
 }

@@ -1,40 +1,22 @@
 /**
  * The Linkerd driver: decides with Linkerd's `linkerd.io/inject` annotation on the pod template or its
- * namespace (`./decide.ts`), injects like `linkerd inject` (annotations only) or `linkerd inject --manual`
- * (the proxy, its init container and volumes; `./inject.ts`, `./containers.ts`), annotates Namespace and
- * Service objects as the CLI does (`./objects.ts`), and reads back what Linkerd put into a pod from Linkerd's
- * own markers (`./inventory.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
+ * namespace (`./decide.ts`, the kit's pod → namespace skeleton; reason codes in `./reasons.ts`), injects like
+ * `linkerd inject` (annotations only) or `linkerd inject --manual` (the proxy, its init container and volumes;
+ * `./inject.ts`, `./containers.ts`), annotates Namespace and Service objects as the CLI does (`./objects.ts`),
+ * reads back what Linkerd put into a pod from Linkerd's own markers (`./inventory.ts`) and undoes it
+ * (`./uninject.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
  */
-import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
+import { defineDriver, type MeshDriver } from '../driver.ts';
 import { linkerdNativeSidecarsAuto, loadLinkerdConfig, type LinkerdSettings } from './config.ts';
 import { decideLinkerd } from './decide.ts';
+import { LINKERD_REASON_INFO, LINKERD_REASONS } from './reasons.ts';
 import { injectLinkerdPod } from './inject.ts';
 import { linkerdInventory } from './inventory.ts';
 import { annotateLinkerdResource, linkerdResourceInventory } from './objects.ts';
 import { recordedLinkerdKey, uninjectLinkerd } from './uninject.ts';
 
 export type { LinkerdSettings } from './config.ts';
-
-/** The reasons of Linkerd's decision (`./decide.ts`): the `linkerd.io/inject` annotation of the pod or its namespace. */
-export const LINKERD_REASONS: Readonly<Record<string, ReasonInfo>> = {
-  'unsupported-kind': {
-    description:
-      'linkerd inject does not handle the workload kind (Argo Rollout, DeploymentConfig, ...) and passes it through unchanged',
-  },
-  'pod-annotation-enabled': { description: 'the pod annotation linkerd.io/inject is "enabled"' },
-  'pod-annotation-ingress': {
-    description: 'the pod annotation linkerd.io/inject is "ingress" (injected in ingress mode)',
-  },
-  'pod-annotation-disabled': { description: 'the pod annotation linkerd.io/inject is "disabled"', optOut: true },
-  'namespace-annotation-enabled': { description: 'the namespace annotation linkerd.io/inject is "enabled"' },
-  'namespace-annotation-ingress': {
-    description: 'the namespace annotation linkerd.io/inject is "ingress" (injected in ingress mode)',
-  },
-  'namespace-annotation-disabled': {
-    description: 'the namespace annotation linkerd.io/inject is "disabled"',
-    optOut: true,
-  },
-};
+export { LINKERD_REASON_INFO, LINKERD_REASONS } from './reasons.ts';
 
 /**
  * The `linkerd` mesh driver. `inject` throws `InjectError` for Linkerd's refusals (host network, another
@@ -45,8 +27,8 @@ export const LINKERD_REASONS: Readonly<Record<string, ReasonInfo>> = {
  */
 export const linkerdDriver: MeshDriver<LinkerdSettings> = defineDriver<LinkerdSettings>({
   name: 'linkerd',
-  reasons: Object.keys(LINKERD_REASONS),
-  reasonInfo: LINKERD_REASONS,
+  reasons: LINKERD_REASONS,
+  reasonInfo: LINKERD_REASON_INFO,
   traits: {
     hostNetwork: 'driver', // Linkerd refuses host-network pods with an error (./inject.ts)
     // The namespace's linkerd.io/inject is the decision's fallback, in place of the policy (the default trait).

@@ -10,19 +10,6 @@ import type { DriverDecideInput, DriverDecision, DriverVerdict } from '../driver
 import type { OsmSettings } from './config.ts';
 import { keys } from './flavor.ts';
 
-/** Every reason code `decideOsmFamily` returns (see its steps). */
-export const OSM_FAMILY_REASONS: readonly string[] = [
-  'control-plane-namespace',
-  'system-namespace',
-  'namespace-not-monitored',
-  'namespace-ignored',
-  'namespace-control-plane-label',
-  'pod-annotation-enabled',
-  'pod-annotation-disabled',
-  'namespace-annotation-enabled',
-  'namespace-annotation-disabled',
-];
-
 /** A sidecar-injection (or metrics) value: `enabled|yes|true` → true, `disabled|no|false` → false, case-insensitive; else undefined. */
 export function readSwitch(value: string): boolean | undefined {
   const v = value.toLowerCase();

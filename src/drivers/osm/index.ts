@@ -1,16 +1,19 @@
 /**
  * The OSM driver family: `osm` (Open Service Mesh: Envoy, or osm-edge's pipy) and `fsm` (Flomesh Service
  * Mesh: pipy) share this code and differ only by their `Flavor` (`./flavor.ts`): names, the annotation
- * prefix (`openservicemesh.io/`, `flomesh.io/`) and defaults. Decision `./decide.ts` (OSM `mustInject`),
- * injection `./inject.ts`, status and uninject `./status.ts`. Config sections `spec.osm`
+ * prefix (`openservicemesh.io/`, `flomesh.io/`) and defaults. Decision `./decide.ts` (OSM `mustInject`) with
+ * its reason codes in `./reasons.ts`, injection `./inject.ts` (probes `./probes.ts`), the status record
+ * `./status.ts`, uninject `./uninject.ts`. Config sections `spec.osm`
  * (`./config.schema.json`) and `spec.fsm` (`../fsm/config.schema.json`, which reuses this folder's exports).
  */
-import { defineDriver, type DriverHelp, type MeshDriver, type ReasonInfo } from '../driver.ts';
+import { defineDriver, type DriverHelp, type MeshDriver } from '../driver.ts';
 import { loadOsmFamilyConfig, type OsmSettings } from './config.ts';
-import { decideOsmFamily, OSM_FAMILY_REASONS } from './decide.ts';
+import { decideOsmFamily } from './decide.ts';
+import { OSM_FAMILY_REASONS, osmFamilyReasonInfo } from './reasons.ts';
 import { keys, OSM, type Flavor } from './flavor.ts';
 import { injectOsmFamily } from './inject.ts';
-import { inventoryOf, readStatus, restoreFromInventory } from './status.ts';
+import { inventoryOf, readStatus } from './status.ts';
+import { uninjectOsmFamily } from './uninject.ts';
 
 export type { OsmSettings } from './config.ts';
 export { FSM, OSM, type Flavor } from './flavor.ts';
@@ -22,7 +25,7 @@ export { FSM, OSM, type Flavor } from './flavor.ts';
  */
 export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
   const statusKey = keys(flavor).status;
-  const reasonInfo = osmFamilyReasons(flavor);
+  const reasonInfo = osmFamilyReasonInfo(flavor);
   return defineDriver<OsmSettings>({
     name: flavor.mesh,
     reasons: OSM_FAMILY_REASONS,
@@ -36,7 +39,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
     decide: decideOsmFamily,
     inject: injectOsmFamily,
     inventory(pod) {
-      let rec;
+      let rec: ReturnType<typeof readStatus>;
       try {
         rec = readStatus(pod, statusKey);
       } catch {
@@ -44,7 +47,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
       }
       return rec ? inventoryOf(rec, statusKey) : undefined;
     },
-    uninject: (pod, inventory) => restoreFromInventory(pod, inventory),
+    uninject: uninjectOsmFamily,
   });
 }
 
@@ -55,27 +58,6 @@ function osmFamilyHelp(f: Flavor): DriverHelp {
     config:
       "osm: {meshName: osm, namespace: osm-system, meshConfig: {...}}   # the MeshConfig's spec (fsm: same shape)",
     optIn: `${f.title} ${keys(f).injection}`,
-  };
-}
-
-/** What each of `OSM_FAMILY_REASONS` means for one flavor (its annotation prefix and title). */
-function osmFamilyReasons(f: Flavor): Record<string, ReasonInfo> {
-  const k = keys(f);
-  return {
-    'control-plane-namespace': { description: `the namespace is ${f.title}'s control-plane namespace` },
-    'system-namespace': { description: `the namespace is a system namespace ${f.title} never injects` },
-    'namespace-not-monitored': { description: `the namespace is not monitored by the mesh (${k.monitoredBy})` },
-    'namespace-ignored': { description: `the namespace has the label ${k.ignore}` },
-    'namespace-control-plane-label': {
-      description: `the namespace has the label control-plane, which ${f.title}'s webhook excludes`,
-    },
-    'pod-annotation-enabled': { description: `the pod annotation ${k.injection} is enabled` },
-    'pod-annotation-disabled': { description: `the pod annotation ${k.injection} is disabled`, optOut: true },
-    'namespace-annotation-enabled': { description: `the namespace annotation ${k.injection} is enabled` },
-    'namespace-annotation-disabled': {
-      description: `the namespace annotation ${k.injection} is disabled`,
-      optOut: true,
-    },
   };
 }
 

@@ -72,8 +72,10 @@ function annotationValue(
   pod: Record<string, string>,
   ns: Record<string, string>,
 ): { value: string; where: string } | undefined {
-  if (Object.hasOwn(pod, key)) return { value: pod[key]!, where: 'pod' };
-  if (Object.hasOwn(ns, key)) return { value: ns[key]!, where: 'namespace' };
+  const onPod = Object.hasOwn(pod, key) ? pod[key] : undefined;
+  if (onPod !== undefined) return { value: onPod, where: 'pod' };
+  const onNamespace = Object.hasOwn(ns, key) ? ns[key] : undefined;
+  if (onNamespace !== undefined) return { value: onNamespace, where: 'namespace' };
   return undefined;
 }
 
@@ -341,8 +343,8 @@ function unsupportedWarnings(req: InjectRequest<OsmSettings>): string[] {
 function imageFor(s: OsmSettings, pod: Record<string, string>, ns: Record<string, string>): string {
   const key = s.flavor.sidecarImageAnnotation;
   if (key !== undefined) {
-    if (pod[key]) return pod[key]!;
-    if (ns[key]) return ns[key]!;
+    const image = pod[key] || ns[key];
+    if (image) return image;
   }
   return s.images.sidecar;
 }

@@ -14,7 +14,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { PORTS, type Flavor, type ProbeStyle } from './flavor.ts';
 import { isJsonObject, setOwn } from '../../json.ts';
-import { atoiIgnoringError, toInt32 } from '../go-parse.ts';
+import { declaredPorts, type PortRule, resolveNamedPort } from '../kit/ports.ts';
 
 /** The probe fields, in the order OSM rewrites them, with their sidecar port and OSM path stem. */
 const KINDS = [
@@ -40,19 +40,16 @@ export interface ProbeRewrite {
 }
 
 /**
- * A probe port as a number (k8s `IntOrString.IntValue()`, else the container port of that name), or
- * undefined when a name matches no port.
+ * How the OSM family resolves a probe's port (k8s `IntOrString.IntValue()`, else the container port of that
+ * name; pkg/injector/health_probes.go `getPort`: `int32(IntValue())`, strconv.Atoi's value with its error
+ * dropped, 0 meaning "a name"): a number as is, else the first declared port of that name.
  */
-function resolvePort(port: Json | undefined, container: JsonObject): number | undefined {
-  if (typeof port === 'number') return port;
-  if (typeof port !== 'string') return undefined;
-  // OSM getPort: int32(IntValue()), i.e. strconv.Atoi's value with its error dropped; 0 means "a name".
-  const n = toInt32(atoiIgnoringError(port));
-  if (n !== 0) return n;
-  const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
-  const hit = ports.find((p) => typeof p.name === 'string' && p.name !== '' && p.name === port);
-  return typeof hit?.containerPort === 'number' ? hit.containerPort : undefined;
-}
+export const OSM_PROBE_PORTS: PortRule = {
+  order: 'number-first',
+  number: 'go-int32-value',
+  name: 'non-empty-string',
+  declared: 'first-number',
+};
 
 /** `obj` with key `from` replaced by `to` at the same position. */
 function renameKey(obj: JsonObject, from: string, to: string, value: Json): JsonObject {
@@ -95,7 +92,7 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
         const get: JsonObject = { ...probe.httpGet };
         const scheme = typeof get.scheme === 'string' ? get.scheme : '';
         const isHttp = scheme === '' || scheme === 'HTTP';
-        const port = resolvePort(get.port, c);
+        const port = resolveNamedPort(get.port, declaredPorts(c), OSM_PROBE_PORTS);
         if (style === 'per-container') {
           isTcp = false;
           if (isHttp) get.path = `/osm-${kind.stem}-probe/${name}`;
@@ -120,7 +117,7 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
         rewritten = { ...probe, httpGet: get };
       } else if (isJsonObject(probe.tcpSocket)) {
         isTcp = true;
-        const port = resolvePort(probe.tcpSocket.port, c);
+        const port = resolveNamedPort(probe.tcpSocket.port, declaredPorts(c), OSM_PROBE_PORTS);
         if (port === undefined) throw unresolved('tcpSocket', probe.tcpSocket.port);
         const get: JsonObject = {
           path: flavor.healthcheckPath,
