@@ -34,7 +34,7 @@ export function isEmptySelector(selector: LabelSelector): boolean {
 }
 
 function hasLabel(labels: Record<string, string>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(labels, key);
+  return Object.hasOwn(labels, key);
 }
 
 function matchesRequirement(req: Requirement, labels: Record<string, string>): boolean {
@@ -148,7 +148,10 @@ function addRequirement(selector: LabelSelector, part: string): string | undefin
   if (cmp) {
     const [, key, op, value] = cmp as unknown as [string, string, string, string];
     if (op === '!=') pushExpression(selector, { key, operator: 'NotIn', values: [value] });
-    else (selector.matchLabels ??= {})[key] = value;
+    else {
+      selector.matchLabels ??= {};
+      selector.matchLabels[key] = value;
+    }
     return undefined;
   }
   const exists = /^(!?)\s*([^=!\s()]+)$/.exec(part);
@@ -160,7 +163,8 @@ function addRequirement(selector: LabelSelector, part: string): string | undefin
 }
 
 function pushExpression(selector: LabelSelector, req: Requirement): void {
-  (selector.matchExpressions ??= []).push(req);
+  selector.matchExpressions ??= [];
+  selector.matchExpressions.push(req);
 }
 
 /**

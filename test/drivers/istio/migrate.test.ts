@@ -207,7 +207,11 @@ t.test(
       /\[warning\] security\.istio\.io\/v1\/AuthorizationPolicy\/shop\/storefront-read-only spec\.selector: ambient-l7-policy: .*targetRefs/,
     );
     const ns = readFileSync(join(dir, 'namespace.yaml'), 'utf8');
-    t.match(ns, /sync-wave: "-1"[^]*gatewayClassName: istio-waypoint/, 'the waypoint, one wave before the namespace');
+    t.match(
+      ns,
+      /sync-wave: "-1"[\s\S]*gatewayClassName: istio-waypoint/,
+      'the waypoint, one wave before the namespace',
+    );
     const failing = runCli(['check', '-c', 'ambient.yaml', 'namespace.yaml', 'app.yaml'], { cwd: dir });
     t.equal(failing.status, 1, 'the selector-based L7 policy fails the check');
     t.match(failing.stderr, /ambient-l7-policy: /);
