@@ -258,7 +258,7 @@ function isPlainRender(options: Options): boolean {
  * @throws Handlebars.Exception for a spec of another compiler revision, as Handlebars does.
  */
 export function templateOf(spec: Spec, env: Env): (context: unknown, options?: Options) => string {
-  if (!spec || !spec.main) throw new Handlebars.Exception(`Unknown template object: ${typeof spec}`);
+  if (!spec?.main) throw new Handlebars.Exception(`Unknown template object: ${typeof spec}`);
   const vm = (env as unknown as { VM: Options }).VM;
   spec.main.decorator = spec.main_d;
   vm.checkRevision(spec.compiler);

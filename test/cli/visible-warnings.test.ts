@@ -59,7 +59,7 @@ t.test('the stderr lines are the warning results a ResourceList carries, in the 
   t.equal(warnings.length, 4, 'two unknown-namespace skips, host network, the namespace note');
   const shown = lines(plain.stderr);
   t.equal(shown.length, warnings.length, 'as many stderr lines as warning results');
-  warnings.forEach((m, i) => t.ok(shown[i]!.includes(m), `line ${i + 1} carries: ${m.slice(0, 60)}...`));
+  for (const [i, m] of warnings.entries()) t.ok(shown[i]?.includes(m), `line ${i + 1} carries: ${m.slice(0, 60)}...`);
 });
 
 t.test('-q silences the warnings, not the errors', async (t) => {
