@@ -1,3 +1,4 @@
+import { setOwn } from '../json.ts';
 import type { LabelSelector } from '../model.ts';
 import type { ErrorData } from '../results/errors.ts';
 
@@ -150,7 +151,7 @@ function addRequirement(selector: LabelSelector, part: string): string | undefin
     if (op === '!=') pushExpression(selector, { key, operator: 'NotIn', values: [value] });
     else {
       selector.matchLabels ??= {};
-      selector.matchLabels[key] = value;
+      setOwn(selector.matchLabels, key, value);
     }
     return undefined;
   }
