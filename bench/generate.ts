@@ -73,7 +73,7 @@ function metadata(
   const ann = [...extraAnn, ...(kpt ? [kpt] : [])];
   return [
     'metadata:',
-    `  name: ${name}${comment ? ' # owned by the ' + app + ' team' : ''}`,
+    `  name: ${name}${comment ? ` # owned by the ${app} team` : ''}`,
     `  namespace: ${ns}`,
     '  labels:',
     `    app.kubernetes.io/name: ${app}`,
@@ -89,7 +89,7 @@ function container(rnd: () => number, name: string, app: string, idx: number): s
     `- name: ${name}`,
     `  image: ${image}`,
     '  ports:',
-    `  - name: http${idx ? '-' + idx : ''}`,
+    `  - name: http${idx ? `-${idx}` : ''}`,
     `    containerPort: ${port}`,
     '    protocol: TCP',
     '  env:',
@@ -120,7 +120,7 @@ function podSpec(rnd: () => number, app: string, comment: boolean): string {
   const n = rnd() < 0.8 ? 1 : 2;
   const cs = Array.from({ length: n }, (_, i) => container(rnd, i === 0 ? app : `${app}-helper`, app, i));
   const lines = [
-    ...(rnd() < 0.3 ? ['serviceAccountName: ' + app] : []),
+    ...(rnd() < 0.3 ? [`serviceAccountName: ${app}`] : []),
     `containers:${comment ? ' # application containers' : ''}`,
     ...cs,
   ];
@@ -308,7 +308,7 @@ export function toResourceList(resources: readonly GeneratedResource[], function
     // kpt puts a file's head comment on the first key: `- # comment`.
     const m = /^(# [^\n]*)\n/.exec(r.text);
     const body = m ? `${m[1]}\n${r.text.slice(m[0].length)}` : r.text;
-    parts.push('- ' + indent(body, 2).slice(2));
+    parts.push(`- ${indent(body, 2).slice(2)}`);
   }
   parts.push('functionConfig:\n', indent(functionConfig, 2));
   return parts.join('');
@@ -321,7 +321,7 @@ export function toStream(resources: readonly GeneratedResource[]): string {
 
 /** Frames resources as a `kind: List`. */
 export function toList(resources: readonly GeneratedResource[]): string {
-  return 'apiVersion: v1\nkind: List\nitems:\n' + resources.map((r) => '- ' + indent(r.text, 2).slice(2)).join('');
+  return `apiVersion: v1\nkind: List\nitems:\n${resources.map((r) => `- ${indent(r.text, 2).slice(2)}`).join('')}`;
 }
 
 /**
@@ -399,8 +399,8 @@ export function generateShape(shape: Shape, n: number): string {
     case 'wide-values': {
       const keys = Array.from({ length: n }, (_, i) => `        extra${i}: ${i}\n`).join('');
       const item = SMALL_DEPLOYMENT.replace(/^/gm, '  ')
-        .replace(/^  apiVersion/, '- apiVersion')
-        .replace(/\n  $/, '\n');
+        .replace(/^ {2}apiVersion/, '- apiVersion')
+        .replace(/\n {2}$/, '\n');
       return `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item}functionConfig:\n  apiVersion: meshinject.dev/v1alpha1\n  kind: SidecarInjection\n  metadata:\n    name: mesh\n  spec:\n    mesh: istio\n    istio:\n      values:\n${keys}`;
     }
     case 'huge-annotation': {

@@ -54,10 +54,7 @@ function codeTokens(sf: ts.SourceFile): Array<{ line: number; text: string }> {
     if (kids.length === 0) {
       // A token over several lines (a template literal's text) counts line by line.
       const first = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-      node
-        .getText(sf)
-        .split('\n')
-        .forEach((text, i) => out.push({ line: first + i, text }));
+      for (const [i, text] of node.getText(sf).split('\n').entries()) out.push({ line: first + i, text });
       return;
     }
     for (const k of kids) visit(k);

@@ -1,5 +1,5 @@
 // Generates the template and functionConfig-validator modules, then bundles the CLI (src/cli/entry.ts, which runs src/cli.ts's main) into dist/meshinject.cjs (one file) with a V8 code cache (fast start-up).
-import { appendFileSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { createRequire, isBuiltin } from 'node:module';

@@ -47,7 +47,10 @@ function hoisted(spec, locs) {
     .replace(LOC_LITERAL, (_, l1, c1, l2, c2) => {
       const key = `${l1},${c1},${l2},${c2}`;
       let i = locs.get(key);
-      if (i === undefined) locs.set(key, (i = locs.size));
+      if (i === undefined) {
+        i = locs.size;
+        locs.set(key, i);
+      }
       return `"loc":L[${i}]`;
     })
     .replace(EMPTY_HASH, '"hash":H');

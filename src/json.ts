@@ -77,6 +77,22 @@ export function owned<T extends Json>(parent: { [key: string]: Json } | Json[], 
   return copy as T;
 }
 
+/**
+ * The value `map` holds for `key`, made by `make` and stored on the first call: a memo over a `Map` or
+ * `WeakMap` (or anything with their `get`/`set`). A stored `undefined` counts as absent.
+ */
+export function getOrMake<K, V>(
+  map: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  make: () => V,
+): V {
+  const had = map.get(key);
+  if (had !== undefined) return had;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
+
 /** Whether a shared subtree holds a `key: null` entry, by subtree (see `hasNullEntry`). */
 const SHARED_NULLS = new WeakMap<object, boolean>();
 
@@ -87,9 +103,7 @@ const SHARED_NULLS = new WeakMap<object, boolean>();
 export function hasNullEntry(v: Json): boolean {
   if (typeof v !== 'object' || v === null) return false;
   if (!isShared(v)) return scanNulls(v);
-  let known = SHARED_NULLS.get(v);
-  if (known === undefined) SHARED_NULLS.set(v, (known = scanNulls(v)));
-  return known;
+  return getOrMake(SHARED_NULLS, v, () => scanNulls(v));
 }
 
 /** `hasNullEntry` of one collection, stopping at the first null entry found. */

@@ -173,7 +173,7 @@ function asObject(v: unknown): JsonObject | undefined {
 function readOutput(stdout: string): { items: Json[]; results: JsonObject[] } {
   const docs = parseYamlStream(stdout);
   const rl = asObject(docs[0]);
-  if (!rl || rl.kind !== 'ResourceList') throw new Error('output is not a ResourceList');
+  if (rl?.kind !== 'ResourceList') throw new Error('output is not a ResourceList');
   const items = Array.isArray(rl.items) ? rl.items : [];
   const results = (Array.isArray(rl.results) ? rl.results : []).map(asObject).filter((r): r is JsonObject => !!r);
   return { items, results };
@@ -208,7 +208,7 @@ export async function runCase(caseDir: string, name: string, cli: string): Promi
             .map((r) => String(r.message))
             .join('\n');
       } catch {
-        messages += '\n' + out.stdout;
+        messages += `\n${out.stdout}`;
       }
       if (!messages.toLowerCase().includes(want)) return fail(`error output lacks "${want}": ${firstLine(messages)}`);
       return { name, category, mode, pass: true };
@@ -296,7 +296,8 @@ export function summarize(
 ): Record<string, { passed: number; total: number }> {
   const out: Record<string, { passed: number; total: number }> = {};
   for (const r of [...results].sort((a, b) => key(a).localeCompare(key(b)))) {
-    const s = (out[key(r)] ??= { passed: 0, total: 0 });
+    const s = out[key(r)] ?? { passed: 0, total: 0 };
+    out[key(r)] = s;
     s.total += 1;
     if (r.pass) s.passed += 1;
   }

@@ -293,8 +293,8 @@ function readExplicitFields(spec: RawSpec, r: SpecReader): ExplicitFields {
     alwaysInjectSelector: r.take(spec.alwaysInjectSelector, 'alwaysInjectSelector'),
     nativeSidecars: ((v) => (v === 'auto' ? undefined : v))(r.take(spec.nativeSidecars, 'nativeSidecars')),
   };
-  explicit.neverInjectSelector?.forEach((s, i) => r.selectorIssues(s, 'neverInjectSelector', i));
-  explicit.alwaysInjectSelector?.forEach((s, i) => r.selectorIssues(s, 'alwaysInjectSelector', i));
+  for (const [i, s] of (explicit.neverInjectSelector ?? []).entries()) r.selectorIssues(s, 'neverInjectSelector', i);
+  for (const [i, s] of (explicit.alwaysInjectSelector ?? []).entries()) r.selectorIssues(s, 'alwaysInjectSelector', i);
   return explicit;
 }
 

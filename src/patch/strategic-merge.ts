@@ -21,7 +21,16 @@
  * Inputs are not mutated. Errors: `MeshInjectError` with code `BAD_MERGE` (message worded as strategicpatch's) for a
  * merge-key element without its key or an unknown `$patch` value.
  */
-import { cloneJson, hasNullEntry, isJsonObject, isShared, jsonEqual, setOwn, withoutNulls } from '../json.ts';
+import {
+  cloneJson,
+  getOrMake,
+  hasNullEntry,
+  isJsonObject,
+  isShared,
+  jsonEqual,
+  setOwn,
+  withoutNulls,
+} from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
@@ -101,11 +110,8 @@ function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
   if (typeof v !== 'object' || v === null) return true; // (most calls: the scalars of a fragment)
   if (!isShared(v)) return checkPlain(v, schema);
   // A shared subtree (a sidecar plan's token-free part) cannot change: checked once per schema.
-  let bySchema = PLAIN_SHARED.get(v as object);
-  if (!bySchema) PLAIN_SHARED.set(v as object, (bySchema = new Map()));
-  let plain = bySchema.get(schema);
-  if (plain === undefined) bySchema.set(schema, (plain = checkPlain(v, schema)));
-  return plain;
+  const bySchema = getOrMake(PLAIN_SHARED, v, () => new Map());
+  return getOrMake(bySchema, schema, () => checkPlain(v, schema));
 }
 
 /** `isPlain` of shared subtrees (`isShared` of ../json.ts), by subtree and schema. */
@@ -223,8 +229,7 @@ const FILLS_TRUST = new WeakMap<object, Map<PatchSchema, FillsTrust>>();
  * Remembered per template (a plan's output never changes).
  */
 export function fillsTrust(template: JsonObject, schema: PatchSchema, holdsSlot: (v: Json) => boolean): FillsTrust {
-  let bySchema = FILLS_TRUST.get(template);
-  if (!bySchema) FILLS_TRUST.set(template, (bySchema = new Map()));
+  const bySchema = getOrMake(FILLS_TRUST, template, () => new Map());
   let trust = bySchema.get(schema);
   if (trust === undefined) {
     trust =

@@ -266,7 +266,8 @@ export function spendBuilt(length: number, what: string): void {
  */
 export function checkValueSize(v: unknown, what: string): void {
   if (!current || typeof v !== 'object' || v === null) return;
-  const size = sizeOf(v, (current.sizes ??= new WeakMap()), limits.steps);
+  current.sizes ??= new WeakMap();
+  const size = sizeOf(v, current.sizes, limits.steps);
   if (size > limits.steps) {
     throw new BudgetExceeded(
       `${what} would build a value of more than ${limits.steps} elements (a shared part counts each time it appears), more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`,

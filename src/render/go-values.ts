@@ -89,7 +89,7 @@ export function formatGoDuration(d: unknown): string {
   const m = /^(-)?(\d+)(?:\.(\d{1,9}))?s$/.exec(d.trim());
   if (!m) return d;
   const neg = m[1] === '-';
-  const totalNs = BigInt(m[2] as string) * 1_000_000_000n + BigInt(((m[3] ?? '') + '000000000').slice(0, 9));
+  const totalNs = BigInt(m[2] as string) * 1_000_000_000n + BigInt(`${m[3] ?? ''}000000000`.slice(0, 9));
   if (totalNs === 0n) return '0s';
   const sign = neg ? '-' : '';
   if (totalNs < 1_000_000_000n) {

@@ -23,7 +23,8 @@ import {
   resultIsAllowed,
 } from 'handlebars/dist/cjs/handlebars/internal/proto-access.js';
 
-type Fn = (...a: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: Handlebars' runtime calls helpers and programs with whatever a template passes
+type Fn = (...a: any[]) => any;
 /** A precompiled template: programs by index (`0`, `1`, ... with decorators at `<i>_d`), `main`, flags. */
 type Spec = Record<string, Fn | unknown> & {
   main: Fn & { decorator?: Fn | undefined };
@@ -38,7 +39,8 @@ type Spec = Record<string, Fn | unknown> & {
 };
 /** The parts of a Handlebars environment a template uses. */
 type Env = typeof Handlebars;
-type Options = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: Handlebars' options objects carry helpers, data frames and hooks of any shape
+type Options = Record<string, any>;
 
 const { extend, escapeExpression } = Handlebars.Utils;
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -67,7 +69,7 @@ function executeDecorators(
 ): Fn {
   if (fn.decorator) {
     const props = {};
-    prog = fn.decorator(prog, props, container, depths && depths[0], data, blockParams, depths);
+    prog = fn.decorator(prog, props, container, depths?.[0], data, blockParams, depths);
     extend(prog, props);
   }
   return prog;
@@ -85,6 +87,7 @@ function wrapProgram(
 ): Fn {
   let prog: Fn = function prog(context: unknown, options: Options = {}) {
     let currentDepths = depths;
+    // biome-ignore lint/suspicious/noDoubleEquals: as Handlebars' runtime (runtime.js, wrapProgram): null and undefined count as the same context
     if (depths && context != depths[0] && !(context === container.nullContext && depths[0] === null))
       currentDepths = [context].concat(depths);
     return fn(
@@ -175,7 +178,8 @@ function createContainer(env: Env, vm: Options, spec: Spec): Options {
       const fn = spec[i] as Fn;
       if (data || depths || blockParams || declaredBlockParams)
         return wrapProgram(this, i, fn, data, declaredBlockParams, blockParams, depths);
-      return (this.programs[i] ??= wrapProgram(this, i, fn));
+      this.programs[i] ??= wrapProgram(this, i, fn);
+      return this.programs[i];
     },
     data(value: Options | undefined, depth: number) {
       while (value && depth--) value = value._parent;
@@ -203,8 +207,10 @@ interface TopLevel {
 function withLookupProperty(helper: unknown, container: Options): unknown {
   if (typeof helper !== 'function') return helper;
   return function (this: unknown) {
+    // biome-ignore lint/complexity/noArguments: as Handlebars' runtime (passLookupPropertyOption): options is the last argument
     const options = arguments[arguments.length - 1] as Options;
     options.lookupProperty = container.lookupProperty;
+    // biome-ignore lint/complexity/noArguments: as Handlebars' runtime (passLookupPropertyOption): the call's own arguments, options rewritten
     return helper.apply(this, arguments);
   };
 }
@@ -252,7 +258,7 @@ function isPlainRender(options: Options): boolean {
  * @throws Handlebars.Exception for a spec of another compiler revision, as Handlebars does.
  */
 export function templateOf(spec: Spec, env: Env): (context: unknown, options?: Options) => string {
-  if (!spec || !spec.main) throw new Handlebars.Exception(`Unknown template object: ${typeof spec}`);
+  if (!spec?.main) throw new Handlebars.Exception(`Unknown template object: ${typeof spec}`);
   const vm = (env as unknown as { VM: Options }).VM;
   spec.main.decorator = spec.main_d;
   vm.checkRevision(spec.compiler);
@@ -266,9 +272,11 @@ export function templateOf(spec: Spec, env: Env): (context: unknown, options?: O
 
   function setup(options: Options): void {
     if (!options.partial) {
-      const t = isPlainRender(options)
-        ? (plain ??= topLevelOf(env, spec, container, options))
-        : topLevelOf(env, spec, container, options);
+      let t: TopLevel;
+      if (isPlainRender(options)) {
+        plain ??= topLevelOf(env, spec, container, options);
+        t = plain;
+      } else t = topLevelOf(env, spec, container, options);
       container.helpers = t.helpers;
       if (spec.usePartial) container.partials = container.mergeIfNeeded(options.partials, env.partials);
       if (t.decorators) container.decorators = t.decorators;
@@ -291,7 +299,8 @@ export function templateOf(spec: Spec, env: Env): (context: unknown, options?: O
     const blockParams = spec.useBlockParams ? [] : undefined;
     if (spec.useDepths)
       depths = options.depths
-        ? context != options.depths[0]
+        ? // biome-ignore lint/suspicious/noDoubleEquals: as Handlebars' runtime (runtime.js, template): null and undefined count as the same context
+          context != options.depths[0]
           ? [context].concat(options.depths)
           : options.depths
         : [context];

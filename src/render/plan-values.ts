@@ -5,7 +5,7 @@
  * placeholder copy of template data, and the fill that puts a workload's values where the tokens are.
  */
 import type { Json, JsonObject } from '../model.ts';
-import { isJsonObject, setOwn, share } from '../json.ts';
+import { getOrMake, isJsonObject, setOwn, share } from '../json.ts';
 import { needsQuotes } from '../yaml/scalars.ts';
 
 /**
@@ -194,9 +194,7 @@ export function recordNotEqual(v: unknown, other: unknown): void {
   const slot = slotOf(v);
   if (!recording || slot === undefined || typeof other !== 'string' || ANY_TOKEN.test(other))
     throw noPlanFor([v, other], 'compares');
-  let set = recording.limits.notIn.get(slot);
-  if (!set) recording.limits.notIn.set(slot, (set = new Set()));
-  set.add(other);
+  getOrMake(recording.limits.notIn, slot, () => new Set()).add(other);
 }
 
 /**

@@ -30,7 +30,7 @@
  * compared with a full render and a difference throws.
  */
 import type { Json } from '../model.ts';
-import { isJsonObject, setOwn } from '../json.ts';
+import { getOrMake, isJsonObject, setOwn } from '../json.ts';
 import {
   ANY_TOKEN,
   MAX_SLOTS,
@@ -73,9 +73,7 @@ function steerAdd(root: Steer, path: DataPath): void {
   let node = root;
   for (const seg of path) {
     if (node.all) return;
-    let next = node.kids.get(seg);
-    if (!next) node.kids.set(seg, (next = { kids: new Map() }));
-    node = next;
+    node = getOrMake(node.kids, seg, () => ({ kids: new Map() }));
   }
   node.all = true;
   node.kids.clear();
@@ -283,7 +281,8 @@ function identityKey(v: unknown): string {
   let id = identityIds.get(v);
   if (id === undefined) {
     if (ANY_TOKEN.test(JSON.stringify(v))) throw HAS_TOKEN;
-    identityIds.set(v, (id = nextIdentity++));
+    id = nextIdentity++;
+    identityIds.set(v, id);
   }
   return `#${id}`;
 }
@@ -298,11 +297,8 @@ export function planSources<T extends object>(
   const byTemplate = new WeakMap<T, Map<string, { planName: string; source: PlanSource }>>();
   let next = 0;
   return (template, name) => {
-    let byName = byTemplate.get(template);
-    if (!byName) byTemplate.set(template, (byName = new Map()));
-    let hit = byName.get(name);
-    if (!hit) byName.set(name, (hit = { planName: `${name}#${next++}`, source: make(template, name) }));
-    return hit;
+    const byName = getOrMake(byTemplate, template, () => new Map());
+    return getOrMake(byName, name, () => ({ planName: `${name}#${next++}`, source: make(template, name) }));
   };
 }
 
@@ -430,8 +426,7 @@ class PlanCache implements Planner {
   /** The planned output for `data` by its key (recording a plan where that pays), or undefined. */
   private lookUp(name: string, source: PlanSource, data: Record<string, unknown>): Json | undefined {
     count('keyed');
-    let steer = this.steering.get(name);
-    if (!steer) this.steering.set(name, (steer = { kids: new Map() }));
+    const steer = getOrMake(this.steering, name, () => ({ kids: new Map() }));
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const values: string[] = [];
       let key: string;

@@ -113,7 +113,7 @@ function lookupPath(root: unknown, path: unknown): unknown {
   let cur: unknown = root;
   for (const part of pathParts(str(path))) {
     const r = asRecord(cur);
-    if (!r || !Object.prototype.hasOwnProperty.call(r, part)) return undefined;
+    if (!r || !Object.hasOwn(r, part)) return undefined;
     cur = r[part];
   }
   return cur;
@@ -178,7 +178,7 @@ export const TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
       if (Array.isArray(cur)) cur = cur[Number(k)];
       else {
         const r = asRecord(cur);
-        cur = r && Object.prototype.hasOwnProperty.call(r, str(k)) ? r[str(k)] : undefined;
+        cur = r && Object.hasOwn(r, str(k)) ? r[str(k)] : undefined;
       }
     }
     return cur;
@@ -240,12 +240,12 @@ export const TEMPLATE_FUNCTIONS: Readonly<Record<string, Helper>> = {
     const [meta, key, def] = args(raw);
     const a = asRecord(asRecord(meta)?.annotations);
     const k = str(key);
-    return a && Object.prototype.hasOwnProperty.call(a, k) ? str(a[k]) : goSprint(def);
+    return a && Object.hasOwn(a, k) ? str(a[k]) : goSprint(def);
   },
   isset: (...raw) => {
     const [m, key] = args(raw);
     const r = asRecord(m);
-    return !!r && Object.prototype.hasOwnProperty.call(r, str(key));
+    return !!r && Object.hasOwn(r, str(key));
   },
   valueOrDefault: (...raw) => {
     const [v, d] = args(raw);

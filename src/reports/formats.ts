@@ -47,6 +47,7 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 export function xmlEscape(s: string): string {
   return s
     .replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 cannot hold (its Char production) are what this class matches
       /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
       '\uFFFD',
     )

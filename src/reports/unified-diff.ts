@@ -48,6 +48,7 @@ const NAMED_ESCAPES: Record<number, string> = {
  * @param path the path with its `a/`/`b/` prefix
  */
 export function quotePath(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: git quotes a path holding control characters or non-ASCII bytes (quote.c, sq_must_quote); the class names them
   if (!/[\x00-\x1f\x7f"\\]|[^\x00-\x7f]/.test(path)) return path;
   let out = '"';
   for (const byte of Buffer.from(path, 'utf8')) {

@@ -14,6 +14,7 @@
  */
 
 /** The characters `escapeLine` rewrites (linear: one character class, no backtracking). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters a terminal acts on are what escapeLine rewrites
 const UNSAFE = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028-\u202E\u2066-\u2069]/g;
 
 function escapeChar(c: string): string {

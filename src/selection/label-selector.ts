@@ -1,3 +1,4 @@
+import { setOwn } from '../json.ts';
 import type { LabelSelector } from '../model.ts';
 import type { ErrorData } from '../results/errors.ts';
 
@@ -34,7 +35,7 @@ export function isEmptySelector(selector: LabelSelector): boolean {
 }
 
 function hasLabel(labels: Record<string, string>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(labels, key);
+  return Object.hasOwn(labels, key);
 }
 
 function matchesRequirement(req: Requirement, labels: Record<string, string>): boolean {
@@ -148,7 +149,10 @@ function addRequirement(selector: LabelSelector, part: string): string | undefin
   if (cmp) {
     const [, key, op, value] = cmp as unknown as [string, string, string, string];
     if (op === '!=') pushExpression(selector, { key, operator: 'NotIn', values: [value] });
-    else (selector.matchLabels ??= {})[key] = value;
+    else {
+      selector.matchLabels ??= {};
+      setOwn(selector.matchLabels, key, value);
+    }
     return undefined;
   }
   const exists = /^(!?)\s*([^=!\s()]+)$/.exec(part);
@@ -160,7 +164,8 @@ function addRequirement(selector: LabelSelector, part: string): string | undefin
 }
 
 function pushExpression(selector: LabelSelector, req: Requirement): void {
-  (selector.matchExpressions ??= []).push(req);
+  selector.matchExpressions ??= [];
+  selector.matchExpressions.push(req);
 }
 
 /**

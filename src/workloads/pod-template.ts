@@ -46,14 +46,19 @@ function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProb
     out.push({ field, message: `${field} must be a list; got ${typeName(v)}` });
     return;
   }
-  v.forEach((e, i) => {
+  for (const [i, e] of v.entries()) {
     const at = `${field}[${i}]`;
-    if (!isJsonObject(e)) return void out.push({ field: at, message: `${at} must be a mapping; got ${typeName(e)}` });
+    if (!isJsonObject(e)) {
+      out.push({ field: at, message: `${at} must be a mapping; got ${typeName(e)}` });
+      continue;
+    }
     if (typeof e.name !== 'string')
       out.push({ field: `${at}.name`, message: `${at}.name must be a string; got ${typeName(e.name)}` });
-    if (!eachContainer || e.ports === undefined || e.ports === null) return;
-    if (!Array.isArray(e.ports))
-      return void out.push({ field: `${at}.ports`, message: `${at}.ports must be a list; got ${typeName(e.ports)}` });
+    if (!eachContainer || e.ports === undefined || e.ports === null) continue;
+    if (!Array.isArray(e.ports)) {
+      out.push({ field: `${at}.ports`, message: `${at}.ports must be a list; got ${typeName(e.ports)}` });
+      continue;
+    }
     e.ports.forEach((p, j) => {
       const pat = `${at}.ports[${j}]`;
       if (!isJsonObject(p)) out.push({ field: pat, message: `${pat} must be a mapping; got ${typeName(p)}` });
@@ -69,7 +74,7 @@ function checkNamedList(v: Json | undefined, field: string, out: PodTemplateProb
         });
       }
     });
-  });
+  }
 }
 
 /**

@@ -177,9 +177,11 @@ t.test('diff: git-style unified diff; --in-place writes only changed files', asy
     /^diff --git a\/m\/web\.yaml b\/m\/web\.yaml\n--- a\/m\/web\.yaml\n\+\+\+ b\/m\/web\.yaml\n@@ -\d+,\d+ \+\d+,\d+ @@\n/,
   );
   t.notMatch(d.stdout, /m\/ns\.yaml/, 'an untouched file has no section');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI colour escape (ESC [) is what the test looks for
   t.notMatch(d.stdout, /\u001b\[/, 'no colour when stdout is not a terminal');
   const coloured = runCli(['diff', '--color', 'always', '-c', 'injection.yaml', 'm'], { cwd: dir });
-  t.match(coloured.stdout, /\u001b\[32m\+      - name: istio-proxy\u001b\[m/);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI colour escape (ESC [) is what the test looks for
+  t.match(coloured.stdout, /\u001b\[32m\+ {6}- name: istio-proxy\u001b\[m/);
   const patched = spawnSync('git', ['apply', '--check', '-'], { cwd: dir, input: d.stdout, encoding: 'utf8' });
   t.equal(patched.status, 0, `git apply accepts the diff: ${patched.stderr}`);
   const inPlace = runCli(['diff', '-i', '-c', 'injection.yaml', 'm'], { cwd: dir });

@@ -63,8 +63,13 @@ t.test('importing the CLI does nothing: no exit code, no stream listeners, no ou
   const writes: string[] = [];
   const stdoutWrite = process.stdout.write;
   const stderrWrite = process.stderr.write;
-  process.stdout.write = ((chunk: string) => (writes.push(`stdout: ${chunk}`), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => (writes.push(`stderr: ${chunk}`), true)) as typeof process.stderr.write;
+  const recorder = (stream: string) =>
+    ((chunk: string) => {
+      writes.push(`${stream}: ${chunk}`);
+      return true;
+    }) as typeof process.stdout.write;
+  process.stdout.write = recorder('stdout');
+  process.stderr.write = recorder('stderr');
   let cli: typeof import('../../src/cli.ts');
   try {
     // A module instance of its own (the query), so that its top level runs here even if another test loaded it.
@@ -197,8 +202,10 @@ t.test(
       inProcess(['diff'], { input: deployment('web', 'shop'), env, stdoutTty });
     const tty = await diff({}, true);
     t.equal(tty.code, 1);
-    t.match(tty.stdout, /\u001b\[32m\+      - name: istio-proxy\u001b\[m/, 'stdout a terminal: coloured');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI colour escape (ESC [) is what the test looks for
+    t.match(tty.stdout, /\u001b\[32m\+ {6}- name: istio-proxy\u001b\[m/, 'stdout a terminal: coloured');
     const noColor = await diff({ NO_COLOR: '1' }, true);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI colour escape (ESC [) is what the test looks for
     t.notMatch(noColor.stdout, /\u001b\[/, 'NO_COLOR: plain');
     t.equal(noColor.stdout, (await diff({}, false)).stdout, 'the same as when stdout is not a terminal');
 
@@ -272,7 +279,7 @@ t.test(
     t.equal(report.code, 0, report.stderr);
     t.match(
       readFileSync(join(tree, 'r.xml'), 'utf8'),
-      /^<\?xml[^]*<testsuites[^]*web/,
+      /^<\?xml[\s\S]*<testsuites[\s\S]*web/,
       '--report FORMAT=PATH written in io.cwd',
     );
   },

@@ -161,7 +161,7 @@ t.test('ResourceList building keeps document text and turns result annotations o
     'kind: A # keep me\nx: "1"\n---\nkind: B\n',
     'apiVersion: v\nkind: SidecarInjection\nspec:\n  mesh: istio\n',
   );
-  t.match(rl, /- kind: A # keep me\n  x: "1"\n- kind: B/);
+  t.match(rl, /- kind: A # keep me\n {2}x: "1"\n- kind: B/);
   const [parsed] = parseYamlStream(rl) as Array<Record<string, any>>;
   t.equal(parsed!.items.length, 2);
   t.same(parsed!.functionConfig.spec, { mesh: 'istio', resultAnnotations: false });

@@ -131,7 +131,7 @@ t.test(
 t.test("kubebuilder manager: removeWhenSkipped keeps the user's annotation", needs(REAL_WORLD), async (t) => {
   for (const mesh of ['istio', 'osm']) {
     const d = DRIVERS[mesh]!;
-    const skipped = d.config.replace('policy: enabled', 'policy: disabled') + '  removeWhenSkipped: true\n';
+    const skipped = `${d.config.replace('policy: enabled', 'policy: disabled')}  removeWhenSkipped: true\n`;
     const input = managerFor(d.withoutNamespace);
     const dir = workspace(t, { 'in.yaml': input, 'inject.yaml': d.config, 'skip.yaml': skipped }, `rws-${mesh}`);
     const inj = runCli(['-q', '-c', 'inject.yaml', 'in.yaml'], { cwd: dir });
@@ -203,7 +203,7 @@ t.test('-o json: a comment-only document is no item', needs(REAL_WORLD), async (
 });
 
 t.test('containers: [] is an error result naming the resource', needs(REAL_WORLD), async (t) => {
-  const input = KUBEBUILDER.replace(/      containers:\n[\s\S]*?(?=      volumes: \[\])/, '      containers: []\n');
+  const input = KUBEBUILDER.replace(/ {6}containers:\n[\s\S]*?(?= {6}volumes: \[\])/, '      containers: []\n');
   t.match(input, /containers: \[\]/, 'fixture edited');
   const dir = workspace(t, { 'in.yaml': input, 'inject.yaml': DRIVERS.istio!.config }, 'empty');
   const r = runCli(['-c', 'inject.yaml', 'in.yaml'], { cwd: dir });

@@ -321,12 +321,12 @@ function generated(f: Record<string, any>): string {
     ? `- <<: &defaults\n          image: nginx:1.27\n          ports:\n          - containerPort: 8080\n        name: ${f.name}\n`
     : f.flowComment
       ? `${ind}- {name: ${f.name}, # the app\n          image: 'nginx', ports: [{containerPort: 8080}]}\n`
-      : `${ind}- ${f.aliasItem ? '&c\n        ' + ind : ''}name: ${f.name}\n        ${ind}image: nginx\n`;
+      : `${ind}- ${f.aliasItem ? `&c\n        ${ind}` : ''}name: ${f.name}\n        ${ind}image: nginx\n`;
   const podSpec = `containers:\n      ${container}      volumes:\n      ${ind}- {name: cfg, configMap: {name: c, defaultMode: ${f.mode}}}\n${f.aliasItem && !f.mergeContainer && !f.flowComment ? `      initContainers:\n      ${ind}- *c\n` : ''}`;
   const spec = f.mergeSpec
     ? `    spec: {<<: *podspec}\n`
     : `    ${f.explicitKey ? '? spec\n    :' : 'spec:'}\n      ${podSpec.replace(/^containers/, 'containers')}`;
-  const defaults = f.mergeSpec ? `podDefaults: &podspec\n  ${podSpec.replace(/\n      /g, '\n  ')}` : '';
+  const defaults = f.mergeSpec ? `podDefaults: &podspec\n  ${podSpec.replace(/\n {6}/g, '\n  ')}` : '';
   const selector = f.labelAnchor === 'none' ? `{app: ${f.name}}` : '*l';
   const template = `  template:\n    metadata:\n      labels: ${labels}\n      annotations:\n        note: ${f.note}\n${spec}`;
   const sel = `  selector:\n    matchLabels: ${selector}\n`;

@@ -93,7 +93,7 @@ const LINKERD_CASE = LINKERD.path ?? '';
 
 t.test('Linkerd: configured opaque ports reach the proxy as written, names included', needs(LINKERD), async (t) => {
   const base = readFileSync(join(LINKERD_CASE, 'fn-config.yaml'), 'utf8');
-  t.match(base, /\n    values:\n/, 'the corpus config has values');
+  t.match(base, /\n {4}values:\n/, 'the corpus config has values');
   const config = base.replace(
     '\n    values:\n',
     '\n    overrideAnnotations:\n      config.linkerd.io/opaque-ports: "3000,5000-6000,mysql"\n    values:\n',

@@ -130,7 +130,7 @@ t.test(
       );
       fc.assert(
         fc.property(shapes, (shapes) => {
-          const input = shapes.map(resource).join('\n---\n') + '\n';
+          const input = `${shapes.map(resource).join('\n---\n')}\n`;
           let text = input;
           for (const pass of ['first run', 'second run']) {
             const out = run(text, { functionConfig: config(driver) });
@@ -171,7 +171,7 @@ t.test(
 );
 
 t.test('a Helm test hook Pod: the warning says why and what to do', async (t) => {
-  const input = resource({ kind: 'Pod', restartPolicy: 'Never', helmTest: true }, 0) + '\n';
+  const input = `${resource({ kind: 'Pod', restartPolicy: 'Never', helmTest: true }, 0)}\n`;
   const first = run(input, { functionConfig: config('istio') });
   const again = run(first.stdout, { functionConfig: config('istio') });
   for (const [pass, out] of [
@@ -188,6 +188,6 @@ t.test('a Helm test hook Pod: the warning says why and what to do', async (t) =>
       pass,
     );
   }
-  const native = run(input, { functionConfig: config('istio') + '  nativeSidecars: true\n' });
+  const native = run(input, { functionConfig: `${config('istio')}  nativeSidecars: true\n` });
   t.equal(neverCompletes(native).size, 0, 'a native sidecar: no warning');
 });

@@ -499,7 +499,7 @@ spec:
 `;
   const { out, code, err } = inject(input);
   t.equal(code, 0, err);
-  t.match(out, /namespace: off\n  annotations:\n    a: yes\n/, 'written as they were');
+  t.match(out, /namespace: off\n {2}annotations:\n {4}a: yes\n/, 'written as they were');
   const d = k8s(out)[0]!;
   t.equal(d.metadata.namespace, 'off', 'namespace: off is the namespace "off" (a string field)');
   t.equal(d.metadata.annotations.a, 'yes');

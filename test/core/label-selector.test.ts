@@ -95,6 +95,10 @@ t.test('kubectl selector strings', async (t) => {
     ok: false,
     error: { code: 'BAD_SELECTOR', message: /cannot parse requirement "a = b = c"/, position: 3 },
   });
+  // A key named like an Object.prototype member stays a requirement (it was dropped, leaving "everything").
+  const proto = parseSelectorString('__proto__=x');
+  t.ok(proto.ok && Object.hasOwn(proto.selector.matchLabels ?? {}, '__proto__'), '__proto__=x is kept');
+  t.match(proto.ok && validateSelector(proto.selector, 'sel'), [{ message: /__proto__/ }], 'and reported as a bad key');
   const parsed = parseSelectorString('app=web,env in (a,b),!x');
   t.equal(parsed.ok && formatSelector(parsed.selector), 'app=web,env in (a,b),!x', 'round trip');
   t.equal(formatSelector({}), '<everything>');

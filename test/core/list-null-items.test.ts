@@ -62,17 +62,16 @@ function input(form: Form, items: Array<string | null>, driver: string): { text:
     };
   if (form === 'json')
     return {
-      text:
-        JSON.stringify(
-          {
-            apiVersion: 'v1',
-            kind: 'List',
-            metadata: {},
-            items: items.map((n) => (n === null ? null : deployment(n))),
-          },
-          null,
-          2,
-        ) + '\n',
+      text: `${JSON.stringify(
+        {
+          apiVersion: 'v1',
+          kind: 'List',
+          metadata: {},
+          items: items.map((n) => (n === null ? null : deployment(n))),
+        },
+        null,
+        2,
+      )}\n`,
       functionConfig: config(driver),
     };
   const fnConfig = config(driver).replace(/^/gm, '  ').trimEnd();

@@ -102,8 +102,9 @@ function podTemplates(r: Obj): Obj[] {
 }
 
 const annotate = (o: Obj, field: 'annotations' | 'labels', key: string, value: string): void => {
-  const meta = (o.metadata ??= {}) as Obj;
-  (meta[field] ??= {}) as Obj;
+  o.metadata ??= {};
+  const meta = o.metadata as Obj;
+  meta[field] ??= {};
   (meta[field] as Obj)[key] = value;
 };
 
@@ -130,8 +131,10 @@ function changeUpstream(text: string): string | undefined {
         const containers = spec.containers as Obj[];
         if (containers[0]) containers[0].image = `${String(containers[0].image ?? 'app')}-changed`;
         containers.push({ name: 'upstream-extra', image: 'extra:1' });
-        ((spec.initContainers ??= []) as Obj[]).push({ name: 'upstream-init', image: 'init:1' });
-        ((spec.volumes ??= []) as Obj[]).push({ name: 'upstream-vol', emptyDir: {} });
+        spec.initContainers ??= [];
+        (spec.initContainers as Obj[]).push({ name: 'upstream-init', image: 'init:1' });
+        spec.volumes ??= [];
+        (spec.volumes as Obj[]).push({ name: 'upstream-vol', emptyDir: {} });
       }
     }
     return doc;

@@ -170,7 +170,7 @@ t.test('removeWhenSkipped: a skipped workload that still carries the sidecar', a
     "the opt-out label is the user's: kept",
   );
   t.equal(
-    removed.stdout.replace(/\n  annotations:\n    meshinject.dev\/injection: .*\n/, '\n'),
+    removed.stdout.replace(/\n {2}annotations:\n {4}meshinject.dev\/injection: .*\n/, '\n'),
     run(optOut(APP), { functionConfig: config({ resultAnnotations: false }) }).stdout,
     'as if never injected',
   );

@@ -6,7 +6,14 @@
 // against a reference written from the documented grammar.
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
-import { atoi, parseBool, parseDuration, parseInt, parsePort, parseUint } from '../../src/drivers/go-parse.ts';
+import {
+  atoi,
+  parseBool,
+  parseDuration,
+  parseInt as parseGoInt,
+  parsePort,
+  parseUint,
+} from '../../src/drivers/go-parse.ts';
 
 const MAX64 = (1n << 64n) - 1n;
 type Row<T> = [input: string, want: T | 'syntax' | 'range' | RegExp];
@@ -122,12 +129,12 @@ t.test('ParseUint/ParseInt: bases and bit sizes', async (t) => {
   check(t, 'uint16 over', parseUint('65536', 10, 16), 'range');
   check(t, 'uint8 over', parseUint('256', 10, 8), 'range');
   check(t, 'overflow is reported before a later bad digit', parseUint('99999999999999999999x', 10, 64), 'range');
-  check(t, 'int32 max', parseInt('2147483647', 10, 32), 2147483647n);
-  check(t, 'int32 over', parseInt('2147483648', 10, 32), 'range');
-  check(t, 'int32 min', parseInt('-2147483648', 10, 32), -2147483648n);
-  check(t, 'int32 under', parseInt('-2147483649', 10, 32), 'range');
-  check(t, 'int base 0 hex with sign', parseInt('-0x10', 0, 64), -16n);
-  check(t, 'int base 0 underscores after the sign', parseInt('-1_000', 0, 64), -1000n);
+  check(t, 'int32 max', parseGoInt('2147483647', 10, 32), 2147483647n);
+  check(t, 'int32 over', parseGoInt('2147483648', 10, 32), 'range');
+  check(t, 'int32 min', parseGoInt('-2147483648', 10, 32), -2147483648n);
+  check(t, 'int32 under', parseGoInt('-2147483649', 10, 32), 'range');
+  check(t, 'int base 0 hex with sign', parseGoInt('-0x10', 0, 64), -16n);
+  check(t, 'int base 0 underscores after the sign', parseGoInt('-1_000', 0, 64), -1000n);
 });
 
 t.test('ParseInt base 10, 64 bits: one optional sign', async (t) => {
@@ -163,10 +170,10 @@ t.test('ParseInt base 10, 64 bits: one optional sign', async (t) => {
     ['99999999999999999999', 'range'],
     ['-99999999999999999999', 'range'],
   ];
-  for (const [s, want] of rows) check(t, JSON.stringify(s), parseInt(s), want);
-  t.equal((parseInt('12a') as { error: string }).error, 'strconv.ParseInt: parsing "12a": invalid syntax');
+  for (const [s, want] of rows) check(t, JSON.stringify(s), parseGoInt(s), want);
+  t.equal((parseGoInt('12a') as { error: string }).error, 'strconv.ParseInt: parsing "12a": invalid syntax');
   t.equal(
-    (parseInt('-12a') as { error: string }).error,
+    (parseGoInt('-12a') as { error: string }).error,
     'strconv.ParseInt: parsing "-12a": invalid syntax',
     'the error quotes the input with its sign',
   );
@@ -301,7 +308,7 @@ t.test('properties: ParseUint / ParseInt base 10 over generated strings and bit 
       const v = BigInt(s);
       const okU = v <= (1n << BigInt(bits)) - 1n;
       if (okU !== u.ok || (u.ok && u.value !== v)) return false;
-      const i = parseInt(s, 10, bits);
+      const i = parseGoInt(s, 10, bits);
       const half = 1n << BigInt(bits - 1);
       n++;
       return i.ok === v < half && (!i.ok || i.value === v);
@@ -311,7 +318,7 @@ t.test('properties: ParseUint / ParseInt base 10 over generated strings and bit 
   fc.assert(
     fc.property(fc.bigInt({ min: -(1n << 65n), max: 1n << 65n }), fc.constantFrom('', '+'), (v, plus) => {
       const s = v < 0n ? String(v) : `${plus}${v}`;
-      const i = parseInt(s, 10, 64);
+      const i = parseGoInt(s, 10, 64);
       const inRange = v >= -(1n << 63n) && v < 1n << 63n;
       return i.ok === inRange && (!i.ok || i.value === v);
     }),

@@ -45,9 +45,7 @@ function lookPath(name: string, path: string): string {
     try {
       accessSync(join(dir, name), constants.X_OK);
       return join(dir, name);
-    } catch {
-      continue;
-    }
+    } catch {}
   }
   throw new Error(`unable to find binary at ${name}`);
 }
@@ -84,7 +82,8 @@ function helm4Stream(templates: Templates): string {
     for (const d of parseAllDocuments(text)) {
       const o = d.toJS() as Obj | null;
       if (o === null) continue;
-      const meta = (o.metadata ??= {}) as Obj;
+      o.metadata ??= {};
+      const meta = o.metadata as Obj;
       meta.annotations = {
         ...((meta.annotations as Obj | undefined) ?? {}),
         [FILENAME_ANNOTATION]: `mychart/templates/${file}`,

@@ -183,7 +183,7 @@ t.test('CLI: a skipped workload differs from its input only by the result annota
   const r = runCli(['--config', 'test/fixtures/real-world/online-boutique/injection.yaml', file]);
   t.equal(r.status, 0);
   const expected = input.replace(
-    /^(metadata:\n  name: loadgenerator\n  labels:\n    app: loadgenerator\n)/m,
+    /^(metadata:\n {2}name: loadgenerator\n {2}labels:\n {4}app: loadgenerator\n)/m,
     '$1  annotations:\n    meshinject.dev/injection: skipped (never-inject-selector)\n',
   );
   t.not(expected, input, 'expectation built');

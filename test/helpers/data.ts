@@ -83,7 +83,7 @@ export function recordCases(sub: string, count: number): void {
 export function needs(...corpora: Array<Corpus | string | false>): { skip: string | false } {
   for (const c of corpora) {
     if (typeof c === 'string') return { skip: c };
-    if (c && c.skip) return { skip: c.skip };
+    if (c !== false && c.skip) return { skip: c.skip };
   }
   return { skip: false };
 }

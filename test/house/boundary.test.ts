@@ -42,6 +42,7 @@ t.test('the check finds what breaks the rules', async (t) => {
   };
   write(
     'pipeline.ts',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a source file holding a template literal, written into a test file
     "// Istio in a comment is fine\n/** and linkerd in a doc comment */\nexport const a = 'sidecar.istio.io/inject';\nexport const b = `x\n${1} osm-system`;\n",
   );
   write('drivers/kuma/index.ts', "export const name = 'kuma';\n");

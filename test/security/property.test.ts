@@ -246,7 +246,12 @@ function render(g: GenInput): string {
       : { apiVersion: 'v1', kind: 'List', items: g.resources.map((r) => r.obj) };
   const d = new Document(wrapper, K8S_WRITE);
   const items = d.get('items', true);
-  if (isSeq(items)) items.items.forEach((n, i) => decorate(d, n as YamlNode, g.resources[i]!, false));
+  if (isSeq(items))
+    for (const [i, n] of items.items.entries()) {
+      const r = g.resources[i];
+      if (r === undefined) throw new Error(`items[${i}] has no generated resource`);
+      decorate(d, n as YamlNode, r, false);
+    }
   return d.toString({ indentSeq: g.indentSeq });
 }
 

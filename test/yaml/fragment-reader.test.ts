@@ -718,17 +718,17 @@ t.test('proven spans: a span is reused only where the node ends the same way', a
     'containers:\n- name: p\n  readinessProbe:\n    httpGet:\n      path: /ready\n      port: 15021\n    periodSeconds: 1\n';
   t.equal(verifyFragmentFast(base, exp(), same), true, "proven line by line, the probe's span recorded");
   t.equal(
-    verifyFragmentFast(base + '  image: x\n', exp('x'), same),
+    verifyFragmentFast(`${base}  image: x\n`, exp('x'), same),
     true,
     'the same span, then a key of the container: proven',
   );
   t.equal(
-    verifyFragmentFast(base + '    failureThreshold: 3\n', exp(), same),
+    verifyFragmentFast(`${base}    failureThreshold: 3\n`, exp(), same),
     undefined,
     'the same span, then one more key of the probe: not proven (it reads otherwise)',
   );
   t.equal(
-    verifyFragmentFast(base + '      scheme: HTTP\n', exp(), same),
+    verifyFragmentFast(`${base}      scheme: HTTP\n`, exp(), same),
     undefined,
     'the same span, then a deeper line: not proven',
   );

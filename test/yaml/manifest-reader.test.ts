@@ -56,7 +56,7 @@ function treeDiffs(a: TextNode | null, b: TextNode | null, path: string, out: st
   if (a.t === 'seq' && b.t === 'seq') {
     if (a.items.length !== b.items.length)
       return void out.push(`${path}: ${a.items.length} vs ${b.items.length} items`);
-    a.items.forEach((x, i) => treeDiffs(x, b.items[i] ?? null, `${path}[${i}]`, out));
+    for (const [i, x] of a.items.entries()) treeDiffs(x, b.items[i] ?? null, `${path}[${i}]`, out);
   }
 }
 

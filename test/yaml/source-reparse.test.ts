@@ -11,7 +11,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { CST, Composer, Parser, parseAllDocuments } from 'yaml';
+import { type CST, Composer, Parser, parseAllDocuments } from 'yaml';
 import { parseSource, reparseDocument, type ParsedSource, type SourceItem } from '../../src/krm/source.ts';
 import { run } from '../../src/run.ts';
 import { corpus, needs } from '../helpers/data.ts';
@@ -260,7 +260,7 @@ t.test('forms around documents: parsed again, the same trees, items and errors',
 
 t.test('the name as written: the composed metadata.name wherever it is known', async (t) => {
   const src = parsed(
-    FORMS['merge keys and aliases']! + '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: "c\\u0021"}\n',
+    `${FORMS['merge keys and aliases']!}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: "c\\u0021"}\n`,
     { keepTrees: NO_TREES },
   ) as ParsedSource;
   t.same(

@@ -130,8 +130,7 @@ export function goIndex(item0: Value, indexes: Value[]): Value {
         const o = item.v as Record<string, unknown> | null;
         const key = index.v as string;
         const elem = item.t.elem as GoType;
-        item =
-          o !== null && Object.prototype.hasOwnProperty.call(o, key) ? typed(elem, o[key]) : typed(elem, undefined);
+        item = o !== null && Object.hasOwn(o, key) ? typed(elem, o[key]) : typed(elem, undefined);
         break;
       }
       default:

@@ -156,8 +156,10 @@ function fmtString(s: string, verb: string, spec: Spec): string {
     case 's':
       return pad(t, spec);
     case 'q':
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: Go's %#q falls back to a quoted string for these control characters (strconv.CanBackquote)
       if (spec.sharp && !/[`\x00-\x08\x0a-\x1f\x7f\ufeff]/.test(t)) return pad(`\`${t}\``, spec);
       return pad(
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: Go's %+q escapes every non-ASCII character; the class is the ASCII range (fmt/print.go)
         spec.plus ? goQuoteString(t).replace(/[^\x00-\x7f]/gu, (c) => asciiEscape(c)) : goQuoteString(t),
         spec,
       );

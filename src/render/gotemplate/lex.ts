@@ -6,7 +6,7 @@
  */
 
 /** Token kinds, named after Go's `itemType` constants. */
-export const enum T {
+export enum T {
   Error,
   Bool,
   Char,

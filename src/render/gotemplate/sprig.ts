@@ -512,15 +512,12 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
       true,
     ),
   ],
-  [
-    'hasKey',
-    goFunc([MAP_ANY, STRING], (d, k) => bool(Object.prototype.hasOwnProperty.call(mapEntries(d), k.v as string))),
-  ],
+  ['hasKey', goFunc([MAP_ANY, STRING], (d, k) => bool(Object.hasOwn(mapEntries(d), k.v as string)))],
   [
     'get',
     goFunc([MAP_ANY, STRING], (d, k) => {
       const o = mapEntries(d);
-      return Object.prototype.hasOwnProperty.call(o, k.v as string) ? dynamic(o[k.v as string]) : str('');
+      return Object.hasOwn(o, k.v as string) ? dynamic(o[k.v as string]) : str('');
     }),
   ],
   [
@@ -530,8 +527,7 @@ export const SPRIG_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
       (d, ...keys) => {
         const o = mapEntries(d);
         const out: Record<string, unknown> = {};
-        for (const k of keys)
-          if (Object.prototype.hasOwnProperty.call(o, k.v as string)) setOwn(out, k.v as string, o[k.v as string]);
+        for (const k of keys) if (Object.hasOwn(o, k.v as string)) setOwn(out, k.v as string, o[k.v as string]);
         return new Value(MAP_ANY, out);
       },
       true,

@@ -18,7 +18,7 @@
  */
 
 import { CHARS_PER_STEP, spendWork } from '../budget.ts';
-import { setOwn } from '../../json.ts';
+import { getOrMake, setOwn } from '../../json.ts';
 import { activeHooks } from './hooks.ts';
 
 export type Kind =
@@ -86,6 +86,7 @@ export interface GoType {
 export class Value {
   constructor(
     readonly t: GoType,
+    // biome-ignore lint/suspicious/noExplicitAny: a Go value's representation depends on its type t (see the module comment); readers narrow by t.kind
     readonly v: any,
   ) {}
 }
@@ -120,16 +121,12 @@ const ptrTypes = new Map<GoType, GoType>();
 
 /** `[]elem` (interned). */
 export function sliceOf(elem: GoType): GoType {
-  let t = sliceTypes.get(elem);
-  if (!t) sliceTypes.set(elem, (t = { kind: 'slice', name: `[]${elem.name}`, elem }));
-  return t;
+  return getOrMake(sliceTypes, elem, () => ({ kind: 'slice', name: `[]${elem.name}`, elem }));
 }
 
 /** `map[string]elem` (interned). */
 export function mapOf(elem: GoType): GoType {
-  let t = mapTypes.get(elem);
-  if (!t) mapTypes.set(elem, (t = { kind: 'map', name: `map[string]${elem.name}`, key: STRING, elem }));
-  return t;
+  return getOrMake(mapTypes, elem, () => ({ kind: 'map', name: `map[string]${elem.name}`, key: STRING, elem }));
 }
 
 /** `*elem` (interned); carries the methods of `elem` (a pointer's method set includes T's). */

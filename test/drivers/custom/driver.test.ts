@@ -299,7 +299,7 @@ data:
     (parseAllDocuments(ok.stdout)[1]!.toJS() as Obj).spec.template.spec.containers.map((c: Obj) => c.image),
     ['web:1', 'ship:1'],
   );
-  t.match(ok.stdout, /kind: ConfigMap\nmetadata:\n  name: tpl/, 'the templates ConfigMap passes through');
+  t.match(ok.stdout, /kind: ConfigMap\nmetadata:\n {2}name: tpl/, 'the templates ConfigMap passes through');
   const missing = run(APP + cm('tpl', false), { functionConfig: config() });
   t.equal(missing.exitCode, 1);
   t.match(

@@ -277,11 +277,11 @@ t.test('explain and JUnit show the data-plane mode', async (t) => {
   t.equal(text.status, 0, text.stderr);
   t.match(
     text.stdout,
-    /Deployment shop\/web[^]*istio\.ambient\s+decided\s+namespace shop is labelled istio\.io\/dataplane-mode=ambient[^]*\n {2}=> skipped \(ambient-enrolled\): [^\n]*\n {5}dataplane: ambient\n/,
+    /Deployment shop\/web[\s\S]*istio\.ambient\s+decided\s+namespace shop is labelled istio\.io\/dataplane-mode=ambient[\s\S]*\n {2}=> skipped \(ambient-enrolled\): [^\n]*\n {5}dataplane: ambient\n/,
   );
   t.match(
     text.stdout,
-    /Deployment shop\/keep[^]*\n {2}=> injected \(policy-enabled\): [^\n]*\n {5}dataplane: sidecar\n/,
+    /Deployment shop\/keep[\s\S]*\n {2}=> injected \(policy-enabled\): [^\n]*\n {5}dataplane: sidecar\n/,
   );
   const json = JSON.parse(
     runCli(['explain', '-c', 'prefer.yaml', 'in.yaml', '-o', 'json'], { cwd: dir }).stdout,

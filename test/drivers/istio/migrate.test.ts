@@ -141,8 +141,8 @@ t.test('the CLI: stdout, --diff, -i (all files or none), notes for what moves by
   );
   t.equal(diff.status, 1, '--diff: exit 1 when the migration changes something');
   t.match(diff.stdout, /^diff --git a\/ns\.yaml b\/ns\.yaml$/m);
-  t.match(diff.stdout, /^-  labels: \{"istio-injection":"enabled"\}$/m);
-  t.match(diff.stdout, /^\+  labels: \{istio\.io\/dataplane-mode: ambient\}$/m, 'a flow map stays a flow map');
+  t.match(diff.stdout, /^- {2}labels: \{"istio-injection":"enabled"\}$/m);
+  t.match(diff.stdout, /^\+ {2}labels: \{istio\.io\/dataplane-mode: ambient\}$/m, 'a flow map stays a flow map');
   t.match(diff.stdout, /^\+ {8}meshinject\.dev\/dataplane: ambient$/m);
   t.match(
     diff.stderr,
@@ -207,13 +207,17 @@ t.test(
       /\[warning\] security\.istio\.io\/v1\/AuthorizationPolicy\/shop\/storefront-read-only spec\.selector: ambient-l7-policy: .*targetRefs/,
     );
     const ns = readFileSync(join(dir, 'namespace.yaml'), 'utf8');
-    t.match(ns, /sync-wave: "-1"[^]*gatewayClassName: istio-waypoint/, 'the waypoint, one wave before the namespace');
+    t.match(
+      ns,
+      /sync-wave: "-1"[\s\S]*gatewayClassName: istio-waypoint/,
+      'the waypoint, one wave before the namespace',
+    );
     const failing = runCli(['check', '-c', 'ambient.yaml', 'namespace.yaml', 'app.yaml'], { cwd: dir });
     t.equal(failing.status, 1, 'the selector-based L7 policy fails the check');
     t.match(failing.stderr, /ambient-l7-policy: /);
     const app = readFileSync(join(dir, 'app.yaml'), 'utf8');
     const byHand = app.replace(
-      /  selector:\n    matchLabels:\n      app: storefront\n  action: ALLOW/,
+      / {2}selector:\n {4}matchLabels:\n {6}app: storefront\n {2}action: ALLOW/,
       '  targetRefs:\n  - {kind: Gateway, group: gateway.networking.k8s.io, name: waypoint}\n  action: ALLOW',
     );
     t.not(byHand, app, 'the hand edit the warning asks for');

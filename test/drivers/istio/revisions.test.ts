@@ -133,7 +133,7 @@ t.test(
       [],
       'no warnings',
     );
-    t.match(first.stdout, /proxyv2:1\.27\.0[^]*proxyv2:1\.28\.0/, "each revision's own proxy image");
+    t.match(first.stdout, /proxyv2:1\.27\.0[\s\S]*proxyv2:1\.28\.0/, "each revision's own proxy image");
     const again = run(first.stdout, { functionConfig: MULTI });
     t.equal(again.stdout, first.stdout, 'a second run changes nothing');
     const check = run(first.stdout, { functionConfig: MULTI, check: { failOn: 'drift' } });

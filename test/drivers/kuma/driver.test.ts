@@ -278,11 +278,11 @@ t.test('a second run changes nothing; uninject gives the manifest back; check se
   writeFileSync(join(dir, 'uninject.yaml'), cfg.replace('mesh: kuma', 'mesh: kuma\n  mode: uninject'));
   const un = runCli(['-c', 'uninject.yaml', 'out.yaml'], { cwd: dir });
   t.equal(un.status, 0, un.stderr);
-  const input = readFileSync(join(dir, 'ns.yaml'), 'utf8') + '---\n' + readFileSync(join(dir, 'web.yaml'), 'utf8');
+  const input = `${readFileSync(join(dir, 'ns.yaml'), 'utf8')}---\n${readFileSync(join(dir, 'web.yaml'), 'utf8')}`;
   t.equal(un.stdout, input, 'uninject gives back the input, byte for byte');
   const optOut = deployment('\n        kuma.io/sidecar-injection: disabled');
   writeFileSync(join(dir, 'optout.yaml'), optOut);
-  writeFileSync(join(dir, 'strict.yaml'), cfg + '  check: {forbidOptOut: true}\n');
+  writeFileSync(join(dir, 'strict.yaml'), `${cfg}  check: {forbidOptOut: true}\n`);
   const forbidden = runCli(['check', '-c', 'strict.yaml', 'ns.yaml', 'optout.yaml'], { cwd: dir });
   t.equal(forbidden.status, 1);
   t.match(forbidden.stderr, /opt-out-forbidden/);

@@ -11,7 +11,7 @@ const CA = '"-----BEGIN CERTIFICATE-----\\nX\\n-----END CERTIFICATE-----\\n"';
 const config = (tproxy = '') =>
   `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: c}\nspec:\n  mesh: kuma\n  kuma:\n    controlPlane: {caCert: ${CA}}${tproxy}\n`;
 const input = (annotations: Record<string, string>) =>
-  [
+  `${[
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -29,7 +29,7 @@ const input = (annotations: Record<string, string>) =>
         },
       },
     }),
-  ].join('\n---\n') + '\n';
+  ].join('\n---\n')}\n`;
 
 /** Go `ParseUint(v, 10, bits)` accepts: digits only, at most 2^bits - 1 (strconv docs). */
 const goUint = (v: string, bits: number) => /^[0-9]+$/.test(v) && BigInt(v) <= (1n << BigInt(bits)) - 1n;

@@ -104,14 +104,14 @@ const routeArb: fc.Arbitrary<Route> = fc.record({
 function runRoute(r: Route) {
   const docs = documents(r);
   if (r.form === 'stream')
-    return run(docs.map((d) => JSON.stringify(d)).join('\n---\n') + '\n', { functionConfig: CONFIG });
+    return run(`${docs.map((d) => JSON.stringify(d)).join('\n---\n')}\n`, { functionConfig: CONFIG });
   const list = {
     apiVersion: 'config.kubernetes.io/v1',
     kind: 'ResourceList',
     items: docs,
     functionConfig: parseAllDocuments(CONFIG)[0]!.toJS(),
   };
-  return run(JSON.stringify(list, null, 2) + '\n', {});
+  return run(`${JSON.stringify(list, null, 2)}\n`, {});
 }
 
 t.test("a zone proxy pod before its Mesh exists: injected exactly where Kuma's preCheck lets it through", async (t) => {
