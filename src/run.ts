@@ -34,7 +34,7 @@ import {
 } from './results/result.ts';
 import { isJsonObject } from './json.ts';
 import { escapeLine } from './results/escape-line.ts';
-import { applyFailOn, checkWorkloads, readCheckRules, type FailOn } from './reports/check.ts';
+import { applyFailOn, checkWorkloads, readCheckRules, type CheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
 import { beginRun, DEFAULT_TEMPLATE_BUDGETS } from './render/budget.ts';
@@ -190,7 +190,7 @@ export function run(input: string, opts: RunOptions = {}): RunOutput {
 
 /** The functionConfig of the run: the `--config` layers (or the ResourceList's), then the overrides. */
 function resolveConfig(
-  sources: ParsedSource[],
+  sources: readonly ParsedSource[],
   opts: RunOptions,
 ): { fatal?: string; loaded?: LoadResult; problem?: string; problems?: string[]; raw?: JsonObject } {
   const layers: ConfigLayer[] = [];
@@ -371,6 +371,13 @@ function identityTableFor(items: readonly SourceItem[], config: Config): Identit
 /** What processing the inputs gave: per input its changed resources and dropped local-config documents. */
 type Processed = Array<{ changed: Map<number, string>; edits: Map<number, readonly Edit[]>; drops: Drop[] }>;
 
+/** What processing every input gave: the run's shared tables, each input's changes, the decided workloads. */
+interface ProcessedRun {
+  shared: SharedRun;
+  processed: Processed;
+  workloads: Array<WorkloadRecord & { input: number }>;
+}
+
 /**
  * Processes every input as one run: one namespace table over every input's Namespace objects (they win
  * over spec.namespaces entries), unknown namespaces reported once. Results are pushed to `results`.
@@ -383,7 +390,7 @@ function processInputs(
   mesh: ActiveMesh,
   results: KrmResult[],
   opts: RunOptions,
-): { shared: SharedRun; processed: Processed; workloads: Array<WorkloadRecord & { input: number }> } {
+): ProcessedRun {
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
   const pkg: { workloads: PackageWorkload[]; resources: PackageResource[] } = { workloads: [], resources: [] };
@@ -482,6 +489,149 @@ function writeFiles(
   return { files, kept };
 }
 
+/** What every step of one run shares: the inputs as read, the options, and the results so far. */
+interface RunContext {
+  sources: readonly ParsedSource[];
+  inputs: readonly RunInput[];
+  opts: RunOptions;
+  /** The only input, when there is one. */
+  single: ParsedSource | undefined;
+  results: KrmResult[];
+}
+
+/** The config of a run, once loaded and valid: the config, its driver, the check rules and the check switch. */
+interface RunSetup {
+  config: Config;
+  mesh: ActiveMesh;
+  checkRules: CheckRules;
+  check: { failOn: FailOn } | undefined;
+  /** The only input is a stream without resources. */
+  nothing: boolean;
+}
+
+/** `resourceList: true` when the only input is a ResourceList (its results travel in the list). */
+function listFlagOf(ctx: RunContext): { resourceList?: true } {
+  return ctx.single?.form === 'resource-list' ? { resourceList: true } : {};
+}
+
+/** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise (exit 1 at least). */
+function failedRun(ctx: RunContext, used?: Config, workloads: RunOutput['workloads'] = []): RunOutput {
+  const stdout = ctx.single?.form === 'resource-list' ? writeOutput(ctx.single, new Map(), ctx.results) : '';
+  return {
+    stdout,
+    stdoutParts: [stdout],
+    stderr: stderrFor(ctx.results, ctx.opts.logToStderr === true),
+    exitCode: exitCodeOf(ctx.results) || 1,
+    results: ctx.results,
+    files: [],
+    workloads,
+    ...(used ? { config: used } : {}),
+    ...listFlagOf(ctx),
+  };
+}
+
+/**
+ * Loads the run's config (results for its warnings and notes), reads the check rules and decides check mode.
+ * @returns the setup, or the output of a run that stops here (bad input, exit 2; a config problem, exit 1)
+ */
+function setUpRun(ctx: RunContext): RunSetup | { output: RunOutput } {
+  const { results, opts, single } = ctx;
+  const cfg = resolveConfig(ctx.sources, opts);
+  if (cfg.fatal !== undefined) return { output: badInput(cfg.fatal) };
+  const nothing = single?.form === 'stream' && single.items.length === 0;
+  if (nothing)
+    results.push(generalResult('warning', `${ctx.inputs[0]?.name ?? 'stdin'}: no resources: the output is empty too`));
+  const problems = cfg.problems ?? (cfg.problem !== undefined ? [cfg.problem] : []);
+  if (problems.length > 0 || cfg.loaded === undefined) {
+    for (const p of problems) results.push(generalResult('error', `functionConfig: ${p}`));
+    return { output: failedRun(ctx) };
+  }
+  const loaded = cfg.loaded;
+  if (!loaded.ok) {
+    for (const issue of loaded.issues)
+      results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+    return { output: failedRun(ctx) };
+  }
+  for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
+  for (const n of loaded.notes) results.push(generalResult('info', `functionConfig: ${n}`));
+  const checkSpec = readCheckRules(cfg.raw);
+  if (checkSpec.issues.length > 0) {
+    for (const issue of checkSpec.issues)
+      results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
+    return { output: failedRun(ctx) };
+  }
+  const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
+  // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
+  const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
+  return { config, mesh: loaded.mesh, checkRules: checkSpec.rules, check, nothing };
+}
+
+/** The output of a check (`meshinject check`, `spec.mode: check`): the findings as results, nothing changed. */
+function checkOutput(ctx: RunContext, setup: RunSetup, ran: ProcessedRun, failOn: FailOn): RunOutput {
+  const { config, mesh } = setup;
+  const { results, single } = ctx;
+  const templatePath = (w: WorkloadRecord) =>
+    lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
+  const optOuts = new Set(
+    Object.entries(mesh.reasonInfo)
+      .filter(([, info]) => info.optOut)
+      .map(([reason]) => reason),
+  );
+  const found = checkWorkloads(
+    ran.workloads,
+    ran.processed.map((p) => p.changed),
+    ran.shared.namespaces,
+    setup.checkRules,
+    failOn,
+    templatePath,
+    optOuts,
+  );
+  results.push(...found.results);
+  applyFailOn(results, failOn);
+  const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
+  return {
+    stdout,
+    stdoutParts: [stdout],
+    stderr: stderrFor(results, ctx.opts.logToStderr === true),
+    exitCode: exitCodeOf(results),
+    results,
+    files: [],
+    workloads: ran.workloads,
+    config,
+    fixes: found.fixes,
+    reasonInfo: reasonsOf(mesh),
+    ...listFlagOf(ctx),
+  };
+}
+
+/** The output of an injection (or uninjection) without error results: every input's output, joined. */
+function writtenOutput(ctx: RunContext, setup: RunSetup, ran: ProcessedRun): RunOutput {
+  const { sources, inputs, opts, results, single } = ctx;
+  const { files, kept } = writeFiles(sources, inputs, ran.processed, results);
+  if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
+    return badInput(
+      `the output would hold no resources (${setup.nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD'}); Argo CD must never apply an empty stream`,
+      results,
+    );
+  }
+  const stdoutParts = single && files[0] ? files[0].parts : joinStreams(files.map((f) => f.parts));
+  const stdout = joinedOnce(stdoutParts);
+  return {
+    get stdout() {
+      return stdout();
+    },
+    stdoutParts,
+    stderr: stderrFor(results, opts.logToStderr === true),
+    exitCode: 0,
+    results,
+    files,
+    config: setup.config,
+    workloads: ran.workloads,
+    reasonInfo: reasonsOf(setup.mesh),
+    ...listFlagOf(ctx),
+  };
+}
+
 /**
  * Runs meshinject on several inputs as one: one namespace table (a Namespace in one file selects a
  * workload in another), one config, one set of results, one output (the inputs' outputs joined as one YAML
@@ -497,57 +647,16 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const parsed = orBadInput(() => parseInputs(inputs));
   if (!parsed.ok) return badInput(parsed.message);
   const sources = parsed.value;
-  const single = sources.length === 1 ? sources[0]! : undefined;
-  const listFlag = single?.form === 'resource-list' ? { resourceList: true } : {};
-  const results: KrmResult[] = [];
-  /** Output of a failed run: a single ResourceList unchanged with its results, nothing otherwise. */
-  const failed = (used?: Config, workloads: RunOutput['workloads'] = []): RunOutput => {
-    const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return {
-      stdout,
-      stdoutParts: [stdout],
-      stderr: stderrFor(results, opts.logToStderr === true),
-      exitCode: exitCodeOf(results) || 1,
-      results,
-      files: [],
-      workloads,
-      ...(used ? { config: used } : {}),
-      ...listFlag,
-    };
-  };
-  const cfg = resolveConfig(sources, opts);
-  if (cfg.fatal !== undefined) return badInput(cfg.fatal);
-  const nothing = single?.form === 'stream' && single.items.length === 0;
-  if (nothing)
-    results.push(generalResult('warning', `${inputs[0]!.name ?? 'stdin'}: no resources: the output is empty too`));
-  if (cfg.problem !== undefined || cfg.problems !== undefined) {
-    for (const p of cfg.problems ?? [cfg.problem!]) results.push(generalResult('error', `functionConfig: ${p}`));
-    return failed();
-  }
-  const loaded = cfg.loaded!;
-  if (!loaded.ok) {
-    for (const issue of loaded.issues)
-      results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
-    return failed();
-  }
-  for (const w of loaded.warnings) results.push(generalResult('warning', `functionConfig: ${w}`));
-  for (const n of loaded.notes) results.push(generalResult('info', `functionConfig: ${n}`));
-  const mesh = loaded.mesh;
-  const checkSpec = readCheckRules(cfg.raw);
-  if (checkSpec.issues.length > 0) {
-    for (const issue of checkSpec.issues)
-      results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
-    return failed();
-  }
-  const check = opts.check ?? (checkSpec.mode === 'check' ? { failOn: 'drift' as const } : undefined);
-  // A check compares pod templates only: the result annotation is not written, so it never counts as a change.
-  const config: Config = check ? { ...loaded.config, mode: 'check', resultAnnotations: false } : loaded.config;
+  const ctx: RunContext = { sources, inputs, opts, single: sources.length === 1 ? sources[0] : undefined, results: [] };
+  const setup = setUpRun(ctx);
+  if ('output' in setup) return setup.output;
+  const { config, mesh, check } = setup;
   // Template budgets: the run's counters start at zero, under the config's budgets (capped at the ceilings).
   beginRun(config.templateBudget);
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
   const run = orBadInput(() =>
     withPlanSettings(opts.plans, () =>
-      processInputs(sources, inputs, config, mesh, results, {
+      processInputs(sources, inputs, config, mesh, ctx.results, {
         ...opts,
         dropLocalConfig: opts.dropLocalConfig === true && !check,
         ...(check ? { check } : {}),
@@ -555,65 +664,10 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
     ),
   );
   if (!run.ok) return badInput(run.message);
-  const { shared, processed, workloads } = run.value;
-  if (check) {
-    const templatePath = (w: WorkloadRecord) =>
-      lookupWorkloadKind(w.id.apiVersion, w.id.kind, config.workloadKinds)?.templatePath.join('.') || 'metadata';
-    const optOuts = new Set(
-      Object.entries(mesh.reasonInfo)
-        .filter(([, info]) => info.optOut)
-        .map(([reason]) => reason),
-    );
-    const found = checkWorkloads(
-      workloads,
-      processed.map((p) => p.changed),
-      shared.namespaces,
-      checkSpec.rules,
-      check.failOn,
-      templatePath,
-      optOuts,
-    );
-    results.push(...found.results);
-    applyFailOn(results, check.failOn);
-    const stdout = single?.form === 'resource-list' ? writeOutput(single, new Map(), results) : '';
-    return {
-      stdout,
-      stdoutParts: [stdout],
-      stderr: stderrFor(results, opts.logToStderr === true),
-      exitCode: exitCodeOf(results),
-      results,
-      files: [],
-      workloads,
-      config,
-      fixes: found.fixes,
-      reasonInfo: reasonsOf(mesh),
-      ...listFlag,
-    };
-  }
-  if (exitCodeOf(results) !== 0) return { ...failed(config, workloads), reasonInfo: reasonsOf(mesh) };
-  const { files, kept } = writeFiles(sources, inputs, processed, results);
-  if (opts.dropLocalConfig && kept === 0 && sources.every((s) => s.form === 'stream')) {
-    return badInput(
-      `the output would hold no resources (${nothing ? 'the input holds none' : 'every resource is config.kubernetes.io/local-config, dropped under Argo CD'}); Argo CD must never apply an empty stream`,
-      results,
-    );
-  }
-  const stdoutParts = single ? files[0]!.parts : joinStreams(files.map((f) => f.parts));
-  const stdout = joinedOnce(stdoutParts);
-  return {
-    get stdout() {
-      return stdout();
-    },
-    stdoutParts,
-    stderr: stderrFor(results, opts.logToStderr === true),
-    exitCode: 0,
-    results,
-    files,
-    config,
-    workloads,
-    reasonInfo: reasonsOf(mesh),
-    ...listFlag,
-  };
+  if (check) return checkOutput(ctx, setup, run.value, check.failOn);
+  if (exitCodeOf(ctx.results) !== 0)
+    return { ...failedRun(ctx, config, run.value.workloads), reasonInfo: reasonsOf(mesh) };
+  return writtenOutput(ctx, setup, run.value);
 }
 
 /**
