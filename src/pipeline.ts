@@ -5,7 +5,7 @@
  * through `uninjectWorkload` with `spec.removeWhenSkipped`), then the run-level results (unknown namespaces).
  * Mesh-neutral: everything mesh-specific is behind the `ActiveMesh` (src/contract/driver.ts).
  */
-import type { Config, KindPolicy } from './config/types.ts';
+import type { Config, KindPolicy } from './model.ts';
 import type {
   ActiveMesh,
   InjectResponse,

@@ -12,7 +12,7 @@ import type { ActiveMesh, PackageFinding, PackageResource, PackageWorkload, Reas
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from './krm/source.ts';
 import { outputEdits, writeOutput, writeOutputParts } from './krm/write.ts';
 import { applyEdits, type Edit } from './yaml/flow-edit.ts';
-import type { Config } from './config/types.ts';
+import type { Config } from './model.ts';
 import type { JsonObject, KrmResult, ResourceId } from './model.ts';
 import {
   collectNamespaces,

@@ -3,7 +3,7 @@
  * flavor (names, the `flomesh.io/` prefix, defaults). This folder holds only its config section
  * (`./config.schema.json`, which uses the MeshConfig definitions of `../osm/config.schema.json`).
  */
-import type { MeshDriver } from '../driver.ts';
+import type { MeshDriver } from '../../contract/driver.ts';
 import { FSM, osmFamilyDriver, type OsmSettings } from '../osm/index.ts';
 
 /** The `fsm` mesh driver. */

@@ -6,7 +6,7 @@
  * (`./uninject.ts`). Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
 import type { JsonObject } from '../../model.ts';
-import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
+import { defineDriver, type MeshDriver, type ReasonInfo } from '../../contract/driver.ts';
 import type { WorkloadKind } from '../../workloads/kinds.ts';
 import { istioSharedDefaults, loadIstioConfig, type IstioSettings } from './config.ts';
 import { withInjectorConfigMap } from './configmap-source.ts';

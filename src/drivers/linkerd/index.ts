@@ -5,7 +5,7 @@
  * Service objects as the CLI does (`./objects.ts`), and reads back what Linkerd put into a pod from Linkerd's
  * own markers (`./inventory.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
  */
-import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
+import { defineDriver, type MeshDriver, type ReasonInfo } from '../../contract/driver.ts';
 import { linkerdNativeSidecarsAuto, loadLinkerdConfig, type LinkerdSettings } from './config.ts';
 import { decideLinkerd } from './decide.ts';
 import { injectLinkerdPod } from './inject.ts';

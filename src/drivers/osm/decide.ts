@@ -6,7 +6,7 @@
 import type { DecisionStep } from '../../model.ts';
 import { quoteData } from '../../results/quote.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { DriverDecideInput, DriverDecision, DriverVerdict } from '../driver.ts';
+import type { DriverDecideInput, DriverDecision, DriverVerdict } from '../../contract/driver.ts';
 import type { OsmSettings } from './config.ts';
 import { keys } from './flavor.ts';
 

@@ -5,7 +5,7 @@
  * injection `./inject.ts`, status and uninject `./status.ts`. Config sections `spec.osm`
  * (`./config.schema.json`) and `spec.fsm` (`../fsm/config.schema.json`, which reuses this folder's exports).
  */
-import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
+import { defineDriver, type MeshDriver, type ReasonInfo } from '../../contract/driver.ts';
 import { loadOsmFamilyConfig, type OsmSettings } from './config.ts';
 import { decideOsmFamily, OSM_FAMILY_REASONS } from './decide.ts';
 import { keys, OSM, type Flavor } from './flavor.ts';

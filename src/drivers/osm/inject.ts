@@ -9,7 +9,7 @@ import { cloneJson, isJsonObject } from '../../json.ts';
 import { quoteData } from '../../results/quote.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { InjectRequest, InjectResponse, WorkloadRef } from '../driver.ts';
+import type { InjectRequest, InjectResponse, WorkloadRef } from '../../contract/driver.ts';
 import type { OsmSettings } from './config.ts';
 import { bootstrapVolume, healthcheckContainer, initContainer, sidecarContainer } from './containers.ts';
 import { readSwitch } from './decide.ts';
