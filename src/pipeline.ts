@@ -51,6 +51,20 @@ interface Flow {
   outcome?: Outcome | 'failed';
 }
 
+/** The flow's decision: `decide` runs first in every recipe that reads it (a step before it is a recipe out of order). */
+function decisionOf(f: Flow): Decision {
+  if (f.decision === undefined)
+    throw new Error(`a recipe step read the decision of ${f.w.id.kind} ${f.w.id.name} before decide`);
+  return f.decision;
+}
+
+/** The flow's outcome: `inject` or `uninject` ran and did not fail (a write step runs only then). */
+function outcomeOf(f: Flow): Outcome {
+  if (f.outcome === undefined || f.outcome === 'failed')
+    throw new Error(`a write step ran for ${f.w.id.kind} ${f.w.id.name} without an outcome`);
+  return f.outcome;
+}
+
 /** A named step of a recipe: reads and extends the flow; false stops the recipe (its result is pushed). */
 interface Step {
   readonly name: string;
@@ -75,7 +89,8 @@ const KIND_POLICY: Step = {
   run(f, ctx) {
     const policy = ctx.config.kindPolicies?.[f.w.wk.kind] ?? 'inject';
     f.policy = policy;
-    if (policy === 'skip' && f.decision!.inject) f.decision = kindPolicySkip(f.decision!, f.w.wk.kind);
+    const decision = decisionOf(f);
+    if (policy === 'skip' && decision.inject) f.decision = kindPolicySkip(decision, f.w.wk.kind);
     return true;
   },
 };
@@ -93,7 +108,7 @@ const CLASSIC_SIDECAR: Step = {
     const completion = completionOf(f.w.wk, outcome.pod);
     if (classic.length > 0 && f.policy === 'native') {
       f.decision = kindPolicySkip(
-        f.decision!,
+        decisionOf(f),
         f.w.wk.kind,
         `${ctx.mesh.name} injects a classic sidecar here (container ${classic.join(', ')}), not a native one`,
       );
@@ -123,26 +138,33 @@ function injectStep(warnStillInjected: boolean): Step {
     name: 'inject',
     run(f, ctx) {
       const config = f.policy === 'native' ? { ...ctx.config, nativeSidecars: true } : ctx.config;
-      f.outcome = injectWorkload(f.w, f.decision!, ctx, warnStillInjected, config);
+      f.outcome = injectWorkload(f.w, decisionOf(f), ctx, warnStillInjected, config);
       return true;
     },
   };
 }
 
 /** `uninjectWorkload` (an error result stops). */
-const UNINJECT: Step = { name: 'uninject', run: (f, ctx) => (f.outcome = uninjectWorkload(f.w, ctx)) !== 'failed' };
+const UNINJECT: Step = {
+  name: 'uninject',
+  run(f, ctx) {
+    const outcome = uninjectWorkload(f.w, ctx);
+    f.outcome = outcome;
+    return outcome !== 'failed';
+  },
+};
 
 /** `annotate → emitChanged → resultFor` (`writeOutcome`), then the workload's record for check and explain. */
 const WRITE_AND_RECORD: Step = {
   name: 'write',
   run(f, ctx, out) {
-    const done = f.outcome !== 'failed' ? writeOutcome(f.w, f.decision, f.outcome!, ctx, out) : undefined;
+    const done = f.outcome !== 'failed' ? writeOutcome(f.w, f.decision, outcomeOf(f), ctx, out) : undefined;
     const tags = done?.tags ?? {};
     out.workloads.push({
       position: f.w.item.position,
       id: f.w.id,
       namespace: f.w.ref.namespace,
-      decision: f.decision!,
+      decision: decisionOf(f),
       ...(f.previous ? { previous: f.previous } : {}),
       ok: done?.written === true,
       ...(Object.keys(tags).length ? { tags } : {}),
@@ -154,7 +176,10 @@ const WRITE_AND_RECORD: Step = {
 /** `annotate → emitChanged → resultFor` of an uninjected workload (no decision, no record). */
 const WRITE: Step = {
   name: 'write',
-  run: (f, ctx, out) => (writeOutcome(f.w, undefined, f.outcome as Outcome, ctx, out), true),
+  run(f, ctx, out) {
+    writeOutcome(f.w, undefined, outcomeOf(f), ctx, out);
+    return true;
+  },
 };
 
 /** A mode's recipe: the steps of a workload after `readWorkload`, and what is done to any other resource. */
@@ -185,7 +210,8 @@ function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): voi
   const w = readWorkload(item, ctx);
   if (!w) {
     keepForPackage(item, ctx, out);
-    return recipe.other(item, ctx, out.changed);
+    recipe.other(item, ctx, out.changed);
+    return;
   }
   const flow: Flow = { w };
   for (const step of recipe.workload) if (!step.run(flow, ctx, out)) return;

@@ -14,11 +14,12 @@ export async function writeInPlace(s: Session, files: RunOutput['files']): Promi
   const changed = files.filter((f) => f.output !== f.input);
   // All or nothing: every changed file goes to a temporary beside it first, then all are renamed over.
   const batch = new WriteBatch();
-  const targets = changed.map((f) => ({
-    f,
-    label: `${f.name!} (--in-place)`,
-    target: resolveWritable(s.confinement, f.name!, `${f.name!} (--in-place)`),
-  }));
+  const targets = changed.map((f) => {
+    // Stdin is refused before the run (`--in-place needs files or directories`): every file has a name.
+    const name = f.name ?? 'stdin';
+    const label = `${name} (--in-place)`;
+    return { f, label, target: resolveWritable(s.confinement, name, label) };
+  });
   // Two names of one file (`a.yaml ./a.yaml`, a hard link) would each be written over the other.
   const aliased = aliasProblem(targets.map((x) => outputIdentity(x.target, x.label)));
   if (aliased) throw new CliError(aliased);

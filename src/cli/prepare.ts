@@ -51,9 +51,10 @@ function overridesFrom(s: Session, cmd: Command): ConfigOverrides {
   const env = s.env;
   const sections = driverOverrides(s, cmd);
   const o: ConfigOverrides = sections.length ? { sections } : {};
-  const core = (['mesh', 'policy'] as const).flatMap((field) =>
-    cmd[field] !== undefined ? [{ field, value: cmd[field]!, from: `--${field}` }] : [],
-  );
+  const core = (['mesh', 'policy'] as const).flatMap((field) => {
+    const value = cmd[field];
+    return value !== undefined ? [{ field, value, from: `--${field}` }] : [];
+  });
   if (core.length) o.core = core;
   // --default-namespace, else Argo CD's application namespace (where Argo CD applies resources without one),
   // else Helm's (`HELM_NAMESPACE`, which a post-renderer inherits from helm's environment).
@@ -107,7 +108,8 @@ function planWrite(s: Session, path: string, label: string): void {
 }
 
 export function stageFile(s: Session, batch: WriteBatch, label: string, parts: readonly string[]): void {
-  const p = s.plannedWrites.get(label)!;
+  const p = s.plannedWrites.get(label);
+  if (!p) throw new Error(`${label}: written without planWrite (prepare plans every file a command writes)`);
   batch.add(p.target, parts, label, p.stream);
 }
 

@@ -131,7 +131,7 @@ export function readInputs(
         `${p}: URLs are not read (meshinject works offline); download it first, e.g. curl -fsSL '${p}' | meshinject -`,
       );
     }
-    let st;
+    let st: ReturnType<typeof statSync>;
     try {
       st = onPath(s.confinement, p, (q) => statSync(q));
     } catch (e) {

@@ -63,7 +63,7 @@ export function annotate(w: Workload, decision: Decision | undefined, outcome: O
     desired = withAnnotation(desired, RESULT_ANNOTATION, value);
   }
   const byKind = config.injectedWorkloadAnnotations ?? {};
-  const extra = Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind]! : {};
+  const extra = (Object.hasOwn(byKind, w.wk.kind) ? byKind[w.wk.kind] : undefined) ?? {};
   for (const [key, value] of Object.entries(extra)) {
     // Uninject removes what injection wrote: the configured value only (re-injection writes it again).
     if (outcome.action === 'injected') desired = withAnnotation(desired, key, value);
@@ -89,7 +89,7 @@ export function resultFor(
   const why = decision ? `${decision.reason}): ${decision.detail}` : undefined;
   const message =
     outcome.action === 'injected'
-      ? `injected (${outcome.summary}): ${decision!.detail}`
+      ? `injected (${outcome.summary}): ${decision?.detail}`
       : outcome.action === 'uninjected'
         ? `uninjected (${mesh.name}): ${why ? `skipped (${why}; ` : ''}${outcome.removed}`
         : why
@@ -153,9 +153,10 @@ export function otherResource(
  * Linkerd's Namespace and Service annotations): the annotations are added and an info result says so.
  */
 export function annotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
-  const found = ctx.mesh.annotateResource ? otherResource(item, ctx) : undefined;
-  if (!found) return;
-  const add = ctx.mesh.annotateResource!(found.res, ctx.config);
+  const annotateWith = ctx.mesh.annotateResource;
+  const found = annotateWith ? otherResource(item, ctx) : undefined;
+  if (!annotateWith || !found) return;
+  const add = annotateWith(found.res, ctx.config);
   if (!add) return;
   let desired: Json = item.value;
   for (const [k, val] of Object.entries(add.annotations)) desired = withAnnotation(desired, k, val);
@@ -178,10 +179,11 @@ export function annotateResource(item: SourceItem, ctx: RunContext, changed: Map
  * annotations): the keys are removed (a map left empty is dropped) and an info result says so.
  */
 export function unannotateResource(item: SourceItem, ctx: RunContext, changed: Map<number, string>): void {
-  const found = ctx.mesh.resourceInventory ? otherResource(item, ctx) : undefined;
-  if (!found) return;
+  const inventoryOf = ctx.mesh.resourceInventory;
+  const found = inventoryOf ? otherResource(item, ctx) : undefined;
+  if (!inventoryOf || !found) return;
   const { v, meta } = found;
-  const inv = ctx.mesh.resourceInventory!(found.res);
+  const inv = inventoryOf(found.res);
   if (!inv || inv.annotations.length + inv.labels.length === 0) return;
   const newMeta: JsonObject = { ...meta };
   for (const [field, keys] of [

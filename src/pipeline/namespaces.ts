@@ -28,7 +28,7 @@ export function collectNamespaces(
   for (const it of items) {
     if (it.kind !== 'Namespace') continue;
     const v = obj(it.value);
-    if (!v || v.kind !== 'Namespace' || str(v.apiVersion) !== 'v1') continue;
+    if (v?.kind !== 'Namespace' || str(v.apiVersion) !== 'v1') continue;
     const meta = obj(v.metadata);
     const name = str(meta?.name);
     if (!name) continue;
@@ -56,7 +56,7 @@ export function collectServices(items: readonly SourceItem[], config: Config): M
   for (const it of items) {
     if (it.kind !== 'Service') continue;
     const v = obj(it.value);
-    if (!v || v.kind !== 'Service' || str(v.apiVersion) !== 'v1') continue;
+    if (v?.kind !== 'Service' || str(v.apiVersion) !== 'v1') continue;
     const meta = obj(v.metadata);
     const name = str(meta?.name) ?? '';
     const namespace = str(meta?.namespace) || config.defaultNamespace;

@@ -124,7 +124,7 @@ export function injectWorkload(
 ): Outcome | 'failed' {
   if (!decision.inject) {
     if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
-    let previous;
+    let previous: ReturnType<typeof ctx.mesh.inventory>;
     try {
       previous = ctx.mesh.inventory(w.pod);
     } catch (e) {

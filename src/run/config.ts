@@ -63,7 +63,8 @@ export function resolveConfig(
   }
   const options = opts.kubeVersion ? { kubeVersion: opts.kubeVersion } : {};
   if (layers.length === 0) return { loaded: loadConfig(undefined, DRIVERS, options) };
-  const merged = layers.length === 1 ? { ok: true as const, value: layers[0]!.value } : mergeConfigLayers(layers);
+  const only = layers.length === 1 ? layers[0] : undefined;
+  const merged = only ? { ok: true as const, value: only.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
   const loaded = loadConfig(merged.value as JsonObject, DRIVERS, options);
   const load = (raw: JsonObject) => loadConfig(raw, DRIVERS, options);

@@ -166,10 +166,11 @@ export function processInputs(
       results.push(
         generalResult('warning', `${at}: document missing "kind" field, skipped (a null List item, left as it is)`),
       );
-    const manifestsOnly = inputs[i]!.manifestsOnly === true && !opts.check;
-    const drops = opts.dropLocalConfig || manifestsOnly ? localConfigDrops(source, manifestsOnly, inputs[i]!.name) : [];
+    const name = inputs[i]?.name;
+    const manifestsOnly = inputs[i]?.manifestsOnly === true && !opts.check;
+    const drops = opts.dropLocalConfig || manifestsOnly ? localConfigDrops(source, manifestsOnly, name) : [];
     if (manifestsOnly) results.push(...drops.map(leftOutResult));
-    const out = processItems(source, config, mesh, inputs[i]!.name, shared);
+    const out = processItems(source, config, mesh, name, shared);
     results.push(...out.results);
     processed.push({ changed: out.changed, edits: out.edits, drops });
     for (const w of out.workloads) workloads.push({ ...w, input: i });

@@ -41,9 +41,10 @@ export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req:
   });
   const cfg = resolveConfig(sources, opts);
   if (cfg.fatal !== undefined) return badInput(cfg.fatal);
-  if (cfg.problem !== undefined) results.push(generalResult('error', `functionConfig: ${cfg.problem}`));
-  else if (!cfg.loaded!.ok)
-    for (const issue of cfg.loaded!.issues)
+  const problems = cfg.problems ?? (cfg.problem !== undefined ? [cfg.problem] : []);
+  for (const p of problems) results.push(generalResult('error', `functionConfig: ${p}`));
+  if (problems.length === 0 && cfg.loaded?.ok === false)
+    for (const issue of cfg.loaded.issues)
       results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
   if (exitCodeOf(results) !== 0 || !cfg.loaded?.ok) return failed();
   const { mesh, config } = cfg.loaded;
@@ -60,10 +61,10 @@ export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req:
   const files = sources.map((source, i): FileOutput => {
     const own = (edits.get(i) ?? []).sort((a, b) => a.start - b.start || a.end - b.end);
     const output = applyEdits(source.text, 0, source.text.length, own);
-    const name = inputs[i]!.name;
+    const name = inputs[i]?.name;
     return { ...(name !== undefined ? { name } : {}), input: source.text, output, parts: [output], edits: own };
   });
-  const stdoutParts = files.length === 1 ? [...files[0]!.parts] : joinStreams(files.map((f) => f.parts));
+  const stdoutParts = files.length === 1 && files[0] ? [...files[0].parts] : joinStreams(files.map((f) => f.parts));
   return {
     stdout: stdoutParts.join(''),
     stdoutParts,

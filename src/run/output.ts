@@ -44,9 +44,9 @@ export function joinStreams(outputs: ReadonlyArray<readonly string[]>): string[]
   const nonEmpty = outputs.filter((parts) => parts.length > 0);
   const out: string[] = [];
   nonEmpty.forEach((parts, i) => {
-    if (i > 0 && !/^---(\s|$)/.test(parts[0]!.slice(0, 4))) out.push('---\n');
+    if (i > 0 && !/^---(\s|$)/.test((parts[0] ?? '').slice(0, 4))) out.push('---\n');
     out.push(...parts);
-    if (i < nonEmpty.length - 1 && !parts[parts.length - 1]!.endsWith('\n')) out.push('\n');
+    if (i < nonEmpty.length - 1 && !parts[parts.length - 1]?.endsWith('\n')) out.push('\n');
   });
   return out;
 }
@@ -66,7 +66,7 @@ export function writeFiles(
 ): { files: FileOutput[]; kept: number } {
   let kept = 0;
   const files = sources.map((source, i): FileOutput => {
-    const { changed, edits: fine, drops } = processed[i]!;
+    const { changed, edits: fine, drops } = processed[i] ?? { changed: new Map(), edits: new Map(), drops: [] };
     const items = source.items.slice();
     const edits = new Map(changed);
     for (const d of drops) {
@@ -74,7 +74,7 @@ export function writeFiles(
       edits.set(d.position, '');
     }
     kept += source.items.filter((it) => it.position === it.topPosition).length - drops.length;
-    const name = inputs[i]!.name;
+    const name = inputs[i]?.name;
     const parts = writeOutputParts({ ...source, items }, edits, results);
     const output = joinedOnce(parts);
     let made: Edit[] | undefined;

@@ -65,7 +65,7 @@ function reinjectWith(
   return (texts) => {
     if (texts.length !== inputs.length) return undefined;
     const out = runInputs(
-      inputs.map((input, i) => ({ ...input, text: texts[i]! })),
+      texts.map((text, i) => ({ ...inputs[i], text })),
       opts,
     );
     return out.exitCode === 2 || out.files.length !== inputs.length ? undefined : out.files;

@@ -15,11 +15,13 @@ export async function runMigrate(s: Session, cmd: Command): Promise<void> {
   const { inputs, opts } = prepare(s, cmd);
   if (cmd.inPlace && inputs.some((i) => i.name === undefined))
     throw new CliError('--in-place needs files or directories, not stdin');
-  const m = cmd.migrate!;
+  const m = cmd.migrate;
+  // The parser refuses `migrate` without --to (src/cli/args.ts).
+  if (m?.to === undefined) throw new CliError('meshinject migrate needs --to TARGET');
   const out = runMigration(
     inputs,
     { ...opts, logToStderr: !cmd.quiet },
-    { to: m.to!, namespaces: m.namespaces, options: m.waypoint !== undefined ? { waypoint: m.waypoint } : {} },
+    { to: m.to, namespaces: m.namespaces, options: m.waypoint !== undefined ? { waypoint: m.waypoint } : {} },
   );
   if (out.stderr) say(s, out.stderr);
   if (out.exitCode !== 0) {
