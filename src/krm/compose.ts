@@ -56,10 +56,6 @@ export class LineIndex {
   }
 }
 
-export function lineNumber(text: string, offset: number): number {
-  return new LineIndex(text).line(offset);
-}
-
 /**
  * Composes one CST node as a standalone Document read as Kubernetes reads it (YAML 1.1, merge keys; see
  * `K8S_YAML_OPTIONS`), with the `%TAG`/`%YAML` directives of its document. Throws a BAD_INPUT error

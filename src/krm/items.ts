@@ -76,7 +76,7 @@ export function rangeOf(item: SourceItem): SourceItem {
  * `MeshInjectError` `BAD_INPUT`.
  */
 export function makeItem(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): SourceItem {
-  return new ResourceItem(yamlRange(text, node, position, where, ctx), () =>
+  return new ResourceItem(yamlRange(node, position, where, ctx), () =>
     composeItem(text, node, where, ctx, ctx.docStart),
   );
 }
@@ -86,7 +86,7 @@ export function makeItem(text: string, node: CST.Token, position: number, where:
  * List's tree).
  * @throws MeshInjectError `BAD_INPUT` for a root that is not a mapping or is nested too deeply
  */
-export function yamlRange(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): ItemRange {
+export function yamlRange(node: CST.Token, position: number, where: string, ctx: YamlContext): ItemRange {
   if (!isMapToken(node)) {
     throw new MeshInjectError('BAD_INPUT', `${where}: a Kubernetes resource must be a mapping`);
   }

@@ -173,7 +173,7 @@ function mixedStream(
     const ctx: YamlContext = { directives: [], lines };
     let range: ItemRange;
     try {
-      range = yamlRange(text, doc.value!, items.length, docWhere, ctx);
+      range = yamlRange(doc.value!, items.length, docWhere, ctx);
     } catch (e) {
       if (e instanceof MeshInjectError) return undefined;
       throw e;
@@ -279,7 +279,7 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
   const readRange = (i: number): void => {
     const d = docs[i]!;
     try {
-      d.range = yamlRange(text, d.doc!.value!, i, d.where, { directives: d.directives, lines });
+      d.range = yamlRange(d.doc!.value!, i, d.where, { directives: d.directives, lines });
       if (keep(i, d.range)) return;
     } catch (e) {
       if (!(e instanceof MeshInjectError)) throw e;

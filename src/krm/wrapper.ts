@@ -156,7 +156,7 @@ export function parseWrapper(
     seen.add(k);
   }
   if (json) {
-    const layout = jsonLayoutOf(text, root, ctx.lines);
+    const layout = jsonLayoutOf(root, ctx.lines);
     // When the input's `results` is the last entry, the new one goes where it started.
     if (parsed.resultsRange && layout.at >= parsed.resultsRange[0]) layout.at = parsed.resultsRange[0];
     parsed.jsonLayout = layout;
@@ -192,7 +192,7 @@ export function flowEntryRange(root: CST.FlowCollection, i: number): [number, nu
 }
 
 /** Where and how `results` is added to a JSON (flow mapping) ResourceList: see `JsonLayout`. */
-export function jsonLayoutOf(text: string, root: CST.FlowCollection, lines: LineIndex): JsonLayout {
+export function jsonLayoutOf(root: CST.FlowCollection, lines: LineIndex): JsonLayout {
   const last = root.items[root.items.length - 1];
   const lastNode = last?.value ?? last?.key;
   const at = lastNode ? valueEnd(lastNode) : root.start.offset + 1;
