@@ -318,15 +318,20 @@ export function defineDriver<S>(driver: MeshDriver<S>): MeshDriver<S> {
 /** Binds a driver to its settings (see `ActiveMesh`). */
 export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
   const annotate = driver.annotateResource?.bind(driver);
+  const uninject = driver.uninject?.bind(driver);
+  const recordKeys = driver.recordKeys?.bind(driver);
+  const workloadTags = driver.workloadTags?.bind(driver);
+  const packageFindings = driver.packageFindings?.bind(driver);
+  const migration = driver.migration;
   return {
     name: driver.name,
     decide: (input) => driver.decide({ ...input, settings }),
     inject: (req) => driver.inject({ ...req, settings }),
     inventory: (pod) => driver.inventory(pod),
-    ...(driver.uninject
+    ...(uninject
       ? {
           uninject: (pod: PodTemplate, inventory: Inventory, context: UninjectContext) =>
-            driver.uninject!(pod, inventory, settings, context),
+            uninject(pod, inventory, settings, context),
         }
       : {}),
     fromInput(configMaps) {
@@ -338,23 +343,21 @@ export function bindDriver<S>(driver: MeshDriver<S>, settings: S): ActiveMesh {
       ? { annotateResource: (resource: ResourceMeta, config: Config) => annotate(resource, config, settings) }
       : {}),
     ...(driver.resourceInventory ? { resourceInventory: driver.resourceInventory.bind(driver) } : {}),
-    ...(driver.recordKeys
-      ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => driver.recordKeys!(kind, key, settings) }
+    ...(recordKeys
+      ? { recordKeys: (kind: 'labels' | 'annotations', key: string) => recordKeys(kind, key, settings) }
       : {}),
     ...(driver.recordsProbePorts ? { recordsProbePorts: true } : {}),
     reasonInfo: driver.reasonInfo ?? {},
     traits: traitsOf(driver),
-    ...(driver.workloadTags ? { workloadTags: (view: WorkloadView) => driver.workloadTags!(view, settings) } : {}),
+    ...(workloadTags ? { workloadTags: (view: WorkloadView) => workloadTags(view, settings) } : {}),
     packageKinds: driver.packageKinds ?? [],
-    ...(driver.packageFindings
-      ? { packageFindings: (pkg: PackageView) => driver.packageFindings!(pkg, settings) }
-      : {}),
+    ...(packageFindings ? { packageFindings: (pkg: PackageView) => packageFindings(pkg, settings) } : {}),
     findingInfo: driver.findingInfo ?? {},
-    ...(driver.migration
+    ...(migration
       ? {
           migration: {
-            targets: driver.migration.targets,
-            plan: (req: MigrationRequest) => driver.migration!.plan(req, settings),
+            targets: migration.targets,
+            plan: (req: MigrationRequest) => migration.plan(req, settings),
           },
         }
       : {}),
