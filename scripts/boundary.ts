@@ -87,12 +87,12 @@ export function meshNamesInCore(root: string, files: readonly string[]): MeshNam
 
 /**
  * The layer group of a module (path relative to `src/`): `cli` (the edge: `cli.ts`, `cli/`), `root` (the
- * composition: `run.ts` binds the registry, `index.ts` is the export barrel), `drivers` (the registry and the
+ * composition: `run.ts` and `run/` bind the registry, `index.ts` is the export barrel), `drivers` (the registry and the
  * mesh folders), `engines` (`render/`), or `core` (everything else, the driver contract included).
  */
 export function layerOf(file: string): 'cli' | 'root' | 'drivers' | 'engines' | 'core' {
   if (file === 'cli.ts' || file.startsWith('cli/')) return 'cli';
-  if (file === 'run.ts' || file === 'index.ts') return 'root';
+  if (file === 'run.ts' || file.startsWith('run/') || file === 'index.ts') return 'root';
   if (file.startsWith('drivers/')) return 'drivers';
   if (file.startsWith('render/')) return 'engines';
   return 'core';

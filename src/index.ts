@@ -12,7 +12,7 @@ export { run } from './run.ts';
 export type { RunOptions, RunOutput } from './run.ts';
 export { loadConfig } from './config/load.ts';
 export type { LoadResult } from './config/load.ts';
-export type { Config, MeshName, ExtraWorkloadKind } from './config/types.ts';
+export type { Config, MeshName, ExtraWorkloadKind } from './model.ts';
 export { decide } from './selection/policy.ts';
 export type { DecideInput } from './selection/policy.ts';
 export { matchesSelector } from './selection/label-selector.ts';

@@ -7,7 +7,7 @@
  * (`runMigration`, src/run.ts) reads the inputs and the config and writes all or nothing.
  */
 import type { ActiveMesh, MigrationPlan, MigrationResource } from './contract/driver.ts';
-import type { Config } from './config/types.ts';
+import type { Config } from './model.ts';
 import type { Edit } from './yaml/flow-edit.ts';
 import type { JsonObject, KrmResult } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';

@@ -9,7 +9,7 @@ import {
 } from '../contract/driver.ts';
 import { parseSelectorString, validateSelector } from '../selection/label-selector.ts';
 import { joinPath, schemaIssues, type ConfigIssue } from './schema-issues.ts';
-import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from './types.ts';
+import type { Config, ExtraWorkloadKind, KindPolicy, MeshName, TemplateBudgetSetting } from '../model.ts';
 import { validateConfigMap, validateSidecarInjection } from './validators.gen.js';
 import { isJsonObject, setOwn } from '../json.ts';
 

@@ -1,5 +1,5 @@
 import type { Json, JsonObject, KindPolicy, LabelSelector } from '../model.ts';
-import type { Config, TemplateBudgetSetting } from './types.ts';
+import type { Config, TemplateBudgetSetting } from '../model.ts';
 import { isJsonObject } from '../json.ts';
 import { mergeConfigLayers, type ConfigLayer } from './layering.ts';
 import type { LoadResult } from './load.ts';

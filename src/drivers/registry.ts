@@ -3,7 +3,7 @@
  * OSM's `InstallDriver` rule: an unknown name is an error that lists the known ones). Adding a mesh means a
  * folder under `src/drivers/<name>/` and one line here; nothing in the core changes.
  */
-import type { MeshDriver } from './driver.ts';
+import type { MeshDriver } from '../contract/driver.ts';
 import { customDriver } from './custom/index.ts';
 import { fsmDriver } from './fsm/index.ts';
 import { istioDriver } from './istio/index.ts';

@@ -10,7 +10,8 @@ import { Unfaithful, type Edit } from '../yaml/flow-edit.ts';
 import { editText } from '../yaml/text-edit.ts';
 import { checkReadBack, readsAs } from '../yaml/read-back.ts';
 import type { TextNode } from '../yaml/text-node.ts';
-import { LineIndex, type ParsedSource, type SourceItem } from './source.ts';
+import { LineIndex } from './compose.ts';
+import type { ParsedSource, SourceItem } from './source.ts';
 
 /**
  * List indentation of a resource's text: the style of its first block sequence under a mapping key

@@ -6,7 +6,7 @@ import type { LoadResult } from '../../src/config/load.ts';
 import type { IstioSettings } from '../../src/drivers/istio/config.ts';
 import { loadConfig } from '../helpers/config.ts';
 import { driverNames } from '../../src/drivers/registry.ts';
-import type { Config } from '../../src/config/types.ts';
+import type { Config } from '../../src/model.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS } from '../../src/drivers/istio/defaults.ts';
 import type { JsonObject } from '../../src/model.ts';
 import { corpus, needs } from '../helpers/data.ts';

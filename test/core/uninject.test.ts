@@ -6,12 +6,12 @@
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
 import { run } from '../../src/index.ts';
-import { bindDriver, type Inventory, type MeshDriver } from '../../src/drivers/driver.ts';
+import { bindDriver, type Inventory, type MeshDriver } from '../../src/contract/driver.ts';
 import { removeInventory, uninjectPod } from '../../src/patch/uninject.ts';
 import { processItems } from '../../src/pipeline.ts';
 import { parseSource } from '../../src/krm/source.ts';
 import { writeOutput } from '../../src/krm/write.ts';
-import type { Config } from '../../src/config/types.ts';
+import type { Config } from '../../src/model.ts';
 import type { PodTemplate } from '../../src/model.ts';
 import { InjectError } from '../../src/results/errors.ts';
 

@@ -3,8 +3,8 @@
  * settings at hand (most unit tests exercise the Istio driver).
  */
 import { loadConfig as loadWithDrivers, type LoadResult } from '../../src/config/load.ts';
-import type { Config } from '../../src/config/types.ts';
-import type { ActiveMesh } from '../../src/drivers/driver.ts';
+import type { Config } from '../../src/model.ts';
+import type { ActiveMesh } from '../../src/contract/driver.ts';
 import type { IstioSettings } from '../../src/drivers/istio/config.ts';
 import { DRIVERS } from '../../src/drivers/registry.ts';
 

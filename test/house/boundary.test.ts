@@ -85,5 +85,11 @@ t.test('the check finds what breaks the rules', async (t) => {
     'a driver may import the core',
   );
   t.equal(layeringRule('run.ts', 'drivers/registry.ts'), undefined, 'the composition root binds the registry');
+  t.equal(layeringRule('run/config.ts', 'drivers/registry.ts'), undefined, 'and so does its folder, run/');
+  t.match(
+    layeringRule('pipeline/workload.ts', 'run.ts'),
+    /core imports the composition root/,
+    'the folder pipeline/ is core',
+  );
   t.match(layeringRule('render/engine.ts', 'contract/driver.ts'), /template engine imports contract/);
 });

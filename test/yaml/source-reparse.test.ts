@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { type CST, Composer, Parser, parseAllDocuments } from 'yaml';
-import { parseSource, reparseDocument, type ParsedSource, type SourceItem } from '../../src/krm/source.ts';
+import { reparseDocument } from '../../src/krm/items.ts';
+import { parseSource, type ParsedSource, type SourceItem } from '../../src/krm/source.ts';
 import { run } from '../../src/run.ts';
 import { corpus, needs } from '../helpers/data.ts';
 

@@ -4,7 +4,7 @@
  * is held in a `Map` (prototype names such as `constructor` are valid template and value names).
  */
 import type { Json, JsonObject } from '../../model.ts';
-import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
+import type { DriverConfigInput, DriverConfigResult } from '../../contract/driver.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { MeshInjectError } from '../../results/errors.ts';
 import { isJsonObject } from '../../json.ts';

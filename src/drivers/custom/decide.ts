@@ -5,7 +5,7 @@
  */
 import type { DecisionStep } from '../../model.ts';
 import { quoteData } from '../../results/quote.ts';
-import type { DriverDecideInput, DriverDecision } from '../driver.ts';
+import type { DriverDecideInput, DriverDecision } from '../../contract/driver.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';
 

@@ -6,7 +6,7 @@
  * `./reasons.ts`), injection and status (`./inject.ts`); uninject is the generic removal of what `meshinject.dev/custom-status` records, once
  * that record is checked against what its templates add (`./uninject.ts`).
  */
-import { defineDriver, type MeshDriver } from '../driver.ts';
+import { defineDriver, type MeshDriver } from '../../contract/driver.ts';
 import { jobTemplateTraits } from '../kit/cronjob.ts';
 import { loadCustomConfig, templatesFromPackage, type CustomSettings } from './config.ts';
 import { decideCustom } from './decide.ts';

@@ -6,7 +6,7 @@
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { quoteData } from '../../results/quote.ts';
-import type { InjectRequest, Inventory } from '../driver.ts';
+import type { InjectRequest, Inventory } from '../../contract/driver.ts';
 import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
 import { removeInventory } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';

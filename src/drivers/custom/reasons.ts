@@ -2,7 +2,7 @@
  * The reason codes of the custom driver's decision (`./decide.ts`: the pod label or annotation
  * `meshinject.dev/inject`), as data: each code's description and whether it is an opt-out.
  */
-import type { ReasonInfo } from '../driver.ts';
+import type { ReasonInfo } from '../../contract/driver.ts';
 
 /** The reason codes of {@link decideCustom}. */
 export const CUSTOM_REASONS: readonly string[] = ['label-true', 'label-false', 'annotation-true', 'annotation-false'];

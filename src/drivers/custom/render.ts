@@ -4,7 +4,7 @@
  * neither the environment nor files), and the check that a fragment only adds what its status can record.
  */
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
-import type { WorkloadRef } from '../driver.ts';
+import type { WorkloadRef } from '../../contract/driver.ts';
 import { renderTemplate, renderTemplatePlanned } from '../../render/engine.ts';
 import { createPlanner, planSources, type PlanSource } from '../../render/plans.ts';
 import { parseFragment } from '../../yaml/fragment-reader.ts';

@@ -12,7 +12,7 @@
  */
 import type { Json, NamespaceInfo, PodTemplate } from '../../model.ts';
 import { isJsonObject } from '../../json.ts';
-import type { Inventory, UninjectContext, WorkloadRef } from '../driver.ts';
+import type { Inventory, UninjectContext, WorkloadRef } from '../../contract/driver.ts';
 import { mountedBy, unexpectedRecordItem, untrustedRecordError } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';

@@ -5,7 +5,7 @@
  * (`../osm/flavor.ts`). This folder holds only its config section (`./config.schema.json`, which uses the
  * MeshConfig definitions of `../osm/config.schema.json`) and this line.
  */
-import type { MeshDriver } from '../driver.ts';
+import type { MeshDriver } from '../../contract/driver.ts';
 import { FSM, osmFamilyDriver, type OsmSettings } from '../osm/index.ts';
 
 /** The `fsm` mesh driver. */

@@ -11,7 +11,13 @@ import { isJsonObject, stringsAt } from '../../json.ts';
 import type { Json, JsonObject, NamespaceInfo, ResourceId } from '../../model.ts';
 import { matchesSelector } from '../../selection/label-selector.ts';
 import { NS_NAME_LABEL } from '../../selection/policy.ts';
-import type { PackageFinding, PackageResource, PackageView, PackageWorkload, ReasonInfo } from '../driver.ts';
+import type {
+  PackageFinding,
+  PackageResource,
+  PackageView,
+  PackageWorkload,
+  ReasonInfo,
+} from '../../contract/driver.ts';
 import {
   DATAPLANE_LABEL,
   labelsEnrol,

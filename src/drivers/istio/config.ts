@@ -10,7 +10,7 @@ import { quoteValue } from '../../config/schema-issues.ts';
 import { getIn, isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject, LabelSelector } from '../../model.ts';
 import { validateSelector } from '../../selection/label-selector.ts';
-import type { DriverConfigInput, DriverConfigResult, SharedSettings } from '../driver.ts';
+import type { DriverConfigInput, DriverConfigResult, SharedSettings } from '../../contract/driver.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from './defaults.ts';
 import { type IstioTemplates, parseInjectorConfig, resolveTemplates } from './template-sources.ts';
 import type { ServedRevision } from './webhook.ts';

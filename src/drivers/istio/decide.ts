@@ -4,7 +4,7 @@
  * between ignored namespaces and the never/always selectors).
  */
 import type { DecisionStep } from '../../model.ts';
-import type { DriverDecideInput, DriverDecision } from '../driver.ts';
+import type { DriverDecideInput, DriverDecision } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { INJECT_LABEL, routeIstioWebhook } from './webhook.ts';
 import { DATAPLANE_LABEL, enrolmentDetail } from './ambient.ts';

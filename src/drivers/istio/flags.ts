@@ -4,7 +4,7 @@ import { describeShape } from '../../config/layering.ts';
 import { describeObject } from '../../config/load.ts';
 import type { JsonObject } from '../../model.ts';
 import { isJsonObject } from '../../json.ts';
-import type { DriverFlags, FlagValue, SectionOverride } from '../driver.ts';
+import type { DriverFlags, FlagValue, SectionOverride } from '../../contract/driver.ts';
 
 /**
  * istioctl-compatible flags (`istioctl kube-inject`, istioctl/pkg/kubeinject/kubeinject.go): files a user

@@ -7,7 +7,7 @@
  * (`./uninject.ts`). Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
 import type { JsonObject } from '../../model.ts';
-import { defineDriver, type MeshDriver } from '../driver.ts';
+import { defineDriver, type MeshDriver } from '../../contract/driver.ts';
 import { jobTemplateTraits } from '../kit/cronjob.ts';
 import { istioSharedDefaults, loadIstioConfig, type IstioSettings } from './config.ts';
 import { withInjectorConfigMap } from './configmap-source.ts';

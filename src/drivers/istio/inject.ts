@@ -4,7 +4,7 @@
  * webhook.go; istio-injection.md §5). Pure: the request's pod is not mutated, a new pod is returned.
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
-import type { InjectRequest } from '../driver.ts';
+import type { InjectRequest } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import {
   cloneJson,

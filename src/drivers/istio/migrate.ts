@@ -15,7 +15,7 @@
 import { isJsonObject, stringsAt } from '../../json.ts';
 import { atoi } from '../go-parse.ts';
 import type { Json, JsonObject } from '../../model.ts';
-import type { MigrationPlan, MigrationRequest, MigrationResource } from '../driver.ts';
+import type { MigrationPlan, MigrationRequest, MigrationResource } from '../../contract/driver.ts';
 import { DATAPLANE_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_CLASS } from './ambient.ts';
 import { l7Attributes } from './ambient-checks.ts';
 import { INJECT_LABEL, NS_INJECTION_LABEL, REV_LABEL } from './webhook.ts';

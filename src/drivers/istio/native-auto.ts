@@ -1,4 +1,4 @@
-import type { NativeSidecarsAuto } from '../driver.ts';
+import type { NativeSidecarsAuto } from '../../contract/driver.ts';
 import { ISTIO_VERSION } from './defaults.ts';
 
 /**

@@ -3,7 +3,7 @@
  * code's description (reports, SARIF rule descriptions, `explain`) and whether it is an opt-out
  * (`spec.check.forbidOptOut`).
  */
-import type { ReasonInfo } from '../driver.ts';
+import type { ReasonInfo } from '../../contract/driver.ts';
 
 /** The reasons of Istio's decision (`./decide.ts`, `./webhook.ts`). */
 export const ISTIO_REASON_INFO: Readonly<Record<string, ReasonInfo>> = {

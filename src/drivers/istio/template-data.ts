@@ -1,5 +1,5 @@
 import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
-import type { WorkloadRef } from '../driver.ts';
+import type { WorkloadRef } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { goSprint } from '../../render/go-values.ts';
 import { resolveProxyImage, resolveProxyInitImage } from './images.ts';

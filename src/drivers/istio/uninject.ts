@@ -8,7 +8,7 @@
  * removed); the records read here are those of pkg/kube/inject (app_probe.go, webhook.go).
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
-import type { Inventory, UninjectContext } from '../driver.ts';
+import type { Inventory, UninjectContext } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { injectIstioPod } from './inject.ts';

@@ -1,5 +1,5 @@
 import type { Json, PodTemplate } from '../../model.ts';
-import type { WorkloadRef } from '../driver.ts';
+import type { WorkloadRef } from '../../contract/driver.ts';
 import { isJsonObject } from '../../json.ts';
 
 /** Istio `DeploymentMeta`: the owning workload's name and namespace. */

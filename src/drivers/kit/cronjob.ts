@@ -4,7 +4,7 @@
  * golden `cronjob.yaml.injected`). A driver that injects as that tool does takes these traits; the decision is
  * still made on the pod's own metadata (src/contract/driver.ts `DriverTraits.podMetadataPath`).
  */
-import type { DriverTraits } from '../driver.ts';
+import type { DriverTraits } from '../../contract/driver.ts';
 import type { WorkloadKind } from '../../workloads/kinds.ts';
 
 /** Where the tool reads and writes a built-in CronJob's pod metadata: `spec.jobTemplate.metadata`. */

@@ -7,7 +7,7 @@
  * (`needToInject`, pkg/plugins/runtime/k8s/webhooks/injector/precheck.go) decide this way.
  */
 import type { DecisionStep } from '../../model.ts';
-import type { DriverDecision } from '../driver.ts';
+import type { DriverDecision } from '../../contract/driver.ts';
 
 /** What the key says where it is set: the value as written, and the inject/skip and reason code it reads as. */
 export interface KeyReading {

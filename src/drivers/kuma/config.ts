@@ -16,7 +16,7 @@ import { quoteData } from '../../results/quote.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
-import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
+import type { DriverConfigInput, DriverConfigResult } from '../../contract/driver.ts';
 import { KUMA_CP_DEFAULTS, TPROXY_DEFAULTS } from './defaults.ts';
 import { formatGoDuration, parseGoDuration } from './units.ts';
 

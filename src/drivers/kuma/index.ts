@@ -11,7 +11,7 @@
  * - `./input.ts`: the cluster's ConfigMaps (kuma-cp's configuration, the transparent proxy's) found in the input;
  * - `./inventory.ts`, `./uninject.ts`: what an injection left, read from Kuma's markers, and how it is undone.
  */
-import { defineDriver, type DriverHelp, type DriverTraits, type MeshDriver } from '../driver.ts';
+import { defineDriver, type DriverHelp, type DriverTraits, type MeshDriver } from '../../contract/driver.ts';
 import { loadKumaConfig, type KumaSettings } from './config.ts';
 import { decideKuma } from './decide.ts';
 import { KUMA_REASON_INFO, KUMA_REASONS } from './reasons.ts';

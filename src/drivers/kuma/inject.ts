@@ -6,7 +6,7 @@
 import { isJsonObject } from '../../json.ts';
 import type { JsonObject, NamespaceInfo, PodTemplate, ServiceInfo } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { InjectRequest, InjectResponse } from '../driver.ts';
+import type { InjectRequest, InjectResponse } from '../../contract/driver.ts';
 import {
   APP_PROBE_PROXY_PORT,
   CNCF_NETWORKS,

@@ -7,7 +7,7 @@
  */
 import { isJsonObject } from '../../json.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
-import type { Inventory } from '../driver.ts';
+import type { Inventory } from '../../contract/driver.ts';
 import {
   CNCF_NETWORKS,
   INIT_CONTAINER,

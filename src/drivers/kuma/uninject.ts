@@ -9,7 +9,7 @@
 import { isJsonObject } from '../../json.ts';
 import type { JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import { removeInventory } from '../../patch/uninject.ts';
-import type { Inventory, UninjectContext } from '../driver.ts';
+import type { Inventory, UninjectContext } from '../../contract/driver.ts';
 import { APP_PROBE_PROXY_PORT, DEFAULT_CONTAINER, ENVOY_ADMIN_PORT, GATEWAY, MESH_LABEL } from './annotations.ts';
 import type { KumaSettings } from './config.ts';
 import { restoreAppProbes } from './probes.ts';

@@ -8,7 +8,7 @@ import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { quoteValue } from '../../config/schema-issues.ts';
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
-import type { DriverConfigInput, DriverConfigResult, NativeSidecarsAuto } from '../driver.ts';
+import type { DriverConfigInput, DriverConfigResult, NativeSidecarsAuto } from '../../contract/driver.ts';
 import { INJECT_ANNOTATION, isConfigKey, unknownConfigKeyWarnings } from './annotations.ts';
 import { coalesceValues, LINKERD_CHART_VALUES, readValues, type LinkerdValues } from './values.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { DecisionStep } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { DriverDecideInput, DriverDecision } from '../driver.ts';
+import type { DriverDecideInput, DriverDecision } from '../../contract/driver.ts';
 import { decidePodThenNamespace, type KeyReading } from '../kit/namespace-decision.ts';
 import { INJECT_ANNOTATION, LINKERD_KINDS } from './annotations.ts';
 import type { LinkerdSettings } from './config.ts';

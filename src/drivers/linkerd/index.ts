@@ -6,7 +6,7 @@
  * reads back what Linkerd put into a pod from Linkerd's own markers (`./inventory.ts`) and undoes it
  * (`./uninject.ts`). Config section `spec.linkerd` (`./config.ts`, `./config.schema.json`).
  */
-import { defineDriver, type MeshDriver } from '../driver.ts';
+import { defineDriver, type MeshDriver } from '../../contract/driver.ts';
 import { linkerdNativeSidecarsAuto, loadLinkerdConfig, type LinkerdSettings } from './config.ts';
 import { decideLinkerd } from './decide.ts';
 import { LINKERD_REASON_INFO, LINKERD_REASONS } from './reasons.ts';

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { cloneJson, setOwn } from '../../json.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { InjectRequest } from '../driver.ts';
+import type { InjectRequest } from '../../contract/driver.ts';
 import {
   A,
   CONTROL_PLANE_COMPONENT_LABEL,

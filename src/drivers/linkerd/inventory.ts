@@ -7,7 +7,7 @@
  */
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { cloneJson } from '../../json.ts';
-import type { Inventory } from '../driver.ts';
+import type { Inventory } from '../../contract/driver.ts';
 import {
   CONTROL_PLANE_COMPONENT_LABEL,
   DEBUG_CONTAINER,

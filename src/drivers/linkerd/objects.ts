@@ -4,9 +4,9 @@
  * `linkerd.io/inject: enabled` plus the override annotations; a `Service` gets the
  * `config.linkerd.io/opaque-ports` override, when one is configured. Everything else is left alone.
  */
-import type { Config } from '../../config/types.ts';
+import type { Config } from '../../model.ts';
 import { matchesSelector } from '../../selection/label-selector.ts';
-import type { ObjectAnnotation, ResourceMeta } from '../driver.ts';
+import type { ObjectAnnotation, ResourceMeta } from '../../contract/driver.ts';
 import { A, INJECT_ANNOTATION } from './annotations.ts';
 import type { LinkerdSettings } from './config.ts';
 import { linkerdAnnotationKeys, linkerdLabelKeys } from './inventory.ts';

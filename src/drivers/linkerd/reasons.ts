@@ -2,7 +2,7 @@
  * The reason codes of the Linkerd driver's decision (`./decide.ts`), as data: each code's description (reports,
  * SARIF rule descriptions, `explain`) and whether it is an opt-out (`spec.check.forbidOptOut`).
  */
-import type { ReasonInfo } from '../driver.ts';
+import type { ReasonInfo } from '../../contract/driver.ts';
 
 /** The reasons of Linkerd's decision (`./decide.ts`): the `linkerd.io/inject` annotation of the pod or its namespace. */
 export const LINKERD_REASON_INFO: Readonly<Record<string, ReasonInfo>> = {

@@ -9,7 +9,7 @@
  * configuration that writes none (the Linkerd uninject corpus).
  */
 import type { PodTemplate } from '../../model.ts';
-import type { Inventory, UninjectContext } from '../driver.ts';
+import type { Inventory, UninjectContext } from '../../contract/driver.ts';
 import type { LinkerdSettings } from './config.ts';
 import { A, INJECT_ANNOTATION, LINKERD_PREFIX } from './annotations.ts';
 

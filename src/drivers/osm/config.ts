@@ -9,7 +9,7 @@ import { quoteData } from '../../results/quote.ts';
 import { quoteValue } from '../../config/schema-issues.ts';
 import { isJsonObject } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
-import type { DriverConfigInput, DriverConfigResult } from '../driver.ts';
+import type { DriverConfigInput, DriverConfigResult } from '../../contract/driver.ts';
 import { parseCidr } from './exclusions.ts';
 import type { Flavor, SidecarClassName, SidecarClassSpec } from './flavor.ts';
 

@@ -6,7 +6,7 @@
 import type { DecisionStep } from '../../model.ts';
 import { quoteData } from '../../results/quote.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { DriverDecideInput, DriverDecision, DriverVerdict } from '../driver.ts';
+import type { DriverDecideInput, DriverDecision, DriverVerdict } from '../../contract/driver.ts';
 import type { OsmSettings } from './config.ts';
 import { keys } from './flavor.ts';
 
@@ -35,17 +35,39 @@ export function readSwitch(value: string): boolean | undefined {
  *   namespace (OSM rejects the pod's admission)
  */
 export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDecision {
+  const trace: DecisionStep[] = [];
+  const steps: OsmSteps = {
+    verdict: (rule, saw, v) => {
+      trace.push({ rule, saw, outcome: 'decided' });
+      return { verdict: v, warnings: [], trace };
+    },
+    pass: (rule, saw) => void trace.push({ rule, saw, outcome: 'pass' }),
+  };
+  const decided =
+    decideByNamespace(input, steps) ?? decideByMonitoredBy(input, steps) ?? decideByAnnotation(input, steps);
+  if (decided) return decided;
+  const f = input.settings.flavor;
+  return {
+    undecided: `no ${keys(f).injection} annotation on the pod or the namespace (${f.title} injects only when one says enabled)`,
+    warnings: [],
+    trace,
+  };
+}
+
+/** How a step of `decideOsmFamily` records itself in the trace: a verdict that ends the decision, or a pass. */
+interface OsmSteps {
+  verdict: (rule: string, saw: string, v: DriverVerdict) => DriverDecision;
+  pass: (rule: string, saw: string) => void;
+}
+
+/** Step 1 of `decideOsmFamily`: the control-plane and system namespaces are never injected. */
+function decideByNamespace(
+  input: DriverDecideInput<OsmSettings>,
+  { verdict, pass }: OsmSteps,
+): DriverDecision | undefined {
   const s = input.settings;
   const f = s.flavor;
-  const k = keys(f);
-  const trace: DecisionStep[] = [];
   const ns = input.namespace;
-  const verdict = (rule: string, saw: string, v: DriverVerdict): DriverDecision => {
-    trace.push({ rule, saw, outcome: 'decided' });
-    return { verdict: v, warnings: [], trace };
-  };
-  const pass = (rule: string, saw: string) => void trace.push({ rule, saw, outcome: 'pass' });
-
   if (ns === s.namespace) {
     return verdict(`${f.mesh}.namespace`, `namespace ${ns} is the control-plane namespace`, {
       inject: false,
@@ -61,7 +83,18 @@ export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDe
     });
   }
   pass(`${f.mesh}.namespace`, `namespace ${ns} is neither kube-system, kube-public nor ${s.namespace}`);
+  return undefined;
+}
 
+/** Step 2 of `decideOsmFamily`: the webhook's namespaceSelector (monitored-by, ignore and control-plane labels). */
+function decideByMonitoredBy(
+  input: DriverDecideInput<OsmSettings>,
+  { verdict, pass }: OsmSteps,
+): DriverDecision | undefined {
+  const s = input.settings;
+  const f = s.flavor;
+  const k = keys(f);
+  const ns = input.namespace;
   const labels = input.namespaceLabels;
   const unknown = input.namespaceInfo === undefined ? ' (namespace labels unknown)' : '';
   const monitored = labels[k.monitoredBy];
@@ -94,7 +127,20 @@ export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDe
     });
   }
   pass(`${f.mesh}.monitored-by`, `namespace ${ns} has ${k.monitoredBy}: ${s.meshName}`);
+  return undefined;
+}
 
+/**
+ * Step 3 of `decideOsmFamily`: the sidecar-injection annotation, on the pod, else on the namespace.
+ * @throws InjectError for a value other than the six accepted ones
+ */
+function decideByAnnotation(
+  input: DriverDecideInput<OsmSettings>,
+  { verdict, pass }: OsmSteps,
+): DriverDecision | undefined {
+  const f = input.settings.flavor;
+  const k = keys(f);
+  const ns = input.namespace;
   const podValue = input.podMeta.annotations?.[k.injection];
   const nsValue = input.namespaceInfo?.annotations[k.injection];
   const podSays = podValue === undefined ? undefined : readSwitch(podValue);
@@ -129,9 +175,5 @@ export function decideOsmFamily(input: DriverDecideInput<OsmSettings>): DriverDe
     });
   }
   pass(`${f.mesh}.sidecar-injection`, `no ${k.injection} annotation on the pod or namespace ${ns}`);
-  return {
-    undecided: `no ${k.injection} annotation on the pod or the namespace (${f.title} injects only when one says enabled)`,
-    warnings: [],
-    trace,
-  };
+  return undefined;
 }

@@ -5,7 +5,7 @@
  * offline: meshinject derives a stable UUID per workload and leaves the Secret to the cluster.
  */
 import { sha1 } from '@noble/hashes/legacy.js';
-import type { WorkloadRef } from '../driver.ts';
+import type { WorkloadRef } from '../../contract/driver.ts';
 
 /** RFC 4122 URL namespace `6ba7b811-9dad-11d1-80b4-00c04fd430c8`, as bytes. */
 const URL_NAMESPACE = Uint8Array.from([

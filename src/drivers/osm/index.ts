@@ -6,7 +6,7 @@
  * `./status.ts`, uninject `./uninject.ts`. Config sections `spec.osm`
  * (`./config.schema.json`) and `spec.fsm` (`../fsm/config.schema.json`, which reuses this folder's exports).
  */
-import { defineDriver, type DriverHelp, type MeshDriver } from '../driver.ts';
+import { defineDriver, type DriverHelp, type MeshDriver } from '../../contract/driver.ts';
 import { loadOsmFamilyConfig, type OsmSettings } from './config.ts';
 import { decideOsmFamily } from './decide.ts';
 import { OSM_FAMILY_REASONS, osmFamilyReasonInfo } from './reasons.ts';

@@ -9,7 +9,7 @@ import { cloneJson, isJsonObject } from '../../json.ts';
 import { quoteData } from '../../results/quote.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { InjectRequest, InjectResponse, WorkloadRef } from '../driver.ts';
+import type { InjectRequest, InjectResponse, WorkloadRef } from '../../contract/driver.ts';
 import type { OsmSettings } from './config.ts';
 import { bootstrapVolume, healthcheckContainer, initContainer, sidecarContainer } from './containers.ts';
 import { readSwitch } from './decide.ts';
@@ -79,6 +79,34 @@ function annotationValue(
   return undefined;
 }
 
+/** The sidecar's two lifecycle switches (hold the application until the proxy starts; graceful exit), pod over namespace over settings. */
+function lifecycleSwitches(
+  s: OsmSettings,
+  podAnnotations: Record<string, string>,
+  nsAnnotations: Record<string, string>,
+  warnings: string[],
+): { hold: boolean; gracefulExit: boolean } {
+  const k = keys(s.flavor);
+  return {
+    hold: lifecycleSwitch(
+      k.holdApplication,
+      s.holdApplicationUntilProxyStarts,
+      podAnnotations,
+      nsAnnotations,
+      warnings,
+      s,
+    ),
+    gracefulExit: lifecycleSwitch(
+      k.gracefulExit,
+      s.gracefulExitUntilDownstreamEnds,
+      podAnnotations,
+      nsAnnotations,
+      warnings,
+      s,
+    ),
+  };
+}
+
 /**
  * Injects one pod template (driver `inject`; a CronJob's is `spec.jobTemplate.spec.template`, metadata
  * included: no `podMetadataPath` trait). Warnings: the identity the cluster must provide (always), a Job or CronJob
@@ -136,22 +164,7 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
 
   const sa = serviceAccountOf(pod.spec);
   const identity = `${sa}.${workload.namespace}`;
-  const hold = lifecycleSwitch(
-    k.holdApplication,
-    s.holdApplicationUntilProxyStarts,
-    podAnnotations,
-    nsAnnotations,
-    warnings,
-    s,
-  );
-  const gracefulExit = lifecycleSwitch(
-    k.gracefulExit,
-    s.gracefulExitUntilDownstreamEnds,
-    podAnnotations,
-    nsAnnotations,
-    warnings,
-    s,
-  );
+  const { hold, gracefulExit } = lifecycleSwitches(s, podAnnotations, nsAnnotations, warnings);
   const controller = s.sidecarClass.name === 'pipy' ? podController(workload, pod, f.title) : { kind: '', name: '' };
   const sidecar = sidecarContainer(s, {
     image,

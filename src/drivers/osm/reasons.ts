@@ -2,7 +2,7 @@
  * The reason codes of the OSM family's decision (`./decide.ts`, OSM `mustInject`), as data: the codes, and for
  * one flavor (its annotation prefix and title) each code's description and whether it is an opt-out.
  */
-import type { ReasonInfo } from '../driver.ts';
+import type { ReasonInfo } from '../../contract/driver.ts';
 import { keys, type Flavor } from './flavor.ts';
 
 /** Every reason code `decideOsmFamily` returns (see its steps). */

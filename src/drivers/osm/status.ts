@@ -15,7 +15,7 @@ import { cloneJson, isJsonObject } from '../../json.ts';
 import { quoteData } from '../../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import type { Inventory } from '../driver.ts';
+import type { Inventory } from '../../contract/driver.ts';
 import { restoreProbes, type OriginalProbe } from './probes.ts';
 import { isPreviousMap, readRecordJson, restorePrevious } from '../../patch/status-record.ts';
 

@@ -4,7 +4,7 @@
  * the injection overwrote, from the record the injection kept (`Inventory.detail`, read by `./status.ts`).
  */
 import type { PodTemplate } from '../../model.ts';
-import type { Inventory } from '../driver.ts';
+import type { Inventory } from '../../contract/driver.ts';
 import { restoreFromInventory } from './status.ts';
 
 /**

@@ -3,9 +3,9 @@ import t from 'tap';
 import type { JsonObject, PodTemplate } from '../../../src/model.ts';
 import { istioDriver } from '../../../src/drivers/istio/index.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from '../../../src/drivers/istio/defaults.ts';
-import type { Config } from '../../../src/config/types.ts';
+import type { Config } from '../../../src/model.ts';
 import type { IstioSettings } from '../../../src/drivers/istio/config.ts';
-import type { WorkloadRef } from '../../../src/drivers/driver.ts';
+import type { WorkloadRef } from '../../../src/contract/driver.ts';
 
 const names = (list: unknown): string[] => ((list ?? []) as Array<{ name: string }>).map((c) => c.name);
 

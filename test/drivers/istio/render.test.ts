@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { parse, parseAllDocuments } from 'yaml';
 import { loaded, type Loaded } from '../../helpers/config.ts';
-import type { WorkloadRef } from '../../../src/drivers/driver.ts';
+import type { WorkloadRef } from '../../../src/contract/driver.ts';
 import { applyImageType, resolveProxyImage, resolveProxyInitImage } from '../../../src/drivers/istio/images.ts';
 import { effectiveProxyConfig, proxyConfigToJSON } from '../../../src/drivers/istio/proxy-config.ts';
 import {

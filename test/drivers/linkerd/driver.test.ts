@@ -3,8 +3,8 @@
 // cited per test; they are not copied from the driver's output.
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import type { Config } from '../../../src/config/types.ts';
-import type { WorkloadRef } from '../../../src/drivers/driver.ts';
+import type { Config } from '../../../src/model.ts';
+import type { WorkloadRef } from '../../../src/contract/driver.ts';
 import { linkerdDriver, type LinkerdSettings } from '../../../src/drivers/linkerd/index.ts';
 import { bindDriver } from '../../../src/contract/driver.ts';
 import { decide as decideShared } from '../../../src/selection/policy.ts';

@@ -6,8 +6,8 @@
  */
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import type { Config } from '../../../src/config/types.ts';
-import type { DriverDecideInput, Inventory, WorkloadRef } from '../../../src/drivers/driver.ts';
+import type { Config } from '../../../src/model.ts';
+import type { DriverDecideInput, Inventory, WorkloadRef } from '../../../src/contract/driver.ts';
 import { fsmDriver } from '../../../src/drivers/fsm/index.ts';
 import { iptablesScript, trafficLists } from '../../../src/drivers/osm/exclusions.ts';
 import { FSM, OSM, osmDriver, type OsmSettings } from '../../../src/drivers/osm/index.ts';

@@ -1,0 +1,136 @@
+/**
+ * The state of one `main` call (src/cli.ts) and how a command talks back: the streams (`CliIo`), stdout
+ * written once and safely (`writeStdout`), stderr lines (`say`), and the error line that ends a run (`fail`).
+ * Nothing here reads `process`: the streams, environment and clock are passed in.
+ */
+import type { PlanStats } from '../render/plans.ts';
+import { escapeLine } from '../results/escape-line.ts';
+import type { FileIdentity } from './file-identity.ts';
+import { PathError, type Confinement } from './paths.ts';
+
+/** An error for the user: one line on stderr, exit 2, nothing on stdout. */
+export class CliError extends Error {}
+
+/** The environment a run reads: variable name to value (`process.env` for the command). */
+export type CliEnv = Readonly<Record<string, string | undefined>>;
+
+/** An output stream of the command: stdout or stderr. */
+export interface CliWriter {
+  /**
+   * Writes text. May throw a system error (`EPIPE`, `ENOSPC`): on stdout a closed pipe ends the output quietly,
+   * any other error is one line on stderr and exit 2; on stderr errors are ignored (messages are lost, the
+   * exit code is unchanged). Errors a stream reports later, while it drains, are the caller's (`runCli`).
+   */
+  write(text: string): unknown;
+  /** On a terminal: the summary line and progress (stderr), diff colours (stdout) are shown only there. */
+  readonly isTTY?: boolean;
+}
+
+/**
+ * What a run uses besides its arguments, environment and the files it names.
+ *
+ * - `stdin`: a file descriptor (read to its end, a regular file's size checked first; a non-blocking one is
+ *   polled) or the bytes themselves; read only when `-` (or no input) is given.
+ * - `stdout`, `stderr`: the output streams.
+ * - `cwd`: the working directory (absolute): relative paths are opened from it (joined as text, so names in
+ *   messages and outputs stay as given; `fsPath` in src/cli/paths.ts), and it is the default root under
+ *   Argo CD.
+ * - `now`: a monotonic clock in milliseconds (`process.hrtime`), for the terminal summary's duration and
+ *   the progress line's pace.
+ */
+export interface CliIo {
+  stdin: number | Uint8Array;
+  stdout: CliWriter;
+  stderr: CliWriter;
+  cwd: string;
+  now(): number;
+}
+
+/** A file this run will write: its real target (links resolved) and whether it is a stream (FIFO, device). */
+export interface PlannedWrite {
+  target: string;
+  stream: boolean;
+  identity: FileIdentity;
+}
+
+/** The state of one `main` call (nothing is kept between calls). */
+export interface Session {
+  env: CliEnv;
+  io: CliIo;
+  /** Input size budget left for this run (`--max-input-bytes`, over all inputs and config files). */
+  budget: number;
+  budgetTotal: number;
+  /** The confinement of this run (`src/cli/paths.ts`), set by `prepare` before any file is read. */
+  confinement: Confinement;
+  /** The files this run writes (`--output-file`, `--report F=PATH`), by label, checked by `prepare` before any input is read. */
+  plannedWrites: Map<string, PlannedWrite>;
+  /** The files this run read (inputs, configs, file flags, stdin), for `aliasProblem`. */
+  reads: FileIdentity[];
+  /** Writing stdout failed (reported once; later writes are skipped). */
+  outputFailed: boolean;
+  /** The exit code so far; undefined is 0. */
+  exitCode?: number;
+  /** This run's plan counters (`MESHINJECT_PLAN_STATS=1`), printed by `finish`. */
+  planStats?: PlanStats;
+  /** When the command started (`io.now()`, milliseconds). */
+  startedAt: number;
+}
+
+/**
+ * The stderr line for an error writing stdout, or undefined for a closed pipe (the reader went away, `| head`:
+ * the output stops quietly, as Unix tools do). Any other error means exit 2.
+ */
+export function outputErrorLine(e: NodeJS.ErrnoException): string | undefined {
+  if (e.code === 'EPIPE') return undefined;
+  return `meshinject: error: cannot write the output: ${escapeLine(e.code === 'ENOSPC' ? 'no space left on device' : e.message)}\n`;
+}
+
+/** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line and exit 2. */
+function onOutputError(s: Session, e: NodeJS.ErrnoException): void {
+  if (s.outputFailed) return;
+  s.outputFailed = true;
+  const line = outputErrorLine(e);
+  if (line === undefined) return;
+  say(s, line);
+  s.exitCode = 2;
+}
+
+export function writeStdout(s: Session, text: string): void {
+  if (!text || s.outputFailed) return;
+  try {
+    s.io.stdout.write(text);
+  } catch (e) {
+    onOutputError(s, e as NodeJS.ErrnoException);
+  }
+}
+
+/** Writes to stderr; an error there loses the message but never changes the exit code. */
+export function say(s: Session, text: string): void {
+  try {
+    s.io.stderr.write(text);
+  } catch {
+    // stderr closed: nothing else to tell it with
+  }
+}
+
+/** Ends the run on an error thrown by a command: one line on stderr, exit 2. */
+export function fail(s: Session, e: unknown): void {
+  s.exitCode = 2;
+  if (e instanceof CliError || e instanceof PathError) say(s, `meshinject: error: ${escapeLine(e.message)}\n`);
+  else if (
+    (e as Error).name === 'RangeError' &&
+    /Invalid string length|Array buffer allocation/.test((e as Error).message)
+  ) {
+    say(
+      s,
+      `meshinject: error: the input or output is too large to hold in memory (${(e as Error).message}); split the input, or lower --max-input-bytes to refuse such inputs early\n`,
+    );
+  } else {
+    // The message may quote the input: escaped to one line; the stack frames (our code) follow it.
+    const frames = ((e as Error).stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
+    say(
+      s,
+      `meshinject: internal error: ${escapeLine(String((e as Error).message ?? e))}\n${frames.map((f) => `${escapeLine(f)}\n`).join('')}`,
+    );
+  }
+}
