@@ -48,14 +48,21 @@ export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req:
       results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
   if (exitCodeOf(results) !== 0 || !cfg.loaded?.ok) return failed();
   const { mesh, config } = cfg.loaded;
-  const edits = migrationEdits(
-    sources,
-    inputs.map((i) => i.name),
-    config,
-    mesh,
-    req,
-    results,
-  );
+  let edits: ReturnType<typeof migrationEdits>;
+  try {
+    // Documents are composed as they are read (ResourceItem.load): a bad one is bad input here too, not internal.
+    edits = migrationEdits(
+      sources,
+      inputs.map((i) => i.name),
+      config,
+      mesh,
+      req,
+      results,
+    );
+  } catch (e) {
+    if (e instanceof MeshInjectError && e.code === 'BAD_INPUT') return badInput(e.message);
+    throw e;
+  }
   if ('error' in edits) return badInput(edits.error);
   if (exitCodeOf(results) !== 0) return failed();
   const files = sources.map((source, i): FileOutput => {

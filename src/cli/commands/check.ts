@@ -10,13 +10,15 @@ import { say, writeStdout, type Session } from '../session.ts';
 export async function runCheck(s: Session, cmd: Command, startedAt: number): Promise<void> {
   const { inputs, opts, logToStderr } = prepare(s, cmd);
   const out = runInputs(inputs, { ...opts, check: { failOn: cmd.failOn } });
-  // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing.
-  const shown = logToStderr
-    ? out.stderr
-    : out.results
-        .filter((r) => r.severity !== 'info')
-        .map((r) => `${formatResultLine(r)}\n`)
-        .join('');
+  // Without LOG_TO_STDERR only errors are on stderr; a check also shows what it found short of failing. Bad
+  // input (exit 2: a document that cannot be read) is in stderr only: shown as every other command shows it.
+  const shown =
+    logToStderr || (out.exitCode === 2 && out.stderr !== '')
+      ? out.stderr
+      : out.results
+          .filter((r) => r.severity !== 'info')
+          .map((r) => `${formatResultLine(r)}\n`)
+          .join('');
   if (shown) say(s, shown);
   const batch = new WriteBatch();
   const streams =
