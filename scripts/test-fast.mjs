@@ -11,9 +11,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** How the suite starts a process: the helpers (runCli, runTool, runWith), child_process, the bundle check. */
+/** How the suite starts a process: the helpers (runCli, runTool, runWith), child_process, the bundle check, the bench's measure. */
 export const SPAWNS =
-  /\b(runCli|runTool|runWith|spawnSync|spawn|execFileSync|execFile|execSync|exec|fork|ensureFreshBundle|gitSnapshot|gitDiff)\(/;
+  /\b(runCli|runTool|runWith|spawnSync|spawn|execFileSync|execFile|execSync|exec|fork|ensureFreshBundle|gitSnapshot|gitDiff|measure|hasGnuTime)\(/;
 
 /** Every test file under test/ (relative to the repository), sorted. */
 export function testFiles(dir = join(ROOT, 'test')) {
