@@ -34,6 +34,7 @@ import {
   type Confinement,
 } from './cli/paths.ts';
 import { convertOutput } from './cli/convert.ts';
+import { containFor, runContained, type LoadWorkerThreads } from './cli/contained.ts';
 import { tierUpSchedule } from './cli/tier-up.ts';
 import { patchComponent } from './cli/patches.ts';
 import { unifiedDiff } from './cli/diff.ts';
@@ -85,6 +86,12 @@ export interface CliIo {
   stderr: CliWriter;
   cwd: string;
   now(): number;
+  /**
+   * Runs this command line again in a heap-capped Worker (src/cli/contained.ts) on the stdin bytes read, with an
+   * old generation of `oldSpaceMb` megabytes; `heapError` is the message should it run out. Absent: never
+   * (`main` called in-process, and inside that Worker).
+   */
+  contain?: (stdin: Uint8Array, oldSpaceMb: number, heapError: string) => Promise<number>;
 }
 
 /** The state of one `main` call (nothing is kept between calls). */
@@ -108,6 +115,16 @@ interface Session {
   planStats?: PlanStats;
   /** When the command started (`io.now()`, milliseconds). */
   startedAt: number;
+  /** The bytes read from stdin, for a run that goes on in a Worker (`ContainRun`). */
+  stdinBytes?: Uint8Array;
+}
+
+/** Thrown by `prepare` (nothing written yet) when the run is to go on in a heap-capped Worker (src/cli/contained.ts). */
+class ContainRun {
+  constructor(
+    readonly oldSpaceMb: number,
+    readonly heapError: string,
+  ) {}
 }
 
 function sizeText(n: number): string {
@@ -162,7 +179,9 @@ function readStdin(s: Session): Buffer {
   const { stdin } = s.io;
   if (typeof stdin === 'number') {
     s.reads.push(readIdentity(stdin, 'stdin'));
-    return readFd(s, stdin, 'stdin');
+    const bytes = readFd(s, stdin, 'stdin');
+    s.stdinBytes = bytes;
+    return bytes;
   }
   if (stdin.length > s.budget) throw tooLarge(s, 'stdin');
   s.budget -= stdin.length;
@@ -524,6 +543,23 @@ function checkHeapFor(inputs: readonly RunInput[]): void {
   );
 }
 
+/**
+ * Sends a run whose heap need (inputs and configs, `OLD_SPACE_PER_INPUT_BYTE`) is a large share of the heap
+ * (`containFor`) on into a heap-capped Worker, where running out of heap inside one resource is the heap error,
+ * not V8's abort (src/cli/contained.ts).
+ * @throws ContainRun when `io.contain` is given and the run is that large
+ */
+function containIfLarge(s: Session, texts: ReadonlyArray<{ text: string }>): void {
+  if (!s.io.contain) return;
+  const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+  const need = texts.reduce((n, t) => n + t.text.length, 0) * OLD_SPACE_PER_INPUT_BYTE;
+  if (!containFor(need, oldSpace)) return;
+  throw new ContainRun(
+    mebibytes(oldSpace),
+    `the run needs more memory than Node's heap limit of ${mebibytes(oldSpace)} MB (it ran out while building one resource or output); run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(4 * Math.max(need, oldSpace))} (megabytes), or make the input or its configs smaller`,
+  );
+}
+
 /** Resources in a text, counted before parsing: each has an `apiVersion` (a linear scan). */
 function countResources(text: string): number {
   let n = 0;
@@ -592,6 +628,7 @@ function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: RunOptio
   );
   if (aliased) throw new CliError(aliased);
   checkHeapFor(inputs);
+  containIfLarge(s, [...inputs, ...functionConfigs]);
   const tierUp = tierUpSchedule(
     inputs.reduce((n, i) => n + i.text.length, 0),
     s.startedAt,
@@ -870,6 +907,8 @@ export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Pro
   try {
     await runCommand(s, argv, startedAt);
   } catch (e) {
+    if (e instanceof ContainRun && io.contain)
+      return io.contain(s.stdinBytes ?? new Uint8Array(0), e.oldSpaceMb, e.heapError);
     fail(s, e);
   }
   return s.exitCode ?? 0;
@@ -881,7 +920,7 @@ export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Pro
  * nothing. A write error stdout reports later, while Node drains it (after `main` returned), is handled as
  * `main` handles one thrown at once (`outputErrorLine`), once; a closed stderr is ignored.
  */
-export function runCli(): void {
+export function runCli(bundle?: { entry: string; load: LoadWorkerThreads }): void {
   let thrown = false; // a write error thrown at once: main reports it and its exit code says so
   let reported = false; // a write error reported later, while Node drains stdout: its exit code stands
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -893,6 +932,7 @@ export function runCli(): void {
     process.exitCode = 2;
   });
   process.stderr.on('error', () => {});
+  const argv = process.argv.slice(2);
   const io: CliIo = {
     stdin: 0,
     stdout: {
@@ -911,9 +951,35 @@ export function runCli(): void {
     // process.hrtime, not performance.now: the `performance` global loads perf_hooks (~1-3 ms of every start).
     now: () => Number(process.hrtime.bigint()) / 1e6,
   };
-  void main(process.argv.slice(2), process.env, io).then((code) => {
+  if (bundle) io.contain = containedBy(bundle.load, bundle.entry, argv, io);
+  void main(argv, process.env, io).then((code) => {
     if (!reported) process.exitCode = code;
   });
+}
+
+/**
+ * `CliIo.contain` for the process: the same command line, environment and directory, in a Worker on `entry`
+ * (the bundle; `load` gives `node:worker_threads`).
+ */
+function containedBy(
+  load: LoadWorkerThreads,
+  entry: string,
+  argv: readonly string[],
+  io: CliIo,
+): NonNullable<CliIo['contain']> {
+  return (stdin, oldSpaceMb, heapError) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    const job = {
+      argv,
+      env,
+      cwd: io.cwd,
+      stdin,
+      stdoutTTY: io.stdout.isTTY === true,
+      stderrTTY: io.stderr.isTTY === true,
+    };
+    return runContained(load, entry, job, io, oldSpaceMb, heapError);
+  };
 }
 
 /** Ends the run on an error thrown by a command: one line on stderr, exit 2. */
