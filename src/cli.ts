@@ -556,7 +556,7 @@ function containIfLarge(s: Session, texts: ReadonlyArray<{ text: string }>): voi
   if (!containFor(need, oldSpace)) return;
   throw new ContainRun(
     mebibytes(oldSpace),
-    `the run needs more memory than Node's heap limit of ${mebibytes(oldSpace)} MB (it ran out while building one resource or output); run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(4 * Math.max(need, oldSpace))} (megabytes), or make the input or its configs smaller`,
+    `the input needs more memory than Node's heap limit of ${mebibytes(oldSpace)} MB (it ran out while building one resource or output); run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(4 * Math.max(need, oldSpace))} (megabytes), or make the input or its configs smaller`,
   );
 }
 
