@@ -5,8 +5,10 @@
  * `NODE_OPTIONS=--max-old-space-size`) instead of V8's `FATAL ERROR` and a core dump (exit 134): V8 aborts the
  * whole process when the main thread's heap is full, but only stops a Worker (`ERR_WORKER_OUT_OF_MEMORY`).
  *
- * A Worker costs a new V8 isolate and a second compile of the bundle (bench/RESULTS.md, "Contained runs"), so
- * the CLI uses one only for inputs whose heap need is a large share of the heap (`containFor`); a smaller run
+ * A Worker costs a new V8 isolate and a compile of the bundle without the code cache (measured on a loaded
+ * 2-core machine: an empty Worker up in 160-320 ms wall; 300 workloads, 668 KB, 2.1 s of CPU in-process at a
+ * 400 MB heap against 2.55 s contained at 64 MB, GC at the smaller heap included), so the CLI uses one only for
+ * inputs whose heap need is a large share of the heap (`containFor`); a smaller run
  * cannot grow past the heap inside one resource except by amplifying, which is bounded where it happens
  * (template budgets, src/render/budget.ts; Kuma patch growth, src/drivers/kuma/patches.ts).
  *
