@@ -708,7 +708,7 @@ async function runInject(s: Session, cmd: Command, startedAt: number): Promise<v
   for (const p of stdout) writeStdout(s, p);
   for (const p of streams.stdout) writeStdout(s, p);
   for (const p of streams.stderr) say(s, p);
-  batch.commit();
+  await batch.commit();
   finish(s, cmd, out, logToStderr, startedAt);
 }
 
@@ -731,7 +731,7 @@ async function runCheck(s: Session, cmd: Command, startedAt: number): Promise<vo
   if (out.stdout) writeStdout(s, out.stdout);
   for (const p of streams.stdout) writeStdout(s, p);
   for (const p of streams.stderr) say(s, p);
-  batch.commit();
+  await batch.commit();
   finish(s, cmd, out, logToStderr, startedAt);
 }
 
@@ -803,7 +803,7 @@ async function writeInPlace(s: Session, files: RunOutput['files']): Promise<void
   if (aliased) throw new CliError(aliased);
   for (const x of targets) batch.add(x.target, x.f.parts, x.label);
   await batch.write();
-  batch.commit();
+  await batch.commit();
   say(
     s,
     `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`,

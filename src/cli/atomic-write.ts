@@ -160,10 +160,13 @@ export class WriteBatch {
   }
 
   /**
-   * Writes the streams, then renames every temporary over its target and fsyncs the directories.
+   * Writes the streams, then renames every temporary over its target and fsyncs the directories; then yields
+   * once, so that a signal that came while this ran synchronously reaches the handler (Node runs it only when
+   * the event loop turns: without the yield it would be lost once the handler is removed, and the run would
+   * exit 0), and ends the process with 128 + its number after the renames are done.
    * @throws PathError naming the file that failed
    */
-  commit(): void {
+  async commit(): Promise<void> {
     // Streams first: one that fails still leaves every file as it was.
     for (const s of this.staged.filter((x) => x.parts !== undefined)) {
       try {
@@ -188,6 +191,7 @@ export class WriteBatch {
     }
     for (const d of dirs) syncDir(d);
     this.staged.length = 0;
+    await new Promise((resolve) => setImmediate(resolve));
     this.release();
   }
 }
