@@ -971,6 +971,7 @@ function containedBy(
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     const job = {
+      phase: new SharedArrayBuffer(4),
       argv,
       env,
       cwd: io.cwd,

@@ -18,7 +18,9 @@
  * (src/cli/atomic-write.ts), after every output was built.
  */
 import type * as WorkerThreads from 'node:worker_threads';
+import { constants } from 'node:os';
 import type { CliEnv, CliIo } from '../cli.ts';
+import { useSignals } from './atomic-write.ts';
 
 /**
  * `node:worker_threads`, loaded only when a run needs it (the module and what it loads cost every start-up a
@@ -28,6 +30,11 @@ export type LoadWorkerThreads = () => typeof WorkerThreads;
 
 /** What the main thread hands the Worker: the command line, its environment and the stdin bytes read. */
 export interface ContainedJob {
+  /**
+   * One Int32 shared with the main thread: `IDLE`, `WRITING` (a write batch catches signals: the main thread
+   * forwards them) or `ENDED` (a signal came while idle: the main thread ends the process).
+   */
+  phase: SharedArrayBuffer;
   argv: readonly string[];
   env: Record<string, string>;
   cwd: string;
@@ -36,6 +43,11 @@ export interface ContainedJob {
   stdoutTTY: boolean;
   stderrTTY: boolean;
 }
+
+const IDLE = 0;
+const WRITING = 1;
+const ENDED = 2;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** A message from the Worker: a piece of stdout or stderr, or the exit code. */
 type Message = { fd: 1 | 2; text: string } | { exit: number };
@@ -69,8 +81,18 @@ export function runContained(
 ): Promise<number> {
   const { Worker } = load();
   const held: string[] = [];
+  const phase = new Int32Array(job.phase);
   return new Promise<number>((resolve) => {
     let exit: number | undefined;
+    // Node delivers signals to the main thread only: while the Worker computes, a signal ends the process as
+    // it would have (nothing is written then); while its write batch runs, the batch gets it (atomic-write.ts).
+    const onSignal = (sig: NodeJS.Signals): void => {
+      if (Atomics.compareExchange(phase, 0, IDLE, ENDED) === IDLE) {
+        process.exit(128 + (constants.signals[sig] ?? 15));
+      }
+      worker.postMessage({ signal: sig });
+    };
+    for (const sig of SIGNALS) process.on(sig, onSignal);
     const worker = new Worker(
       `globalThis[Symbol.for('meshinject.contained')] = true; require(${JSON.stringify(entry)});`,
       {
@@ -97,6 +119,7 @@ export function runContained(
       );
     });
     worker.on('exit', (code) => {
+      for (const sig of SIGNALS) process.removeListener(sig, onSignal);
       const status = exit ?? (code === 0 ? 2 : code);
       if (exit !== undefined && held.length) {
         try {
@@ -133,6 +156,22 @@ export async function serveContained(
 ): Promise<void> {
   const { parentPort, workerData } = load();
   const job = workerData as ContainedJob;
+  const phase = new Int32Array(job.phase);
+  const handlers = new Set<(sig: NodeJS.Signals) => void>();
+  parentPort?.on('message', (m: { signal?: NodeJS.Signals }) => {
+    if (m.signal) for (const h of handlers) h(m.signal);
+  });
+  parentPort?.unref();
+  useSignals({
+    on: (h) => {
+      handlers.add(h);
+      Atomics.compareExchange(phase, 0, IDLE, WRITING);
+    },
+    off: (h) => {
+      handlers.delete(h);
+      Atomics.compareExchange(phase, 0, WRITING, IDLE);
+    },
+  });
   const post = (m: Message): void => parentPort?.postMessage(m);
   const io: CliIo = {
     stdin: job.stdin,

@@ -41,17 +41,26 @@ t.teardown(tmp.cleanup);
 const preload = join(tmp.dir, 'pause.cjs');
 writeFileSync(preload, PAUSE);
 
-/** Runs `diff -i dir` paused at `at` (fn|nth|before/after), sends `signal` there; resolves to the exit status. */
+/**
+ * Runs `diff -i dir` paused at `at` (fn|nth|before/after), sends `signal` there; resolves to the exit status.
+ * `heapMb` sets `--max-old-space-size` (a small heap sends a large run into its Worker: src/cli/contained.ts).
+ */
 function pausedRun(
   dir: string,
   at: string,
   signal: NodeJS.Signals,
-): Promise<{ status: number | null; sig: string | null; paused: boolean }> {
+  heapMb?: number,
+): Promise<{ status: number | null; sig: string | null; paused: boolean; stderr: string }> {
   const marker = join(tmp.dir, `marker-${Math.random().toString(36).slice(2)}`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-r', preload, BIN, 'diff', '-i', dir], {
-      stdio: 'ignore',
+    const heap = heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`];
+    const child = spawn(process.execPath, [...heap, '-r', preload, BIN, 'diff', '-i', dir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, PAUSE_AT: `${at}|${marker}|800` },
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
     });
     let paused = false;
     const poll = setInterval(() => {
@@ -63,7 +72,7 @@ function pausedRun(
     child.on('exit', (status, sig) => {
       clearInterval(poll);
       rmSync(marker, { force: true });
-      resolve({ status, sig, paused });
+      resolve({ status, sig, paused, stderr });
     });
   });
 }
@@ -133,4 +142,32 @@ t.test('without a signal, a paused run writes every file and exits 0', async (t)
   );
   t.equal(r, 0);
   t.equal(names.filter((n) => /istio-proxy/.test(readFileSync(join(dir, n), 'utf8'))).length, 2);
+});
+
+t.test('a contained run (its Worker writes the files) handles signals as the main thread does', async (t) => {
+  // 4 files of 45 000 args each (1.7 MB) need 27 MB of heap by the estimate, more than an eighth of 192 MB.
+  const big = (i: number) =>
+    deployment(i).replace(
+      '{name: a, image: n}',
+      `{name: a, image: n, args: ${JSON.stringify(Array.from({ length: 45_000 }, (_, j) => `a${j}`))}}`,
+    );
+  for (const [at, renaming] of [
+    ['renameSync|2|before', true],
+    ['fsyncSync|2|before', false],
+  ] as const) {
+    const dir = join(tmp.dir, `contained-${renaming}`);
+    mkdirSync(dir);
+    const names = ['f0.yaml', 'f1.yaml', 'f2.yaml', 'f3.yaml'];
+    for (const [i, name] of names.entries()) writeFileSync(join(dir, name), big(i));
+    const r = await pausedRun(dir, at, 'SIGTERM', 192);
+    t.ok(r.paused, `${at}: the run reached the moment (${r.stderr.slice(0, 300)})`);
+    t.equal(r.status, 143, `${at}: exit 143`);
+    t.same(
+      readdirSync(dir).filter((e) => TEMP.test(e)),
+      [],
+      `${at}: no temporary left`,
+    );
+    const fresh = names.filter((n, i) => readFileSync(join(dir, n), 'utf8') !== big(i));
+    t.equal(fresh.length, renaming ? 4 : 0, `${at}: ${renaming ? 'all new' : 'all old'}`);
+  }
 });
