@@ -951,7 +951,7 @@ export function runCli(bundle?: { entry: string; load: LoadWorkerThreads }): voi
     // process.hrtime, not performance.now: the `performance` global loads perf_hooks (~1-3 ms of every start).
     now: () => Number(process.hrtime.bigint()) / 1e6,
   };
-  if (bundle) io.contain = containedBy(bundle.load, bundle.entry, argv, io);
+  if (bundle) io.contain = containedBy(bundle.load, bundle.entry, argv, io, process.env);
   void main(argv, process.env, io).then((code) => {
     if (!reported) process.exitCode = code;
   });
@@ -966,10 +966,11 @@ function containedBy(
   entry: string,
   argv: readonly string[],
   io: CliIo,
+  processEnv: CliEnv,
 ): NonNullable<CliIo['contain']> {
   return (stdin, oldSpaceMb, heapError) => {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) env[k] = v;
     const job = {
       phase: new SharedArrayBuffer(4),
       argv,
