@@ -430,10 +430,8 @@ function injectWorkload(
       config,
       ...(decision.tags ? { decisionTags: decision.tags } : {}),
     });
-    const needs = {
-      recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh),
-      recordsProbePorts: ctx.mesh.recordsProbePorts === true,
-    };
+    const recordKeys = ctx.mesh.recordKeys?.bind(ctx.mesh);
+    const needs = { ...(recordKeys ? { recordKeys } : {}), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
   let done: ReturnType<typeof once>;
@@ -516,14 +514,13 @@ function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'failed' {
     });
     if (!done) return { action: 'skipped' };
     const inv = done.inventory;
-    const parts = [
+    const lists: [string, readonly string[]][] = [
       ['containers', inv.containers],
       ['init containers', inv.initContainers],
       ['volumes', inv.volumes],
       ['image pull secrets', inv.imagePullSecrets],
-    ]
-      .filter(([, names]) => names.length > 0)
-      .map(([what, names]) => `${what} ${(names as string[]).join(', ')}`);
+    ];
+    const parts = lists.filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${names.join(', ')}`);
     return {
       action: 'uninjected',
       pod: done.pod,

@@ -66,8 +66,8 @@ export function useSignals(source: SignalSource): void {
 interface Staged {
   target: string;
   label: string;
-  /** The temporary holding the new content; absent for a stream, written at commit. */
-  temp?: string;
+  /** The temporary holding the new content; absent for a stream, written at commit; undefined once renamed. */
+  temp?: string | undefined;
   parts?: readonly string[];
 }
 
