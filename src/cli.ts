@@ -13,6 +13,8 @@ import { runExplain } from './cli/commands/explain.ts';
 import { runInject } from './cli/commands/inject.ts';
 import { runMigrate } from './cli/commands/migrate.ts';
 import { completionScript } from './cli/completion.ts';
+import { runContained, type LoadWorkerThreads } from './cli/contained.ts';
+import { ContainRun } from './cli/heap-guard.ts';
 import { fail, outputErrorLine, say, writeStdout, type CliEnv, type CliIo, type Session } from './cli/session.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
 import { escapeLine } from './results/escape-line.ts';
@@ -79,6 +81,8 @@ export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Pro
   try {
     await runCommand(s, argv, startedAt);
   } catch (e) {
+    if (e instanceof ContainRun && io.contain)
+      return io.contain(s.stdinBytes ?? new Uint8Array(0), e.oldSpaceMb, e.heapError);
     fail(s, e);
   }
   return s.exitCode ?? 0;
@@ -90,7 +94,7 @@ export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Pro
  * nothing. A write error stdout reports later, while Node drains it (after `main` returned), is handled as
  * `main` handles one thrown at once (`outputErrorLine`), once; a closed stderr is ignored.
  */
-export function runCli(): void {
+export function runCli(bundle?: { entry: string; load: LoadWorkerThreads }): void {
   let thrown = false; // a write error thrown at once: main reports it and its exit code says so
   let reported = false; // a write error reported later, while Node drains stdout: its exit code stands
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -102,6 +106,7 @@ export function runCli(): void {
     process.exitCode = 2;
   });
   process.stderr.on('error', () => {});
+  const argv = process.argv.slice(2);
   const io: CliIo = {
     stdin: 0,
     stdout: {
@@ -120,7 +125,35 @@ export function runCli(): void {
     // process.hrtime, not performance.now: the `performance` global loads perf_hooks (~1-3 ms of every start).
     now: () => Number(process.hrtime.bigint()) / 1e6,
   };
-  void main(process.argv.slice(2), process.env, io).then((code) => {
+  if (bundle) io.contain = containedBy(bundle.load, bundle.entry, argv, io, process.env);
+  void main(argv, process.env, io).then((code) => {
     if (!reported) process.exitCode = code;
   });
+}
+
+/**
+ * `CliIo.contain` for the process: the same command line, environment and directory, in a Worker on `entry`
+ * (the bundle; `load` gives `node:worker_threads`).
+ */
+function containedBy(
+  load: LoadWorkerThreads,
+  entry: string,
+  argv: readonly string[],
+  io: CliIo,
+  processEnv: CliEnv,
+): NonNullable<CliIo['contain']> {
+  return (stdin, oldSpaceMb, heapError) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) env[k] = v;
+    const job = {
+      phase: new SharedArrayBuffer(4),
+      argv,
+      env,
+      cwd: io.cwd,
+      stdin,
+      stdoutTTY: io.stdout.isTTY === true,
+      stderrTTY: io.stderr.isTTY === true,
+    };
+    return runContained(load, entry, job, io, oldSpaceMb, heapError);
+  };
 }

@@ -35,6 +35,33 @@ import { fsMessage, PathError } from './paths.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
+/**
+ * Where a batch hears of signals while it writes: `on` when its write phase starts, `off` when it ends. The
+ * process's own signals by default; in the Worker of a contained run (src/cli/contained.ts), where Node
+ * delivers no signal, those the main thread forwards.
+ */
+export interface SignalSource {
+  on(handler: (sig: NodeJS.Signals) => void): void;
+  off(handler: (sig: NodeJS.Signals) => void): void;
+}
+
+const PROCESS_SIGNALS: SignalSource = {
+  on: (h) => {
+    for (const sig of SIGNALS) process.on(sig, h);
+  },
+  off: (h) => {
+    for (const sig of SIGNALS) process.removeListener(sig, h);
+  },
+};
+
+// The CLI edge's one setting: the process's signals, or a contained run's forwarded ones (`useSignals`).
+let signals: SignalSource = PROCESS_SIGNALS;
+
+/** Makes every batch of this thread hear signals from `source` (the Worker of a contained run). */
+export function useSignals(source: SignalSource): void {
+  signals = source;
+}
+
 /** One file of a batch: its real target path, the option and path for messages, and the content. */
 interface Staged {
   target: string;
@@ -86,7 +113,7 @@ export class WriteBatch {
   async write(): Promise<void> {
     if (this.pending.length === 0) return;
     removeStaleTemporaries(this.pending.filter((p) => !p.stream).map((p) => p.target));
-    for (const sig of SIGNALS) process.on(sig, this.onSignal);
+    signals.on(this.onSignal);
     try {
       for (const p of this.pending.splice(0)) {
         this.stage(p.target, p.parts, p.label, p.stream);
@@ -107,7 +134,7 @@ export class WriteBatch {
    * (exit status 128 + the signal's number, what a shell shows for a process the signal killed).
    */
   private release(): void {
-    for (const sig of SIGNALS) process.removeListener(sig, this.onSignal);
+    signals.off(this.onSignal);
     if (this.caught !== undefined) process.exit(128 + (constants.signals[this.caught] ?? 15));
   }
 
@@ -160,10 +187,13 @@ export class WriteBatch {
   }
 
   /**
-   * Writes the streams, then renames every temporary over its target and fsyncs the directories.
+   * Writes the streams, then renames every temporary over its target and fsyncs the directories; then yields
+   * once, so that a signal that came while this ran synchronously reaches the handler (Node runs it only when
+   * the event loop turns: without the yield it would be lost once the handler is removed, and the run would
+   * exit 0), and ends the process with 128 + its number after the renames are done.
    * @throws PathError naming the file that failed
    */
-  commit(): void {
+  async commit(): Promise<void> {
     // Streams first: one that fails still leaves every file as it was.
     for (const s of this.staged.filter((x) => x.parts !== undefined)) {
       try {
@@ -188,6 +218,7 @@ export class WriteBatch {
     }
     for (const d of dirs) syncDir(d);
     this.staged.length = 0;
+    await new Promise((resolve) => setImmediate(resolve));
     this.release();
   }
 }

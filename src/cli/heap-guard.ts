@@ -6,7 +6,8 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { RunInput } from '../run.ts';
-import { CliError } from './session.ts';
+import { containFor } from './contained.ts';
+import { CliError, type Session } from './session.ts';
 
 /**
  * Share of the old generation (`--max-old-space-size`) in live use at which a run stops with advice instead of
@@ -105,6 +106,31 @@ export function checkHeapFor(inputs: readonly RunInput[]): void {
   if (need <= oldSpace) return;
   throw new CliError(
     `the input (${mebibytes(bytes)} MB) needs about ${mebibytes(need)} MB of heap, more than Node's limit of ${mebibytes(oldSpace)} MB; run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(need)} (megabytes), or split the input`,
+  );
+}
+
+/** Thrown by `prepare` (nothing written yet) when the run is to go on in a heap-capped Worker (src/cli/contained.ts). */
+export class ContainRun {
+  constructor(
+    readonly oldSpaceMb: number,
+    readonly heapError: string,
+  ) {}
+}
+
+/**
+ * Sends a run whose heap need (inputs and configs, `OLD_SPACE_PER_INPUT_BYTE`) is a large share of the heap
+ * (`containFor`) on into a heap-capped Worker, where running out of heap inside one resource is the heap error,
+ * not V8's abort (src/cli/contained.ts).
+ * @throws ContainRun when `io.contain` is given and the run is that large
+ */
+export function containIfLarge(s: Session, texts: ReadonlyArray<{ text: string }>): void {
+  if (!s.io.contain) return;
+  const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+  const need = texts.reduce((n, t) => n + t.text.length, 0) * OLD_SPACE_PER_INPUT_BYTE;
+  if (!containFor(need, oldSpace)) return;
+  throw new ContainRun(
+    mebibytes(oldSpace),
+    `the input needs more memory than Node's heap limit of ${mebibytes(oldSpace)} MB (it ran out while building one resource or output); run again with NODE_OPTIONS=--max-old-space-size=${adviseHeap(4 * Math.max(need, oldSpace))} (megabytes), or make the input or its configs smaller`,
   );
 }
 

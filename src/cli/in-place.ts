@@ -25,7 +25,7 @@ export async function writeInPlace(s: Session, files: RunOutput['files']): Promi
   if (aliased) throw new CliError(aliased);
   for (const x of targets) batch.add(x.target, x.f.parts, x.label);
   await batch.write();
-  batch.commit();
+  await batch.commit();
   say(
     s,
     `${escapeLine(`meshinject: ${changed.length} file(s) changed${changed.length ? `: ${changed.map((f) => f.name).join(', ')}` : ''}`)}\n`,

@@ -14,7 +14,7 @@ import type { RunInput, RunOptions, RunOutput } from '../run.ts';
 import { kubeVersionError, type Command } from './args.ts';
 import type { WriteBatch } from './atomic-write.ts';
 import { aliasProblem, outputIdentity } from './file-identity.ts';
-import { checkHeapFor, heapGuard } from './heap-guard.ts';
+import { checkHeapFor, containIfLarge, heapGuard } from './heap-guard.ts';
 import { confinementOf, fsPath, isStream, resolveWritable } from './paths.ts';
 import { readInputs, readText } from './read-inputs.ts';
 import { CliError, say, type CliEnv, type Session } from './session.ts';
@@ -200,6 +200,7 @@ export function prepare(s: Session, cmd: Command): { inputs: RunInput[]; opts: R
   );
   if (aliased) throw new CliError(aliased);
   checkHeapFor(inputs);
+  containIfLarge(s, [...inputs, ...functionConfigs]);
   const tierUp = tierUpSchedule(
     inputs.reduce((n, i) => n + i.text.length, 0),
     s.startedAt,

@@ -63,7 +63,9 @@ function readStdin(s: Session): Buffer {
   const { stdin } = s.io;
   if (typeof stdin === 'number') {
     s.reads.push(readIdentity(stdin, 'stdin'));
-    return readFd(s, stdin, 'stdin');
+    const bytes = readFd(s, stdin, 'stdin');
+    s.stdinBytes = bytes;
+    return bytes;
   }
   if (stdin.length > s.budget) throw tooLarge(s, 'stdin');
   s.budget -= stdin.length;

@@ -44,6 +44,12 @@ export interface CliIo {
   stderr: CliWriter;
   cwd: string;
   now(): number;
+  /**
+   * Runs this command line again in a heap-capped Worker (src/cli/contained.ts) on the stdin bytes read, with an
+   * old generation of `oldSpaceMb` megabytes; `heapError` is the message should it run out. Absent: never
+   * (`main` called in-process, and inside that Worker).
+   */
+  contain?: (stdin: Uint8Array, oldSpaceMb: number, heapError: string) => Promise<number>;
 }
 
 /** A file this run will write: its real target (links resolved) and whether it is a stream (FIFO, device). */
@@ -74,6 +80,8 @@ export interface Session {
   planStats?: PlanStats;
   /** When the command started (`io.now()`, milliseconds). */
   startedAt: number;
+  /** The bytes read from stdin, for a run that goes on in a Worker (`ContainRun`, src/cli/heap-guard.ts). */
+  stdinBytes?: Uint8Array;
 }
 
 /**

@@ -27,6 +27,6 @@ export async function runCheck(s: Session, cmd: Command, startedAt: number): Pro
   if (out.stdout) writeStdout(s, out.stdout);
   for (const p of streams.stdout) writeStdout(s, p);
   for (const p of streams.stderr) say(s, p);
-  batch.commit();
+  await batch.commit();
   finish(s, cmd, out, logToStderr, startedAt);
 }

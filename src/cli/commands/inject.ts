@@ -50,7 +50,7 @@ export async function runInject(s: Session, cmd: Command, startedAt: number): Pr
   for (const p of stdout) writeStdout(s, p);
   for (const p of streams.stdout) writeStdout(s, p);
   for (const p of streams.stderr) say(s, p);
-  batch.commit();
+  await batch.commit();
   finish(s, cmd, out, logToStderr, startedAt);
 }
 

@@ -77,14 +77,24 @@ function ensureParents(doc: JsonObject, path: string): void {
 }
 
 /**
+ * The most JSON (UTF-16 units, `JSON.stringify`) the `copy` operations of one container's patches may copy in
+ * all: copying a few fields within a container stays far below it. A departure from Kuma, which has no bound:
+ * each `copy` can double the container, so 40 of them in a few hundred bytes of config would build 2^40 values
+ * and end the process out of memory (issue #36). What `add` and `replace` bring is their value text, bounded by
+ * the config's size.
+ */
+export const COPY_BUDGET = 1 << 20;
+
+/**
  * `container` with `patch.ops` applied (a new object; the input is not changed); the container itself when
- * there are none.
+ * there are none. The values the `copy` operations copy may add up to `COPY_BUDGET`.
  * @throws InjectError naming the ContainerPatches when an operation fails, or when they change the
  *   container's name (a departure from Kuma, which allows it: re-injection and uninject find Kuma's containers by name)
  */
 export function applyPatches(container: JsonObject, patch: { names: string[]; ops: PatchOp[] }): JsonObject {
   if (patch.ops.length === 0) return container;
   const doc = structuredClone(container);
+  let copied = 0;
   try {
     for (const op of patch.ops) {
       const value = op.value === undefined ? undefined : (JSON.parse(op.value) as Json);
@@ -95,9 +105,19 @@ export function applyPatches(container: JsonObject, patch: { names: string[]; op
         ...(op.from !== undefined ? { from: op.from } : {}),
         ...(value !== undefined ? { value } : {}),
       } as jsonPatch.Operation;
+      if (op.op === 'copy' && op.from !== undefined) {
+        // Measured before the copy is made: the value at `from` is what it adds (undefined: the copy fails below).
+        copied += JSON.stringify(jsonPatch.getValueByPointer(doc, op.from) ?? null).length;
+        if (copied > COPY_BUDGET) {
+          throw new InjectError(
+            `patches ${goQuoted(patch.names)} copy more than ${COPY_BUDGET} bytes of JSON within ${String(container.name)} (the copy from ${quoteData(op.from)} to ${quoteData(op.path)} passes it): each copy duplicates its value, so a few of them can build more than any heap holds`,
+          );
+        }
+      }
       jsonPatch.applyOperation(doc, operation, true, true, true);
     }
   } catch (e) {
+    if (e instanceof InjectError) throw e;
     throw new InjectError(
       `could not apply patches ${goQuoted(patch.names)}: ${String((e as Error).message).split('\n')[0]}`,
     );
