@@ -50,7 +50,7 @@ import {
   withoutAnnotation,
   withPodTemplate,
 } from './workloads/pod-template.ts';
-import { isJsonObject, setOwn } from './json.ts';
+import { cloneJson, isJsonObject, setOwn } from './json.ts';
 import { planSwitches, withoutPlans } from './render/plans.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
@@ -423,7 +423,8 @@ function injectWorkload(
     if (!injectedBefore) refuseEmptyContainers(w.pod);
     const services = ctx.services.get(w.ref.namespace) ?? [];
     const res: InjectResponse = ctx.mesh.inject({
-      pod: w.pod,
+      // the driver's own copy (InjectRequest.pod): w.pod stays the pod as found, for the record and a second try
+      pod: cloneJson(w.pod),
       workload: w.ref,
       ...(namespace ? { namespace } : {}),
       services,
@@ -433,6 +434,9 @@ function injectWorkload(
     const needs = {
       recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh),
       recordsProbePorts: ctx.mesh.recordsProbePorts === true,
+      // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`)
+      uninject: (pod: PodTemplate) =>
+        uninjectPod(ctx.mesh, pod, { workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config })?.pod,
     };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
