@@ -431,8 +431,9 @@ function injectWorkload(
       config,
       ...(decision.tags ? { decisionTags: decision.tags } : {}),
     });
+    const recordKeys = ctx.mesh.recordKeys?.bind(ctx.mesh);
     const needs = {
-      recordKeys: ctx.mesh.recordKeys?.bind(ctx.mesh),
+      ...(recordKeys ? { recordKeys } : {}),
       recordsProbePorts: ctx.mesh.recordsProbePorts === true,
       // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`)
       uninject: (pod: PodTemplate) =>
@@ -520,14 +521,13 @@ function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'failed' {
     });
     if (!done) return { action: 'skipped' };
     const inv = done.inventory;
-    const parts = [
+    const lists: [string, readonly string[]][] = [
       ['containers', inv.containers],
       ['init containers', inv.initContainers],
       ['volumes', inv.volumes],
       ['image pull secrets', inv.imagePullSecrets],
-    ]
-      .filter(([, names]) => names.length > 0)
-      .map(([what, names]) => `${what} ${(names as string[]).join(', ')}`);
+    ];
+    const parts = lists.filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${names.join(', ')}`);
     return {
       action: 'uninjected',
       pod: done.pod,

@@ -39,8 +39,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 interface Staged {
   target: string;
   label: string;
-  /** The temporary holding the new content; absent for a stream, written at commit. */
-  temp?: string;
+  /** The temporary holding the new content; absent for a stream, written at commit; undefined once renamed. */
+  temp?: string | undefined;
   parts?: readonly string[];
 }
 

@@ -56,11 +56,11 @@ export interface DriverConfigInput {
  * user wrote them (`DriverConfigInput.explicit`); each field is optional (undefined: not set).
  */
 export interface SharedSettings {
-  policy?: 'enabled' | 'disabled';
-  neverInjectSelector?: LabelSelector[];
-  alwaysInjectSelector?: LabelSelector[];
+  policy?: 'enabled' | 'disabled' | undefined;
+  neverInjectSelector?: LabelSelector[] | undefined;
+  alwaysInjectSelector?: LabelSelector[] | undefined;
   /** `spec.nativeSidecars`. */
-  nativeSidecars?: boolean;
+  nativeSidecars?: boolean | undefined;
 }
 
 /** What a driver's `loadConfig` returns: its typed settings, or the problems found (every one, at once). */

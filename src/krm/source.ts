@@ -143,10 +143,6 @@ export class LineIndex {
   }
 }
 
-function lineNumber(text: string, offset: number): number {
-  return new LineIndex(text).line(offset);
-}
-
 /**
  * Composes one CST node as a standalone Document read as Kubernetes reads it (YAML 1.1, merge keys; see
  * `K8S_YAML_OPTIONS`), with the `%TAG`/`%YAML` directives of its document. Throws a BAD_INPUT error
@@ -262,7 +258,7 @@ export function rangeOf(item: SourceItem): SourceItem {
  * `MeshInjectError` `BAD_INPUT`.
  */
 function makeItem(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): SourceItem {
-  return new ResourceItem(yamlRange(text, node, position, where, ctx), () =>
+  return new ResourceItem(yamlRange(node, position, where, ctx), () =>
     composeItem(text, node, where, ctx, ctx.docStart),
   );
 }
@@ -272,7 +268,7 @@ function makeItem(text: string, node: CST.Token, position: number, where: string
  * List's tree).
  * @throws MeshInjectError `BAD_INPUT` for a root that is not a mapping or is nested too deeply
  */
-function yamlRange(text: string, node: CST.Token, position: number, where: string, ctx: YamlContext): ItemRange {
+function yamlRange(node: CST.Token, position: number, where: string, ctx: YamlContext): ItemRange {
   if (!isMapToken(node)) {
     throw new MeshInjectError('BAD_INPUT', `${where}: a Kubernetes resource must be a mapping`);
   }
@@ -579,7 +575,7 @@ function mixedStream(
     const ctx: YamlContext = { directives: [], lines };
     let range: ItemRange;
     try {
-      range = yamlRange(text, doc.value!, items.length, docWhere, ctx);
+      range = yamlRange(doc.value!, items.length, docWhere, ctx);
     } catch (e) {
       if (e instanceof MeshInjectError) return undefined;
       throw e;
@@ -720,7 +716,7 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
   const readRange = (i: number): void => {
     const d = docs[i]!;
     try {
-      d.range = yamlRange(text, d.doc!.value!, i, d.where, { directives: d.directives, lines });
+      d.range = yamlRange(d.doc!.value!, i, d.where, { directives: d.directives, lines });
       if (keep(i, d.range)) return;
     } catch (e) {
       if (!(e instanceof MeshInjectError)) throw e;
@@ -837,7 +833,7 @@ function parseWrapper(
     seen.add(k);
   }
   if (json) {
-    const layout = jsonLayoutOf(text, root, ctx.lines);
+    const layout = jsonLayoutOf(root, ctx.lines);
     // When the input's `results` is the last entry, the new one goes where it started.
     if (parsed.resultsRange && layout.at >= parsed.resultsRange[0]) layout.at = parsed.resultsRange[0];
     parsed.jsonLayout = layout;
@@ -873,7 +869,7 @@ function flowEntryRange(root: CST.FlowCollection, i: number): [number, number] {
 }
 
 /** Where and how `results` is added to a JSON (flow mapping) ResourceList: see `JsonLayout`. */
-function jsonLayoutOf(text: string, root: CST.FlowCollection, lines: LineIndex): JsonLayout {
+function jsonLayoutOf(root: CST.FlowCollection, lines: LineIndex): JsonLayout {
   const last = root.items[root.items.length - 1];
   const lastNode = last?.value ?? last?.key;
   const at = lastNode ? valueEnd(lastNode) : root.start.offset + 1;

@@ -26,7 +26,7 @@ import {
 type Fn = (...a: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
 /** A precompiled template: programs by index (`0`, `1`, ... with decorators at `<i>_d`), `main`, flags. */
 type Spec = Record<string, Fn | unknown> & {
-  main: Fn & { decorator?: Fn };
+  main: Fn & { decorator?: Fn | undefined };
   main_d?: Fn;
   compiler?: [number, string];
   useData?: boolean;
@@ -58,7 +58,7 @@ function initData(context: unknown, data: Options | undefined): Options {
 }
 
 function executeDecorators(
-  fn: Fn & { decorator?: Fn },
+  fn: Fn & { decorator?: Fn | undefined },
   prog: Fn,
   container: object,
   depths: unknown[] | undefined,

@@ -204,6 +204,7 @@ function recordingOnRepeat(): boolean {
 
 /** Verification is on when the run, the defaults or the test suite's preload asks for it. */
 function verifying(): boolean {
+  // biome-ignore lint/style/noRestrictedGlobals: the test suite's preload sets this flag (test/setup/verify-plans.mjs); it goes when plan settings become run state (issue #35 item 4)
   return current?.verify === true || defaults.verify || (globalThis as Record<symbol, unknown>)[VERIFY_GLOBAL] === true;
 }
 

@@ -69,10 +69,10 @@ export interface ErrorData {
   readonly position?: number;
 }
 
-/** Where an error points: see `ErrorData`. */
+/** Where an error points: see `ErrorData` (a field left undefined is left out of the error). */
 export interface ErrorPlace {
-  field?: string;
-  position?: number;
+  field?: string | undefined;
+  position?: number | undefined;
 }
 
 /**

@@ -14,7 +14,7 @@
  * A list field that is not here has no merge key: Kubernetes replaces it whole (`tolerations`, `args`,
  * `command`, `envFrom`, `readinessGates`, `hostIPs`...).
  */
-export const MERGE_KEYS: Readonly<Record<string, string>> = Object.freeze({
+export const MERGE_KEYS = Object.freeze({
   // corev1.PodSpec
   containers: 'name',
   initContainers: 'name',
@@ -34,11 +34,14 @@ export const MERGE_KEYS: Readonly<Record<string, string>> = Object.freeze({
   ownerReferences: 'uid',
 });
 
+/** `MERGE_KEYS` looked up by a field name read from input (a name not in the table reads undefined). */
+const BY_FIELD: Readonly<Record<string, string>> = MERGE_KEYS;
+
 /**
  * The merge key of a list field (`volumeMounts` → `mountPath`), or undefined for a field Kubernetes
  * replaces whole or that is not a field of a pod template (`MERGE_KEYS`). Own properties only: a field
  * named `constructor` or `__proto__` has none.
  */
 export function mergeKeyOf(field: string | undefined): string | undefined {
-  return field !== undefined && Object.hasOwn(MERGE_KEYS, field) ? MERGE_KEYS[field] : undefined;
+  return field !== undefined && Object.hasOwn(MERGE_KEYS, field) ? BY_FIELD[field] : undefined;
 }

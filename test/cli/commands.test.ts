@@ -5,7 +5,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { XMLValidator } from 'fast-xml-parser';
 import { BIN, runCli, workspace, type Obj } from '../helpers/e2e.ts';
 import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';
@@ -15,11 +15,6 @@ const NS =
 const deployment = (name: string, ns = 'shop') => fixtureDeployment(name, { namespace: ns, style: 'block-labels' });
 const CONFIG =
   'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  namespaceSelector: {matchLabels: {mesh: "on"}}\n';
-
-const docs = (text: string) =>
-  parseAllDocuments(text)
-    .map((d) => d.toJS() as Obj)
-    .filter((d) => d !== null);
 
 t.test('check: fails on uninjected manifests, passes on injected ones, writes nothing', async (t) => {
   const dir = workspace(t, {

@@ -125,7 +125,7 @@ t.test("parseConfigLayer: messages in the user's terms", async (t) => {
 });
 
 /** The overrides the Istio driver's flags make of `values` (its declared flags, `MeshDriver.flags`), as the CLI hands them on. */
-function istioFlags(values: Record<string, { name: string; text: string }>): ConfigOverrides['sections'] {
+function istioFlags(values: Record<string, { name: string; text: string }>): NonNullable<ConfigOverrides['sections']> {
   const r = istioDriver.flags!.overrides(values);
   if (!r.ok) throw new Error(r.message);
   return r.overrides.map((f) => ({ section: istioDriver.name, ...f }));

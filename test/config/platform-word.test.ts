@@ -80,22 +80,20 @@ const coreWidening: fc.Arbitrary<Widening> = fc.oneof(
   fc
     .constantFrom<Spec>({ policy: 'enabled' }, { policy: null })
     .map((tenant) => ({ field: 'policy', platform: { policy: 'disabled' }, tenant })),
-  fc
-    .tuple(word, word, word)
-    .chain(([k, v, other]) =>
-      fc
-        .constantFrom<Spec>(
-          { namespaceSelector: null },
-          { namespaceSelector: { matchLabels: null } },
-          { namespaceSelector: { matchLabels: { [k]: `${v}x` } } },
-          { namespaceSelector: { matchLabels: { [k]: null, [`${other}y`]: v } } },
-        )
-        .map((tenant) => ({
-          field: 'namespaceSelector',
-          platform: { namespaceSelector: { matchLabels: { [k]: v } } },
-          tenant,
-        })),
-    ),
+  fc.tuple(word, word, word).chain(([k, v, other]) =>
+    fc
+      .constantFrom<Spec>(
+        { namespaceSelector: null },
+        { namespaceSelector: { matchLabels: null } },
+        { namespaceSelector: { matchLabels: { [k]: `${v}x` } } },
+        { namespaceSelector: { matchLabels: { [k]: null, [`${other}y`]: v } } },
+      )
+      .map((tenant) => ({
+        field: 'namespaceSelector',
+        platform: { namespaceSelector: { matchLabels: { [k]: v } } },
+        tenant,
+      })),
+  ),
   fc.uniqueArray(word, { minLength: 1, maxLength: 4 }).chain((names) => {
     const list = [...names, 'tenant-x'];
     return fc
@@ -267,30 +265,24 @@ const narrowing: fc.Arbitrary<{ field: string; platform?: Spec; tenant: Spec }> 
       { matchLabels: { mesh: 'on', zone: 'a' } },
     )
     .map((sel) => ({ field: 'namespaceSelector', tenant: { namespaceSelector: sel } })),
-  fc
-    .uniqueArray(word, { maxLength: 3 })
-    .map((more) => ({
-      field: 'ignoredNamespaces',
-      tenant: {
-        ignoredNamespaces: ['kube-system', 'shop', ...more.filter((m) => m !== 'shop' && m !== 'kube-system')],
-      },
-    })),
-  fc
-    .constantFrom({ app: 'web' }, { tier: 'front' })
-    .map((l) => ({
-      field: 'neverInjectSelector',
-      tenant: { neverInjectSelector: [{ matchLabels: { tier: 'never' } }, { matchLabels: l }] },
-    })),
+  fc.uniqueArray(word, { maxLength: 3 }).map((more) => ({
+    field: 'ignoredNamespaces',
+    tenant: {
+      ignoredNamespaces: ['kube-system', 'shop', ...more.filter((m) => m !== 'shop' && m !== 'kube-system')],
+    },
+  })),
+  fc.constantFrom({ app: 'web' }, { tier: 'front' }).map((l) => ({
+    field: 'neverInjectSelector',
+    tenant: { neverInjectSelector: [{ matchLabels: { tier: 'never' } }, { matchLabels: l }] },
+  })),
   fc
     .constantFrom<Spec>({ Deployment: 'skip' }, { Deployment: 'skip', Job: 'skip' })
     .map((k) => ({ field: 'kindPolicies', tenant: { kindPolicies: k } })),
-  fc
-    .constantFrom<Spec>({ alwaysInjectSelector: [] }, { alwaysInjectSelector: null })
-    .map((tenant) => ({
-      field: 'alwaysInjectSelector',
-      platform: { policy: 'disabled', alwaysInjectSelector: [{ matchLabels: { app: 'web' } }] },
-      tenant,
-    })),
+  fc.constantFrom<Spec>({ alwaysInjectSelector: [] }, { alwaysInjectSelector: null }).map((tenant) => ({
+    field: 'alwaysInjectSelector',
+    platform: { policy: 'disabled', alwaysInjectSelector: [{ matchLabels: { app: 'web' } }] },
+    tenant,
+  })),
 );
 
 t.test('a tenant layer narrowing a field the platform owns is accepted and narrows', async (t) => {

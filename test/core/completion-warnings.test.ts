@@ -91,7 +91,7 @@ const shapeArb: fc.Arbitrary<Shape> = fc
     const out: Shape = { kind: s.kind as Shape['kind'], helmTest: s.helmTest };
     // A Job's pods must not restart Always (the API refuses it); a Job written that way is not a route.
     if (s.restartPolicy !== undefined && !((s.kind === 'Job' || s.kind === 'CronJob') && s.restartPolicy === 'Always'))
-      out.restartPolicy = s.restartPolicy as Shape['restartPolicy'];
+      out.restartPolicy = s.restartPolicy;
     return out;
   });
 

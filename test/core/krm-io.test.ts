@@ -100,7 +100,7 @@ t.test('new lists follow the resource list indentation', async (t) => {
     [wide, '  containers:\n    - name: a\n      image: a\n    - name: b\n      args:\n        - x\n'],
     [compact, '  containers:\n  - name: a\n    image: a\n  - name: b\n    args:\n    - x\n'],
   ] as const) {
-    const out = edit(text, (items) => {
+    const out = edit(text, () => {
       return [
         [
           0,
@@ -122,7 +122,7 @@ t.test('multi-document streams keep separators, document comments and untouched 
   const src = parseSource(text, 'x.yaml');
   t.equal(src.form, 'stream');
   t.equal(src.items.length, 2);
-  const out = edit(text, (items) => {
+  const out = edit(text, () => {
     return [[1, ['spec', 'template', 'metadata'], { labels: { a: 'b' } }]];
   });
   t.equal(
@@ -133,7 +133,7 @@ t.test('multi-document streams keep separators, document comments and untouched 
 
 t.test('CRLF input keeps CRLF line endings in changed resources', async (t) => {
   const text = 'apiVersion: v1\r\nkind: Pod\r\nmetadata:\r\n  name: p\r\nspec:\r\n  containers:\r\n  - name: a\r\n';
-  const out = edit(text, (items) => {
+  const out = edit(text, () => {
     return [[0, ['metadata', 'labels'], { x: 'y' }]];
   });
   t.notMatch(out.replace(/\r\n/g, ''), /\n/, 'no bare LF');

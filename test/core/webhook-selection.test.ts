@@ -188,7 +188,7 @@ t.test('precedence: the namespace istio.io/rev beats the pod istio.io/rev', asyn
 });
 
 t.test('precedence: the pod label sidecar.istio.io/inject=false always opts out', async (t) => {
-  const setups: Array<[Istio, Case['ns']]> = [
+  const setups: Array<[Istio, Record<string, string>]> = [
     [{}, { [NS_INJ]: 'enabled' }],
     [{}, { [REV]: 'default' }],
     [{ enableNamespacesByDefault: true }, {}],

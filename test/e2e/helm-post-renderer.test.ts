@@ -238,11 +238,11 @@ t.test('plugin.yaml is a valid Helm 4 postrenderer/v1 plugin of this package ver
 interface Route {
   helm: 3 | 4;
   /** HELM_NAMESPACE in helm's environment, if any. */
-  helmNamespace?: string;
+  helmNamespace?: string | undefined;
   /** `--post-renderer-args=--default-namespace=NS`, if any. */
-  flagNamespace?: string;
+  flagNamespace?: string | undefined;
   /** The Deployment's own metadata.namespace, if any. */
-  ownNamespace?: string;
+  ownNamespace?: string | undefined;
   /** A Service before the Deployment (another template). */
   service: boolean;
 }

@@ -83,7 +83,7 @@ for (const page of RUN)
         r.stdout
           .replace(/\n$/, '')
           .split('\n')
-          .filter((l, i, a) => a.length > 1 || l !== ''),
+          .filter((l, _i, a) => a.length > 1 || l !== ''),
         e.output,
         e.command,
       );

@@ -250,7 +250,7 @@ function render(g: GenInput): string {
   return d.toString({ indentSeq: g.indentSeq });
 }
 
-function config(opts: { image?: string; native?: boolean } = {}): string {
+function config(opts: { image?: string | undefined; native?: boolean } = {}): string {
   const values = opts.image
     ? `\n    values:\n      global:\n        proxy:\n          image: ${JSON.stringify(opts.image)}`
     : '';

@@ -13,7 +13,7 @@ import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 import { checkCustomStatus } from './uninject.ts';
-import { cloneJson, isJsonObject, setOwn } from '../../json.ts';
+import { cloneJson, isJsonObject } from '../../json.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -134,7 +134,6 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
     for (const list of LISTS) for (const n of names(spec[list])) if (!order[list].includes(n)) order[list].push(n);
     fragment = strategicMerge(fragment, rendered, POD_SCHEMA);
   }
-  const spec = isJsonObject(fragment.spec) ? fragment.spec : {};
   const meta = isJsonObject(fragment.metadata) ? fragment.metadata : {};
   const used = new Set([...names(pod.spec.containers), ...names(pod.spec.initContainers)]);
   const status: CustomStatus = {

@@ -142,15 +142,7 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
     alwaysInjectSelector: input.explicit.alwaysInjectSelector ?? injector?.alwaysInjectSelector,
   };
 
-  const { policy, never, always, byDefault, revision } = resolveValueSettings(
-    values,
-    fromValues,
-    explicit,
-    istio,
-    input.path,
-    core,
-    issues,
-  );
+  const { byDefault, revision } = resolveValueSettings(values, fromValues, explicit, istio, input.path, core, issues);
 
   const env = { ...(istio.env ?? {}) };
   const swi = userValues.sidecarInjectorWebhook;

@@ -1,4 +1,4 @@
-import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import type { Json, PodTemplate } from '../../model.ts';
 import type { WorkloadRef } from '../driver.ts';
 import { isJsonObject } from '../../json.ts';
 

@@ -75,7 +75,7 @@ export function realProbePorts(spec: JsonObject): number[] {
   return [...seen].sort((a, b) => a - b);
 }
 
-function reserved(port: number, virtual: number): InjectError {
+function reserved(virtual: number): InjectError {
   return new InjectError(
     `cannot override Pod's probes. Port for probe cannot be set to ${virtual}. It is reserved for the dataplane that will serve pods without mTLS.`,
   );
@@ -113,7 +113,7 @@ function toVirtual(probe: JsonObject, ports: JsonObject[], virtual: number): Jso
   } else {
     return undefined;
   }
-  if (port === virtual) throw reserved(port, virtual);
+  if (port === virtual) throw reserved(virtual);
   return { path, port: virtual, ...(headers.length > 0 ? { httpHeaders: headers } : {}) };
 }
 

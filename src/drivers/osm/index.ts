@@ -5,7 +5,7 @@
  * injection `./inject.ts`, status and uninject `./status.ts`. Config sections `spec.osm`
  * (`./config.schema.json`) and `spec.fsm` (`../fsm/config.schema.json`, which reuses this folder's exports).
  */
-import { defineDriver, type MeshDriver, type ReasonInfo } from '../driver.ts';
+import { defineDriver, type DriverHelp, type MeshDriver, type ReasonInfo } from '../driver.ts';
 import { loadOsmFamilyConfig, type OsmSettings } from './config.ts';
 import { decideOsmFamily, OSM_FAMILY_REASONS } from './decide.ts';
 import { keys, OSM, type Flavor } from './flavor.ts';
@@ -49,7 +49,7 @@ export function osmFamilyDriver(flavor: Flavor): MeshDriver<OsmSettings> {
 }
 
 /** `--help` lines: OSM's config section and opt-in annotation; FSM's are OSM's with its prefix (it adds none). */
-function osmFamilyHelp(f: Flavor): MeshDriver['help'] {
+function osmFamilyHelp(f: Flavor): DriverHelp {
   if (f !== OSM) return {};
   return {
     config:

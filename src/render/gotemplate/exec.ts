@@ -412,7 +412,7 @@ class Compiler {
       case 'variable': {
         const name = first.ident[0] as string;
         if (first.ident.length === 1) {
-          return (s, dot, final) => {
+          return (s, _dot, final) => {
             this.notAFunction(s, first, rest.length, final);
             return s.varValue(tree, first, name);
           };
@@ -540,7 +540,7 @@ class Compiler {
       }
       case 'variable': {
         const name = a.ident[0] as string;
-        if (a.ident.length === 1) return (s, dot) => validateType(s, tree, a, s.varValue(tree, a, name), t);
+        if (a.ident.length === 1) return (s) => validateType(s, tree, a, s.varValue(tree, a, name), t);
         const chain = this.fieldChain(a, a.ident.slice(1), []);
         return (s, dot) => validateType(s, tree, a, chain(s, dot, s.varValue(tree, a, name), MISSING), t);
       }

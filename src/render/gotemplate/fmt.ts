@@ -40,7 +40,7 @@ function pad(s: string, spec: Spec, zeroOk = false): string {
   if (n >= w) return s;
   if (spec.minus) return s + ' '.repeat(w - n);
   if (spec.zero && zeroOk) {
-    const sign = /^[+\- ]/.test(s) ? s[0] : '';
+    const sign = /^[+\- ]/.exec(s)?.[0] ?? '';
     return sign + '0'.repeat(w - n) + s.slice(sign.length);
   }
   return ' '.repeat(w - n) + s;

@@ -189,7 +189,7 @@ t.test('check rules: each ambient rule fails a check by its own name, and passes
     'ns.yaml': nsYaml({ name: 'shop', labels: { [DATAPLANE]: 'ambient', 'istio.io/use-waypoint': 'waypoint' } }),
     'web.yaml': deployYaml({ name: 'web', ns: 'shop', labels: {} }),
     'l4.yaml': policyYaml('l4-only', { from: [{ source: { principals: ['cluster.local/ns/a/sa/b'] } }] }),
-    ...Object.fromEntries(l7Rules.map(([what, rule], i) => [`l7-${i}.yaml`, policyYaml(`l7-${i}`, rule)])),
+    ...Object.fromEntries(l7Rules.map(([, rule], i) => [`l7-${i}.yaml`, policyYaml(`l7-${i}`, rule)])),
   };
   const dir = workspace(t, files);
   const all = ['ns.yaml', 'web.yaml', 'l4.yaml', ...l7Rules.map((_, i) => `l7-${i}.yaml`)];
