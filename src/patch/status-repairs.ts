@@ -88,13 +88,22 @@ function sameOrder(now: JsonObject, want: JsonObject): boolean {
   return a.every((k, i) => k === b[i]);
 }
 
+/**
+ * The pod's labels and annotations: their keys are matched by name, never put back in order. The text of a kept
+ * key stays where it is whatever the order of the map read back, and the writer places the keys an injection
+ * adds (a flow map's new keys) where it writes them; an order repair there would hold the writer's order.
+ */
+function isMetadataMap(path: ReadonlyArray<string | number>): boolean {
+  return path.length === 2 && path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations');
+}
+
 function diffValues(now: Json | undefined, want: Json | undefined, path: Array<string | number>, out: Repair[]): void {
   if (sameJson(now, want)) return;
   if (want === undefined) {
     out.push([path, fingerprint(now)]);
     return;
   }
-  if (isJsonObject(now) && isJsonObject(want) && sameOrder(now, want)) {
+  if (isJsonObject(now) && isJsonObject(want) && (sameOrder(now, want) || isMetadataMap(path))) {
     diffMaps(now, want, path, out);
     return;
   }
@@ -108,9 +117,11 @@ function diffValues(now: Json | undefined, want: Json | undefined, path: Array<s
 /**
  * The repairs that turn `now` (the pod template as the driver's uninject gives it back) into `want` (the pod
  * template before the injection), the deepest that do: a changed scalar, a key added, removed or put back in
- * its place; a map whose keys come in another order, or a list of another length, whole. `[]` when they are
+ * its place; a map whose keys come in another order, or a list of another length, whole (the pod's labels
+ * and annotations key by key, their order left to the text). `[]` when they are
  * the same, key order included. {@link applyRepairs}`(now, diffRepairs(now, want))` equals `want` exactly, but
- * for the order of the root's own keys (`metadata`, `spec`: the pipeline places them).
+ * for the order of the root's own keys (`metadata`, `spec`: the pipeline places them) and of the labels' and
+ * annotations' keys.
  */
 export function diffRepairs(now: JsonObject, want: JsonObject): Repair[] {
   const out: Repair[] = [];
