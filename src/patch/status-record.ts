@@ -10,7 +10,8 @@
  * - every driver gets, from the pipeline, the companion annotation {@link ORIGINAL_ANNOTATION}: the values the
  *   pod template had, before the injection, for the metadata keys the driver says it may write
  *   (`MeshDriver.recordKeys`), and the lists of the pod spec that were present but empty (`volumes: []`,
- *   JSON `"volumes": null`). It is written only when it holds something (most pods have none of these), next
+ *   JSON `"volumes": null`), and the repairs (`replaced`, ./status-repairs.ts) for whatever else the driver's
+ *   own uninject would not give back exactly. It is written only when it holds something (most pods have none of these), next
  *   to the mesh's own record, which stays as the mesh writes it. Without it (an input injected by an older
  *   meshinject or by the mesh itself), uninject falls back to the driver's own rules.
  *
