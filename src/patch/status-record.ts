@@ -10,7 +10,8 @@
  * - every driver gets, from the pipeline, the companion annotation {@link ORIGINAL_ANNOTATION}: the values the
  *   pod template had, before the injection, for the metadata keys the driver says it may write
  *   (`MeshDriver.recordKeys`), and the lists of the pod spec that were present but empty (`volumes: []`,
- *   JSON `"volumes": null`). It is written only when it holds something (most pods have none of these), next
+ *   JSON `"volumes": null`), and the repairs (`replaced`, ./status-repairs.ts) for whatever else the driver's
+ *   own uninject would not give back exactly. It is written only when it holds something (most pods have none of these), next
  *   to the mesh's own record, which stays as the mesh writes it. Without it (an input injected by an older
  *   meshinject or by the mesh itself), uninject falls back to the driver's own rules.
  *
@@ -21,7 +22,8 @@
 import { cloneJson, isJsonObject, assignOwn, setOwn } from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
-import { InjectError } from '../results/errors.ts';
+import { InjectError, MeshInjectError } from '../results/errors.ts';
+import { applyRepairs, diffRepairs, isRepair, type Repair } from './status-repairs.ts';
 
 /** The companion record's annotation (JSON, see {@link OriginalRecord}). */
 export const ORIGINAL_ANNOTATION = 'meshinject.dev/original';
@@ -35,10 +37,16 @@ export type MetadataKind = 'labels' | 'annotations';
 /** Predicate of the metadata keys a driver's injection may write (`MeshDriver.recordKeys`). */
 export type RecordKeys = (kind: MetadataKind, key: string) => boolean;
 
-/** What a driver asks the companion record to keep: its `recordKeys` and `recordsProbePorts` (`MeshDriver`). */
+/**
+ * What a driver asks the companion record to keep: its `recordKeys` and `recordsProbePorts` (`MeshDriver`), and
+ * `uninject`: the pod template uninjected as uninject would do it (the driver's rules, the record's parts other
+ * than `replaced`), undefined when it carries no injection; it may throw an `InjectError` (then nothing is
+ * `replaced`). Without it the record keeps no repairs.
+ */
 export interface RecordNeeds {
-  recordKeys?: RecordKeys;
+  recordKeys?: RecordKeys | undefined;
   recordsProbePorts?: boolean;
+  uninject?: (pod: PodTemplate) => PodTemplate | undefined;
 }
 
 /**
@@ -54,6 +62,11 @@ export interface OriginalRecord {
   lists: Record<string, [] | null>;
   /** Probe ports the app gave by name (`port: http`) that the injection rewrote: `[container, probe, handler, name]`. */
   namedPorts: Array<[string, string, string, string]>;
+  /**
+   * What the driver's uninject does not give back exactly (a probe's key order, `scheme: HTTP`, a user's
+   * annotation the mesh's uninject removes), as repairs applied last (src/patch/status-repairs.ts).
+   */
+  replaced: Repair[];
 }
 
 /** The probes of a container, and the handlers whose `port` may be a name. */
@@ -103,8 +116,9 @@ export function refusedRecord(key: string, why: string): InjectError {
  * @throws InjectError ({@link refusedRecord}) when the value is not a JSON object
  */
 export function readRecordJson(annotations: Record<string, string> | undefined, key: string): JsonObject | undefined {
-  const raw = annotations?.[key];
-  if (raw === undefined || !Object.hasOwn(annotations!, key)) return undefined;
+  if (annotations === undefined || !Object.hasOwn(annotations, key)) return undefined;
+  const raw = annotations[key];
+  if (raw === undefined) return undefined;
   let v: unknown;
   try {
     v = JSON.parse(raw);
@@ -126,9 +140,16 @@ const stringMap = (v: Json | undefined): v is Record<string, string> =>
 export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefined): OriginalRecord | undefined {
   const o = readRecordJson(pod.metadata.annotations, ORIGINAL_ANNOTATION);
   if (!o) return undefined;
-  const extra = Object.keys(o).find((k) => !['labels', 'annotations', 'lists', 'namedPorts'].includes(k));
+  const extra = Object.keys(o).find((k) => !['labels', 'annotations', 'lists', 'namedPorts', 'replaced'].includes(k));
   if (extra !== undefined) throw refusedRecord(ORIGINAL_ANNOTATION, `unknown field "${extra}"`);
-  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts: [] };
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts: [], replaced: [] };
+  const replaced = o.replaced ?? [];
+  if (!Array.isArray(replaced) || !replaced.every(isRepair))
+    throw refusedRecord(
+      ORIGINAL_ANNOTATION,
+      '"replaced" must list [path, guard, value?, key?] entries under metadata or spec',
+    );
+  rec.replaced = replaced as Repair[];
   const ports = o.namedPorts ?? [];
   const isEntry = (e: Json): boolean =>
     Array.isArray(e) &&
@@ -168,6 +189,7 @@ export function originalValue(rec: OriginalRecord): string | undefined {
   for (const part of ['labels', 'annotations', 'lists'] as const)
     if (Object.keys(rec[part]).length > 0) out[part] = rec[part];
   if (rec.namedPorts.length > 0) out.namedPorts = rec.namedPorts;
+  if (rec.replaced.length > 0) out.replaced = rec.replaced as Json;
   return Object.keys(out).length > 0 ? JSON.stringify(out) : undefined;
 }
 
@@ -189,13 +211,13 @@ export function originalRecord(
 ): OriginalRecord {
   const { recordKeys } = needs;
   const namedPorts = previous?.namedPorts ?? (needs.recordsProbePorts ? namedProbePorts(before, after) : []);
-  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts };
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts, replaced: [] };
   for (const kind of ['labels', 'annotations'] as const) {
     const was = before.metadata[kind] ?? {};
     const now = after.metadata[kind] ?? {};
     if (recordKeys && !alreadyInjected && !previous) {
-      for (const k of Object.keys(was))
-        if (k !== ORIGINAL_ANNOTATION && Object.hasOwn(now, k) && recordKeys(kind, k)) setOwn(rec[kind], k, was[k]!);
+      for (const [k, v] of Object.entries(was))
+        if (k !== ORIGINAL_ANNOTATION && Object.hasOwn(now, k) && recordKeys(kind, k)) setOwn(rec[kind], k, v);
     }
     if (previous) assignOwn(rec[kind], previous[kind]);
   }
@@ -243,7 +265,7 @@ function restoreNamedPorts(spec: JsonObject, entries: OriginalRecord['namedPorts
   for (const [name, probe, handler, port] of entries) {
     const c = list.find((x) => x.name === name);
     const h = handlerOf(c, probe, handler);
-    const declared = Array.isArray(c?.ports) ? c!.ports.filter(isJsonObject).find((p) => p.name === port) : undefined;
+    const declared = Array.isArray(c?.ports) ? c.ports.filter(isJsonObject).find((p) => p.name === port) : undefined;
     if (h && declared && h.port === declared.containerPort) h.port = port;
   }
   return { ...spec, containers: list };
@@ -251,7 +273,9 @@ function restoreNamedPorts(spec: JsonObject, entries: OriginalRecord['namedPorts
 
 /**
  * `after` with the companion record of this injection set (or taken away when it holds nothing); see
- * {@link originalRecord}. Returns `after` itself when nothing changes.
+ * {@link originalRecord}. With `needs.uninject`, the record also keeps the repairs ({@link OriginalRecord}
+ * `replaced`) that make uninject give back `before` exactly (for a `before` already injected: what uninject
+ * gives for `before`, so uninject(inject(x)) = uninject(x)). Returns `after` itself when nothing changes.
  * @throws InjectError when `before` carries a record that {@link readOriginal} refuses
  */
 export function withOriginalRecord(
@@ -261,27 +285,60 @@ export function withOriginalRecord(
   alreadyInjected: boolean,
 ): PodTemplate {
   const previous = readOriginal(before, needs.recordKeys);
-  const value = originalValue(originalRecord(before, after, needs, previous, alreadyInjected && !previous));
-  const annotations = after.metadata.annotations ?? {};
+  const rec = originalRecord(before, after, needs, previous, alreadyInjected && !previous);
+  const tentative = withRecordValue(after, originalValue(rec));
+  rec.replaced = repairsFor(before, tentative, needs, alreadyInjected);
+  return rec.replaced.length > 0 ? withRecordValue(after, originalValue(rec)) : tentative;
+}
+
+/** `pod` with the record annotation set to `value`, or taken away when undefined; `pod` itself when it has that. */
+function withRecordValue(pod: PodTemplate, value: string | undefined): PodTemplate {
+  const annotations = pod.metadata.annotations ?? {};
   if (
     value === annotations[ORIGINAL_ANNOTATION] &&
     (value !== undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION))
   )
-    return after;
+    return pod;
   const next: Record<string, string> = { ...annotations };
   delete next[ORIGINAL_ANNOTATION];
   if (value !== undefined) next[ORIGINAL_ANNOTATION] = value;
-  const metadata = { ...after.metadata };
+  const metadata = { ...pod.metadata };
   if (Object.keys(next).length > 0) metadata.annotations = next;
   else delete metadata.annotations;
-  return { ...after, metadata };
+  return { ...pod, metadata };
+}
+
+/**
+ * The repairs that take what uninject gives for `injected` (the record without repairs) to `before` (or, when
+ * `before` is injected already, to what uninject gives for it). `[]` when uninject is exact already, when the
+ * driver gives no `needs.uninject`, or when uninject refuses either pod (its error then reaches the user at
+ * uninject time).
+ */
+function repairsFor(
+  before: PodTemplate,
+  injected: PodTemplate,
+  needs: RecordNeeds,
+  alreadyInjected: boolean,
+): Repair[] {
+  const uninject = needs.uninject;
+  if (!uninject) return [];
+  try {
+    // on copies: a driver's hook may change the pod it reads, and these pods are the ones written
+    const want = alreadyInjected ? uninject(cloneJson(before)) : before;
+    const now = want && uninject(cloneJson(injected));
+    return now && want ? diffRepairs(now as unknown as JsonObject, want as unknown as JsonObject) : [];
+  } catch (e) {
+    if (e instanceof MeshInjectError) return [];
+    throw e;
+  }
 }
 
 /**
  * Uninject's last step: `pod` (the mesh's injection removed) with the companion record of `injected` (the pod
  * as found) applied: each recorded label and annotation put back with its recorded value, in its place in
  * `injected`; each recorded list that the removal dropped (or left empty) back as it was (`[]` or `null`);
- * the record's annotation removed. Returns `pod` itself when `injected` has no record.
+ * the record's annotation removed; last, the record's repairs (`replaced`) whose guards match. Returns `pod`
+ * itself when `injected` has no record.
  * @throws InjectError when the record is refused ({@link readOriginal})
  */
 export function restoreOriginal(
@@ -303,14 +360,14 @@ export function restoreOriginal(
     ([list]) =>
       out.spec[list] === undefined || (Array.isArray(out.spec[list]) && (out.spec[list] as Json[]).length === 0),
   );
-  if (lists.length === 0) return out;
+  if (lists.length === 0) return applyRepairs(out as unknown as JsonObject, rec.replaced) as unknown as PodTemplate;
   // Each list back in its place among the spec's fields as injected.
   const spec: JsonObject = {};
   const back = new Map(lists);
   for (const k of [...Object.keys(injected.spec), ...Object.keys(out.spec)]) {
     if (Object.hasOwn(spec, k)) continue;
     if (back.has(k)) spec[k] = back.get(k) as Json;
-    else if (Object.hasOwn(out.spec, k)) spec[k] = out.spec[k]!;
+    else if (Object.hasOwn(out.spec, k)) spec[k] = out.spec[k] as Json;
   }
-  return { ...out, spec };
+  return applyRepairs({ ...out, spec } as unknown as JsonObject, rec.replaced) as unknown as PodTemplate;
 }

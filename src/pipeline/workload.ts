@@ -19,7 +19,7 @@ import {
   holdsPodTemplate,
   isProblem,
 } from '../workloads/pod-template.ts';
-import { isJsonObject } from '../json.ts';
+import { cloneJson, isJsonObject } from '../json.ts';
 import { planSwitches, withoutPlans } from '../render/plans.ts';
 
 import { type Outcome, type ProcessOutput, type RunContext, type Workload, obj, str } from './context.ts';
@@ -147,7 +147,8 @@ export function injectWorkload(
     if (!injectedBefore) refuseEmptyContainers(w.pod);
     const services = ctx.services.get(w.ref.namespace) ?? [];
     const res: InjectResponse = ctx.mesh.inject({
-      pod: w.pod,
+      // the driver's own copy (InjectRequest.pod): w.pod stays the pod as found, for the record and a second try
+      pod: cloneJson(w.pod),
       workload: w.ref,
       ...(namespace ? { namespace } : {}),
       services,
@@ -155,7 +156,13 @@ export function injectWorkload(
       ...(decision.tags ? { decisionTags: decision.tags } : {}),
     });
     const recordKeys = ctx.mesh.recordKeys?.bind(ctx.mesh);
-    const needs = { ...(recordKeys ? { recordKeys } : {}), recordsProbePorts: ctx.mesh.recordsProbePorts === true };
+    const needs = {
+      ...(recordKeys ? { recordKeys } : {}),
+      recordsProbePorts: ctx.mesh.recordsProbePorts === true,
+      // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`)
+      uninject: (pod: PodTemplate) =>
+        uninjectPod(ctx.mesh, pod, { workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config })?.pod,
+    };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
   let done: ReturnType<typeof once>;

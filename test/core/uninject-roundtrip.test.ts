@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { run } from '../../src/index.ts';
 import { corpus as testData, needs } from '../helpers/data.ts';
+import { caseFnConfig } from '../../scripts/conformance/runner.ts';
 
 const DATA = {
   istio: testData('conformance/istio'),
@@ -25,6 +26,7 @@ const DATA = {
   kuma: testData('conformance/kuma'),
 };
 const REAL_WORLD = testData('real-world');
+const VERSIONS = testData('conformance/istio-versions');
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 type Obj = Record<string, unknown>;
@@ -35,8 +37,11 @@ const OVERRIDDEN =
 const ALREADY =
   'the input is already injected: uninject removes that injection too (checked: uninject(inject(x)) = uninject(x))';
 
-const KUMA_GRPC =
-  "a gRPC probe lists `service` before `port`; Kuma's virtual probe (/grpc/<port> with an X-Kuma-Probes-GRPC-Service header) keeps no key order, so the probe comes back as `port`, then `service`";
+/** Not the mesh's behaviour but meshinject's: the status record keeps values, not how the YAML wrote them. */
+const QUOTED =
+  'NOT a mesh rule, a known gap (issue #37 item 3): a probe the mesh rewrites holds `service: "/startup"`; the status record puts the value back exactly, but the text is written anew, plain (`service: /startup`)';
+const ALIASED =
+  "NOT a mesh rule, a known gap (issue #37 item 3): the pod template's labels are an alias (`labels: *labels`); the injection adds a label, so the alias is written out as a map, and uninject gives back the same values as that map, not the alias";
 
 const EXCEPTIONS: Record<string, string> = {
   'istio/proxy-override': OVERRIDDEN,
@@ -50,10 +55,7 @@ const EXCEPTIONS: Record<string, string> = {
   'linkerd/emojivoto-already-injected': ALREADY,
   'linkerd/tap-deployment-debug':
     "the input is a Linkerd control-plane component already injected with an old proxy; uninject removes that proxy too and, as `linkerd uninject`, keeps every linkerd.io/* key of a control-plane component (its metadata is Linkerd's own), so the keys the injection rewrote (created-by, trust-root-sha256, workload-ns) keep the new values",
-  'kuma/inject-21-probe-proxy-named-ports':
-    "a probe names its port (`port: liveness-port`); Kuma's virtual probe path (/8080/metrics) carries the port number it resolved the name to, so the probe comes back with the number (the kubelet reads both the same)",
-  'kuma/inject-03-generate-name-and-probes': KUMA_GRPC,
-  'kuma/inject-40-probe-proxy-enabled-by-annotation': KUMA_GRPC,
+  'kuma/inject-03-generate-name-and-probes': QUOTED,
   'istio/custom-template':
     'refused: a user Go template adds volume some-injected-file, which no built-in Istio template gives, and uninject does not take sidecar.istio.io/status on trust for names outside the built-in templates (the error names the annotation)',
 };
@@ -107,13 +109,15 @@ function roundTrip(t: Test, trip: Trip): void {
       `${trip.name}: uninject(inject(x)) = uninject(x)`,
     );
   }
-  if (why.startsWith('refused')) {
+  if (why.startsWith('refused') && why.includes('sidecar.istio.io/status')) {
     t.equal(un.exitCode, 1, `${trip.name}: refused with an error result`);
     t.match(
       un.results.find((r) => r.severity === 'error')?.field?.path,
       /metadata\.annotations\[sidecar\.istio\.io\/status\]$/,
       `${trip.name}: the error names the status annotation`,
     );
+  } else if (why.startsWith('refused')) {
+    t.equal(un.exitCode, 1, `${trip.name}: refused with an error result`);
   } else {
     t.equal(un.exitCode, 0, `${trip.name}: uninject succeeds`);
   }
@@ -236,14 +240,180 @@ t.test('real-world apps', needs(REAL_WORLD), async (t) => {
   for (const trip of trips) roundTrip(t, trip);
 });
 
+/** The Istio cases whose round trip is listed, by case name, for the version-exact corpora too. */
+const ISTIO_LISTED = Object.keys(EXCEPTIONS).flatMap((k) => (k.startsWith('istio/') ? [k.slice('istio/'.length)] : []));
+
+/**
+ * The 1.26.0 corpus runs with `nativeSidecars: false`: the user's customised istio-proxy stays in `containers`
+ * and comes back exactly; with native sidecars (the other releases, and conformance/istio) it is not.
+ */
+const CLASSIC_EXACT = (tag: string, name: string): boolean =>
+  tag === '1.26.0' && name.startsWith('proxy-override') && !name.endsWith('-native');
+
+/** Cases of one release only. */
+const VERSION_EXCEPTIONS: Record<string, string> = {
+  'istio-versions/1.31.0-rc.0/hello-multiport-metrics':
+    "refused: Istio 1.31's prometheus.istio.io/scrape-targets is merged into ISTIO_PROMETHEUS_ANNOTATIONS, whose original text the Istio driver's uninject does not have, and it refuses to guess (an error result naming the workload)",
+};
+
+t.test('Istio version-exact corpora: every case that injects, each release', needs(VERSIONS), async (t) => {
+  const root = VERSIONS.path ?? '';
+  for (const tag of readdirSync(root)
+    .filter((d) => existsSync(`${root}/${d}/cases`))
+    .sort()) {
+    const dir = `${root}/${tag}/cases`;
+    let trips = 0;
+    for (const name of readdirSync(dir).sort()) {
+      const c = `${dir}/${name}`;
+      const caseYaml = parse(readFileSync(`${c}/case.yaml`, 'utf8')) as Obj;
+      if (!existsSync(`${c}/expected.yaml`)) continue;
+      const key = `istio-versions/${tag}/${name}`;
+      const why = VERSION_EXCEPTIONS[key] ?? (ISTIO_LISTED.includes(name) ? EXCEPTIONS[`istio/${name}`] : undefined);
+      if (why !== undefined && !CLASSIC_EXACT(tag, name)) EXCEPTIONS[key] = why;
+      const fnConfig = caseFnConfig(c, caseYaml as never);
+      roundTrip(t, { name: key, input: readFileSync(`${c}/input.yaml`, 'utf8'), fnConfig });
+      trips++;
+    }
+    t.ok(trips >= 100, `${tag}: all the injecting cases (${trips})`);
+  }
+});
+
+/**
+ * Every driver over every input: the corpora's inputs, the examples, the real-world apps and the hostile
+ * fixtures, each injected by each driver with a plain functionConfig (policy enabled; OSM and FSM with the
+ * input's namespaces monitored; the custom driver with the example's templates), then uninjected. An input
+ * the driver leaves as it is, or refuses, has nothing to give back; an input that already carries the
+ * driver's injection must give uninject(inject(x)) = uninject(x). Two things of the input's framing are not
+ * part of a document and are compared without: a leading BOM (`run` ignores it) and a ResourceList's
+ * `results`, which every run writes anew.
+ */
+const DRIVER_CONFIGS: Record<string, (namespaces: readonly string[]) => string> = {
+  istio: () => plainConfig('istio'),
+  'istio ambient': () => `${plainConfig('istio')}  istio:\n    ambient: prefer\n`,
+  linkerd: () => plainConfig('linkerd'),
+  osm: (ns) => `${plainConfig('osm')}${monitored(ns, 'openservicemesh.io/monitored-by: osm')}`,
+  fsm: (ns) => `${plainConfig('fsm')}${monitored(ns, 'flomesh.io/monitored-by: fsm')}`,
+  kuma: () => plainConfig('kuma'),
+  custom: () =>
+    readFileSync(`${ROOT}examples/custom/injection.yaml`, 'utf8').replace(
+      /\n {2}namespaceSelector:\n(?: {4}.*\n)+/,
+      '\n  policy: enabled\n',
+    ),
+};
+const CUSTOM_TEMPLATES = readFileSync(`${ROOT}examples/custom/log-shipper-templates.yaml`, 'utf8');
+
+function plainConfig(mesh: string): string {
+  return `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: round-trip}\nspec:\n  mesh: ${mesh}\n  policy: enabled\n`;
+}
+
+function monitored(namespaces: readonly string[], label: string): string {
+  return `  namespaces:\n${namespaces.map((n) => `  - name: ${n}\n    labels: {${label}}\n`).join('')}`;
+}
+
+/** The namespaces an input names (and `default`). */
+function namespacesOf(text: string): string[] {
+  const named = [...text.matchAll(/^\s+namespace: ["']?([a-z0-9-]+)["']?\s*$/gm)].map((m) => m[1] ?? 'default');
+  return [...new Set(['default', ...named])];
+}
+
+/** What a run's output is compared with: without a leading BOM and without the ResourceList's `results`. */
+function framing(text: string): string {
+  const noBom = text.replace(/^\uFEFF/, '');
+  return /^kind: ResourceList\b/m.test(noBom) ? noBom.replace(/^results:[\s\S]*$/m, '') : noBom;
+}
+
+const MATRIX_EXCEPTIONS: Record<string, string> = {
+  'istio: hostile/anchors-aliases.yaml': ALIASED,
+  'istio ambient: hostile/anchors-aliases.yaml': ALIASED,
+  'kuma: hostile/anchors-aliases.yaml': ALIASED,
+  'osm: hostile/anchors-aliases.yaml': ALIASED,
+  'fsm: hostile/anchors-aliases.yaml': ALIASED,
+  'custom: hostile/anchors-aliases.yaml': ALIASED,
+  'istio: kuma/inject-03-generate-name-and-probes': QUOTED,
+  'istio ambient: kuma/inject-03-generate-name-and-probes': QUOTED,
+  'kuma: kuma/inject-03-generate-name-and-probes': QUOTED,
+};
+const matrixSeen = new Set<string>();
+
+/** The inputs of the matrix: `[name, text]`. */
+function matrixInputs(): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const mesh of ['istio', 'linkerd', 'kuma'] as const) {
+    const dir = `${DATA[mesh].path}/cases`;
+    for (const name of readdirSync(dir).sort())
+      if (existsSync(`${dir}/${name}/input.yaml`))
+        out.push([`${mesh}/${name}`, readFileSync(`${dir}/${name}/input.yaml`, 'utf8')]);
+  }
+  const hostile = `${ROOT}test/fixtures/hostile`;
+  for (const f of readdirSync(hostile).sort()) out.push([`hostile/${f}`, readFileSync(`${hostile}/${f}`, 'utf8')]);
+  for (const f of ['shop/storefront.yaml', 'shop/ops.yaml', 'osm/bookstore.yaml', 'kuma/app.yaml', 'custom/app.yaml'])
+    out.push([`examples/${f}`, readFileSync(`${ROOT}examples/${f}`, 'utf8')]);
+  out.push(['real-world/bookinfo', readFileSync(`${REAL_WORLD.path}/bookinfo/bookinfo.yaml`, 'utf8')]);
+  out.push(['real-world/kubebuilder', readFileSync(`${REAL_WORLD.path}/kubebuilder-manager/manager.yaml`, 'utf8')]);
+  return out;
+}
+
+function matrixTrip(t: Test, driver: string, name: string, text: string, tally: number[]): void {
+  const key = `${driver}: ${name}`;
+  const fnConfig = (DRIVER_CONFIGS[driver] as (ns: readonly string[]) => string)(namespacesOf(text));
+  const input = driver === 'custom' ? `${text.replace(/\n*$/, '\n')}---\n${CUSTOM_TEMPLATES}` : text;
+  const cfg = configs(fnConfig);
+  const injected = run(input, { functionConfig: cfg.inject });
+  if (injected.exitCode !== 0 || framing(injected.stdout) === framing(input)) {
+    tally[0] = (tally[0] ?? 0) + 1;
+    return;
+  }
+  matrixSeen.add(key);
+  const un = run(injected.stdout, { functionConfig: cfg.uninject });
+  const why = MATRIX_EXCEPTIONS[key];
+  if (why !== undefined) {
+    t.not(
+      framing(un.stdout),
+      framing(input),
+      `${key}: still an exception (take it off the list when it passes): ${why}`,
+    );
+    tally[2] = (tally[2] ?? 0) + 1;
+    return;
+  }
+  const direct = run(input, { functionConfig: cfg.uninject });
+  const already = direct.exitCode === 0 && framing(direct.stdout) !== framing(input);
+  const want = already ? framing(direct.stdout) : framing(input);
+  t.equal(
+    framing(un.stdout),
+    want,
+    `${key}: uninject after inject gives back ${already ? 'uninject(x)' : 'the input'}`,
+  );
+  tally[1] = (tally[1] ?? 0) + 1;
+}
+
+for (const driver of Object.keys(DRIVER_CONFIGS)) {
+  t.test(
+    `every input through the ${driver} driver`,
+    needs(DATA.istio, DATA.linkerd, DATA.kuma, REAL_WORLD),
+    async (t) => {
+      const tally = [0, 0, 0];
+      for (const [name, text] of matrixInputs()) matrixTrip(t, driver, name, text, tally);
+      t.ok((tally[1] ?? 0) >= 100, `${driver}: most inputs inject and round-trip (${tally[1]})`);
+      t.comment(
+        `${driver}: ${tally[1]} round trips exact, ${tally[2]} listed exceptions, ${tally[0]} inputs not injected`,
+      );
+    },
+  );
+}
+
 t.test(
   'the exception list names only cases that ran',
-  needs(DATA.istio, DATA.linkerd, DATA.kuma, REAL_WORLD),
+  needs(DATA.istio, DATA.linkerd, DATA.kuma, REAL_WORLD, VERSIONS),
   async (t) => {
     t.same(
       Object.keys(EXCEPTIONS).filter((k) => !seen.has(k)),
       [],
       'no stale entries',
+    );
+    t.same(
+      Object.keys(MATRIX_EXCEPTIONS).filter((k) => !matrixSeen.has(k)),
+      [],
+      'no stale entries in the driver matrix',
     );
     t.comment(`round trips: ${counts.bytes} byte for byte, ${counts.exceptions} listed exceptions`);
   },
