@@ -300,12 +300,14 @@ t.test('the plan switches of the environment reach the run (not a process-wide s
     'plans off: renders counted, none planned (full renders count plan fallbacks only)',
   );
   t.equal(stats.stdout, plain.stdout, 'the same output with plans off');
-  // The CLI records a shape's plan at its second workload (recordOnRepeat, src/render/plans.ts): the first is rendered in full.
+  // The CLI records a shape's plan at its second lookup (recordOnRepeat, src/render/plans.ts): the first is rendered
+  // in full. Each workload is looked up twice: by its injection and by the uninject that checks, at inject time,
+  // what the status record must keep (src/patch/status-repairs.ts), which renders the same template inputs.
   const once = runCli([join(dir, 'web.yaml')], { env: { MESHINJECT_PLAN_STATS: '1' } });
   t.match(
     once.stderr,
-    /^meshinject plans: 0 hits of 1 lookups \(0 recorded, 1 full renders, 1 by key\)$/m,
-    'plans on, one workload: rendered in full',
+    /^meshinject plans: 0 hits of 2 lookups \(1 recorded, 1 full renders, 2 by key\)$/m,
+    'plans on, one workload: rendered in full, then recorded by its uninject check',
   );
   const twice = t.testdir({
     'shop.yaml': [deployment('web', 'shop'), deployment('api', 'shop'), deployment('cart', 'shop')].join('---\n'),
@@ -313,8 +315,8 @@ t.test('the plan switches of the environment reach the run (not a process-wide s
   const on = runCli([join(twice, 'shop.yaml')], { env: { MESHINJECT_PLAN_STATS: '1' } });
   t.match(
     on.stderr,
-    /^meshinject plans: 1 hits of 3 lookups \(1 recorded, 1 full renders, 3 by key\)$/m,
-    'plans on: recorded at the second workload of a shape, served at the third',
+    /^meshinject plans: 4 hits of 6 lookups \(1 recorded, 1 full renders, 6 by key\)$/m,
+    'plans on: recorded at the second lookup of a shape, every later one served',
   );
   const off = runCli([join(twice, 'shop.yaml')], { env: { MESHINJECT_PLANS: '0' } });
   t.equal(on.stdout, off.stdout, 'the same output as with plans off');
