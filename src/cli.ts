@@ -14,6 +14,7 @@ import { runInject } from './cli/commands/inject.ts';
 import { runMigrate } from './cli/commands/migrate.ts';
 import { completionScript } from './cli/completion.ts';
 import { runContained, type LoadWorkerThreads } from './cli/contained.ts';
+import { setOwn } from './json.ts';
 import { ContainRun } from './cli/heap-guard.ts';
 import { fail, outputErrorLine, say, writeStdout, type CliEnv, type CliIo, type Session } from './cli/session.ts';
 import { USAGE, VERSION } from './cli/usage.ts';
@@ -144,7 +145,7 @@ function containedBy(
 ): NonNullable<CliIo['contain']> {
   return (stdin, oldSpaceMb, heapError) => {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) setOwn(env, k, v);
     const job = {
       phase: new SharedArrayBuffer(4),
       argv,

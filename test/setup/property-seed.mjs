@@ -7,6 +7,7 @@
  * (a failure prints its seed and path; fix the bug, then keep the counterexample as an example test).
  *
  * PROPERTY_SEED: unset → 20261123; `random` → fast-check's own random seed; an integer → that seed.
+ * test/security/rotating-seed.test.ts runs the security classes' property tests again with the day's seed.
  */
 import fc from 'fast-check';
 
