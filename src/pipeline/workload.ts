@@ -20,6 +20,7 @@ import {
   isProblem,
 } from '../workloads/pod-template.ts';
 import { cloneJson, isJsonObject } from '../json.ts';
+import { withoutRunCharge } from '../render/budget.ts';
 import { planSwitches, withoutPlans } from '../render/plans.ts';
 
 import { type Outcome, type ProcessOutput, type RunContext, type Workload, obj, str } from './context.ts';
@@ -159,9 +160,15 @@ export function injectWorkload(
     const needs = {
       ...(recordKeys ? { recordKeys } : {}),
       recordsProbePorts: ctx.mesh.recordsProbePorts === true,
-      // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`)
+      // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`);
+      // its renders repeat injection's and count against the per-render budget only: the run budget counts
+      // what the workloads' injection renders, as before the check (test/render/template-budgets.test.ts)
       uninject: (pod: PodTemplate) =>
-        uninjectPod(ctx.mesh, pod, { workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config })?.pod,
+        withoutRunCharge(
+          () =>
+            uninjectPod(ctx.mesh, pod, { workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config })
+              ?.pod,
+        ),
     };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
