@@ -45,7 +45,7 @@ function collectGarbage(): (() => void) | undefined {
  * @throws CliError
  */
 export function heapGuard(): (done: number, total: number) => void {
-  const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+  const oldSpace = oldSpaceBytes();
   const stop = HEAP_STOP * oldSpace;
   let collected = false;
   return (done, total) => {
@@ -93,6 +93,9 @@ const YOUNG_GENERATION = 48 * 1048576;
 
 const mebibytes = (n: number): number => Math.round(n / 1048576);
 
+/** The old generation's limit in bytes: the heap limit without the young generation. */
+const oldSpaceBytes = (): number => getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+
 /**
  * Refuses, before processing starts, an input that cannot fit Node's heap (V8 would abort with "JavaScript heap
  * out of memory" and a core dump): the message names the flag and a value that should suffice.
@@ -101,7 +104,7 @@ const mebibytes = (n: number): number => Math.round(n / 1048576);
 export function checkHeapFor(inputs: readonly RunInput[]): void {
   const bytes = inputs.reduce((n, i) => n + i.text.length, 0);
   const resources = inputs.reduce((n, i) => n + countResources(i.text), 0);
-  const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+  const oldSpace = oldSpaceBytes();
   const need = Math.max(bytes * OLD_SPACE_PER_INPUT_BYTE, resources * OLD_SPACE_PER_RESOURCE);
   if (need <= oldSpace) return;
   throw new CliError(
@@ -125,7 +128,7 @@ export class ContainRun {
  */
 export function containIfLarge(s: Session, texts: ReadonlyArray<{ text: string }>): void {
   if (!s.io.contain) return;
-  const oldSpace = getHeapStatistics().heap_size_limit - YOUNG_GENERATION;
+  const oldSpace = oldSpaceBytes();
   const need = texts.reduce((n, t) => n + t.text.length, 0) * OLD_SPACE_PER_INPUT_BYTE;
   if (!containFor(need, oldSpace)) return;
   throw new ContainRun(

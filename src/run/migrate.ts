@@ -1,13 +1,11 @@
-import type { ParsedSource } from '../krm/source.ts';
 import { applyEdits } from '../yaml/flow-edit.ts';
 import type { KrmResult } from '../model.ts';
-import { MeshInjectError } from '../results/errors.ts';
 import { exitCodeOf, generalResult } from '../results/result.ts';
 import { migrationEdits, type MigrateRequest } from '../migrate.ts';
 
 import type { FileOutput, RunInput, RunOptions, RunOutput } from '../run.ts';
 import { resolveConfig } from './config.ts';
-import { parseInputs } from './inputs.ts';
+import { orBadInput, parseInputs } from './inputs.ts';
 import { badInput, joinStreams, stderrFor } from './output.ts';
 
 /**
@@ -18,13 +16,9 @@ import { badInput, joinStreams, stderrFor } from './output.ts';
  * migrated`), then the driver's notes.
  */
 export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req: MigrateRequest): RunOutput {
-  let sources: ParsedSource[];
-  try {
-    sources = parseInputs(inputs);
-  } catch (e) {
-    if (e instanceof MeshInjectError && e.code === 'BAD_INPUT') return badInput(e.message);
-    throw e;
-  }
+  const parsed = orBadInput(() => parseInputs(inputs));
+  if (!parsed.ok) return badInput(parsed.message);
+  const sources = parsed.value;
   if (sources.some((s) => s.form !== 'stream'))
     return badInput(
       'meshinject migrate reads YAML files and directories (a stream of documents), not a ResourceList or a List',
@@ -48,21 +42,19 @@ export function runMigration(inputs: readonly RunInput[], opts: RunOptions, req:
       results.push(generalResult('error', `functionConfig: ${issue.message}`, issue.path));
   if (exitCodeOf(results) !== 0 || !cfg.loaded?.ok) return failed();
   const { mesh, config } = cfg.loaded;
-  let edits: ReturnType<typeof migrationEdits>;
-  try {
-    // Documents are composed as they are read (ResourceItem.load): a bad one is bad input here too, not internal.
-    edits = migrationEdits(
+  // Documents are composed as they are read (ResourceItem.load): a bad one is bad input here too, not internal.
+  const planned = orBadInput(() =>
+    migrationEdits(
       sources,
       inputs.map((i) => i.name),
       config,
       mesh,
       req,
       results,
-    );
-  } catch (e) {
-    if (e instanceof MeshInjectError && e.code === 'BAD_INPUT') return badInput(e.message);
-    throw e;
-  }
+    ),
+  );
+  if (!planned.ok) return badInput(planned.message);
+  const edits = planned.value;
   if ('error' in edits) return badInput(edits.error);
   if (exitCodeOf(results) !== 0) return failed();
   const files = sources.map((source, i): FileOutput => {
