@@ -275,6 +275,15 @@ for (const shell of ['bash', 'sh'] as const) {
   );
 }
 
+t.test('MESHINJECT_CENTRAL_CONFIG set empty: the render runs on the app layers alone', async (t) => {
+  const s = tempSidecar(t, 'argocd-no-central');
+  // With the central file, namespace sandbox is not selected (the test below); the app's layer has no selector.
+  const r = generate(s, { ...LEDGER, namespace: 'sandbox', sidecarEnv: { MESHINJECT_CENTRAL_CONFIG: '' } });
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stderr, /Deployment\/ledger: injected/, "no central namespaceSelector: the app's layer decides alone");
+  t.notMatch(r.stderr, /namespace-not-selected/);
+});
+
 t.test('directory variant: another destination namespace is not selected', async (t) => {
   const s = tempSidecar(t, 'argocd-dir-ns');
   const r = generate(s, { ...LEDGER, namespace: 'sandbox' });
@@ -416,6 +425,12 @@ t.test('failures: non-zero exit, the reason on stderr, nothing on stdout', async
       /\[error\] namespace payments is neither a Namespace object in the input nor listed in spec\.namespaces/,
     ],
   ];
+  // Fail closed: without its central file the platform's last word would be gone.
+  cases.push([
+    'the central config is missing',
+    { ...LEDGER, sidecarEnv: { MESHINJECT_CENTRAL_CONFIG: join(s.tmp, 'no-such-dir/meshinject.yaml') } },
+    /meshinject plugin: the central config .*no-such-dir\/meshinject\.yaml is missing/,
+  ]);
   for (const [what, run, reason] of cases) {
     for (const shell of ['bash', 'sh'] as const) {
       const r = generate(s, { ...run, shell });
