@@ -6,7 +6,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, makeTempDir } from '../helpers/e2e.ts';
+import { ROOT, copyCheckout, makeTempDir } from '../helpers/e2e.ts';
 import { copyExample } from '../helpers/runners.ts';
 
 const hasKpt = spawnSync('sh', ['-c', 'command -v kpt']).status === 0;
@@ -32,10 +32,13 @@ t.test(
       PATH: `${join(process.execPath, '..')}:${SYSTEM_PATH}`,
       npm_config_cache: join(tmp.dir, 'npm-cache'),
     };
+    // In a copy of the checkout: `npm install -g .` runs `prepare`, which rebuilds dist/ where it runs.
+    const clone = join(tmp.dir, 'clone');
+    copyCheckout(clone);
     const install = run(
       'npm',
       ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', '.'],
-      ROOT,
+      clone,
       base,
     );
     t.equal(install.status, 0, `npm install -g . : ${install.stderr}`);

@@ -3,11 +3,12 @@
 // nothing beside it); and nothing a user runs, nor any test, reads the folder beside the checkout.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
   ROOT,
+  copyCheckout,
   get,
   idOf,
   injectionProblems,
@@ -62,6 +63,7 @@ t.test('the shop through the CLI: every workload decided as its comments say', a
     else if (outcome) t.same(skippedProblems(o), [], `${idOf(o)} has no sidecar`);
   });
   const again = runCli(['--config', CONFIG, '-'], { input: r.stdout });
+  t.equal(again.status, 0, `the second run exits 0: ${again.stderr}`);
   t.equal(again.stdout, r.stdout, 'a second run changes nothing');
   const kustomized = runTool('kubectl', ['kustomize', 'examples/shop']);
   t.equal(kustomized.status, 0, 'examples/shop is a kustomize base');
@@ -83,12 +85,7 @@ t.test('a fresh clone with nothing beside it: build and demo', async (t) => {
   const tmp = makeTempDir('fresh-clone');
   t.teardown(tmp.cleanup);
   const clone = join(tmp.dir, 'meshinject'); // nothing next to it
-  const tracked = runTool('git', ['ls-files', '-z']).stdout.split('\0').filter(Boolean);
-  for (const f of tracked) {
-    mkdirSync(dirname(join(clone, f)), { recursive: true });
-    cpSync(join(ROOT, f), join(clone, f));
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules')); // what `npm ci` installs
+  copyCheckout(clone);
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: clone, encoding: 'utf8' });
   t.equal(build.status, 0, `the build (npm ci's prepare) runs: ${build.stderr}`);
   const r = demo(clone);

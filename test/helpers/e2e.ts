@@ -4,7 +4,7 @@
  * workloads against the Kubernetes schema (`kubernetes-models`). Not a test file itself.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,23 @@ export function runTool(cmd: string, args: string[], opts: { cwd?: string; input
 export function makeTempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `meshinject-e2e-${prefix}-`));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A copy of this checkout at `dir` as a fresh clone has it: the files git tracks (nothing built: no dist/),
+ * with `node_modules` a symbolic link to this checkout's (what `npm ci` would install). Tests that build or
+ * install (`scripts/build.mjs`, `npm install -g .`, which runs `prepare`) do it in such a copy: rebuilt in the
+ * checkout, dist/ would change under the test files running beside them (the `after` script,
+ * test/setup/test-data-notice.mjs, fails a run in which it changed).
+ */
+export function copyCheckout(dir: string): void {
+  const r = spawnSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.error) throw r.error;
+  for (const f of r.stdout.split('\0').filter(Boolean)) {
+    mkdirSync(dirname(join(dir, f)), { recursive: true });
+    cpSync(join(ROOT, f), join(dir, f));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
 }
 
 /** A temp dir holding `files` (relative path → text), removed when the test ends; returns its path. */
