@@ -1,0 +1,228 @@
+// Config values decoded as the webhooks decode them (issue #37 item 4, the sites that were left for later): kuma-cp's
+// config (sigs.k8s.io/yaml with YAML 1.1 scalars, then encoding/json into typed fields), Linkerd's chart values
+// (encoding/json into values.go's types), Istio's proxy config and values (jsonpb), OpenShift's namespace ranges
+// (fmt.Sscanf "%d/%d" into uint32) and Linkerd's clusterNetworks (net.ParseCIDR). Tables from Go's documented
+// behaviour, then one generator of spellings across every site against a reference written from that behaviour.
+import t from 'tap';
+import fc from 'fast-check';
+import { decodeJsonBool, decodeJsonInt, decodeJsonpbInt } from '../../src/drivers/go-parse-decode.ts';
+import { scanTwoUint32 } from '../../src/drivers/go-parse-scan.ts';
+import { parseCIDR } from '../../src/drivers/go-parse.ts';
+import { openshiftProxyIds } from '../../src/drivers/istio/template-data.ts';
+import { loadConfig } from '../helpers/config.ts';
+import { runCli } from '../helpers/e2e.ts';
+
+t.test('encoding/json into typed fields: integers in range, no strings, bools only true/false', async (t) => {
+  const rows: Array<[unknown, Parameters<typeof decodeJsonInt>[1], number | string]> = [
+    [9000, 'uint32', 9000],
+    [4294967295, 'uint32', 4294967295],
+    [4294967296, 'uint32', 'json: cannot unmarshal number 4294967296 into Go struct field f of type uint32'],
+    [-1, 'uint32', 'json: cannot unmarshal number -1 into Go struct field f of type uint32'],
+    [2147483647, 'int32', 2147483647],
+    [2147483648, 'int32', 'json: cannot unmarshal number 2147483648 into Go struct field f of type int32'],
+    [-2147483648, 'int32', -2147483648],
+    [1.5, 'int', 'json: cannot unmarshal number 1.5 into Go struct field f of type int'],
+    [1e21, 'uint64', 'json: cannot unmarshal number 1e+21 into Go struct field f of type uint64'],
+    ['9000', 'uint32', 'json: cannot unmarshal string into Go struct field f of type uint32'],
+    [true, 'int64', 'json: cannot unmarshal bool into Go struct field f of type int64'],
+    [[1], 'int64', 'json: cannot unmarshal array into Go struct field f of type int64'],
+  ];
+  for (const [v, type, want] of rows) {
+    const got = decodeJsonInt(v as never, type, 'f');
+    t.same(got, typeof want === 'number' ? { ok: true, value: want } : { ok: false, error: want }, `${v} → ${type}`);
+  }
+  t.equal(decodeJsonInt(null, 'uint32', 'f'), undefined, 'null leaves the field as it was');
+  t.same(decodeJsonBool(true, 'f'), { ok: true, value: true });
+  for (const v of ['true', 'yes', 1, 0])
+    t.match(decodeJsonBool(v, 'f'), {
+      ok: false,
+      error: /cannot unmarshal (string|number .*) into Go struct field f of type bool/,
+    });
+});
+
+t.test('jsonpb into int32: a number, or a string holding a JSON integer (trimQuote)', async (t) => {
+  const rows: Array<[unknown, number | RegExp]> = [
+    [15020, 15020],
+    ['15020', 15020],
+    [' 15020 ', 15020],
+    ['-1', -1],
+    ['+1', /^invalid character '\+' looking for beginning of value$/],
+    ['015', /^invalid character '1' after top-level value$/],
+    ['0x10', /^invalid character 'x' after top-level value$/],
+    ['1_000', /^invalid character '_' after top-level value$/],
+    ['1e3', /^json: cannot unmarshal number 1e3 into Go value of type int32$/],
+    ['1.5', /^json: cannot unmarshal number 1.5 into Go value of type int32$/],
+    ['2147483648', /^json: cannot unmarshal number 2147483648 into Go value of type int32$/],
+    ['', /^unexpected end of JSON input$/],
+    ['-', /^unexpected end of JSON input$/],
+    ['1.', /^unexpected end of JSON input$/],
+    ['\t1', /^invalid character/],
+    [1.5, /cannot unmarshal number 1.5/],
+  ];
+  for (const [v, want] of rows) {
+    const got = decodeJsonpbInt(v as never, 'int32', 'statusPort');
+    if (typeof want === 'number') t.same(got, { ok: true, value: want }, JSON.stringify(v));
+    else t.match(got, { ok: false, error: want }, JSON.stringify(v));
+  }
+});
+
+t.test('fmt.Sscanf("%d/%d") into uint32 and the UID/GID Istio takes on OpenShift', async (t) => {
+  t.same(scanTwoUint32('1000/10', '/'), { ok: true, value: [1000, 10] });
+  t.same(scanTwoUint32(' 1000/ 10trailing', '/'), { ok: true, value: [1000, 10] }, 'blanks skipped, rest ignored');
+  t.same(scanTwoUint32('007/08', '/'), { ok: true, value: [7, 8] }, 'leading zeros are decimal');
+  for (const [s, error] of [
+    ['+1000/10', 'expected integer'],
+    ['1000 /10', 'input does not match format'],
+    ['1000', 'unexpected EOF'],
+    ['', 'EOF'],
+    ['4294967296/1', 'unsigned integer overflow on token 4294967296'],
+    ['1/\n2', 'unexpected newline'],
+  ] as const)
+    t.same(scanTwoUint32(s, '/'), { ok: false, error }, JSON.stringify(s));
+  const U = 'openshift.io/sa.scc.uid-range';
+  const G = 'openshift.io/sa.scc.supplemental-groups';
+  t.same(openshiftProxyIds({ [U]: '0/0' }, 1337), { uid: 4294967295, gid: 4294967295 }, 'start+size-1 wraps as uint32');
+  t.same(openshiftProxyIds({ [U]: '1000/10,x' }, 1337), { uid: 1009, gid: 1337 }, 'UID parsed whole; GID blocks all');
+  t.same(openshiftProxyIds({ [U]: '-5/10', [G]: '5-9,20/5' }, 1337), { uid: 1337, gid: 9 });
+  t.same(openshiftProxyIds({ [U]: '5/4294967295' }, 1337).uid, 3, 'overflow wraps');
+});
+
+t.test('net.ParseCIDR', async (t) => {
+  for (const s of ['10.0.0.0/8', 'fd00::/8', '::ffff:10.0.0.0/104', '10.0.0.0/008'])
+    t.same(parseCIDR(s), { ok: true, value: s });
+  for (const s of [
+    '',
+    '10.0.0.0',
+    '10.0.0.0/33',
+    '999.0.0.0/8',
+    '10.0.0/8',
+    ' 10.0.0.0/8',
+    '10.0.0.0/8 ',
+    'fe80::1%eth0/64',
+  ])
+    t.same(parseCIDR(s), { ok: false, error: `invalid CIDR address: ${s}` }, JSON.stringify(s));
+});
+
+const kumaConfig = (injector: Record<string, unknown> | string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'meshinject.dev/v1alpha1',
+  kind: 'SidecarInjection',
+  spec: {
+    mesh: 'kuma',
+    kuma: {
+      controlPlaneConfig: typeof injector === 'string' ? injector : { runtime: { kubernetes: { injector } }, ...extra },
+    },
+  },
+});
+const issuesOf = (fc: unknown): string[] => {
+  const r = loadConfig(fc);
+  return r.ok ? [] : r.issues.map((i) => i.message);
+};
+
+t.test('kuma-cp config: fields decoded as config.Load decodes them', async (t) => {
+  const P = 'spec.kuma.controlPlaneConfig.runtime.kubernetes.injector';
+  t.same(issuesOf(kumaConfig({ applicationProbeProxyPort: 9000, cniEnabled: true })), []);
+  t.same(issuesOf(kumaConfig({ applicationProbeProxyPort: '9000' })), [
+    `${P}.applicationProbeProxyPort: json: cannot unmarshal string into Go struct field applicationProbeProxyPort of type uint32`,
+  ]);
+  t.same(issuesOf(kumaConfig({ cniEnabled: 'true' })), [
+    `${P}.cniEnabled: json: cannot unmarshal string into Go struct field cniEnabled of type bool`,
+  ]);
+  t.same(issuesOf(kumaConfig({ sidecarContainer: { redirectPortInbound: 65536 } })), [
+    `${P}.sidecarContainer.redirectPortInbound: .RedirectPortInbound must be in the range [0, 65535]`,
+  ]);
+  t.same(issuesOf(kumaConfig({ sidecarContainer: { readinessProbe: { periodSeconds: 2147483648 } } })), [
+    `${P}.sidecarContainer.readinessProbe.periodSeconds: json: cannot unmarshal number 2147483648 into Go struct field sidecarContainer.readinessProbe.periodSeconds of type int32`,
+  ]);
+  t.same(issuesOf(kumaConfig({ sidecarTraffic: { excludeInboundPorts: '80,443' } })), [
+    `${P}.sidecarTraffic.excludeInboundPorts: json: cannot unmarshal string into Go struct field sidecarTraffic.excludeInboundPorts of type []uint32`,
+  ]);
+  t.same(issuesOf(kumaConfig({}, { bootstrapServer: { params: { adminPort: 70000 } } })), [
+    'spec.kuma.controlPlaneConfig.bootstrapServer.params.adminPort: AdminPort must be in the range [0, 65535]',
+  ]);
+  // YAML text is read with go-yaml v2's YAML 1.1 scalars, as sigs.k8s.io/yaml reads kuma-cp's config file.
+  const text = (body: string) =>
+    kumaConfig(`runtime:\n  kubernetes:\n    injector:\n      ${body.split('\n').join('\n      ')}\n`);
+  t.same(issuesOf(text('cniEnabled: yes\napplicationProbeProxyPort: 0x2328')), [], 'yes is true; hex is an int');
+  t.same(issuesOf(text('builtinDNS: {port: 1_5053}')), [], 'underscores in a YAML 1.1 int');
+  t.match(issuesOf(text('cniEnabled: "yes"')), [
+    /cannot unmarshal string into Go struct field cniEnabled of type bool/,
+  ]);
+  t.match(issuesOf(text('applicationProbeProxyPort: 1.5')), [/cannot unmarshal number 1.5 into/]);
+});
+
+t.test('Linkerd chart values: decoded into values.go types', async (t) => {
+  const linkerd = (values: unknown) => ({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { mesh: 'linkerd', linkerd: { values } },
+  });
+  t.same(issuesOf(linkerd({ proxy: { uid: 2102, ports: { admin: 4191 } } })), []);
+  t.same(issuesOf(linkerd({ proxy: { uid: '2102' } })), [
+    'spec.linkerd.values.proxy.uid: json: cannot unmarshal string into Go struct field proxy.uid of type int64',
+  ]);
+  t.same(issuesOf(linkerd({ proxy: { ports: { admin: 2147483648 } } })), [
+    'spec.linkerd.values.proxy.ports.admin: json: cannot unmarshal number 2147483648 into Go struct field proxy.ports.admin of type int32',
+  ]);
+  t.same(issuesOf(linkerd({ proxy: { livenessProbe: { timeoutSeconds: -1 } } })), [
+    'spec.linkerd.values.proxy.livenessProbe.timeoutSeconds: json: cannot unmarshal number -1 into Go struct field proxy.livenessProbe.timeoutSeconds of type uint',
+  ]);
+  t.match(issuesOf(linkerd({ proxy: { ports: { admin: 70000 } } })), [/must be an integer from 0 to 65535/]);
+});
+
+t.test(
+  'the CLI: a refused config value names the field; clusterNetworks and statusPort as the webhooks read them',
+  async (t) => {
+    const deployment = [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: {name: web, namespace: shop}',
+      'spec:',
+      '  selector: {matchLabels: {app: web}}',
+      '  template:',
+      '    metadata:',
+      '      labels: {app: web}',
+      '      annotations: {ANNOTATIONS}',
+      '    spec: {containers: [{name: web, image: nginx}]}',
+      '',
+    ].join('\n');
+    const run = (config: string, annotations = '') =>
+      runCli(['--config', config], { input: deployment.replace('{ANNOTATIONS}', `{${annotations}}`) });
+    const dir = t.testdir({
+      'kuma.yaml': [
+        'apiVersion: meshinject.dev/v1alpha1',
+        'kind: SidecarInjection',
+        'spec:',
+        '  mesh: kuma',
+        '  kuma:',
+        '    controlPlaneConfig: {runtime: {kubernetes: {injector: {applicationProbeProxyPort: "9000"}}}}',
+        '',
+      ].join('\n'),
+      'linkerd.yaml': [
+        'apiVersion: meshinject.dev/v1alpha1',
+        'kind: SidecarInjection',
+        'spec:',
+        '  mesh: linkerd',
+        '  linkerd: {manual: true, values: {identityTrustAnchorsPEM: x, clusterNetworks: "10.0.0.0/8,,192.168.0.0/16"}}',
+        '',
+      ].join('\n'),
+      'istio.yaml': 'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nspec: {mesh: istio}\n',
+    });
+    const kuma = run(`${dir}/kuma.yaml`);
+    t.equal(kuma.status, 1, 'a config error');
+    t.match(
+      kuma.stderr,
+      /applicationProbeProxyPort: json: cannot unmarshal string into Go struct field applicationProbeProxyPort of type uint32/,
+    );
+    t.equal(kuma.stdout, '', 'nothing written');
+    const linkerd = run(`${dir}/linkerd.yaml`);
+    t.not(linkerd.status, 0);
+    t.match(linkerd.stderr, /cannot parse destination get networks: invalid CIDR address:  \(values clusterNetworks\)/);
+    t.match(linkerd.stderr, /Deployment\/web|shop\/web/, 'the resource is named');
+    const istio = run(`${dir}/istio.yaml`, `proxy.istio.io/config: "statusPort: '+15020'"`);
+    t.not(istio.status, 0);
+    t.match(istio.stderr, /statusPort of the proxy config .*invalid character '\+' looking for beginning of value/);
+    const quoted = run(`${dir}/istio.yaml`, `proxy.istio.io/config: "statusPort: '15021'"`);
+    t.equal(quoted.status, 0, 'jsonpb takes an int32 from a string holding it');
+    t.match(quoted.stdout, /15021/);
+  },
+);
