@@ -216,7 +216,7 @@ t.test(
     t.equal(kuma.stdout, '', 'nothing written');
     const linkerd = run(`${dir}/linkerd.yaml`);
     t.not(linkerd.status, 0);
-    t.match(linkerd.stderr, /cannot parse destination get networks: invalid CIDR address:  \(values clusterNetworks\)/);
+    t.match(linkerd.stderr, /cannot parse destination get networks: invalid CIDR address: {2}\(values clusterNetworks\)/);
     t.match(linkerd.stderr, /Deployment\/web|shop\/web/, 'the resource is named');
     const istio = run(`${dir}/istio.yaml`, `proxy.istio.io/config: "statusPort: '+15020'"`);
     t.not(istio.status, 0);
@@ -226,3 +226,82 @@ t.test(
     t.match(quoted.stdout, /15021/);
   },
 );
+
+/** One generator of spellings Go accepts or refuses: signs, leading zeros, underscores, hex, overflow by one, blanks, empty. */
+const spelling = fc
+  .tuple(
+    fc.constantFrom('', '', ' ', '\t'),
+    fc.constantFrom('', '', '+', '-'),
+    fc.constantFrom('', '', '0', '00', '0x'),
+    fc.oneof(
+      fc.bigInt({ min: 0n, max: 70000n }),
+      fc.constantFrom(0n, 32n, 33n, 65535n, 65536n, 2147483647n, 2147483648n, 4294967295n, 4294967296n),
+    ),
+    fc.constantFrom('', '', '_0', '.0', 'e1', ' ', 'x'),
+  )
+  .map(([lead, sign, prefix, n, tail]) => `${lead}${sign}${prefix}${n.toString(prefix === '0x' ? 16 : 10)}${tail}`);
+const spellings = fc.oneof(spelling, fc.constantFrom('', ' ', '-', '+', '0x', '_1'));
+
+t.test('properties: every site refuses what Go refuses and reads what Go reads', async (t) => {
+  const inRange = (s: string, min: bigint, max: bigint) => BigInt(s) >= min && BigInt(s) <= max;
+  // Istio statusPort (jsonpb int32 from a string): JSON's integer grammar, spaces around it, int32 range.
+  fc.assert(
+    fc.property(spellings, (s) => {
+      const m = /^ *(-?(?:0|[1-9][0-9]*)) *$/.exec(s);
+      const want = m?.[1] !== undefined && inRange(m[1], -(1n << 31n), (1n << 31n) - 1n);
+      const got = decodeJsonpbInt(s, 'int32', 'statusPort');
+      return got?.ok === want && (!got.ok || got.value === Number(m?.[1]));
+    }),
+  );
+  // OpenShift blocks (fmt.Sscanf %d into uint32): blanks, then decimal digits, no sign, below 2^32.
+  fc.assert(
+    fc.property(spellings, spellings, (a, b) => {
+      const num = (x: string) => /^[ \t]*([0-9]+)/.exec(x);
+      const ma = /^[ \t]*([0-9]+)$/.exec(a);
+      const mb = num(b);
+      const want = ma !== null && mb !== null && BigInt(ma[1] ?? '') < 1n << 32n && BigInt(mb[1] ?? '') < 1n << 32n;
+      return scanTwoUint32(`${a}/${b}`, '/').ok === want;
+    }),
+  );
+  // CIDR prefix lengths (net.ParseCIDR, net.dtoi): digits only, leading zeros allowed, at most 32 for IPv4.
+  fc.assert(fc.property(spellings, (s) => parseCIDR(`10.0.0.0/${s}`).ok === (/^[0-9]+$/.test(s) && BigInt(s) <= 32n)));
+  // Kuma, Linkerd: a string never decodes into an integer field; a number does when it fits the Go type.
+  const P = 'spec.kuma.controlPlaneConfig.runtime.kubernetes.injector';
+  fc.assert(
+    fc.property(spellings, (s) => {
+      const kuma = issuesOf(kumaConfig({ builtinDNS: { port: s } }));
+      const linkerd = issuesOf({
+        apiVersion: 'meshinject.dev/v1alpha1',
+        kind: 'SidecarInjection',
+        spec: { mesh: 'linkerd', linkerd: { values: { proxy: { uid: s } } } },
+      });
+      return (
+        kuma.length === 1 &&
+        kuma[0] ===
+          `${P}.builtinDNS.port: json: cannot unmarshal string into Go struct field builtinDNS.port of type uint32` &&
+        linkerd.length === 1 &&
+        /cannot unmarshal string into Go struct field proxy.uid of type int64/.test(linkerd[0] ?? '')
+      );
+    }),
+    { numRuns: 40 },
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: -2, max: 70000 }), fc.boolean(), (n, fraction) => {
+      const v = fraction ? n + 0.5 : n;
+      const want = !fraction && n >= 0 && n <= 65535;
+      return (issuesOf(kumaConfig({ applicationProbeProxyPort: v })).length === 0) === want;
+    }),
+    { numRuns: 40 },
+  );
+  // Kuma booleans in its config file: go-yaml v2's YAML 1.1 words are bools; anything else is a string, refused.
+  const TRUE = ['true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'y', 'Y', 'on', 'On', 'ON'];
+  const FALSE = ['false', 'False', 'FALSE', 'no', 'No', 'NO', 'n', 'N', 'off', 'Off', 'OFF'];
+  fc.assert(
+    fc.property(fc.constantFrom(...TRUE, ...FALSE, 't', 'f', '1', '0', 'tRue', 'yes!', '"true"'), (word) => {
+      const issues = issuesOf(kumaConfig(`runtime: {kubernetes: {injector: {cniEnabled: ${word}}}}\n`));
+      return (issues.length === 0) === (TRUE.includes(word) || FALSE.includes(word));
+    }),
+    { numRuns: 30 },
+  );
+  t.pass('every generated spelling read as Go reads it');
+});
