@@ -148,6 +148,17 @@ t.test('kuma-cp config: fields decoded as config.Load decodes them', async (t) =
     /cannot unmarshal string into Go struct field cniEnabled of type bool/,
   ]);
   t.match(issuesOf(text('applicationProbeProxyPort: 1.5')), [/cannot unmarshal number 1.5 into/]);
+  // The transparent proxy ConfigMap goes through the same loader: `0777` is octal 511 there, and 1:30 a string.
+  const tproxy = (body: string) => {
+    const r = loadConfig({
+      apiVersion: 'meshinject.dev/v1alpha1',
+      kind: 'SidecarInjection',
+      spec: { mesh: 'kuma', kuma: { transparentProxyConfig: body } },
+    });
+    return r.ok ? (r.settings as any).tproxyBase : r.issues;
+  };
+  t.equal(tproxy('kumaDPUser: 0777\n').kumaDPUser, 511, 'go-yaml v2 reads a leading 0 as octal');
+  t.equal(tproxy('kumaDPUser: 1:30\n').kumaDPUser, '1:30', 'no YAML 1.1 sexagesimal in go-yaml v2');
 });
 
 t.test('Linkerd chart values: decoded into values.go types', async (t) => {
@@ -216,7 +227,10 @@ t.test(
     t.equal(kuma.stdout, '', 'nothing written');
     const linkerd = run(`${dir}/linkerd.yaml`);
     t.not(linkerd.status, 0);
-    t.match(linkerd.stderr, /cannot parse destination get networks: invalid CIDR address: {2}\(values clusterNetworks\)/);
+    t.match(
+      linkerd.stderr,
+      /cannot parse destination get networks: invalid CIDR address: {2}\(values clusterNetworks\)/,
+    );
     t.match(linkerd.stderr, /Deployment\/web|shop\/web/, 'the resource is named');
     const istio = run(`${dir}/istio.yaml`, `proxy.istio.io/config: "statusPort: '+15020'"`);
     t.not(istio.status, 0);

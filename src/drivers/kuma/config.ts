@@ -136,8 +136,8 @@ const GO_YAML_V2 = {
 } as const;
 
 /**
- * `value` as an object: itself, or the YAML (or JSON) text it holds (`goYaml`: read as kuma-cp reads its config
- * file, see `GO_YAML_V2`). Pushes an issue and returns `{}` when the text does not parse to an object; empty text
+ * `value` as an object: itself, or the YAML (or JSON) text it holds (`goYaml`: read as kuma-cp reads its config and
+ * the transparent proxy ConfigMap, `core_config.NewLoader`, see `GO_YAML_V2`). Pushes an issue and returns `{}` when the text does not parse to an object; empty text
  * is `{}`.
  */
 export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[], goYaml = false): JsonObject {
@@ -418,7 +418,7 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
   const defaultUrl = `https://${r.str('runtime.kubernetes.controlPlaneServiceName')}.${systemNamespace}:${r.num('dpServer.port', 'int', 65535)}`;
   const tproxyBase = loadOver(
     TPROXY_DEFAULTS,
-    objectOrYaml(input.raw.transparentProxyConfig, at('transparentProxyConfig'), issues),
+    objectOrYaml(input.raw.transparentProxyConfig, at('transparentProxyConfig'), issues, true),
   ) as JsonObject;
   const ipMode = tproxyBase.ipFamilyMode;
   if (typeof ipMode !== 'string' || !['', 'dualstack', 'ipv4'].includes(ipMode.toLowerCase())) {
