@@ -38,7 +38,8 @@ function scanUint32(s: string, i0: number): { value: number; end: number } | { e
 
 /**
  * Go `fmt.Sscanf(s, "%d<sep>%d", &a, &b)` with `a`, `b` of type `uint32`: both numbers, or Go's error (`expected
- * integer`, `EOF` before a number, `unexpected EOF` before the separator, `input does not match format`, `unsigned integer overflow on token 4294967296`).
+ * integer`, `EOF` before a number, `unexpected EOF` before the separator, `input does not match format`, `unsigned
+ * integer overflow on token 4294967296`).
  * Blanks before each number are skipped; a sign is refused; whatever follows the second number is ignored.
  */
 export function scanTwoUint32(s: string, sep: string): GoParsed<[number, number]> {

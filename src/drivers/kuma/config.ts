@@ -137,8 +137,8 @@ const GO_YAML_V2 = {
 
 /**
  * `value` as an object: itself, or the YAML (or JSON) text it holds (`goYaml`: read as kuma-cp reads its config and
- * the transparent proxy ConfigMap, `core_config.NewLoader`, see `GO_YAML_V2`). Pushes an issue and returns `{}` when the text does not parse to an object; empty text
- * is `{}`.
+ * the transparent proxy ConfigMap, `core_config.NewLoader`, see `GO_YAML_V2`). Pushes an issue and returns `{}` when
+ * the text does not parse to an object; empty text is `{}`.
  */
 export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[], goYaml = false): JsonObject {
   if (value === undefined || value === null) return {};
