@@ -319,3 +319,16 @@ t.test('properties: every site refuses what Go refuses and reads what Go reads',
   );
   t.pass('every generated spelling read as Go reads it');
 });
+
+t.test("meshinject's own booleans (not a webhook value) are exactly true or false, by schema", async (t) => {
+  const cm = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data });
+  t.match(issuesOf(cm({ mesh: 'istio', 'istio.strictInjectValues': 'yes' })), [/strictInjectValues must be one of/]);
+  t.match(issuesOf(cm({ mesh: 'linkerd', 'linkerd.manual': 'True' })), [/linkerd\.manual must be one of/]);
+  t.same(issuesOf(cm({ mesh: 'istio', 'istio.enableNamespacesByDefault': 'true' })), []);
+  const spec = (manual: unknown) => ({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { mesh: 'linkerd', linkerd: { manual } },
+  });
+  t.match(issuesOf(spec('yes')), [/manual/]);
+});

@@ -22,8 +22,8 @@ const SWITCH = 'the mesh compares the string itself (no Go parser: an exact stri
 const VERSION = 'a release version string, not a webhook value';
 const MESSAGE = 'rewrites an error message';
 const OWN_CONFIG =
-  'meshinject\'s own config field, which its schema already holds to a boolean or exactly "true"/"false" (test/drivers/go-parse-sites.test.ts)';
-/** A site left for later would be listed with a reason starting so; none may be (issue #37 item 4 is done). */
+  'meshinject\'s own config field, which its schema already holds to a boolean or exactly "true"/"false" (test/drivers/go-parse-decode.test.ts)';
+/** A site left for later would be listed with a reason containing this; none may be (issue #37 item 4 is done). */
 const NOT_YET = 'NOT YET';
 
 /** `[file under src/drivers, text on the line, why]`. */
