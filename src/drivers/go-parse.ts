@@ -7,6 +7,8 @@
  * Values are `bigint` where Go's range exceeds 2^53 (64-bit integers, durations in nanoseconds).
  */
 
+import { isIP } from 'node:net';
+
 export { type GoQuantity, parseQuantity, QUANTITY_ERRORS, scaledValue } from './go-parse-quantity.ts';
 
 /** A value Go accepted, or Go's error text. */
@@ -349,4 +351,18 @@ export function netDtoi(s: string): { ok: boolean; value: number; end: number } 
     if (n >= 0xffffff) return { ok: false, value: 0xffffff, end: i };
   }
   return { ok: i > 0, value: n, end: i };
+}
+
+/**
+ * Go `net.ParseCIDR(s)` (net/ip.go): an IPv4 or IPv6 address without a zone, `/`, and a prefix length `netDtoi`
+ * reads whole (ASCII digits, leading zeros allowed) no longer than the family's 32 or 128 bits (an IPv4-mapped IPv6
+ * address has 128). Returns `s`, or Go's error `invalid CIDR address: <s>`.
+ */
+export function parseCIDR(s: string): GoParsed<string> {
+  const slash = s.indexOf('/');
+  const addr = slash < 0 ? '' : s.slice(0, slash);
+  const version = slash < 0 || addr.includes('%') ? 0 : isIP(addr);
+  const bits = netDtoi(s.slice(slash + 1));
+  const whole = bits.ok && bits.end === s.length - slash - 1 && bits.value <= (version === 4 ? 32 : 128);
+  return version !== 0 && whole ? ok(s) : fail(`invalid CIDR address: ${s}`);
 }

@@ -18,6 +18,9 @@ import {
 import { filledFrom, planSwitches } from '../../render/plans.ts';
 import { holdsToken } from '../../render/plan-values.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
+import { quoteData } from '../../results/quote.ts';
+import type { GoParsed } from '../go-parse.ts';
+import { decodeJsonpbBool, decodeJsonpbInt } from '../go-parse-decode.ts';
 import { effectiveProxyConfig, interceptionModeOf, PROXY_CONFIG_ANNOTATION } from './proxy-config.ts';
 import { buildTemplateData } from './template-data.ts';
 import { describeSources, type RenderContext, renderNamed, templateNamesFor } from './go-render.ts';
@@ -156,13 +159,25 @@ function checkedFragment(rendered: RenderedFragment, fragment: JsonObject): Trus
   return trust === 'all' ? { trusted: fragment } : undefined;
 }
 
-function numberOr(v: Json | undefined, fallback: number): number {
-  return typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : fallback;
+/**
+ * A proto field of the proxy config or the values as Istio decodes it (`protomarshal.ApplyYAML`, jsonpb: an int32
+ * from a number or a string holding one, a bool or BoolValue from `true`/`false` only), `fallback` when unset.
+ * @throws InjectError naming `source` and Go's error when jsonpb refuses the value (istiod refuses such config)
+ */
+function protoField<T>(
+  decode: (v: Json, field: string) => GoParsed<T> | undefined,
+  v: Json | undefined,
+  source: string,
+  fallback: T,
+): T {
+  const d = v === undefined ? undefined : decode(v, source);
+  if (d === undefined) return fallback;
+  if (d.ok) return d.value;
+  throw new InjectError(`invalid value ${quoteData(v ?? null)} for ${source}: ${d.error}`, { code: 'BAD_ANNOTATION' });
 }
 
-function goTrue(v: Json | undefined): boolean {
-  return v === true || v === 'true';
-}
+const int32Field = (v: Json, field: string) => decodeJsonpbInt(v, 'int32', field);
+const PROXY_CONFIG_SOURCE = `the proxy config (annotation ${PROXY_CONFIG_ANNOTATION} over meshConfig.defaultConfig)`;
 
 /**
  * A template or overlay failure as a `TEMPLATE` error with Istio's context (`failed applying injection
@@ -225,7 +240,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   const proxyConfig = proxyConfigFor(istio.meshConfig, annotations);
   const meshConfig: JsonObject = { ...istio.meshConfig, defaultConfig: proxyConfig };
   const values = istio.values;
-  const statusPort = numberOr(proxyConfig.statusPort, 15020);
+  const statusPort = protoField(int32Field, proxyConfig.statusPort, `statusPort of ${PROXY_CONFIG_SOURCE}`, 15020);
   const proxyEnvs = clusterEnvs(values, original.metadata.labels);
 
   const stripped = reinsertOverrides(stripPod(original, statusPort));
@@ -328,13 +343,28 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   const tproxy = interceptionModeOf(proxyConfig) === 'TPROXY';
   const final = reapplyOverwrittenContainers(merged, original, templatePod.spec, tproxy, istio.revision);
   const holdApplication =
-    goTrue(proxyConfig.holdApplicationUntilProxyStarts) ||
-    goTrue(objectAt(values, 'global', 'proxy').holdApplicationUntilProxyStarts);
+    protoField(
+      decodeJsonpbBool,
+      proxyConfig.holdApplicationUntilProxyStarts,
+      `holdApplicationUntilProxyStarts of ${PROXY_CONFIG_SOURCE}`,
+      false,
+    ) ||
+    protoField(
+      decodeJsonpbBool,
+      objectAt(values, 'global', 'proxy').holdApplicationUntilProxyStarts,
+      'values global.proxy.holdApplicationUntilProxyStarts',
+      false,
+    );
   postProcessPod(final, {
     proxyEnvs,
     meshConfig,
     statusPort,
-    rewriteProbes: goTrue(objectAt(values, 'sidecarInjectorWebhook').rewriteAppHTTPProbe),
+    rewriteProbes: protoField(
+      decodeJsonpbBool,
+      objectAt(values, 'sidecarInjectorWebhook').rewriteAppHTTPProbe,
+      'values sidecarInjectorWebhook.rewriteAppHTTPProbe',
+      false,
+    ),
     holdApplication,
     templateSpec: templatePod.spec,
     revision: istio.revision,

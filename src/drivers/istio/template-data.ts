@@ -7,6 +7,7 @@ import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
 import { objectAt, isJsonObject, setOwn } from '../../json.ts';
 import { plannedJson } from '../../render/plan-values.ts';
+import { scanTwoUint32 } from '../go-parse-scan.ts';
 
 /** What {@link buildTemplateData} needs. */
 export interface TemplateDataInput {
@@ -115,17 +116,32 @@ export function plannedPodPorts(planned: Readonly<Record<string, unknown>>): unk
 }
 
 /**
- * The last id of an OpenShift range annotation (`start/size` or `start-end`, first block of a comma
- * list); Istio `getPreallocatedUIDRange`/`getPreallocatedSupplementalGroups` (pkg/kube/inject/openshift.go).
+ * OpenShift `ParseBlock` of one block (`start/size` or `start-end`, Go `fmt.Sscanf` into `uint32`, ../go-parse-scan.ts):
+ * the last id, wrapping as `uint32` does (`start + size - 1`: `0/0` is 4294967295), or undefined when Go refuses it.
+ * Istio pkg/kube/inject/openshift.go (copied there from openshift/library-go pkg/security/uid/uid.go).
  */
-export function openshiftRangeMax(value: string | undefined): number | undefined {
-  if (!value) return undefined;
-  const block = value.split(',')[0]?.trim() ?? '';
-  let m = /^(\d+)\/(\d+)$/.exec(block);
-  if (m) return Number(m[1]) + Number(m[2]) - 1;
-  m = /^(\d+)-(\d+)$/.exec(block);
-  if (m) return Number(m[2]);
-  return undefined;
+function blockEnd(block: string): number | undefined {
+  if (block.includes('/')) {
+    const slash = scanTwoUint32(block, '/');
+    return slash.ok ? (slash.value[0] + slash.value[1] - 1) >>> 0 : undefined;
+  }
+  const dash = scanTwoUint32(block, '-');
+  return dash.ok ? dash.value[1] : undefined;
+}
+
+/**
+ * The proxy UID and GID Istio `GetProxyIDs` takes from a namespace on OpenShift (pkg/kube/inject/inject.go): the UID
+ * is the last id of `openshift.io/sa.scc.uid-range` parsed whole (what follows the first block is ignored); the GID
+ * the last id of the first block of `openshift.io/sa.scc.supplemental-groups` (else of the UID range) split at
+ * commas, every block parsing. An absent, empty or refused annotation leaves that id at `fallback` (1337).
+ */
+export function openshiftProxyIds(annotations: Record<string, string>, fallback: number): { uid: number; gid: number } {
+  const uidRange = annotations['openshift.io/sa.scc.uid-range'];
+  const uid = uidRange ? (blockEnd(uidRange) ?? fallback) : fallback;
+  const groups = annotations['openshift.io/sa.scc.supplemental-groups'] ?? uidRange;
+  const ends = groups ? groups.split(',').map(blockEnd) : [];
+  const gid = ends.length > 0 && ends.every((e) => e !== undefined) ? (ends[0] ?? fallback) : fallback;
+  return { uid, gid };
 }
 
 function isGoTrue(v: Json | undefined): boolean {
@@ -160,13 +176,10 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
   const { deployMeta, typeMeta } = deployMetaOf(pod, workload);
   const workloadName = labels['service.istio.io/workload-name'] ?? deployMeta.Name;
 
-  let uid = PROXY_UID;
-  let gid = PROXY_UID;
-  if (settings.platform === 'openshift') {
-    const nsAnnotations = namespace?.annotations ?? {};
-    uid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.uid-range']) ?? PROXY_UID;
-    gid = openshiftRangeMax(nsAnnotations['openshift.io/sa.scc.supplemental-groups']) ?? uid;
-  }
+  const { uid, gid } =
+    settings.platform === 'openshift'
+      ? openshiftProxyIds(namespace?.annotations ?? {}, PROXY_UID)
+      : { uid: PROXY_UID, gid: PROXY_UID };
 
   const proxyValues = objectAt(values, 'global', 'proxy');
   const interceptionMode = annotations['sidecar.istio.io/interceptionMode'] ?? proxyConfig.interceptionMode;

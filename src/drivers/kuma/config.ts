@@ -11,7 +11,7 @@
  *   webhook reads from the cluster (its own URL, the CA file, the transparent proxy ConfigMap, Mesh and
  *   ContainerPatch objects).
  */
-import { parseDocument } from 'yaml';
+import { parseDocument, type Tags } from 'yaml';
 import { quoteData } from '../../results/quote.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { isJsonObject, setOwn } from '../../json.ts';
@@ -19,6 +19,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../../contract/driver.ts';
 import { KUMA_CP_DEFAULTS, TPROXY_DEFAULTS } from './defaults.ts';
 import { formatGoDuration, parseGoDuration } from './units.ts';
+import { decodeJsonBool, decodeJsonInt, decodeJsonIntList, type GoIntType } from '../go-parse-decode.ts';
 
 /** Probe timings of kuma-sidecar (Go type `SidecarReadinessProbe` etc.; 0 = unset, omitted from the probe). */
 export interface ProbeTimings {
@@ -124,10 +125,22 @@ export function loadOver(target: Json, source: Json): Json {
 }
 
 /**
- * `value` as an object: itself, or the YAML (or JSON) text it holds. Pushes an issue and returns `{}` when
+ * The YAML 1.1 scalars of go.yaml.in/yaml/v2, which `sigs.k8s.io/yaml` (v1.6, kuma-cp's `config.Load`) decodes with:
+ * `yes`/`no`/`on`/`off`/`y`/`n` booleans, `0777` octal, `0b101`, `1_000`; not the 1.1 sexagesimal `1:30` or dates,
+ * which it leaves as strings.
+ */
+const GO_YAML_V2 = {
+  version: '1.1',
+  customTags: (tags: Tags) =>
+    tags.filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
+} as const;
+
+/**
+ * `value` as an object: itself, or the YAML (or JSON) text it holds (`goYaml`: read as kuma-cp reads its config and
+ * the transparent proxy ConfigMap, `core_config.NewLoader`, see `GO_YAML_V2`). Pushes an issue and returns `{}` when
  * the text does not parse to an object; empty text is `{}`.
  */
-export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[]): JsonObject {
+export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[], goYaml = false): JsonObject {
   if (value === undefined || value === null) return {};
   if (isJsonObject<Json>(value)) return value;
   if (typeof value !== 'string') {
@@ -139,7 +152,7 @@ export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[]
   }
   let parsed: unknown;
   try {
-    const doc = parseDocument(value, { prettyErrors: false });
+    const doc = parseDocument(value, { prettyErrors: false, ...(goYaml ? GO_YAML_V2 : {}) });
     if (doc.errors.length > 0) throw doc.errors[0]!;
     parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null));
   } catch (e) {
@@ -187,20 +200,34 @@ class Reader {
     return '';
   }
 
-  num(path: string, max = 0xffffffff): number {
+  /** Pushes Go's decoding error for the field at `path`. */
+  private refuse(path: string, error: string): void {
+    const p = `${this.base}.${path}`;
+    this.issues.push({ path: p, message: `${p}: ${error}` });
+  }
+
+  /**
+   * An integer field of Go type `type`, decoded as `config.Load` decodes it (sigs.k8s.io/yaml, then encoding/json:
+   * a JSON number that is an integer in the type's range; a string is refused), then checked against `max` (Kuma's
+   * `Validate` where `rule` gives its words, else what a pod can hold). Negative values are refused too. 0 when unset.
+   */
+  num(path: string, type: GoIntType, max: number, rule?: string): number {
     const v = this.at(path);
-    const n = typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v;
-    if (typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= max) return n;
-    if (v !== undefined && v !== null) this.fail(path, `a whole number from 0 to ${max}`, v);
+    const d = v === undefined ? undefined : decodeJsonInt(v, type, path);
+    if (d === undefined) return 0;
+    if (!d.ok) this.refuse(path, d.error);
+    else if (d.value > max && rule !== undefined) this.refuse(path, rule);
+    else if (d.value >= 0 && d.value <= max) return d.value;
+    else this.fail(path, `a whole number from 0 to ${max}`, v ?? null);
     return 0;
   }
 
+  /** A `bool` field, decoded as `config.Load` decodes it: only `true` and `false` (YAML 1.1 also `yes`, `on`...). */
   bool(path: string): boolean {
     const v = this.at(path);
-    if (typeof v === 'boolean') return v;
-    if (v === 'true' || v === 'false') return v === 'true';
-    if (v !== undefined && v !== null) this.fail(path, 'true or false', v);
-    return false;
+    const d = v === undefined ? undefined : decodeJsonBool(v, path);
+    if (d !== undefined && !d.ok) this.refuse(path, d.error);
+    return d?.ok === true && d.value;
   }
 
   strings(path: string): string[] {
@@ -211,18 +238,14 @@ class Reader {
     return [];
   }
 
+  /** A `[]uint32` list of ports, decoded as `config.Load` decodes it (a list of numbers; each port at most 65535). */
   ports(path: string): number[] {
     const v = this.at(path);
-    const list =
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .filter((x) => x !== '')
-            .map(Number)
-        : v;
-    if (Array.isArray(list) && list.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 65535))
-      return list as number[];
-    if (v !== undefined && v !== null) this.fail(path, 'a list of port numbers', v);
+    const d = v === undefined ? undefined : decodeJsonIntList(v, 'uint32', path);
+    if (d === undefined) return [];
+    if (!d.ok) this.refuse(path, d.error);
+    else if (d.value.every((x) => x <= 65535)) return d.value;
+    else this.fail(path, 'a list of port numbers', v ?? null);
     return [];
   }
 
@@ -245,11 +268,11 @@ class Reader {
 
 function probe(r: Reader, p: string): ProbeTimings {
   return {
-    initialDelaySeconds: r.num(`${p}.initialDelaySeconds`, 0x7fffffff),
-    timeoutSeconds: r.num(`${p}.timeoutSeconds`, 0x7fffffff),
-    periodSeconds: r.num(`${p}.periodSeconds`, 0x7fffffff),
-    successThreshold: r.num(`${p}.successThreshold`, 0x7fffffff),
-    failureThreshold: r.num(`${p}.failureThreshold`, 0x7fffffff),
+    initialDelaySeconds: r.num(`${p}.initialDelaySeconds`, 'int32', 0x7fffffff),
+    timeoutSeconds: r.num(`${p}.timeoutSeconds`, 'int32', 0x7fffffff),
+    periodSeconds: r.num(`${p}.periodSeconds`, 'int32', 0x7fffffff),
+    successThreshold: r.num(`${p}.successThreshold`, 'int32', 0x7fffffff),
+    failureThreshold: r.num(`${p}.failureThreshold`, 'int32', 0x7fffffff),
   };
 }
 
@@ -265,20 +288,30 @@ function readInjector(r: Reader): InjectorConfig {
   const sc = 'sidecarContainer';
   return {
     cniEnabled: r.bool('cniEnabled'),
-    applicationProbeProxyPort: r.num('applicationProbeProxyPort', 65535),
+    applicationProbeProxyPort: r.num('applicationProbeProxyPort', 'uint32', 65535),
     containerPatches: r.strings('containerPatches'),
     sidecarContainer: {
       image: r.str(`${sc}.image`),
-      uid: r.num(`${sc}.uid`, Number.MAX_SAFE_INTEGER),
-      gid: r.num(`${sc}.gid`, Number.MAX_SAFE_INTEGER),
+      uid: r.num(`${sc}.uid`, 'int64', Number.MAX_SAFE_INTEGER),
+      gid: r.num(`${sc}.gid`, 'int64', Number.MAX_SAFE_INTEGER),
       drainTime: r.duration(`${sc}.drainTime`),
       envVars: r.map(`${sc}.envVars`),
       readinessProbe: probe(r, `${sc}.readinessProbe`),
       livenessProbe: probe(r, `${sc}.livenessProbe`),
       startupProbe: probe(r, `${sc}.startupProbe`),
       resources: cpuMemory(r, `${sc}.resources`),
-      redirectPortInbound: r.num(`${sc}.redirectPortInbound`, 65535),
-      redirectPortOutbound: r.num(`${sc}.redirectPortOutbound`, 65535),
+      redirectPortInbound: r.num(
+        `${sc}.redirectPortInbound`,
+        'uint32',
+        65535,
+        '.RedirectPortInbound must be in the range [0, 65535]',
+      ),
+      redirectPortOutbound: r.num(
+        `${sc}.redirectPortOutbound`,
+        'uint32',
+        65535,
+        '.RedirectPortOutbound must be in the range [0, 65535]',
+      ),
       ipFamilyMode: r.str(`${sc}.ipFamilyMode`),
       waitForDataplaneReady: r.bool(`${sc}.waitForDataplaneReady`),
     },
@@ -291,7 +324,7 @@ function readInjector(r: Reader): InjectorConfig {
       excludeOutboundIPs: r.strings('sidecarTraffic.excludeOutboundIPs'),
     },
     exceptions: { labels: r.map('exceptions.labels') },
-    builtinDNS: { enabled: r.bool('builtinDNS.enabled'), port: r.num('builtinDNS.port', 65535) },
+    builtinDNS: { enabled: r.bool('builtinDNS.enabled'), port: r.num('builtinDNS.port', 'uint32', 65535) },
     transparentProxyConfigMap: r.str('transparentProxyConfigMap'),
     otelPipeEnabled: r.bool('otelPipeEnabled'),
     spire: { enabled: r.bool('spire.enabled'), mountPath: r.str('spire.mountPath') },
@@ -361,7 +394,7 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
   const at = (k: string) => `${input.path}.${k}`;
   const cp = loadOver(
     KUMA_CP_DEFAULTS,
-    objectOrYaml(input.raw.controlPlaneConfig, at('controlPlaneConfig'), issues),
+    objectOrYaml(input.raw.controlPlaneConfig, at('controlPlaneConfig'), issues, true),
   ) as JsonObject;
   const r = new Reader(cp, at('controlPlaneConfig'), issues);
   const injector = readInjector(
@@ -382,10 +415,10 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
   }
   const systemNamespace = r.str('store.kubernetes.systemNamespace');
   const controlPlane = objectOrYaml(input.raw.controlPlane, at('controlPlane'), issues);
-  const defaultUrl = `https://${r.str('runtime.kubernetes.controlPlaneServiceName')}.${systemNamespace}:${r.num('dpServer.port', 65535)}`;
+  const defaultUrl = `https://${r.str('runtime.kubernetes.controlPlaneServiceName')}.${systemNamespace}:${r.num('dpServer.port', 'int', 65535)}`;
   const tproxyBase = loadOver(
     TPROXY_DEFAULTS,
-    objectOrYaml(input.raw.transparentProxyConfig, at('transparentProxyConfig'), issues),
+    objectOrYaml(input.raw.transparentProxyConfig, at('transparentProxyConfig'), issues, true),
   ) as JsonObject;
   const ipMode = tproxyBase.ipFamilyMode;
   if (typeof ipMode !== 'string' || !['', 'dualstack', 'ipv4'].includes(ipMode.toLowerCase())) {
@@ -405,8 +438,13 @@ export function loadKumaConfig(input: DriverConfigInput): DriverConfigResult<Kum
   const meshesRaw = input.raw.meshes === undefined ? undefined : objectOrYaml(input.raw.meshes, at('meshes'), issues);
   const settings: KumaSettings = {
     injector,
-    adminPort: r.num('bootstrapServer.params.adminPort', 65535),
-    readinessPort: r.num('bootstrapServer.params.readinessPort', 65535),
+    adminPort: r.num('bootstrapServer.params.adminPort', 'uint32', 65535, 'AdminPort must be in the range [0, 65535]'),
+    readinessPort: r.num(
+      'bootstrapServer.params.readinessPort',
+      'uint32',
+      65535,
+      'ReadinessPort must be in the range [0, 65535]',
+    ),
     envoyAdminUnixSocket: r.bool('bootstrapServer.params.envoyAdminUnixSocket'),
     systemNamespace,
     controlPlaneUrl: typeof controlPlane.url === 'string' && controlPlane.url !== '' ? controlPlane.url : defaultUrl,

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { cloneJson, setOwn } from '../../json.ts';
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
+import { parseCIDR } from '../go-parse.ts';
 import type { InjectRequest } from '../../contract/driver.ts';
 import {
   A,
@@ -265,13 +266,23 @@ function refuseUnrenderable(values: LinkerdValues): void {
       { field: `metadata.annotations[${A.logHttpHeaders}]` },
     );
   }
-  for (const net of values.clusterNetworks
-    .replace(/^,+|,+$/g, '')
-    .split(',')
-    .filter((n) => n !== '')) {
-    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(net))
-      throw new InjectError(`cannot parse destination get networks: clusterNetworks entry "${net}" is not a CIDR`);
+  // Linkerd GetPodPatch (pkg/inject/inject.go): the value trimmed of commas at both ends, then net.ParseCIDR of
+  // every entry between commas (an empty one too), unless the value is empty.
+  if (values.clusterNetworks === '') return;
+  for (const net of trimCommas(values.clusterNetworks).split(',')) {
+    const cidr = parseCIDR(net);
+    if (!cidr.ok)
+      throw new InjectError(`cannot parse destination get networks: ${cidr.error} (values clusterNetworks)`);
   }
+}
+
+/** Go `strings.Trim(s, ",")`. */
+function trimCommas(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s[a] === ',') a++;
+  while (b > a && s[b - 1] === ',') b--;
+  return s.slice(a, b);
 }
 
 /**

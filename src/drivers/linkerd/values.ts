@@ -7,6 +7,7 @@ import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { quoteValue } from '../../config/schema-issues.ts';
 import { getIn, isJsonObject, setOwn } from '../../json.ts';
 import type { Json, JsonObject } from '../../model.ts';
+import { decodeJsonInt, type GoIntType } from '../go-parse-decode.ts';
 
 /**
  * The Linkerd release the defaults stand for: the newest tag of linkerd/linkerd2 at the commit the chart
@@ -246,10 +247,15 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
     bad(keys, 'a string', v);
     return String(fallback(keys) ?? '');
   };
-  const int = (keys: string, min = -Infinity, max = Infinity): number => {
+  // encoding/json into the Go type of the field (pkg/charts/linkerd2/values.go), then the range the driver needs.
+  const int = (keys: string, type: GoIntType, min = -Infinity, max = Infinity): number => {
     const v = get(keys);
-    const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-    if (typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max) return n;
+    const d = v === undefined ? undefined : decodeJsonInt(v, type, keys);
+    if (d !== undefined && !d.ok) {
+      issues.push({ path: `${path}.${keys}`, message: `${path}.${keys}: ${d.error}` });
+      return fallback(keys) as number;
+    }
+    if (d !== undefined && d.value >= min && d.value <= max) return d.value;
     bad(keys, `an integer${min > -Infinity ? ` from ${min}` : ''}${max < Infinity ? ` to ${max}` : ''}`, v);
     return fallback(keys) as number;
   };
@@ -290,7 +296,7 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
     request: str(`proxy.resources.${kind}.request`),
     limit: str(`proxy.resources.${kind}.limit`),
   });
-  const port = (keys: string) => int(keys, 0, 65535);
+  const port = (keys: string) => int(keys, 'int32', 0, 65535);
 
   if (bool('proxy.tracing.enabled')) {
     issues.push({
@@ -338,10 +344,10 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
         ...(ratio !== undefined ? { maximumCPURatio: ratio } : {}),
       },
       resources: { cpu: res('cpu'), memory: res('memory'), 'ephemeral-storage': res('ephemeral-storage') },
-      uid: int('proxy.uid'),
-      gid: int('proxy.gid'),
+      uid: int('proxy.uid', 'int64'),
+      gid: int('proxy.gid', 'int64'),
       securityContext: obj('proxy.securityContext'),
-      waitBeforeExitSeconds: int('proxy.waitBeforeExitSeconds', 0),
+      waitBeforeExitSeconds: int('proxy.waitBeforeExitSeconds', 'uint64'),
       await: bool('proxy.await'),
       requireIdentityOnInboundPorts: str('proxy.requireIdentityOnInboundPorts'),
       requireTLSOnInboundPorts: str('proxy.requireTLSOnInboundPorts'),
@@ -353,17 +359,17 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
       isGateway: bool('proxy.isGateway'),
       nativeSidecar: bool('proxy.nativeSidecar'),
       livenessProbe: {
-        initialDelaySeconds: int('proxy.livenessProbe.initialDelaySeconds', 0),
-        timeoutSeconds: int('proxy.livenessProbe.timeoutSeconds', 0),
+        initialDelaySeconds: int('proxy.livenessProbe.initialDelaySeconds', 'uint'),
+        timeoutSeconds: int('proxy.livenessProbe.timeoutSeconds', 'uint'),
       },
       readinessProbe: {
-        initialDelaySeconds: int('proxy.readinessProbe.initialDelaySeconds', 0),
-        timeoutSeconds: int('proxy.readinessProbe.timeoutSeconds', 0),
+        initialDelaySeconds: int('proxy.readinessProbe.initialDelaySeconds', 'uint'),
+        timeoutSeconds: int('proxy.readinessProbe.timeoutSeconds', 'uint'),
       },
       startupProbe: {
-        initialDelaySeconds: int('proxy.startupProbe.initialDelaySeconds', 0),
-        periodSeconds: int('proxy.startupProbe.periodSeconds', 0),
-        failureThreshold: int('proxy.startupProbe.failureThreshold', 0),
+        initialDelaySeconds: int('proxy.startupProbe.initialDelaySeconds', 'uint'),
+        periodSeconds: int('proxy.startupProbe.periodSeconds', 'uint'),
+        failureThreshold: int('proxy.startupProbe.failureThreshold', 'uint'),
       },
       streams: {
         initialTimeout: str('proxy.control.streams.initialTimeout'),
@@ -384,11 +390,11 @@ export function readValues(merged: JsonObject, path: string, issues: ConfigIssue
       skipSubnets: str('proxyInit.skipSubnets'),
       logLevel: str('proxyInit.logLevel'),
       logFormat: str('proxyInit.logFormat'),
-      closeWaitTimeoutSecs: int('proxyInit.closeWaitTimeoutSecs', 0),
+      closeWaitTimeoutSecs: int('proxyInit.closeWaitTimeoutSecs', 'int64', 0),
       privileged: bool('proxyInit.privileged'),
       runAsRoot: bool('proxyInit.runAsRoot'),
-      runAsUser: int('proxyInit.runAsUser', 0),
-      runAsGroup: int('proxyInit.runAsGroup', 0),
+      runAsUser: int('proxyInit.runAsUser', 'int64', 0),
+      runAsGroup: int('proxyInit.runAsGroup', 'int64', 0),
       xtMountPath: { mountPath: str('proxyInit.xtMountPath.mountPath'), name: str('proxyInit.xtMountPath.name') },
     },
     networkValidator: {

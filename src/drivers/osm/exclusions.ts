@@ -4,25 +4,15 @@
  * `mergeIPRangeLists`, pkg/injector/exclusions.go) and the `iptables-restore` script of the init container
  * (`generateIptablesCommands`, pkg/injector/iptables.go; FSM's is the same with `FSM_` chains).
  */
-import { isIP } from 'node:net';
 import { quoteData } from '../../results/quote.ts';
 import { InjectError } from '../../results/errors.ts';
 import { keys, PORTS, type Flavor } from './flavor.ts';
 import type { OsmSettings } from './config.ts';
-import { atoi, netDtoi } from '../go-parse.ts';
+import { atoi, parseCIDR } from '../go-parse.ts';
 
-/**
- * True when `s` is a CIDR as Go's `net.ParseCIDR` reads it (OSM `getOutboundIPRangeListForPod`): an IPv4 or IPv6
- * address without a zone, `/`, and a prefix length `net.dtoi` reads whole (ASCII digits, leading zeros allowed) no
- * longer than the address family's 32 or 128 bits (an IPv4-mapped IPv6 address has 128).
- */
+/** True when `s` is a CIDR as Go's `net.ParseCIDR` reads it (../go-parse.ts; OSM `getOutboundIPRangeListForPod`). */
 export function parseCidr(s: string): boolean {
-  const slash = s.indexOf('/');
-  if (slash < 0) return false;
-  const addr = s.slice(0, slash);
-  const version = addr.includes('%') ? 0 : isIP(addr);
-  const bits = netDtoi(s.slice(slash + 1));
-  return version !== 0 && bits.ok && bits.end === s.length - slash - 1 && bits.value <= (version === 4 ? 32 : 128);
+  return parseCIDR(s).ok;
 }
 
 /** The redirection lists of one pod, merged and de-duplicated. */

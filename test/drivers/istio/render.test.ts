@@ -11,7 +11,7 @@ import {
   selectedTemplates,
   type RenderedFragment,
 } from '../../../src/drivers/istio/render.ts';
-import { buildTemplateData, openshiftRangeMax } from '../../../src/drivers/istio/template-data.ts';
+import { buildTemplateData, openshiftProxyIds } from '../../../src/drivers/istio/template-data.ts';
 import { podDeployMeta } from '../../../src/drivers/istio/workload-meta.ts';
 import type { JsonObject, PodTemplate } from '../../../src/model.ts';
 import { InjectError } from '../../../src/results/errors.ts';
@@ -461,8 +461,16 @@ t.test('template functions', needs(ISTIO), async (t) => {
   );
   t.same(omitNil({ a: {}, b: null }), { a: {} }, 'an empty map without nulls stays beside a dropped null');
   t.equal(otelResourceAttributes({}, {}, {}, 'ns', []), '');
-  t.equal(openshiftRangeMax('1000620000/10000'), 1000629999);
-  t.equal(openshiftRangeMax('5-9,20/5'), 9);
+  t.same(openshiftProxyIds({ 'openshift.io/sa.scc.uid-range': '1000620000/10000' }, 1337), {
+    uid: 1000629999,
+    gid: 1000629999,
+  });
+  t.same(
+    openshiftProxyIds({ 'openshift.io/sa.scc.uid-range': '5-9,2/5', 'openshift.io/sa.scc.supplemental-groups': '' }, 1),
+    { uid: 1, gid: 1 },
+    'a block holding a slash is read as start/size (5-9 is not); an empty supplemental-groups annotation leaves the GID',
+  );
+  t.same(openshiftProxyIds({ 'openshift.io/sa.scc.uid-range': '5-9,20-25' }, 1), { uid: 9, gid: 9 });
   t.same(
     podDeployMeta(
       {

@@ -481,7 +481,7 @@ data:
   t.equal(broken.exitCode, 0, broken.stderr);
   t.ok(
     broken.results.some((r) =>
-      /kuma-control-plane-config in the input is not used: .*sidecarContainer\.uid must be a whole number/.test(
+      /kuma-control-plane-config in the input is not used: .*sidecarContainer\.uid: json: cannot unmarshal string into Go struct field sidecarContainer\.uid of type int64/.test(
         r.message,
       ),
     ),
