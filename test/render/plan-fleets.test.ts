@@ -1,0 +1,310 @@
+/**
+ * The fast paths give what the slow paths give (issue #40: "outputs byte-identical with the fast paths on, off and
+ * verified"), for generated fleets. A fleet is a few pod shapes (kind, containers, ports, which labels and
+ * annotations) repeated over workloads whose slot values differ: names, namespaces, label and annotation values,
+ * container and port names, port numbers, drawn from pools of values that need quoting or escaping in YAML
+ * (`123`, `1e3`, `yes`, `null`, `1:20`, `2001-12-14`, `a: b`, `#x`, quotes, unicode, an empty string) beside
+ * plain ones. Each fleet runs through every template route (Istio's built-in Handlebars templates, Istio Go
+ * templates of an injector config, the custom driver's Handlebars) and the code drivers (Linkerd, OSM, FSM,
+ * Kuma), as a YAML stream and as a ResourceList, three ways: sidecar plans on (recorded at a shape's first and at
+ * its second workload, as library use and the CLI do), plans off, and plans verified against full renders. What a
+ * user sees must be the same: stdout, stderr, the exit code.
+ */
+import t from 'tap';
+import fc from 'fast-check';
+import { run, type RunOutput } from '../../src/run.ts';
+import type { PlanStats } from '../../src/render/plans.ts';
+
+const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
+
+/** DNS labels that other YAML readers would read as numbers, booleans, null or floats when written plain. */
+const NAMES = ['web', 'api-1', 'cart', '123', '1e3', '0x1f', 'yes', 'no', 'on', 'true', 'null', 'nan', 'inf', '0o17'];
+const NAMESPACES = ['shop', 'team-7', '007', 'true', 'null'];
+/** Label and annotation values: plain, YAML 1.1/1.2 look-alikes, indicators, quotes, unicode, empty. */
+const VALUES = [
+  'v1',
+  'reviews',
+  '1.0',
+  '15020',
+  '1:20',
+  '2001-12-14',
+  '1_000',
+  '0777',
+  'Yes',
+  'off',
+  '~',
+  'null',
+  '=',
+  '<<',
+  'a: b',
+  '#x',
+  '-x',
+  '@x',
+  '*x',
+  "'q'",
+  '"dq"',
+  'ü-ß',
+  '日本',
+  'a b',
+  ' lead',
+  '',
+  'line1\nline2',
+  'tab\there',
+  'x\u2028y',
+];
+const CONTAINER_NAMES = ['app', 'main', 'sidecar-1', '1', 'true'];
+const PORT_NAMES = ['http', 'grpc', 'metrics', '8080', 'yes'];
+const PORTS = [1, 80, 443, 8080, 9090, 15020, 65535];
+const KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as const;
+
+interface Shape {
+  kind: (typeof KINDS)[number];
+  /** Ports per container (at least one container). */
+  containers: number[];
+  labels: string[];
+  annotations: string[];
+}
+
+interface Workload {
+  shape: number;
+  name: string;
+  namespace: string;
+  values: string[];
+  containerNames: string[];
+  portNames: string[];
+  ports: number[];
+}
+
+const shapeArb: fc.Arbitrary<Shape> = fc.record({
+  kind: fc.constantFrom(...KINDS),
+  containers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 3 }),
+  labels: fc.subarray(['app', 'version', 'tier']),
+  annotations: fc.subarray(['example.com/note', 'example.com/owner', 'sidecar.istio.io/proxyCPU']),
+});
+
+const workloadArb = (shapes: number): fc.Arbitrary<Workload> =>
+  fc.record({
+    shape: fc.nat({ max: shapes - 1 }),
+    name: fc.constantFrom(...NAMES),
+    namespace: fc.constantFrom(...NAMESPACES),
+    values: fc.array(fc.constantFrom(...VALUES), { minLength: 6, maxLength: 6 }),
+    containerNames: fc.shuffledSubarray(CONTAINER_NAMES, { minLength: 3, maxLength: 3 }),
+    portNames: fc.array(fc.constantFrom(...PORT_NAMES), { minLength: 6, maxLength: 6 }),
+    ports: fc.array(fc.constantFrom(...PORTS), { minLength: 6, maxLength: 6 }),
+  });
+
+const fleetArb = fc.array(shapeArb, { minLength: 1, maxLength: 3 }).chain((shapes) =>
+  fc.record({
+    shapes: fc.constant(shapes),
+    workloads: fc.array(workloadArb(shapes.length), { minLength: 2, maxLength: 7 }),
+    form: fc.constantFrom('stream', 'list'),
+  }),
+);
+
+/** A YAML double-quoted scalar (JSON's escapes are YAML's), so the input itself reads as the value. */
+const q = (s: string): string => JSON.stringify(s);
+
+/** The pod template of workload `w` (at column 0: `metadata:` and `spec:`). */
+function podTemplate(shape: Shape, w: Workload, i: number): string {
+  const labels = shape.labels.map((k, j) => `    ${k}: ${q(w.values[j] ?? '')}`);
+  // proxyCPU needs a quantity: keep it one, of the workload's own digits.
+  const annotations = shape.annotations.map((k, j) =>
+    k === 'sidecar.istio.io/proxyCPU'
+      ? `    ${k}: ${q(`${w.ports[j] ?? 1}m`)}`
+      : `    ${k}: ${q(w.values[3 + j] ?? '')}`,
+  );
+  const containers = shape.containers.map((ports, c) => {
+    const lines = [`  - name: ${q(`${w.containerNames[c]}`)}`, `    image: ${q(`registry.example/${w.name}:${i}`)}`];
+    if (ports > 0) lines.push('    ports:');
+    for (let p = 0; p < ports; p++) {
+      const k = c * 2 + p;
+      lines.push(
+        `    - name: ${q(`${w.portNames[k]}-${c}${p}`)}`,
+        `      containerPort: ${(w.ports[k] ?? 80) + c * 2 + p}`,
+      );
+    }
+    return lines.join('\n');
+  });
+  return [
+    'metadata:',
+    '  labels:',
+    ...(labels.length > 0 ? labels : ['    fleet: x']),
+    ...(annotations.length > 0 ? ['  annotations:', ...annotations] : []),
+    'spec:',
+    ...(shape.kind === 'Job' || shape.kind === 'CronJob' ? ['  restartPolicy: Never'] : []),
+    '  containers:',
+    ...containers,
+  ].join('\n');
+}
+
+const indent = (text: string, n: number): string =>
+  text
+    .split('\n')
+    .map((l) => (l === '' ? l : ' '.repeat(n) + l))
+    .join('\n');
+
+/** Workload `w` as a resource of its shape's kind. */
+function resource(shape: Shape, w: Workload, i: number): string {
+  const name = `${w.name}-${i}`;
+  const head = `kind: ${shape.kind}\nmetadata:\n  name: ${q(name)}\n  namespace: ${q(w.namespace)}\n`;
+  const tmpl = indent(podTemplate(shape, w, i), 4);
+  switch (shape.kind) {
+    case 'CronJob':
+      return `apiVersion: batch/v1\n${head}spec:\n  schedule: "*/5 * * * *"\n  jobTemplate:\n    spec:\n      template:\n${indent(tmpl, 4)}\n`;
+    case 'Job':
+      return `apiVersion: batch/v1\n${head}spec:\n  template:\n${tmpl}\n`;
+    default:
+      return `apiVersion: apps/v1\n${head}spec:\n  selector:\n    matchLabels:\n      fleet: x\n  template:\n${tmpl}\n`;
+  }
+}
+
+/** The fleet as a YAML stream or a ResourceList (functionConfig given to `run` apart). */
+function fleetInput(f: { shapes: Shape[]; workloads: Workload[]; form: string }): string {
+  const docs = f.workloads.map((w, i) => resource(f.shapes[w.shape] as Shape, w, i));
+  if (f.form === 'stream') return docs.join('---\n');
+  return `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${docs.map((d) => `- ${indent(d, 2).slice(2)}`).join('')}`;
+}
+
+/** The custom driver's template: copies names, label and annotation values, container names and port numbers. */
+const CUSTOM_TEMPLATE = [
+  'metadata:',
+  '  annotations:',
+  '    example.com/injected-for: {{quote workload.name}}',
+  '    example.com/app: {{quote (default workload.name (index pod.metadata.labels "app"))}}',
+  'spec:',
+  '  containers:',
+  '  - name: shipper',
+  '    image: {{quote values.image}}',
+  '    args: [--ns, {{quote workload.namespace}}, --note, {{quote (index pod.metadata.annotations "example.com/note")}}]',
+  '    env:',
+  '{{#each pod.spec.containers}}',
+  '    - name: C_{{@index}}',
+  '      value: {{quote this.name}}',
+  '    - name: RAW_{{@index}}',
+  '      value: {{this.name}}',
+  '{{#each this.ports}}',
+  '    - name: PORT_{{@../index}}_{{@index}}',
+  '      value: "{{this.containerPort}}"',
+  '{{/each}}',
+  '{{/each}}',
+].join('\n');
+
+/** An Istio injector config whose sidecar template is a Go template copying the same kinds of values. */
+const GO_TEMPLATE = [
+  'spec:',
+  '  containers:',
+  '  - name: istio-proxy',
+  '    image: proxy:1',
+  '    args: ["--name", "{{ .DeploymentMeta.Name }}", "--ns", "{{ .DeploymentMeta.Namespace }}"]',
+  '    env:',
+  '    - name: APP',
+  '      value: {{ index .ObjectMeta.Labels "app" | default "none" | quote }}',
+  '{{- range $i, $c := .Spec.Containers }}',
+  '    - name: C_{{ $i }}',
+  '      value: {{ $c.Name | quote }}',
+  '    - name: RAW_{{ $i }}',
+  '      value: {{ $c.Name }}',
+  '{{- range $c.Ports }}',
+  '    - name: PORT_{{ $i }}_{{ .ContainerPort }}',
+  '      value: "{{ .ContainerPort }}"',
+  '{{- end }}',
+  '{{- end }}',
+].join('\n');
+
+/** The functionConfigs of every route (JSON is YAML). */
+const CONFIGS: Record<string, string> = {
+  istio: JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { mesh: 'istio', policy: 'enabled' },
+  }),
+  'istio-go': JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: {
+      mesh: 'istio',
+      policy: 'enabled',
+      istio: { injectorConfig: { defaultTemplates: ['sidecar'], templates: { sidecar: GO_TEMPLATE } } },
+    },
+  }),
+  custom: JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: {
+      mesh: 'custom',
+      policy: 'enabled',
+      custom: { templates: { sidecar: CUSTOM_TEMPLATE }, values: { image: 'fb:3' } },
+    },
+  }),
+  linkerd: JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { mesh: 'linkerd', policy: 'enabled' },
+  }),
+  osm: JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { mesh: 'osm', policy: 'enabled' },
+  }),
+  fsm: JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { mesh: 'fsm', policy: 'enabled' },
+  }),
+  kuma: JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { mesh: 'kuma', policy: 'enabled' },
+  }),
+};
+
+const newStats = (): PlanStats => ({ lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 });
+
+/** What a user sees of a run. */
+const seen = (r: RunOutput) => ({ exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr });
+
+/**
+ * The run of `input` with plans on (without verification, the test suite's preload set aside), off, and on and
+ * verified; plans-on runs count into `stats`.
+ */
+function threeWays(input: string, functionConfig: string, recordOnRepeat: boolean, stats: PlanStats) {
+  const g = globalThis as Record<symbol, unknown>;
+  const preload = g[VERIFY_GLOBAL];
+  try {
+    g[VERIFY_GLOBAL] = false;
+    const on = run(input, { functionConfig, plans: { enabled: true, verify: false, recordOnRepeat, stats } });
+    const off = run(input, { functionConfig, plans: { enabled: false, verify: false } });
+    g[VERIFY_GLOBAL] = true;
+    const verified = run(input, { functionConfig, plans: { enabled: true, verify: true, recordOnRepeat } });
+    return { on: seen(on), off: seen(off), verified: seen(verified) };
+  } finally {
+    g[VERIFY_GLOBAL] = preload;
+  }
+}
+
+t.test('generated fleets: the same output with sidecar plans on, off and verified, on every route', async (t) => {
+  const stats = new Map<string, PlanStats>(Object.keys(CONFIGS).map((k) => [k, newStats()]));
+  const injected = new Map<string, number>();
+  let cases = 0;
+  fc.assert(
+    fc.property(fleetArb, fc.constantFrom(...Object.keys(CONFIGS)), fc.boolean(), (fleet, route, onRepeat) => {
+      const input = fleetInput(fleet);
+      const r = threeWays(input, CONFIGS[route] as string, onRepeat, stats.get(route) as PlanStats);
+      cases++;
+      if (r.off.exitCode === 0) injected.set(route, (injected.get(route) ?? 0) + 1);
+      const same =
+        JSON.stringify(r.on) === JSON.stringify(r.off) && JSON.stringify(r.verified) === JSON.stringify(r.off);
+      if (!same) t.same({ on: r.on, verified: r.verified }, { on: r.off, verified: r.off }, `${route}: ${input}`);
+      return same;
+    }),
+    { numRuns: Number(process.env.PROPERTY_RUNS ?? 40) },
+  );
+  t.pass(`${cases} fleets, each run three ways`);
+  // Not vacuous: the template routes were served by plans, and every route injected fleets.
+  for (const route of ['istio', 'istio-go', 'custom'])
+    t.ok(
+      (stats.get(route) as PlanStats).hits > 0,
+      `${route}: plans served renders (${JSON.stringify(stats.get(route))})`,
+    );
+  for (const route of Object.keys(CONFIGS)) t.ok((injected.get(route) ?? 0) > 0, `${route}: some fleets injected`);
+});
