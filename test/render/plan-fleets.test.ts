@@ -17,13 +17,14 @@ import type { PlanStats } from '../../src/render/plans.ts';
 
 const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
 
+/** Plain names and values (slot-safe: plans fill them in), and some with a dash or a dot. */
+const PLAIN_NAMES = ['web', 'api-1', 'cart', 'reviews-v2', 'db'];
+const PLAIN_VALUES = ['v1', 'reviews', 'team-a', 'eu.west-1', 'a/b'];
 /** DNS labels that other YAML readers would read as numbers, booleans, null or floats when written plain. */
-const NAMES = ['web', 'api-1', 'cart', '123', '1e3', '0x1f', 'yes', 'no', 'on', 'true', 'null', 'nan', 'inf', '0o17'];
+const ODD_NAMES = ['123', '1e3', '0x1f', 'yes', 'no', 'on', 'true', 'null', 'nan', 'inf', '0o17'];
 const NAMESPACES = ['shop', 'team-7', '007', 'true', 'null'];
-/** Label and annotation values: plain, YAML 1.1/1.2 look-alikes, indicators, quotes, unicode, empty. */
-const VALUES = [
-  'v1',
-  'reviews',
+/** Label and annotation values: YAML 1.1/1.2 look-alikes, indicators, quotes, unicode, empty, line breaks. */
+const ODD_VALUES = [
   '1.0',
   '15020',
   '1:20',
@@ -52,8 +53,11 @@ const VALUES = [
   'tab\there',
   'x\u2028y',
 ];
-const CONTAINER_NAMES = ['app', 'main', 'sidecar-1', '1', 'true'];
-const PORT_NAMES = ['http', 'grpc', 'metrics', '8080', 'yes'];
+/** Mostly plain (so shapes repeat and plans serve), sometimes odd. */
+const mostlyPlain = (plain: readonly string[], odd: readonly string[]): fc.Arbitrary<string> =>
+  fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...plain) }, { weight: 1, arbitrary: fc.constantFrom(...odd) });
+const CONTAINER_NAMES = ['app', 'main', 'sidecar-1', 'worker', '1', 'true'];
+const PORT_NAMES = ['http', 'grpc', 'metrics', 'http', '8080', 'yes'];
 const PORTS = [1, 80, 443, 8080, 9090, 15020, 65535];
 const KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as const;
 
@@ -85,9 +89,9 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record({
 const workloadArb = (shapes: number): fc.Arbitrary<Workload> =>
   fc.record({
     shape: fc.nat({ max: shapes - 1 }),
-    name: fc.constantFrom(...NAMES),
+    name: mostlyPlain(PLAIN_NAMES, ODD_NAMES),
     namespace: fc.constantFrom(...NAMESPACES),
-    values: fc.array(fc.constantFrom(...VALUES), { minLength: 6, maxLength: 6 }),
+    values: fc.array(mostlyPlain(PLAIN_VALUES, ODD_VALUES), { minLength: 6, maxLength: 6 }),
     containerNames: fc.shuffledSubarray(CONTAINER_NAMES, { minLength: 3, maxLength: 3 }),
     portNames: fc.array(fc.constantFrom(...PORT_NAMES), { minLength: 6, maxLength: 6 }),
     ports: fc.array(fc.constantFrom(...PORTS), { minLength: 6, maxLength: 6 }),
