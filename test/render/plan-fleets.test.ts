@@ -1,18 +1,20 @@
 /**
  * The fast paths give what the slow paths give (issue #40: "outputs byte-identical with the fast paths on, off and
- * verified"), for generated fleets. A fleet is a few pod shapes (kind, containers, ports, which labels and
- * annotations) repeated over workloads whose slot values differ: names, namespaces, label and annotation values,
- * container and port names, port numbers, drawn from pools of values that need quoting or escaping in YAML
- * (`123`, `1e3`, `yes`, `null`, `1:20`, `2001-12-14`, `a: b`, `#x`, quotes, unicode, an empty string) beside
- * plain ones. Each fleet runs through every template route (Istio's built-in Handlebars templates, Istio Go
- * templates of an injector config, the custom driver's Handlebars) and the code drivers (Linkerd, OSM, FSM,
- * Kuma), as a YAML stream and as a ResourceList, three ways: sidecar plans on (recorded at a shape's first and at
- * its second workload, as library use and the CLI do), plans off, and plans verified against full renders. What a
- * user sees must be the same: stdout, stderr, the exit code.
+ * verified"), for generated fleets. A fleet is a few pod shapes (containers, ports, which labels and annotations,
+ * a restart policy) repeated over workloads of the kinds each shape fits (Deployment, StatefulSet, DaemonSet; Job,
+ * CronJob), with compact or wide lists, whose slot values differ: names, namespaces,
+ * label and annotation values, container and port names, port numbers, drawn mostly from plain values and
+ * sometimes from values that need quoting or escaping in YAML (`123`, `1e3`, `yes`, `null`, `1:20`,
+ * `2001-12-14`, `a: b`, `#x`, quotes, unicode, an empty string, line breaks). Each fleet runs through every
+ * template route (Istio's built-in Handlebars templates, Istio Go templates of an injector config, the custom
+ * driver's Handlebars) and one of the code drivers (Linkerd, OSM, FSM, Kuma), as a YAML stream or a ResourceList,
+ * three ways: sidecar plans on (recorded at a shape's first or at its second workload, as library use and the CLI
+ * do), plans off, and plans verified against full renders. What a user sees must be the same: stdout, stderr, the
+ * exit code.
  *
  * The drivers' planners live as long as the process, and one that has recorded 64 plans serving fewer workloads
- * than it recorded records no more (`RECORDING_TRIAL` of src/render/plans.ts): past some 60 fleets
- * (`PROPERTY_RUNS`, 15 by default), later fleets are rendered in full on every path.
+ * than it recorded records no more (`RECORDING_TRIAL` of src/render/plans.ts): some 15 fleets into a run
+ * (`PROPERTY_RUNS`, 15 by default), later fleets are mostly rendered in full on every path.
  */
 import t from 'tap';
 import fc from 'fast-check';
@@ -66,7 +68,8 @@ const PORTS = [1, 80, 443, 8080, 9090, 15020, 65535];
 const KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'] as const;
 
 interface Shape {
-  kind: (typeof KINDS)[number];
+  /** `restartPolicy: Never` (the pods of Jobs and CronJobs). */
+  restart: boolean;
   /** Ports per container (at least one container). */
   containers: number[];
   labels: string[];
@@ -75,6 +78,9 @@ interface Shape {
 
 interface Workload {
   shape: number;
+  kindPick: number;
+  /** Lists indented under their key. */
+  wide: boolean;
   name: string;
   namespace: string;
   values: string[];
@@ -84,7 +90,7 @@ interface Workload {
 }
 
 const shapeArb: fc.Arbitrary<Shape> = fc.record({
-  kind: fc.constantFrom(...KINDS),
+  restart: fc.boolean(),
   containers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 3 }),
   labels: fc.subarray(['app', 'version', 'tier']),
   annotations: fc.subarray(['example.com/note', 'example.com/owner', 'sidecar.istio.io/proxyCPU']),
@@ -93,6 +99,8 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record({
 const workloadArb = (shapes: number): fc.Arbitrary<Workload> =>
   fc.record({
     shape: fc.nat({ max: shapes - 1 }),
+    kindPick: fc.nat({ max: 5 }),
+    wide: fc.boolean(),
     name: mostlyPlain(PLAIN_NAMES, ODD_NAMES),
     namespace: fc.constantFrom(...NAMESPACES),
     values: fc.array(mostlyPlain(PLAIN_VALUES, ODD_VALUES), { minLength: 6, maxLength: 6 }),
@@ -112,7 +120,10 @@ const fleetArb = fc.array(shapeArb, { minLength: 1, maxLength: 3 }).chain((shape
 /** A YAML double-quoted scalar (JSON's escapes are YAML's), so the input itself reads as the value. */
 const q = (s: string): string => JSON.stringify(s);
 
-/** The pod template of workload `w` (at column 0: `metadata:` and `spec:`). */
+/**
+ * The pod template of workload `w` (at column 0: `metadata:` and `spec:`), its lists compact (`- ` at the key's
+ * column) or wide (indented under the key), as the workload says: injection writes in the resource's style.
+ */
 function podTemplate(shape: Shape, w: Workload, i: number): string {
   const labels = shape.labels.map((k, j) => `    ${k}: ${q(w.values[j] ?? '')}`);
   // proxyCPU needs a quantity: keep it one, of the workload's own digits.
@@ -121,14 +132,18 @@ function podTemplate(shape: Shape, w: Workload, i: number): string {
       ? `    ${k}: ${q(`${w.ports[j] ?? 1}m`)}`
       : `    ${k}: ${q(w.values[3 + j] ?? '')}`,
   );
+  const d = w.wide ? '  ' : '';
   const containers = shape.containers.map((ports, c) => {
-    const lines = [`  - name: ${q(`${w.containerNames[c]}`)}`, `    image: ${q(`registry.example/${w.name}:${i}`)}`];
-    if (ports > 0) lines.push('    ports:');
+    const lines = [
+      `${d}  - name: ${q(`${w.containerNames[c]}`)}`,
+      `${d}    image: ${q(`registry.example/${w.name}:${i}`)}`,
+    ];
+    if (ports > 0) lines.push(`${d}    ports:`);
     for (let p = 0; p < ports; p++) {
       const k = c * 2 + p;
       lines.push(
-        `    - name: ${q(`${w.portNames[k]}-${c}${p}`)}`,
-        `      containerPort: ${(((w.ports[k] ?? 80) + c * 2 + p - 1) % 65535) + 1}`,
+        `${d}${d}    - name: ${q(`${w.portNames[k]}-${c}${p}`)}`,
+        `${d}${d}      containerPort: ${(((w.ports[k] ?? 80) + c * 2 + p - 1) % 65535) + 1}`,
       );
     }
     return lines.join('\n');
@@ -139,7 +154,7 @@ function podTemplate(shape: Shape, w: Workload, i: number): string {
     ...(labels.length > 0 ? labels : ['    fleet: x']),
     ...(annotations.length > 0 ? ['  annotations:', ...annotations] : []),
     'spec:',
-    ...(shape.kind === 'Job' || shape.kind === 'CronJob' ? ['  restartPolicy: Never'] : []),
+    ...(shape.restart ? ['  restartPolicy: Never'] : []),
     '  containers:',
     ...containers,
   ].join('\n');
@@ -151,12 +166,22 @@ const indent = (text: string, n: number): string =>
     .map((l) => (l === '' ? l : ' '.repeat(n) + l))
     .join('\n');
 
-/** Workload `w` as a resource of its shape's kind. */
+/**
+ * The kind of workload `w`: one the pod shape fits, picked per workload (the same pod at another column: a Job's
+ * at 4, a CronJob's at 8; the kind is part of a plan's key, so each kind has plans of its own).
+ */
+function kindOf(shape: Shape, w: Workload): (typeof KINDS)[number] {
+  const fits = shape.restart ? (['Job', 'CronJob'] as const) : (['Deployment', 'StatefulSet', 'DaemonSet'] as const);
+  return fits[w.kindPick % fits.length] ?? 'Deployment';
+}
+
+/** Workload `w` as a resource of its kind. */
 function resource(shape: Shape, w: Workload, i: number): string {
   const name = `${w.name}-${i}`;
-  const head = `kind: ${shape.kind}\nmetadata:\n  name: ${q(name)}\n  namespace: ${q(w.namespace)}\n`;
+  const kind = kindOf(shape, w);
+  const head = `kind: ${kind}\nmetadata:\n  name: ${q(name)}\n  namespace: ${q(w.namespace)}\n`;
   const tmpl = indent(podTemplate(shape, w, i), 4);
-  switch (shape.kind) {
+  switch (kind) {
     case 'CronJob':
       return `apiVersion: batch/v1\n${head}spec:\n  schedule: "*/5 * * * *"\n  jobTemplate:\n    spec:\n      template:\n${indent(tmpl, 4)}\n`;
     case 'Job':
