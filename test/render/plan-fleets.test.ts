@@ -244,51 +244,26 @@ const GO_TEMPLATE = [
   '{{- end }}',
 ].join('\n');
 
-/** The functionConfigs of every route (JSON is YAML). */
+/** A functionConfig of `spec` (JSON is YAML). */
+const config = (spec: Record<string, unknown>): string =>
+  JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { policy: 'enabled', ...spec },
+  });
+
+/** The functionConfigs of every route. */
 const CONFIGS: Record<string, string> = {
-  istio: JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: { mesh: 'istio', policy: 'enabled' },
+  istio: config({ mesh: 'istio' }),
+  'istio-go': config({
+    mesh: 'istio',
+    istio: { injectorConfig: { defaultTemplates: ['sidecar'], templates: { sidecar: GO_TEMPLATE } } },
   }),
-  'istio-go': JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: {
-      mesh: 'istio',
-      policy: 'enabled',
-      istio: { injectorConfig: { defaultTemplates: ['sidecar'], templates: { sidecar: GO_TEMPLATE } } },
-    },
-  }),
-  custom: JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: {
-      mesh: 'custom',
-      policy: 'enabled',
-      custom: { templates: { sidecar: CUSTOM_TEMPLATE }, values: { image: 'fb:3' } },
-    },
-  }),
-  linkerd: JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: { mesh: 'linkerd', policy: 'enabled' },
-  }),
-  osm: JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: { mesh: 'osm', policy: 'enabled' },
-  }),
-  fsm: JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: { mesh: 'fsm', policy: 'enabled' },
-  }),
-  kuma: JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: { mesh: 'kuma', policy: 'enabled' },
-  }),
+  custom: config({ mesh: 'custom', custom: { templates: { sidecar: CUSTOM_TEMPLATE }, values: { image: 'fb:3' } } }),
+  linkerd: config({ mesh: 'linkerd' }),
+  osm: config({ mesh: 'osm' }),
+  fsm: config({ mesh: 'fsm' }),
+  kuma: config({ mesh: 'kuma' }),
 };
 
 /** The routes through templates (sidecar plans), run for every fleet; one code driver is picked per fleet. */
