@@ -2,10 +2,10 @@
  * The fast paths give what the slow paths give (issue #40: "outputs byte-identical with the fast paths on, off and
  * verified"), for generated fleets. A fleet is a few pod shapes (containers, ports, which labels and annotations,
  * a restart policy) repeated over workloads of the kinds each shape fits (Deployment, StatefulSet, DaemonSet; Job,
- * CronJob), with compact or wide lists, whose slot values differ: names, namespaces,
- * label and annotation values, container and port names, port numbers, drawn mostly from plain values and
- * sometimes from values that need quoting or escaping in YAML (`123`, `1e3`, `yes`, `null`, `1:20`,
- * `2001-12-14`, `a: b`, `#x`, quotes, unicode, an empty string, line breaks). Each fleet runs through every
+ * CronJob), with compact or wide lists, whose slot values differ: names, namespaces, label and annotation values,
+ * container and port names, port numbers, drawn mostly from plain values and sometimes from values that need
+ * quoting or escaping in YAML (`123`, `1e3`, `yes`, `null`, `1:20`, `2001-12-14`, `a: b`, `#x`, quotes, unicode,
+ * an empty string, line breaks). Each fleet runs through every
  * template route (Istio's built-in Handlebars templates, Istio Go templates of an injector config, the custom
  * driver's Handlebars) and one of the code drivers (Linkerd, OSM, FSM, Kuma), as a YAML stream or a ResourceList,
  * three ways: sidecar plans on (recorded at a shape's first or at its second workload, as library use and the CLI
