@@ -14,6 +14,7 @@ import type { DriverConfigInput, DriverConfigResult, SharedSettings } from '../.
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from './defaults.ts';
 import { type IstioTemplates, parseInjectorConfig, resolveTemplates } from './template-sources.ts';
 import type { ServedRevision } from './webhook.ts';
+import { defined } from '../../checked.ts';
 
 /** Istio-specific settings (`spec.istio`), validated and defaulted. */
 export interface IstioSettings {
@@ -161,7 +162,10 @@ export function loadIstioConfig(input: DriverConfigInput): DriverConfigResult<Is
   const selection = istio.selection ?? 'kube-inject';
   warnInertFields(istio, selection, at, warnings);
   const tags = tagsOf(istio, revision, at('revisionTags'), issues);
-  const served = istio.revisions && selection === 'webhook' ? loadRevisions(istio, input, issues, warnings) : undefined;
+  const served =
+    istio.revisions && selection === 'webhook'
+      ? loadRevisions(istio, istio.revisions, input, issues, warnings)
+      : undefined;
   return {
     settings: {
       values,
@@ -268,8 +272,8 @@ function resolveValueSettings(
       issues.push(...validateSelector(s, `${at('values')}.sidecarInjectorWebhook.alwaysInjectSelector[${i}]`));
     });
   setIn(values, ['global', 'proxy', 'autoInject'], policy);
-  setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never as unknown as Json);
-  setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always as unknown as Json);
+  setIn(values, ['sidecarInjectorWebhook', 'neverInjectSelector'], never);
+  setIn(values, ['sidecarInjectorWebhook', 'alwaysInjectSelector'], always);
   setIn(values, ['sidecarInjectorWebhook', 'enableNamespacesByDefault'], byDefault);
   setIn(values, ['revision'], revision);
   return { policy, never, always, byDefault, revision };
@@ -311,11 +315,11 @@ function tagsOf(istio: RawIstio, revision: string, path: string, issues: ConfigI
  */
 function loadRevisions(
   istio: RawIstio,
+  revisions: Record<string, RawRevision>,
   input: DriverConfigInput,
   issues: ConfigIssue[],
   warnings: string[],
 ): Array<ServedRevision & { settings: IstioSettings }> {
-  const revisions = istio.revisions!;
   const path = `${input.path}.revisions`;
   const tagMap = istio.revisionTags !== undefined && !Array.isArray(istio.revisionTags) ? istio.revisionTags : {};
   for (const [tag, rev] of Object.entries(tagMap)) {
@@ -419,7 +423,8 @@ function parseEmbedded(
   if (parsed === undefined) {
     try {
       const doc = parseDocument(input, { prettyErrors: false });
-      if (doc.errors.length > 0) throw doc.errors[0]!;
+      const [error] = doc.errors;
+      if (error) throw error;
       parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null)); // plain JSON only (no Infinity, binary)
     } catch (e) {
       issues.push({
@@ -475,7 +480,7 @@ function valuesReader(
   };
 }
 
-function setIn(obj: JsonObject, keys: string[], value: Json): void {
+function setIn(obj: JsonObject, keys: readonly string[], value: Json): void {
   let cur = obj;
   for (const k of keys.slice(0, -1)) {
     let next = Object.hasOwn(cur, k) ? cur[k] : undefined;
@@ -485,7 +490,7 @@ function setIn(obj: JsonObject, keys: string[], value: Json): void {
     }
     cur = next;
   }
-  setOwn(cur, keys[keys.length - 1]!, value);
+  setOwn(cur, defined(keys.at(-1), 'the last key of a values path'), value);
 }
 
 const isPolicy = (v: unknown): v is 'enabled' | 'disabled' => v === 'enabled' || v === 'disabled';

@@ -38,6 +38,7 @@ import {
   PROXY_CONTAINER,
   VALIDATION_CONTAINER,
 } from './pod-fields.ts';
+import { defined } from '../../checked.ts';
 
 /** Pod annotation choosing native sidecars per pod (`"false"` → off, any other value → on). */
 export const NATIVE_SIDECAR_ANNOTATION = 'sidecar.istio.io/nativeSidecar';
@@ -283,7 +284,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
     ) {
       const cs = containersOf(merged.spec, 'containers');
-      const proxy = findContainer(PROXY_CONTAINER, cs)!;
+      const proxy = defined(findContainer(PROXY_CONTAINER, cs), 'the istio-proxy container just found');
       merged.spec.containers = cs.filter((c) => c !== proxy);
       merged.spec.initContainers = [...containersOf(merged.spec, 'initContainers'), proxy];
     } else if (
@@ -296,7 +297,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container. Only for a
       // proxy the input already had: a template run after a native `sidecar` may add its own `istio-proxy`.
       const inits = containersOf(merged.spec, 'initContainers');
-      const proxy = findContainer(PROXY_CONTAINER, inits)!;
+      const proxy = defined(findContainer(PROXY_CONTAINER, inits), 'the istio-proxy init container just found');
       // Native-only fields of the old proxy; the template sets `lifecycle` again when values ask for it.
       delete proxy.restartPolicy;
       delete proxy.lifecycle;
@@ -379,8 +380,8 @@ export function alignInjectedKeyOrder(pod: PodTemplate, templatePod: PodTemplate
       const t = findContainer(String(c.name), templ);
       if (!t) return c;
       const out: JsonObject = {};
-      for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]!);
-      for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]!);
+      for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]);
+      for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]);
       return out;
     });
   }
