@@ -101,6 +101,7 @@ function bad(name: string, t: CustomTemplate, what: string): InjectError {
  */
 export function renderCustomTemplate(name: string, t: CustomTemplate, data: CustomTemplateData): JsonObject {
   const { planName, source } = customSources(t, name);
+  // The planner takes any record of data; an interface has no index signature, so it is cast (src/render/plans.ts).
   const parsed = planner.render(planName, source, data as unknown as Record<string, unknown>);
   if (parsed === null || parsed === undefined) return {};
   if (!isJsonObject(parsed))

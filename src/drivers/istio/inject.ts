@@ -218,7 +218,7 @@ function preconditionWarnings(pod: PodTemplate, workload: InjectRequest['workloa
  */
 export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjection {
   const { config, settings: istio } = req;
-  const original = cloneJson(req.pod as unknown as JsonObject) as unknown as PodTemplate;
+  const original = cloneJson(req.pod);
   if (istio.platform === 'openshift') resetOpenShiftProxyUser(original);
   const annotations = original.metadata.annotations ?? {};
   validateAnnotations(annotations);
@@ -257,7 +257,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     nativeSidecars: config.nativeSidecars,
   };
   const used: Array<{ name: string; origin: TemplateOrigin }> = [];
-  let merged = cloneJson(original as unknown as JsonObject) as unknown as PodTemplate;
+  let merged = cloneJson(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of templateNamesFor(annotations, istio)) {
     let rendered: RenderedFragment;

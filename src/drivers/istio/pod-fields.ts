@@ -59,6 +59,7 @@ export function ownedContainerInSpec(name: string, spec: JsonObject): JsonObject
  * lists and each container in them. What lies deeper stays shared until a step takes it (`envOf`).
  */
 export function ownPodFrame(pod: PodTemplate): void {
+  // A pod template is JSON; its interface (PodMeta's optional fields) is not assignable to `JsonObject`.
   const p = pod as unknown as JsonObject;
   owned(p, 'metadata');
   owned(pod.metadata as JsonObject, 'labels');

@@ -144,6 +144,7 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
     plannedSource = builtinSource(name, source);
     builtinSources.set(name, plannedSource);
   }
+  // The planner takes any record of data; an interface has no index signature, so it is cast (src/render/plans.ts).
   return planner.render(name, plannedSource, data as unknown as Record<string, unknown>) as RenderedFragment;
 }
 
