@@ -44,7 +44,7 @@ function isIPv6(s: string): boolean {
   if (v4) {
     const [, tail = ''] = v4;
     if (!IPV4_RE.test(tail)) return false;
-    str = str.slice(0, str.length - tail.length) + '0';
+    str = `${str.slice(0, str.length - tail.length)}0`;
     groups = 7;
   }
   const halves = str.split('::');
