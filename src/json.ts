@@ -45,7 +45,11 @@ const SHARED = new WeakSet<object>();
 export function share<T extends Json>(v: T): T {
   if (typeof v !== 'object' || v === null || SHARED.has(v)) return v;
   if (Array.isArray(v)) for (const x of v) share(x);
-  else for (const k in v) share(v[k]!);
+  else
+    for (const k in v) {
+      const x = v[k];
+      if (x !== undefined) share(x);
+    }
   Object.freeze(v);
   SHARED.add(v);
   return v;
@@ -70,8 +74,9 @@ export function owned<T extends Json>(parent: { [key: string]: Json } | Json[], 
   let copy: Json[] | JsonObject;
   if (Array.isArray(v)) copy = v.slice();
   else {
-    copy = {};
-    for (const k in v as JsonObject) setOwn(copy, k, (v as JsonObject)[k]!);
+    const obj: JsonObject = {};
+    if (isJsonObject(v)) for (const k in v) setOwn(obj, k, v[k]);
+    copy = obj;
   }
   (parent as Record<string, Json>)[key as string] = copy;
   return copy as T;
@@ -113,7 +118,7 @@ function scanNulls(v: Json[] | JsonObject): boolean {
     return false;
   }
   for (const k in v) {
-    const x = v[k]!;
+    const x = v[k];
     if (x === null || (typeof x === 'object' && hasNullEntry(x))) return true;
   }
   return false;
@@ -129,14 +134,12 @@ export function withoutNulls(v: Json): Json {
   // A shared subtree cannot change: one without nulls is its own copy (and keeps its identity).
   if (isShared(v) && !hasNullEntry(v)) return v;
   if (Array.isArray(v)) {
-    const out: Json[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = withoutNulls(v[i]!);
-    return out;
+    return v.map(withoutNulls);
   }
   const out: JsonObject = {};
   for (const k in v) {
-    const x = v[k]!;
-    if (x !== null) setOwn(out, k, withoutNulls(x));
+    const x = v[k];
+    if (x !== null) setOwn(out, k, x === undefined ? x : withoutNulls(x));
   }
   return out;
 }
@@ -215,11 +218,13 @@ export function cloneJson<T>(v: T): T {
 function copyJson(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) {
-    const out: Json[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]!);
-    return out;
+    return v.map(copyJson);
   }
   const out: JsonObject = {};
-  for (const k in v) setOwn(out, k, copyJson(v[k]!));
+  for (const k in v) {
+    const x = v[k];
+    // A key holding undefined (not JSON, but a typed pod may carry one) is copied as it is.
+    setOwn(out, k, x === undefined ? x : copyJson(x));
+  }
   return out;
 }

@@ -11,6 +11,7 @@ import type { Config } from './model.ts';
 import type { Edit } from './yaml/flow-edit.ts';
 import type { JsonObject, KrmResult } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
+import { defined } from './checked.ts';
 import { isJsonObject } from './json.ts';
 import { emitChangedEdits } from './krm/rewrite.ts';
 import { resourceId } from './pipeline.ts';
@@ -31,6 +32,7 @@ export interface MigrateRequest {
 /** A resource of the inputs: its input, item, and what the driver reads of it. */
 interface Located {
   input: number;
+  source: ParsedSource;
   item: SourceItem;
   resource: MigrationResource;
 }
@@ -60,7 +62,7 @@ export function migrationEdits(
     config,
   });
   if ('error' in plan) return plan;
-  return editsOf(plan, located, sources, results);
+  return editsOf(plan, located, results);
 }
 
 /** Every resource of the inputs (local config left out), a workload with its pod template path and its uninjected self. */
@@ -105,28 +107,23 @@ function locate(
         }
         resource.workload = { templatePath: wk.templatePath, ...(uninjected ? { uninjected } : {}) };
       }
-      out.push({ input, item, resource });
+      out.push({ input, source, item, resource });
     }
   });
   return out;
 }
 
 /** The plan as edits of each input's text (by input), with a result per change, addition and note. */
-function editsOf(
-  plan: MigrationPlan,
-  located: readonly Located[],
-  sources: readonly ParsedSource[],
-  results: KrmResult[],
-): Map<number, Edit[]> {
+function editsOf(plan: MigrationPlan, located: readonly Located[], results: KrmResult[]): Map<number, Edit[]> {
   const edits = new Map<number, Edit[]>();
   const push = (input: number, e: readonly Edit[]) => edits.set(input, [...(edits.get(input) ?? []), ...e]);
   const tags = { 'meshinject.dev/outcome': 'migrated', 'meshinject.dev/reason': 'migrate' };
   for (const c of plan.changes) {
-    const l = located[c.index]!;
-    const source = sources[l.input]!;
+    const l = defined(located[c.index], 'the resource a migration change names');
+    const source = l.source;
     if (c.value === null) {
       const at = source.items.indexOf(l.item);
-      const prevEnd = at > 0 ? source.items[at - 1]!.end : 0;
+      const prevEnd = at > 0 ? (source.items[at - 1]?.end ?? 0) : 0;
       push(l.input, [{ start: prevEnd, end: l.item.end, text: '' }]);
     } else {
       try {
@@ -141,8 +138,8 @@ function editsOf(
     results.push(resourceResult('info', `migrated: ${c.summary}`, l.resource.id, { tags }));
   }
   for (const a of plan.additions) {
-    const l = located[a.after]!;
-    const text = sources[l.input]!.text;
+    const l = defined(located[a.after], 'the resource a migration addition follows');
+    const text = l.source.text;
     const lead = text.slice(0, l.item.end).endsWith('\n') ? '' : '\n';
     push(l.input, [
       {

@@ -8,15 +8,18 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** A JSON object. */
 export type JsonObject = { [key: string]: Json };
 
-/** `metav1.LabelSelector`: `matchLabels` AND every `matchExpressions` requirement. */
-export interface LabelSelector {
+/**
+ * `metav1.LabelSelector`: `matchLabels` AND every `matchExpressions` requirement. A type, not an interface,
+ * so that a selector is JSON data (`Json`) where it is written back into values.
+ */
+export type LabelSelector = {
   matchLabels?: Record<string, string>;
   matchExpressions?: Array<{
     key: string;
     operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
     values?: string[];
   }>;
-}
+};
 
 /** What meshinject knows about a namespace: from a `Namespace` object in the list or from `spec.namespaces`. */
 export interface NamespaceInfo {

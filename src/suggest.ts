@@ -1,18 +1,20 @@
 /** "Did you mean": the nearest known name to a misspelt one (options, commands, config fields). Pure. */
+import { defined } from './checked.ts';
 
 /** Edit distance (Levenshtein), for "did you mean". */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const cell = (j: number): number => defined(row[j], 'an edit-distance cell');
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
+    let prev = cell(0);
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const cur = cell(j);
+      row[j] = Math.min(cur + 1, cell(j - 1) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
       prev = cur;
     }
   }
-  return row[b.length]!;
+  return cell(b.length);
 }
 
 /**

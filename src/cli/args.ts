@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { MeshDriver } from '../contract/driver.ts';
 import { DRIVERS } from '../drivers/registry.ts';
+import { defined } from '../checked.ts';
 import { suggest } from '../suggest.ts';
 import { parseKubeVersion } from '../config/load.ts';
 
@@ -275,9 +276,10 @@ export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
 export function parseSize(text: string): number | undefined {
   const m = /^(\d+)\s*(|B|K|KB|KiB|M|MB|MiB|G|GB|GiB)$/i.exec(text.trim());
   if (!m) return undefined;
-  const unit = m[2]!.toUpperCase()[0];
+  const [, digits, suffix = ''] = m;
+  const unit = suffix.toUpperCase()[0];
   const factor = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1;
-  const n = Number(m[1]) * factor;
+  const n = Number(digits) * factor;
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
@@ -306,8 +308,9 @@ function optionLabel(o: OptionSpec): string {
 export function parseCommandLine(argv: readonly string[]): Command | UsageError {
   let command: CommandName = 'inject';
   let rest = [...argv];
-  if (rest.length > 0 && (COMMANDS as readonly string[]).includes(rest[0]!)) {
-    command = rest[0] as CommandName;
+  const first = rest[0];
+  if (first !== undefined && (COMMANDS as readonly string[]).includes(first)) {
+    command = first as CommandName;
     rest = rest.slice(1);
   }
   const options: NonNullable<ParseArgsConfig['options']> = {};
@@ -328,7 +331,10 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   const commandName = command === 'inject' ? 'meshinject' : `meshinject ${command}`;
   for (const t of parsed.tokens ?? []) {
     if (t.kind !== 'option') continue;
-    const spec = OPTIONS.find((o) => o.name === t.name)!;
+    const spec = defined(
+      OPTIONS.find((o) => o.name === t.name),
+      'the option table entry of a parsed option',
+    );
     if (spec.type === 'string' && t.value === '')
       return { error: `option ${t.rawName} needs a value (got an empty one)` };
     if (command === 'completion' && spec.name !== 'help')
@@ -345,11 +351,12 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
   const str = (k: string) => v[k] as string | undefined;
   const list = (k: string) => (v[k] as string[] | undefined) ?? [];
   let maxInputBytes = DEFAULT_MAX_INPUT_BYTES;
-  if (str('max-input-bytes') !== undefined) {
-    const n = parseSize(str('max-input-bytes')!);
+  const maxInputText = str('max-input-bytes');
+  if (maxInputText !== undefined) {
+    const n = parseSize(maxInputText);
     if (n === undefined || n === 0)
       return {
-        error: `option --max-input-bytes must be a positive size such as 1048576, 64MiB or 2GiB; got "${str('max-input-bytes')}"`,
+        error: `option --max-input-bytes must be a positive size such as 1048576, 64MiB or 2GiB; got "${maxInputText}"`,
       };
     maxInputBytes = n;
   }
@@ -391,14 +398,17 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     help: v.help === true,
     version: v.version === true,
   };
-  const copy = <K extends keyof Command>(key: K, name: string) => {
-    if (str(name) !== undefined) (cmd as unknown as Record<string, unknown>)[key] = str(name);
+  const copy = (key: 'root' | 'defaultNamespace' | 'mesh' | 'policy' | 'outputFile' | 'kubeVersion', name: string) => {
+    const value = str(name);
+    if (value !== undefined) cmd[key] = value;
   };
   copy('root', 'root');
   copy('defaultNamespace', 'default-namespace');
   copy('mesh', 'mesh');
   copy('policy', 'policy');
-  copy('output', 'output');
+  const output = str('output');
+  // One of the option's `choices`, checked above.
+  if (output !== undefined) cmd.output = output as NonNullable<Command['output']>;
   copy('outputFile', 'output-file');
   copy('kubeVersion', 'kube-version');
   if (cmd.kubeVersion !== undefined) {
@@ -406,11 +416,13 @@ export function parseCommandLine(argv: readonly string[]): Command | UsageError 
     if (bad) return { error: bad };
   }
   if (command === 'migrate') {
+    const to = str('to');
+    const waypoint = str('waypoint');
     cmd.migrate = {
       namespaces: list('namespace'),
       diff: v.diff === true,
-      ...(str('to') !== undefined ? { to: str('to')! } : {}),
-      ...(str('waypoint') !== undefined ? { waypoint: str('waypoint')! } : {}),
+      ...(to !== undefined ? { to } : {}),
+      ...(waypoint !== undefined ? { waypoint } : {}),
     };
     if (!cmd.help && cmd.migrate.to === undefined)
       return { error: 'meshinject migrate needs --to TARGET (e.g. --to ambient)' };
@@ -448,7 +460,10 @@ function driverFlagValues(str: (k: string) => string | undefined): Command['driv
   const out: Command['driverFlags'] = {};
   for (const o of OPTIONS) {
     const value = o.driver === undefined ? undefined : str(o.name);
-    if (value !== undefined) (out[o.driver!] ??= {})[o.name] = value;
+    if (value === undefined || o.driver === undefined) continue;
+    const flags = out[o.driver] ?? {};
+    flags[o.name] = value;
+    out[o.driver] = flags;
   }
   return out;
 }
@@ -459,8 +474,8 @@ function explainParseError(e: Error & { code?: string }, argv: readonly string[]
   const raw = m?.[1] ?? '';
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const isLong = raw.startsWith('--');
-    const word = isLong ? raw.slice(2).split('=')[0]! : raw.slice(1);
-    const known = isLong ? OPTIONS.map((o) => o.name) : OPTIONS.filter((o) => o.short).map((o) => o.short!);
+    const word = isLong ? (raw.slice(2).split('=')[0] ?? '') : raw.slice(1);
+    const known = isLong ? OPTIONS.map((o) => o.name) : OPTIONS.flatMap((o) => (o.short ? [o.short] : []));
     const s = isLong ? suggest(word, known) : undefined;
     const hint = s ? ` (did you mean --${s}?)` : '';
     const dash = argv.includes('--') ? '' : `; to name a file that starts with '-', put it after '--'`;
@@ -473,5 +488,5 @@ function explainParseError(e: Error & { code?: string }, argv: readonly string[]
       return `option ${name} needs ${spec?.arg ? `a value (${spec.arg})` : 'a value'}`;
     if (spec?.type === 'boolean') return `option ${optionLabel(spec)} takes no value`;
   }
-  return e.message.split('\n')[0]!;
+  return e.message.split('\n')[0] ?? '';
 }

@@ -195,9 +195,10 @@ export class WriteBatch {
    */
   async commit(): Promise<void> {
     // Streams first: one that fails still leaves every file as it was.
-    for (const s of this.staged.filter((x) => x.parts !== undefined)) {
+    for (const s of this.staged) {
+      if (s.parts === undefined) continue;
       try {
-        writeStream(s);
+        writeStream(s, s.parts);
       } catch (e) {
         this.abort();
         this.release();
@@ -205,9 +206,10 @@ export class WriteBatch {
       }
     }
     const dirs = new Set<string>();
-    for (const s of this.staged.filter((x) => x.temp !== undefined)) {
+    for (const s of this.staged) {
+      if (s.temp === undefined) continue;
       try {
-        renameSync(s.temp!, s.target);
+        renameSync(s.temp, s.target);
       } catch (e) {
         this.abort();
         this.release();
@@ -256,7 +258,9 @@ function removeStaleTemporaries(targets: readonly string[]): void {
     }
     for (const e of entries) {
       const m = TEMPORARY.exec(e);
-      if (!m || !names.has(m[1]!) || alive(Number(m[2]))) continue;
+      if (!m) continue;
+      const [, name = '', pid] = m;
+      if (!names.has(name) || alive(Number(pid))) continue;
       try {
         unlinkSync(join(dir, e));
       } catch {
@@ -280,11 +284,11 @@ function syncDir(dir: string): void {
   }
 }
 
-function writeStream(s: Staged): void {
+function writeStream(s: Staged, parts: readonly string[]): void {
   let fd: number | undefined;
   try {
     fd = openSync(s.target, 'w');
-    for (const p of s.parts!) writeAll(fd, p);
+    for (const p of parts) writeAll(fd, p);
   } catch (e) {
     throw new PathError(`cannot write ${fsMessage(s.label, e)}`);
   } finally {

@@ -17,9 +17,11 @@ function bash(): string {
   const fileOpts = OPTIONS.filter((o) => o.file)
     .flatMap(words)
     .join('|');
-  const choiceCases = OPTIONS.filter((o) => o.choices)
-    .map((o) => `    ${words(o).join('|')}) COMPREPLY=($(compgen -W "${o.choices!.join(' ')}" -- "$cur")); return ;;`)
-    .join('\n');
+  const choiceCases = OPTIONS.flatMap((o) =>
+    o.choices
+      ? [`    ${words(o).join('|')}) COMPREPLY=($(compgen -W "${o.choices.join(' ')}" -- "$cur")); return ;;`]
+      : [],
+  ).join('\n');
   const valueOpts = OPTIONS.filter((o) => o.type === 'string' && !o.file && !o.choices && o.name !== 'report')
     .flatMap(words)
     .join('|');

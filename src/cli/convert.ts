@@ -36,7 +36,7 @@ export function convertOutput(text: string, format: 'yaml' | 'json'): string {
   const values: unknown[] = [];
   for (const [i, d] of [...docs].entries()) {
     if (d.errors.length > 0)
-      throw new Error(`cannot convert document ${i + 1} to ${format}: ${d.errors[0]!.message.split('\n')[0]}`);
+      throw new Error(`cannot convert document ${i + 1} to ${format}: ${d.errors[0]?.message.split('\n')[0]}`);
     if (d.contents === null) continue;
     const value: unknown = d.toJS({ maxAliasCount: 100 });
     // A document of comments only (a license header before `---`) holds no object (issue #21 §3).

@@ -77,14 +77,13 @@ export function aliasProblem(
   outputs: readonly FileIdentity[],
   reads: readonly FileIdentity[] = [],
 ): string | undefined {
-  for (let i = 0; i < outputs.length; i++) {
-    for (let j = 0; j < i; j++) {
-      if (sameFile(outputs[j]!, outputs[i]!))
-        return `${outputs[j]!.label} and ${outputs[i]!.label} are the same file; each output needs a file of its own (nothing was written)`;
-    }
-    const read = reads.find((r) => sameFile(r, outputs[i]!));
+  for (const [i, output] of outputs.entries()) {
+    const earlier = outputs.slice(0, i).find((o) => sameFile(o, output));
+    if (earlier)
+      return `${earlier.label} and ${output.label} are the same file; each output needs a file of its own (nothing was written)`;
+    const read = reads.find((r) => sameFile(r, output));
     if (read)
-      return `${outputs[i]!.label} is ${read.label} (the same file), which writing it would replace; write the output elsewhere (nothing was written)`;
+      return `${output.label} is ${read.label} (the same file), which writing it would replace; write the output elsewhere (nothing was written)`;
   }
   return undefined;
 }

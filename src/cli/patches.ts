@@ -1,6 +1,7 @@
 import { parseAllDocuments } from 'yaml';
 import { emitMapLines, emitSeqLines, type BlockStyle } from '../yaml/emit-block.ts';
 import { setOwn } from '../json.ts';
+import { defined } from '../checked.ts';
 
 /**
  * `--output patches`: the injection as a kustomize Component whose patches turn the input resources into
@@ -14,12 +15,15 @@ import { setOwn } from '../json.ts';
 
 type J = null | boolean | number | string | J[] | { [k: string]: J };
 
-/** One RFC 6902 operation (`test` guards the name of a list item before an edit by index). */
-export interface PatchOp {
+/**
+ * One RFC 6902 operation (`test` guards the name of a list item before an edit by index). A type, not an
+ * interface, so that a list of them is JSON data (`J[]`) to the emitter.
+ */
+export type PatchOp = {
   op: 'add' | 'remove' | 'replace' | 'test';
   path: string;
   value?: J;
-}
+};
 
 const isObj = (v: J | undefined): v is { [k: string]: J } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -124,14 +128,19 @@ export function diffValue(a: J, b: J, path: string, out: PatchOp[], ctx: DiffCon
   if (isObj(a) && isObj(b)) {
     for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) out.push({ op: 'remove', path: pointer(path, k) });
     for (const [k, v] of Object.entries(b)) {
-      if (!Object.hasOwn(a, k)) out.push({ op: 'add', path: pointer(path, k), value: v });
-      else diffValue(a[k]!, v, pointer(path, k), out, ctx);
+      const old = Object.hasOwn(a, k) ? a[k] : undefined;
+      if (old === undefined) out.push({ op: 'add', path: pointer(path, k), value: v });
+      else diffValue(old, v, pointer(path, k), out, ctx);
     }
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     if (diffNamed(a, b, path, out, ctx)) return;
-    if (a.length === b.length) return a.forEach((x, i) => diffValue(x, b[i]!, pointer(path, i), out, ctx));
+    if (a.length === b.length) {
+      for (const [i, x] of a.entries())
+        diffValue(x, defined(b[i], 'an item of a list as long'), pointer(path, i), out, ctx);
+      return;
+    }
   }
   out.push({ op: 'replace', path, value: b });
 }
@@ -158,9 +167,8 @@ function splitChanges(
 ): { [k: string]: J } | undefined {
   const merge: { [k: string]: J } = {};
   let any = false;
-  for (const k of Object.keys(a)) {
+  for (const [k, old] of Object.entries(a)) {
     if (Object.hasOwn(b, k)) continue;
-    const old = a[k]!;
     // A named list emptied (uninject): its items go one by one, so one an upstream adds later stays.
     if (Array.isArray(old) && old.length > 0 && names(old)) diffValue(old, [], pointer(path, k), ops);
     else if (ROOT_META.has(path) || (ROOT_META.has(pointer(path, k)) && isObj(old))) {
@@ -213,7 +221,7 @@ function resourcesOf(text: string): Array<{ [k: string]: J }> {
   };
   for (const d of parseAllDocuments(text, { version: '1.1', merge: true, uniqueKeys: false })) {
     if (d.errors.length > 0)
-      throw new Error(`--output patches: cannot read a document: ${d.errors[0]!.message.split('\n')[0]}`);
+      throw new Error(`--output patches: cannot read a document: ${d.errors[0]?.message.split('\n')[0]}`);
     if (d.contents !== null) add(d.toJS({ maxAliasCount: 100 }) as J);
   }
   return out;
@@ -282,7 +290,7 @@ export function patchComponent(
     const ctx: DiffContext = { appends: (path, name) => positions.get(`${key}\u0000${path}\u0000${name}`) };
     const merge = splitChanges(r, next, '', ops, ctx);
     if (merge) patches.push({ target, patch: emitMapLines(mergeDocument(r, merge), 0, STYLE) });
-    if (ops.length > 0) patches.push({ target, patch: emitSeqLines(ops as unknown as J[], 0, STYLE) });
+    if (ops.length > 0) patches.push({ target, patch: emitSeqLines(ops, 0, STYLE) });
   }
   return [
     '# A kustomize Component written by `meshinject --output patches`: patches that apply the injection to the input',
@@ -303,10 +311,11 @@ function gainedLists(a: J | undefined, b: J, path: string, out: Array<[string, s
   if (!isObj(b)) return;
   for (const [k, v] of Object.entries(b)) {
     const old = isObj(a) ? a[k] : undefined;
+    const gained = Array.isArray(v) ? names(v) : undefined;
     if (isObj(v)) gainedLists(old, v, pointer(path, k), out);
-    else if (Array.isArray(v) && names(v) && (old === undefined || (Array.isArray(old) && names(old)))) {
+    else if (gained && (old === undefined || (Array.isArray(old) && names(old)))) {
       const had = new Set(names((old as J[] | undefined) ?? []));
-      const added = names(v)!.filter((n) => !had.has(n));
+      const added = gained.filter((n) => !had.has(n));
       if (added.length > 0) out.push([pointer(path, k), added]);
     }
   }
@@ -379,9 +388,9 @@ function probePositions(
         const list = at(r, path);
         const order = Array.isArray(list) ? names(list) : undefined;
         const probe = order?.indexOf(PROBE_NAME) ?? -1;
-        if (probe < 0) continue;
+        if (order === undefined || probe < 0) continue;
         for (const n of added)
-          if (order!.includes(n)) out.set(`${key}\u0000${path}\u0000${n}`, order!.indexOf(n) > probe);
+          if (order.includes(n)) out.set(`${key}\u0000${path}\u0000${n}`, order.indexOf(n) > probe);
       }
     }
   }
@@ -394,12 +403,12 @@ const STYLE: BlockStyle = { seqIndent: 'compact', keepNulls: true };
 /** The strategic merge patch document of `merge` for resource `r`: its apiVersion, kind, name and namespace, and the changes. */
 function mergeDocument(r: { [k: string]: J }, merge: { [k: string]: J }): { [k: string]: J } {
   const meta = r.metadata as { [k: string]: J };
-  const id: { [k: string]: J } = { name: meta.name! };
+  const id: { [k: string]: J } = { name: defined(meta.name, 'the name of a patched resource') };
   if (typeof meta.namespace === 'string' && meta.namespace !== '') id.namespace = meta.namespace;
   const { metadata, ...rest } = merge;
   return {
-    apiVersion: r.apiVersion!,
-    kind: r.kind!,
+    apiVersion: defined(r.apiVersion, 'the apiVersion of a patched resource'),
+    kind: defined(r.kind, 'the kind of a patched resource'),
     metadata: { ...id, ...(isObj(metadata) ? metadata : {}) },
     ...rest,
   };

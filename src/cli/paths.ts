@@ -332,7 +332,8 @@ export function manifestFiles(c: Confinement, dir: string, leftOut: Array<{ path
       const name = entryName(d, e);
       if (name === undefined || name.startsWith('.')) continue;
       const p = join(d, name);
-      if (Object.hasOwn(PACKAGE_FILES, name) && !e.isDirectory()) leftOut.push({ path: p, why: PACKAGE_FILES[name]! });
+      const packageFile = Object.hasOwn(PACKAGE_FILES, name) ? PACKAGE_FILES[name] : undefined;
+      if (packageFile !== undefined && !e.isDirectory()) leftOut.push({ path: p, why: packageFile });
       else if (e.isDirectory()) walk(p);
       else if (MANIFEST.test(name) && acceptEntry(c, p, e, roots)) out.push(p);
     }

@@ -71,7 +71,8 @@ export function parseConfigLayer(
   for (const d of list) {
     const err = d.errors[0];
     if (err) {
-      const what = YAML_MESSAGES[err.code] ?? err.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
+      const what =
+        YAML_MESSAGES[err.code] ?? (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+.*$/, '');
       return { ok: false, syntax: true, message: `${name}, line ${lineOf(body, err.pos[0])}: ${what}` };
     }
     const dup = findKeyProblem(d);
@@ -82,7 +83,8 @@ export function parseConfigLayer(
     }
   }
   const nonEmpty = list.filter((d) => d.contents !== null);
-  if (nonEmpty.length === 0)
+  const [only] = nonEmpty;
+  if (only === undefined)
     return { ok: false, syntax: false, message: `${name}: is empty; expected a SidecarInjection or a ConfigMap` };
   if (nonEmpty.length > 1) {
     return {
@@ -93,7 +95,7 @@ export function parseConfigLayer(
   }
   let value: unknown;
   try {
-    value = nonEmpty[0]!.toJS({ maxAliasCount: 100 });
+    value = only.toJS({ maxAliasCount: 100 });
   } catch (e) {
     return { ok: false, syntax: true, message: `${name}: ${(e as Error).message.split('\n')[0]}` };
   }
@@ -111,7 +113,7 @@ function clone(v: Json): Json {
   if (Array.isArray(v)) return v.map(clone);
   if (isJsonObject(v)) {
     const out: JsonObject = {};
-    for (const k of Object.keys(v)) setOwn(out, k, clone(v[k]!));
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, clone(x));
     return out;
   }
   return v;
@@ -172,11 +174,10 @@ function mergeInto(
   origin: Map<string, string>,
   originOf: (p: string) => string,
 ): string | undefined {
-  for (const key of Object.keys(src)) {
+  for (const [key, v] of Object.entries(src)) {
     const at = joinKey(path, key);
-    const v = src[key]!;
     const had = Object.hasOwn(dst, key);
-    const cur = had ? dst[key]! : undefined;
+    const cur = had ? dst[key] : undefined;
     if (v === null) {
       if (had) delete dst[key];
       continue;
@@ -221,8 +222,8 @@ export function overrideLayers(
 ): { ok: true; layers: ConfigLayer[] } | { ok: false; message: string } {
   const layers: ConfigLayer[] = [];
   const configMap = baseKind === 'ConfigMap';
-  const add = (from: string, cm: [string, string] | undefined, spec: JsonObject): void => {
-    layers.push({ name: from, override: true, value: configMap ? { data: { [cm![0]]: cm![1] } } : { spec } });
+  const add = (from: string, cm: readonly [string, string], spec: JsonObject): void => {
+    layers.push({ name: from, override: true, value: configMap ? { data: { [cm[0]]: cm[1] } } : { spec } });
   };
   if (o.defaultNamespace)
     add(o.defaultNamespace.from, ['defaultNamespace', o.defaultNamespace.value], {

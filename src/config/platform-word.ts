@@ -221,15 +221,16 @@ export function checkPlatformWord(
 ): string[] {
   if (layers.platform.length === 0 || !merged.loaded.ok) return [];
   const names = nameList(layers.platform);
+  const [first] = layers.platform;
   const p =
-    layers.platform.length === 1
-      ? { ok: true as const, value: layers.platform[0]!.value }
+    layers.platform.length === 1 && first !== undefined
+      ? { ok: true as const, value: first.value }
       : mergeConfigLayers(layers.platform);
   if (!p.ok) return [p.message];
   const platform = load(p.value);
   if (!platform.ok)
     return [
-      `the platform's ${names} do not load on their own (${platform.issues[0]!.message}); the platform's layers must be a whole config, which the tenant's may narrow`,
+      `the platform's ${names} do not load on their own (${platform.issues[0]?.message}); the platform's layers must be a whole config, which the tenant's may narrow`,
     ];
   const config = merged.loaded.config;
   return platformWordProblems(

@@ -125,7 +125,7 @@ export function schemaIssues(errors: SchemaError[], stringData = false): ConfigI
       }
       case 'anyOf': {
         // One issue for the field, in place of one per alternative (each reported before this summary).
-        for (let i = issues.length - 1; i >= 0 && issues[i]!.path === at; i--) issues.pop();
+        while (issues.at(-1)?.path === at) issues.pop();
         const expected = (err.parentSchema?.['x-expected'] as string | undefined) ?? 'one of the allowed forms';
         issues.push({ path: at, message: `${at} must be ${expected}; ${got}${hint}` });
         break;

@@ -48,13 +48,13 @@ function underscoreOK(s0: string): boolean {
   let i = 0;
   if (s.length >= 1 && (s[0] === '-' || s[0] === '+')) s = s.slice(1);
   let hex = false;
-  if (s.length >= 2 && s[0] === '0' && 'box'.includes(s[1]!.toLowerCase())) {
+  if (s.length >= 2 && s[0] === '0' && 'box'.includes(s.charAt(1).toLowerCase())) {
     i = 2;
     saw = '0';
-    hex = s[1]!.toLowerCase() === 'x';
+    hex = s.charAt(1).toLowerCase() === 'x';
   }
   for (; i < s.length; i++) {
-    const c = s[i]!;
+    const c = s.charAt(i);
     if ((c >= '0' && c <= '9') || (hex && c.toLowerCase() >= 'a' && c.toLowerCase() <= 'f')) {
       saw = '0';
       continue;
@@ -86,7 +86,7 @@ export function parseUint(s: string, base = 10, bitSize = 64, fn = 'ParseUint'):
   } else if (base === 0) {
     base = 10;
     if (s[0] === '0') {
-      const p = s.length >= 3 ? s[1]!.toLowerCase() : '';
+      const p = s.length >= 3 ? s.charAt(1).toLowerCase() : '';
       if (p === 'b') [base, s] = [2, s.slice(2)];
       else if (p === 'o') [base, s] = [8, s.slice(2)];
       else if (p === 'x') [base, s] = [16, s.slice(2)];
@@ -166,7 +166,7 @@ const MAX_DURATION = 1n << 63n;
 function leadingInt(s: string): { x: bigint; rest: string } | undefined {
   let i = 0;
   let x = 0n;
-  for (; i < s.length && s[i]! >= '0' && s[i]! <= '9'; i++) {
+  for (; i < s.length && s.charAt(i) >= '0' && s.charAt(i) <= '9'; i++) {
     x = x * 10n + BigInt(s.charCodeAt(i) - 48);
     if (x > MAX_DURATION) return undefined;
   }
@@ -179,7 +179,7 @@ function leadingFraction(s: string): { x: bigint; scale: number; rest: string } 
   let x = 0n;
   let scale = 1;
   let overflow = false;
-  for (; i < s.length && s[i]! >= '0' && s[i]! <= '9'; i++) {
+  for (; i < s.length && s.charAt(i) >= '0' && s.charAt(i) <= '9'; i++) {
     if (overflow) continue;
     const y = x * 10n + BigInt(s.charCodeAt(i) - 48);
     if (x > (MAX_DURATION - 1n) / 10n || y > MAX_DURATION) {
@@ -211,7 +211,7 @@ export function parseDuration(orig: string): GoParsed<bigint> {
   if (s === '') return invalid;
   let d = 0n;
   while (s !== '') {
-    if (!(s[0] === '.' || (s[0]! >= '0' && s[0]! <= '9'))) return invalid;
+    if (!(s[0] === '.' || (s.charAt(0) >= '0' && s.charAt(0) <= '9'))) return invalid;
     const before = s.length;
     const int = leadingInt(s);
     if (!int) return invalid;
@@ -229,7 +229,7 @@ export function parseDuration(orig: string): GoParsed<bigint> {
     }
     if (!pre && !post) return invalid;
     let i = 0;
-    while (i < s.length && s[i] !== '.' && !(s[i]! >= '0' && s[i]! <= '9')) i++;
+    while (i < s.length && s[i] !== '.' && !(s.charAt(i) >= '0' && s.charAt(i) <= '9')) i++;
     if (i === 0) return fail(`time: missing unit in duration ${quote(orig)}`);
     const u = s.slice(0, i);
     s = s.slice(i);

@@ -54,7 +54,8 @@ export function readCheckRules(functionConfig: unknown): {
     } | null
   )?.spec;
   const check = spec?.check;
-  const require = Array.isArray(check?.requireInjection) ? (check!.requireInjection as LabelSelector[]) : [];
+  const required = check?.requireInjection;
+  const require = Array.isArray(required) ? (required as LabelSelector[]) : [];
   const issues = require.flatMap((s, i) => validateSelector(s, `spec.check.requireInjection[${i}]`));
   return {
     rules: { requireInjection: require, forbidOptOut: check?.forbidOptOut === true },
@@ -123,12 +124,13 @@ export function checkWorkloads(
       const ns = namespaces.get(w.namespace);
       const labels = { ...(ns?.labels ?? {}), 'kubernetes.io/metadata.name': w.namespace };
       const i = rules.requireInjection.findIndex((s) => matchesSelector(s, labels));
-      if (i >= 0) {
+      const required = rules.requireInjection[i];
+      if (required !== undefined) {
         add(
           w,
           'injection-required',
           'error',
-          `skipped (${d.reason}) in namespace ${w.namespace}, where spec.check.requireInjection[${i}] (${formatSelector(rules.requireInjection[i]!)}) requires injection`,
+          `skipped (${d.reason}) in namespace ${w.namespace}, where spec.check.requireInjection[${i}] (${formatSelector(required)}) requires injection`,
         );
       } else if (rules.forbidOptOut && optOuts.has(d.reason)) {
         add(w, 'opt-out-forbidden', 'error', `it opts out (${d.reason}) and spec.check.forbidOptOut is true`);

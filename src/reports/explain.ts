@@ -53,8 +53,9 @@ export function explainWorkloads(
   }
   const where = (r: KrmResult) => {
     const pos = locateResult(inputs, { ...r, field: { path: '' } });
+    const file = pos?.file ?? r.file?.path;
     return {
-      ...((pos?.file ?? r.file?.path) ? { file: pos?.file ?? r.file!.path } : {}),
+      ...(file ? { file } : {}),
       ...(pos ? { line: pos.line, column: pos.column } : {}),
     };
   };
@@ -98,8 +99,8 @@ export function explainWorkloads(
   for (const [k, rs] of byKey) {
     if (seen.has(k)) continue;
     const err = rs.find((r) => r.severity === 'error');
-    if (!err) continue;
-    const ref = err.resourceRef!;
+    const ref = err?.resourceRef;
+    if (!err || !ref) continue;
     out.push({
       apiVersion: ref.apiVersion,
       kind: ref.kind,

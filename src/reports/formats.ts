@@ -154,7 +154,7 @@ export function sarifReport(report: Report): string {
         (Object.hasOwn(RULE_DESCRIPTIONS, id)
           ? RULE_DESCRIPTIONS[id]
           : report.reasons && Object.hasOwn(report.reasons, id)
-            ? report.reasons[id]!.description
+            ? report.reasons[id]?.description
             : undefined) ?? id,
     },
   }));
@@ -266,10 +266,10 @@ export function tableReport(report: Report): string {
       ...tagKeys.map((k) => w.tags?.[k] ?? '-'),
     ].map(escapeLine),
   );
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
   const t = reportTotals(report);

@@ -37,10 +37,10 @@ export class LineIndex {
     let hi = this.starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= offset) lo = mid;
+      if ((this.starts[mid] ?? offset) <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo + 1, column: offset - this.starts[lo]! + 1, offset };
+    return { line: lo + 1, column: offset - (this.starts[lo] ?? 0) + 1, offset };
   }
 }
 

@@ -3,6 +3,9 @@ import { locateResult, type LocatedInput, type ResourceSpan } from './locate.ts'
 import { ERROR_TAG } from '../results/errors.ts';
 import { driverTagsOf } from '../results/result.ts';
 
+/** The resource a result is about (`KrmResult.resourceRef`). */
+type ResourceRef = NonNullable<KrmResult['resourceRef']>;
+
 /**
  * The data every CI report (JUnit, SARIF, GitHub annotations, table) is written from: one entry per
  * workload with its decision and findings, plus findings about the run as a whole (the functionConfig).
@@ -84,8 +87,8 @@ function levelOf(r: KrmResult): Finding['level'] {
   return r.severity === 'info' ? 'note' : r.severity;
 }
 
-function keyOf(r: KrmResult): string {
-  const ref = r.resourceRef!;
+/** The key of the workload a result is about: its resource (`ref`, the result's `resourceRef`) and file. */
+function keyOf(r: KrmResult, ref: ResourceRef): string {
   return JSON.stringify([
     ref.apiVersion,
     ref.kind,
@@ -119,16 +122,17 @@ export function buildReport(
   const workloads = new Map<string, WorkloadReport>();
   const general: Finding[] = [];
   for (const r of results) {
-    const pos = r.resourceRef ? locateResult(inputs, r) : undefined;
+    const ref = r.resourceRef;
+    const pos = ref ? locateResult(inputs, r) : undefined;
     const finding = findingOf(r, pos, opts.fixes?.get(r));
-    if (!r.resourceRef) {
+    if (!ref) {
       general.push(finding);
       continue;
     }
-    const key = keyOf(r);
+    const key = keyOf(r, ref);
     let w = workloads.get(key);
     if (!w) {
-      w = workloadOf(r, inputs, pos, finding, opts.mesh);
+      w = workloadOf(r, ref, inputs, pos, finding, opts.mesh);
       workloads.set(key, w);
     }
     applyOutcome(w, r, finding);
@@ -147,8 +151,9 @@ export function buildReport(
 
 /** A result as a finding: its rule, level, location (`pos` from the CLI's inputs) and the fix text, if any. */
 function findingOf(r: KrmResult, pos: ReturnType<typeof locateResult>, fix: string | undefined): Finding {
+  const file = pos?.file ?? r.file?.path;
   const location: Location = {
-    ...((pos?.file ?? r.file?.path) ? { file: pos?.file ?? r.file!.path } : {}),
+    ...(file ? { file } : {}),
     ...(pos ? { line: pos.line, column: pos.column } : {}),
   };
   const finding: Finding = {
@@ -171,12 +176,12 @@ function findingOf(r: KrmResult, pos: ReturnType<typeof locateResult>, fix: stri
 /** The report entry of the workload a result is about, first seen with `finding` (located at the resource itself). */
 function workloadOf(
   r: KrmResult,
+  ref: ResourceRef,
   inputs: readonly LocatedInput[],
   pos: ReturnType<typeof locateResult>,
   finding: Finding,
   mesh: string,
 ): WorkloadReport {
-  const ref = r.resourceRef!;
   const resourcePos = r.field?.path ? locateResult(inputs, { ...r, field: { path: '' } }) : pos;
   const file = finding.location.file;
   return {

@@ -10,6 +10,7 @@
  * `\ No newline at end of file` after a last line without a line break). Paths are quoted as git quotes
  * them (`quotePath`). `patch -p1` and `git apply` accept it.
  */
+import { defined } from '../checked.ts';
 
 /** A text edit: replace [start, end) of the old text (UTF-16 offsets) with `text`. */
 export interface TextEdit {
@@ -118,19 +119,20 @@ function changedBlocks(text: string, edits: readonly TextEdit[]): Block[] {
   let linePos = 0;
   let lineNo = 0;
   let i = 0;
-  while (i < sorted.length) {
-    const start = lineStartAt(text, sorted[i]!.start);
+  for (let lead = sorted[i]; lead !== undefined; lead = sorted[i]) {
+    const start = lineStartAt(text, lead.start);
     let end = start;
     let next = '';
     let at = start;
     let first = true;
     for (;;) {
       // Every edit that starts inside the region (or at the end of a file without a final line break) joins it.
-      while (
-        i < sorted.length &&
-        (first || sorted[i]!.start < end || (sorted[i]!.start === end && end === text.length))
+      for (
+        let e = sorted[i];
+        e !== undefined && (first || e.start < end || (e.start === end && end === text.length));
+        e = sorted[i]
       ) {
-        const e = sorted[i++]!;
+        i++;
         next += text.slice(at, e.start) + e.text;
         at = e.end;
         end = Math.max(end, touchedEnd(text, e));
@@ -164,9 +166,9 @@ function trimmed(old: string, next: string, start: number, lineNo: number): Bloc
   )
     tail++;
   let startPos = start;
-  for (let k = 0; k < head; k++) startPos += removed[k]!.length;
+  for (const l of removed.slice(0, head)) startPos += l.length;
   let endPos = start + old.length;
-  for (let k = 0; k < tail; k++) endPos -= removed[removed.length - 1 - k]!.length;
+  for (const l of removed.slice(removed.length - tail)) endPos -= l.length;
   return {
     oldLine: lineNo + head,
     startPos,
@@ -214,11 +216,11 @@ function groupHunks(blocks: readonly Block[]): Block[][] {
     const prev = last?.[last.length - 1];
     const gap = last && prev ? b.oldLine - (prev.oldLine + prev.removed.length) : Infinity;
     // Adjacent blocks are one: all their old lines, then all their new ones.
-    if (gap === 0) {
-      prev!.endPos = b.endPos;
-      for (const l of b.removed) prev!.removed.push(l);
-      for (const l of b.added) prev!.added.push(l);
-    } else if (gap <= 2 * CONTEXT) last!.push(b);
+    if (prev && gap === 0) {
+      prev.endPos = b.endPos;
+      for (const l of b.removed) prev.removed.push(l);
+      for (const l of b.added) prev.added.push(l);
+    } else if (last && gap <= 2 * CONTEXT) last.push(b);
     else hunks.push([b]);
   }
   return hunks;
@@ -244,14 +246,14 @@ function hunkPieces(
     return l.endsWith('\n') ? `${shown}\n` : `${shown}\n${NO_NEWLINE}`;
   };
   for (const hunk of groupHunks(changedBlocks(before, edits))) {
-    const first = hunk[0]!;
+    const first = defined(hunk[0], 'the first block of a hunk');
     const lead = linesBefore(before, first.startPos, CONTEXT);
     const body: string[] = lead.map((l) => line(' ', l));
     let oldCount = lead.length;
     let newCount = lead.length;
-    hunk.forEach((b, k) => {
-      if (k > 0) {
-        const prev = hunk[k - 1]!;
+    let prev: Block | undefined;
+    for (const b of hunk) {
+      if (prev) {
         for (const l of linesAfter(before, prev.endPos, Infinity, b.startPos)) body.push(line(' ', l));
         const between = b.oldLine - (prev.oldLine + prev.removed.length);
         oldCount += between;
@@ -261,9 +263,9 @@ function hunkPieces(
       for (const l of b.added) body.push(line('+', l, 'green'));
       oldCount += b.removed.length;
       newCount += b.added.length;
-    });
-    const lastBlock = hunk[hunk.length - 1]!;
-    const trail = linesAfter(before, lastBlock.endPos, CONTEXT);
+      prev = b;
+    }
+    const trail = linesAfter(before, (prev ?? first).endPos, CONTEXT);
     for (const l of trail) body.push(line(' ', l));
     oldCount += trail.length;
     newCount += trail.length;

@@ -40,12 +40,13 @@ function hasLabel(labels: Record<string, string>, key: string): boolean {
 
 function matchesRequirement(req: Requirement, labels: Record<string, string>): boolean {
   const present = hasLabel(labels, req.key);
+  const value = present ? labels[req.key] : undefined;
   const values = req.values ?? [];
   switch (req.operator) {
     case 'In':
-      return present && values.includes(labels[req.key]!);
+      return value !== undefined && values.includes(value);
     case 'NotIn':
-      return !present || !values.includes(labels[req.key]!);
+      return value === undefined || !values.includes(value);
     case 'Exists':
       return present;
     case 'DoesNotExist':
@@ -139,15 +140,16 @@ export function parseSelectorString(
 function addRequirement(selector: LabelSelector, part: string): string | undefined {
   const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(part);
   if (setMatch) {
-    const values = setMatch[3]!.split(',').map((v) => v.trim());
+    const [, key = '', word, list = ''] = setMatch;
+    const values = list.split(',').map((v) => v.trim());
     if (values.some((v) => v === '') && values.length > 1) return `empty value in "${part}"`;
-    const operator = setMatch[2] === 'in' ? 'In' : 'NotIn';
-    pushExpression(selector, { key: setMatch[1]!, operator, values: values.filter((v) => v !== '') });
+    const operator = word === 'in' ? 'In' : 'NotIn';
+    pushExpression(selector, { key, operator, values: values.filter((v) => v !== '') });
     return undefined;
   }
   const cmp = /^([^=!\s]+)\s*(==|=|!=)\s*([^=!\s]*)$/.exec(part);
   if (cmp) {
-    const [, key, op, value] = cmp as unknown as [string, string, string, string];
+    const [, key = '', op, value = ''] = cmp;
     if (op === '!=') pushExpression(selector, { key, operator: 'NotIn', values: [value] });
     else {
       selector.matchLabels ??= {};
@@ -157,7 +159,8 @@ function addRequirement(selector: LabelSelector, part: string): string | undefin
   }
   const exists = /^(!?)\s*([^=!\s()]+)$/.exec(part);
   if (exists) {
-    pushExpression(selector, { key: exists[2]!, operator: exists[1] ? 'DoesNotExist' : 'Exists' });
+    const [, not, key = ''] = exists;
+    pushExpression(selector, { key, operator: not ? 'DoesNotExist' : 'Exists' });
     return undefined;
   }
   return `cannot parse requirement "${part}" (expected key, !key, key=value, key!=value, key in (a,b) or key notin (a,b))`;

@@ -172,11 +172,12 @@ export function decide(input: DecideInput): Decision {
     'never-inject-selector',
     never >= 0 ? `pod labels match neverInjectSelector[${never}]` : `no neverInjectSelector matches the pod labels`,
   );
-  if (never >= 0) {
+  const neverMatched = config.neverInjectSelector[never];
+  if (neverMatched !== undefined) {
     return done(
       false,
       'never-inject-selector',
-      `pod labels match neverInjectSelector[${never}] (${formatSelector(config.neverInjectSelector[never]!)})${routed}`,
+      `pod labels match neverInjectSelector[${never}] (${formatSelector(neverMatched)})${routed}`,
     );
   }
   const always = firstMatch(config.alwaysInjectSelector, labels);
@@ -184,11 +185,12 @@ export function decide(input: DecideInput): Decision {
     'always-inject-selector',
     always >= 0 ? `pod labels match alwaysInjectSelector[${always}]` : `no alwaysInjectSelector matches the pod labels`,
   );
-  if (always >= 0) {
+  const alwaysMatched = config.alwaysInjectSelector[always];
+  if (alwaysMatched !== undefined) {
     return done(
       true,
       'always-inject-selector',
-      `pod labels match alwaysInjectSelector[${always}] (${formatSelector(config.alwaysInjectSelector[always]!)})${routed}`,
+      `pod labels match alwaysInjectSelector[${always}] (${formatSelector(alwaysMatched)})${routed}`,
     );
   }
   const why = driver.undecided ?? 'nothing on the pod decides';

@@ -141,7 +141,7 @@ export function getPodTemplate(resource: Json, wk: WorkloadKind): PodTemplate | 
   if (meta !== undefined && meta !== null && !isJsonObject(meta)) {
     return { field: paths.meta.join('.'), message: `${paths.meta.join('.')} must be a mapping` };
   }
-  return cloneJson({ metadata: (meta ?? {}) as JsonObject, spec }) as unknown as PodTemplate;
+  return cloneJson<PodTemplate>({ metadata: (meta ?? {}) as PodMeta, spec });
 }
 
 /**
@@ -173,17 +173,19 @@ export function isProblem(v: PodTemplate | PodTemplateProblem): v is PodTemplate
 }
 
 function setIn(root: Json, path: readonly string[], value: Json): Json {
-  if (path.length === 0) return value;
+  const [key, ...rest] = path;
+  if (key === undefined) return value;
   const base: JsonObject = isJsonObject(root) ? { ...root } : {};
-  const key = path[0]!;
-  return setOwn(base, key, setIn(Object.hasOwn(base, key) ? base[key]! : null, path.slice(1), value));
+  return setOwn(base, key, setIn((Object.hasOwn(base, key) ? base[key] : undefined) ?? null, rest, value));
 }
 
 function deleteIn(root: Json, path: readonly string[]): Json {
-  if (path.length === 0 || !isJsonObject(root) || !(path[0]! in root)) return root;
+  const [key, ...rest] = path;
+  if (key === undefined || !isJsonObject(root) || !(key in root)) return root;
   const base: JsonObject = { ...root };
-  if (path.length === 1) delete base[path[0]!];
-  else base[path[0]!] = deleteIn(base[path[0]!]!, path.slice(1));
+  const child = base[key];
+  if (rest.length === 0) delete base[key];
+  else if (child !== undefined) base[key] = deleteIn(child, rest);
   return base;
 }
 

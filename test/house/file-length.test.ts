@@ -24,7 +24,6 @@ const NOT_YET_SPLIT: ReadonlySet<string> = new Set([
   'render/gotemplate/sprig.ts',
   'yaml/fragment-reader.ts',
   'render/plans.ts',
-  'drivers/istio/config.ts',
   'patch/strategic-merge.ts',
 ]);
 

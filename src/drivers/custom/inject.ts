@@ -14,6 +14,7 @@ import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
 import { checkCustomStatus } from './uninject.ts';
 import { cloneJson, isJsonObject } from '../../json.ts';
+import { defined } from '../../checked.ts';
 
 /** Pod annotation recording what the custom injection added (JSON, see {@link CustomStatus}). */
 export const CUSTOM_STATUS_ANNOTATION = 'meshinject.dev/custom-status';
@@ -118,7 +119,7 @@ export function selectedTemplates(pod: PodTemplate, settings: CustomSettings): s
 export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodTemplate; templates: string[] } {
   const previous = customInventory(req.pod);
   const pod = previous ? removeInventory(req.pod, previous) : cloneJson(req.pod);
-  if (previous) checkCustomStatus(pod, parseCustomStatus(req.pod)!, req);
+  if (previous) checkCustomStatus(pod, defined(parseCustomStatus(req.pod), 'the status of an injected pod'), req);
   const templates = selectedTemplates(pod, req.settings);
   const data = customTemplateData(pod, req.workload, req.namespace, req.settings.values);
   let fragment: JsonObject = {};
@@ -129,7 +130,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
     imagePullSecrets: [],
   };
   for (const name of templates) {
-    const rendered = renderCustomTemplate(name, req.settings.templates.get(name)!, data);
+    const rendered = renderCustomTemplate(name, defined(req.settings.templates.get(name), `template ${name}`), data);
     const spec = isJsonObject(rendered.spec) ? rendered.spec : {};
     for (const list of LISTS) for (const n of names(spec[list])) if (!order[list].includes(n)) order[list].push(n);
     fragment = strategicMerge(fragment, rendered, POD_SCHEMA);
@@ -181,7 +182,12 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
     const entries = Array.isArray(result.spec[list]) ? (result.spec[list] as Json[]).filter(isJsonObject) : [];
     if (status[list].length === 0) continue;
     const own = entries.filter((e) => !status[list].includes(String(e.name)));
-    const added = status[list].map((n) => entries.find((e) => e.name === n)!);
+    const added = status[list].map((n) =>
+      defined(
+        entries.find((e) => e.name === n),
+        `added ${list} entry ${n}`,
+      ),
+    );
     result.spec[list] = list === 'initContainers' ? [...added, ...own] : [...own, ...added];
   }
   result.metadata.annotations = {

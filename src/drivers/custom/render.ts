@@ -86,7 +86,7 @@ function withLine(reason: string): string {
     return `line ${miss[1]}, column ${Number(miss[2]) + 1}: ${reason.slice(0, miss.index).replace(/ in (\[object Object\]|undefined)$/, '')}`;
   const parse = /^Parse error on line (\d+):\n(?:.*\n){2}(.*)$/.exec(reason);
   if (parse) return `line ${parse[1]}: syntax error: ${parse[2]}`;
-  return reason.split('\n')[0]!;
+  return reason.split('\n')[0] ?? '';
 }
 
 function bad(name: string, t: CustomTemplate, what: string): InjectError {
@@ -101,6 +101,7 @@ function bad(name: string, t: CustomTemplate, what: string): InjectError {
  */
 export function renderCustomTemplate(name: string, t: CustomTemplate, data: CustomTemplateData): JsonObject {
   const { planName, source } = customSources(t, name);
+  // The planner takes any record of data; an interface has no index signature, so it is cast (src/render/plans.ts).
   const parsed = planner.render(planName, source, data as unknown as Record<string, unknown>);
   if (parsed === null || parsed === undefined) return {};
   if (!isJsonObject(parsed))

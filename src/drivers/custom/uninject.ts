@@ -18,6 +18,7 @@ import { InjectError } from '../../results/errors.ts';
 import type { CustomSettings } from './config.ts';
 import { CUSTOM_STATUS_ANNOTATION, parseCustomStatus, selectedTemplates, type CustomStatus } from './inject.ts';
 import { customTemplateData, renderCustomTemplate } from './render.ts';
+import { defined } from '../../checked.ts';
 
 const namesIn = (v: Json | undefined): string[] =>
   Array.isArray(v) ? v.filter(isJsonObject).map((e) => String(e.name)) : [];
@@ -50,7 +51,7 @@ export function checkCustomStatus(
     annotations: new Set<string>(),
   };
   for (const name of templates) {
-    const fragment = renderCustomTemplate(name, where.settings.templates.get(name)!, data);
+    const fragment = renderCustomTemplate(name, defined(where.settings.templates.get(name), `template ${name}`), data);
     const spec = isJsonObject(fragment.spec) ? fragment.spec : {};
     const meta = isJsonObject(fragment.metadata) ? fragment.metadata : {};
     for (const n of namesIn(spec.containers)) added.containers.add(n);

@@ -19,7 +19,7 @@ export function configMapVersion(labels: Record<string, unknown>): string {
   if (typeof chart !== 'string') return '';
   // `-(v?1\.\d+\.\d+\S*)$` in linear time: the match lies in the text after the last space.
   let from = chart.length;
-  while (from > 0 && !/\s/.test(chart[from - 1]!)) from--;
+  while (from > 0 && !/\s/.test(chart.charAt(from - 1))) from--;
   const tail = chart.slice(from);
   const m = /-(v?1\.\d+\.\d+)/.exec(tail);
   return m ? tail.slice(m.index + 1) : '';

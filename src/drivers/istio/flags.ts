@@ -53,7 +53,7 @@ function readYaml(name: string, text: string): unknown {
   const err = doc.errors[0];
   if (err)
     throw new Error(
-      `${name}: not YAML or JSON: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '')}`,
+      `${name}: not YAML or JSON: ${(err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+.*$/, '')}`,
     );
   return JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null));
 }
@@ -152,7 +152,7 @@ function istioFlagOverrides(
     return { ok: false, message: (e as Error).message };
   }
   const order = ['revision', 'values', 'meshConfig', 'injectorConfig'];
-  return { ok: true, overrides: order.flatMap((k) => (o.has(k) ? [o.get(k)!] : [])) };
+  return { ok: true, overrides: order.flatMap((k) => o.get(k) ?? []) };
 }
 
 /** The Istio driver's command-line flags (`MeshDriver.flags`). */

@@ -33,6 +33,7 @@ import { proxyConfigToJSON } from './proxy-config.ts';
 import { appendMultusNetworkTo } from './template-functions.ts';
 import { ISTIO_TYPES, MESH_CONFIG } from './go-model.ts';
 import { goOmitNil, goOtelResourceAttributes, otelPlanRule } from './go-funcs-130.ts';
+import { defined } from '../../checked.ts';
 
 const str = (s: string): Value => new Value(STRING, s);
 const bool = (b: boolean): Value => (b ? TRUE : FALSE);
@@ -103,6 +104,10 @@ export interface IstioFuncOptions {
 export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
   const m = new Map<string, GoFunc>(SPRIG_FUNCS);
   const { CONTAINERS, OBJECT_META, DURATION } = ISTIO_TYPES;
+  const annotationsField = defined(
+    OBJECT_META.fieldIndex?.get('Annotations'),
+    'the Annotations field of v1.ObjectMeta',
+  );
   const toJSON = goFunc([MAP_STRING], (v) => str(v.v === null ? '{}' : stringMapJSON(stringMap(v))));
   const istio: Array<[string, GoFunc]> = [
     ['formatDuration', goFunc([DURATION], (d) => str(d.v === null ? '0s' : formatGoDuration(d.v)))],
@@ -115,7 +120,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
     [
       'annotation',
       goFunc([OBJECT_META, STRING, ANY], (meta, name, def) => {
-        const annos = fieldOf(meta.v, OBJECT_META.fieldIndex!.get('Annotations')!).v as Record<string, string> | null;
+        const annos = fieldOf(meta.v, annotationsField).v as Record<string, string> | null;
         const key = name.v as string;
         if (annos && Object.hasOwn(annos, key)) return str(annos[key] ?? '');
         return str(def.t === ANY && def.v === null ? '<nil>' : sprint([def]));
@@ -212,7 +217,7 @@ export function istioFuncMap(opts: IstioFuncOptions): FuncMap {
         (...vs) => {
           const out: Record<string, string> = {};
           for (let i = 0; i < vs.length; i += 2)
-            setOwn(out, vs[i]!.v as string, i + 1 < vs.length ? (vs[i + 1]!.v as string) : '');
+            setOwn(out, vs[i]?.v as string, i + 1 < vs.length ? (vs[i + 1]?.v as string) : '');
           return mapValue(out);
         },
         true,

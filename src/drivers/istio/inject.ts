@@ -41,6 +41,7 @@ import {
   PROXY_CONTAINER,
   VALIDATION_CONTAINER,
 } from './pod-fields.ts';
+import { defined } from '../../checked.ts';
 
 /** Pod annotation choosing native sidecars per pod (`"false"` → off, any other value → on). */
 export const NATIVE_SIDECAR_ANNOTATION = 'sidecar.istio.io/nativeSidecar';
@@ -232,7 +233,7 @@ function preconditionWarnings(pod: PodTemplate, workload: InjectRequest['workloa
  */
 export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjection {
   const { config, settings: istio } = req;
-  const original = cloneJson(req.pod as unknown as JsonObject) as unknown as PodTemplate;
+  const original = cloneJson(req.pod);
   if (istio.platform === 'openshift') resetOpenShiftProxyUser(original);
   const annotations = original.metadata.annotations ?? {};
   validateAnnotations(annotations);
@@ -271,7 +272,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     nativeSidecars: config.nativeSidecars,
   };
   const used: Array<{ name: string; origin: TemplateOrigin }> = [];
-  let merged = cloneJson(original as unknown as JsonObject) as unknown as PodTemplate;
+  let merged = cloneJson(original);
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of templateNamesFor(annotations, istio)) {
     let rendered: RenderedFragment;
@@ -298,7 +299,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       findContainer(PROXY_CONTAINER, containersOf(merged.spec, 'containers'))
     ) {
       const cs = containersOf(merged.spec, 'containers');
-      const proxy = findContainer(PROXY_CONTAINER, cs)!;
+      const proxy = defined(findContainer(PROXY_CONTAINER, cs), 'the istio-proxy container just found');
       merged.spec.containers = cs.filter((c) => c !== proxy);
       merged.spec.initContainers = [...containersOf(merged.spec, 'initContainers'), proxy];
     } else if (
@@ -311,7 +312,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       // upgrade keeps the old proxy's merged state (e.g. ISTIO_KUBE_APP_PROBERS) in one container. Only for a
       // proxy the input already had: a template run after a native `sidecar` may add its own `istio-proxy`.
       const inits = containersOf(merged.spec, 'initContainers');
-      const proxy = findContainer(PROXY_CONTAINER, inits)!;
+      const proxy = defined(findContainer(PROXY_CONTAINER, inits), 'the istio-proxy init container just found');
       // Native-only fields of the old proxy; the template sets `lifecycle` again when values ask for it.
       delete proxy.restartPolicy;
       delete proxy.lifecycle;
@@ -409,8 +410,8 @@ export function alignInjectedKeyOrder(pod: PodTemplate, templatePod: PodTemplate
       const t = findContainer(String(c.name), templ);
       if (!t) return c;
       const out: JsonObject = {};
-      for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]!);
-      for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]!);
+      for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]);
+      for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]);
       return out;
     });
   }

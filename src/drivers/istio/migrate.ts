@@ -19,6 +19,7 @@ import type { MigrationPlan, MigrationRequest, MigrationResource } from '../../c
 import { DATAPLANE_LABEL, USE_WAYPOINT_LABEL, WAYPOINT_CLASS } from './ambient.ts';
 import { l7Attributes } from './ambient-checks.ts';
 import { INJECT_LABEL, NS_INJECTION_LABEL, REV_LABEL } from './webhook.ts';
+import { defined } from '../../checked.ts';
 
 /** Pod-template annotation that rolls a webhook-injected workload's pods once when its namespace moves to ambient. */
 export const DATAPLANE_ANNOTATION = 'meshinject.dev/dataplane';
@@ -35,17 +36,22 @@ const str = (v: Json | undefined): string | undefined => (typeof v === 'string' 
 const nsOf = (r: MigrationResource, req: MigrationRequest) =>
   r.id.namespace ?? (r.value.kind === 'Namespace' ? r.id.name : req.config.defaultNamespace);
 
+/** The workload part of a resource of a migration (`MigrationResource.workload`). */
+type Workload = NonNullable<MigrationResource['workload']>;
+
 /** `v` with the map at `path` replaced (removed when empty); the objects on the way are copied. */
 function withMap(v: JsonObject, path: readonly string[], map: Record<string, string>): JsonObject {
-  const [head, ...rest] = path;
+  const [first, ...rest] = path;
+  const head = defined(first, 'the first key of a map path');
   const out: JsonObject = { ...v };
   if (rest.length === 0) {
-    if (Object.keys(map).length === 0) delete out[head!];
-    else out[head!] = map;
+    if (Object.keys(map).length === 0) delete out[head];
+    else out[head] = map;
     return out;
   }
-  const next = isJsonObject(v[head!]) ? (v[head!] as JsonObject) : {};
-  out[head!] = withMap(next, rest, map);
+  const at = v[head];
+  const next = isJsonObject(at) ? at : {};
+  out[head] = withMap(next, rest, map);
   return out;
 }
 
@@ -79,7 +85,8 @@ function toAmbient(ns: string, req: MigrationRequest, plan: Plan): void {
   const l7 = req.resources.map((r, i) => ({ r, i })).filter(({ r }) => nsOf(r, req) === ns && isL7SelectorPolicy(r));
   const waypoint = req.options.waypoint ?? (l7.length > 0 ? 'waypoint' : undefined);
   if (waypoint !== undefined) addWaypoint(ns, waypoint, nsIndex, req, plan);
-  if (nsIndex < 0) {
+  const nsResource = req.resources[nsIndex];
+  if (nsResource === undefined) {
     plan.notes.push({
       severity: 'warning',
       rule: 'migrate-namespace',
@@ -87,10 +94,10 @@ function toAmbient(ns: string, req: MigrationRequest, plan: Plan): void {
       message: `namespace ${ns} is not a Namespace object in the package: label it ${DATAPLANE_LABEL}=ambient${waypoint ? ` and ${USE_WAYPOINT_LABEL}=${waypoint}` : ''} and remove ${NS_INJECTION_LABEL} / ${REV_LABEL} where it is defined`,
     });
   } else {
-    ambientNamespace(req.resources[nsIndex]!, nsIndex, waypoint, plan);
+    ambientNamespace(nsResource, nsIndex, waypoint, plan);
   }
   req.resources.forEach((r, i) => {
-    if (r.workload && nsOf(r, req) === ns) ambientWorkload(r, i, plan);
+    if (r.workload && nsOf(r, req) === ns) ambientWorkload(r, r.workload, i, plan);
   });
   for (const { r } of l7) {
     plan.notes.push({
@@ -148,7 +155,7 @@ function addWaypoint(ns: string, name: string, nsIndex: number, req: MigrationRe
   if (exists) return;
   const after = nsIndex >= 0 ? nsIndex : req.resources.findIndex((r) => nsOf(r, req) === ns);
   if (after < 0) return;
-  const wave = waveOf(nsIndex >= 0 ? req.resources[nsIndex]!.value : undefined) - 1;
+  const wave = waveOf(req.resources[nsIndex]?.value) - 1;
   plan.additions.push({
     after,
     summary: `waypoint Gateway ${ns}/${name} (gatewayClassName ${WAYPOINT_CLASS}, sync wave ${wave}: before the namespace label)`,
@@ -192,8 +199,7 @@ function ambientNamespace(r: MigrationResource, index: number, waypoint: string 
  * sidecar); its pod-level injection labels removed. A
  * pod labelled `istio.io/dataplane-mode=none` keeps its sidecar (a note).
  */
-function ambientWorkload(r: MigrationResource, index: number, plan: Plan): void {
-  const wl = r.workload!;
+function ambientWorkload(r: MigrationResource, wl: Workload, index: number, plan: Plan): void {
   const meta = [...wl.templatePath, 'metadata'];
   const podLabels = stringsAt(r.value, [...meta, 'labels']);
   if (podLabels[DATAPLANE_LABEL] === 'none') {
@@ -227,7 +233,8 @@ function ambientWorkload(r: MigrationResource, index: number, plan: Plan): void 
 /** Each namespace of `--to sidecar`: the Namespace labels restored, the added waypoint removed, the roll annotation removed. */
 function toSidecar(ns: string, req: MigrationRequest, plan: Plan): void {
   const nsIndex = namespaceIndex(req, ns);
-  if (nsIndex < 0) {
+  const nsResource = req.resources[nsIndex];
+  if (nsResource === undefined) {
     plan.notes.push({
       severity: 'warning',
       rule: 'migrate-namespace',
@@ -235,7 +242,7 @@ function toSidecar(ns: string, req: MigrationRequest, plan: Plan): void {
       message: `namespace ${ns} is not a Namespace object in the package: remove ${DATAPLANE_LABEL} and ${USE_WAYPOINT_LABEL} and label it ${NS_INJECTION_LABEL}=enabled (or ${REV_LABEL}=<revision>) where it is defined`,
     });
   } else {
-    sidecarNamespace(req.resources[nsIndex]!, nsIndex, plan);
+    sidecarNamespace(nsResource, nsIndex, plan);
   }
   req.resources.forEach((r, i) => {
     if (nsOf(r, req) !== ns) return;
@@ -248,7 +255,7 @@ function toSidecar(ns: string, req: MigrationRequest, plan: Plan): void {
         value: null,
         summary: `removed (the waypoint meshinject migrate --to ambient added)`,
       });
-    } else if (r.workload) sidecarWorkload(r, i, plan);
+    } else if (r.workload) sidecarWorkload(r, r.workload, i, plan);
   });
 }
 
@@ -282,8 +289,8 @@ function sidecarNamespace(r: MigrationResource, index: number, plan: Plan): void
  * A workload back on sidecars: the roll annotation removed (its pods roll and the webhook injects them), the pod
  * injection labels `--to ambient` recorded put back.
  */
-function sidecarWorkload(r: MigrationResource, index: number, plan: Plan): void {
-  const meta = [...r.workload!.templatePath, 'metadata'];
+function sidecarWorkload(r: MigrationResource, wl: Workload, index: number, plan: Plan): void {
+  const meta = [...wl.templatePath, 'metadata'];
   const annotations = stringsAt(r.value, [...meta, 'annotations']);
   if (annotations[DATAPLANE_ANNOTATION] === undefined) return;
   const labels = stringsAt(r.value, [...meta, 'labels']);

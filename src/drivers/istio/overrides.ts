@@ -22,6 +22,7 @@ import {
   VALIDATION_CONTAINER,
   type ContainerList,
 } from './pod-fields.ts';
+import { defined } from '../../checked.ts';
 
 /** Annotation holding the user's container customisations (JSON `{"containers":[…],"initContainers":[…]}`). */
 export const OVERRIDES_ANNOTATION = 'proxy.istio.io/overrides';
@@ -292,7 +293,10 @@ export function adjustInitContainerUser(
   const found = findContainer(INIT_CONTAINER, init) ?? findContainer(VALIDATION_CONTAINER, init);
   if (!found) return;
   // The init container and the proxy may be shared parts of a planned render: changed as the pod's own copies.
-  const initContainer = ownedContainer(finalPod.spec, 'initContainers', String(found.name))!;
+  const initContainer = defined(
+    ownedContainer(finalPod.spec, 'initContainers', String(found.name)),
+    'the init container just found',
+  );
   const tproxy = tproxyMesh || finalPod.metadata.annotations?.['sidecar.istio.io/interceptionMode'] === 'TPROXY';
   if (tproxy && sc.runAsUser != null) {
     const sidecar = ownedContainerInSpec(PROXY_CONTAINER, finalPod.spec);
@@ -309,7 +313,9 @@ export function adjustInitContainerUser(
     if (sc.runAsGroup != null) isc.runAsGroup = sc.runAsGroup;
   }
   if (sc.runAsUser == null || sc.runAsUser === 0) return;
-  const args = Array.isArray(initContainer.args) ? owned<Json[]>(initContainer, 'args')! : [];
+  const args = Array.isArray(initContainer.args)
+    ? defined(owned<Json[]>(initContainer, 'args'), 'the args just seen')
+    : [];
   const i = args.indexOf('-u');
   if (i >= 0 && i + 1 < args.length) args[i + 1] = String(sc.runAsUser);
 }

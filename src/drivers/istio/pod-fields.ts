@@ -4,6 +4,7 @@
  */
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { isJsonObject, owned } from '../../json.ts';
+import { defined } from '../../checked.ts';
 
 /** Name of the proxy container (Istio `ProxyContainerName`). */
 export const PROXY_CONTAINER = 'istio-proxy';
@@ -42,7 +43,7 @@ export function findContainerInSpec(name: string, spec: JsonObject): JsonObject 
  */
 export function ownedContainer(spec: JsonObject, list: ContainerList, name: string): JsonObject | undefined {
   if (!Array.isArray(spec[list])) return undefined;
-  const items = owned<Json[]>(spec, list)!;
+  const items = defined(owned<Json[]>(spec, list), 'the container list just seen');
   const i = items.findIndex((c) => isJsonObject(c) && c.name === name);
   return i >= 0 ? owned<JsonObject>(items, i) : undefined;
 }
@@ -58,14 +59,15 @@ export function ownedContainerInSpec(name: string, spec: JsonObject): JsonObject
  * lists and each container in them. What lies deeper stays shared until a step takes it (`envOf`).
  */
 export function ownPodFrame(pod: PodTemplate): void {
+  // A pod template is JSON; its interface (PodMeta's optional fields) is not assignable to `JsonObject`.
   const p = pod as unknown as JsonObject;
   owned(p, 'metadata');
   owned(pod.metadata as JsonObject, 'labels');
   owned(pod.metadata as JsonObject, 'annotations');
-  const spec = owned<JsonObject>(p, 'spec')!;
+  const spec = defined(owned<JsonObject>(p, 'spec'), 'the spec of a pod template');
   for (const list of ['containers', 'initContainers'] as const) {
     if (!Array.isArray(spec[list])) continue;
-    const items = owned<Json[]>(spec, list)!;
+    const items = defined(owned<Json[]>(spec, list), 'the container list just seen');
     for (let i = 0; i < items.length; i++) owned(items, i);
   }
 }
@@ -120,7 +122,7 @@ export function labelsOf(pod: PodTemplate): Record<string, string> {
 /** The `env` list of a container, created when missing; writable (`owned`: `container` must be). */
 export function envOf(container: JsonObject): JsonObject[] {
   if (!Array.isArray(container.env)) container.env = [];
-  return owned<JsonObject[]>(container, 'env')!;
+  return defined(owned<JsonObject[]>(container, 'env'), 'the env list just made');
 }
 
 /** Go `strconv.ParseBool`: `1 t T TRUE true True` / `0 f F FALSE false False`; undefined otherwise. */

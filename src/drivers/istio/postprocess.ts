@@ -55,10 +55,10 @@ export function clusterEnvs(values: JsonObject, labels: Record<string, string> |
  */
 export function overwriteClusterInfo(pod: PodTemplate, proxyEnvs: Record<string, string>): void {
   const sidecar = findSidecar(pod.spec);
-  const keys = Object.keys(proxyEnvs).sort();
-  if (!sidecar || keys.length === 0) return;
+  const entries = Object.entries(proxyEnvs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (!sidecar || entries.length === 0) return;
   const env = envOf(sidecar).filter((e) => typeof e.name !== 'string' || !(e.name in proxyEnvs));
-  for (const k of keys) env.push({ name: k, value: proxyEnvs[k]! });
+  for (const [name, value] of entries) env.push({ name, value });
   sidecar.env = env;
 }
 

@@ -120,10 +120,11 @@ export function applyPrometheusMerge(pod: PodTemplate, meshConfig: JsonObject, s
   const targetsValue = annos[SCRAPE_TARGETS_ANNOTATION];
   if (targetsValue !== undefined) {
     const targets = parseTargets(targetsValue, statusPort);
-    if (targets.length > 0) {
+    const [first] = targets;
+    if (first) {
       cfg.targets = targets;
-      if (cfg.port === '') cfg.port = targets[0]!.port;
-      if (cfg.path === '') cfg.path = targets[0]!.path;
+      if (cfg.port === '') cfg.port = first.port;
+      if (cfg.path === '') cfg.path = first.path;
     }
   }
   const sidecar = findSidecar(pod.spec);

@@ -8,6 +8,7 @@ import { ISTIO_PLAN_RULES, ISTIO_TEMPLATE_FUNCTIONS } from './template-functions
 import { plannedPodPorts, type IstioTemplateData } from './template-data.ts';
 import { isJsonObject, owned } from '../../json.ts';
 import { createPlanner, type PlanSource } from '../../render/plans.ts';
+import { defined } from '../../checked.ts';
 
 /** The Istio engine: shared helpers plus Istio's own, with the built-in templates precompiled at build. */
 const engine = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED, ISTIO_PLAN_RULES);
@@ -76,12 +77,13 @@ const PROBE_INT_FIELDS = [
 function normalizeContainer(c: JsonObject): void {
   // Changed as the pod's own copies (`owned`): the container may hold a planned render's shared parts.
   if (Array.isArray(c.env) && c.env.some(isEmptyEnvValue)) {
-    const env = owned<Json[]>(c, 'env')!;
-    for (let i = 0; i < env.length; i++) if (isEmptyEnvValue(env[i])) delete owned<JsonObject>(env, i)!.value;
+    const env = defined(owned<Json[]>(c, 'env'), 'the env list just seen');
+    for (let i = 0; i < env.length; i++)
+      if (isEmptyEnvValue(env[i])) delete defined(owned<JsonObject>(env, i), 'an env entry just seen').value;
   }
   for (const probe of PROBES) {
     if (!hasZeroCounter(c[probe])) continue;
-    const p = owned<JsonObject>(c, probe)!;
+    const p = defined(owned<JsonObject>(c, probe), 'a probe just seen');
     for (const f of PROBE_INT_FIELDS) if (p[f] === 0) delete p[f];
   }
   if (c.imagePullPolicy === '') delete c.imagePullPolicy;
@@ -116,7 +118,9 @@ export function normalizeFragment(spec: JsonObject): void {
     if (!Array.isArray(list)) continue;
     for (let i = 0; i < list.length; i++) {
       const c = list[i];
-      if (isJsonObject(c) && needsNormalizing(c)) normalizeContainer(owned<JsonObject>(owned<Json[]>(spec, key)!, i)!);
+      if (!isJsonObject(c) || !needsNormalizing(c)) continue;
+      const items = defined(owned<Json[]>(spec, key), 'the container list just seen');
+      normalizeContainer(defined(owned<JsonObject>(items, i), 'a container just seen'));
     }
   }
 }
@@ -140,6 +144,7 @@ export function renderIstioTemplate(name: string, data: IstioTemplateData): Rend
     plannedSource = builtinSource(name, source);
     builtinSources.set(name, plannedSource);
   }
+  // The planner takes any record of data; an interface has no index signature, so it is cast (src/render/plans.ts).
   return planner.render(name, plannedSource, data as unknown as Record<string, unknown>) as RenderedFragment;
 }
 

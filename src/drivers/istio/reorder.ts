@@ -42,7 +42,7 @@ export function reorderPod(spec: JsonObject, annotations: Record<string, string>
     }
     init = modifyContainers(init, ENABLE_CORE_DUMP_CONTAINER, 'first');
     init = modifyContainers(init, PROXY_CONTAINER, 'first');
-    for (let i = before.length - 1; i >= 0; i--) init = modifyContainers(init, before[i]!, 'first');
+    for (const name of [...before].reverse()) init = modifyContainers(init, name, 'first');
     init = modifyContainers(init, VALIDATION_CONTAINER, 'first');
     init = modifyContainers(init, INIT_CONTAINER, 'first');
   } else {

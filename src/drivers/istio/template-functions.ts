@@ -10,6 +10,7 @@ import { args, asRecord, str, type Helper } from '../../render/template-function
 import { proxyConfigToJSON } from './proxy-config.ts';
 import type { PlanRule } from '../../render/plan-helpers.ts';
 import { noPlanFor, planText, taintedPath } from '../../render/plan-values.ts';
+import { defined } from '../../checked.ts';
 
 /** Whether `v` holds a null anywhere (Istio `omitNilInternal`'s first pass). */
 function holdsNull(v: unknown): boolean {
@@ -32,7 +33,7 @@ export function omitNil(v: unknown): unknown {
     return items.length === 0 ? null : items;
   }
   const out: Record<string, unknown> = {};
-  for (const [k, val] of Object.entries(asRecord(v)!)) {
+  for (const [k, val] of Object.entries(defined(asRecord(v), 'a map that holds null'))) {
     const cleaned = omitNil(val);
     if (cleaned !== null) setOwn(out, k, cleaned);
   }

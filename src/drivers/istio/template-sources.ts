@@ -193,7 +193,7 @@ export function resolveTemplates(input: TemplateSourceInput, path: string, issue
  * like `constructor` is a name, not a prototype member (issue #21 §6).
  */
 export function resolveAliases(names: string[], aliases: Record<string, string[]>): string[] {
-  return names.flatMap((n) => (Object.hasOwn(aliases, n) ? aliases[n]! : [n]));
+  return names.flatMap((n) => (Object.hasOwn(aliases, n) ? aliases[n] : undefined) ?? [n]);
 }
 
 /** Whether the values hold user templates (`sidecarInjectorWebhook.templates` with at least one entry). */

@@ -18,6 +18,7 @@ import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV } from './prometheus.ts';
 import { INJECTED_CONTAINER_NAMES, parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
 import { containersOf, envOf, findContainer, PROXY_CONTAINER } from './pod-fields.ts';
+import { defined } from '../../checked.ts';
 
 /**
  * Labels the Istio templates and post-processing write (sidecar, gateway, grpc templates; `applyMetadata`).
@@ -101,14 +102,15 @@ function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
   if (isJsonObject(saved.httpGet)) {
     const now = handler.httpGet as JsonObject;
     const httpGet: JsonObject = {};
-    for (const k of Object.keys(now)) if (k in saved.httpGet) setOwn(httpGet, k, saved.httpGet[k]!);
+    for (const k of Object.keys(now)) if (k in saved.httpGet) setOwn(httpGet, k, saved.httpGet[k]);
     for (const [k, v] of Object.entries(saved.httpGet)) if (!(k in httpGet)) setOwn(httpGet, k, v);
     return { ...handler, httpGet };
   }
   const kind = isJsonObject(saved.tcpSocket) ? 'tcpSocket' : isJsonObject(saved.grpc) ? 'grpc' : undefined;
-  if (!kind) return handler;
+  const restored = kind && saved[kind];
+  if (!kind || restored === undefined) return handler;
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(handler)) out[k === 'httpGet' ? kind : k] = k === 'httpGet' ? saved[kind]! : v;
+  for (const [k, v] of Object.entries(handler)) out[k === 'httpGet' ? kind : k] = k === 'httpGet' ? restored : v;
   return out;
 }
 
@@ -262,9 +264,11 @@ function removeKeysReinjectionWrites(
   );
   if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return;
   const probe: PodTemplate = cloneJson(out);
-  for (const k of candidates.labels) delete probe.metadata.labels![k];
-  for (const k of candidates.annotations) delete probe.metadata.annotations![k];
-  if (multus !== undefined) probe.metadata.annotations![MULTUS_ANNOTATION] = multus;
+  for (const k of candidates.labels) delete defined(probe.metadata.labels, 'the labels candidates were read from')[k];
+  for (const k of candidates.annotations)
+    delete defined(probe.metadata.annotations, 'the annotations candidates were read from')[k];
+  if (multus !== undefined)
+    defined(probe.metadata.annotations, 'the annotations multus was read from')[MULTUS_ANNOTATION] = multus;
   if (sc === undefined) delete probe.spec.securityContext;
   else probe.spec.securityContext = sc;
   const again = reinject(probe, settings, ctx);
@@ -349,7 +353,7 @@ function restoreOverrides(pod: PodTemplate, record: string | undefined, injected
       const before = containersOf(injected.spec, to).map((x) => x.name);
       const was = to === list ? before.indexOf(c.name) : -1;
       const copy = { ...c };
-      const injectedResources = was < 0 ? undefined : containersOf(injected.spec, to)[was]!.resources;
+      const injectedResources = was < 0 ? undefined : containersOf(injected.spec, to)[was]?.resources;
       const emptyInjected = isJsonObject(injectedResources) && Object.keys(injectedResources).length === 0;
       if (isJsonObject(copy.resources) && Object.keys(copy.resources).length === 0 && !emptyInjected)
         delete copy.resources;

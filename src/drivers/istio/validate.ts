@@ -42,8 +42,9 @@ function isIPv6(s: string): boolean {
   // An embedded IPv4 tail (`::ffff:1.2.3.4`): taken by its characters here, checked by IPV4_RE below.
   const v4 = /:([0-9.]+)$/.exec(str);
   if (v4) {
-    if (!IPV4_RE.test(v4[1]!)) return false;
-    str = str.slice(0, str.length - v4[1]!.length) + '0';
+    const [, tail = ''] = v4;
+    if (!IPV4_RE.test(tail)) return false;
+    str = `${str.slice(0, str.length - tail.length)}0`;
     groups = 7;
   }
   const halves = str.split('::');
@@ -161,9 +162,10 @@ export function validateAnnotations(
     if (reason !== undefined)
       errors.push({ key, message: `invalid value '${value}' for annotation '${key}': ${reason}` });
   }
-  if (errors.length === 0) return;
+  const [first] = errors;
+  if (!first) return;
   throw new InjectError(errors.map((e) => e.message).join('; '), {
-    field: `${fieldPrefix}[${errors[0]!.key}]`,
+    field: `${fieldPrefix}[${first.key}]`,
     code: 'BAD_ANNOTATION',
   });
 }

@@ -120,7 +120,8 @@ export function readMap(meta: Meta, key: string): Record<string, string> {
         `invalid format. Map in "${key}" has to be provided in the following format: key1=value1;key2=value2`,
         { field: `metadata.annotations[${key}]` },
       );
-    out.set(kv[0]!, kv[1]!);
+    const [k = '', value = ''] = kv;
+    out.set(k, value);
   }
   return Object.fromEntries(out);
 }

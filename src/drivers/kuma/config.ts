@@ -119,8 +119,10 @@ export function loadOver(target: Json, source: Json): Json {
   if (source === null) return target;
   if (!isJsonObject(target) || !isJsonObject(source)) return structuredClone(source);
   const out: JsonObject = structuredClone(target);
-  for (const [k, v] of Object.entries(source))
-    setOwn(out, k, Object.hasOwn(out, k) ? loadOver(out[k]!, v) : structuredClone(v));
+  for (const [k, v] of Object.entries(source)) {
+    const cur = Object.hasOwn(out, k) ? out[k] : undefined;
+    setOwn(out, k, cur !== undefined ? loadOver(cur, v) : structuredClone(v));
+  }
   return out;
 }
 
@@ -153,7 +155,8 @@ export function objectOrYaml(value: unknown, path: string, issues: ConfigIssue[]
   let parsed: unknown;
   try {
     const doc = parseDocument(value, { prettyErrors: false, ...(goYaml ? GO_YAML_V2 : {}) });
-    if (doc.errors.length > 0) throw doc.errors[0]!;
+    const [error] = doc.errors;
+    if (error) throw error;
     parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null));
   } catch (e) {
     issues.push({

@@ -121,10 +121,13 @@ function sidecarEnv(mesh: string, annotations: Annotations, s: KumaSettings): Js
   put(plain('KUMA_CONTROL_PLANE_CA_CERT', s.caCert));
   put(plain('KUMA_DNS_ENABLED', String(s.injector.builtinDNS.enabled)));
   if (s.injector.builtinDNS.enabled) put(plain('KUMA_DNS_PROXY_PORT', String(s.injector.builtinDNS.port)));
-  if (Object.hasOwn(annotations, ENVOY_LOG_LEVEL))
-    put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_LOG_LEVEL', annotations[ENVOY_LOG_LEVEL]!));
-  if (Object.hasOwn(annotations, ENVOY_COMPONENT_LOG_LEVEL))
-    put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_COMPONENT_LOG_LEVEL', annotations[ENVOY_COMPONENT_LOG_LEVEL]!));
+  const logLevel = Object.hasOwn(annotations, ENVOY_LOG_LEVEL) ? annotations[ENVOY_LOG_LEVEL] : undefined;
+  if (logLevel !== undefined) put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_LOG_LEVEL', logLevel));
+  const componentLogLevel = Object.hasOwn(annotations, ENVOY_COMPONENT_LOG_LEVEL)
+    ? annotations[ENVOY_COMPONENT_LOG_LEVEL]
+    : undefined;
+  if (componentLogLevel !== undefined)
+    put(plain('KUMA_DATAPLANE_RUNTIME_ENVOY_COMPONENT_LOG_LEVEL', componentLogLevel));
   if (s.injector.otelPipeEnabled) put(fieldRef('HOST_IP', 'status.hostIP'));
   else put(plain('KUMA_DATAPLANE_RUNTIME_OTEL_PIPE_ENABLED', 'false'));
   if (spireEnabled(annotations, s)) put(plain('KUMA_DATAPLANE_RUNTIME_SPIRE_SUPPORTED', 'true'));

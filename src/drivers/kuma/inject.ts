@@ -160,8 +160,8 @@ function kumaVolumes(annotations: Record<string, string>, spire: boolean): JsonO
     name: VOLUME_TP_BASE,
     downwardAPI: { items: [{ path: 'config.yaml', fieldRef: { fieldPath: `metadata.annotations['${TP_CONFIG}']` } }] },
   });
-  if (annotations[TP_CONFIGMAP_NAME])
-    out.push({ name: VOLUME_TP_CUSTOM, configMap: { name: annotations[TP_CONFIGMAP_NAME]! } });
+  const tpConfigMap = annotations[TP_CONFIGMAP_NAME];
+  if (tpConfigMap) out.push({ name: VOLUME_TP_CUSTOM, configMap: { name: tpConfigMap } });
   return out;
 }
 
@@ -184,8 +184,9 @@ function injectInto(pod: PodTemplate, mesh: string, native: boolean, s: KumaSett
   const meta = pod.metadata;
   const annotations = { ...(meta.annotations ?? {}) };
   const containers = list(pod.spec, 'containers');
-  if (containers.length === 1 && !Object.hasOwn(annotations, DEFAULT_CONTAINER))
-    annotations[DEFAULT_CONTAINER] = String(containers[0]!.name);
+  const [only] = containers;
+  if (containers.length === 1 && only !== undefined && !Object.hasOwn(annotations, DEFAULT_CONTAINER))
+    annotations[DEFAULT_CONTAINER] = String(only.name);
   meta.annotations = annotations;
   const patches = podPatches(annotations, s);
   const sidecar = applyPatches(sidecarContainer(pod, mesh, s, native), patches.sidecar);

@@ -12,6 +12,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { CONTAINER_PATCHES, readList } from './annotations.ts';
 import type { KumaSettings, PatchOp } from './config.ts';
+import { defined } from '../../checked.ts';
 
 /** The sidecar and init patches of a pod, with the names of the ContainerPatches they come from. */
 export interface PodPatches {
@@ -34,7 +35,7 @@ export function podPatches(annotations: Record<string, string>, s: KumaSettings)
   }
   const out: PodPatches = { sidecar: { names: [], ops: [] }, init: { names: [], ops: [] } };
   for (const n of names) {
-    const p = s.containerPatches[n]!;
+    const p = defined(s.containerPatches[n], `ContainerPatch ${n}`);
     if (p.sidecarPatch.length > 0) {
       out.sidecar.names.push(n);
       out.sidecar.ops.push(...p.sidecarPatch);
@@ -58,9 +59,8 @@ const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~')
 function ensureParents(doc: JsonObject, path: string): void {
   const parts = path.split('/').slice(1).map(unescapePointer);
   let node: Json = doc;
-  for (let i = 0; i < parts.length - 1; i++) {
-    const key = parts[i]!;
-    const next = parts[i + 1]!;
+  for (const [i, key] of parts.slice(0, -1).entries()) {
+    const next = defined(parts[i + 1], 'the next part of a JSON pointer');
     if (Array.isArray(node)) {
       node = node[Number(key)] ?? null;
       continue;

@@ -222,8 +222,7 @@ function scalar(v: Json): string {
 /** go-yaml v2 block style: keys sorted, sequences at their key's indentation, `{}`/`[]` for empty collections. */
 function emit(v: Json, indent: string, lines: string[]): void {
   if (!isJsonObject(v)) throw new Error('emit: a mapping is expected');
-  for (const k of Object.keys(v).sort()) {
-    const x = v[k]!;
+  for (const [k, x] of Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (isJsonObject(x) && Object.keys(x).length > 0) {
       lines.push(`${indent}${k}:`);
       emit(x, `${indent}  `, lines);

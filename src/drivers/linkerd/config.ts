@@ -154,7 +154,8 @@ function parseValues(input: JsonObject | string | undefined, path: string, issue
   let parsed: Json | undefined;
   try {
     const doc = parseDocument(input, { prettyErrors: false });
-    if (doc.errors.length > 0) throw doc.errors[0]!;
+    const [error] = doc.errors;
+    if (error) throw error;
     parsed = JSON.parse(JSON.stringify(doc.toJS({ maxAliasCount: 100 }) ?? null)) as Json;
   } catch (e) {
     issues.push({

@@ -73,8 +73,8 @@ export function linkerdInventory(pod: PodTemplate): Inventory | undefined {
     inv.containers.length +
       inv.initContainers.length +
       inv.volumes.length +
-      inv.annotations!.length +
-      inv.labels!.length ===
+      (inv.annotations?.length ?? 0) +
+      (inv.labels?.length ?? 0) ===
     0;
   return empty ? undefined : inv;
 }

@@ -19,6 +19,7 @@ import {
 } from '../go-parse.ts';
 import { A, INJECT_ANNOTATION } from './annotations.ts';
 import type { LinkerdValues } from './values.ts';
+import { defined } from '../../checked.ts';
 
 /** Go `time.ParseDuration` (../go-parse.ts) in seconds, or undefined (e.g. `1m30s`, `100ms`, `2h`). */
 export function parseGoDuration(s: string): number | undefined {
@@ -144,7 +145,7 @@ interface AnnotationReader {
 /** The `AnnotationReader` of the annotations `ann`, pushing its warnings to `warnings`. */
 function annotationReader(ann: Record<string, string>, warnings: string[]): AnnotationReader {
   const has = (k: string) => Object.hasOwn(ann, k);
-  const v = (k: string) => ann[k]!;
+  const v = (k: string) => defined(ann[k], `annotation ${k}`);
   const ignored = (k: string, why: string) => {
     warnings.push(`annotation ${k}: "${v(k)}" ${why}; Linkerd ignores it`);
   };

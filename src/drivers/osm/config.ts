@@ -12,6 +12,7 @@ import type { Json, JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../../contract/driver.ts';
 import { parseCidr } from './exclusions.ts';
 import type { Flavor, SidecarClassName, SidecarClassSpec } from './flavor.ts';
+import { defined } from '../../checked.ts';
 
 /** The settings of one run of the osm or fsm driver, validated and defaulted. */
 export interface OsmSettings {
@@ -104,7 +105,7 @@ export function loadOsmFamilyConfig(flavor: Flavor, input: DriverConfigInput): D
   const { images, proxyServerPort } = imagesOf(spec, sidecar, repo);
   const meshName = str(raw.meshName) ?? flavor.defaultMeshName;
   const namespace = str(raw.namespace) ?? flavor.defaultNamespace;
-  const mode = str(traffic.interceptionMode) ?? flavor.interceptionModes[0]!;
+  const mode = str(traffic.interceptionMode) ?? flavor.interceptionModes[0];
   if (!flavor.interceptionModes.includes(mode)) {
     issues.push({
       path: at('meshConfig', 'traffic', 'interceptionMode'),
@@ -167,7 +168,7 @@ function sidecarClassOf(flavor: Flavor, sidecar: Obj, at: At, issues: ConfigIssu
       message: `${at('meshConfig', 'sidecar', 'sidecarClass')}: unknown sidecar class ${quoteData(className)}; known classes of ${flavor.title}: ${known.join(', ')}`,
     });
   }
-  return cls ?? flavor.classes[flavor.defaultClass]!;
+  return cls ?? defined(flavor.classes[flavor.defaultClass], `the default sidecar class of ${flavor.title}`);
 }
 
 /**

@@ -54,7 +54,7 @@ export interface Flavor {
   /** The classes this mesh ships (an unknown class is an error listing these). */
   classes: Partial<Record<SidecarClassName, SidecarClassSpec>>;
   /** Interception modes the mesh knows; the first is the default. */
-  interceptionModes: readonly string[];
+  interceptionModes: readonly [string, ...string[]];
   /** The interception mode that installs the iptables init container. */
   iptablesMode: string;
   /** The interception mode with no sidecar at all (FSM `NodeLevel`: the pod only gets its UUID label), or undefined. */

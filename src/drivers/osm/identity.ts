@@ -23,8 +23,9 @@ function uuidV5(name: string, namespace: Uint8Array): string {
   input.set(namespace);
   input.set(nameBytes, namespace.length);
   const h = sha1(input).slice(0, 16);
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
+  // The version (5) and variant bits of RFC 4122; a SHA-1 digest has 20 bytes, so both exist.
+  h[6] = ((h[6] ?? 0) & 0x0f) | 0x50;
+  h[8] = ((h[8] ?? 0) & 0x3f) | 0x80;
   const hex = Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

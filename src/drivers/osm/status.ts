@@ -49,7 +49,8 @@ export function statusValue(rec: StatusRecord): string {
 
 const strings = (v: Json | undefined): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const previous = isPreviousMap;
-const isProbe = (v: Json): boolean =>
+/** Whether `v` is a probe a status record keeps (`OriginalProbe`). */
+const isProbe = (v: Json): v is Json & OriginalProbe =>
   isJsonObject(v) &&
   typeof v.container === 'string' &&
   ['livenessProbe', 'readinessProbe', 'startupProbe'].includes(v.probe as string) &&
@@ -69,24 +70,29 @@ export function readStatus(pod: PodTemplate, key: string): StatusRecord | undefi
   } catch {
     v = null;
   }
-  if (
-    !isJsonObject(v) ||
-    typeof v.class !== 'string' ||
-    typeof v.uuid !== 'string' ||
-    !strings(v.initContainers) ||
-    !strings(v.containers) ||
-    !strings(v.volumes) ||
-    !previous(v.labels) ||
-    !previous(v.annotations) ||
-    !Array.isArray(v.probes) ||
-    !v.probes.every(isProbe)
-  ) {
+  if (!isStatusRecord(v)) {
     throw new InjectError(
       `annotation ${key} is not a status meshinject wrote (${quoteData(raw.slice(0, 80))}): cannot tell what a previous injection added; remove the injected containers and the annotation, then run again`,
       { field: `metadata.annotations[${key}]` },
     );
   }
-  return v as unknown as StatusRecord;
+  return v;
+}
+
+/** Whether `v` is a status record meshinject wrote (`StatusRecord`, each field of its type). */
+function isStatusRecord(v: Json): v is Json & StatusRecord {
+  return (
+    isJsonObject(v) &&
+    typeof v.class === 'string' &&
+    typeof v.uuid === 'string' &&
+    strings(v.initContainers) &&
+    strings(v.containers) &&
+    strings(v.volumes) &&
+    previous(v.labels) &&
+    previous(v.annotations) &&
+    Array.isArray(v.probes) &&
+    v.probes.every(isProbe)
+  );
 }
 
 /** The inventory of a record: what generic removal takes away, and the `detail` the driver's `uninject` restores from. */
@@ -122,7 +128,7 @@ function containersOf(spec: JsonObject, field: 'containers' | 'initContainers'):
 export function restoreFromInventory(pod: PodTemplate, inventory: Inventory): PodTemplate {
   const out = cloneJson(pod);
   const d = inventory.detail ?? {};
-  const probes = Array.isArray(d.probes) ? (d.probes.filter(isProbe) as unknown as OriginalProbe[]) : [];
+  const probes = Array.isArray(d.probes) ? d.probes.filter(isProbe) : [];
   restoreProbes(containersOf(out.spec, 'containers'), probes);
   const put = (field: 'labels' | 'annotations') => {
     const prev = d[field];

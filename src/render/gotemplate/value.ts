@@ -157,7 +157,7 @@ export function structType(name: string, fields: GoField[], methods?: Map<string
 export function field(
   name: string,
   type: GoType,
-  json = name[0]!.toLowerCase() + name.slice(1),
+  json = name.charAt(0).toLowerCase() + name.slice(1),
   omitempty = true,
 ): GoField {
   return { name, json, type, omitempty };
