@@ -270,7 +270,7 @@ const KNOWN: Record<string, string> = {
   'conformance/istio/gateway-with-default-container': PROXY_FIRST,
   'conformance/istio/only-proxy-container': `${PROXY_FIRST}; and the upstream's changed image is the proxy's own, which the injection overrides`,
   'conformance/istio/merge-probers':
-    "the input is already injected and its first container is that injection's istio-proxy: the upstream change edits the proxy's image, a field the Component writes too (Istio merges the user's proxy into the one it injects, so every value of the merged proxy follows the edit); a patch written before the edit cannot hold it",
+    "the input is already injected and its first container is that injection's istio-proxy: the upstream change edits the proxy's image, a field the Component writes too (Istio merges the user's proxy into the one it injects: the edited one gives other args, probe and resources); a patch written before the edit cannot hold it",
 };
 
 const cases = [...exampleCases(), ...corpusCases()];
