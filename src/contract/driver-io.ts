@@ -254,6 +254,15 @@ export interface UninjectContext {
   workload: WorkloadRef;
   namespace?: NamespaceInfo;
   config: Config;
+  /**
+   * Only in the inject-time check (src/pipeline/workload.ts): the injection that gave `injected`, as the
+   * driver was asked for it (`request`: the pod template before the injection, unchanged, and the rest of the
+   * request but the settings) and what it returned (`pod`, before meshinject's own record was added). A hook
+   * that injects again to learn what the injection writes may take `pod` instead of rendering, where its own
+   * request would be the same one (the same pod template as JSON, config, namespace and settings): injection
+   * is pure, so that render would give `pod` again. Read-only; it may hold parts shared between workloads.
+   */
+  injection?: { request: Omit<InjectRequest, 'settings'>; pod: PodTemplate };
 }
 
 /** A resource of a package to migrate: its identity, value, and, for a workload, the same without this mesh's injection. */

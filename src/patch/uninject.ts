@@ -101,7 +101,8 @@ export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySe
  *   that a container it does not name mounts: that volume is the user's, and the record is not trusted.
  */
 export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
-  const out = cloneJson(pod);
+  // Copied last, without what is removed (the proxy container is most of an injected pod template).
+  const out: PodTemplate = { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec } };
   const injected = new Set([...inv.containers, ...inv.initContainers]);
   for (const v of inv.volumes) {
     const user = mountedBy(out.spec, v, injected);
@@ -122,7 +123,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const labels = withoutKeys(out.metadata.labels, inv.labels);
   if (labels === undefined) delete out.metadata.labels;
   else out.metadata.labels = labels;
-  return out;
+  return cloneJson(out);
 }
 
 /** What {@link uninjectPod} did: the pod without the injection and the inventory it removed. */

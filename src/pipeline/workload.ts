@@ -147,27 +147,33 @@ export function injectWorkload(
   const once = () => {
     if (!injectedBefore) refuseEmptyContainers(w.pod);
     const services = ctx.services.get(w.ref.namespace) ?? [];
-    const res: InjectResponse = ctx.mesh.inject({
-      // the driver's own copy (InjectRequest.pod): w.pod stays the pod as found, for the record and a second try
-      pod: cloneJson(w.pod),
+    const request = {
+      pod: w.pod,
       workload: w.ref,
       ...(namespace ? { namespace } : {}),
       services,
       config,
       ...(decision.tags ? { decisionTags: decision.tags } : {}),
-    });
+    };
+    // the driver's own copy (InjectRequest.pod): w.pod stays the pod as found, for the record and a second try
+    const res: InjectResponse = ctx.mesh.inject({ ...request, pod: cloneJson(w.pod) });
     const recordKeys = ctx.mesh.recordKeys?.bind(ctx.mesh);
     const needs = {
       ...(recordKeys ? { recordKeys } : {}),
       recordsProbePorts: ctx.mesh.recordsProbePorts === true,
       // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`);
       // its renders repeat injection's and count against the per-render budget only: the run budget counts
-      // what the workloads' injection renders, as before the check (test/render/template-budgets.test.ts)
+      // what the workloads' injection renders, as before the check (test/render/template-budgets.test.ts).
+      // `injection`: a hook that would render this same injection again takes its result instead (issue #37).
       uninject: (pod: PodTemplate) =>
         withoutRunCharge(
           () =>
-            uninjectPod(ctx.mesh, pod, { workload: w.ref, ...(namespace ? { namespace } : {}), config: ctx.config })
-              ?.pod,
+            uninjectPod(ctx.mesh, pod, {
+              workload: w.ref,
+              ...(namespace ? { namespace } : {}),
+              config: ctx.config,
+              injection: { request, pod: res.pod },
+            })?.pod,
         ),
     };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };

@@ -114,9 +114,14 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
       imagePullSecrets: status?.imagePullSecrets ?? [],
     };
   },
-  // The revision that injected the pod (the `istio.io/rev` annotation Istio's injection writes) undoes it.
-  uninject: (pod, inv, settings, ctx) =>
-    uninjectIstio(pod, inv, revisionSettings(settings, ctx.injected.metadata.annotations?.[REV_LABEL]), ctx),
+  // The revision that injected the pod (the `istio.io/rev` annotation Istio's injection writes) undoes it; the
+  // injection the check passes (`ctx.injection`) is kept only when it was made with that revision's settings.
+  uninject: (pod, inv, settings, ctx) => {
+    const used = revisionSettings(settings, ctx.injected.metadata.annotations?.[REV_LABEL]);
+    const { injection, ...rest } = ctx;
+    const same = injection && revisionSettings(settings, injection.request.decisionTags?.revision) === used;
+    return uninjectIstio(pod, inv, used, same ? ctx : rest);
+  },
   recordKeys: recordedIstioKey,
   recordsProbePorts: true,
   nativeSidecarsAuto: istioNativeSidecarsAuto,
