@@ -15,6 +15,7 @@ import { MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { completionOf } from './workloads/kinds.ts';
 import { IdentityTable } from './krm/identity.ts';
+import { createRenderRun, withRenderRun } from './render/run-state.ts';
 import type { Outcome, ProcessOutput, RunContext, SharedRun, Workload } from './pipeline/context.ts';
 import { checkIdentity } from './pipeline/identity.ts';
 import { collectNamespaces, collectServices, unknownNamespaceResults } from './pipeline/namespaces.ts';
@@ -228,8 +229,9 @@ function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): voi
  * @param config the validated core config
  * @param mesh the selected driver bound to its settings (`loadConfig(...).mesh`)
  * @param inputName the input's name for `file.path` of plain streams (CLI file argument)
- * @param shared when several inputs are one run: their namespace table, and where unknown namespaces are
- *   counted (the run-level results are then left to the caller)
+ * @param shared when several inputs are one run: their namespace table, where unknown namespaces are
+ *   counted (the run-level results are then left to the caller), and the run's rendering state (`SharedRun.run`;
+ *   without one, a fresh run under the config's template budgets)
  */
 export function processItems(
   source: ParsedSource,
@@ -237,6 +239,18 @@ export function processItems(
   boundMesh: ActiveMesh,
   inputName?: string,
   shared?: SharedRun,
+): ProcessOutput {
+  const run = shared?.run ?? createRenderRun(config.templateBudget ? { budgets: config.templateBudget } : {});
+  return withRenderRun(run, () => processInRun(source, config, boundMesh, inputName, shared));
+}
+
+/** `processItems` with the run's rendering state in force. */
+function processInRun(
+  source: ParsedSource,
+  config: Config,
+  boundMesh: ActiveMesh,
+  inputName: string | undefined,
+  shared: SharedRun | undefined,
 ): ProcessOutput {
   const results: KrmResult[] = [];
   let mesh: ActiveMesh;
