@@ -96,6 +96,7 @@ export function indentBlock(n: unknown, s: unknown): string {
 /**
  * Dotted paths already split (templates look the same few paths up for every workload; a split path's
  * parts are then the same strings every time, which property lookups find faster). Bounded.
+ * Module state by design: a bounded memo of a pure function of a string (its split).
  */
 const PATH_PARTS = new Map<string, readonly string[]>();
 const PATH_PARTS_MAX = 4096;
