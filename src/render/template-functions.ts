@@ -66,7 +66,10 @@ function sortKeys(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (typeof v === 'object' && v !== null) {
     const out: { [k: string]: Json } = {};
-    for (const k of Object.keys(v).sort()) setOwn(out, k, sortKeys(v[k]!));
+    for (const k of Object.keys(v).sort()) {
+      const x = v[k];
+      if (x !== undefined) setOwn(out, k, sortKeys(x));
+    }
     return out;
   }
   return v;
