@@ -11,13 +11,13 @@ import type { ActiveMesh, Inventory } from './contract/driver.ts';
 export type { WorkloadRecord } from './reports/check.ts';
 import type { Decision, KrmResult } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
-import { MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { completionOf } from './workloads/kinds.ts';
 import { IdentityTable } from './krm/identity.ts';
 import { createRenderRun, withRenderRun } from './render/run-state.ts';
 import type { Outcome, ProcessOutput, RunContext, SharedRun, Workload } from './pipeline/context.ts';
 import { checkIdentity } from './pipeline/identity.ts';
+import { FAILED, orFailure } from './pipeline/failures.ts';
 import { collectNamespaces, collectServices, unknownNamespaceResults } from './pipeline/namespaces.ts';
 import { annotateOther, inputConfigMaps, keepForPackage, unannotateResource } from './pipeline/annotate.ts';
 import {
@@ -253,21 +253,13 @@ function processInRun(
   shared: SharedRun | undefined,
 ): ProcessOutput {
   const results: KrmResult[] = [];
-  let mesh: ActiveMesh;
-  try {
-    const adapted = boundMesh.fromInput((names) => inputConfigMaps(source.items, names));
-    mesh = adapted.mesh;
-    for (const note of adapted.notes) results.push(generalResult('info', note));
-  } catch (e) {
-    if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
-    return {
-      changed: new Map(),
-      edits: new Map(),
-      results: [generalResult('error', e.message, e.field)],
-      workloads: [],
-      pkg: { workloads: [], resources: [] },
-    };
-  }
+  const adapted = orFailure(results, { stage: 'input' }, () =>
+    boundMesh.fromInput((names) => inputConfigMaps(source.items, names)),
+  );
+  if (adapted === FAILED)
+    return { changed: new Map(), edits: new Map(), results, workloads: [], pkg: { workloads: [], resources: [] } };
+  const mesh = adapted.mesh;
+  for (const note of adapted.notes) results.push(generalResult('info', note));
   const ctx: RunContext = {
     source,
     config,
