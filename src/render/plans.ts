@@ -148,7 +148,7 @@ export interface PlanSettings {
   recordOnRepeat: boolean;
 }
 
-/** The plan switches of one run (`RunOptions.plans`): unset fields take the defaults (`createPlanRun`). */
+/** The plan switches of one run (`RunOptions.plans`): unset fields take the defaults (`createRenderRun` of ./run-state.ts). */
 export interface RunPlanSettings extends Partial<PlanSettings> {
   /** Counters of this run's renders (`MESHINJECT_PLAN_STATS=1`: the CLI prints them), added to as it goes. */
   stats?: PlanStats;
@@ -168,24 +168,6 @@ export interface PlanRun {
   /** The key of each `PlanShape.identityRoots` object seen in this run (`identityKey`). */
   readonly identities: WeakMap<object, number>;
   nextIdentity: number;
-}
-
-/**
- * The plans of a fresh run: switches from `s` (plans on, recorded at a shape's first workload, and verified when
- * `verify` is unset and `verifyDefault`), counters `s.stats` or zero, no caches.
- */
-export function createPlanRun(s: RunPlanSettings, verifyDefault: boolean): PlanRun {
-  return {
-    settings: {
-      enabled: s.enabled ?? true,
-      verify: s.verify ?? verifyDefault,
-      recordOnRepeat: s.recordOnRepeat ?? false,
-    },
-    stats: s.stats ?? { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 },
-    caches: new Map(),
-    identities: new WeakMap(),
-    nextIdentity: 1,
-  };
 }
 
 /** The plans of the run in force; undefined outside a run (a planner used there renders in full). */
@@ -354,8 +336,8 @@ function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
   return out;
 }
 
-/** The planner of one data shape (see `createPlanner`). */
-class PlanCache implements Planner {
+/** The planner of one data shape in one run (see `createPlanner`). */
+export class PlanCache implements Planner {
   private readonly plans = new Map<string, Plan | null>();
   /** Keys seen once and rendered in full, not recorded yet (`recordOnRepeat`). */
   private readonly seen = new Set<string>();

@@ -11,7 +11,8 @@
  * budgets and without plans, so two runs, one after the other, count and cache apart.
  */
 import { createMeter, type Meter, type TemplateBudgets } from './budget.ts';
-import { createPlanRun, type PlanRun, type RunPlanSettings } from './plans.ts';
+// Types only: the engines below (./gotemplate/) reach this module through ./budget.ts, and do not load the plans.
+import type { PlanRun, RunPlanSettings } from './plans.ts';
 
 /** The Handlebars engine's record of the render under way (./engine.ts). */
 export interface HbsRender {
@@ -50,8 +51,26 @@ export interface RenderRunOptions {
 export function createRenderRun(opts: RenderRunOptions = {}): RenderRun {
   return {
     meter: createMeter(opts.budgets),
-    plans: createPlanRun(opts.plans ?? {}, verifyPreload()),
+    plans: planRunOf(opts.plans ?? {}),
     hbs: { lastLoc: undefined, written: [] },
+  };
+}
+
+/**
+ * The plans of a fresh run: switches from `s` (plans on, recorded at a shape's first workload, verified when
+ * `verify` is unset and the test suite's preload asks for it), counters `s.stats` or zero, no caches.
+ */
+function planRunOf(s: RunPlanSettings): PlanRun {
+  return {
+    settings: {
+      enabled: s.enabled ?? true,
+      verify: s.verify ?? verifyPreload(),
+      recordOnRepeat: s.recordOnRepeat ?? false,
+    },
+    stats: s.stats ?? { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 },
+    caches: new Map(),
+    identities: new WeakMap(),
+    nextIdentity: 1,
   };
 }
 
