@@ -110,7 +110,7 @@ function outcome(p: PoolRun): { stdout: string; stderr: string; exitCode: number
 t.test('each run of a sequence gives what it gives on its own', async (t) => {
   const alone = POOL.map(outcome);
   // The pool does what it says: the runs are not trivially equal.
-  t.equal(alone[0]?.exitCode, 0, alone[0]?.stderr);
+  t.equal(alone[0]?.exitCode, 0, alone[0]?.stderr ?? '');
   t.ok((alone[0]?.stats.hits ?? 0) > 0, 'plans serve workloads of the first run');
   t.equal(alone[1]?.stats.hits, 0, 'no plan serves a run with plans off');
   t.equal(alone[3]?.exitCode, 1, 'the budget run stops');
@@ -119,7 +119,7 @@ t.test('each run of a sequence gives what it gives on its own', async (t) => {
     ['/w3', '/w4'],
     'three workloads fit in the run budget of 400 steps, the fourth and fifth do not',
   );
-  t.equal(alone[4]?.exitCode, 0, alone[4]?.stderr);
+  t.equal(alone[4]?.exitCode, 0, alone[4]?.stderr ?? '');
   t.ok((alone[4]?.stats.hits ?? 0) > 0, 'plans serve Go-template workloads');
   fc.assert(
     fc.property(fc.array(fc.nat({ max: POOL.length - 1 }), { minLength: 2, maxLength: 5 }), (picks) => {
