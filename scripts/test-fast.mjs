@@ -23,12 +23,6 @@ export function testFiles(dir = join(ROOT, 'test')) {
     .sort();
 }
 
-/**
- * Test files that read or set process-wide plan state (src/render/plans.ts: `planStats`, `configurePlans`):
- * their counts assume no other file's runs in the same process, so the quick loop runs each on its own.
- */
-export const OWN_PROCESS = /\b(planStats|configurePlans)\(/;
-
 /** The test files of the quick loop: those whose text starts no process. */
 export function fastFiles() {
   return testFiles().filter((f) => !SPAWNS.test(readFileSync(join(ROOT, f), 'utf8')));
@@ -72,14 +66,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const dir = join(ROOT, '.tap', 'fast');
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const alone = files.filter((f) => OWN_PROCESS.test(readFileSync(join(ROOT, f), 'utf8')));
-    const shared = files.filter((f) => !alone.includes(f));
-    targets = groups(shared, jobs).map((g, i) => {
+    // Run state is a value (src/render/run-state.ts): no file's runs reach another's, so every file is grouped.
+    targets = groups(files, jobs).map((g, i) => {
       const entry = join(dir, `group-${i + 1}.test.mjs`);
       writeFileSync(entry, entryText(g));
       return relative(ROOT, entry);
     });
-    targets.push(...alone);
   }
   process.stdout.write(
     `test:fast: ${files.length} of ${testFiles().length} test files (those that spawn no process; corpus tests skipped)` +

@@ -35,6 +35,7 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
  * `cloneJson` of a shared subtree is an ordinary, writable deep copy. A driver that writes into a shared
  * part anyway fails, and the pipeline injects that workload again without plans (pipeline.ts
  * `injectWorkload`).
+ * Module state by design: a mark on deep-frozen objects: an object once shared never changes, so the mark is a fact about it.
  */
 const SHARED = new WeakSet<object>();
 
@@ -98,7 +99,10 @@ export function getOrMake<K, V>(
   return made;
 }
 
-/** Whether a shared subtree holds a `key: null` entry, by subtree (see `hasNullEntry`). */
+/**
+ * Whether a shared subtree holds a `key: null` entry, by subtree (see `hasNullEntry`).
+ * Module state by design: a memo keyed by deep-frozen subtrees (`share`), which cannot change.
+ */
 const SHARED_NULLS = new WeakMap<object, boolean>();
 
 /**

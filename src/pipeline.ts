@@ -11,12 +11,13 @@ import type { ActiveMesh, Inventory } from './contract/driver.ts';
 export type { WorkloadRecord } from './reports/check.ts';
 import type { Decision, KrmResult } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
-import { MeshInjectError } from './results/errors.ts';
 import { generalResult, resourceResult } from './results/result.ts';
 import { completionOf } from './workloads/kinds.ts';
 import { IdentityTable } from './krm/identity.ts';
+import { createRenderRun, withRenderRun } from './render/run-state.ts';
 import type { Outcome, ProcessOutput, RunContext, SharedRun, Workload } from './pipeline/context.ts';
 import { checkIdentity } from './pipeline/identity.ts';
+import { FAILED, orFailure } from './pipeline/failures.ts';
 import { collectNamespaces, collectServices, unknownNamespaceResults } from './pipeline/namespaces.ts';
 import { annotateOther, inputConfigMaps, keepForPackage, unannotateResource } from './pipeline/annotate.ts';
 import {
@@ -228,8 +229,9 @@ function processItem(item: SourceItem, ctx: RunContext, out: ProcessOutput): voi
  * @param config the validated core config
  * @param mesh the selected driver bound to its settings (`loadConfig(...).mesh`)
  * @param inputName the input's name for `file.path` of plain streams (CLI file argument)
- * @param shared when several inputs are one run: their namespace table, and where unknown namespaces are
- *   counted (the run-level results are then left to the caller)
+ * @param shared when several inputs are one run: their namespace table, where unknown namespaces are
+ *   counted (the run-level results are then left to the caller), and the run's rendering state (`SharedRun.run`;
+ *   without one, a fresh run under the config's template budgets)
  */
 export function processItems(
   source: ParsedSource,
@@ -238,22 +240,26 @@ export function processItems(
   inputName?: string,
   shared?: SharedRun,
 ): ProcessOutput {
+  const run = shared?.run ?? createRenderRun(config.templateBudget ? { budgets: config.templateBudget } : {});
+  return withRenderRun(run, () => processInRun(source, config, boundMesh, inputName, shared));
+}
+
+/** `processItems` with the run's rendering state in force. */
+function processInRun(
+  source: ParsedSource,
+  config: Config,
+  boundMesh: ActiveMesh,
+  inputName: string | undefined,
+  shared: SharedRun | undefined,
+): ProcessOutput {
   const results: KrmResult[] = [];
-  let mesh: ActiveMesh;
-  try {
-    const adapted = boundMesh.fromInput((names) => inputConfigMaps(source.items, names));
-    mesh = adapted.mesh;
-    for (const note of adapted.notes) results.push(generalResult('info', note));
-  } catch (e) {
-    if (!(e instanceof MeshInjectError) || e.code !== 'BAD_CONFIG') throw e;
-    return {
-      changed: new Map(),
-      edits: new Map(),
-      results: [generalResult('error', e.message, e.field)],
-      workloads: [],
-      pkg: { workloads: [], resources: [] },
-    };
-  }
+  const adapted = orFailure(results, { stage: 'input' }, () =>
+    boundMesh.fromInput((names) => inputConfigMaps(source.items, names)),
+  );
+  if (adapted === FAILED)
+    return { changed: new Map(), edits: new Map(), results, workloads: [], pkg: { workloads: [], resources: [] } };
+  const mesh = adapted.mesh;
+  for (const note of adapted.notes) results.push(generalResult('info', note));
   const ctx: RunContext = {
     source,
     config,

@@ -9,8 +9,8 @@ import type { WorkloadRecord } from './pipeline.ts';
 import { exitCodeOf, generalResult } from './results/result.ts';
 import { applyFailOn, checkWorkloads, readCheckRules, type CheckRules, type FailOn } from './reports/check.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
-import { withPlanSettings, type RunPlanSettings } from './render/plans.ts';
-import { beginRun } from './render/budget.ts';
+import type { RunPlanSettings } from './render/plans.ts';
+import { createRenderRun } from './render/run-state.ts';
 
 import { resolveConfig } from './run/config.ts';
 import { type ProcessedRun, orBadInput, parseInputs, processInputs } from './run/inputs.ts';
@@ -295,16 +295,26 @@ export function runInputs(inputs: readonly RunInput[], opts: RunOptions = {}): R
   const setup = setUpRun(ctx);
   if ('output' in setup) return setup.output;
   const { config, mesh, check } = setup;
-  // Template budgets: the run's counters start at zero, under the config's budgets (capped at the ceilings).
-  beginRun(config.templateBudget);
+  // The run's rendering state: template budgets (the config's, capped at the ceilings) with counters at zero,
+  // plan switches and counters, empty plan caches; passed down to the pipeline.
+  const state = createRenderRun({
+    ...(config.templateBudget ? { budgets: config.templateBudget } : {}),
+    ...(opts.plans ? { plans: opts.plans } : {}),
+  });
   // Resources are composed as they are processed: a broken one is bad input, and nothing is written.
   const run = orBadInput(() =>
-    withPlanSettings(opts.plans, () =>
-      processInputs(sources, inputs, config, mesh, ctx.results, {
+    processInputs(
+      sources,
+      inputs,
+      config,
+      mesh,
+      ctx.results,
+      {
         ...opts,
         dropLocalConfig: opts.dropLocalConfig === true && !check,
         ...(check ? { check } : {}),
-      }),
+      },
+      state,
     ),
   );
   if (!run.ok) return badInput(run.message);

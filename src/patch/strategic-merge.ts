@@ -114,7 +114,10 @@ function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
   return getOrMake(bySchema, schema, () => checkPlain(v, schema));
 }
 
-/** `isPlain` of shared subtrees (`isShared` of ../json.ts), by subtree and schema. */
+/**
+ * `isPlain` of shared subtrees (`isShared` of ../json.ts), by subtree and schema.
+ * Module state by design: a memo keyed by deep-frozen subtrees and immutable schemas.
+ */
 const PLAIN_SHARED = new WeakMap<object, Map<PatchSchema | undefined, boolean>>();
 
 function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
@@ -213,7 +216,10 @@ export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHE
   return !hasNullEntry(patch) && isPlain(patch, schema) ? { trusted: patch } : undefined;
 }
 
-/** `fillsTrust` answers, by template and schema. */
+/**
+ * `fillsTrust` answers, by template and schema.
+ * Module state by design: a memo keyed by a plan's output (never changed) and immutable schemas.
+ */
 const FILLS_TRUST = new WeakMap<object, Map<PatchSchema, FillsTrust>>();
 
 /**

@@ -2,7 +2,6 @@ import type { ActiveMesh, ResourceMeta } from '../contract/driver.ts';
 
 import type { Decision, Json, JsonObject, KrmResult } from '../model.ts';
 import type { SourceItem } from '../krm/source.ts';
-import { errorTags, MeshInjectError } from '../results/errors.ts';
 import { prefixedTags, resourceResult } from '../results/result.ts';
 import { lookupWorkloadKind, type WorkloadKind } from '../workloads/kinds.ts';
 import { emitChangedEdits } from '../krm/rewrite.ts';
@@ -23,6 +22,7 @@ import {
   stringMap,
 } from './context.ts';
 import { resourceId } from './identity.ts';
+import { FAILED, orFailure } from './failures.ts';
 
 export function isLocalConfig(v: JsonObject): boolean {
   const ann = stringMap(obj(v.metadata)?.annotations);
@@ -109,20 +109,13 @@ export function resultFor(
  * @returns whether the change was written (or needed no text change)
  */
 export function writeChange(item: SourceItem, ctx: RunContext, desired: Json, changed: Map<number, string>): boolean {
-  try {
-    const done = emitChangedEdits(item, ctx.source, desired);
-    if (done !== undefined) {
-      changed.set(item.position, done.text);
-      ctx.edits.set(item.position, done.edits);
-    }
-    return true;
-  } catch (e) {
-    if (!(e instanceof MeshInjectError) || e.code !== 'UNFAITHFUL_EDIT') throw e;
-    ctx.results.push(
-      resourceResult('error', e.message, resourceId(item, ctx.source, ctx.inputName), { tags: errorTags(e.code) }),
-    );
-    return false;
+  const done = orFailure(ctx.results, { stage: 'write', item, ctx }, () => emitChangedEdits(item, ctx.source, desired));
+  if (done === FAILED) return false;
+  if (done !== undefined) {
+    changed.set(item.position, done.text);
+    ctx.edits.set(item.position, done.edits);
   }
+  return true;
 }
 
 /** A resource that is neither a workload nor local config, as a driver's `annotateResource`/`resourceInventory` reads it. */

@@ -20,6 +20,7 @@ import type { ParsedSource, SourceItem } from '../krm/source.ts';
 import type { WorkloadKind } from '../workloads/kinds.ts';
 import type { Edit } from '../yaml/flow-edit.ts';
 import type { IdentityTable } from '../krm/identity.ts';
+import type { RenderRun } from '../render/run-state.ts';
 import { isJsonObject, setOwn } from '../json.ts';
 
 /** The annotation meshinject writes on every considered workload (switch off with `spec.resultAnnotations: false`). */
@@ -51,6 +52,11 @@ export interface SharedRun {
   onItem?: () => void;
   /** The resource identities seen over all inputs (`checkIdentity`); each input gets its own table when absent. */
   identities?: IdentityTable;
+  /**
+   * The run's rendering state (budgets, plan switches and caches; src/render/run-state.ts), in force while the
+   * resources are processed; each input gets a run of its own, under its config's budgets, when absent.
+   */
+  run?: RenderRun;
 }
 
 export function obj(v: Json | undefined): JsonObject | undefined {

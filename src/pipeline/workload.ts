@@ -6,7 +6,7 @@ import type { ActiveMesh, InjectResponse, Inventory, WorkloadRef } from '../cont
 
 import type { Decision, PodTemplate } from '../model.ts';
 import type { SourceItem } from '../krm/source.ts';
-import { errorTags, InjectError, MeshInjectError } from '../results/errors.ts';
+import { InjectError } from '../results/errors.ts';
 import { resourceResult } from '../results/result.ts';
 import { decide, namespaceLabels } from '../selection/policy.ts';
 import { lookupWorkloadKind } from '../workloads/kinds.ts';
@@ -25,7 +25,8 @@ import { planSwitches, withoutPlans } from '../render/plans.ts';
 
 import { type Outcome, type ProcessOutput, type RunContext, type Workload, obj, str } from './context.ts';
 import { describe, resourceId } from './identity.ts';
-import { annotate, isLocalConfig, resourceField, resultFor, writeChange } from './annotate.ts';
+import { annotate, isLocalConfig, resultFor, writeChange } from './annotate.ts';
+import { FAILED, orElse, orFailure, quietly } from './failures.ts';
 
 /** Step 1: a workload of the input, or undefined (not a workload, local config, or an error result pushed). */
 export function readWorkload(item: SourceItem, ctx: RunContext): Workload | undefined {
@@ -90,24 +91,7 @@ export function decideWorkload(w: Workload, ctx: RunContext): Decision {
 
 /** A decision made only to compare; a driver error there is not the workload's error. */
 export function decideQuietly(input: Parameters<typeof decide>[0]): Decision | undefined {
-  try {
-    return decide(input);
-  } catch (e) {
-    if (e instanceof MeshInjectError) return undefined;
-    throw e;
-  }
-}
-
-/** A driver error as the workload's error result (field path from the resource root); other errors propagate. */
-export function driverFailure(w: Workload, ctx: RunContext, e: unknown): 'failed' {
-  if (!(e instanceof MeshInjectError)) throw e;
-  ctx.results.push(
-    resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, {
-      ...(e.field ? { field: resourceField(w.wk, e.field) } : {}),
-      tags: errorTags(e.code),
-    }),
-  );
-  return 'failed';
+  return quietly(() => decide(input), undefined);
 }
 
 /**
@@ -122,15 +106,11 @@ export function injectWorkload(
   ctx: RunContext,
   warnStillInjected: boolean,
   config: Config = ctx.config,
-): Outcome | 'failed' {
+): Outcome | typeof FAILED {
   if (!decision.inject) {
     if (ctx.config.removeWhenSkipped) return uninjectWorkload(w, ctx);
-    let previous: ReturnType<typeof ctx.mesh.inventory>;
-    try {
-      previous = ctx.mesh.inventory(w.pod);
-    } catch (e) {
-      return driverFailure(w, ctx, e);
-    }
+    const previous = orFailure(ctx.results, { stage: 'inject', w }, () => ctx.mesh.inventory(w.pod));
+    if (previous === FAILED) return FAILED;
     if (previous && warnStillInjected) {
       ctx.results.push(
         resourceResult(
@@ -178,16 +158,8 @@ export function injectWorkload(
     };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
-  let done: ReturnType<typeof once>;
-  try {
-    done = once();
-  } catch (e) {
-    try {
-      done = againWithoutPlans(e, once);
-    } catch (e2) {
-      return driverFailure(w, ctx, e2);
-    }
-  }
+  const done = orFailure(ctx.results, { stage: 'inject', w }, () => orElse(once, (e) => againWithoutPlans(e, once)));
+  if (done === FAILED) return FAILED;
   for (const warning of done.res.warnings) ctx.results.push(resourceResult('warning', warning, w.id));
   return { action: 'injected', pod: done.pod, summary: done.res.summary };
 }
@@ -220,12 +192,7 @@ export function againWithoutPlans<T>(failure: unknown, once: () => T): T {
  * cannot trust: the injection itself judges that record, e.g. against the templates it runs).
  */
 export function carriesInjection(mesh: ActiveMesh, pod: PodTemplate): boolean {
-  try {
-    return mesh.inventory(pod) !== undefined;
-  } catch (e) {
-    if (e instanceof MeshInjectError) return true;
-    throw e;
-  }
+  return quietly(() => mesh.inventory(pod) !== undefined, true);
 }
 
 /**
@@ -248,9 +215,9 @@ export function refuseEmptyContainers(pod: PodTemplate): void {
  * template without what the driver injected (src/patch/uninject.ts), `skipped` when it finds nothing; a
  * driver error (an untrustworthy status record, an edit it cannot undo faithfully) becomes an error result.
  */
-export function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'failed' {
+export function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | typeof FAILED {
   const namespace = ctx.namespaces.get(w.ref.namespace);
-  try {
+  return orFailure(ctx.results, { stage: 'uninject', w }, (): Outcome => {
     const done = uninjectPod(ctx.mesh, w.pod, {
       workload: w.ref,
       ...(namespace ? { namespace } : {}),
@@ -270,9 +237,7 @@ export function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | 'faile
       pod: done.pod,
       removed: `removed ${[...parts, `the annotation ${inv.statusAnnotation}`].join('; ')}`,
     };
-  } catch (e) {
-    return driverFailure(w, ctx, e);
-  }
+  });
 }
 
 /**
@@ -284,12 +249,7 @@ export function classicSidecars(before: PodTemplate, after: PodTemplate, ctx: Ru
   const names = (p: PodTemplate) =>
     (Array.isArray(p.spec.containers) ? p.spec.containers : []).map((c) => (isJsonObject(c) ? String(c.name) : ''));
   const had = new Set(names(before));
-  let recorded: readonly string[] = [];
-  try {
-    recorded = ctx.mesh.inventory(after)?.containers ?? [];
-  } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
-  }
+  const recorded: readonly string[] = quietly(() => ctx.mesh.inventory(after)?.containers ?? [], []);
   return names(after).filter((n) => !had.has(n) || recorded.includes(n));
 }
 
@@ -332,29 +292,13 @@ export function neverCompletes(
 
 /** Step 2 with its failure: the decision, or undefined after pushing the driver's error as the workload's result. */
 export function decideOrReport(w: Workload, ctx: RunContext): Decision | undefined {
-  try {
-    return decideWorkload(w, ctx);
-  } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
-    const field = e.field ? resourceField(w.wk, e.field, [...w.wk.templatePath, 'metadata']) : undefined;
-    ctx.results.push(
-      resourceResult('error', `${describe(w.id)}: ${e.message}`, w.id, {
-        ...(field ? { field } : {}),
-        tags: errorTags(e.code),
-      }),
-    );
-    return undefined;
-  }
+  const decision = orFailure(ctx.results, { stage: 'decide', w }, () => decideWorkload(w, ctx));
+  return decision === FAILED ? undefined : decision;
 }
 
 /** What the input's pod template already carries from this mesh; an untrustworthy record is reported by `injectWorkload`. */
 export function previousInventory(w: Workload, ctx: RunContext): Inventory | undefined {
-  try {
-    return ctx.mesh.inventory(w.pod);
-  } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
-    return undefined;
-  }
+  return quietly(() => ctx.mesh.inventory(w.pod), undefined);
 }
 
 /**

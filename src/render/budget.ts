@@ -21,11 +21,13 @@
  * plans on or off; the planner's own renders (recording, verification) count only against the per-render
  * budget.
  *
- * The meter is module state, like the plan switches: renders are synchronous, `beginRun` resets the run's
- * counters and sets its budgets (the config's, capped at the ceilings).
+ * The meter is part of the run's state (`Meter`, a field of `RenderRun` of ./run-state.ts): made per run with
+ * the config's budgets (capped at the ceilings), counters at zero; renders are synchronous, and these functions
+ * count against the meter of the run in force.
  */
 import { InjectError } from '../results/errors.ts';
 import { planText } from './plan-values.ts';
+import { createRenderRun, runInForce, withRenderRun } from './run-state.ts';
 
 /** The budgets of template rendering; a config may lower each, never raise it past `TEMPLATE_BUDGET_CEILINGS`. */
 export interface TemplateBudgets {
@@ -82,67 +84,87 @@ interface RenderCount extends Cost {
   sizes?: WeakMap<object, number>;
 }
 
-let limits: TemplateBudgets = { ...DEFAULT_TEMPLATE_BUDGETS };
-const run: Cost = { steps: 0, output: 0 };
-/** The render under way (renders nest: a helper may render; the outer one counts). */
-let current: RenderCount | undefined;
-/** Depth of planner bookkeeping: renders inside count against the render budget only. */
-let uncharged = 0;
-/** Everything counted since the process started, charged or not: `measure` takes differences. */
-const total: Cost = { steps: 0, output: 0 };
-
 /**
- * Starts a run: resets the run's counters and sets its budgets (`budgets`' fields capped at the ceilings;
- * absent ones take the defaults).
+ * The meter of one run (a field of its `RenderRun`, ./run-state.ts): its budgets, what its renders were charged,
+ * and the render under way.
  */
-export function beginRun(budgets: Partial<TemplateBudgets> = {}): void {
+export interface Meter {
+  /** The budgets in force: the config's, capped at the ceilings. */
+  readonly limits: Readonly<TemplateBudgets>;
+  /** What the run was charged: every render's steps and output, planner bookkeeping aside. */
+  readonly run: Cost;
+  /** Everything counted, charged or not: `measure` takes differences. */
+  readonly total: Cost;
+  /** The render under way (renders nest: a helper may render; the outer one counts). */
+  current: RenderCount | undefined;
+  /** Depth of planner bookkeeping: renders inside count against the render budget only. */
+  uncharged: number;
+}
+
+/** A run's meter: its budgets (`budgets`' fields capped at the ceilings; absent ones take the defaults), counters at zero. */
+export function createMeter(budgets: Partial<TemplateBudgets> = {}): Meter {
   const pick = (k: keyof TemplateBudgets): number =>
     Math.min(budgets[k] ?? DEFAULT_TEMPLATE_BUDGETS[k], TEMPLATE_BUDGET_CEILINGS[k]);
-  limits = {
-    steps: pick('steps'),
-    outputSize: pick('outputSize'),
-    runSteps: pick('runSteps'),
-    runOutputSize: pick('runOutputSize'),
+  return {
+    limits: {
+      steps: pick('steps'),
+      outputSize: pick('outputSize'),
+      runSteps: pick('runSteps'),
+      runOutputSize: pick('runOutputSize'),
+    },
+    run: { steps: 0, output: 0 },
+    total: { steps: 0, output: 0 },
+    current: undefined,
+    uncharged: 0,
   };
-  run.steps = 0;
-  run.output = 0;
 }
 
-/** The budgets in force. */
-export function budgetsInForce(): Readonly<TemplateBudgets> {
-  return limits;
+/** The meter of the run in force (undefined outside a run). */
+function meter(): Meter | undefined {
+  return runInForce()?.meter;
+}
+
+/** The budgets in force: the run's, or the defaults outside a run. */
+function limitsInForce(): Readonly<TemplateBudgets> {
+  return meter()?.limits ?? DEFAULT_TEMPLATE_BUDGETS;
 }
 
 /**
- * Runs one render under the per-render budget (a render inside a render counts in the outer one).
+ * Runs one render under the per-render budget (a render inside a render counts in the outer one). Outside a run
+ * (a driver or engine called directly) the render runs in a run of its own (`createRenderRun`, ./run-state.ts).
  * @throws whatever `f` throws (a `BudgetExceeded` from the counters below)
  */
 export function metered<T>(f: () => T): T {
-  if (current) return f();
-  current = { steps: 0, output: 0 };
+  const m = meter();
+  if (!m) return withRenderRun(createRenderRun(), () => metered(f));
+  if (m.current) return f();
+  m.current = { steps: 0, output: 0 };
   try {
     return f();
   } finally {
-    current = undefined;
+    m.current = undefined;
   }
 }
 
 /** Runs planner bookkeeping (`f`): its renders count against the per-render budget only. */
 export function withoutRunCharge<T>(f: () => T): T {
-  uncharged++;
+  const m = meter();
+  if (!m) return f();
+  m.uncharged++;
   try {
     return f();
   } finally {
-    uncharged--;
+    m.uncharged--;
   }
 }
 
 /** The steps and output counted while `f` ran (charged or not), with its value. */
 export function measure<T>(f: () => T): { value: T; cost: Cost } {
-  const s = total.steps;
-  const o = total.output;
+  const total = meter()?.total;
+  const s = total?.steps ?? 0;
+  const o = total?.output ?? 0;
   const value = f();
-  return { value, cost: { steps: total.steps - s, output: total.output - o } };
+  return { value, cost: total ? { steps: total.steps - s, output: total.output - o } : { steps: 0, output: 0 } };
 }
 
 /**
@@ -150,13 +172,15 @@ export function measure<T>(f: () => T): { value: T; cost: Cost } {
  * @throws BudgetExceeded when the run's budget is spent
  */
 export function chargeRun(cost: Cost): void {
-  if (uncharged > 0) return;
-  run.steps += cost.steps;
-  run.output += cost.output;
-  checkRun();
+  const m = meter();
+  if (!m || m.uncharged > 0) return;
+  m.run.steps += cost.steps;
+  m.run.output += cost.output;
+  checkRun(m);
 }
 
-function checkRun(): void {
+function checkRun(m: Meter): void {
+  const { run, limits } = m;
   if (run.steps > limits.runSteps)
     throw new BudgetExceeded(
       `the run went past its template step budget of ${limits.runSteps} steps (spec.templateBudget.runSteps)`,
@@ -168,21 +192,24 @@ function checkRun(): void {
 }
 
 /**
- * Counts `n` steps of the render under way (outside a render: the run's only).
+ * Counts `n` steps of the render under way (outside a render: the run's only; outside a run: nothing).
  * @throws BudgetExceeded naming the budget when the render's or the run's steps are spent
  */
 export function spendSteps(n = 1): void {
-  total.steps += n;
+  const m = meter();
+  if (!m) return;
+  m.total.steps += n;
+  const current = m.current;
   if (current) {
     current.steps += n;
-    if (current.steps > limits.steps)
+    if (current.steps > m.limits.steps)
       throw new BudgetExceeded(
-        `went past the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps; loops, template and partial calls, function calls and the work they do: elements built, nodes serialised or compared, text read and built)`,
+        `went past the step budget of one render, ${m.limits.steps} steps (spec.templateBudget.steps; loops, template and partial calls, function calls and the work they do: elements built, nodes serialised or compared, text read and built)`,
       );
   }
-  if (uncharged === 0) {
-    run.steps += n;
-    checkRun();
+  if (m.uncharged === 0) {
+    m.run.steps += n;
+    checkRun(m);
   }
 }
 
@@ -191,17 +218,20 @@ export function spendSteps(n = 1): void {
  * @throws BudgetExceeded when the render's or the run's output budget is spent
  */
 export function spendOutput(n: number): void {
-  total.output += n;
+  const m = meter();
+  if (!m) return;
+  m.total.output += n;
+  const current = m.current;
   if (current) {
     current.output += n;
-    if (current.output > limits.outputSize)
+    if (current.output > m.limits.outputSize)
       throw new BudgetExceeded(
-        `went past the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`,
+        `went past the output budget of one render, ${m.limits.outputSize} characters (spec.templateBudget.outputSize)`,
       );
   }
-  if (uncharged === 0) {
-    run.output += n;
-    checkRun();
+  if (m.uncharged === 0) {
+    m.run.output += n;
+    checkRun(m);
   }
 }
 
@@ -211,6 +241,7 @@ export function spendOutput(n: number): void {
  * @throws BudgetExceeded
  */
 export function checkBuild(size: number, what: string): void {
+  const limits = limitsInForce();
   if (!(size <= limits.outputSize))
     throw new BudgetExceeded(
       `${what} would build ${Number.isFinite(size) ? `${size} characters` : 'an unbounded text'}, more than the output budget of one render, ${limits.outputSize} characters (spec.templateBudget.outputSize)`,
@@ -224,6 +255,7 @@ export function checkBuild(size: number, what: string): void {
  * @throws BudgetExceeded
  */
 export function checkList(length: number, what: string): void {
+  const limits = limitsInForce();
   if (!(length <= limits.steps))
     throw new BudgetExceeded(
       `${what} would build a list of ${length} elements, more than the step budget of one render, ${limits.steps} steps (spec.templateBudget.steps)`,
@@ -242,7 +274,7 @@ export const CHARS_PER_STEP = 64;
  * @throws BudgetExceeded naming the budget when the render's or the run's steps are spent
  */
 export function spendWork(n = 1): void {
-  if (current) spendSteps(n);
+  if (meter()?.current) spendSteps(n);
 }
 
 /**
@@ -252,8 +284,8 @@ export function spendWork(n = 1): void {
  * @throws BudgetExceeded
  */
 export function spendBuilt(length: number, what: string): void {
-  if (length > limits.outputSize) checkBuild(length, what);
-  if (current && length >= CHARS_PER_STEP) spendSteps(Math.floor(length / CHARS_PER_STEP));
+  if (length > limitsInForce().outputSize) checkBuild(length, what);
+  if (meter()?.current && length >= CHARS_PER_STEP) spendSteps(Math.floor(length / CHARS_PER_STEP));
 }
 
 /**
@@ -265,7 +297,10 @@ export function spendBuilt(length: number, what: string): void {
  * @throws BudgetExceeded naming `what` and the step budget
  */
 export function checkValueSize(v: unknown, what: string): void {
-  if (!current || typeof v !== 'object' || v === null) return;
+  const m = meter();
+  const current = m?.current;
+  if (!m || !current || typeof v !== 'object' || v === null) return;
+  const limits = m.limits;
   current.sizes ??= new WeakMap();
   const size = sizeOf(v, current.sizes, limits.steps);
   if (size > limits.steps) {
@@ -283,7 +318,7 @@ export function checkValueSize(v: unknown, what: string): void {
  * @throws BudgetExceeded naming the budget
  */
 export function spendWalk(v: unknown): void {
-  if (!current) return;
+  if (!meter()?.current) return;
   if (typeof v === 'string') {
     if (v.length >= CHARS_PER_STEP) spendSteps(Math.floor(v.length / CHARS_PER_STEP));
     return;

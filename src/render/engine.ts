@@ -21,14 +21,18 @@ import {
   spendSteps,
 } from './budget.ts';
 import { templateOf } from './hbs-runtime.ts';
+import { createRenderRun, runInForce, withRenderRun, type HbsRender } from './run-state.ts';
 
 /**
- * Where the last helper or block ran (Handlebars `options.loc`), or the last partial called (partials get no
- * `loc`): the place a budget error names.
+ * The record of the Handlebars render under way (`HbsRender` of ./run-state.ts): where the last helper, block or
+ * partial ran, and the text each block under way wrote. A render always runs in a run (`metered`).
  */
-let lastLoc: { line: number; column: number } | { partial: string } | undefined;
-/** Per block or partial under way, the length of the text its nested blocks wrote (so each character counts once). */
-const written: number[] = [];
+function hbsRender(): HbsRender {
+  const run = runInForce();
+  if (!run)
+    throw new Error('a Handlebars block ran outside a render (engine.ts `budgeted` puts every render in a run)');
+  return run.hbs;
+}
 
 type Block = (this: unknown, ...a: unknown[]) => string;
 const COUNTED = Symbol('counted');
@@ -40,21 +44,15 @@ const COUNTED = Symbol('counted');
  */
 function countedBlock(fn: Block): Block {
   if ((fn as { [COUNTED]?: true })[COUNTED]) return fn;
-  if (fn === NOOP) {
-    countedNoop ??= counting(fn);
-    return countedNoop;
-  }
+  if (fn === NOOP) return COUNTED_NOOP;
   return counting(fn);
 }
-
-/** Handlebars' empty block (`Handlebars.VM.noop`, one function for every environment). */
-const NOOP = (Handlebars as unknown as { VM: { noop: Block } }).VM.noop;
-let countedNoop: Block | undefined;
 
 /** `fn` wrapped to count a step per run and the text it writes itself, marked as counted. */
 function counting(fn: Block): Block {
   const w: Block = function (this: unknown) {
     spendSteps(1);
+    const { written } = hbsRender();
     written.push(0);
     let out: string;
     let nested = 0;
@@ -62,10 +60,12 @@ function counting(fn: Block): Block {
       // biome-ignore lint/complexity/noArguments: passed on as it is (no rest array on the render's hottest path; bench/run.ts)
       out = fn.apply(this, arguments as unknown as unknown[]);
     } finally {
-      nested = written.pop()!;
+      nested = written.pop() ?? 0;
     }
     if (typeof out === 'string') {
-      if (written.length) written[written.length - 1]! += out.length;
+      const last = written.length - 1;
+      const outer = written[last];
+      if (outer !== undefined) written[last] = outer + out.length;
       spendOutput(Math.max(0, out.length - nested));
     }
     return out;
@@ -73,6 +73,11 @@ function counting(fn: Block): Block {
   (w as { [COUNTED]?: true })[COUNTED] = true;
   return w;
 }
+
+/** Handlebars' empty block (`Handlebars.VM.noop`, one function for every environment). */
+const NOOP = (Handlebars as unknown as { VM: { noop: Block } }).VM.noop;
+/** Its counted form, made once. */
+const COUNTED_NOOP = counting(NOOP);
 
 /**
  * A helper that counts a step per call, counts its blocks, and pays for what it reads and makes (every helper,
@@ -91,9 +96,10 @@ function countedHelper(name: string, fn: Helper): Helper {
       | undefined;
     let block = false;
     if (options && typeof options === 'object') {
-      if (options.loc) lastLoc = options.loc.start;
-      block = typeof options.fn === 'function';
-      if (block) options.fn = countedBlock(options.fn!);
+      if (options.loc) hbsRender().lastLoc = options.loc.start;
+      const fnBlock = options.fn;
+      block = typeof fnBlock === 'function';
+      if (typeof fnBlock === 'function') options.fn = countedBlock(fnBlock);
       if (typeof options.inverse === 'function') options.inverse = countedBlock(options.inverse);
     }
     let work = 1;
@@ -125,7 +131,7 @@ function instrument(env: typeof Handlebars): void {
     ...vm,
     invokePartial(this: unknown, ...a: unknown[]) {
       const name = (a[2] as { name?: unknown } | undefined)?.name;
-      if (typeof name === 'string') lastLoc = { partial: name };
+      if (typeof name === 'string') hbsRender().lastLoc = { partial: name };
       return invoke.apply(this, a);
     },
   };
@@ -133,13 +139,16 @@ function instrument(env: typeof Handlebars): void {
 
 /** One render under the budgets: the text outside any block is counted at the end. */
 function budgeted(render: () => string): string {
-  if (written.length > 0) return render(); // a render inside a helper: its text is the outer block's
+  // a render inside a helper: its text is the outer block's
+  if ((runInForce()?.hbs.written.length ?? 0) > 0) return render();
   return metered(() => {
-    lastLoc = undefined;
+    const hbs = hbsRender();
+    const { written } = hbs;
+    hbs.lastLoc = undefined;
     written.push(0);
     try {
       const out = render();
-      spendOutput(Math.max(0, out.length - written[0]!));
+      spendOutput(Math.max(0, out.length - (written[0] ?? 0)));
       return out;
     } finally {
       written.length = 0;
@@ -151,8 +160,8 @@ function budgeted(render: () => string): string {
  * The message of a budget error with the line of the last helper or block (for a partial, the first line of
  * `source` that calls it), as Handlebars places its own errors (` - L:C`, column from 0).
  */
-function budgetMessage(e: { message: string }, source: string): string {
-  let at = lastLoc;
+function budgetMessage(e: { message: string }, source: string, at0: HbsRender['lastLoc']): string {
+  let at = at0;
   if (at && 'partial' in at) {
     const i = source.search(new RegExp(`\\{\\{~?#?>\\s*${at.partial.replace(/[^\w-]/g, '\\$&')}(?![\\w-])`));
     const before = source.slice(0, Math.max(0, i));
@@ -218,23 +227,28 @@ export function createTemplateEngine(
   };
   const compiled = compiler(env);
   const compiledPlanned = compiler(planEnv);
-  return {
+  const engine: TemplateEngine = {
     renderPlanned(name, source, data) {
       const render = compiledPlanned(name, source);
       return budgeted(() => render(data));
     },
     render(name, source, data) {
+      // Outside a run the render runs in a run of its own, which the error message below still reads.
+      const run = runInForce();
+      if (!run) return withRenderRun(createRenderRun(), () => engine.render(name, source, data));
       try {
         const render = compiled(name, source);
         return budgeted(() => render(data));
       } catch (err) {
+        const at = run.hbs.lastLoc;
         const reason =
           err instanceof BudgetExceeded
-            ? budgetMessage(err, source)
+            ? budgetMessage(err, source, at)
             : isStackOverflow(err)
               ? budgetMessage(
                   { message: 'call stack exhausted (a partial or helper calling itself without end?)' },
                   source,
+                  at,
                 )
               : err instanceof Error
                 ? err.message
@@ -243,6 +257,7 @@ export function createTemplateEngine(
       }
     },
   };
+  return engine;
 }
 
 const shared = createTemplateEngine();

@@ -76,12 +76,13 @@ function trimRule(end: 'last' | 'first'): GoPlanRule {
 /** `eq a b` / `ne a b` with one placeholder and one literal text: the plan assumes they differ (see `recordNotEqual`). */
 function compareRule(differ: boolean): GoPlanRule {
   return (a) => {
-    if (a.length !== 2)
+    const [x, y] = a;
+    if (a.length !== 2 || x === undefined || y === undefined)
       throw noPlanFor(
         a.map((v) => v.v),
         'compares',
       );
-    assumeDiffer(a[0]!.v, a[1]!.v);
+    assumeDiffer(x.v, y.v);
     return differ ? TRUE : FALSE;
   };
 }

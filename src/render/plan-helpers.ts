@@ -38,8 +38,9 @@ function truncRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
 /** `trimAll cut s`: a slot-safe value starts and ends alphanumeric, so a cut set without letters or digits leaves it whole. */
 function trimAllRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
   const [cut, s] = a;
-  if (!planText(s)) return real(...a);
-  if (typeof cut !== 'string' || /[A-Za-z0-9]/.test(cut) || !isStringToken(planText(s)!.text))
+  const text = planText(s);
+  if (!text) return real(...a);
+  if (typeof cut !== 'string' || /[A-Za-z0-9]/.test(cut) || !isStringToken(text.text))
     throw noPlanFor([s, cut], 'trims');
   return s;
 }

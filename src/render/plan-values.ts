@@ -77,8 +77,12 @@ export interface PlanText {
   readonly numeric?: boolean;
 }
 
+/** Module state by design: a mark on placeholder objects made for one planned render, keyed by the object. */
 const PLAN_TEXT = new WeakMap<object, PlanText>();
-/** Containers (copies made for a planned render) that hold placeholders, with their data path. */
+/**
+ * Containers (copies made for a planned render) that hold placeholders, with their data path.
+ * Module state by design: a mark on the copies made for one planned render, keyed by the object.
+ */
 const TAINTED = new WeakMap<object, DataPath>();
 
 /** The placeholder or composed text `v` stands for, or undefined for ordinary values. */
@@ -143,6 +147,7 @@ export interface Recording {
   limits: Limits;
 }
 
+/** Module state by design: the dynamic extent of one planned render (`beginRecording`/`endRecording` restore the recording before), so it holds nothing between renders; the helpers a template calls get its arguments only. */
 let recording: Recording | undefined;
 
 /**
@@ -370,6 +375,7 @@ function fillNumber(n: number, values: readonly string[]): number {
 /**
  * Whether a collection of a plan's output holds no token (keys included), memoised per object: a plan's
  * output is filled once per workload and never changes, so its token-free parts are copied as they are.
+ * Module state by design: a memo keyed by a plan's output, which never changes.
  */
 const TOKEN_FREE = new WeakMap<object, boolean>();
 

@@ -50,6 +50,7 @@ import {
   type Steer,
 } from './plan-values.ts';
 import { BudgetExceeded, chargeRun, measure, withoutRunCharge, type Cost } from './budget.ts';
+import { runInForce } from './run-state.ts';
 
 /**
  * Which parts of the template data a planner may turn into placeholders.
@@ -147,36 +148,31 @@ export interface PlanSettings {
   recordOnRepeat: boolean;
 }
 
-/** The plan switches of one run (`RunOptions.plans`): unset fields take the defaults (`configurePlans`). */
+/** The plan switches of one run (`RunOptions.plans`): unset fields take the defaults (`createRenderRun` of ./run-state.ts). */
 export interface RunPlanSettings extends Partial<PlanSettings> {
   /** Counters of this run's renders (`MESHINJECT_PLAN_STATS=1`: the CLI prints them), added to as it goes. */
   stats?: PlanStats;
 }
 
-const defaults: PlanSettings = { enabled: true, verify: false, recordOnRepeat: false };
-/** Set by the test suite's preload (test/setup), where no CLI runs: verification on in-process too. */
-const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
-/** The settings of the run in progress (`withPlanSettings`), if it gave any. */
-let current: RunPlanSettings | undefined;
-
-/** Sets the default plan switches, for runs that do not give theirs (library use and tests; the CLI gives its own). */
-export function configurePlans(s: Partial<PlanSettings>): void {
-  Object.assign(defaults, s);
+/**
+ * The plans of one run (a field of its `RenderRun`, ./run-state.ts): its switches, its counters, and each
+ * planner's cache (plans, steering, hit rates) and the identity keys of its data, which live as long as the run.
+ */
+export interface PlanRun {
+  /** The switches in force (`withoutPlans` turns `enabled` off while the reference path runs). */
+  readonly settings: PlanSettings;
+  /** The run's counters: `RunPlanSettings.stats` when it gave them, else the run's own. */
+  readonly stats: PlanStats;
+  /** Each planner's cache in this run, by the planner (`createPlanner`). */
+  readonly caches: Map<Planner, PlanCache>;
+  /** The key of each `PlanShape.identityRoots` object seen in this run (`identityKey`). */
+  readonly identities: WeakMap<object, number>;
+  nextIdentity: number;
 }
 
-/** Runs `f` (one run's processing) with its plan settings `s` in force; the previous ones are restored after. */
-export function withPlanSettings<T>(s: RunPlanSettings | undefined, f: () => T): T {
-  const outer = current;
-  current = s;
-  try {
-    return f();
-  } finally {
-    current = outer;
-  }
-}
-
-function enabled(): boolean {
-  return current?.enabled ?? defaults.enabled;
+/** The plans of the run in force; undefined outside a run (a planner used there renders in full). */
+function planRun(): PlanRun | undefined {
+  return runInForce()?.plans;
 }
 
 /**
@@ -184,7 +180,15 @@ function enabled(): boolean {
  * path for a workload the planned path failed on (pipeline.ts `injectWorkload`). Other settings stay.
  */
 export function withoutPlans<T>(f: () => T): T {
-  return withPlanSettings({ ...current, enabled: false }, f);
+  const settings = planRun()?.settings;
+  if (!settings) return f();
+  const was = settings.enabled;
+  settings.enabled = false;
+  try {
+    return f();
+  } finally {
+    settings.enabled = was;
+  }
 }
 
 /**
@@ -193,29 +197,19 @@ export function withoutPlans<T>(f: () => T): T {
  * test suite's preload or `MESHINJECT_VERIFY_PLANS=1`: a difference is then a defect to report, not to hide).
  */
 export function planSwitches(): { enabled: boolean; verify: boolean } {
-  return { enabled: enabled(), verify: verifying() };
+  const settings = planRun()?.settings;
+  return { enabled: settings?.enabled === true, verify: settings?.verify === true };
 }
 
-function recordingOnRepeat(): boolean {
-  return current?.recordOnRepeat ?? defaults.recordOnRepeat;
-}
-
-/** Verification is on when the run, the defaults or the test suite's preload asks for it. */
-function verifying(): boolean {
-  // biome-ignore lint/style/noRestrictedGlobals: the test suite's preload sets this flag (test/setup/verify-plans.mjs); it goes when plan settings become run state (issue #35 item 4)
-  return current?.verify === true || defaults.verify || (globalThis as Record<symbol, unknown>)[VERIFY_GLOBAL] === true;
-}
-
-/** Adds one to counter `k` of the process and of the run in progress. */
+/** Adds one to counter `k` of the run in progress. */
 function count(k: keyof PlanStats): void {
-  stats[k]++;
-  if (current?.stats) current.stats[k]++;
+  const run = planRun();
+  if (run) run.stats[k]++;
 }
 
 /**
  * Counters, for `npm run bench` (`MESHINJECT_PLAN_STATS=1` prints a run's): renders asked for, renders served by
- * a plan, plans recorded, full renders, lookups by key. `planStats()` gives the process's;
- * `RunPlanSettings.stats`, a run's.
+ * a plan, plans recorded, full renders, lookups by key; a run's are `PlanRun.stats`.
  */
 export interface PlanStats {
   lookups: number;
@@ -224,13 +218,6 @@ export interface PlanStats {
   full: number;
   /** Lookups that built the data's key (all but those sparse lookups skip: `SPARSE_STRIDE`). */
   keyed: number;
-}
-
-const stats: PlanStats = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
-
-/** A copy of the counters. */
-export function planStats(): PlanStats {
-  return { ...stats };
 }
 
 /** Plans kept per planner before the cache starts over (a run of distinct shapes cannot grow memory without bound). */
@@ -273,16 +260,13 @@ export interface Planner {
   render(name: string, source: PlanSource, data: Record<string, unknown>): Json;
 }
 
-const identityIds = new WeakMap<object, number>();
-let nextIdentity = 1;
-
-function identityKey(v: unknown): string {
+function identityKey(v: unknown, run: PlanRun): string {
   if (typeof v !== 'object' || v === null) return literalKey(v);
-  let id = identityIds.get(v);
+  let id = run.identities.get(v);
   if (id === undefined) {
     if (ANY_TOKEN.test(JSON.stringify(v))) throw HAS_TOKEN;
-    id = nextIdentity++;
-    identityIds.set(v, id);
+    id = run.nextIdentity++;
+    run.identities.set(v, id);
   }
   return `#${id}`;
 }
@@ -302,12 +286,25 @@ export function planSources<T extends object>(
   };
 }
 
-/** Creates a planner for data of `shape`; plans and steering are kept per template name. */
+/**
+ * Creates a planner for data of `shape`. Its plans and steering are kept per template name in the run in force
+ * (`PlanRun.caches`), so they live as long as the run; outside a run every render is in full.
+ */
 export function createPlanner(shape: PlanShape): Planner {
-  return new PlanCache(shape);
+  const planner: Planner = {
+    render(name, source, data) {
+      const run = planRun();
+      if (!run) return source.render(data);
+      return getOrMake(run.caches, planner, () => new PlanCache(shape, run)).render(name, source, data);
+    },
+  };
+  return planner;
 }
 
-/** Each plan-filled output (its root collection) by the plan output it was filled from (see `filledFrom`). */
+/**
+ * Each plan-filled output (its root collection) by the plan output it was filled from (see `filledFrom`).
+ * Module state by design: a mark on each plan-filled output object (keyed by it), naming the plan output it was filled from.
+ */
 const FILLED = new WeakMap<object, Json>();
 
 /**
@@ -339,8 +336,8 @@ function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
   return out;
 }
 
-/** The planner of one data shape (see `createPlanner`). */
-class PlanCache implements Planner {
+/** The planner of one data shape in one run (see `createPlanner`). */
+export class PlanCache implements Planner {
   private readonly plans = new Map<string, Plan | null>();
   /** Keys seen once and rendered in full, not recorded yet (`recordOnRepeat`). */
   private readonly seen = new Set<string>();
@@ -359,7 +356,10 @@ class PlanCache implements Planner {
   private windowLookups = 0;
   private windowUseful = 0;
 
-  constructor(shape: PlanShape) {
+  constructor(
+    shape: PlanShape,
+    private readonly run: PlanRun,
+  ) {
     this.slotRoots = new Set(shape.slotRoots);
     this.identityRoots = new Set(shape.identityRoots);
     this.derived = Object.entries(shape.derived ?? {});
@@ -368,7 +368,7 @@ class PlanCache implements Planner {
 
   render(name: string, source: PlanSource, data: Record<string, unknown>): Json {
     count('lookups');
-    if (!enabled()) return source.render(data);
+    if (!this.run.settings.enabled) return source.render(data);
     let out: Json | undefined;
     try {
       out = this.planned(name, source, data);
@@ -381,7 +381,7 @@ class PlanCache implements Planner {
       count('full');
       return source.render(data);
     }
-    if (verifying()) {
+    if (this.run.settings.verify) {
       const truth = JSON.stringify(withoutRunCharge(() => source.render(data)));
       const got = JSON.stringify(out);
       if (truth !== got)
@@ -398,7 +398,7 @@ class PlanCache implements Planner {
       const v = data[k];
       key += `${k}=`;
       if (this.slotRoots.has(k)) key += slotKey(v, steer.kids.get(k), values);
-      else if (this.identityRoots.has(k)) key += identityKey(v);
+      else if (this.identityRoots.has(k)) key += identityKey(v, this.run);
       else key += literalKey(v);
       key += ';';
     }
@@ -440,7 +440,7 @@ class PlanCache implements Planner {
       if (plan === undefined) {
         // Shapes that never repeat (every workload different) would pay for recording and gain nothing.
         if (this.recorded >= RECORDING_TRIAL && this.hits < this.recorded) return undefined;
-        if (round === 0 && recordingOnRepeat() && !this.seen.has(key)) {
+        if (round === 0 && this.run.settings.recordOnRepeat && !this.seen.has(key)) {
           if (this.seen.size >= MAX_PLANS) this.seen.clear();
           this.seen.add(key);
           return undefined;

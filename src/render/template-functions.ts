@@ -66,7 +66,10 @@ function sortKeys(v: Json): Json {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (typeof v === 'object' && v !== null) {
     const out: { [k: string]: Json } = {};
-    for (const k of Object.keys(v).sort()) setOwn(out, k, sortKeys(v[k]!));
+    for (const k of Object.keys(v).sort()) {
+      const x = v[k];
+      if (x !== undefined) setOwn(out, k, sortKeys(x));
+    }
     return out;
   }
   return v;
@@ -96,6 +99,7 @@ export function indentBlock(n: unknown, s: unknown): string {
 /**
  * Dotted paths already split (templates look the same few paths up for every workload; a split path's
  * parts are then the same strings every time, which property lookups find faster). Bounded.
+ * Module state by design: a bounded memo of a pure function of a string (its split).
  */
 const PATH_PARTS = new Map<string, readonly string[]>();
 const PATH_PARTS_MAX = 4096;

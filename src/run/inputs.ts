@@ -18,6 +18,7 @@ import { isJsonObject } from '../json.ts';
 import { IdentityTable, repeatedKeys } from '../krm/identity.ts';
 
 import type { RunInput, RunOptions } from '../run.ts';
+import type { RenderRun } from '../render/run-state.ts';
 
 export const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
 
@@ -132,7 +133,8 @@ export interface ProcessedRun {
 
 /**
  * Processes every input as one run: one namespace table over every input's Namespace objects (they win
- * over spec.namespaces entries), unknown namespaces reported once. Results are pushed to `results`.
+ * over spec.namespaces entries), unknown namespaces reported once. Results are pushed to `results`. `run` is the
+ * run's rendering state (`createRenderRun`), in force while each input is processed.
  * @throws MeshInjectError `BAD_INPUT` for a resource that cannot be composed
  */
 export function processInputs(
@@ -142,6 +144,7 @@ export function processInputs(
   mesh: ActiveMesh,
   results: KrmResult[],
   opts: RunOptions,
+  run: RenderRun,
 ): ProcessedRun {
   const processed: Processed = [];
   const workloads: Array<WorkloadRecord & { input: number }> = [];
@@ -152,6 +155,7 @@ export function processInputs(
     services: collectServices(items, config),
     unknownNamespaces: new Map(),
     identities: identityTableFor(items, config),
+    run,
   };
   if (opts.progress) {
     const total = sources.reduce((n, s) => n + s.items.length, 0);

@@ -213,7 +213,10 @@ export function formatSelector(selector: LabelSelector): string {
   return text;
 }
 
-/** Selectors come from the config and are formatted for every workload's trace: once each. */
+/**
+ * Selectors come from the config and are formatted for every workload's trace: once each.
+ * Module state by design: a memo keyed by a selector from the config, never changed after loading.
+ */
 const formatted = new WeakMap<LabelSelector, string>();
 
 function format(selector: LabelSelector): string {

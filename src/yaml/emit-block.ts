@@ -57,6 +57,7 @@ function ownCopy(s: string): string {
  * Emitted forms of short strings already seen (emission cache, issue #13 §3): `emitString` is a pure
  * function of its argument, and injected text repeats the same keys and values (`name`, `istio-proxy`,
  * `/var/run/secrets/...`) in every workload. Bounded: cleared when full.
+ * Module state by design: a bounded memo of a pure function of a string (`emitString`).
  */
 const QUOTED = new Map<string, string>();
 const QUOTED_MAX_ENTRIES = 8192;
@@ -93,7 +94,10 @@ export function doubleQuoted(s: string): string {
     : json;
 }
 
-/** Runs of spaces by length, made once (indentation is written for every line of new text). */
+/**
+ * Runs of spaces by length, made once (indentation is written for every line of new text).
+ * Module state by design: a memo of `n` spaces by `n`.
+ */
 const PADS: string[] = [];
 
 /** `n` spaces (`' '.repeat(n)`, kept for n < 256). */
@@ -176,6 +180,7 @@ export interface BlockStyle {
  * at a given place never changes), by subtree, then by where it was written (`placeOf`). A sidecar plan's
  * token-free parts (most of the proxy container, the init container, the volumes) are written once per
  * column and style instead of once per workload.
+ * Module state by design: a memo keyed by deep-frozen subtrees, which cannot change.
  */
 const SHARED_TEXT = new WeakMap<object, Map<number, string>>();
 

@@ -461,6 +461,7 @@ interface ProvenSpan {
  * Spans proven to read as a shared subtree (`isShared` of ../json.ts), per comparison and object (at most
  * `MAX_SPANS` each: a subtree is written at a few columns at most). A shared subtree is deep-frozen, so a
  * span proven once reads as it wherever the same span stands in the same way (see `nodeAt`).
+ * Module state by design: a memo keyed by deep-frozen subtrees, which cannot change.
  */
 const PROVEN = new WeakMap<object, WeakMap<object, ProvenSpan[]>>();
 const MAX_SPANS = 4;

@@ -1,12 +1,12 @@
 /**
  * Issue #34: `npm run test:fast` (scripts/test-fast.mjs) runs the quick loop's files in one process per tap
  * job. These check the split a user relies on: every quick file runs exactly once, the groups are balanced,
- * files that read process-wide plan counters run on their own, and an entry file imports exactly its files.
+ * and an entry file imports exactly its files.
  */
 import t from 'tap';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { entryText, fastFiles, groups, OWN_PROCESS, SPAWNS, testFiles } from '../../scripts/test-fast.mjs';
+import { entryText, fastFiles, groups, SPAWNS, testFiles } from '../../scripts/test-fast.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -31,13 +31,11 @@ t.test('groups: every file exactly once, in n balanced groups', async (t) => {
   );
 });
 
-t.test('the quick loop: files that start no process; plan-counter files flagged to run alone', async (t) => {
+t.test('the quick loop: files that start no process', async (t) => {
   const fast = fastFiles();
   t.ok(fast.length > 10 && fast.length < testFiles().length, `${fast.length} of ${testFiles().length} files`);
   t.notOk(fast.includes('test/e2e/readme-commands.test.ts'), 'a file that spawns is not in the quick loop');
   t.ok(SPAWNS.test('runCli(['), 'the scan sees a spawn');
-  t.ok(OWN_PROCESS.test('const before = planStats();'));
-  t.notOk(OWN_PROCESS.test('import { planStats as x }'), 'only a call flags a file');
 });
 
 t.test('an entry imports each of its files once, by file URL, in order', async (t) => {

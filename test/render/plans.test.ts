@@ -6,7 +6,8 @@
  */
 import t from 'tap';
 import { createTemplateEngine } from '../../src/render/engine.ts';
-import { configurePlans, createPlanner, planStats, withPlanSettings, type PlanSource } from '../../src/render/plans.ts';
+import { createPlanner, type PlanSource, type PlanStats, type RunPlanSettings } from '../../src/render/plans.ts';
+import { createRenderRun, withRenderRun } from '../../src/render/run-state.ts';
 import { run } from '../../src/run.ts';
 import type { PlanRule } from '../../src/render/plan-helpers.ts';
 import { parseFragment } from '../../src/yaml/fragment-reader.ts';
@@ -19,6 +20,7 @@ function setup(
   template: string,
   helpers: Record<string, (...a: unknown[]) => unknown> = {},
   rules: Record<string, PlanRule> = {},
+  plans: RunPlanSettings = {},
 ) {
   const engine = createTemplateEngine(helpers, {}, rules);
   const name = `plan-test-${n++}`;
@@ -27,13 +29,18 @@ function setup(
     renderPlanned: (data) => parseFragment(engine.renderPlanned(name, template, data)) as Json,
   };
   const planner = createPlanner({ slotRoots: ['pod'], identityRoots: [] });
-  return (pod: Record<string, unknown>) => {
-    const before = planStats();
-    const got = planner.render(name, source, { pod });
-    const after = planStats();
-    return { got, truth: source.render({ pod }), hit: after.hits > before.hits, full: after.full > before.full };
+  // One run for the sequence: the planner's plans live as long as it.
+  const state = createRenderRun({ plans });
+  const stats = state.plans.stats;
+  const render = (pod: Record<string, unknown>) => {
+    const before = { ...stats };
+    const got = withRenderRun(state, () => planner.render(name, source, { pod }));
+    return { got, truth: source.render({ pod }), hit: stats.hits > before.hits, full: stats.full > before.full };
   };
+  return Object.assign(render, { stats });
 }
+
+const zero = (): PlanStats => ({ lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 });
 
 t.test('names copied into the output: the second workload is served by the plan', async (t) => {
   const render = setup(
@@ -168,12 +175,10 @@ t.test(
   'Go templates (version-exact Istio) are planned too: the same output as full renders, most served by a plan',
   async (t) => {
     const input = ['web', 'api', 'cart', 'ads', 'mail'].map((n, i) => goWorkload(n, 8080 + i)).join('---\n');
-    configurePlans({ enabled: false });
-    const full = run(input, { functionConfig: GO_CONFIG });
-    configurePlans({ enabled: true });
-    const before = planStats();
-    const planned = run(input, { functionConfig: GO_CONFIG });
-    const after = planStats();
+    const full = run(input, { functionConfig: GO_CONFIG, plans: { enabled: false } });
+    const before = zero();
+    const after = zero();
+    const planned = run(input, { functionConfig: GO_CONFIG, plans: { stats: after } });
     t.equal(full.exitCode, 0, full.stderr);
     t.equal(planned.stdout, full.stdout, 'byte for byte');
     t.match(planned.stdout, /name: APPS\n +value: cart-main\n/);
@@ -187,14 +192,19 @@ t.test(
   async (t) => {
     // `mode` steers control flow (`contains` reads it), so each distinct mode is a key of its own: with every mode
     // different, no lookup finds a plan, and after a window the planner looks up one workload in eight.
-    const render = setup('{{#if (contains "x" pod.mode)}}x: {{pod.name}}{{else}}other: {{pod.name}}{{/if}}\n');
-    const before = planStats();
-    await withPlanSettings({ recordOnRepeat: true }, async () => {
+    const render = setup(
+      '{{#if (contains "x" pod.mode)}}x: {{pod.name}}{{else}}other: {{pod.name}}{{/if}}\n',
+      {},
+      {},
+      { recordOnRepeat: true },
+    );
+    const before = zero();
+    {
       for (let i = 0; i < 200; i++) {
         const r = render({ name: `w${i}`, mode: `m${i}` });
         if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`distinct ${i}`);
       }
-      const mid = planStats();
+      const mid = { ...render.stats };
       t.equal(mid.hits - before.hits, 0, 'no distinct shape is served by a plan');
       t.ok(
         mid.recorded - before.recorded <= 1,
@@ -209,8 +219,8 @@ t.test(
         const r = render({ name: `s${i}`, mode: 'same' });
         if (JSON.stringify(r.got) !== JSON.stringify(r.truth)) t.fail(`repeated ${i}`);
       }
-    });
-    const after = planStats();
+    }
+    const after = render.stats;
     // Sparse lookups see the repeating shape on their second and third lookups of it (within 3 × 8 workloads),
     // then look up every workload again once a window of eight lookups has found two plans (at most 64 more).
     t.ok(

@@ -8,11 +8,12 @@
 import t from 'tap';
 import { cloneJson, hasNullEntry, isShared, owned, share, withoutNulls } from '../../src/json.ts';
 import { emitAfterDash, emitAfterKey, type BlockStyle } from '../../src/yaml/emit-block.ts';
-import { configurePlans, planStats } from '../../src/render/plans.ts';
+import type { PlanStats, RunPlanSettings } from '../../src/render/plans.ts';
+import { createRenderRun } from '../../src/render/run-state.ts';
 import { run } from '../../src/run.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { DRIVERS } from '../../src/drivers/registry.ts';
-import { processItems } from '../../src/pipeline.ts';
+import { collectNamespaces, processItems } from '../../src/pipeline.ts';
 import { parseSource } from '../../src/krm/source.ts';
 import { writeOutput } from '../../src/krm/write.ts';
 import type { ActiveMesh } from '../../src/contract/driver.ts';
@@ -138,19 +139,12 @@ const CONFIG =
 
 /** The same input with plans off, then on: both outputs, and how many renders plans served. */
 function offAndOn(input: string, functionConfig = CONFIG) {
-  configurePlans({ enabled: false });
-  try {
-    const off = run(input, { functionConfig });
-    configurePlans({ enabled: true });
-    const before = planStats().hits;
-    const on = run(input, { functionConfig });
-    const hits = planStats().hits - before;
-    // What a run leaves for the next (plans, shared parts, proven and read spans) must not change its output.
-    const again = run(input, { functionConfig });
-    return { off, on, again, hits };
-  } finally {
-    configurePlans({ enabled: true });
-  }
+  const off = run(input, { functionConfig, plans: { enabled: false } });
+  const stats: PlanStats = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
+  const on = run(input, { functionConfig, plans: { stats } });
+  // What a run leaves for the next (shared parts, proven and read spans) must not change its output.
+  const again = run(input, { functionConfig });
+  return { off, on, again, hits: stats.hits };
 }
 
 t.test(
@@ -230,21 +224,24 @@ t.test(
           return { ...a, mesh: careless(a.mesh) };
         },
       });
-    const once = (mesh: ActiveMesh) => {
+    const once = (mesh: ActiveMesh, plans: RunPlanSettings = {}) => {
       const source = parseSource(input);
-      const res = processItems(source, loaded.config, mesh);
+      const shared = {
+        namespaces: collectNamespaces(source.items, loaded.config, []),
+        unknownNamespaces: new Map<string, number>(),
+        run: createRenderRun({ plans }),
+      };
+      const res = processItems(source, loaded.config, mesh, undefined, shared);
       return writeOutput(source, res.changed, res.results);
     };
     const g = globalThis as Record<symbol, unknown>;
     const verifying = g[VERIFY_GLOBAL];
     try {
       g[VERIFY_GLOBAL] = false;
-      configurePlans({ enabled: false });
-      const reference = once(careless(loaded.mesh));
-      configurePlans({ enabled: true });
-      const before = planStats().hits;
-      const planned = once(careless(loaded.mesh));
-      t.ok(planStats().hits > before, 'plans served some renders (and were written into)');
+      const reference = once(careless(loaded.mesh), { enabled: false });
+      const stats: PlanStats = { lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 };
+      const planned = once(careless(loaded.mesh), { stats });
+      t.ok(stats.hits > 0, 'plans served some renders (and were written into)');
       t.equal(planned, reference, 'the same bytes as without plans');
       t.equal((planned.match(/--careless/g) ?? []).length, 4, 'every workload has the change');
       g[VERIFY_GLOBAL] = true;
@@ -255,7 +252,6 @@ t.test(
       );
     } finally {
       g[VERIFY_GLOBAL] = verifying;
-      configurePlans({ enabled: true });
     }
   },
 );

@@ -30,7 +30,10 @@ export interface CustomTemplateData {
   values: JsonObject;
 }
 
-/** The templates' copy of each `spec.custom.values`: one per values object, so that plans key it by identity. */
+/**
+ * The templates' copy of each `spec.custom.values`: one per values object, so that plans key it by identity.
+ * Module state by design: a memo keyed by a config's values object, which is never changed after loading: the copy is the same for every call.
+ */
 const valuesCopies = new WeakMap<JsonObject, JsonObject>();
 
 /** Builds {@link CustomTemplateData} (copies: a template cannot change the pod). */

@@ -108,7 +108,10 @@ function mergeInto(pod: PodTemplate, fragment: JsonObject, checked?: TrustedPatc
   );
 }
 
-/** The mesh's ProxyConfig per mesh config object (deep-frozen: shared by every pod without `proxy.istio.io/config`). */
+/**
+ * The mesh's ProxyConfig per mesh config object (deep-frozen: shared by every pod without `proxy.istio.io/config`).
+ * Module state by design: a memo keyed by a mesh config object, never changed after loading; its result is frozen.
+ */
 const meshProxyConfigs = new WeakMap<JsonObject, JsonObject>();
 
 function deepFreeze<T>(v: T): T {

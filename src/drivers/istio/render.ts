@@ -33,6 +33,7 @@ function builtinSource(name: string, source: string): PlanSource {
   };
 }
 
+/** Module state by design: a memo of the plan source of each built-in template (its name names one fixed source); its plans live in the run. */
 const builtinSources = new Map<string, PlanSource>();
 
 /** Pod annotation choosing the templates to run (comma list). */

@@ -26,6 +26,7 @@ export interface CallHooks {
   kindOf(raw: unknown): 'string' | 'float64' | undefined;
 }
 
+/** Module state by design: the dynamic extent of one execution (`withHooks` restores the hooks before when it returns or throws), so it holds nothing between renders; the functions a template calls get its arguments only. */
 let active: CallHooks | undefined;
 
 /** The hooks of the execution in progress, if it was given any. */

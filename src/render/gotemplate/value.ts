@@ -115,8 +115,11 @@ export const TRUE = new Value(BOOL, true);
 export const FALSE = new Value(BOOL, false);
 export const EMPTY_STRING = new Value(STRING, '');
 
+/** Module state by design: interned Go types keyed by immutable element types: the same type for every call. */
 const sliceTypes = new Map<GoType, GoType>();
+/** Module state by design: interned Go types keyed by immutable element types: the same type for every call. */
 const mapTypes = new Map<GoType, GoType>();
+/** Module state by design: interned Go types keyed by immutable element types: the same type for every call. */
 const ptrTypes = new Map<GoType, GoType>();
 
 /** `[]elem` (interned). */
