@@ -1,8 +1,7 @@
 import type { ConfigOverrides } from './config/layering.ts';
 import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
 import type { ParsedSource } from './krm/source.ts';
-import { writeOutput } from './krm/write.ts';
-import type { Edit } from './yaml/flow-edit.ts';
+import { writeOutput, type Edit } from './krm/write.ts';
 import type { Config } from './model.ts';
 import type { KrmResult } from './model.ts';
 import type { WorkloadRecord } from './pipeline.ts';

@@ -3,7 +3,7 @@
  */
 import { Composer, CST, type Document } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
-import { K8S_YAML_OPTIONS, findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
+import { K8S_YAML_OPTIONS, findKeyProblem, keyProblemMessage } from '../yaml/read/readers.ts';
 
 /**
  * Nested `kind: List` resources are expanded this deep (a List in a List in a List ...); deeper nesting is

@@ -4,8 +4,8 @@
 import { type CST, Parser, type Node } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
-import { TO_JS_OPTIONS } from '../yaml/readers.ts';
-import { fromYamlNode, type TextNode } from '../yaml/text-node.ts';
+import { TO_JS_OPTIONS } from '../yaml/read/readers.ts';
+import { fromYamlNode, type TextNode } from '../yaml/read/text-node.ts';
 import { type YamlContext, composeNode, isMapToken, nodeEnd, rootKind, rootName } from './compose.ts';
 import { docStartOf } from './wrapper.ts';
 import type { SourceItem } from './source.ts';

@@ -4,7 +4,7 @@
 import { CST } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
-import { TO_JS_OPTIONS } from '../yaml/readers.ts';
+import { TO_JS_OPTIONS } from '../yaml/read/readers.ts';
 import {
   type LineIndex,
   MAX_LIST_DEPTH,

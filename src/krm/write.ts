@@ -1,7 +1,13 @@
 import type { KrmResult } from '../model.ts';
 import { resultsYaml } from '../results/result.ts';
 import type { ParsedSource } from './source.ts';
-import type { Edit } from '../yaml/flow-edit.ts';
+
+/** A text edit: replace [start, end) of the input text with `text`. */
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
 
 /**
  * Writes the output in the input's framing: the input text with each changed resource's range replaced by

@@ -5,7 +5,7 @@ import type { SourceItem } from '../krm/source.ts';
 import { errorTags, MeshInjectError } from '../results/errors.ts';
 import { prefixedTags, resourceResult } from '../results/result.ts';
 import { lookupWorkloadKind, type WorkloadKind } from '../workloads/kinds.ts';
-import { emitChangedEdits } from '../krm/rewrite.ts';
+import { emitChangedEdits } from '../edit/rewrite.ts';
 import { podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from '../workloads/pod-template.ts';
 import { setOwn } from '../json.ts';
 

@@ -18,7 +18,7 @@ import type {
 } from '../model.ts';
 import type { ParsedSource, SourceItem } from '../krm/source.ts';
 import type { WorkloadKind } from '../workloads/kinds.ts';
-import type { Edit } from '../yaml/flow-edit.ts';
+import type { Edit } from '../krm/write.ts';
 import type { IdentityTable } from '../krm/identity.ts';
 import { isJsonObject, setOwn } from '../json.ts';
 

@@ -22,7 +22,7 @@ const NOT_YET_SPLIT: ReadonlySet<string> = new Set([
   'render/gotemplate/exec.ts',
   'render/gotemplate/parse.ts',
   'render/gotemplate/sprig.ts',
-  'yaml/fragment-reader.ts',
+  'yaml/read/fragment-reader.ts',
   'render/plans.ts',
   'drivers/istio/config.ts',
   'patch/strategic-merge.ts',

@@ -9,7 +9,7 @@ import { createTemplateEngine } from '../../src/render/engine.ts';
 import { configurePlans, createPlanner, planStats, withPlanSettings, type PlanSource } from '../../src/render/plans.ts';
 import { run } from '../../src/run.ts';
 import type { PlanRule } from '../../src/render/plan-helpers.ts';
-import { parseFragment } from '../../src/yaml/fragment-reader.ts';
+import { parseFragment } from '../../src/yaml/read/fragment-reader.ts';
 import type { Json } from '../../src/model.ts';
 
 let n = 0;

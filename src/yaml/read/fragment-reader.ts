@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
-import type { Json } from '../model.ts';
-import { isJsonObject, isShared } from '../json.ts';
+import type { Json } from '../../model.ts';
+import { isJsonObject, isShared } from '../../json.ts';
 import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
 import {
   Declined,
@@ -422,7 +422,7 @@ class FastReader extends LineReader {
 
 /**
  * Checks, without building the data, that the fast reader reads `text` as `expected`, as `same` compares
- * (`readsAs` of read-back.ts: null map values mean absent). The read-back of every edited resource runs
+ * (`readsAs` of src/edit/read-back.ts: null map values mean absent). The read-back of every edited resource runs
  * this (issue #24: the read-back was a fifth of the injection's time, most of it building data only to
  * compare it).
  *

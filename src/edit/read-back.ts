@@ -1,8 +1,8 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { matchEntries } from './flow-edit.ts';
-import { parseFragment, verifyFragmentFast } from './fragment-reader.ts';
-import { readCore, readKubernetes } from './readers.ts';
+import { parseFragment, verifyFragmentFast } from '../yaml/read/fragment-reader.ts';
+import { readCore, readKubernetes } from '../yaml/read/readers.ts';
 
 /**
  * The read-back check of a rewritten resource: the new text is read again, as Kubernetes reads it

@@ -11,7 +11,7 @@ import {
   type Tags,
   type ToJSOptions,
 } from 'yaml';
-import { FLOAT_1_1, FLOAT_EXP_1_1 } from './scalars.ts';
+import { FLOAT_1_1, FLOAT_EXP_1_1 } from '../scalars.ts';
 
 /**
  * The ways a text is read, and the options meshinject gives the `yaml` package for them.

@@ -1,6 +1,6 @@
-import type { Json } from '../model.ts';
+import type { Json } from '../../model.ts';
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
-import { resolvePlain } from './scalars.ts';
+import { resolvePlain } from '../scalars.ts';
 
 /**
  * The pieces of the two fast readers (`manifest-reader.ts`, `fragment-reader.ts`) that read one line's worth

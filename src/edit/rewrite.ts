@@ -1,17 +1,18 @@
 /**
- * The new text of one changed resource (pipeline step `emitChanged`): the text editor (src/yaml/text-edit.ts)
+ * The new text of one changed resource (pipeline step `emitChanged`): the text editor (src/edit/text-edit.ts)
  * rewrites only what differs, the result is read back and compared with `next`, and where that cannot be
- * proven the resource goes through a `yaml` Document (src/yaml/document-edit.ts) or is refused.
+ * proven the resource goes through a `yaml` Document (src/edit/document-edit.ts) or is refused.
  */
 import type { Json } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
-import { editDocument } from '../yaml/document-edit.ts';
-import { Unfaithful, type Edit } from '../yaml/flow-edit.ts';
-import { editText } from '../yaml/text-edit.ts';
-import { checkReadBack, readsAs } from '../yaml/read-back.ts';
-import type { TextNode } from '../yaml/text-node.ts';
-import { LineIndex } from './compose.ts';
-import type { ParsedSource, SourceItem } from './source.ts';
+import { editDocument } from './document-edit.ts';
+import { Unfaithful } from './flow-edit.ts';
+import type { Edit } from '../krm/write.ts';
+import { editText } from './text-edit.ts';
+import { checkReadBack, readsAs } from './read-back.ts';
+import type { TextNode } from '../yaml/read/text-node.ts';
+import { LineIndex } from '../krm/compose.ts';
+import type { ParsedSource, SourceItem } from '../krm/source.ts';
 
 /**
  * List indentation of a resource's text: the style of its first block sequence under a mapping key

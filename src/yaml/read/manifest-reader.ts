@@ -1,4 +1,4 @@
-import type { Json } from '../model.ts';
+import type { Json } from '../../model.ts';
 import type { TextMap, TextNode, TextPair, TextScalar, TextSeq } from './text-node.ts';
 import {
   COLON,

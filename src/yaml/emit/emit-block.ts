@@ -1,6 +1,6 @@
-import type { Json } from '../model.ts';
-import { isShared } from '../json.ts';
-import { needsQuotes } from './scalars.ts';
+import type { Json } from '../../model.ts';
+import { isShared } from '../../json.ts';
+import { needsQuotes } from '../scalars.ts';
 
 /**
  * A small, fast emitter for new YAML text (what injection adds): block maps and sequences, plain scalars
