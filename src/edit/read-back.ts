@@ -1,7 +1,8 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { matchEntries } from './flow-edit.ts';
-import { parseFragment, verifyFragmentFast } from '../yaml/read/fragment-reader.ts';
+import { parseFragment } from '../yaml/read/fragment-reader.ts';
+import { verifyFragmentFast } from '../yaml/read/fragment-verifier.ts';
 import { readCore, readKubernetes } from '../yaml/read/readers.ts';
 
 /**

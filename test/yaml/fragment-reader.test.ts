@@ -548,7 +548,7 @@ function hasIndexKey(v: Json): boolean {
 t.test(
   'the read-back verifier: "reads as intended" only when the reader reads the text as the expected data',
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-reader.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
     const { readsAs } = await import('../../src/edit/read-back.ts');
     let proven = 0;
     let readable = 0;
@@ -609,7 +609,7 @@ t.test(
   'the read-back verifier on what injection writes: every real edited resource is proven, a one-character change is not',
   needs(BOOKINFO),
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-reader.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
     const { readsAs } = await import('../../src/edit/read-back.ts');
     const { run } = await import('../../src/run.ts');
     const input = readFileSync(BOOKINFO.path ?? '', 'utf8');
@@ -642,7 +642,7 @@ const insertedLine = fc.tuple(
 t.test(
   'proven spans: a shared subtree is compared by its text once proven, and nothing changes but speed',
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-reader.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
     const { readsAs } = await import('../../src/edit/read-back.ts');
     const { share, cloneJson } = await import('../../src/json.ts');
     let skipsPossible = 0;
@@ -706,7 +706,7 @@ t.test(
 );
 
 t.test('proven spans: a span is reused only where the node ends the same way', async (t) => {
-  const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-reader.ts');
+  const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
   const { readsAs } = await import('../../src/edit/read-back.ts');
   const { share } = await import('../../src/json.ts');
   const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
@@ -752,7 +752,7 @@ t.test('proven spans: a span is reused only where the node ends the same way', a
 t.test(
   'proven spans are tied to how the text was read: a one-entry list is a list at its dash, a map at its key',
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-reader.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
     const { readsAs } = await import('../../src/edit/read-back.ts');
     const { share } = await import('../../src/json.ts');
     const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
