@@ -3,7 +3,7 @@
  */
 import type { Config } from '../model.ts';
 import type { ActiveMesh, PackageResource, PackageWorkload, WorkloadRef } from '../contract/driver.ts';
-import type { WorkloadRecord } from '../reports/check.ts';
+import type { WorkloadRecord } from '../check/findings.ts';
 
 import type {
   Decision,
