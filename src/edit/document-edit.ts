@@ -146,7 +146,7 @@ class DocEditor {
     const matched = matchEntries(o, n, field);
     const items = seq.items;
     seq.items = n.map((v, j) => {
-      const i = matched[j]!;
+      const i = matched[j] ?? -1;
       return i < 0 ? this.create(v) : this.apply(items[i] ?? null, o[i], v);
     });
   }

@@ -82,7 +82,7 @@ export function equalsWithDelta(
     if (after.length !== n.length || before.length !== o.length) return false;
     const matched = matchEntries(o, n, field);
     return n.every((v, j) => {
-      const i = matched[j]!;
+      const i = matched[j] ?? -1;
       return i < 0 ? readsAs(after[j], v) : equalsWithDelta(before[i], after[j], o[i], v, mergedOnly);
     });
   }

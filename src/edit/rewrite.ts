@@ -40,12 +40,13 @@ const ITEM_LINE = /^([ \t]*)- /;
 function firstBlockSequence(text: string): { key: number; item: number } | undefined {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length - 1; i++) {
-    const key = KEY_LINE.exec(lines[i]!);
+    const key = KEY_LINE.exec(lines[i] ?? '');
     if (!key) continue;
     let j = i + 1;
-    while (j < lines.length - 1 && BLANK_OR_COMMENT_LINE.test(lines[j]!)) j++;
-    const item = ITEM_LINE.exec(lines[j]!);
-    if (item) return { key: key[1]!.length, item: item[1]!.length };
+    while (j < lines.length - 1 && BLANK_OR_COMMENT_LINE.test(lines[j] ?? '')) j++;
+    const item = ITEM_LINE.exec(lines[j] ?? '');
+    // Both groups are mandatory in their patterns: a match has them.
+    if (item) return { key: (key[1] ?? '').length, item: (item[1] ?? '').length };
   }
   return undefined;
 }
@@ -77,7 +78,8 @@ function riskyConstruct(node: TextNode | null): { what: string; offset: number }
 /** The indentation step of a multi-line JSON resource (the column of its first key less that of `{`). */
 function jsonUnit(text: string, column: number): number {
   const m = /^\{[ \t]*\r?\n([ ]+)"/.exec(text);
-  return m ? Math.max(1, m[1]!.length - column) : 2;
+  const indent = m?.[1];
+  return indent !== undefined ? Math.max(1, indent.length - column) : 2;
 }
 
 /**

@@ -63,7 +63,8 @@ export function outputEdits(
 ): Edit[] {
   const edits: Edit[] = [];
   for (const [position, text] of changed) {
-    const item = source.items[position]!;
+    const item = source.items[position];
+    if (item === undefined) throw new Error(`outputEdits: no resource at position ${position}`);
     const own = fine?.get(position);
     if (own) edits.push(...own);
     else edits.push({ start: item.start, end: item.end, text });
@@ -104,7 +105,8 @@ export function outputEdits(
 function lastCharOf(text: string, edits: readonly Edit[]): string | undefined {
   let end = text.length;
   for (let i = edits.length - 1; i >= 0; i--) {
-    const e = edits[i]!;
+    const e = edits[i];
+    if (e === undefined) continue;
     if (e.end < end) return text[end - 1];
     if (e.text.length > 0) return e.text[e.text.length - 1];
     end = e.start;

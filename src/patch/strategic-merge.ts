@@ -274,7 +274,7 @@ function normalizeOrder(
     });
     firstIndex.set(list, m);
   }
-  const index = (list: Json[], x: Json): number => firstIndex.get(list)!.get(id(x)) ?? -1;
+  const index = (list: Json[], x: Json): number => firstIndex.get(list)?.get(id(x)) ?? -1;
   const sortBy = (items: Json[], order: Json[]): Json[] =>
     items
       .map((x, i) => ({ x, i, k: index(order, x) }))
@@ -286,14 +286,24 @@ function normalizeOrder(
   let i = 0;
   let j = 0;
   while (i < left.length || j < right.length) {
-    if (i >= left.length) out.push(right[j++]!);
-    else if (j >= right.length) out.push(left[i++]!);
-    else {
-      const li = index(serverOrder, left[i]!);
-      const ri = index(serverOrder, right[j]!);
-      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]!);
-      else out.push(right[j++]!);
+    // Json values are never undefined: an undefined entry is the end of its list.
+    const l = left[i];
+    const r = right[j];
+    if (l !== undefined && (r === undefined || precedes(index(serverOrder, l), index(serverOrder, r)))) {
+      out.push(l);
+      i++;
+    } else {
+      if (r !== undefined) out.push(r);
+      j++;
     }
   }
   return out;
+}
+
+/**
+ * `mergeSortedSlice`'s test: an original-only element (at `li` in the server order) goes before a patch element (at
+ * `ri`) only when both occur in the original, in that order.
+ */
+function precedes(li: number, ri: number): boolean {
+  return li >= 0 && ri >= 0 && li < ri;
 }

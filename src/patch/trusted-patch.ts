@@ -30,7 +30,8 @@ function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
   }
   if (isJsonObject(v)) {
     for (const k in v) {
-      if (k.charCodeAt(0) === 36 /* $ */ || !isPlain(v[k]!, schema?.fields?.[k])) return false;
+      const x = v[k];
+      if (k.charCodeAt(0) === 36 /* $ */ || (x !== undefined && !isPlain(x, schema?.fields?.[k]))) return false;
     }
   }
   return true;
@@ -69,7 +70,8 @@ export function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Jso
     if (!distinctMergeKeys(v, schema)) return undefined;
     const out: Json[] = new Array(v.length);
     for (let i = 0; i < v.length; i++) {
-      const x = plainWithoutNulls(v[i]!, schema?.items);
+      const vi = v[i];
+      const x = vi === undefined ? undefined : plainWithoutNulls(vi, schema?.items);
       if (x === undefined) return undefined;
       out[i] = x;
     }
@@ -78,8 +80,8 @@ export function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Jso
   const out: JsonObject = {};
   for (const k in v) {
     if (k.charCodeAt(0) === 36 /* $ */) return undefined;
-    const x = v[k]!;
-    if (x === null) continue;
+    const x = v[k];
+    if (x === null || x === undefined) continue;
     const y = plainWithoutNulls(x, schema?.fields?.[k]);
     if (y === undefined) return undefined;
     setOwn(out, k, y);
@@ -143,13 +145,15 @@ function slotsOnlyInValues(v: Json, schema: PatchSchema | undefined, holdsSlot: 
   if (Array.isArray(v)) {
     const key = schema?.mergeKey;
     for (const x of v) {
-      if (key && isJsonObject(x) && Object.hasOwn(x, key) && holdsSlot(x[key]!)) return false;
+      const keyValue = key && isJsonObject(x) && Object.hasOwn(x, key) ? x[key] : undefined;
+      if (keyValue !== undefined && holdsSlot(keyValue)) return false;
       if (!slotsOnlyInValues(x, schema?.items, holdsSlot)) return false;
     }
     return true;
   }
   for (const k in v) {
-    if (holdsSlot(k) || !slotsOnlyInValues(v[k]!, schema?.fields?.[k], holdsSlot)) return false;
+    const x = v[k];
+    if (holdsSlot(k) || (x !== undefined && !slotsOnlyInValues(x, schema?.fields?.[k], holdsSlot))) return false;
   }
   return true;
 }

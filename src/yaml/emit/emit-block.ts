@@ -150,7 +150,8 @@ export function emitFlow(v: Json): string {
     // In flow context a plain scalar must not hold flow indicators nor start with `?` or `:` (`"?page=1"`, `":8080"`).
     return (/[,[\]{}]/.test(s) || /^[?:]/.test(s)) && !/^['"]/.test(s) ? `'${v.replace(/'/g, "''")}'` : s;
   }
-  return emitInline(v)!;
+  // What is left is null, a boolean or a number: `emitInline`'s scalars.
+  return String(v);
 }
 
 function literal(s: string, indent: number): string {
@@ -222,8 +223,8 @@ function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, p
   let out = '';
   let first = !padFirst;
   for (const k in o) {
-    const v = o[k]!;
-    if (v === null && !style.keepNulls) continue;
+    const v = o[k];
+    if (v === undefined || (v === null && !style.keepNulls)) continue;
     out += `${first ? '' : pad}${emitKey(k)}:${emitAfterKey(v, column, style)}`;
     first = false;
   }

@@ -52,8 +52,8 @@ class FastReader extends LineReader {
 
   /** A block node whose lines start at `indent` (or a scalar on its own line). */
   private node(indent: number): Json {
-    const line = this.line(this.pos)!;
-    if (line.indent !== indent) decline();
+    const line = this.line(this.pos);
+    if (line === undefined || line.indent !== indent) decline();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent);
     if (this.keyEnd(line.text) >= 0) return this.map(indent);
     // A lone scalar or flow collection.

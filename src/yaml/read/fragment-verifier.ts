@@ -73,7 +73,8 @@ class FragmentVerifier extends LineReader {
    */
   private nodeAt(c: number, indentlessSeq: boolean, exp: Json | undefined): boolean {
     if (!isShared(exp)) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
-    const line = this.line(this.pos)!;
+    const line = this.line(this.pos);
+    if (line === undefined) decline();
     const first = line.index;
     const seqNode = indentlessSeq || isEntry(line.text);
     const spans = this.proven.get(exp as object);
@@ -97,7 +98,8 @@ class FragmentVerifier extends LineReader {
   }
 
   private node(indent: number, exp: Json | undefined): boolean {
-    const line = this.line(this.pos)!;
+    const line = this.line(this.pos);
+    if (line === undefined) decline();
     if (line.indent !== indent) decline();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent, exp);
     if (this.keyEnd(line.text) >= 0) return this.map(indent, exp);
@@ -159,7 +161,8 @@ class FragmentVerifier extends LineReader {
       let e: Json | undefined;
       for (;;) {
         if (j >= keys.length) return false;
-        const k = keys[j++]!;
+        const k = keys[j++];
+        if (k === undefined) return false;
         const v = exp[k];
         if (k === key) {
           e = v;
@@ -181,7 +184,8 @@ class FragmentVerifier extends LineReader {
       if (!ok) return false;
     }
     for (; j < keys.length; j++) {
-      const v = exp[keys[j]!];
+      const k = keys[j];
+      const v = k === undefined ? undefined : exp[k];
       if (v !== null && v !== undefined) return false;
     }
     return true;

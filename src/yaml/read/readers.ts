@@ -155,7 +155,7 @@ function readAll(text: string, options: ParseOptions & DocumentOptions & SchemaO
   const values: unknown[] = [];
   for (const d of docs) {
     const err = d.errors[0];
-    if (err) return { ok: false, error: err.message.split('\n')[0]! };
+    if (err) return { ok: false, error: err.message.split('\n', 1)[0] ?? '' };
     const problem = findKeyProblem(d);
     if (problem) return { ok: false, error: keyProblemMessage(problem) };
     try {
