@@ -88,13 +88,13 @@ export abstract class LineReader {
   /** The first structural line at raw line `raw` or after (`pos` and before are not looked at). */
   protected peekFrom(raw: number): Line | undefined {
     let p = this.pos;
-    while (p < this.lines.length && this.lines[p]!.index < raw) p++;
+    while (p < this.lines.length && (this.lines[p]?.index ?? raw) < raw) p++;
     return this.lines[p];
   }
 
   /** Moves `pos` to the first structural line at raw line `raw` or after. */
   protected skipTo(raw: number): void {
-    while (this.pos < this.lines.length && this.lines[this.pos]!.index < raw) this.pos++;
+    while (this.pos < this.lines.length && (this.lines[this.pos]?.index ?? raw) < raw) this.pos++;
   }
 
   /**
@@ -123,10 +123,12 @@ export abstract class LineReader {
     const next = this.line(this.pos);
     if (!this.endsNode(next, c, seqNode)) return undefined;
     // The node's last line: the structural line before the next one (comments after it are not its own).
-    const last = this.lines[this.pos - 1]!.index;
+    const lastLine = this.lines[this.pos - 1];
+    if (lastLine === undefined) return undefined;
+    const last = lastLine.index;
     if (last + 1 >= this.starts.length) return undefined;
     // A copy, not a slice: a slice would keep the whole text it was cut from alive for as long as the span.
-    const text = `${this.text.slice(this.starts[first]!, this.starts[last + 1])} `.slice(0, -1);
+    const text = `${this.text.slice(this.starts[first] ?? 0, this.starts[last + 1])} `.slice(0, -1);
     return { text, lines: last + 1 - first, column: c, indentlessSeq };
   }
 
@@ -136,7 +138,8 @@ export abstract class LineReader {
    */
   protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
     if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
-    if (this.text.substr(this.starts[first]!, span.text.length) !== span.text) return false;
+    const from = this.starts[first];
+    if (from === undefined || this.text.substr(from, span.text.length) !== span.text) return false;
     const after = first + span.lines;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
     this.skipTo(after);
@@ -151,8 +154,9 @@ export abstract class LineReader {
   /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */
   private scanLine(index: number): Line | undefined {
     const text = this.text;
-    const s = this.starts[index]!;
-    let e = index + 1 < this.starts.length ? this.starts[index + 1]! - 1 : text.length;
+    const s = this.starts[index] ?? text.length;
+    const next = this.starts[index + 1];
+    let e = next !== undefined ? next - 1 : text.length;
     if (e > s && text.charCodeAt(e - 1) === 13 /* \r */) e--;
     let i = s;
     while (i < e && text.charCodeAt(i) === 32) i++;
@@ -164,8 +168,9 @@ export abstract class LineReader {
 
   /** Raw line `i` (0 ≤ i < rawCount), without its line break (a `\r` before it is kept). */
   protected rawLine(i: number): string {
-    const s = this.starts[i]!;
-    return this.text.slice(s, i + 1 < this.starts.length ? this.starts[i + 1]! - 1 : this.text.length);
+    const s = this.starts[i] ?? this.text.length;
+    const next = this.starts[i + 1];
+    return this.text.slice(s, next !== undefined ? next - 1 : this.text.length);
   }
 
   /** Index of the `:` that ends a block mapping key, or -1. */
@@ -175,7 +180,10 @@ export abstract class LineReader {
       const close = quoteEnd(t, 0, t.length);
       return t[close + 1] === ':' && (close + 2 === t.length || t[close + 2] === ' ') ? close + 1 : -1;
     }
-    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' ')))
+    if (
+      (c !== undefined && NOT_PLAIN_START.has(c)) ||
+      ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))
+    )
       return -1;
     for (let i = 0; i < t.length; i++) {
       const ch = t[i];
@@ -205,7 +213,10 @@ export abstract class LineReader {
     if (c === '{' || c === '[') return this.flow(this.flowText(t, line, indent));
     if (c === '|' || c === '>') return this.blockScalar(t, line, indent);
     // Indicators cannot start a plain scalar; `- x`, `? x` and `: x` are not scalars.
-    if (NOT_PLAIN_START.has(c!) || ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' ')))
+    if (
+      (c !== undefined && NOT_PLAIN_START.has(c)) ||
+      ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))
+    )
       decline();
     const hash = t.indexOf(' #');
     const s = (hash >= 0 ? t.slice(0, hash) : t).trimEnd();
