@@ -2,7 +2,10 @@ import type { KrmResult } from '../model.ts';
 import { resultsYaml } from '../results/result.ts';
 import type { ParsedSource } from './source.ts';
 
-/** A text edit: replace [start, end) of the input text with `text`. */
+/**
+ * A text edit: replace [start, end) of the input text with `text` (UTF-16 offsets into the whole input text). The
+ * output is the input with these splices (`outputEdits`); the editors of `src/edit/` produce them.
+ */
 export interface Edit {
   start: number;
   end: number;

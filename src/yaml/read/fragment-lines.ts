@@ -20,6 +20,7 @@ export function afterSpaces(t: string, from: number): string {
   return i === 0 ? t : t.slice(i);
 }
 
+/** A structural line of a fragment (not blank, not only a comment): its indentation in spaces and its content. */
 export interface Line {
   indent: number;
   /** Content after the indentation, without a trailing comment-only remainder. */
