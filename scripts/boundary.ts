@@ -6,6 +6,7 @@
  *   nor the CLI; the template engines (`src/render/`) import neither `src/selection/`, the driver contract nor
  *   `src/drivers/`; the Go template engine (`src/render/gotemplate/`) does not import the sidecar plans
  *   (`src/render/plan*.ts`, `src/render/go-plan-rules.ts`: the plans hook into the engine, not the other way);
+ *   the YAML stages import one way: `src/edit/` → `src/yaml/read/`, `src/yaml/emit/` → `src/yaml/scalars.ts`;
  *   and no two folders import each other (directly or round a longer cycle).
  *
  * Usage: `node --import tsx scripts/boundary.ts` prints one line per violation; exit 1 when there is one.
@@ -116,7 +117,25 @@ export function layeringRule(from: string, to: string): string | undefined {
     return `a template engine imports ${folderOf(to)}`;
   if (from.startsWith('render/gotemplate/') && /^render\/(plan[^/]*|go-plan-rules)\.ts$/.test(to))
     return 'the Go template engine imports the sidecar plans';
-  return undefined;
+  return yamlStageRule(from, to);
+}
+
+/**
+ * The stages of YAML text (issue #35): `edit/` (a resource's new text) imports `yaml/read/` and `yaml/emit/`, which
+ * import only `yaml/scalars.ts` (the plain-scalar rules both share), never each other nor `edit/`.
+ */
+function yamlStageRule(from: string, to: string): string | undefined {
+  const stage = (f: string): string | undefined =>
+    f === 'yaml/scalars.ts' ? 'scalars' : /^yaml\/(read|emit)\//.exec(f)?.[1];
+  const a = stage(from);
+  if (a === undefined) return undefined;
+  const who =
+    a === 'emit' ? 'the YAML emitter imports' : a === 'read' ? 'a YAML reader imports' : 'the YAML scalar rules import';
+  if (to.startsWith('edit/')) return `${who} the editor`;
+  const b = stage(to);
+  if (b === undefined || b === a || b === 'scalars') return undefined;
+  if (a === 'scalars') return `the YAML scalar rules import the ${b === 'read' ? 'readers' : 'emitter'}`;
+  return a === 'read' ? 'a YAML reader imports the emitter' : 'the YAML emitter imports a reader';
 }
 
 /** Relative imports and re-exports of a file (static `import`/`export ... from`, and `import()`), with their lines. */

@@ -8,12 +8,12 @@
  */
 import type { ActiveMesh, MigrationPlan, MigrationResource } from './contract/driver.ts';
 import type { Config } from './model.ts';
-import type { Edit } from './yaml/flow-edit.ts';
+import type { Edit } from './krm/write.ts';
 import type { JsonObject, KrmResult } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { defined } from './checked.ts';
 import { isJsonObject } from './json.ts';
-import { emitChangedEdits } from './krm/rewrite.ts';
+import { emitChangedEdits } from './edit/rewrite.ts';
 import { resourceId } from './pipeline.ts';
 import { uninjectPod } from './patch/uninject.ts';
 import { errorTags, MeshInjectError } from './results/errors.ts';

@@ -8,7 +8,7 @@
 import type { Config, KindPolicy } from './model.ts';
 import type { ActiveMesh, Inventory } from './contract/driver.ts';
 
-export type { WorkloadRecord } from './reports/check.ts';
+export type { WorkloadRecord } from './check/findings.ts';
 import type { Decision, KrmResult } from './model.ts';
 import type { ParsedSource, SourceItem } from './krm/source.ts';
 import { generalResult, resourceResult } from './results/result.ts';

@@ -1,13 +1,12 @@
 import type { ConfigOverrides } from './config/layering.ts';
 import type { ActiveMesh, ReasonInfo } from './contract/driver.ts';
 import type { ParsedSource } from './krm/source.ts';
-import { writeOutput } from './krm/write.ts';
-import type { Edit } from './yaml/flow-edit.ts';
+import { writeOutput, type Edit } from './krm/write.ts';
 import type { Config } from './model.ts';
 import type { KrmResult } from './model.ts';
 import type { WorkloadRecord } from './pipeline.ts';
 import { exitCodeOf, generalResult } from './results/result.ts';
-import { applyFailOn, checkWorkloads, readCheckRules, type CheckRules, type FailOn } from './reports/check.ts';
+import { applyFailOn, checkWorkloads, readCheckRules, type CheckRules, type FailOn } from './check/findings.ts';
 import { lookupWorkloadKind } from './workloads/kinds.ts';
 import type { RunPlanSettings } from './render/plans.ts';
 import { createRenderRun } from './render/run-state.ts';
@@ -47,7 +46,7 @@ export interface RunOptions {
   dropLocalConfig?: boolean;
   /**
    * Check mode (`meshinject check`; also when the functionConfig says `spec.mode: check`): nothing is
-   * changed; findings (`src/reports/check.ts`) are results, and any error result fails the run. A
+   * changed; findings (`src/check/findings.ts`) are results, and any error result fails the run. A
    * ResourceList comes back with its items unchanged and the results; other forms write nothing.
    */
   check?: { failOn: FailOn };

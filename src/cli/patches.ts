@@ -1,5 +1,5 @@
 import { parseAllDocuments } from 'yaml';
-import { emitMapLines, emitSeqLines, type BlockStyle } from '../yaml/emit-block.ts';
+import { emitMapLines, emitSeqLines, type BlockStyle } from '../yaml/emit/emit-block.ts';
 import { setOwn } from '../json.ts';
 import { defined } from '../checked.ts';
 
@@ -9,7 +9,7 @@ import { defined } from '../checked.ts';
  * exactly what injection added so that a later upstream change still applies (issue #37 item 1): one strategic
  * merge patch per resource for map keys (kustomize creates a missing map and merges an existing one key by key),
  * RFC 6902 operations for list items (one item by name; kustomize's strategic merge would move the items it
- * names to the front of a list). Written by the one block emitter (../yaml/emit-block.ts), so NEL, LS and PS
+ * names to the front of a list). Written by the one block emitter (../yaml/emit/emit-block.ts), so NEL, LS and PS
  * are escaped as in every other YAML meshinject writes. Pure: texts in, the Component's text out.
  */
 

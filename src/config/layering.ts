@@ -1,6 +1,6 @@
 import { parseAllDocuments } from 'yaml';
 import { quoteData } from '../results/quote.ts';
-import { findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
+import { findKeyProblem, keyProblemMessage } from '../yaml/read/readers.ts';
 import type { Json, JsonObject } from '../model.ts';
 import type { SectionOverride } from '../contract/driver.ts';
 import { isJsonObject, setOwn } from '../json.ts';

@@ -3,7 +3,7 @@
  */
 import { Composer, CST, type Document } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
-import { K8S_YAML_OPTIONS, findKeyProblem, keyProblemMessage } from '../yaml/readers.ts';
+import { K8S_YAML_OPTIONS, findKeyProblem, keyProblemMessage } from '../yaml/read/readers.ts';
 
 /**
  * Nested `kind: List` resources are expanded this deep (a List in a List in a List ...); deeper nesting is
@@ -39,7 +39,7 @@ export class LineIndex {
     let hi = s.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (s[mid]! <= offset) lo = mid;
+      if ((s[mid] ?? Number.POSITIVE_INFINITY) <= offset) lo = mid;
       else hi = mid - 1;
     }
     return lo;
@@ -52,7 +52,7 @@ export class LineIndex {
 
   /** Column (UTF-16 units from the line start) of `offset`. */
   column(offset: number): number {
-    return offset - this.lineStarts[this.lineOf(offset)]!;
+    return offset - (this.lineStarts[this.lineOf(offset)] ?? 0);
   }
 }
 

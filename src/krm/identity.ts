@@ -61,18 +61,30 @@ function canonical(v: Json): string {
   if (typeof v !== 'object' || v === null) return JSON.stringify(v);
   if (Array.isArray(v)) {
     let s = '[';
-    for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + canonical(v[i]!);
+    let sep = '';
+    for (const x of v) {
+      s += sep + canonical(x);
+      sep = ',';
+    }
     return `${s}]`;
   }
   const keys = Object.keys(v);
-  for (let i = 1; i < keys.length; i++) {
-    if (keys[i - 1]! > keys[i]!) {
+  let prev = '';
+  for (const k of keys) {
+    if (prev > k) {
       keys.sort();
       break;
     }
+    prev = k;
   }
   let s = '{';
-  for (let i = 0; i < keys.length; i++) s += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${canonical(v[keys[i]!]!)}`;
+  let sep = '';
+  for (const k of keys) {
+    const x = v[k];
+    if (x === undefined) continue;
+    s += `${sep}${JSON.stringify(k)}:${canonical(x)}`;
+    sep = ',';
+  }
   return `${s}}`;
 }
 

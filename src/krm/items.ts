@@ -4,8 +4,8 @@
 import { type CST, Parser, type Node } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
-import { TO_JS_OPTIONS } from '../yaml/readers.ts';
-import { fromYamlNode, type TextNode } from '../yaml/text-node.ts';
+import { TO_JS_OPTIONS } from '../yaml/read/readers.ts';
+import { fromYamlNode, type TextNode } from '../yaml/read/text-node.ts';
 import { type YamlContext, composeNode, isMapToken, nodeEnd, rootKind, rootName } from './compose.ts';
 import { docStartOf } from './wrapper.ts';
 import type { SourceItem } from './source.ts';
@@ -142,7 +142,9 @@ export function keptItem(
   where: string,
   ctx: YamlContext,
 ): SourceItem {
-  return new ResourceItem(range, () => composeItem(text, doc.value!, where, ctx, docStartOf(doc).docStart));
+  const root = doc.value;
+  if (root === undefined) throw new Error(`${where}: a kept document without a root node`);
+  return new ResourceItem(range, () => composeItem(text, root, where, ctx, docStartOf(doc).docStart));
 }
 
 /**
@@ -162,7 +164,10 @@ export function streamItem(
   const { directives, lines } = ctx;
   return new ResourceItem(range, () => {
     const doc = reparseDocument(text, docOffset, docEnd, start, where);
-    return composeItem(text, doc.value!, where, { directives, lines }, docStartOf(doc).docStart);
+    // reparseDocument checked that the root stands at `start`: a document without one throws there.
+    const root = doc.value;
+    if (root === undefined) throw new Error(`${where}: the document has no root node at offset ${start}`);
+    return composeItem(text, root, where, { directives, lines }, docStartOf(doc).docStart);
   });
 }
 
@@ -177,10 +182,11 @@ export function streamItem(
  */
 export function reparseDocument(text: string, from: number, to: number, start: number, where: string): CST.Document {
   const { docs } = parseAt(text, from, to);
-  if (docs.length !== 1 || docs[0]!.value?.offset !== start) {
+  const doc = docs[0];
+  if (docs.length !== 1 || doc === undefined || doc.value?.offset !== start) {
     throw new Error(`${where}: the document reads differently on its own than in its stream (offsets ${from}-${to})`);
   }
-  return docs[0]!;
+  return doc;
 }
 
 /** The document tokens of `text` from `from` to `to`, with offsets into `text`, and whether the parser reported errors. */

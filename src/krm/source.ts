@@ -1,8 +1,8 @@
 import { type CST, Parser } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
-import { readBlockStream, type BlockDocument, type DeclinedDocument } from '../yaml/manifest-reader.ts';
-import type { TextMap, TextNode } from '../yaml/text-node.ts';
+import { readBlockStream, type BlockDocument, type DeclinedDocument } from '../yaml/read/manifest-reader.ts';
+import type { TextMap, TextNode } from '../yaml/read/text-node.ts';
 import { LineIndex, type YamlContext, isMapToken, lineColumn, rootKind } from './compose.ts';
 import {
   type ItemRange,

@@ -4,7 +4,7 @@
 import { CST } from 'yaml';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
-import { TO_JS_OPTIONS } from '../yaml/readers.ts';
+import { TO_JS_OPTIONS } from '../yaml/read/readers.ts';
 import {
   type LineIndex,
   MAX_LIST_DEPTH,
@@ -67,7 +67,8 @@ export function expandNestedLists(
   const depth = new Map<SourceItem, number>();
   const names = new Map<SourceItem, string>();
   for (let i = 0; i < out.length; i++) {
-    const item = out[i]!;
+    const item = out[i];
+    if (item === undefined) continue;
     const root = item.listToken;
     if (!isMapToken(root)) continue;
     const d = (depth.get(item) ?? 0) + 1;
@@ -141,10 +142,7 @@ export function parseWrapper(
     } else if (key === 'results' && form === 'resource-list' && pair.key) {
       parsed.resultsRange = json
         ? flowEntryRange(root, i)
-        : [
-            pair.start.length ? pair.start[0]!.offset : pair.key.offset,
-            pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key),
-          ];
+        : [(pair.start[0] ?? pair.key).offset, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
     }
   });
   requireItems(form, sawItems, where);
@@ -177,15 +175,16 @@ export function docStartOf(doc: CST.Document): { docStart?: CST.SourceToken[] } 
  * or for the first entry the one after it), so that removing it leaves valid flow syntax.
  */
 export function flowEntryRange(root: CST.FlowCollection, i: number): [number, number] {
-  const pair = root.items[i]!;
-  const value = pair.value ?? pair.key!;
+  const pair = root.items[i];
+  const value = pair?.value ?? pair?.key;
+  if (pair === undefined || value === undefined || value === null) throw new Error(`flowEntryRange: no entry ${i} in the flow mapping`);
   const comma = pair.start.find((t) => t.type === 'comma');
   if (comma) return [comma.offset, valueEnd(value)];
   const next = root.items[i + 1];
   const nextComma = next?.start.find((t) => t.type === 'comma');
   const keyStart = pair.key ? pair.key.offset : value.offset;
-  if (nextComma) {
-    const after = next!.key ?? next!.value;
+  if (next && nextComma) {
+    const after = next.key ?? next.value;
     return [keyStart, after ? after.offset : nextComma.offset + 1];
   }
   return [keyStart, valueEnd(value)];

@@ -1,7 +1,16 @@
 import type { KrmResult } from '../model.ts';
 import { resultsYaml } from '../results/result.ts';
 import type { ParsedSource } from './source.ts';
-import type { Edit } from '../yaml/flow-edit.ts';
+
+/**
+ * A text edit: replace [start, end) of the input text with `text` (UTF-16 offsets into the whole input text). The
+ * output is the input with these splices (`outputEdits`); the editors of `src/edit/` produce them.
+ */
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
 
 /**
  * Writes the output in the input's framing: the input text with each changed resource's range replaced by
@@ -57,7 +66,8 @@ export function outputEdits(
 ): Edit[] {
   const edits: Edit[] = [];
   for (const [position, text] of changed) {
-    const item = source.items[position]!;
+    const item = source.items[position];
+    if (item === undefined) throw new Error(`outputEdits: no resource at position ${position}`);
     const own = fine?.get(position);
     if (own) edits.push(...own);
     else edits.push({ start: item.start, end: item.end, text });
@@ -98,7 +108,8 @@ export function outputEdits(
 function lastCharOf(text: string, edits: readonly Edit[]): string | undefined {
   let end = text.length;
   for (let i = edits.length - 1; i >= 0; i--) {
-    const e = edits[i]!;
+    const e = edits[i];
+    if (e === undefined) continue;
     if (e.end < end) return text[end - 1];
     if (e.text.length > 0) return e.text[e.text.length - 1];
     end = e.start;

@@ -2,7 +2,7 @@
  * Strategic merge patch (SMP) of plain JSON objects, as `k8s.io/apimachinery/pkg/util/strategicpatch` applies it
  * (`StrategicMergeMapPatchUsingLookupPatchMeta` with `MergeParallelList` and `IgnoreUnmatchedNulls`). Generic and
  * driver-independent: the caller passes a {@link PatchSchema} describing which lists merge by which key. The
- * schemas for `corev1.Pod` and `corev1.PodTemplateSpec` ship here ({@link POD_SCHEMA}); their merge keys come from the
+ * schemas for `corev1.Pod` and `corev1.PodTemplateSpec` ship in `patch-schema.ts` (`POD_SCHEMA`); their merge keys come from the
  * one table `MERGE_KEYS` (`src/workloads/merge-keys.ts`: the `patchMergeKey` struct tags of `k8s.io/api`), which the
  * text editors use too.
  *
@@ -21,38 +21,16 @@
  * Inputs are not mutated. Errors: `MeshInjectError` with code `BAD_MERGE` (message worded as strategicpatch's) for a
  * merge-key element without its key or an unknown `$patch` value.
  */
-import {
-  cloneJson,
-  getOrMake,
-  hasNullEntry,
-  isJsonObject,
-  isShared,
-  jsonEqual,
-  setOwn,
-  withoutNulls,
-} from '../json.ts';
+import { cloneJson, isJsonObject, jsonEqual, setOwn, withoutNulls } from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
-import { MERGE_KEYS } from '../workloads/merge-keys.ts';
+import { EMPTY_SCHEMA, type PatchSchema } from './patch-schema.ts';
+import { isPlain, plainWithoutNulls, type TrustedPatch } from './trusted-patch.ts';
 
 /** A patch strategicpatch rejects (its wording), as the `BAD_MERGE` error. */
 function mergeError(message: string): MeshInjectError {
   return new MeshInjectError('BAD_MERGE', message);
-}
-
-/** What the strategic merge knows about one field: a struct (fields), or a list (merge key, item schema). */
-export interface PatchSchema {
-  /** Sub-schemas of an object's fields. */
-  fields?: Readonly<Record<string, PatchSchema>>;
-  /** For a list: merge its elements by this key (patchStrategy `merge` + patchMergeKey). */
-  mergeKey?: string;
-  /** For a list of scalars: patchStrategy `merge` (union). */
-  mergeScalars?: boolean;
-  /** For a map field: patchStrategy `replace` (the patch map replaces the original). */
-  replace?: boolean;
-  /** Schema of a list's elements. */
-  items?: PatchSchema;
 }
 
 const DIRECTIVE = '$patch';
@@ -60,130 +38,7 @@ const RETAIN_KEYS = '$retainKeys';
 const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
 const SET_ELEMENT_ORDER = '$setElementOrder/';
 
-const CONTAINER: PatchSchema = {
-  fields: {
-    ports: { mergeKey: MERGE_KEYS.ports },
-    env: { mergeKey: MERGE_KEYS.env },
-    volumeMounts: { mergeKey: MERGE_KEYS.volumeMounts },
-    volumeDevices: { mergeKey: MERGE_KEYS.volumeDevices },
-  },
-};
-
-/** `corev1.PodSpec` merge keys. */
-export const POD_SPEC_SCHEMA: PatchSchema = {
-  fields: {
-    volumes: { mergeKey: MERGE_KEYS.volumes },
-    initContainers: { mergeKey: MERGE_KEYS.initContainers, items: CONTAINER },
-    containers: { mergeKey: MERGE_KEYS.containers, items: CONTAINER },
-    ephemeralContainers: { mergeKey: MERGE_KEYS.ephemeralContainers, items: CONTAINER },
-    imagePullSecrets: { mergeKey: MERGE_KEYS.imagePullSecrets },
-    hostAliases: { mergeKey: MERGE_KEYS.hostAliases },
-    topologySpreadConstraints: { mergeKey: MERGE_KEYS.topologySpreadConstraints },
-    schedulingGates: { mergeKey: MERGE_KEYS.schedulingGates },
-    resourceClaims: { mergeKey: MERGE_KEYS.resourceClaims },
-  },
-};
-
-/** `metav1.ObjectMeta` merge keys. */
-export const OBJECT_META_SCHEMA: PatchSchema = {
-  fields: {
-    ownerReferences: { mergeKey: MERGE_KEYS.ownerReferences },
-    finalizers: { mergeScalars: true },
-  },
-};
-
-/** Schema of a `corev1.Pod` or a `corev1.PodTemplateSpec` (`metadata` + `spec`). */
-export const POD_SCHEMA: PatchSchema = {
-  fields: { metadata: OBJECT_META_SCHEMA, spec: POD_SPEC_SCHEMA },
-};
-
-/** Schema that knows no field: every list is replaced, every map merged (JSON-merge-like with directives). */
-export const EMPTY_SCHEMA: PatchSchema = {};
-
 export { cloneJson } from '../json.ts';
-
-/**
- * Whether stripping directives would return `v` unchanged but for `null` map values: no `$` key anywhere,
- * and every merge-keyed list holds objects with distinct merge keys (so no element merges into another).
- */
-function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
-  if (typeof v !== 'object' || v === null) return true; // (most calls: the scalars of a fragment)
-  if (!isShared(v)) return checkPlain(v, schema);
-  // A shared subtree (a sidecar plan's token-free part) cannot change: checked once per schema.
-  const bySchema = getOrMake(PLAIN_SHARED, v, () => new Map());
-  return getOrMake(bySchema, schema, () => checkPlain(v, schema));
-}
-
-/**
- * `isPlain` of shared subtrees (`isShared` of ../json.ts), by subtree and schema.
- * Module state by design: a memo keyed by deep-frozen subtrees and immutable schemas.
- */
-const PLAIN_SHARED = new WeakMap<object, Map<PatchSchema | undefined, boolean>>();
-
-function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
-  if (Array.isArray(v)) {
-    if (!distinctMergeKeys(v, schema)) return false;
-    for (const x of v) if (!isPlain(x, schema?.items)) return false;
-    return true;
-  }
-  if (isJsonObject(v)) {
-    for (const k in v) {
-      if (k.charCodeAt(0) === 36 /* $ */ || !isPlain(v[k]!, schema?.fields?.[k])) return false;
-    }
-  }
-  return true;
-}
-
-/**
- * For a list whose schema has a merge key and that holds a map: whether every entry is a map with that key
- * and no two keys are the same (true for any other list).
- */
-function distinctMergeKeys(v: Json[], schema: PatchSchema | undefined): boolean {
-  const key = schema?.mergeKey;
-  if (!key || !v.some(isJsonObject)) return true;
-  // Scalars are their own identity (1 and '1' stay apart); collections by their JSON. Lists are short:
-  // ids are compared pairwise up to 8 entries, through a Set beyond.
-  const ids: Array<Json | undefined> = [];
-  const seen = v.length > 8 ? new Set<Json | undefined>() : undefined;
-  for (const x of v) {
-    if (!isJsonObject(x) || !(key in x)) return false;
-    const k = x[key];
-    const id = typeof k === 'object' && k !== null ? `\u0000${JSON.stringify(k)}` : k;
-    if (seen ? seen.has(id) : ids.includes(id)) return false;
-    if (seen) seen.add(id);
-    else ids.push(id);
-  }
-  return true;
-}
-
-/**
- * `withoutNulls(v)` when `v` is plain (`isPlain`: nothing for `stripDirectives` to do), in one walk instead of
- * two; undefined when it is not (the caller strips directives first).
- */
-function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Json | undefined {
-  if (typeof v !== 'object' || v === null) return v;
-  if (isShared(v)) return isPlain(v, schema) ? withoutNulls(v) : undefined;
-  if (Array.isArray(v)) {
-    if (!distinctMergeKeys(v, schema)) return undefined;
-    const out: Json[] = new Array(v.length);
-    for (let i = 0; i < v.length; i++) {
-      const x = plainWithoutNulls(v[i]!, schema?.items);
-      if (x === undefined) return undefined;
-      out[i] = x;
-    }
-    return out;
-  }
-  const out: JsonObject = {};
-  for (const k in v) {
-    if (k.charCodeAt(0) === 36 /* $ */) return undefined;
-    const x = v[k]!;
-    if (x === null) continue;
-    const y = plainWithoutNulls(x, schema?.fields?.[k]);
-    if (y === undefined) return undefined;
-    setOwn(out, k, y);
-  }
-  return out;
-}
 
 /**
  * Drops a directive-only or directive-carrying patch down to plain data (for values new to the original).
@@ -197,76 +52,6 @@ function stripDirectives(v: Json, schema: PatchSchema | undefined): Json {
   }
   if (isJsonObject(v)) return mergeMap({}, v, schema);
   return v;
-}
-
-/** A patch that {@link trustedPatch} checked: plain data, applied without further checks or copies. */
-export interface TrustedPatch {
-  readonly trusted: JsonObject;
-}
-
-/**
- * `patch` as a {@link TrustedPatch} when merging it needs neither directive handling nor null pruning: no `$`
- * key, no `null` anywhere (a null in a patch deletes a key, inside a new value it is dropped: both need the
- * checked path), and every merge-keyed list holds objects with distinct merge keys. Otherwise undefined, and
- * the caller uses {@link strategicMerge}. Used for data meshinject built (a parsed template fragment), which
- * is then merged twice with one check instead of two.
- */
-export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
-  // The null check first: it stops at the first null, and template output often has one (Istio's `emptyDir:`).
-  return !hasNullEntry(patch) && isPlain(patch, schema) ? { trusted: patch } : undefined;
-}
-
-/**
- * `fillsTrust` answers, by template and schema.
- * Module state by design: a memo keyed by a plan's output (never changed) and immutable schemas.
- */
-const FILLS_TRUST = new WeakMap<object, Map<PatchSchema, FillsTrust>>();
-
-/**
- * What {@link trustedPatch} says of the fills of `template`: `all` pass, `none` passes, or `each` must be
- * checked. A fill writes a string or number into each place `holdsSlot` names (a sidecar plan's output and
- * its tokens, `fill` of ../render/plan-values.ts) and keeps everything else, so:
- * - `none` when `template` itself fails: a fill keeps every null, every `$` key (a slot never starts a key
- *   with `$`), and gives equal merge keys equal values, so it fails the same way;
- * - `all` when `template` passes and no slot stands in a map key (a filled key could start with `$`, a
- *   directive) or in the merge-key value of a merge-keyed list's entry (filled values could repeat): a fill
- *   then changes only values that neither check reads, and it writes no null;
- * - `each` otherwise.
- * Remembered per template (a plan's output never changes).
- */
-export function fillsTrust(template: JsonObject, schema: PatchSchema, holdsSlot: (v: Json) => boolean): FillsTrust {
-  const bySchema = getOrMake(FILLS_TRUST, template, () => new Map());
-  let trust = bySchema.get(schema);
-  if (trust === undefined) {
-    trust =
-      trustedPatch(template, schema) === undefined
-        ? 'none'
-        : slotsOnlyInValues(template, schema, holdsSlot)
-          ? 'all'
-          : 'each';
-    bySchema.set(schema, trust);
-  }
-  return trust;
-}
-
-/** See {@link fillsTrust}. */
-export type FillsTrust = 'all' | 'none' | 'each';
-
-/** No slot in a map key or a merge-key value of `v` (see `fillsTrust`). */
-function slotsOnlyInValues(v: Json, schema: PatchSchema | undefined, holdsSlot: (v: Json) => boolean): boolean {
-  if (typeof v !== 'object' || v === null || !holdsSlot(v)) return true;
-  if (Array.isArray(v)) {
-    const key = schema?.mergeKey;
-    for (const x of v) {
-      if (key && isJsonObject(x) && Object.hasOwn(x, key) && holdsSlot(x[key]!)) return false;
-      if (!slotsOnlyInValues(x, schema?.items, holdsSlot)) return false;
-    }
-    return true;
-  }
-  for (const k in v) {
-    if (holdsSlot(k) || !slotsOnlyInValues(v[k]!, schema?.fields?.[k], holdsSlot)) return false;
-  }
-  return true;
 }
 
 /**
@@ -288,7 +73,7 @@ export function strategicMergeTrusted(
  * Applies `patch` to `original` with strategic-merge semantics (see the module comment).
  * @param original the current object (not mutated)
  * @param patch the patch object (not mutated)
- * @param schema merge keys of the object's type, e.g. {@link POD_SCHEMA}
+ * @param schema merge keys of the object's type, e.g. `POD_SCHEMA` (patch-schema.ts)
  * @returns a new merged object
  */
 export function strategicMerge(
@@ -489,7 +274,7 @@ function normalizeOrder(
     });
     firstIndex.set(list, m);
   }
-  const index = (list: Json[], x: Json): number => firstIndex.get(list)!.get(id(x)) ?? -1;
+  const index = (list: Json[], x: Json): number => firstIndex.get(list)?.get(id(x)) ?? -1;
   const sortBy = (items: Json[], order: Json[]): Json[] =>
     items
       .map((x, i) => ({ x, i, k: index(order, x) }))
@@ -501,14 +286,24 @@ function normalizeOrder(
   let i = 0;
   let j = 0;
   while (i < left.length || j < right.length) {
-    if (i >= left.length) out.push(right[j++]!);
-    else if (j >= right.length) out.push(left[i++]!);
-    else {
-      const li = index(serverOrder, left[i]!);
-      const ri = index(serverOrder, right[j]!);
-      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]!);
-      else out.push(right[j++]!);
+    // Json values are never undefined: an undefined entry is the end of its list.
+    const l = left[i];
+    const r = right[j];
+    if (l !== undefined && (r === undefined || precedes(index(serverOrder, l), index(serverOrder, r)))) {
+      out.push(l);
+      i++;
+    } else {
+      if (r !== undefined) out.push(r);
+      j++;
     }
   }
   return out;
+}
+
+/**
+ * `mergeSortedSlice`'s test: an original-only element (at `li` in the server order) goes before a patch element (at
+ * `ri`) only when both occur in the original, in that order.
+ */
+function precedes(li: number, ri: number): boolean {
+  return li >= 0 && ri >= 0 && li < ri;
 }

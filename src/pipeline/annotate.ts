@@ -4,7 +4,7 @@ import type { Decision, Json, JsonObject, KrmResult } from '../model.ts';
 import type { SourceItem } from '../krm/source.ts';
 import { prefixedTags, resourceResult } from '../results/result.ts';
 import { lookupWorkloadKind, type WorkloadKind } from '../workloads/kinds.ts';
-import { emitChangedEdits } from '../krm/rewrite.ts';
+import { emitChangedEdits } from '../edit/rewrite.ts';
 import { podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from '../workloads/pod-template.ts';
 import { setOwn } from '../json.ts';
 

@@ -3,7 +3,7 @@
  */
 import type { Config } from '../model.ts';
 import type { ActiveMesh, PackageResource, PackageWorkload, WorkloadRef } from '../contract/driver.ts';
-import type { WorkloadRecord } from '../reports/check.ts';
+import type { WorkloadRecord } from '../check/findings.ts';
 
 import type {
   Decision,
@@ -18,7 +18,7 @@ import type {
 } from '../model.ts';
 import type { ParsedSource, SourceItem } from '../krm/source.ts';
 import type { WorkloadKind } from '../workloads/kinds.ts';
-import type { Edit } from '../yaml/flow-edit.ts';
+import type { Edit } from '../krm/write.ts';
 import type { IdentityTable } from '../krm/identity.ts';
 import type { RenderRun } from '../render/run-state.ts';
 import { isJsonObject, setOwn } from '../json.ts';

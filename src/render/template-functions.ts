@@ -9,7 +9,7 @@
  * `x | default "a"` reads `(default "a" x)` here.
  */
 import type { Json } from '../model.ts';
-import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit-block.ts';
+import { emitInline, emitMapLines, emitSeqLines } from '../yaml/emit/emit-block.ts';
 import { formatGoDuration, goPrint, goSprint, isEmpty, isTruthy } from './go-values.ts';
 import { isJsonObject, setOwn } from '../json.ts';
 import { CHARS_PER_STEP, checkIndent, spendWalk, spendWork } from './budget.ts';

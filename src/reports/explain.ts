@@ -1,5 +1,5 @@
 import type { KrmResult } from '../model.ts';
-import type { WorkloadRecord } from './check.ts';
+import type { WorkloadRecord } from '../check/findings.ts';
 import { locateResult, type LocatedInput } from './locate.ts';
 import { escapeLine } from '../results/escape-line.ts';
 

@@ -1,6 +1,6 @@
 import { parseSource, type ParsedSource, type SourceItem } from '../krm/source.ts';
 import type { KrmResult } from '../model.ts';
-import type { TextNode } from '../yaml/text-node.ts';
+import type { TextNode } from '../yaml/read/text-node.ts';
 
 /**
  * Source positions of findings: the 1-based line and column (UTF-16 code units, SARIF's default

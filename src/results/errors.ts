@@ -21,7 +21,7 @@
  * - `TEMPLATE`: an injection template failed to render or rendered something unusable;
  * - `INJECT`: any other reason a driver cannot inject or uninject a workload faithfully;
  * - `UNFAITHFUL_EDIT`: neither the text edit nor the `yaml` Document rewrite writes a resource's change
- *   faithfully (src/krm/rewrite.ts); the resource stays as it was.
+ *   faithfully (src/edit/rewrite.ts); the resource stays as it was.
  */
 export type ErrorCode =
   | 'BAD_INPUT'

@@ -1,5 +1,5 @@
 import type { Json, KrmResult, ResourceId, Severity } from '../model.ts';
-import { emitSeqLines } from '../yaml/emit-block.ts';
+import { emitSeqLines } from '../yaml/emit/emit-block.ts';
 import { escapeLine } from './escape-line.ts';
 
 /**

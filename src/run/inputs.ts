@@ -1,6 +1,6 @@
 import type { ActiveMesh, PackageFinding, PackageResource, PackageWorkload } from '../contract/driver.ts';
 import { parseSource, rangeOf, type ParsedSource, type SourceItem } from '../krm/source.ts';
-import type { Edit } from '../yaml/flow-edit.ts';
+import type { Edit } from '../krm/write.ts';
 import type { Config } from '../model.ts';
 import type { KrmResult, ResourceId } from '../model.ts';
 import {

@@ -1,4 +1,4 @@
-import { applyEdits } from '../yaml/flow-edit.ts';
+import { applyEdits } from '../edit/flow-edit.ts';
 import type { KrmResult } from '../model.ts';
 import { exitCodeOf, generalResult } from '../results/result.ts';
 import { migrationEdits, type MigrateRequest } from '../migrate.ts';

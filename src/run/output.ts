@@ -1,7 +1,6 @@
 import type { ActiveMesh, ReasonInfo } from '../contract/driver.ts';
 import type { ParsedSource } from '../krm/source.ts';
-import { outputEdits, writeOutputParts } from '../krm/write.ts';
-import type { Edit } from '../yaml/flow-edit.ts';
+import { outputEdits, writeOutputParts, type Edit } from '../krm/write.ts';
 import type { KrmResult } from '../model.ts';
 import { formatResultLine, summarize, summaryText } from '../results/result.ts';
 import { escapeLine } from '../results/escape-line.ts';

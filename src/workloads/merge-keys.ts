@@ -7,8 +7,8 @@
  *
  * Two users read it:
  * - the strategic merge (`src/patch/strategic-merge.ts`), which merges list entries with the same key;
- * - the text editors (`src/yaml/text-edit.ts`, `flow-edit.ts`, `document-edit.ts`) and the read-back
- *   check (`read-back.ts`), which match an old list entry with its new version by the same key, so that the
+ * - the text editors (`src/edit/text-edit.ts`, `flow-edit.ts`, `document-edit.ts`) and the read-back
+ *   check (`src/edit/read-back.ts`), which match an old list entry with its new version by the same key, so that the
  *   text of an entry is kept where the merge kept the entry.
  *
  * A list field that is not here has no merge key: Kubernetes replaces it whole (`tolerations`, `args`,

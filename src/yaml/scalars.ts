@@ -3,9 +3,9 @@ import type { Json } from '../model.ts';
 /**
  * The one place where plain-scalar rules live: how a plain (unquoted) scalar resolves under YAML 1.1 and
  * YAML 1.2, and whether a string must be quoted to be read back as a string. Every reader and writer of
- * meshinject uses it: the manifest reader (`manifest-reader.ts`, YAML 1.2 with 1.1 look-alikes declined),
- * the fragment reader (`fragment-reader.ts`, YAML 1.1 as Go reads template output) and the emitter
- * (`emit-block.ts`).
+ * meshinject uses it: the manifest reader (`read/manifest-reader.ts`, YAML 1.2 with 1.1 look-alikes declined),
+ * the fragment reader (`read/fragment-reader.ts`, YAML 1.1 as Go reads template output) and the emitter
+ * (`emit/emit-block.ts`).
  *
  * The readers it stands for:
  * - **YAML 1.1 as Go reads it**: sigs.k8s.io/yaml (its go-yaml v2 fork, `resolve.go`) as used by kubectl,
@@ -44,7 +44,7 @@ const DISPUTED_NUMBER =
  * YAML 1.1 floats as `yaml`'s 1.1 schema tests them (with `_`), but needing a digit: `yaml`'s own patterns
  * also match `.`, `-.` and `e0`, reading them as NaN, where Go's readers (strconv.ParseFloat) and YAML 1.2
  * read strings. Exponent form: `1e3`, `1.5E-2`, `.5e1`; plain form: `1.5`, `1.`, `.5`, `1_000.5`. Used as
- * the tests of `yaml`'s float tags by `readers.ts`.
+ * the tests of `yaml`'s float tags by `read/readers.ts`.
  */
 export const FLOAT_EXP_1_1 = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
 export const FLOAT_1_1 = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
@@ -112,7 +112,7 @@ const OTHER_NON_STRING =
  * Whether a one-line string must be quoted so that every YAML 1.1 and 1.2 reader (Go's sigs.k8s.io/yaml,
  * `yaml` in either version, PyYAML) reads it back as that string: true for every plain form that any of
  * them reads as null, a boolean, a number or a timestamp. (Indicators, `: `, ` #` and spaces are the
- * emitter's business: `emit-block.ts`.)
+ * emitter's business: `emit/emit-block.ts`.)
  */
 export function needsQuotes(value: string): boolean {
   return YAML11_NON_STRING.test(value) || OTHER_NON_STRING.test(value);

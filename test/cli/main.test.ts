@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/e2e.ts';
 import { run } from '../../src/run.ts';
-import { checkWorkloads, type WorkloadRecord } from '../../src/reports/check.ts';
+import { checkWorkloads, type WorkloadRecord } from '../../src/check/findings.ts';
 import { osmDriver } from '../../src/drivers/osm/index.ts';
 import type { CliEnv, CliIo } from '../../src/cli.ts';
 import { deployment as fixtureDeployment } from '../helpers/fixtures.ts';

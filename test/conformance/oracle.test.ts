@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { Document } from 'yaml';
 import { run, type RunOptions } from '../../src/run.ts';
-import { readCore, readKubernetes } from '../../src/yaml/readers.ts';
+import { readCore, readKubernetes } from '../../src/yaml/read/readers.ts';
 import { corpus as testData, needs } from '../helpers/data.ts';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));

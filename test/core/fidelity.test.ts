@@ -6,9 +6,9 @@
 import t from 'tap';
 import { run } from '../../src/run.ts';
 import { parseSource } from '../../src/krm/source.ts';
-import { emitChanged } from '../../src/krm/rewrite.ts';
-import { checkReadBack } from '../../src/yaml/read-back.ts';
-import { readCore, readKubernetes } from '../../src/yaml/readers.ts';
+import { emitChanged } from '../../src/edit/rewrite.ts';
+import { checkReadBack } from '../../src/edit/read-back.ts';
+import { readCore, readKubernetes } from '../../src/yaml/read/readers.ts';
 
 const CONFIG = `apiVersion: meshinject.dev/v1alpha1
 kind: SidecarInjection

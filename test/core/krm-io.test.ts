@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 import { parseSource } from '../../src/krm/source.ts';
 import { writeOutput } from '../../src/krm/write.ts';
-import { emitChanged, seqIndentOf } from '../../src/krm/rewrite.ts';
+import { emitChanged, seqIndentOf } from '../../src/edit/rewrite.ts';
 import type { Json } from '../../src/model.ts';
 import { MeshInjectError } from '../../src/results/errors.ts';
 import { corpus, needs } from '../helpers/data.ts';

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLOAT_1_1, FLOAT_EXP_1_1, needsQuotes, resolvePlain } from '../../src/yaml/scalars.ts';
-import { seqIndentOf } from '../../src/krm/rewrite.ts';
+import { seqIndentOf } from '../../src/edit/rewrite.ts';
 import { checkLabelKey, checkLabelValue, parseSelectorString } from '../../src/selection/label-selector.ts';
 import { canonicalQuantity } from '../../src/drivers/istio/quantity.ts';
 import { parseGoDuration, readQuantity } from '../../src/drivers/linkerd/overrides.ts';

@@ -6,11 +6,12 @@
 import t from 'tap';
 import { parse } from 'yaml';
 import { parseSource } from '../../src/krm/source.ts';
-import { emitChanged } from '../../src/krm/rewrite.ts';
+import { emitChanged } from '../../src/edit/rewrite.ts';
 import type { Json, JsonObject } from '../../src/model.ts';
-import { POD_SCHEMA, strategicMerge } from '../../src/patch/strategic-merge.ts';
+import { strategicMerge } from '../../src/patch/strategic-merge.ts';
+import { POD_SCHEMA } from '../../src/patch/patch-schema.ts';
 import { MERGE_KEYS, mergeKeyOf } from '../../src/workloads/merge-keys.ts';
-import { matchEntries } from '../../src/yaml/flow-edit.ts';
+import { matchEntries } from '../../src/edit/flow-edit.ts';
 
 /** Rewrites a one-resource stream so that it reads as `next`; returns the new text. */
 function edit(text: string, next: Json): string {

@@ -1,13 +1,8 @@
 import t from 'tap';
 import fc from 'fast-check';
-import {
-  cloneJson,
-  strategicMerge,
-  strategicMergeTrusted,
-  fillsTrust,
-  trustedPatch,
-  POD_SCHEMA,
-} from '../../src/patch/strategic-merge.ts';
+import { cloneJson, strategicMerge, strategicMergeTrusted } from '../../src/patch/strategic-merge.ts';
+import { POD_SCHEMA } from '../../src/patch/patch-schema.ts';
+import { fillsTrust, trustedPatch } from '../../src/patch/trusted-patch.ts';
 import type { Json, JsonObject } from '../../src/model.ts';
 import { withoutNulls } from '../../src/json.ts';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { run } from '../../src/run.ts';
-import { readKubernetes } from '../../src/yaml/readers.ts';
+import { readKubernetes } from '../../src/yaml/read/readers.ts';
 
 const CONFIG =
   'apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: k\nspec:\n  mesh: istio\n  resultAnnotations: false\n';

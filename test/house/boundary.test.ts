@@ -93,3 +93,25 @@ t.test('the check finds what breaks the rules', async (t) => {
   );
   t.match(layeringRule('render/engine.ts', 'contract/driver.ts'), /template engine imports contract/);
 });
+
+t.test('the YAML stages import one way: edit/ → yaml/read/, yaml/emit/ → yaml/scalars.ts', async (t) => {
+  const may: Array<[string, string]> = [
+    ['edit/rewrite.ts', 'yaml/read/text-node.ts'],
+    ['edit/text-edit.ts', 'yaml/emit/emit-block.ts'],
+    ['yaml/read/scan.ts', 'yaml/scalars.ts'],
+    ['yaml/emit/emit-block.ts', 'yaml/scalars.ts'],
+    ['yaml/read/fragment-reader.ts', 'yaml/read/scan.ts'],
+    ['yaml/read/scan.ts', 'model.ts'],
+  ];
+  for (const [from, to] of may) t.equal(layeringRule(from, to), undefined, `${from} may import ${to}`);
+  const mayNot: Array<[string, string, RegExp]> = [
+    ['yaml/read/readers.ts', 'edit/flow-edit.ts', /a YAML reader imports the editor/],
+    ['yaml/emit/emit-block.ts', 'edit/text-edit.ts', /the YAML emitter imports the editor/],
+    ['yaml/scalars.ts', 'edit/read-back.ts', /scalar rules import the editor/],
+    ['yaml/read/scan.ts', 'yaml/emit/emit-block.ts', /a YAML reader imports the emitter/],
+    ['yaml/emit/emit-block.ts', 'yaml/read/readers.ts', /the YAML emitter imports a reader/],
+    ['yaml/scalars.ts', 'yaml/read/scan.ts', /scalar rules import the readers/],
+    ['yaml/scalars.ts', 'yaml/emit/emit-block.ts', /scalar rules import the emitter/],
+  ];
+  for (const [from, to, why] of mayNot) t.match(layeringRule(from, to), why, `${from} may not import ${to}`);
+});

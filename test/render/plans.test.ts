@@ -10,7 +10,7 @@ import { createPlanner, type PlanSource, type PlanStats, type RunPlanSettings } 
 import { createRenderRun, withRenderRun } from '../../src/render/run-state.ts';
 import { run } from '../../src/run.ts';
 import type { PlanRule } from '../../src/render/plan-helpers.ts';
-import { parseFragment } from '../../src/yaml/fragment-reader.ts';
+import { parseFragment } from '../../src/yaml/read/fragment-reader.ts';
 import type { Json } from '../../src/model.ts';
 
 let n = 0;

@@ -1,13 +1,13 @@
 /**
  * Shared plan parts (issue #24): the token-free parts of a sidecar plan's output are the same deep-frozen
  * objects in every workload the plan serves (src/json.ts `share`); their text is written once per place
- * (src/yaml/emit-block.ts) and proven once per text (src/yaml/fragment-reader.ts, tested there); a driver
+ * (src/yaml/emit/emit-block.ts) and proven once per text (src/yaml/read/fragment-reader.ts, tested there); a driver
  * that writes into one fails, and the workload is injected again without plans (src/pipeline.ts).
  * What a user sees must not change: the same bytes with plans on and off.
  */
 import t from 'tap';
 import { cloneJson, hasNullEntry, isShared, owned, share, withoutNulls } from '../../src/json.ts';
-import { emitAfterDash, emitAfterKey, type BlockStyle } from '../../src/yaml/emit-block.ts';
+import { emitAfterDash, emitAfterKey, type BlockStyle } from '../../src/yaml/emit/emit-block.ts';
 import type { PlanStats, RunPlanSettings } from '../../src/render/plans.ts';
 import { createRenderRun } from '../../src/render/run-state.ts';
 import { run } from '../../src/run.ts';

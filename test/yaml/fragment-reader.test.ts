@@ -9,8 +9,8 @@ import t from 'tap';
 import fc from 'fast-check';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
-import { parseFragment, readFragmentFast } from '../../src/yaml/fragment-reader.ts';
-import { FRAGMENT_YAML_OPTIONS } from '../../src/yaml/readers.ts';
+import { parseFragment, readFragmentFast } from '../../src/yaml/read/fragment-reader.ts';
+import { FRAGMENT_YAML_OPTIONS } from '../../src/yaml/read/readers.ts';
 import type { Json } from '../../src/model.ts';
 import { corpus, needs } from '../helpers/data.ts';
 
@@ -468,10 +468,10 @@ t.test(
   'real template output: the Istio conformance cases, rendered by a run, are read by the fast reader',
   needs(ISTIO),
   async (t) => {
-    const real = await import('../../src/yaml/fragment-reader.ts');
+    const real = await import('../../src/yaml/read/fragment-reader.ts');
     const texts: string[] = [];
     const { run } = await t.mockImport<typeof import('../../src/run.ts')>('../../src/run.ts', {
-      '../../src/yaml/fragment-reader.ts': {
+      '../../src/yaml/read/fragment-reader.ts': {
         ...real,
         parseFragment: (text: string) => {
           texts.push(text);
@@ -548,8 +548,8 @@ function hasIndexKey(v: Json): boolean {
 t.test(
   'the read-back verifier: "reads as intended" only when the reader reads the text as the expected data',
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
+    const { readsAs } = await import('../../src/edit/read-back.ts');
     let proven = 0;
     let readable = 0;
     let mutatedProven = 0;
@@ -609,8 +609,8 @@ t.test(
   'the read-back verifier on what injection writes: every real edited resource is proven, a one-character change is not',
   needs(BOOKINFO),
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
+    const { readsAs } = await import('../../src/edit/read-back.ts');
     const { run } = await import('../../src/run.ts');
     const input = readFileSync(BOOKINFO.path ?? '', 'utf8');
     const out = run(input, {
@@ -642,8 +642,8 @@ const insertedLine = fc.tuple(
 t.test(
   'proven spans: a shared subtree is compared by its text once proven, and nothing changes but speed',
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
+    const { readsAs } = await import('../../src/edit/read-back.ts');
     const { share, cloneJson } = await import('../../src/json.ts');
     let skipsPossible = 0;
     let agreed = 0;
@@ -706,8 +706,8 @@ t.test(
 );
 
 t.test('proven spans: a span is reused only where the node ends the same way', async (t) => {
-  const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-  const { readsAs } = await import('../../src/yaml/read-back.ts');
+  const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
+  const { readsAs } = await import('../../src/edit/read-back.ts');
   const { share } = await import('../../src/json.ts');
   const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
   const probe = share({ httpGet: { path: '/ready', port: 15021 }, periodSeconds: 1 });
@@ -752,8 +752,8 @@ t.test('proven spans: a span is reused only where the node ends the same way', a
 t.test(
   'proven spans are tied to how the text was read: a one-entry list is a list at its dash, a map at its key',
   async (t) => {
-    const { verifyFragmentFast } = await import('../../src/yaml/fragment-reader.ts');
-    const { readsAs } = await import('../../src/yaml/read-back.ts');
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
+    const { readsAs } = await import('../../src/edit/read-back.ts');
     const { share } = await import('../../src/json.ts');
     const same = (a: Json | undefined, b: Json | undefined) => readsAs(a, b);
     const item = share({ name: 'istio-init', image: 'proxy:1' });

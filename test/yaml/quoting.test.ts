@@ -7,9 +7,9 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import { emitString } from '../../src/yaml/emit-block.ts';
+import { emitString } from '../../src/yaml/emit/emit-block.ts';
 import { needsQuotes, resolvePlain } from '../../src/yaml/scalars.ts';
-import { CORE_YAML_OPTIONS, FRAGMENT_YAML_OPTIONS, K8S_YAML_OPTIONS } from '../../src/yaml/readers.ts';
+import { CORE_YAML_OPTIONS, FRAGMENT_YAML_OPTIONS, K8S_YAML_OPTIONS } from '../../src/yaml/read/readers.ts';
 
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 

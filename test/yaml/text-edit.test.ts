@@ -1,9 +1,9 @@
 import t from 'tap';
 import { parse } from 'yaml';
 import { parseSource } from '../../src/krm/source.ts';
-import { emitChanged } from '../../src/krm/rewrite.ts';
+import { emitChanged } from '../../src/edit/rewrite.ts';
 import type { Json } from '../../src/model.ts';
-import { emitString } from '../../src/yaml/emit-block.ts';
+import { emitString } from '../../src/yaml/emit/emit-block.ts';
 
 /** Rewrites a one-resource stream so that it reads as `next`; returns the new text. */
 function patch(text: string, next: Json): string {

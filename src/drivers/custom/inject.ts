@@ -7,7 +7,8 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { quoteData } from '../../results/quote.ts';
 import type { InjectRequest, Inventory } from '../../contract/driver.ts';
-import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
+import { strategicMerge } from '../../patch/strategic-merge.ts';
+import { POD_SCHEMA } from '../../patch/patch-schema.ts';
 import { removeInventory } from '../../patch/uninject.ts';
 import { InjectError } from '../../results/errors.ts';
 import { DEFAULT_TEMPLATE, type CustomSettings } from './config.ts';

@@ -7,7 +7,7 @@ import type { Json, JsonObject, NamespaceInfo, PodTemplate } from '../../model.t
 import type { WorkloadRef } from '../../contract/driver.ts';
 import { renderTemplate, renderTemplatePlanned } from '../../render/engine.ts';
 import { createPlanner, planSources, type PlanSource } from '../../render/plans.ts';
-import { parseFragment } from '../../yaml/fragment-reader.ts';
+import { parseFragment } from '../../yaml/read/fragment-reader.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import type { CustomTemplate } from './config.ts';
 import { isJsonObject } from '../../json.ts';

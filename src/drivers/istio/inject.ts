@@ -6,15 +6,9 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { InjectRequest } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
-import {
-  cloneJson,
-  fillsTrust,
-  POD_SCHEMA,
-  strategicMerge,
-  strategicMergeTrusted,
-  trustedPatch,
-  type TrustedPatch,
-} from '../../patch/strategic-merge.ts';
+import { cloneJson, strategicMerge, strategicMergeTrusted } from '../../patch/strategic-merge.ts';
+import { POD_SCHEMA } from '../../patch/patch-schema.ts';
+import { fillsTrust, trustedPatch, type TrustedPatch } from '../../patch/trusted-patch.ts';
 import { filledFrom, planSwitches } from '../../render/plans.ts';
 import { holdsToken } from '../../render/plan-values.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';

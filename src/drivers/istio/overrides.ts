@@ -7,7 +7,8 @@
 import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import { POD_SCHEMA, strategicMerge } from '../../patch/strategic-merge.ts';
+import { strategicMerge } from '../../patch/strategic-merge.ts';
+import { POD_SCHEMA } from '../../patch/patch-schema.ts';
 import { canonicalQuantity } from './quantity.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
 import {

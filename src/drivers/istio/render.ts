@@ -1,6 +1,6 @@
 import type { Json, JsonObject, PodMeta } from '../../model.ts';
 import { createTemplateEngine } from '../../render/engine.ts';
-import { parseFragment } from '../../yaml/fragment-reader.ts';
+import { parseFragment } from '../../yaml/read/fragment-reader.ts';
 import { InjectError } from '../../results/errors.ts';
 import { TEMPLATES } from '../templates.gen.ts';
 import { PRECOMPILED } from '../templates-precompiled.gen.js';

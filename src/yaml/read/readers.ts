@@ -11,7 +11,7 @@ import {
   type Tags,
   type ToJSOptions,
 } from 'yaml';
-import { FLOAT_1_1, FLOAT_EXP_1_1 } from './scalars.ts';
+import { FLOAT_1_1, FLOAT_EXP_1_1 } from '../scalars.ts';
 
 /**
  * The ways a text is read, and the options meshinject gives the `yaml` package for them.
@@ -155,7 +155,7 @@ function readAll(text: string, options: ParseOptions & DocumentOptions & SchemaO
   const values: unknown[] = [];
   for (const d of docs) {
     const err = d.errors[0];
-    if (err) return { ok: false, error: err.message.split('\n')[0]! };
+    if (err) return { ok: false, error: err.message.split('\n', 1)[0] ?? '' };
     const problem = findKeyProblem(d);
     if (problem) return { ok: false, error: keyProblemMessage(problem) };
     try {

@@ -1,6 +1,6 @@
-import type { Json } from '../model.ts';
-import { isShared } from '../json.ts';
-import { needsQuotes } from './scalars.ts';
+import type { Json } from '../../model.ts';
+import { isShared } from '../../json.ts';
+import { needsQuotes } from '../scalars.ts';
 
 /**
  * A small, fast emitter for new YAML text (what injection adds): block maps and sequences, plain scalars
@@ -154,7 +154,8 @@ export function emitFlow(v: Json): string {
     // In flow context a plain scalar must not hold flow indicators nor start with `?` or `:` (`"?page=1"`, `":8080"`).
     return (/[,[\]{}]/.test(s) || /^[?:]/.test(s)) && !/^['"]/.test(s) ? `'${v.replace(/'/g, "''")}'` : s;
   }
-  return emitInline(v)!;
+  // What is left is null, a boolean or a number: `emitInline`'s scalars.
+  return String(v);
 }
 
 function literal(s: string, indent: number): string {
@@ -227,8 +228,8 @@ function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, p
   let out = '';
   let first = !padFirst;
   for (const k in o) {
-    const v = o[k]!;
-    if (v === null && !style.keepNulls) continue;
+    const v = o[k];
+    if (v === undefined || (v === null && !style.keepNulls)) continue;
     out += `${first ? '' : pad}${emitKey(k)}:${emitAfterKey(v, column, style)}`;
     first = false;
   }

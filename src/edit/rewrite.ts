@@ -1,17 +1,18 @@
 /**
- * The new text of one changed resource (pipeline step `emitChanged`): the text editor (src/yaml/text-edit.ts)
+ * The new text of one changed resource (pipeline step `emitChanged`): the text editor (src/edit/text-edit.ts)
  * rewrites only what differs, the result is read back and compared with `next`, and where that cannot be
- * proven the resource goes through a `yaml` Document (src/yaml/document-edit.ts) or is refused.
+ * proven the resource goes through a `yaml` Document (src/edit/document-edit.ts) or is refused.
  */
 import type { Json } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
-import { editDocument } from '../yaml/document-edit.ts';
-import { Unfaithful, type Edit } from '../yaml/flow-edit.ts';
-import { editText } from '../yaml/text-edit.ts';
-import { checkReadBack, readsAs } from '../yaml/read-back.ts';
-import type { TextNode } from '../yaml/text-node.ts';
-import { LineIndex } from './compose.ts';
-import type { ParsedSource, SourceItem } from './source.ts';
+import { editDocument } from './document-edit.ts';
+import { Unfaithful } from './flow-edit.ts';
+import type { Edit } from '../krm/write.ts';
+import { editText } from './text-edit.ts';
+import { checkReadBack, readsAs } from './read-back.ts';
+import type { TextNode } from '../yaml/read/text-node.ts';
+import { LineIndex } from '../krm/compose.ts';
+import type { ParsedSource, SourceItem } from '../krm/source.ts';
 
 /**
  * List indentation of a resource's text: the style of its first block sequence under a mapping key
@@ -39,12 +40,13 @@ const ITEM_LINE = /^([ \t]*)- /;
 function firstBlockSequence(text: string): { key: number; item: number } | undefined {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length - 1; i++) {
-    const key = KEY_LINE.exec(lines[i]!);
+    const key = KEY_LINE.exec(lines[i] ?? '');
     if (!key) continue;
     let j = i + 1;
-    while (j < lines.length - 1 && BLANK_OR_COMMENT_LINE.test(lines[j]!)) j++;
-    const item = ITEM_LINE.exec(lines[j]!);
-    if (item) return { key: key[1]!.length, item: item[1]!.length };
+    while (j < lines.length - 1 && BLANK_OR_COMMENT_LINE.test(lines[j] ?? '')) j++;
+    const item = ITEM_LINE.exec(lines[j] ?? '');
+    // Both groups are mandatory in their patterns: a match has them.
+    if (item) return { key: (key[1] ?? '').length, item: (item[1] ?? '').length };
   }
   return undefined;
 }
@@ -76,7 +78,8 @@ function riskyConstruct(node: TextNode | null): { what: string; offset: number }
 /** The indentation step of a multi-line JSON resource (the column of its first key less that of `{`). */
 function jsonUnit(text: string, column: number): number {
   const m = /^\{[ \t]*\r?\n([ ]+)"/.exec(text);
-  return m ? Math.max(1, m[1]!.length - column) : 2;
+  const indent = m?.[1];
+  return indent !== undefined ? Math.max(1, indent.length - column) : 2;
 }
 
 /**

@@ -51,7 +51,8 @@ export interface TextPair {
 }
 
 function range(node: Node): TextRange {
-  const r = node.range!;
+  const r = node.range;
+  if (!r) throw new Error('a yaml node without its source range');
   return { start: r[0], end: r[1], outerEnd: r[2] };
 }
 

@@ -1,4 +1,4 @@
-import type { Json } from '../model.ts';
+import type { Json } from '../../model.ts';
 import type { TextMap, TextNode, TextPair, TextScalar, TextSeq } from './text-node.ts';
 import {
   COLON,
@@ -207,7 +207,7 @@ class BlockReader {
   /** Index of the `:` ending a plain block mapping key that starts at `from`, or -1. */
   private plainKeyColon(from: number): number {
     const { text, ce } = this;
-    const c = text[from]!;
+    const c = text.charAt(from);
     if (
       NOT_PLAIN_START.has(c) ||
       ((c === '-' || c === '?' || c === ':') && (from + 1 >= ce || text.charCodeAt(from + 1) === SPACE))
@@ -267,9 +267,10 @@ class BlockReader {
       pairs.push({ key, keyNode, value: v.node });
       outerEnd = v.node.outerEnd;
     }
-    if (pairs.length === 0) decline();
+    const firstPair = pairs[0];
+    if (firstPair === undefined) decline();
     this.depth--;
-    const start = pairs[0]!.keyNode.start;
+    const start = firstPair.keyNode.start;
     return { value, node: { t: 'map', flow: false, pairs, start, end: outerEnd, outerEnd } };
   }
 
@@ -361,7 +362,7 @@ class BlockReader {
       this.lineRest(node.end);
     } else {
       if (
-        NOT_PLAIN_START.has(text[i]!) ||
+        NOT_PLAIN_START.has(text.charAt(i)) ||
         ((c === DASH || c === 63 || c === COLON) && (i + 1 >= this.ce || text.charCodeAt(i + 1) === SPACE))
       )
         decline();
@@ -456,8 +457,7 @@ class BlockReader {
     const content = blockIndent < 0 ? [] : lines.slice(0, lines.length - trailingBlank);
     let value = '';
     if (folded) {
-      for (let k = 0; k < content.length; k++) {
-        const l = content[k]!;
+      for (const [k, l] of content.entries()) {
         if (l === '') value += '\n';
         else if (k > 0 && content[k - 1] !== '') value += ' ';
         value += l;

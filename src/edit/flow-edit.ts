@@ -1,7 +1,8 @@
-import type { TextMap, TextNode, TextSeq } from './text-node.ts';
+import type { TextMap, TextNode, TextSeq } from '../yaml/read/text-node.ts';
+import type { Edit } from '../krm/write.ts';
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
-import { doubleQuoted, emitFlow, NOT_RAW } from './emit-block.ts';
+import { doubleQuoted, emitFlow, NOT_RAW } from '../yaml/emit/emit-block.ts';
 import { MERGE_KEYS, mergeKeyOf } from '../workloads/merge-keys.ts';
 
 /**
@@ -15,13 +16,6 @@ import { MERGE_KEYS, mergeKeyOf } from '../workloads/merge-keys.ts';
 export interface FlowStyle {
   json: boolean;
   unit: number;
-}
-
-/** A text edit: replace [start, end) of the input text with `text`. */
-export interface Edit {
-  start: number;
-  end: number;
-  text: string;
 }
 
 /** An edit the text editor cannot make faithfully (e.g. it would drop a comment); `offset` is where. */

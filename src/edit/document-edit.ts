@@ -15,9 +15,9 @@ import {
 } from 'yaml';
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
-import { emitString, type BlockStyle } from './emit-block.ts';
+import { emitString, type BlockStyle } from '../yaml/emit/emit-block.ts';
 import { matchEntries } from './flow-edit.ts';
-import { K8S_YAML_OPTIONS } from './readers.ts';
+import { K8S_YAML_OPTIONS } from '../yaml/read/readers.ts';
 
 /**
  * The slow, proven path for resources the text editor does not edit: the resource is parsed into a full
@@ -146,7 +146,7 @@ class DocEditor {
     const matched = matchEntries(o, n, field);
     const items = seq.items;
     seq.items = n.map((v, j) => {
-      const i = matched[j]!;
+      const i = matched[j] ?? -1;
       return i < 0 ? this.create(v) : this.apply(items[i] ?? null, o[i], v);
     });
   }

@@ -1,8 +1,9 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { matchEntries } from './flow-edit.ts';
-import { parseFragment, verifyFragmentFast } from './fragment-reader.ts';
-import { readCore, readKubernetes } from './readers.ts';
+import { parseFragment } from '../yaml/read/fragment-reader.ts';
+import { verifyFragmentFast } from '../yaml/read/fragment-verifier.ts';
+import { readCore, readKubernetes } from '../yaml/read/readers.ts';
 
 /**
  * The read-back check of a rewritten resource: the new text is read again, as Kubernetes reads it
@@ -81,7 +82,7 @@ export function equalsWithDelta(
     if (after.length !== n.length || before.length !== o.length) return false;
     const matched = matchEntries(o, n, field);
     return n.every((v, j) => {
-      const i = matched[j]!;
+      const i = matched[j] ?? -1;
       return i < 0 ? readsAs(after[j], v) : equalsWithDelta(before[i], after[j], o[i], v, mergedOnly);
     });
   }

@@ -1,4 +1,4 @@
-import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
+import type { TextMap, TextNode, TextPair, TextSeq } from '../yaml/read/text-node.ts';
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
 import {
@@ -11,7 +11,7 @@ import {
   NOT_RAW,
   spaces,
   type BlockStyle,
-} from './emit-block.ts';
+} from '../yaml/emit/emit-block.ts';
 import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
 
 /**
@@ -68,7 +68,7 @@ export function editText(
 
 type JsonObj = { [k: string]: Json };
 
-type Edit = import('./flow-edit.ts').Edit;
+type Edit = import('../krm/write.ts').Edit;
 
 interface Ctx {
   text: string;

@@ -1,6 +1,6 @@
-import type { Json } from '../model.ts';
+import type { Json } from '../../model.ts';
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
-import { resolvePlain } from './scalars.ts';
+import { resolvePlain } from '../scalars.ts';
 
 /**
  * The pieces of the two fast readers (`manifest-reader.ts`, `fragment-reader.ts`) that read one line's worth
@@ -105,12 +105,13 @@ export function unquote(text: string, i: number, close: number): string {
   if (!body.includes('\\')) return body;
   let out = '';
   for (let j = 0; j < body.length; j++) {
-    const ch = body[j]!;
+    const ch = body.charAt(j);
     if (ch !== '\\') {
       out += ch;
       continue;
     }
-    const e = body[++j]!;
+    j++;
+    const e = body.charAt(j);
     const simple = DOUBLE_ESCAPES[e];
     if (simple !== undefined) {
       out += simple;
@@ -175,7 +176,7 @@ export function readFlow(
     }
     // `-`, `?` and `:` start a plain scalar only before a character that is part of it (`-x`, not `- `, `-,`, `-]`).
     if (
-      NOT_PLAIN_START.has(text[p]!) ||
+      NOT_PLAIN_START.has(text.charAt(p)) ||
       ((c === DASH || c === 63 || c === COLON) && (p + 1 >= ce || FLOW_BREAK.has(text.charCodeAt(p + 1))))
     )
       decline();

@@ -1,0 +1,165 @@
+/**
+ * Which patches the strategic merge (`strategic-merge.ts`) may apply without directive handling or null pruning:
+ * plain data (no `$` key, no `null`, distinct merge keys in every merge-keyed list), checked once per patch and,
+ * for a sidecar plan's output, once per template (`fillsTrust`).
+ */
+import { getOrMake, hasNullEntry, isJsonObject, isShared, setOwn, withoutNulls } from '../json.ts';
+import type { Json, JsonObject } from '../model.ts';
+import { EMPTY_SCHEMA, type PatchSchema } from './patch-schema.ts';
+
+/**
+ * Whether stripping directives would return `v` unchanged but for `null` map values: no `$` key anywhere,
+ * and every merge-keyed list holds objects with distinct merge keys (so no element merges into another).
+ */
+export function isPlain(v: Json, schema: PatchSchema | undefined): boolean {
+  if (typeof v !== 'object' || v === null) return true; // (most calls: the scalars of a fragment)
+  if (!isShared(v)) return checkPlain(v, schema);
+  // A shared subtree (a sidecar plan's token-free part) cannot change: checked once per schema.
+  const bySchema = getOrMake(PLAIN_SHARED, v, () => new Map());
+  return getOrMake(bySchema, schema, () => checkPlain(v, schema));
+}
+
+/**
+ * `isPlain` of shared subtrees (`isShared` of ../json.ts), by subtree and schema.
+ * Module state by design: a memo keyed by deep-frozen subtrees and immutable schemas.
+ */
+const PLAIN_SHARED = new WeakMap<object, Map<PatchSchema | undefined, boolean>>();
+
+function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
+  if (Array.isArray(v)) {
+    if (!distinctMergeKeys(v, schema)) return false;
+    for (const x of v) if (!isPlain(x, schema?.items)) return false;
+    return true;
+  }
+  if (isJsonObject(v)) {
+    for (const k in v) {
+      const x = v[k];
+      if (k.charCodeAt(0) === 36 /* $ */ || (x !== undefined && !isPlain(x, schema?.fields?.[k]))) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * For a list whose schema has a merge key and that holds a map: whether every entry is a map with that key
+ * and no two keys are the same (true for any other list).
+ */
+function distinctMergeKeys(v: Json[], schema: PatchSchema | undefined): boolean {
+  const key = schema?.mergeKey;
+  if (!key || !v.some(isJsonObject)) return true;
+  // Scalars are their own identity (1 and '1' stay apart); collections by their JSON. Lists are short:
+  // ids are compared pairwise up to 8 entries, through a Set beyond.
+  const ids: Array<Json | undefined> = [];
+  const seen = v.length > 8 ? new Set<Json | undefined>() : undefined;
+  for (const x of v) {
+    if (!isJsonObject(x) || !(key in x)) return false;
+    const k = x[key];
+    const id = typeof k === 'object' && k !== null ? `\u0000${JSON.stringify(k)}` : k;
+    if (seen ? seen.has(id) : ids.includes(id)) return false;
+    if (seen) seen.add(id);
+    else ids.push(id);
+  }
+  return true;
+}
+
+/**
+ * `withoutNulls(v)` when `v` is plain (`isPlain`: nothing for `stripDirectives` to do), in one walk instead of
+ * two; undefined when it is not (the caller strips directives first).
+ */
+export function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Json | undefined {
+  if (typeof v !== 'object' || v === null) return v;
+  if (isShared(v)) return isPlain(v, schema) ? withoutNulls(v) : undefined;
+  if (Array.isArray(v)) {
+    if (!distinctMergeKeys(v, schema)) return undefined;
+    const out: Json[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const vi = v[i];
+      const x = vi === undefined ? undefined : plainWithoutNulls(vi, schema?.items);
+      if (x === undefined) return undefined;
+      out[i] = x;
+    }
+    return out;
+  }
+  const out: JsonObject = {};
+  for (const k in v) {
+    if (k.charCodeAt(0) === 36 /* $ */) return undefined;
+    const x = v[k];
+    if (x === null || x === undefined) continue;
+    const y = plainWithoutNulls(x, schema?.fields?.[k]);
+    if (y === undefined) return undefined;
+    setOwn(out, k, y);
+  }
+  return out;
+}
+
+/** A patch that {@link trustedPatch} checked: plain data, applied without further checks or copies. */
+export interface TrustedPatch {
+  readonly trusted: JsonObject;
+}
+
+/**
+ * `patch` as a {@link TrustedPatch} when merging it needs neither directive handling nor null pruning: no `$`
+ * key, no `null` anywhere (a null in a patch deletes a key, inside a new value it is dropped: both need the
+ * checked path), and every merge-keyed list holds objects with distinct merge keys. Otherwise undefined, and
+ * the caller uses {@link strategicMerge}. Used for data meshinject built (a parsed template fragment), which
+ * is then merged twice with one check instead of two.
+ */
+export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
+  // The null check first: it stops at the first null, and template output often has one (Istio's `emptyDir:`).
+  return !hasNullEntry(patch) && isPlain(patch, schema) ? { trusted: patch } : undefined;
+}
+
+/**
+ * `fillsTrust` answers, by template and schema.
+ * Module state by design: a memo keyed by a plan's output (never changed) and immutable schemas.
+ */
+const FILLS_TRUST = new WeakMap<object, Map<PatchSchema, FillsTrust>>();
+
+/**
+ * What {@link trustedPatch} says of the fills of `template`: `all` pass, `none` passes, or `each` must be
+ * checked. A fill writes a string or number into each place `holdsSlot` names (a sidecar plan's output and
+ * its tokens, `fill` of ../render/plan-values.ts) and keeps everything else, so:
+ * - `none` when `template` itself fails: a fill keeps every null, every `$` key (a slot never starts a key
+ *   with `$`), and gives equal merge keys equal values, so it fails the same way;
+ * - `all` when `template` passes and no slot stands in a map key (a filled key could start with `$`, a
+ *   directive) or in the merge-key value of a merge-keyed list's entry (filled values could repeat): a fill
+ *   then changes only values that neither check reads, and it writes no null;
+ * - `each` otherwise.
+ * Remembered per template (a plan's output never changes).
+ */
+export function fillsTrust(template: JsonObject, schema: PatchSchema, holdsSlot: (v: Json) => boolean): FillsTrust {
+  const bySchema = getOrMake(FILLS_TRUST, template, () => new Map());
+  let trust = bySchema.get(schema);
+  if (trust === undefined) {
+    trust =
+      trustedPatch(template, schema) === undefined
+        ? 'none'
+        : slotsOnlyInValues(template, schema, holdsSlot)
+          ? 'all'
+          : 'each';
+    bySchema.set(schema, trust);
+  }
+  return trust;
+}
+
+/** See {@link fillsTrust}. */
+export type FillsTrust = 'all' | 'none' | 'each';
+
+/** No slot in a map key or a merge-key value of `v` (see `fillsTrust`). */
+function slotsOnlyInValues(v: Json, schema: PatchSchema | undefined, holdsSlot: (v: Json) => boolean): boolean {
+  if (typeof v !== 'object' || v === null || !holdsSlot(v)) return true;
+  if (Array.isArray(v)) {
+    const key = schema?.mergeKey;
+    for (const x of v) {
+      const keyValue = key && isJsonObject(x) && Object.hasOwn(x, key) ? x[key] : undefined;
+      if (keyValue !== undefined && holdsSlot(keyValue)) return false;
+      if (!slotsOnlyInValues(x, schema?.items, holdsSlot)) return false;
+    }
+    return true;
+  }
+  for (const k in v) {
+    const x = v[k];
+    if (holdsSlot(k) || (x !== undefined && !slotsOnlyInValues(x, schema?.fields?.[k], holdsSlot))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,334 @@
+import type { Json } from '../../model.ts';
+import { NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
+
+/**
+ * The line table of a rendered fragment and its one-line pieces, shared by the fast fragment reader
+ * (`fragment-reader.ts`) and its verifier (`fragment-verifier.ts`), which walk the block structure the same way.
+ * Anything not read exactly as `yaml` reads it throws `Declined` (`scan.ts`).
+ */
+
+/** Flow collections in templates: YAML 1.1 as Go reads it, trailing commas allowed (`{a: "1",}`). */
+export const FRAGMENT_FLOW: FlowRules = { resolve: resolveGo11, trailingComma: true };
+
+/** What may follow a value on its line: spaces, then perhaps a comment (a `#` after a space). */
+export const ONLY_COMMENT = /^(?: *| +#.*)$/;
+
+/** `t` from `from` on, past any spaces there (`t.slice(from).replace(/^ +/, '')` without the regex). */
+export function afterSpaces(t: string, from: number): string {
+  let i = from;
+  while (t.charCodeAt(i) === 32) i++;
+  return i === 0 ? t : t.slice(i);
+}
+
+/** A structural line of a fragment (not blank, not only a comment): its indentation in spaces and its content. */
+export interface Line {
+  indent: number;
+  /** Content after the indentation, without a trailing comment-only remainder. */
+  text: string;
+  /** Index of the line in the source (for block scalars). */
+  index: number;
+}
+
+/** A stretch of text proven to read as a shared subtree: whole raw lines, each ending with `\n`. */
+export interface ProvenSpan {
+  readonly text: string;
+  /** How many raw lines it holds. */
+  readonly lines: number;
+  /**
+   * How it was read: the node's column, and whether as a sequence at its key's column (`seq`) or as a
+   * node (`node`). The same text read another way reads otherwise (a one-entry list `- name: x` is a list
+   * at the dash's column and a map at the key's), so a span is reused only where it is read the same way.
+   */
+  readonly column: number;
+  readonly indentlessSeq: boolean;
+}
+
+/**
+ * The line table and the one-line pieces (keys, scalars, block scalars, flow collections) shared by the
+ * reader (`FastReader`) and the verifier (`FragmentVerifier`), which walk the block structure the same way.
+ */
+export abstract class LineReader {
+  /** The text, and where each of its raw lines starts (lines are sliced only when a block scalar or a flow needs them). */
+  protected readonly text: string;
+  protected readonly starts: number[] = [];
+  /** Block scalars and flow collections over several lines read so far: both read raw lines, blank ones too. */
+  protected rawReads = 0;
+  /** How many raw lines count (a last line of spaces after the final line break does not). */
+  protected readonly rawCount: number;
+  /** The structural lines, in order. */
+  private readonly lines: Line[] = [];
+  protected pos = 0;
+
+  constructor(text: string) {
+    // Tabs (as indentation, as separation, or in text) are left to yaml: one scan of the whole text.
+    if (text.includes('\t')) decline();
+    this.text = text;
+    const starts = this.starts;
+    for (let at = 0; ; ) {
+      starts.push(at);
+      const nl = text.indexOf('\n', at);
+      if (nl < 0) break;
+      at = nl + 1;
+    }
+    // The text's final line break ends its last line: it does not start an empty one (`|+` keeps empty lines).
+    // Nor does a last line of spaces without a line break after it.
+    let count = starts.length;
+    if (count > 1 && /^ *$/.test(text.slice(starts[count - 1]))) count--;
+    this.rawCount = count;
+    for (let index = 0; index < count; index++) {
+      const l = this.scanLine(index);
+      if (l) this.lines.push(l);
+    }
+  }
+
+  /** Structural line `p` (not blank, not only a comment); undefined past the last line. */
+  protected line(p: number): Line | undefined {
+    return this.lines[p];
+  }
+
+  /** The first structural line at raw line `raw` or after (`pos` and before are not looked at). */
+  protected peekFrom(raw: number): Line | undefined {
+    let p = this.pos;
+    while (p < this.lines.length && (this.lines[p]?.index ?? raw) < raw) p++;
+    return this.lines[p];
+  }
+
+  /** Moves `pos` to the first structural line at raw line `raw` or after. */
+  protected skipTo(raw: number): void {
+    while (this.pos < this.lines.length && (this.lines[this.pos]?.index ?? raw) < raw) this.pos++;
+  }
+
+  /**
+   * Whether structural line `next` (undefined: the end of the text) ends a node at column `c` (its keys' column,
+   * or its dashes' for a block sequence): a line left of `c`, or, after a sequence, one at `c` that is not an entry.
+   */
+  protected endsNode(next: Line | undefined, c: number, seqNode: boolean): boolean {
+    return next === undefined || next.indent < c || (seqNode && next.indent === c && !isEntry(next.text));
+  }
+
+  /**
+   * The span of the node that started at raw line `first` and was just read (`pos` is past it), for reuse
+   * (see `FragmentVerifier.nodeAt`): whole raw lines from the start of its first to the end of its last
+   * structural line. Undefined where a span would not prove the node: the node read raw lines past its own
+   * (a block scalar or a flow collection over several lines read since `reads`), does not end as `endsNode`
+   * says, or its last line has no line break.
+   */
+  protected spanOf(
+    first: number,
+    reads: number,
+    c: number,
+    indentlessSeq: boolean,
+    seqNode: boolean,
+  ): ProvenSpan | undefined {
+    if (this.rawReads !== reads) return undefined;
+    const next = this.line(this.pos);
+    if (!this.endsNode(next, c, seqNode)) return undefined;
+    // The node's last line: the structural line before the next one (comments after it are not its own).
+    const lastLine = this.lines[this.pos - 1];
+    if (lastLine === undefined) return undefined;
+    const last = lastLine.index;
+    if (last + 1 >= this.starts.length) return undefined;
+    // A copy, not a slice: a slice would keep the whole text it was cut from alive for as long as the span.
+    const text = `${this.text.slice(this.starts[first] ?? 0, this.starts[last + 1])} `.slice(0, -1);
+    return { text, lines: last + 1 - first, column: c, indentlessSeq };
+  }
+
+  /**
+   * Whether `span` stands at the start of raw line `first`, is read the same way (column `c`, `indentlessSeq`)
+   * and ends the node there (`endsNode`); if so, moves past it.
+   */
+  protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
+    if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
+    const from = this.starts[first];
+    if (from === undefined || this.text.substr(from, span.text.length) !== span.text) return false;
+    const after = first + span.lines;
+    if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
+    this.skipTo(after);
+    return true;
+  }
+
+  /** Puts `l` in place of structural line `p` (already read): a `- ` entry's content seen at its own column. */
+  protected replaceLine(p: number, l: Line): void {
+    this.lines[p] = l;
+  }
+
+  /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */
+  private scanLine(index: number): Line | undefined {
+    const text = this.text;
+    const s = this.starts[index] ?? text.length;
+    const next = this.starts[index + 1];
+    let e = next !== undefined ? next - 1 : text.length;
+    if (e > s && text.charCodeAt(e - 1) === 13 /* \r */) e--;
+    let i = s;
+    while (i < e && text.charCodeAt(i) === 32) i++;
+    if (i === e || text.charCodeAt(i) === 35 /* # */) return undefined;
+    const t = text.slice(i, e);
+    if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
+    return { indent: i - s, text: t, index };
+  }
+
+  /** Raw line `i` (0 ≤ i < rawCount), without its line break (a `\r` before it is kept). */
+  protected rawLine(i: number): string {
+    const s = this.starts[i] ?? this.text.length;
+    const next = this.starts[i + 1];
+    return this.text.slice(s, next !== undefined ? next - 1 : this.text.length);
+  }
+
+  /** Index of the `:` that ends a block mapping key, or -1. */
+  protected keyEnd(t: string): number {
+    const c = t[0];
+    if (c === '"' || c === "'") {
+      const close = quoteEnd(t, 0, t.length);
+      return t[close + 1] === ':' && (close + 2 === t.length || t[close + 2] === ' ') ? close + 1 : -1;
+    }
+    if (
+      (c !== undefined && NOT_PLAIN_START.has(c)) ||
+      ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))
+    )
+      return -1;
+    for (let i = 0; i < t.length; i++) {
+      const ch = t[i];
+      if (ch === ':' && (i + 1 === t.length || t[i + 1] === ' ')) return i;
+      if (ch === ' ' && t[i + 1] === '#') return -1;
+    }
+    return -1;
+  }
+
+  protected key(k: string): string {
+    if (k[0] === '"' || k[0] === "'") return String(this.quoted(k));
+    const v = resolveGo11(k.trimEnd());
+    return v === null ? '' : String(v);
+  }
+
+  /** A quoted scalar that is the whole of `t` (trailing comment allowed). */
+  protected quoted(t: string): string {
+    const end = quoteEnd(t, 0, t.length);
+    if (!ONLY_COMMENT.test(t.slice(end + 1))) decline();
+    return unquote(t, 0, end);
+  }
+
+  /** The value after `key: ` or `- ` on one line, or a block scalar starting there. */
+  protected inlineValue(t: string, line: Line, indent: number): Json {
+    const c = t[0];
+    if (c === '"' || c === "'") return this.quoted(t);
+    if (c === '{' || c === '[') return this.flow(this.flowText(t, line, indent));
+    if (c === '|' || c === '>') return this.blockScalar(t, line, indent);
+    // Indicators cannot start a plain scalar; `- x`, `? x` and `: x` are not scalars.
+    if (
+      (c !== undefined && NOT_PLAIN_START.has(c)) ||
+      ((c === '-' || c === '?' || c === ':') && (t.length === 1 || t[1] === ' '))
+    )
+      decline();
+    const hash = t.indexOf(' #');
+    const s = (hash >= 0 ? t.slice(0, hash) : t).trimEnd();
+    if (s.includes(': ') || s.endsWith(':')) decline();
+    // A plain scalar continued on more-indented lines is a multi-line scalar: not handled here.
+    const next = this.line(this.pos);
+    if (next && next.indent > indent) decline();
+    return resolveGo11(s);
+  }
+
+  protected blockScalar(header: string, line: Line, parentIndent: number): string {
+    this.rawReads++;
+    const m = /^([|>])([-+]?)(?:\s+#.*)?\s*$/.exec(header);
+    if (!m) decline();
+    const folded = m[1] === '>';
+    const chomp = m[2];
+    // Consume raw lines (including blank and comment-looking ones) more indented than the parent.
+    const body: string[] = [];
+    let i = line.index + 1;
+    let blockIndent = -1;
+    for (; i < this.rawCount; i++) {
+      const l = this.rawLine(i).replace(/\r$/, '');
+      if (l.trim() === '') {
+        // Spaces past the block's indentation are content; before the first text line they are left to yaml.
+        if (blockIndent < 0 && l !== '') decline();
+        body.push(l.length > blockIndent ? l.slice(blockIndent) : '');
+        continue;
+      }
+      let ind = 0;
+      while (l.charCodeAt(ind) === 32) ind++;
+      if (blockIndent < 0) {
+        if (ind <= parentIndent) break;
+        blockIndent = ind;
+      }
+      if (ind < blockIndent) break;
+      body.push(l.slice(blockIndent));
+    }
+    // Trailing blank lines belong to chomping; drop the parsed lines we consumed.
+    while ((this.line(this.pos)?.index ?? i) < i) this.pos++;
+    let trailing = 0;
+    while (body.length && body[body.length - 1] === '') {
+      body.pop();
+      trailing++;
+    }
+    if (folded) decline();
+    let text = body.join('\n');
+    if (chomp === '-') return text;
+    if (body.length === 0) return '';
+    text += '\n';
+    if (chomp === '+') text += '\n'.repeat(trailing);
+    return text;
+  }
+
+  /**
+   * The text of a flow collection that starts on `line` with `t`, joined with the following lines until
+   * its brackets balance (outside quotes); consumed lines are skipped by the block reader.
+   */
+  protected flowText(t: string, line: Line, parentIndent: number): string {
+    let depth = 0;
+    let quote = '';
+    let acc = '';
+    let text = t;
+    let idx = line.index;
+    for (;;) {
+      let cut = text.length;
+      for (let i = 0; i < text.length; i++) {
+        const ch = text[i];
+        if (quote) {
+          if (ch === '\\' && quote === '"') i++;
+          else if (ch === quote) quote = '';
+        } else if (ch === '"' || ch === "'") quote = ch;
+        else if (ch === '{' || ch === '[') depth++;
+        else if (ch === '}' || ch === ']') depth--;
+        else if (ch === '#' && (i === 0 || text[i - 1] === ' ')) {
+          cut = i;
+          break;
+        }
+      }
+      acc += (acc ? ' ' : '') + text.slice(0, cut).trim();
+      if (depth === 0) break;
+      // A comment inside the collection ends a plain scalar there, which yaml alone reads right.
+      if (cut < text.length) decline();
+      if (quote) decline();
+      this.rawReads++;
+      idx++;
+      if (idx >= this.rawCount) decline();
+      const raw = this.rawLine(idx).replace(/\r$/, '');
+      text = raw.trim();
+      // Continuation lines are indented past the parent (`yaml`: "must be sufficiently indented"); only the
+      // line that closes the collection may stand at the parent's column (`annotations: {` ... `}`).
+      let ind = 0;
+      while (raw.charCodeAt(ind) === 32) ind++;
+      if (raw.charCodeAt(ind) === 9) decline();
+      // A blank or comment line inside would end or fold a plain scalar that spans lines: left to yaml.
+      if (text === '' || text[0] === '#') decline();
+      if (ind <= parentIndent && !(ind === parentIndent && depth === 1 && (text[0] === '}' || text[0] === ']')))
+        decline();
+    }
+    while ((this.line(this.pos)?.index ?? idx + 1) <= idx) this.pos++;
+    return acc;
+  }
+
+  /** A flow collection joined onto one line by `flowText` (`readFlow`, then nothing but a comment). */
+  protected flow(t: string): Json {
+    const { value, node } = readFlow(t, 0, t.length, 0, FRAGMENT_FLOW);
+    if (!ONLY_COMMENT.test(t.slice(node.end))) decline();
+    return value;
+  }
+}
+
+/** Whether a structural line is a block sequence entry (`-` alone or `- ` and more). */
+export function isEntry(t: string): boolean {
+  return t === '-' || t.startsWith('- ');
+}

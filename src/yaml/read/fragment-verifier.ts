@@ -1,0 +1,194 @@
+import type { Json } from '../../model.ts';
+import { isJsonObject, isShared } from '../../json.ts';
+import { Declined, decline } from './scan.ts';
+import { LineReader, afterSpaces, isEntry, type ProvenSpan } from './fragment-lines.ts';
+
+/**
+ * Checks, without building the data, that the fast reader reads `text` as `expected`, as `same` compares
+ * (`readsAs` of src/edit/read-back.ts: null map values mean absent). The read-back of every edited resource runs
+ * this (issue #24: the read-back was a fifth of the injection's time, most of it building data only to
+ * compare it).
+ *
+ * @returns true only when `readFragmentFast(text)` would read the whole text without declining and the
+ *   result compares equal to `expected`; undefined for anything else (a difference, a decline, a key given
+ *   twice), where the caller reads the text in full and decides
+ */
+export function verifyFragmentFast(
+  text: string,
+  expected: Json,
+  same: (read: Json | undefined, expected: Json | undefined) => boolean,
+): true | undefined {
+  try {
+    return new FragmentVerifier(text, same).document(expected) ? true : undefined;
+  } catch (e) {
+    if (e instanceof Declined) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Spans proven to read as a shared subtree (`isShared` of ../json.ts), per comparison and object (at most
+ * `MAX_SPANS` each: a subtree is written at a few columns at most). A shared subtree is deep-frozen, so a
+ * span proven once reads as it wherever the same span stands in the same way (see `nodeAt`).
+ * Module state by design: a memo keyed by deep-frozen subtrees, which cannot change.
+ */
+const PROVEN = new WeakMap<object, WeakMap<object, ProvenSpan[]>>();
+const MAX_SPANS = 4;
+
+/**
+ * The block structure of `FastReader` (fragment-reader.ts), step for step (the same lines consumed, the same declines), comparing
+ * each value with the expected one instead of building it. Any method returns false at the first difference.
+ *
+ * A node expected to be a shared subtree is compared once per distinct text: the first time line by line,
+ * later by its text alone (`nodeAt`). Injection writes the same proxy container parts into every workload
+ * a sidecar plan serves, so most of an injected resource is proven by comparing text.
+ */
+class FragmentVerifier extends LineReader {
+  private readonly proven: WeakMap<object, ProvenSpan[]>;
+
+  constructor(
+    text: string,
+    private readonly same: (read: Json | undefined, expected: Json | undefined) => boolean,
+  ) {
+    super(text);
+    let proven = PROVEN.get(same);
+    if (!proven) PROVEN.set(same, (proven = new WeakMap()));
+    this.proven = proven;
+  }
+
+  /**
+   * Whether the node whose first line is structural line `pos`, at column `c`, reads as `exp`
+   * (`indentlessSeq`: a block sequence at its key's column, compared by `seq`, else by `node`): line by line,
+   * or, for a shared `exp`, by a span proven before.
+   *
+   * Why a span proves the node: the node's lines are read from its raw text alone, given where it ends. A
+   * node at column `c` (its keys' column, or its dashes' for a sequence) ends at the first line after it
+   * that is left of `c`, or, for a sequence, at `c` but not an entry. Its text is whole raw lines, from the
+   * start of its first line (indentation, and a `- ` before a compact map, included) to the end of its last,
+   * with no block scalar or multi-line flow collection (those read raw lines past the node: `rawReads`).
+   * So when the same span stands at the start of the node's first line, is read the same way (the same
+   * column, as a list at its key's column or not) and the line after it ends the node as above, the node
+   * reads as it did where the span was proven, which was as `exp`; a shared `exp` cannot have changed since
+   * (deep-frozen). Any other case is compared line by line.
+   *
+   */
+  private nodeAt(c: number, indentlessSeq: boolean, exp: Json | undefined): boolean {
+    if (!isShared(exp)) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
+    const line = this.line(this.pos);
+    if (line === undefined) decline();
+    const first = line.index;
+    const seqNode = indentlessSeq || isEntry(line.text);
+    const spans = this.proven.get(exp as object);
+    if (spans) for (const span of spans) if (this.skipSpan(span, first, c, indentlessSeq, seqNode)) return true;
+    const reads = this.rawReads;
+    const ok = indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
+    const span = ok ? this.spanOf(first, reads, c, indentlessSeq, seqNode) : undefined;
+    if (span) {
+      if (!spans) this.proven.set(exp as object, [span]);
+      else if (spans.length < MAX_SPANS) spans.push(span);
+    }
+    return ok;
+  }
+
+  document(exp: Json | undefined): boolean {
+    const first = this.line(0);
+    if (first === undefined) return this.same(null, exp);
+    const ok = this.node(first.indent, exp);
+    if (this.line(this.pos) !== undefined) decline();
+    return ok;
+  }
+
+  private node(indent: number, exp: Json | undefined): boolean {
+    const line = this.line(this.pos);
+    if (line === undefined) decline();
+    if (line.indent !== indent) decline();
+    if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent, exp);
+    if (this.keyEnd(line.text) >= 0) return this.map(indent, exp);
+    this.pos++;
+    return this.same(this.inlineValue(line.text, line, indent), exp);
+  }
+
+  private seq(indent: number, exp: Json | undefined): boolean {
+    if (!Array.isArray(exp)) return false;
+    let i = 0;
+    for (let line = this.line(this.pos); line !== undefined; line = this.line(this.pos)) {
+      if (line.indent !== indent || !(line.text === '-' || line.text.startsWith('- '))) {
+        if (line.indent > indent) decline();
+        break;
+      }
+      if (i >= exp.length) return false;
+      const e = exp[i++];
+      const rest = line.text === '-' ? '' : afterSpaces(line.text, 2);
+      let ok: boolean;
+      if (rest === '' || rest[0] === '#') {
+        this.pos++;
+        const next = this.line(this.pos);
+        ok = next && next.indent > indent ? this.nodeAt(next.indent, false, e) : this.same(null, e);
+      } else {
+        const col = indent + (line.text.length - rest.length);
+        this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
+        if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
+          ok = this.nodeAt(col, false, e);
+        } else {
+          this.pos++;
+          ok = this.same(this.inlineValue(rest, line, indent), e);
+        }
+      }
+      if (!ok) return false;
+    }
+    return i === exp.length;
+  }
+
+  /**
+   * A block map, whose keys must come in the order of `exp`'s keys (keys of `exp` whose value is null or
+   * absent may be missing): the order injection writes. Another order, a key given twice or a key `exp`
+   * lacks is a difference here (the caller reads the text in full). Looking keys up in order, rather than
+   * by name, is what makes this faster than reading: a key sliced from the text is a fresh string, and
+   * every lookup by name would hash it.
+   */
+  private map(indent: number, exp: Json | undefined): boolean {
+    if (!isJsonObject(exp)) return false;
+    const keys = Object.keys(exp);
+    let j = 0;
+    for (let line = this.line(this.pos); line !== undefined; line = this.line(this.pos)) {
+      if (line.indent !== indent) {
+        if (line.indent > indent) decline();
+        break;
+      }
+      const end = this.keyEnd(line.text);
+      if (end < 0) decline();
+      const key = this.key(line.text.slice(0, end));
+      if (key === '<<' || key === '__proto__') decline();
+      let e: Json | undefined;
+      for (;;) {
+        if (j >= keys.length) return false;
+        const k = keys[j++];
+        if (k === undefined) return false;
+        const v = exp[k];
+        if (k === key) {
+          e = v;
+          break;
+        }
+        if (v !== null && v !== undefined) return false;
+      }
+      const rest = afterSpaces(line.text, end + 1);
+      this.pos++;
+      let ok: boolean;
+      if (rest === '' || rest[0] === '#') {
+        const next = this.line(this.pos);
+        if (next && next.indent > indent) ok = this.nodeAt(next.indent, false, e);
+        else if (next && next.indent === indent && isEntry(next.text)) ok = this.nodeAt(indent, true, e);
+        else ok = this.same(null, e);
+      } else {
+        ok = this.same(this.inlineValue(rest, line, indent), e);
+      }
+      if (!ok) return false;
+    }
+    for (; j < keys.length; j++) {
+      const k = keys[j];
+      const v = k === undefined ? undefined : exp[k];
+      if (v !== null && v !== undefined) return false;
+    }
+    return true;
+  }
+}
