@@ -177,7 +177,8 @@ export function docStartOf(doc: CST.Document): { docStart?: CST.SourceToken[] } 
 export function flowEntryRange(root: CST.FlowCollection, i: number): [number, number] {
   const pair = root.items[i];
   const value = pair?.value ?? pair?.key;
-  if (pair === undefined || value === undefined || value === null) throw new Error(`flowEntryRange: no entry ${i} in the flow mapping`);
+  if (pair === undefined || value === undefined || value === null)
+    throw new Error(`flowEntryRange: no entry ${i} in the flow mapping`);
   const comma = pair.start.find((t) => t.type === 'comma');
   if (comma) return [comma.offset, valueEnd(value)];
   const next = root.items[i + 1];

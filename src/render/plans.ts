@@ -311,7 +311,7 @@ const FILLED = new WeakMap<object, Json>();
  * The plan output (with its tokens, `holdsToken` of ./plan-values.ts) that `v` was filled from, when `v` is
  * the root of a planned render's result as the planner returned it; undefined for a full render. A driver
  * proves a property of every fill once, on the plan's output (e.g. `fillsTrust` of
- * ../patch/strategic-merge.ts), instead of once per workload.
+ * ../patch/trusted-patch.ts), instead of once per workload.
  */
 export function filledFrom(v: unknown): Json | undefined {
   return typeof v === 'object' && v !== null ? FILLED.get(v) : undefined;
