@@ -223,6 +223,16 @@ t.test(
           const a = mesh.fromInput(configMaps);
           return { ...a, mesh: careless(a.mesh) };
         },
+        // Its injection is not the render's, so the inject-time check may not reuse it (UninjectContext.injection:
+        // under verification that reuse is reported too): the check renders, and the plans' verification is tried.
+        ...(mesh.uninject
+          ? {
+              uninject(...[pod, inventory, context]: Parameters<NonNullable<ActiveMesh['uninject']>>) {
+                const { injection: _, ...rest } = context;
+                return mesh.uninject!(pod, inventory, rest);
+              },
+            }
+          : {}),
       });
     const once = (mesh: ActiveMesh, plans: RunPlanSettings = {}) => {
       const source = parseSource(input);
