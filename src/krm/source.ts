@@ -1,4 +1,5 @@
 import { type CST, Parser } from 'yaml';
+import { defined } from '../checked.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import type { Json } from '../model.ts';
 import { readBlockStream, type BlockDocument, type DeclinedDocument } from '../yaml/read/manifest-reader.ts';
@@ -157,8 +158,7 @@ function mixedStream(
   const lines = new LineIndex(text);
   const items: SourceItem[] = [];
   const keep = treeKeeper(keepTrees);
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i]!;
+  for (const [i, d] of docs.entries()) {
     if (!('declined' in d)) {
       if (d.node === null) continue;
       const item = blockItem(text, d.value, d.node, items.length);
@@ -173,7 +173,7 @@ function mixedStream(
     const ctx: YamlContext = { directives: [], lines };
     let range: ItemRange;
     try {
-      range = yamlRange(doc.value!, items.length, docWhere, ctx);
+      range = yamlRange(defined(doc.value, 'the root of a non-empty declined document'), items.length, docWhere, ctx);
     } catch (e) {
       if (e instanceof MeshInjectError) return undefined;
       throw e;
@@ -191,7 +191,8 @@ function mixedStream(
 /** The one non-empty document of `text` from `from` to `to` (offsets into `text`), or undefined: none, more, or a syntax error. */
 function onlyDocument(text: string, from: number, to: number): CST.Document | undefined {
   const { docs, errors } = parseAt(text, from, to);
-  return !errors && docs.length === 1 && !isEmptyDocument(docs[0]!) ? docs[0] : undefined;
+  const [only] = docs;
+  return !errors && docs.length === 1 && only && !isEmptyDocument(only) ? only : undefined;
 }
 
 /** A resource read by the fast reader; undefined (decline) for what only the `yaml` path handles. */
@@ -227,31 +228,11 @@ function blockItem(text: string, value: Json, node: TextNode | null, position: n
  */
 function fromBlockDocuments(text: string, docs: BlockDocument[], where: string): ParsedSource | undefined {
   const nonEmpty = docs.filter((d) => d.node !== null);
-  const root = nonEmpty.length === 1 ? nonEmpty[0]! : undefined;
-  const rootValue = root?.value as { [k: string]: Json } | undefined;
-  const form = root?.node?.t === 'map' ? wrapperForm(rootValue?.kind) : undefined;
-  if (form) {
-    if (form === 'resource-list' && 'results' in rootValue!) return undefined;
-    if (!('items' in rootValue!)) {
-      requireItems(form, false, where);
-      return { form, text, items: [] };
-    }
-    const itemsNode = (root!.node as TextMap).pairs.find((p) => p.key === 'items')!.value;
-    const values = rootValue!.items;
-    const items: SourceItem[] = [];
-    if (values !== null) {
-      if (!Array.isArray(values) || itemsNode?.t !== 'seq') return undefined;
-      for (let i = 0; i < values.length; i++) {
-        const item = blockItem(text, values[i]!, itemsNode.items[i] ?? null, i);
-        if (!item) return undefined;
-        items.push(item);
-      }
-    }
-    const parsed: ParsedSource = { form, text, items };
-    if (form === 'resource-list' && 'functionConfig' in rootValue! && rootValue!.functionConfig !== null) {
-      parsed.functionConfig = rootValue!.functionConfig!;
-    }
-    return parsed;
+  const root = nonEmpty.length === 1 ? nonEmpty[0] : undefined;
+  if (root?.node?.t === 'map') {
+    const rootValue = root.value as { [k: string]: Json };
+    const form = wrapperForm(rootValue.kind);
+    if (form) return blockWrapper(text, root.node, rootValue, form, where);
   }
   const items: SourceItem[] = [];
   for (const d of nonEmpty) {
@@ -260,6 +241,45 @@ function fromBlockDocuments(text: string, docs: BlockDocument[], where: string):
     items.push(item);
   }
   return { form: 'stream', text, items };
+}
+
+/**
+ * A ResourceList or List read by the fast reader (`node` its root mapping, `value` the same as data), or
+ * undefined when it needs the `yaml` path (an input `results`, items that are not block mappings).
+ * @throws MeshInjectError `BAD_INPUT` for a ResourceList without `items`
+ */
+function blockWrapper(
+  text: string,
+  node: TextMap,
+  value: { [k: string]: Json },
+  form: 'resource-list' | 'list',
+  where: string,
+): ParsedSource | undefined {
+  if (form === 'resource-list' && 'results' in value) return undefined;
+  if (!('items' in value)) {
+    requireItems(form, false, where);
+    return { form, text, items: [] };
+  }
+  const itemsNode = defined(
+    node.pairs.find((p) => p.key === 'items'),
+    'the `items` entry of a block mapping whose data has `items`',
+  ).value;
+  const values = value.items;
+  const items: SourceItem[] = [];
+  if (values !== null) {
+    if (!Array.isArray(values) || itemsNode?.t !== 'seq') return undefined;
+    for (const [i, v] of values.entries()) {
+      const item = blockItem(text, v, itemsNode.items[i] ?? null, i);
+      if (!item) return undefined;
+      items.push(item);
+    }
+  }
+  const parsed: ParsedSource = { form, text, items };
+  const functionConfig = value.functionConfig;
+  if (form === 'resource-list' && functionConfig !== undefined && functionConfig !== null) {
+    parsed.functionConfig = functionConfig;
+  }
+  return parsed;
 }
 
 /**
@@ -276,10 +296,10 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
   const keep = treeKeeper(keepTrees);
   // A document's range error waits for the syntax errors of the whole input, which are reported first.
   let problem: MeshInjectError | undefined;
-  const readRange = (i: number): void => {
-    const d = docs[i]!;
+  const readRange = (d: StreamDoc, i: number): void => {
     try {
-      d.range = yamlRange(d.doc!.value!, i, d.where, { directives: d.directives, lines });
+      const root = defined(d.doc?.value, 'the syntax tree of a stream document whose range is not read yet');
+      d.range = yamlRange(root, i, d.where, { directives: d.directives, lines });
       if (keep(i, d.range)) return;
     } catch (e) {
       if (!(e instanceof MeshInjectError)) throw e;
@@ -299,32 +319,36 @@ function parseWithYaml(text: string, where: string, keepTrees: TreeBudget): Pars
     if (t.type !== 'document') continue;
     count++;
     if (!isEmptyDocument(t)) {
-      if (docs.length === 1) readRange(0);
-      docs.push({ doc: t, directives, where: `${where} document ${count}`, docOffset: t.offset, docEnd: -1 });
-      if (docs.length > 1) readRange(docs.length - 1);
+      const [first] = docs;
+      if (first && docs.length === 1) readRange(first, 0);
+      const d: StreamDoc = { doc: t, directives, where: `${where} document ${count}`, docOffset: t.offset, docEnd: -1 };
+      docs.push(d);
+      if (docs.length > 1) readRange(d, docs.length - 1);
     }
     directives = [];
   }
   const last = docs[docs.length - 1];
   if (last && last.docEnd < 0) last.docEnd = text.length;
-  const only = docs.length === 1 ? docs[0]!.doc! : undefined;
-  if (!problem && only) {
-    const kind = rootKind(only.value!);
+  const [first] = docs;
+  const only = first && docs.length === 1 ? defined(first.doc, 'the syntax tree of the only document') : undefined;
+  if (!problem && first && only) {
+    const kind = rootKind(only.value);
     const form = wrapperForm(kind);
-    if (form && isMapToken(only.value))
-      return parseWrapper(text, only.value, form, kind!, where, {
-        directives: docs[0]!.directives,
+    if (form && kind !== undefined && isMapToken(only.value))
+      return parseWrapper(text, only.value, form, kind, where, {
+        directives: first.directives,
         lines,
         ...docStartOf(only),
       });
-    readRange(0);
+    readRange(first, 0);
   }
   if (problem) throw problem;
-  const items = docs.map((d) =>
-    d.doc
-      ? keptItem(text, d.range!, d.doc, d.where, { directives: d.directives, lines })
-      : streamItem(text, d.range!, d.docOffset, d.docEnd, d.where, { directives: d.directives, lines }),
-  );
+  const items = docs.map((d) => {
+    const range = defined(d.range, 'the range of a stream document (read without a problem)');
+    return d.doc
+      ? keptItem(text, range, d.doc, d.where, { directives: d.directives, lines })
+      : streamItem(text, range, d.docOffset, d.docEnd, d.where, { directives: d.directives, lines });
+  });
   const nested = expandNestedLists(text, items, where, { directives: [], lines });
   return {
     form: 'stream',

@@ -326,6 +326,7 @@ function repairsFor(
     // on copies: a driver's hook may change the pod it reads, and these pods are the ones written
     const want = alreadyInjected ? uninject(cloneJson(before)) : before;
     const now = want && uninject(cloneJson(injected));
+    // A pod template is JSON; its interface has no index signature, so it is not assignable to `JsonObject`.
     return now && want ? diffRepairs(now as unknown as JsonObject, want as unknown as JsonObject) : [];
   } catch (e) {
     if (e instanceof MeshInjectError) return [];
@@ -360,6 +361,7 @@ export function restoreOriginal(
     ([list]) =>
       out.spec[list] === undefined || (Array.isArray(out.spec[list]) && (out.spec[list] as Json[]).length === 0),
   );
+  // A pod template is JSON, and the repairs keep it one; the two types are not assignable either way.
   if (lists.length === 0) return applyRepairs(out as unknown as JsonObject, rec.replaced) as unknown as PodTemplate;
   // Each list back in its place among the spec's fields as injected.
   const spec: JsonObject = {};
@@ -369,5 +371,6 @@ export function restoreOriginal(
     if (back.has(k)) spec[k] = back.get(k) as Json;
     else if (Object.hasOwn(out.spec, k)) spec[k] = out.spec[k] as Json;
   }
+  // A pod template is JSON, and the repairs keep it one; the two types are not assignable either way.
   return applyRepairs({ ...out, spec } as unknown as JsonObject, rec.replaced) as unknown as PodTemplate;
 }

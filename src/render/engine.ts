@@ -58,7 +58,7 @@ function counting(fn: Block): Block {
     let nested = 0;
     try {
       // biome-ignore lint/complexity/noArguments: passed on as it is (no rest array on the render's hottest path; bench/run.ts)
-      out = fn.apply(this, arguments as unknown as unknown[]);
+      out = fn.apply(this, arguments as unknown as unknown[]); // IArguments is array-like, not an array type
     } finally {
       nested = written.pop() ?? 0;
     }
@@ -75,6 +75,7 @@ function counting(fn: Block): Block {
 }
 
 /** Handlebars' empty block (`Handlebars.VM.noop`, one function for every environment). */
+// Handlebars' typings declare `VM` without `noop` (its runtime sets it: lib/handlebars/runtime.js).
 const NOOP = (Handlebars as unknown as { VM: { noop: Block } }).VM.noop;
 /** Its counted form, made once. */
 const COUNTED_NOOP = counting(NOOP);
@@ -113,7 +114,7 @@ function countedHelper(name: string, fn: Helper): Helper {
     }
     spendSteps(work);
     // biome-ignore lint/complexity/noArguments: passed on as it is (no rest array on the render's hottest path; bench/run.ts)
-    const out = fn.apply(this, arguments as unknown as unknown[]);
+    const out = fn.apply(this, arguments as unknown as unknown[]); // IArguments is array-like, not an array type
     if (typeof out === 'string') spendBuilt(out.length, name);
     else if (typeof out === 'object' && out !== null) checkValueSize(out, name);
     return out;
@@ -124,6 +125,7 @@ function countedHelper(name: string, fn: Helper): Helper {
 function instrument(env: typeof Handlebars): void {
   for (const [name, fn] of Object.entries(env.helpers))
     setOwn(env.helpers, name, countedHelper(name, fn as Helper) as Handlebars.HelperDelegate);
+  // Handlebars' typings declare `VM` without `invokePartial` (its runtime sets it: lib/handlebars/runtime.js).
   const holder = env as unknown as { VM: { invokePartial: Block } };
   const vm = holder.VM;
   const invoke = countedBlock(vm.invokePartial);

@@ -259,7 +259,7 @@ function isPlainRender(options: Options): boolean {
  */
 export function templateOf(spec: Spec, env: Env): (context: unknown, options?: Options) => string {
   if (!spec?.main) throw new Handlebars.Exception(`Unknown template object: ${typeof spec}`);
-  const vm = (env as unknown as { VM: Options }).VM;
+  const vm = (env as { VM: Options }).VM;
   spec.main.decorator = spec.main_d;
   vm.checkRevision(spec.compiler);
   // What Handlebars' `container.fn(i)` sets on every call, set once.

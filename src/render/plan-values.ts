@@ -4,6 +4,7 @@
  * (`trunc`, `eq`), the token forms helpers get (`asTokens`, `deepTokens`) and give back (`fromTokens`), the
  * placeholder copy of template data, and the fill that puts a workload's values where the tokens are.
  */
+import { defined } from '../checked.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { getOrMake, isJsonObject, setOwn, share } from '../json.ts';
 import { needsQuotes } from '../yaml/scalars.ts';
@@ -162,7 +163,7 @@ export function beginRecording(byToken: Map<string, object>): Recording | undefi
 
 /** The limits the current recording collected. */
 export function recordedLimits(): Limits {
-  return recording!.limits;
+  return defined(recording, 'the recording in progress').limits;
 }
 
 /** Ends the current recording and restores `outer`. */
@@ -265,7 +266,7 @@ export function asTokens(v: unknown): unknown {
 export function fromTokens(result: unknown): unknown {
   if (typeof result !== 'string' || !recording || !ANY_TOKEN.test(result)) return result;
   const exact = recording.byToken.get(result);
-  if (exact && !planText(exact)!.numeric) return exact;
+  if (exact && !defined(planText(exact), 'the plan text of a placeholder').numeric) return exact;
   return composed(result);
 }
 
@@ -274,7 +275,7 @@ function composed(text: string): object {
   const paths: DataPath[] = [];
   for (const m of text.matchAll(/mi[78]ph\d+x|[89]\d{5}(?:91737|82646)/g)) {
     const p = recording?.byToken.get(m[0]);
-    if (p) paths.push(...planText(p)!.paths);
+    if (p) paths.push(...defined(planText(p), 'the plan text of a placeholder').paths);
   }
   return planValue({ text, paths });
 }
@@ -357,10 +358,22 @@ export const UNFAITHFUL = new Error('filled text reads differently');
 function fillString(s: string, values: readonly string[]): string {
   if (!ANY_TOKEN.test(s)) return s;
   const out = s
-    .replace(FILL_STRING, (_m, i: string) => values[Number(i)]!)
-    .replace(FILL_NUMBER, (_m, i: string) => values[Number(i)]!);
+    .replace(FILL_STRING, (_m, i: string) => tokenValue(values, i))
+    .replace(FILL_NUMBER, (_m, i: string) => tokenValue(values, i));
   if (needsQuotes(out) && !needsQuotes(s)) throw UNFAITHFUL;
   return out;
+}
+
+/**
+ * The value a token's slot index `i` (decimal digits) names. A token-like text beyond the slots comes from the
+ * template's own text, not from a slot: filling it would not read the same (a plan is verified by filling, so
+ * no kept plan holds one).
+ * @throws UNFAITHFUL when `values` has no slot `i`
+ */
+function tokenValue(values: readonly string[], i: string): string {
+  const value = values[Number(i)];
+  if (value === undefined) throw UNFAITHFUL;
+  return value;
 }
 
 /** A number of the output: a number slot's token becomes the slot's value; any other number holding a token is refused. */
@@ -393,7 +406,9 @@ function tokenFree(v: Json): boolean {
   if (v === null || typeof v !== 'object') return true;
   let free = TOKEN_FREE.get(v);
   if (free === undefined) {
-    free = Array.isArray(v) ? v.every(tokenFree) : Object.keys(v).every((k) => !ANY_TOKEN.test(k) && tokenFree(v[k]!));
+    free = Array.isArray(v)
+      ? v.every(tokenFree)
+      : Object.entries(v).every(([k, x]) => !ANY_TOKEN.test(k) && tokenFree(x));
     TOKEN_FREE.set(v, free);
   }
   return free;
@@ -412,10 +427,10 @@ export function fill(v: Json, values: readonly string[]): Json {
   if (tokenFree(v)) return share(v);
   if (Array.isArray(v)) return v.map((x) => fill(x, values));
   const out: JsonObject = {};
-  for (const k in v) {
+  for (const [k, x] of Object.entries(v)) {
     const key = fillString(k, values);
     if (key !== k && Object.hasOwn(out, key)) throw UNFAITHFUL;
-    setOwn(out, key, fill(v[k]!, values));
+    setOwn(out, key, fill(x, values));
   }
   return out;
 }

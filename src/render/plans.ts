@@ -29,6 +29,7 @@
  * verification on (`MESHINJECT_VERIFY_PLANS=1`, read by the CLI; on in the test suite), every planned result is
  * compared with a full render and a difference throws.
  */
+import { defined } from '../checked.ts';
 import type { Json } from '../model.ts';
 import { getOrMake, isJsonObject, setOwn } from '../json.ts';
 import {
@@ -322,8 +323,9 @@ export function filledFrom(v: unknown): Json | undefined {
  * otherwise undefined (render in full).
  */
 function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
-  for (const [slot, n] of plan.limits.maxLen) if (values[slot]!.length > n) return undefined;
-  for (const [slot, set] of plan.limits.notIn) if (set.has(values[slot]!)) return undefined;
+  // A limit names the slot of a placeholder, and every workload of a plan's key has the same slots.
+  for (const [slot, n] of plan.limits.maxLen) if (defined(values[slot], 'a limited slot').length > n) return undefined;
+  for (const [slot, set] of plan.limits.notIn) if (set.has(defined(values[slot], 'a limited slot'))) return undefined;
   let out: Json;
   try {
     out = fill(plan.output, values);
@@ -504,7 +506,11 @@ export class PlanCache implements Planner {
       for (const [k, derive] of this.derived) planned[k] = derive(planned);
       if (slots.list.length > MAX_SLOTS) throw new NoPlan([], 'too many slots');
       const output = source.renderPlanned(planned);
-      return { output, limits: recordedLimits(), tokens: slots.list.map((p) => planText(p)!.text) };
+      return {
+        output,
+        limits: recordedLimits(),
+        tokens: slots.list.map((p) => defined(planText(p), 'the plan text of a placeholder').text),
+      };
     } finally {
       endRecording(outer);
     }

@@ -78,6 +78,7 @@ export function formatResultLine(r: KrmResult): string {
 
 /** The `results:` entry appended to an output ResourceList (block YAML, ends with a newline). */
 export function resultsYaml(results: readonly KrmResult[]): string {
+  // A result is JSON; its interface has no index signature, so it is not assignable to `Json`.
   return `results:\n${emitSeqLines(results as unknown as Json[], 0, { seqIndent: 'compact' })}`;
 }
 

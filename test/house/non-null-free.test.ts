@@ -2,13 +2,13 @@
  * Issue #35, item 1: the folders cleared of non-null assertions stay clear until biome.json makes
  * `style/noNonNullAssertion` an error everywhere: Biome's own rule is run on them (a `!` that asserted a lookup is a
  * checked read, src/checked.ts, or a narrowing). The scan is also tried on generated files holding a `!` in each of
- * its forms, placed in each of those folders, so that it cannot pass by finding nothing. Each `as unknown as` left
- * there says why on its line or the line before.
+ * its forms, placed in each of those folders, so that it cannot pass by finding nothing. Each `as unknown as` in
+ * src/ says why on its line or the line before.
  */
 import t from 'tap';
 import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sourceFiles } from '../../scripts/long-functions.ts';
@@ -17,22 +17,14 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIOME = join(ROOT, 'node_modules/.bin/biome');
 const RULE = 'lint/style/noNonNullAssertion';
 
-/** The folders and files with no `!` left (issue #35, branch h35b). */
-const CLEAN = [
-  'src/checked.ts',
-  'src/cli',
-  'src/cli.ts',
-  'src/config',
-  'src/contract',
-  'src/drivers',
-  'src/json.ts',
-  'src/migrate.ts',
-  'src/reports',
-  'src/render/gotemplate',
-  'src/selection',
-  'src/suggest.ts',
-  'src/workloads',
-];
+/** Folders of src/ that still hold a `!` (issue #35: the text editors of src/edit are cleared on their own). */
+const NOT_YET = new Set(['edit']);
+
+/** The folders and files with no `!` left: everything in src/ but `NOT_YET`, new folders included. */
+const CLEAN = readdirSync(join(ROOT, 'src'))
+  .filter((name) => !NOT_YET.has(name))
+  .sort()
+  .map((name) => `src/${name}`);
 
 /** Paths (relative to `cwd`) of the files where Biome reports a non-null assertion, one entry per finding. */
 function findings(cwd: string, paths: readonly string[]): string[] {
@@ -46,6 +38,7 @@ function findings(cwd: string, paths: readonly string[]): string[] {
 }
 
 t.test('no non-null assertion in the folders cleared of them', async (t) => {
+  t.ok(CLEAN.includes('src/krm') && CLEAN.includes('src/render'), 'the list is read from src/');
   t.same(findings(ROOT, CLEAN), []);
 });
 
@@ -85,9 +78,9 @@ t.test('the scan finds a non-null assertion in each form, in each cleared folder
   t.ok(checked >= 4, `${checked} generated files scanned`);
 });
 
-t.test('each `as unknown as` left in the cleared folders says why', async (t) => {
-  const files = CLEAN.flatMap((p) => (p.endsWith('.ts') ? [join(ROOT, p)] : sourceFiles(join(ROOT, p))));
-  t.ok(files.length > 50, 'the scan reads the sources');
+t.test('each `as unknown as` in src/ says why', async (t) => {
+  const files = sourceFiles(join(ROOT, 'src'));
+  t.ok(files.length > 150, `the scan reads the sources (${files.length} files)`);
   const bare: string[] = [];
   for (const file of files) {
     const lines = readFileSync(file, 'utf8').split('\n');

@@ -5,6 +5,7 @@
  * be proven faithful).
  */
 import t from 'tap';
+import fc from 'fast-check';
 import { createTemplateEngine } from '../../src/render/engine.ts';
 import { createPlanner, type PlanSource, type PlanStats, type RunPlanSettings } from '../../src/render/plans.ts';
 import { createRenderRun, withRenderRun } from '../../src/render/run-state.ts';
@@ -231,5 +232,41 @@ t.test(
       after.recorded - before.recorded <= 2,
       `its plan is recorded once: ${after.recorded - before.recorded} in all`,
     );
+  },
+);
+
+t.test(
+  'token-like text of the template itself is rendered as written, in or beyond the slots (property)',
+  async (t) => {
+    // A plan fills the tokens of its output: text the template writes that looks like one (of either family, a
+    // string or a number token, naming a slot the data has or none) is not a slot, so no plan may fill it.
+    const literal = fc
+      .tuple(
+        fc.constantFrom(0, 1),
+        fc.boolean(),
+        fc.oneof(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 3, max: 99_999 })),
+      )
+      .map(([family, numeric, i]) =>
+        numeric ? `${8 + family}${String(i).padStart(5, '0')}${family ? '82646' : '91737'}` : `mi${7 + family}ph${i}x`,
+      );
+    let renders = 0;
+    fc.assert(
+      fc.property(literal, fc.constantFrom('plain', 'quoted', 'joined'), (text, form) => {
+        const lit = form === 'plain' ? text : form === 'quoted' ? `"${text}"` : `"{{pod.name}}-${text}"`;
+        const render = setup(`lit: ${lit}\nname: {{pod.name}}\nport: {{pod.port}}\n`);
+        for (const [name, port] of [
+          ['web', 80],
+          ['api', 8080],
+          ['db', 5432],
+        ] as const) {
+          const r = render({ name, port });
+          if (JSON.stringify(r.got) !== JSON.stringify(r.truth))
+            throw new Error(`${lit} for ${name}: ${JSON.stringify(r.got)}`);
+          renders++;
+        }
+      }),
+      { numRuns: 40 },
+    );
+    t.equal(renders, 120, 'every generated template rendered for three workloads');
   },
 );
