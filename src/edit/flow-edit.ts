@@ -161,10 +161,14 @@ function patchValue(
 ): void {
   if (jsonEqual(o, n)) return;
   if (node.t === 'alias') throw new Unfaithful('an alias inside a changed flow collection', node.start);
-  if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0)
-    return patchMap(text, node, o, n, style, edits);
-  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0)
-    return patchSeq(text, node, o, n, style, edits, field);
+  if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0) {
+    patchMap(text, node, o, n, style, edits);
+    return;
+  }
+  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0) {
+    patchSeq(text, node, o, n, style, edits, field);
+    return;
+  }
   if (node.t === 'scalar' && (n === null || typeof n !== 'object') && node.end > node.start) {
     edits.push({ start: node.start, end: node.end, text: emitScalar(node, n, style) });
     return;

@@ -304,7 +304,8 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   if (!startsLine(text, dash)) throw new NeedsRewrite(seq);
   const dashCol = column(text, dash);
   if (sameShape) {
-    order.forEach((o, i) => patchItem(defined(items[i], 'a block sequence entry'), old[i], o.value, dashCol, ctx));
+    for (const [i, o] of order.entries())
+      patchItem(defined(items[i], 'a block sequence entry'), old[i], o.value, dashCol, ctx);
     return;
   }
   // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
