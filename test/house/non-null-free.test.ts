@@ -25,6 +25,7 @@ const CLEAN = [
   'src/config',
   'src/contract',
   'src/drivers',
+  'src/edit',
   'src/json.ts',
   'src/migrate.ts',
   'src/reports',
