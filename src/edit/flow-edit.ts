@@ -4,6 +4,7 @@ import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { doubleQuoted, emitFlow, NOT_RAW } from '../yaml/emit/emit-block.ts';
 import { MERGE_KEYS, mergeKeyOf } from '../workloads/merge-keys.ts';
+import { defined } from '../checked.ts';
 
 /**
  * In-place edits of flow collections (`{...}`, `[...]`, and JSON, which is all flow): only the entries
@@ -160,10 +161,14 @@ function patchValue(
 ): void {
   if (jsonEqual(o, n)) return;
   if (node.t === 'alias') throw new Unfaithful('an alias inside a changed flow collection', node.start);
-  if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0)
-    return patchMap(text, node, o, n, style, edits);
-  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0)
-    return patchSeq(text, node, o, n, style, edits, field);
+  if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && node.pairs.length > 0) {
+    patchMap(text, node, o, n, style, edits);
+    return;
+  }
+  if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && node.items.length > 0) {
+    patchSeq(text, node, o, n, style, edits, field);
+    return;
+  }
   if (node.t === 'scalar' && (n === null || typeof n !== 'object') && node.end > node.start) {
     edits.push({ start: node.start, end: node.end, text: emitScalar(node, n, style) });
     return;
@@ -182,22 +187,22 @@ function patchMap(
 ): void {
   const pad = padOf(text, map);
   const pairs = map.pairs;
-  const removed = pairs.map((p) => {
+  const keyed = pairs.map((p) => {
     if (p.key === undefined) throw new Unfaithful('a complex key inside a flow mapping', p.keyNode.start);
-    const n = Object.hasOwn(next, p.key) ? next[p.key] : undefined;
+    return { pair: p, key: p.key };
+  });
+  const removed = keyed.map(({ key }) => {
+    const n = Object.hasOwn(next, key) ? next[key] : undefined;
     // JSON keeps an explicit `null` (`"volumes": null` put back by uninject, issue #21 §4): it is a value there.
     if (n === null && style.json) return false;
-    return (
-      (n === undefined || n === null) && Object.hasOwn(old, p.key) && old[p.key] !== null && old[p.key] !== undefined
-    );
+    return (n === undefined || n === null) && Object.hasOwn(old, key) && old[key] !== null && old[key] !== undefined;
   });
   if (removed.every(Boolean)) {
     noComment(text, map.start, map.end);
     edits.push({ start: map.start, end: map.end, text: emitValue(next, pad, style) });
     return;
   }
-  pairs.forEach((p, i) => {
-    const k = p.key!;
+  keyed.forEach(({ pair: p, key: k }, i) => {
     if (removed[i]) return;
     const n = next[k];
     if (n === undefined || (n === null && !style.json) || jsonEqual(old[k], n)) return;
@@ -211,7 +216,7 @@ function patchMap(
   const added = Object.entries(next).filter(([k, v]) => v !== null && !have.has(k));
   if (added.length === 0) return;
   const sep = pad === undefined ? ', ' : `,\n${pad}`;
-  const last = ends[removed.lastIndexOf(false)]!;
+  const last = defined(ends[removed.lastIndexOf(false)], 'the end of the last kept flow entry');
   const entry = ([k, v]: [string, Json]): string => `${emitKey(k, style)}: ${emitValue(v, pad, style)}`;
   edits.push({ start: last, end: last, text: added.map((e) => sep + entry(e)).join('') });
 }
@@ -220,13 +225,17 @@ function patchMap(
 function cutRemoved(text: string, removed: boolean[], starts: number[], ends: number[], edits: Edit[]): void {
   const firstKept = removed.indexOf(false);
   if (firstKept > 0) {
-    noComment(text, starts[0]!, starts[firstKept]!);
-    edits.push({ start: starts[0]!, end: starts[firstKept]!, text: '' });
+    const start = defined(starts[0], 'the start of the first flow entry');
+    const end = defined(starts[firstKept], 'the start of the first kept flow entry');
+    noComment(text, start, end);
+    edits.push({ start, end, text: '' });
   }
   for (let i = firstKept + 1; i < removed.length; i++) {
     if (!removed[i]) continue;
-    noComment(text, ends[i - 1]!, ends[i]!);
-    edits.push({ start: ends[i - 1]!, end: ends[i]!, text: '' });
+    const start = defined(ends[i - 1], 'the end of the flow entry before a removed one');
+    const end = defined(ends[i], 'the end of a removed flow entry');
+    noComment(text, start, end);
+    edits.push({ start, end, text: '' });
   }
 }
 
@@ -243,20 +252,24 @@ function patchSeq(
   if (seq.items.some((n) => !n)) throw new Unfaithful('an empty entry in a flow sequence', seq.start);
   const items = seq.items as TextNode[];
   const matched = matchEntries(old, next, field);
-  const order = next.map((v, i) => ({ at: matched[i]!, value: v }));
+  const order = next.map((v, i) => ({ at: defined(matched[i], 'the match of a flow entry'), value: v }));
   const used = new Set(matched.filter((i) => i >= 0));
   const kept = order.filter((o) => o.at >= 0);
-  const monotonic = kept.every((o, i) => i === 0 || o.at > kept[i - 1]!.at);
+  const monotonic = kept.every((o, i) => {
+    const previous = kept[i - 1];
+    return previous === undefined || o.at > previous.at;
+  });
   if (kept.length === 0 || !monotonic) {
     noComment(text, seq.start, seq.end);
     const parts = order.map((o) => {
       if (o.at < 0) return emitValue(o.value, pad, style);
+      const item = itemAt(items, o.at);
       const sub: Edit[] = [];
-      patchValue(text, items[o.at]!, old[o.at], o.value, pad, style, sub);
-      return applyEdits(text, items[o.at]!.start, items[o.at]!.end, sub);
+      patchValue(text, item, old[o.at], o.value, pad, style, sub);
+      return applyEdits(text, item.start, item.end, sub);
     });
-    const open = text.slice(seq.start, items[0]!.start);
-    const close = text.slice(items[items.length - 1]!.end, seq.end);
+    const open = text.slice(seq.start, itemAt(items, 0).start);
+    const close = text.slice(itemAt(items, items.length - 1).end, seq.end);
     edits.push({
       start: seq.start,
       end: seq.end,
@@ -265,7 +278,7 @@ function patchSeq(
     return;
   }
   const removed = items.map((_, i) => !used.has(i));
-  for (const o of kept) patchValue(text, items[o.at]!, old[o.at], o.value, pad, style, edits);
+  for (const o of kept) patchValue(text, itemAt(items, o.at), old[o.at], o.value, pad, style, edits);
   const starts = items.map((n) => n.start);
   const ends = items.map(endOf);
   cutRemoved(text, removed, starts, ends, edits);
@@ -283,7 +296,17 @@ function patchSeq(
     if (anchor < 0) before.push(v);
     else after.set(anchor, (after.get(anchor) ?? '') + sep + v);
   }
-  if (before.length)
-    edits.push({ start: starts[kept[0]!.at]!, end: starts[kept[0]!.at]!, text: before.join(sep) + sep });
-  for (const [i, t] of after) edits.push({ start: ends[i]!, end: ends[i]!, text: t });
+  if (before.length) {
+    const first = defined(starts[defined(kept[0], 'the first kept flow entry').at], 'the start of a kept flow entry');
+    edits.push({ start: first, end: first, text: before.join(sep) + sep });
+  }
+  for (const [i, t] of after) {
+    const end = defined(ends[i], 'the end of a kept flow entry');
+    edits.push({ start: end, end, text: t });
+  }
+}
+
+/** The node of entry `at` of a flow sequence (an index of the data's list, which has one entry per node). */
+function itemAt(items: readonly TextNode[], at: number): TextNode {
+  return defined(items[at], 'the node of a flow sequence entry');
 }

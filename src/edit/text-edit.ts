@@ -13,6 +13,7 @@ import {
   type BlockStyle,
 } from '../yaml/emit/emit-block.ts';
 import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
+import { defined } from '../checked.ts';
 
 /**
  * Edits the source text of one resource so that it reads as `next`, touching only what differs: every
@@ -112,13 +113,15 @@ export function trailingCommentsEnd(text: string, end: number, col: number): num
   while (pos < text.length) {
     const nl = text.indexOf('\n', pos);
     const lineEnd = nl < 0 ? text.length : nl + 1;
-    const m = /^([ \t]*)(#?)/.exec(text.slice(pos, lineEnd))!;
+    // Both groups take part in every match, and the pattern matches every line (both may be empty).
+    const m = defined(/^([ \t]*)(#?)/.exec(text.slice(pos, lineEnd)) ?? undefined, 'the indentation of a line');
+    const indent = defined(m[1], 'the indentation group');
     const rest = text.slice(pos + m[0].length, lineEnd);
     if (m[2] === '' && /^\r?\n?$/.test(rest)) {
       pos = lineEnd; // a blank line: part of the block only if another deeper comment follows
       continue;
     }
-    if (m[2] !== '#' || m[1]!.length <= col || m[1]!.includes('\t')) break;
+    if (m[2] !== '#' || indent.length <= col || indent.includes('\t')) break;
     at = lineEnd;
     pos = lineEnd;
   }
@@ -135,7 +138,7 @@ function headCommentStart(text: string, start: number, col: number): number {
   while (at > 0) {
     const prev = lineStart(text, at - 1);
     const m = /^([ ]*)#/.exec(text.slice(prev, at));
-    if (!m || m[1]!.length > col) break;
+    if (!m || defined(m[1], 'the indentation group').length > col) break;
     at = prev;
   }
   return at;
@@ -153,7 +156,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   }
   const { text } = ctx;
   const pairs = map.pairs;
-  const keyCol = column(text, pairs[0]!.keyNode.start);
+  const keyCol = column(text, defined(pairs[0], 'the first pair of a block mapping').keyNode.start);
   const seen = new Set<string>();
   const removed = new Set<TextPair>();
   for (const pair of pairs) {
@@ -168,7 +171,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       removed.add(pair);
       continue;
     }
-    const n = next[k]!;
+    const n = defined(next[k], 'a value just tested present');
     if (jsonEqual(o, n)) continue;
     patchPairValue(pair, o, n, keyCol, ctx);
   }
@@ -258,7 +261,7 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
       emitInline(n) !== undefined &&
       typeof n !== 'object'
     ) {
-      replaceNode(node, scalarLike(node, n), sub);
+      replaceNode(node, defined(scalarLike(node, n), 'the inline form of a value just checked'), sub);
     } else {
       replaceAfterKey(pair, n, keyCol, sub);
     }
@@ -270,13 +273,16 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
   ctx.edits.push(...sub.edits);
 }
 
-/** A new scalar in the style of the one it replaces (quote style kept for strings). */
-function scalarLike(node: TextNode, v: Json): string {
+/**
+ * A new scalar in the style of the one it replaces (quote style kept for strings); undefined where `v` has no
+ * inline form (`emitInline`: a multi-line string not kept in double or single quotes, a non-empty collection).
+ */
+function scalarLike(node: TextNode, v: Json): string | undefined {
   if (typeof v === 'string' && node.t === 'scalar') {
     if (node.style === 'double') return doubleQuoted(v);
     if (node.style === 'single' && !NOT_RAW.test(v)) return `'${v.replace(/'/g, "''")}'`;
   }
-  return emitInline(v)!;
+  return emitInline(v);
 }
 
 /** Edits the block or flow list `field` (its entries matched by the field's merge key, `matchEntries`). */
@@ -289,34 +295,39 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   if (seq.items.some((n) => !n || n.t === 'alias')) throw new NeedsRewrite(seq);
   const items = seq.items as TextNode[];
   const matched = matchEntries(old, next, field);
-  const order: Array<{ at: number; value: Json }> = next.map((v, i) => ({ at: matched[i]!, value: v }));
+  const order: Array<{ at: number; value: Json }> = next.map((v, i) => ({
+    at: defined(matched[i], 'the match of a list entry'),
+    value: v,
+  }));
   const sameShape = order.length === old.length && order.every((o, i) => o.at === i);
-  const dash = lineStartDash(text, items[0]!);
+  const dash = lineStartDash(text, defined(items[0], 'the first entry of a block sequence'));
   if (!startsLine(text, dash)) throw new NeedsRewrite(seq);
   const dashCol = column(text, dash);
   if (sameShape) {
-    order.forEach((o, i) => patchItem(items[i]!, old[i], o.value, dashCol, ctx));
+    for (const [i, o] of order.entries())
+      patchItem(defined(items[i], 'a block sequence entry'), old[i], o.value, dashCol, ctx);
     return;
   }
   // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
   const starts = items.map((n) => lineStart(text, lineStartDash(text, n)));
   const seqEnd = trailingCommentsEnd(text, seq.end, dashCol);
-  const segments = items.map((_, i) => [starts[i]!, i + 1 < items.length ? starts[i + 1]! : seqEnd] as const);
+  // Each entry's text runs to the next entry's line, the last one's to the end of the list.
+  const segments = starts.map((s, i) => [s, starts[i + 1] ?? seqEnd] as const);
   let out = '';
   for (const o of order) {
     if (o.at < 0) {
       out += `${spaces(dashCol)}- ${emitAfterDash(o.value, dashCol, ctx.style)}`;
       continue;
     }
-    const [s, e] = segments[o.at]!;
+    const [s, e] = defined(segments[o.at], 'the text of a matched block sequence entry');
     const sub: Ctx = { ...ctx, edits: [] };
-    patchItem(items[o.at]!, old[o.at], o.value, dashCol, sub);
+    patchItem(defined(items[o.at], 'a matched block sequence entry'), old[o.at], o.value, dashCol, sub);
     let seg = applyEdits(text, s, e, sub.edits);
     if (!seg.endsWith('\n')) seg += '\n';
     out += seg;
   }
   if (text[seqEnd - 1] !== '\n') out = out.replace(/\n$/, '');
-  ctx.edits.push({ start: starts[0]!, end: seqEnd, text: out });
+  ctx.edits.push({ start: defined(starts[0], 'the start of the first block sequence entry'), end: seqEnd, text: out });
 }
 
 /**
@@ -327,7 +338,7 @@ function lineStartDash(text: string, item: TextNode): number {
   let ls = lineStart(text, item.start);
   for (let guard = 0; guard < 50; guard++) {
     const m = /^( *)-(?: |\r?$)/.exec(text.slice(ls, text.indexOf('\n', ls) >>> 0));
-    if (m) return ls + m[1]!.length;
+    if (m) return ls + defined(m[1], 'the indentation group').length;
     if (ls === 0) break;
     ls = lineStart(text, ls - 1);
   }

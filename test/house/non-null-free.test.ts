@@ -17,12 +17,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIOME = join(ROOT, 'node_modules/.bin/biome');
 const RULE = 'lint/style/noNonNullAssertion';
 
-/** Folders of src/ that still hold a `!` (issue #35: the text editors of src/edit are cleared on their own). */
-const NOT_YET = new Set(['edit']);
-
-/** The folders and files with no `!` left: everything in src/ but `NOT_YET`, new folders included. */
+/** The folders and files of src/, every one of them with no `!` (issue #35), new ones included. */
 const CLEAN = readdirSync(join(ROOT, 'src'))
-  .filter((name) => !NOT_YET.has(name))
   .sort()
   .map((name) => `src/${name}`);
 
