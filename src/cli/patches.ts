@@ -363,7 +363,8 @@ function probePositions(
           .slice(cut + 1)
           .replace(/~1/g, '/')
           .replace(/~0/g, '~');
-        const list = (Array.isArray(parent[key]) ? parent[key] : (parent[key] = [])) as J[];
+        if (!Array.isArray(parent[key])) parent[key] = [];
+        const list = parent[key] as J[];
         const model = (
           list.length > 0 ? list[list.length - 1] : (at(next, path) as J[]).find((x) => isObj(x) && x.name === added[0])
         ) as { [k: string]: J };

@@ -7,6 +7,7 @@ import {
   accessSync,
   constants,
   type Dirent,
+  type Stats,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
@@ -142,7 +143,7 @@ export function confinementOf(opts: {
   for (const p of opts.inputs) {
     if (p === '-') continue;
     const abs = resolve(opts.cwd, p);
-    let st;
+    let st: Stats;
     try {
       st = statSync(abs);
     } catch {

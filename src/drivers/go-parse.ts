@@ -119,6 +119,7 @@ export function parseUint(s: string, base = 10, bitSize = 64, fn = 'ParseUint'):
  * Go `strconv.ParseInt(s, base, bitSize)`: an optional `+` or `-`, then `ParseUint`'s rules; the range is
  * -2^(bitSize-1) .. 2^(bitSize-1)-1.
  */
+// biome-ignore lint/suspicious/noShadowRestrictedNames: named after Go's strconv.ParseInt, which it implements; this module never calls the global
 export function parseInt(s: string, base = 10, bitSize = 64, fn = 'ParseInt'): GoParsed<bigint> {
   if (s === '') return fail(numError(fn, s, SYNTAX));
   const neg = s[0] === '-';

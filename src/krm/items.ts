@@ -28,6 +28,7 @@ export type ItemRange = Pick<
  * once by `load`), or released.
  */
 export interface ResourceItem extends ItemRange {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every ItemRange field (Object.assign), declared once here instead of field by field
 export class ResourceItem implements SourceItem {
   private content: ItemContent | (() => ItemContent) | 'released';
 

@@ -197,8 +197,7 @@ function onlyDocument(text: string, from: number, to: number): CST.Document | un
 
 /** A resource read by the fast reader; undefined (decline) for what only the `yaml` path handles. */
 function blockItem(text: string, value: Json, node: TextNode | null, position: number): SourceItem | undefined {
-  if (!node || node.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value))
-    return undefined;
+  if (node?.t !== 'map' || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const kind = value.kind;
   if ((kind !== undefined && typeof kind !== 'string') || kind === 'List') return undefined;
   const meta = value.metadata;

@@ -75,6 +75,7 @@ function quote(s: string): string {
  * DEL, the C1 controls (U+0080-U+009F, NEL among them), LS, PS and the BOM. YAML 1.1 readers (go-yaml v2,
  * PyYAML) take NEL, LS and PS for line breaks and fold them into spaces inside quotes (issue #21 §6).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: YAML's character sets (YAML 1.2 §5.1, c-printable) are defined by control characters
 export const NOT_RAW = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
 const NOT_RAW_ALL = /[\x7f-\x9f\u2028\u2029\ufeff]/g;
 const NAMED_ESCAPES: Record<string, string> = { '\x85': '\\N', '\u2028': '\\L', '\u2029': '\\P', '\ufeff': '\\uFEFF' };
@@ -103,7 +104,11 @@ const PADS: string[] = [];
 /** `n` spaces (`' '.repeat(n)`, kept for n < 256). */
 export function spaces(n: number): string {
   if (n >= 256) return ' '.repeat(n);
-  return (PADS[n] ??= ' '.repeat(n));
+  const known = PADS[n];
+  if (known !== undefined) return known;
+  const pad = ' '.repeat(n);
+  PADS[n] = pad;
+  return pad;
 }
 
 /** A key as YAML text. */
@@ -127,6 +132,7 @@ function isMultiline(v: Json): v is string {
   return (
     typeof v === 'string' &&
     v.includes('\n') &&
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: YAML's character sets (YAML 1.2 §5.1, c-printable) are defined by control characters
     !/[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/.test(v) &&
     !/^\n*[ \t]/.test(v) &&
     !/[ \t]$/m.test(v)
@@ -193,10 +199,16 @@ function placeOf(afterDash: boolean, column: number, style: BlockStyle): number 
 /** The text `make` gives for shared `v` at its place, made once per place. */
 function sharedText(v: object, afterDash: boolean, column: number, style: BlockStyle, make: () => string): string {
   let byPlace = SHARED_TEXT.get(v);
-  if (!byPlace) SHARED_TEXT.set(v, (byPlace = new Map()));
+  if (!byPlace) {
+    byPlace = new Map();
+    SHARED_TEXT.set(v, byPlace);
+  }
   const place = placeOf(afterDash, column, style);
   let text = byPlace.get(place);
-  if (text === undefined) byPlace.set(place, (text = make()));
+  if (text === undefined) {
+    text = make();
+    byPlace.set(place, text);
+  }
   return text;
 }
 

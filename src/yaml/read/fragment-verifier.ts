@@ -52,7 +52,10 @@ class FragmentVerifier extends LineReader {
   ) {
     super(text);
     let proven = PROVEN.get(same);
-    if (!proven) PROVEN.set(same, (proven = new WeakMap()));
+    if (!proven) {
+      proven = new WeakMap();
+      PROVEN.set(same, proven);
+    }
     this.proven = proven;
   }
 

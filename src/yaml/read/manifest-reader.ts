@@ -84,6 +84,7 @@ class BlockReader {
     this.text = text;
     this.n = text.length;
     // Control characters and a carriage return that does not end a line are left to `yaml`.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: YAML's character sets (YAML 1.2 §5.1, c-printable) are defined by control characters
     if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]|\r(?!\n)/.test(text)) decline();
     this.load(0);
   }
