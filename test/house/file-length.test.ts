@@ -20,7 +20,6 @@ const MAX_FILE_LINES = 500;
  */
 const NOT_YET_SPLIT: ReadonlySet<string> = new Set([
   'render/gotemplate/exec.ts',
-  'render/gotemplate/parse.ts',
   'render/plans.ts',
 ]);
 
