@@ -31,7 +31,8 @@
  */
 import { defined } from '../checked.ts';
 import type { Json } from '../model.ts';
-import { getOrMake, isJsonObject, setOwn } from '../json.ts';
+import { getOrMake, setOwn } from '../json.ts';
+import { HAS_TOKEN, literalKey, slotKey, steerAdd } from './plan-keys.ts';
 import {
   ANY_TOKEN,
   MAX_SLOTS,
@@ -40,12 +41,9 @@ import {
   beginRecording,
   endRecording,
   fill,
-  isNumberSlot,
-  isSlotSafe,
   planText,
   plannedCopy,
   recordedLimits,
-  type DataPath,
   type Limits,
   type Slots,
   type Steer,
@@ -69,60 +67,6 @@ export interface PlanShape {
    * from the placeholder data (e.g. with `plannedJson` of `./plan-values.ts`); they may throw {@link NoPlan}.
    */
   readonly derived?: Readonly<Record<string, (planned: Record<string, unknown>) => unknown>>;
-}
-
-function steerAdd(root: Steer, path: DataPath): void {
-  let node = root;
-  for (const seg of path) {
-    if (node.all) return;
-    node = getOrMake(node.kids, seg, () => ({ kids: new Map() }));
-  }
-  node.all = true;
-  node.kids.clear();
-}
-
-/** Thrown inside the key walk: the data holds a token already, so no plan can tell its slots apart. */
-const HAS_TOKEN = new Error('data holds a placeholder token');
-
-/** Appends the key text of a literal value (its JSON; `u` for undefined). */
-function literalKey(v: unknown): string {
-  if (v === undefined) return 'u';
-  const s = JSON.stringify(v);
-  if (ANY_TOKEN.test(s)) throw HAS_TOKEN;
-  return s;
-}
-
-/**
- * The key text of a subtree: its JSON with each slot-safe, unsteered string replaced by `\u0001` (which JSON
- * text never holds raw), its value pushed to `values` in walk order.
- */
-function slotKey(v: unknown, steer: Steer | undefined, values: string[]): string {
-  if (steer?.all) return literalKey(v);
-  if (typeof v === 'string') {
-    if (isSlotSafe(v)) {
-      values.push(v);
-      return '\u0001';
-    }
-    return literalKey(v);
-  }
-  if (typeof v === 'number' && isNumberSlot(v)) {
-    values.push(String(v));
-    return '\u0003';
-  }
-  if (Array.isArray(v)) {
-    let s = '[';
-    for (let i = 0; i < v.length; i++) s += `${slotKey(v[i], steer?.kids.get(String(i)), values)},`;
-    return `${s}]`;
-  }
-  if (isJsonObject<unknown>(v)) {
-    let s = '{';
-    for (const k of Object.keys(v)) {
-      if (ANY_TOKEN.test(k)) throw HAS_TOKEN;
-      s += `${JSON.stringify(k)}:${slotKey(v[k], steer?.kids.get(k), values)},`;
-    }
-    return `${s}}`;
-  }
-  return literalKey(v);
 }
 
 /** A recorded plan: the parsed output with tokens, and what it assumed about its slots' values. */
