@@ -354,7 +354,7 @@ class TreeParser {
       case 'number':
       case 'nil':
       case 'dot':
-        this.errorf(`unexpected . after term ${goQuoteString(nodeString(node))}`);
+        return this.errorf(`unexpected . after term ${goQuoteString(nodeString(node))}`);
       default:
         return { type: 'chain', pos, node, field: fields };
     }
@@ -386,7 +386,7 @@ class TreeParser {
         try {
           return newNumber(token.pos, token.val, token.typ);
         } catch (e) {
-          this.errorf((e as Error).message);
+          return this.errorf((e as Error).message);
         }
       case T.LeftParen:
         return this.pipeline('parenthesized pipeline', T.RightParen);
