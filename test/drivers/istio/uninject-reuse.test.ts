@@ -15,8 +15,8 @@ import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from '../../../s
 import { builtinOnlyTemplates } from '../../../src/drivers/istio/template-sources.ts';
 import type { IstioSettings } from '../../../src/drivers/istio/config.ts';
 import type { Config, PodTemplate } from '../../../src/model.ts';
+import { createRenderRun, withRenderRun } from '../../../src/render/run-state.ts';
 
-const VERIFY = Symbol.for('meshinject.verifyPlans');
 const CANONICAL = 'service.istio.io/canonical-name';
 
 const config: Config = {
@@ -63,17 +63,13 @@ const injected = mesh.inject({ pod: app(), workload, config }).pod;
 const doctored: PodTemplate = structuredClone(injected);
 doctored.metadata.labels = { ...doctored.metadata.labels, [CANONICAL]: 'doctored' };
 
-/** `f` with plan verification off (the preload turns it on). */
-function unverified<T>(f: () => T): T {
-  const g = globalThis as Record<symbol, unknown>;
-  const was = g[VERIFY];
-  g[VERIFY] = false;
-  try {
-    return f();
-  } finally {
-    g[VERIFY] = was;
-  }
-}
+/** `f` in a run of its own with plan verification on or off (outside a run, nothing is verified). */
+const inRun =
+  (verify: boolean) =>
+  <T>(f: () => T): T =>
+    withRenderRun(createRenderRun({ plans: { verify } }), f);
+const verified = inRun(true);
+const unverified = inRun(false);
 
 const uninject =
   (injection: { request: { pod: PodTemplate; workload: WorkloadRef; config: Config } } | undefined) =>
@@ -89,7 +85,11 @@ t.test('the injection reused gives what a render gives', async (t) => {
   const rendered = uninject(undefined)(injected);
   t.same(rendered, app(), 'without the injection: uninject gives back the pod template');
   const request = { pod: app(), workload, config };
-  t.same(uninject({ request })(injected), rendered, 'with it (verified by a render): the same');
+  t.same(
+    verified(() => uninject({ request })(injected)),
+    rendered,
+    'with it (verified by a render): the same',
+  );
   t.same(
     unverified(() => uninject({ request })(injected)),
     rendered,
@@ -118,7 +118,7 @@ t.test('the hook takes the injection only for the same request', async (t) => {
 
 t.test('under plan verification a reuse that a render does not give is an internal error', async (t) => {
   t.throws(
-    () => uninject({ request: { pod: app(), workload, config } })(doctored),
+    () => verified(() => uninject({ request: { pod: app(), workload, config } })(doctored)),
     /reused an injection that a render does not give \(web\)/,
   );
 });
