@@ -314,7 +314,7 @@ function gainedLists(a: J | undefined, b: J, path: string, out: Array<[string, s
     const gained = Array.isArray(v) ? names(v) : undefined;
     if (isObj(v)) gainedLists(old, v, pointer(path, k), out);
     else if (gained && (old === undefined || (Array.isArray(old) && names(old)))) {
-      const had = new Set(names((old as J[] | undefined) ?? []));
+      const had = new Set(names(old ?? []));
       const added = gained.filter((n) => !had.has(n));
       if (added.length > 0) out.push([pointer(path, k), added]);
     }
@@ -364,7 +364,7 @@ function probePositions(
           .replace(/~1/g, '/')
           .replace(/~0/g, '~');
         if (!Array.isArray(parent[key])) parent[key] = [];
-        const list = parent[key] as J[];
+        const list = parent[key];
         const model = (
           list.length > 0 ? list[list.length - 1] : (at(next, path) as J[]).find((x) => isObj(x) && x.name === added[0])
         ) as { [k: string]: J };

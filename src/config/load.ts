@@ -205,9 +205,7 @@ function specFromConfigMap(
   const issues: ConfigIssue[] = [];
   const spec: RawSpec = {};
   const str = (key: string): string | undefined =>
-    typeof data[key] === 'string' && !hasIssueAt(schemaProblems, joinPath(['data', key]))
-      ? (data[key] as string)
-      : undefined;
+    typeof data[key] === 'string' && !hasIssueAt(schemaProblems, joinPath(['data', key])) ? data[key] : undefined;
   const list = (s: string) =>
     s
       .split(',')

@@ -112,7 +112,7 @@ class DocEditor {
       const values = isSeq(p.value) ? (p.value.items as Node[]) : [p.value];
       for (const v of values) {
         const r = isAlias(v) ? (v.resolve(this.doc) as Node | undefined) : v;
-        if (r && isMap(r)) out.push(r as YAMLMap);
+        if (r && isMap(r)) out.push(r);
       }
     }
     return out;

@@ -87,7 +87,7 @@ export function composeNode(
   const problem = findKeyProblem(doc);
   if (problem)
     throw new MeshInjectError('BAD_INPUT', `${where}, line ${at(problem.offset)}: ${keyProblemMessage(problem)}`);
-  return doc as Document.Parsed;
+  return doc;
 }
 
 /** End of a value's own text: after its closing bracket or last character, before trailing space and comments. */

@@ -134,7 +134,7 @@ export function parseSource(
   const keepTrees = options.keepTrees ?? KEEP_TREES;
   const docs = readBlockStream(text);
   const read = docs?.every((d): d is BlockDocument => !('declined' in d))
-    ? fromBlockDocuments(text, docs as BlockDocument[], where)
+    ? fromBlockDocuments(text, docs, where)
     : docs && options.mixed !== false
       ? mixedStream(text, docs, where, keepTrees)
       : undefined;

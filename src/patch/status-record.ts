@@ -358,8 +358,7 @@ export function restoreOriginal(
     else delete out.metadata[kind];
   }
   const lists = Object.entries(rec.lists).filter(
-    ([list]) =>
-      out.spec[list] === undefined || (Array.isArray(out.spec[list]) && (out.spec[list] as Json[]).length === 0),
+    ([list]) => out.spec[list] === undefined || (Array.isArray(out.spec[list]) && out.spec[list].length === 0),
   );
   // A pod template is JSON, and the repairs keep it one; the two types are not assignable either way.
   if (lists.length === 0) return applyRepairs(out as unknown as JsonObject, rec.replaced) as unknown as PodTemplate;

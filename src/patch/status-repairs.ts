@@ -160,8 +160,8 @@ function applyAt(container: Json, path: ReadonlyArray<string | number>, r: Repai
     void _gone;
     return kept;
   }
-  if (Object.hasOwn(container, seg)) return replaceKey(container, seg, r[2] as Json);
-  return insertBefore(container, seg, r[2] as Json, r[3]);
+  if (Object.hasOwn(container, seg)) return replaceKey(container, seg, r[2]);
+  return insertBefore(container, seg, r[2], r[3]);
 }
 
 /** `obj` with the value of its key `key` replaced, in place. */

@@ -15,7 +15,7 @@ export function isTruthy(v: unknown): boolean {
   if (typeof v === 'number') return v !== 0;
   if (typeof v === 'string') return v.length > 0;
   if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return Object.keys(v as object).length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
   return true;
 }
 

@@ -66,7 +66,7 @@ export function resolveConfig(
   const only = layers.length === 1 ? layers[0] : undefined;
   const merged = only ? { ok: true as const, value: only.value } : mergeConfigLayers(layers);
   if (!merged.ok) return { problem: merged.message };
-  const loaded = loadConfig(merged.value as JsonObject, DRIVERS, options);
+  const loaded = loadConfig(merged.value, DRIVERS, options);
   const load = (raw: JsonObject) => loadConfig(raw, DRIVERS, options);
   const fieldsOf = (mesh: string) => DRIVERS.find((d) => d.name === mesh)?.traits?.platformFields ?? [];
   const problems = checkPlatformWord(

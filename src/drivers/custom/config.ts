@@ -3,7 +3,7 @@
  * local-config ConfigMaps in the input, and the free-form `values` they read. Every key that comes from input
  * is held in a `Map` (prototype names such as `constructor` are valid template and value names).
  */
-import type { Json, JsonObject } from '../../model.ts';
+import type { JsonObject } from '../../model.ts';
 import type { DriverConfigInput, DriverConfigResult } from '../../contract/driver.ts';
 import type { ConfigIssue } from '../../config/schema-issues.ts';
 import { MeshInjectError } from '../../results/errors.ts';
@@ -93,7 +93,7 @@ export function templatesFromPackage(settings: CustomSettings, configMaps: reado
       );
     }
     const data = isJsonObject(cm.data) ? cm.data : {};
-    for (const [key, source] of Object.entries(data) as Array<[string, Json]>) {
+    for (const [key, source] of Object.entries(data)) {
       const tname = key.replace(/\.hbs$/, '');
       const from = `ConfigMap ${name} data.${key}`;
       if (!NAME.test(tname) || typeof source !== 'string') {

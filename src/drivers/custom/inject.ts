@@ -65,7 +65,7 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
         field: statusField,
       });
     }
-    (out as Record<typeof k, string[]>)[k] = list as string[]; // fixed key: one of the names above
+    (out as Record<typeof k, string[]>)[k] = list; // fixed key: one of the names above
   }
   return out;
 }
@@ -180,7 +180,7 @@ export function injectCustomPod(req: InjectRequest<CustomSettings>): { pod: PodT
   // The pod's own entries keep their order; added ones follow in template order, so the app stays the first
   // (kubectl's default) container. Added init containers come first: they prepare the pod for the app.
   for (const list of LISTS) {
-    const entries = Array.isArray(result.spec[list]) ? (result.spec[list] as Json[]).filter(isJsonObject) : [];
+    const entries = Array.isArray(result.spec[list]) ? result.spec[list].filter(isJsonObject) : [];
     if (status[list].length === 0) continue;
     const own = entries.filter((e) => !status[list].includes(String(e.name)));
     const added = status[list].map((n) =>

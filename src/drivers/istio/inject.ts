@@ -439,7 +439,7 @@ export function pruneStaleInjection(pod: PodTemplate, original: PodTemplate): vo
     const list = pod.spec[field];
     if (drop.size === 0 || !Array.isArray(list)) continue;
     pod.spec[field] = list.filter((v) => !(isJsonObject(v) && drop.has(String(v.name))));
-    if ((pod.spec[field] as Json[]).length === 0) delete pod.spec[field];
+    if (pod.spec[field].length === 0) delete pod.spec[field];
   }
 }
 

@@ -88,7 +88,7 @@ function normalizeProxyConfig(raw: JsonObject): JsonObject {
   for (const [k, v] of Object.entries(raw)) {
     const key = camelCase(k);
     const enums = ENUM_NUMBERS[key];
-    out[key] = enums && typeof v === 'number' && enums[v] !== undefined ? (enums[v] as string) : v;
+    out[key] = enums && typeof v === 'number' && enums[v] !== undefined ? enums[v] : v;
   }
   return out;
 }

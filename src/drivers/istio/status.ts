@@ -45,7 +45,7 @@ export function injectionStatusValue(templateSpec: JsonObject, revision: string)
 function stringList(v: unknown): string[] | undefined {
   if (v === null || v === undefined) return [];
   if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return undefined;
-  return v as string[];
+  return v;
 }
 
 /**
@@ -68,7 +68,7 @@ export function parseInjectionStatus(value: string | undefined): InjectionStatus
   const imagePullSecrets = stringList(o.imagePullSecrets);
   if (!initContainers || !containers || !volumes || !imagePullSecrets) return undefined;
   if (o.revision !== undefined && typeof o.revision !== 'string') return undefined;
-  return { initContainers, containers, volumes, imagePullSecrets, revision: (o.revision as string | undefined) ?? '' };
+  return { initContainers, containers, volumes, imagePullSecrets, revision: o.revision ?? '' };
 }
 
 /** Containers and init containers the built-in Istio templates inject (sidecar, gateway, grpc-agent, grpc-simple). */

@@ -235,7 +235,7 @@ class Reader {
 
   strings(path: string): string[] {
     const v = this.at(path);
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
     if (typeof v === 'string') return v.split(',').filter((x) => x !== '');
     if (v !== undefined && v !== null) this.fail(path, 'a list of strings', v);
     return [];

@@ -288,7 +288,7 @@ function fsmSidecarSettings(
         );
       return false;
     }
-    return typeof sidecar[k] === 'boolean' ? (sidecar[k] as boolean) : def;
+    return typeof sidecar[k] === 'boolean' ? sidecar[k] : def;
   };
   return {
     initResources: fsmOnly('initResources'),
