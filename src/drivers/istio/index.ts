@@ -3,7 +3,8 @@
  * codes in `./reasons.ts`), injects Istio's sidecar into pod templates the way `istioctl kube-inject` does
  * (templates rendered by `./render.ts`, Go post-processing ported in `./inject.ts` and its modules, probes
  * `./probes.ts`), and reads back what it injected from the
- * `sidecar.istio.io/status` annotation (not taken on trust: `untrustedStatusItem`), and undoes it for uninject
+ * `sidecar.istio.io/status` annotation (not taken on trust: `untrustedStatusItem`, and for names beyond the
+ * built-in templates the configuration's own injection of the pod, `proveStatusItems`), and undoes it for uninject
  * (`./uninject.ts`). Config section `spec.istio` (`./config.ts`, `./config.schema.json`).
  */
 import type { JsonObject } from '../../model.ts';
@@ -14,10 +15,9 @@ import { withInjectorConfigMap } from './configmap-source.ts';
 import { decideIstio } from './decide.ts';
 import { ISTIO_REASON_INFO, ISTIO_REASONS } from './reasons.ts';
 import { injectIstioPod, injectionSummary } from './inject.ts';
-import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
+import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
 import { recordedIstioKey, uninjectIstio } from './uninject.ts';
 import { istioNativeSidecarsAuto } from './native-auto.ts';
-import { OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { ISTIO_FLAGS } from './flags.ts';
 import { REV_LABEL } from './webhook.ts';
 import { planIstioMigration } from './migrate.ts';
@@ -90,22 +90,13 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
     const summary = injectionSummary(settings);
     return { pod, summary: sources ? `${summary}; ${sources}` : summary, warnings };
   },
+  // The status is not taken on trust (issue #8), but what it lists beyond the built-in templates' names (a user
+  // template's volume) only the configuration's own injection can prove: uninject does (./uninject.ts
+  // `proveStatusItems`), and refuses a name that injection does not add. Nothing is removed before that proof.
   inventory(pod) {
     const raw = pod.metadata.annotations?.[STATUS_ANNOTATION];
     if (raw === undefined) return undefined;
     const status = parseInjectionStatus(raw);
-    // A container the template patched (grpc-simple, grpc-agent patch the app's) is one whose original
-    // `proxy.istio.io/overrides` records; uninject puts that back and proves it by re-injection (./uninject.ts).
-    const recorded = status ? parseOverrides(pod.metadata.annotations?.[OVERRIDES_ANNOTATION]) : undefined;
-    const names = (list: readonly JsonObject[]) => list.map((c) => String(c.name));
-    const untrusted =
-      status && recorded
-        ? untrustedStatusItem(status, pod.metadata.annotations, {
-            containers: names(recorded.containers),
-            initContainers: names(recorded.initContainers),
-          })
-        : undefined;
-    if (untrusted) throw untrustedStatusError(untrusted);
     return {
       statusAnnotation: STATUS_ANNOTATION,
       containers: status?.containers ?? [],

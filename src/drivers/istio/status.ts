@@ -114,24 +114,52 @@ function userVolumeNames(annotations: Record<string, string> | undefined): strin
   }
 }
 
+/** What the current injection adds besides the built-in names, by list (see {@link untrustedStatusItem}). */
+export interface AlsoInjected {
+  containers?: readonly string[];
+  initContainers?: readonly string[];
+  volumes?: readonly string[];
+}
+
 /**
  * The first container, init container or volume a status annotation lists that does not look injected: a
  * name no built-in Istio template gives (volumes: nor `sidecar.istio.io/userVolume`), and not in `alsoInjected`
- * (what the current injection adds under the same list, e.g. the app containers `grpc-simple` patches). A
- * status naming the user's own container or volume is then refused instead of deleting them (issue #8: the
- * status annotation is not taken on trust; Istio's `stripPod` trusts it). Image pull secrets are not checked:
- * their names come from the values. The check itself is the engine's `unexpectedRecordItem` (src/patch/uninject.ts).
+ * (what the current injection adds under the same list, e.g. the app containers `grpc-simple` patches, or what
+ * a user template of the configuration adds). A status naming the user's own container or volume is then
+ * refused instead of deleting them (issue #8: the status annotation is not taken on trust; Istio's `stripPod`
+ * trusts it). Image pull secrets are not checked: their names come from the values. The check itself is the
+ * engine's `unexpectedRecordItem` (src/patch/uninject.ts).
  */
 export function untrustedStatusItem(
   status: InjectionStatus,
   annotations: Record<string, string> | undefined,
-  alsoInjected: {
-    containers?: readonly string[];
-    initContainers?: readonly string[];
-    volumes?: readonly string[];
-  } = {},
+  alsoInjected: AlsoInjected = {},
 ): { kind: RecordedKind; name: string } | undefined {
-  return unexpectedRecordItem([
+  return unexpectedRecordItem(statusChecks(status, annotations, alsoInjected));
+}
+
+/**
+ * Every container, init container and volume of `status` that {@link untrustedStatusItem} does not accept,
+ * in its order (containers, init containers, volumes); `[]` when it accepts all.
+ */
+export function untrustedStatusItems(
+  status: InjectionStatus,
+  annotations: Record<string, string> | undefined,
+  alsoInjected: AlsoInjected = {},
+): Array<{ kind: RecordedKind; name: string }> {
+  return statusChecks(status, annotations, alsoInjected).flatMap(([kind, recorded, known]) => {
+    const ok = new Set(known);
+    return recorded.filter((name) => !ok.has(name)).map((name) => ({ kind, name }));
+  });
+}
+
+/** `[kind, recorded names, accepted names]` for the containers, init containers and volumes of `status`. */
+function statusChecks(
+  status: InjectionStatus,
+  annotations: Record<string, string> | undefined,
+  alsoInjected: AlsoInjected,
+): Array<[RecordedKind, readonly string[], readonly string[]]> {
+  return [
     ['container', status.containers, [...INJECTED_CONTAINER_NAMES, ...(alsoInjected.containers ?? [])]],
     ['init container', status.initContainers, [...INJECTED_CONTAINER_NAMES, ...(alsoInjected.initContainers ?? [])]],
     [
@@ -139,7 +167,7 @@ export function untrustedStatusItem(
       status.volumes,
       [...INJECTED_VOLUME_NAMES, ...userVolumeNames(annotations), ...(alsoInjected.volumes ?? [])],
     ],
-  ]);
+  ];
 }
 
 /** The error refusing a status annotation that lists `item` (see {@link untrustedStatusItem}). */

@@ -17,8 +17,14 @@ import { ORIGINAL_ANNOTATION } from '../../patch/status-record.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { cloneJson, jsonEqual, isJsonObject, setOwn } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
-import { PROMETHEUS_ENV } from './prometheus.ts';
-import { INJECTED_CONTAINER_NAMES, parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
+import { PROMETHEUS_ENV, SCRAPE_TARGETS_ANNOTATION } from './prometheus.ts';
+import {
+  INJECTED_CONTAINER_NAMES,
+  parseInjectionStatus,
+  STATUS_ANNOTATION,
+  untrustedStatusError,
+  untrustedStatusItems,
+} from './status.ts';
 import { containersOf, envOf, findContainer, PROXY_CONTAINER } from './pod-fields.ts';
 import { defined } from '../../checked.ts';
 
@@ -146,14 +152,21 @@ function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): void {
 }
 
 /**
- * Istio `applyPrometheusMerge` undone from its record `ISTIO_PROMETHEUS_ANNOTATIONS` (`{scrape, path, port}`):
- * the merged `prometheus.io/*` values are replaced by the saved ones, under the `prometheus.io/` keys
+ * Istio `applyPrometheusMerge` undone from its record `ISTIO_PROMETHEUS_ANNOTATIONS` (`{scrape, path, port[,
+ * targets]}`): the merged `prometheus.io/*` values are replaced by the saved ones, under the `prometheus.io/` keys
  * (Prometheus reads every key variant by its sanitized name, `prometheus_io_port`, so the spelling does not
  * change what it scrapes). In place. Without a record, the merged annotations are left to the re-injection check.
- * @throws InjectError when the record holds `prometheus.istio.io/scrape-targets` (its original text and whether
- *   the port and path were the user's are not recorded) or is not JSON
+ *
+ * Istio 1.31's `prometheus.istio.io/scrape-targets` (`targets`, a list of `{port, path}`) is recorded parsed: its
+ * text (blanks, a path given without `/` or left to default to `/metrics`) and whether `port` and `path` were the
+ * user's or filled from its first target are lost. With `exactFromRecord` (the pod carries meshinject's companion
+ * record `meshinject.dev/original`, or this is the inject-time check that writes it) the annotation is put back
+ * as `port:path,...` and `port`/`path` only when they differ from the first target's; the record's repairs
+ * (`replaced`, src/patch/status-repairs.ts), computed at inject time from this same result, make it exact.
+ * @throws InjectError when the record is not JSON, or holds `targets` and `exactFromRecord` is false (a pod Istio
+ *   injected itself: nothing holds the original text)
  */
-function restorePrometheus(annos: Record<string, string>, record: string): void {
+function restorePrometheus(annos: Record<string, string>, record: string, exactFromRecord: boolean): void {
   let saved: unknown;
   try {
     saved = JSON.parse(record);
@@ -161,18 +174,23 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
     fail(`${PROMETHEUS_ENV} of the removed proxy is not JSON`);
   }
   const s = (isJsonObject(saved as Json) ? saved : {}) as Record<string, unknown>;
-  if (s.targets !== undefined)
+  const targets = Array.isArray(s.targets) ? s.targets.filter(isJsonObject) : undefined;
+  if (s.targets !== undefined && !exactFromRecord)
     fail(
-      `the removed proxy's ${PROMETHEUS_ENV} records prometheus.istio.io/scrape-targets, whose original text is not recorded`,
-      `metadata.annotations[prometheus.istio.io/scrape-targets]`,
+      `the removed proxy's ${PROMETHEUS_ENV} records ${SCRAPE_TARGETS_ANNOTATION}, whose original text only meshinject's own record (${ORIGINAL_ANNOTATION}) keeps, and the pod has none (injected by Istio itself?)`,
+      `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`,
     );
   for (const k of PROM_KEYS) delete annos[k];
   const put = (k: string, v: unknown) => {
     if (typeof v === 'string' && v !== '') annos[k] = v;
   };
+  const [first] = targets ?? [];
+  const filled = first !== undefined && s.port === first.port && s.path === first.path;
   put('prometheus.io/scrape', s.scrape);
-  put('prometheus.io/path', s.path);
-  put('prometheus.io/port', s.port);
+  put('prometheus.io/path', filled ? '' : s.path);
+  put('prometheus.io/port', filled ? '' : s.port);
+  if (targets && targets.length > 0)
+    annos[SCRAPE_TARGETS_ANNOTATION] = targets.map((x) => `${String(x.port)}:${String(x.path)}`).join(',');
 }
 
 /**
@@ -193,6 +211,7 @@ export function uninjectIstio(
 ): PodTemplate {
   const out: PodTemplate = cloneJson(pod);
   const { annos, promRecorded } = restoreRecordedParts(out, inv, ctx);
+  proveStatusItems(out, settings, ctx);
   out.metadata.annotations = annos;
   const labels: Record<string, string> = { ...(out.metadata.labels ?? {}) };
   removeKeysReinjectionWrites(out, labels, annos, promRecorded, inv, settings, ctx);
@@ -200,6 +219,36 @@ export function uninjectIstio(
   else delete out.metadata.labels;
   if (Object.keys(annos).length === 0) delete out.metadata.annotations;
   return out;
+}
+
+/**
+ * The status annotation of `ctx.injected` proven for what it lists beyond the names of the built-in templates
+ * (`untrustedStatusItems`: e.g. a volume a user Go template of `spec.istio.values.sidecarInjectorWebhook.templates`
+ * adds): each such container, init container or volume must be one that this configuration's injection of the
+ * uninjected pod `out` (the same templates, rendered on it) lists in its own status. Istio trusts the status: its
+ * re-injection removes every container it lists (`stripPod`, pkg/kube/inject/inject.go @86c9f01; the last
+ * `istioctl x kube-uninject`, istioctl/cmd/kubeuninject.go @1.18.0, removed fixed names only, so never a user
+ * template's volume); here a forged status cannot delete a user's own container or volume (issue #8). Renders only when the status lists such a
+ * name (never for a pod the built-in templates injected), reusing the check's injection where it is the same request.
+ * @throws InjectError naming the status annotation for the first name the injection does not add
+ */
+function proveStatusItems(out: PodTemplate, settings: IstioSettings, ctx: UninjectContext): void {
+  const annotations = ctx.injected.metadata.annotations;
+  const status = parseInjectionStatus(annotations?.[STATUS_ANNOTATION]);
+  if (!status) return;
+  // App containers whose original the overrides record holds are proven by re-injection later (checkPatchedContainers).
+  const recorded = parseOverrides(annotations?.[OVERRIDES_ANNOTATION]);
+  const names = (list: readonly JsonObject[]) => list.map((c) => String(c.name));
+  const items = untrustedStatusItems(status, annotations, {
+    containers: names(recorded.containers),
+    initContainers: names(recorded.initContainers),
+  });
+  if (items.length === 0) return;
+  const again = parseInjectionStatus(reinject(cloneJson(out), settings, ctx).metadata.annotations?.[STATUS_ANNOTATION]);
+  const adds = (kind: string): readonly string[] =>
+    again ? again[kind === 'volume' ? 'volumes' : kind === 'container' ? 'containers' : 'initContainers'] : [];
+  const unproven = items.find((item) => !adds(item.kind).includes(item.name));
+  if (unproven) throw untrustedStatusError(unproven);
 }
 
 /**
@@ -228,7 +277,9 @@ function restoreRecordedParts(
     restoreProbes(out, (isJsonObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
   }
   const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
-  if (promRecord !== undefined) restorePrometheus(annos, promRecord);
+  const exactFromRecord =
+    ctx.injection !== undefined || ctx.injected.metadata.annotations?.[ORIGINAL_ANNOTATION] !== undefined;
+  if (promRecord !== undefined) restorePrometheus(annos, promRecord, exactFromRecord);
   const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
   if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision))
     delete annos[REV_ANNOTATION];
