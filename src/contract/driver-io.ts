@@ -249,7 +249,10 @@ export interface ObjectAnnotation {
 
 /** What a driver's `uninject` hook may read besides the pod: the pod as injected, and the workload's context. */
 export interface UninjectContext {
-  /** The pod template as found in the input (before the generic removal); read-only. */
+  /**
+   * The pod template as found in the input (before the generic removal); read-only, and deep-frozen by uninject
+   * (src/patch/uninject.ts `uninjectPod`, which hands `inventory` the same copy): a write throws a TypeError.
+   */
   injected: PodTemplate;
   workload: WorkloadRef;
   namespace?: NamespaceInfo;

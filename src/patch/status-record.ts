@@ -323,9 +323,9 @@ function repairsFor(
   const uninject = needs.uninject;
   if (!uninject) return [];
   try {
-    // on copies: a driver's hook may change the pod it reads, and these pods are the ones written
-    const want = alreadyInjected ? uninject(cloneJson(before)) : before;
-    const now = want && uninject(cloneJson(injected));
+    // uninject writes neither (its hooks read a frozen copy, src/patch/uninject.ts `uninjectPod`)
+    const want = alreadyInjected ? uninject(before) : before;
+    const now = want && uninject(injected);
     // A pod template is JSON; its interface has no index signature, so it is not assignable to `JsonObject`.
     return now && want ? diffRepairs(now as unknown as JsonObject, want as unknown as JsonObject) : [];
   } catch (e) {

@@ -133,20 +133,40 @@ export interface Uninjected {
 }
 
 /**
+ * A deep-frozen copy of `pod`: what the driver's `inventory` and `uninject` hooks read as `context.injected`
+ * (read-only by the contract, src/contract/driver-io.ts `UninjectContext`). A hook that writes into it throws a
+ * TypeError (all of `src/` is strict code) instead of changing the pod the caller keeps and writes (the Istio hook
+ * once added `env: []` to a user's istio-proxy). One copy per uninject, the one the caller took before (issue #37).
+ */
+function readOnlyCopy(pod: PodTemplate): PodTemplate {
+  const freeze = (v: unknown): void => {
+    if (typeof v !== 'object' || v === null) return;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) freeze(x);
+    Object.freeze(v);
+  };
+  const copy = cloneJson(pod);
+  freeze(copy);
+  return copy;
+}
+
+/**
  * Uninjects one pod template: the driver's `inventory`, the generic {@link removeInventory}, then the driver's
  * `uninject` hook (when it has one) with the pod as injected in `context.injected`, then the shared status
- * record's values put back (`restoreOriginal`, src/patch/status-record.ts). Returns undefined when the
+ * record's values put back (`restoreOriginal`, src/patch/status-record.ts). The inventory and the hook read a
+ * deep-frozen copy of `pod` ({@link readOnlyCopy}): `pod` itself is never written. Returns undefined when the
  * driver finds nothing it injected. Pure.
- * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result
+ * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result;
+ *   TypeError when a driver hook writes into what it may only read
  */
 export function uninjectPod(
   mesh: ActiveMesh,
   pod: PodTemplate,
   context: Omit<UninjectContext, 'injected'>,
 ): Uninjected | undefined {
-  const inventory = mesh.inventory(pod);
+  const view = readOnlyCopy(pod);
+  const inventory = mesh.inventory(view);
   if (!inventory) return undefined;
-  const removed = removeInventory(pod, inventory);
-  const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: pod }) : removed;
-  return { pod: restoreOriginal(result, pod, mesh.recordKeys?.bind(mesh)), inventory };
+  const removed = removeInventory(view, inventory);
+  const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: view }) : removed;
+  return { pod: restoreOriginal(result, view, mesh.recordKeys?.bind(mesh)), inventory };
 }

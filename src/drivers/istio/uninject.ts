@@ -25,7 +25,7 @@ import {
   untrustedStatusError,
   untrustedStatusItems,
 } from './status.ts';
-import { containersOf, envOf, findContainer, PROXY_CONTAINER } from './pod-fields.ts';
+import { containersOf, findContainer, PROXY_CONTAINER } from './pod-fields.ts';
 import { defined } from '../../checked.ts';
 
 /**
@@ -96,7 +96,9 @@ function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string |
       ? 'initContainers'
       : undefined;
   const proxy = listed ? findContainer(PROXY_CONTAINER, containersOf(injected.spec, listed)) : undefined;
-  const e = proxy ? envOf(proxy).find((x) => x.name === name) : undefined;
+  // Read only (`injected` is frozen): `envOf` would add `env: []` to a proxy without one.
+  const env = Array.isArray(proxy?.env) ? proxy.env.filter(isJsonObject) : [];
+  const e = env.find((x) => x.name === name);
   return e && typeof e.value === 'string' ? e.value : undefined;
 }
 
