@@ -161,14 +161,15 @@ function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): void {
  *
  * Istio 1.31's `prometheus.istio.io/scrape-targets` (`targets`, a list of `{port, path}`) is recorded parsed: its
  * text (blanks, a path given without `/` or left to default to `/metrics`) and whether `port` and `path` were the
- * user's or filled from its first target are lost. With `exactFromRecord` (the pod carries meshinject's companion
- * record `meshinject.dev/original`, or this is the inject-time check that writes it) the annotation is put back
- * as `port:path,...` and `port`/`path` only when they differ from the first target's; the record's repairs
- * (`replaced`, src/patch/status-repairs.ts), computed at inject time from this same result, make it exact.
- * @throws InjectError when the record is not JSON, or holds `targets` and `exactFromRecord` is false (a pod Istio
- *   injected itself: nothing holds the original text)
+ * user's or filled from its first target are lost. It is put back in the form Istio parses to the same targets
+ * (`port:path,...`), and `port`/`path` only when they differ from the first target's (Istio fills them from it):
+ * what Istio's merge reads is the same. Where the text differed, meshinject's companion record
+ * (`meshinject.dev/original`) holds repairs (`replaced`, src/patch/status-repairs.ts), computed at inject time from
+ * this same result, that make it exact; an input Istio injected itself has none, and gets that form. Not refused:
+ * a record without repairs is also what an exact reconstruction leaves, so the two cannot be told apart.
+ * @throws InjectError when the record is not JSON
  */
-function restorePrometheus(annos: Record<string, string>, record: string, exactFromRecord: boolean): void {
+function restorePrometheus(annos: Record<string, string>, record: string): void {
   let saved: unknown;
   try {
     saved = JSON.parse(record);
@@ -177,11 +178,6 @@ function restorePrometheus(annos: Record<string, string>, record: string, exactF
   }
   const s = (isJsonObject(saved as Json) ? saved : {}) as Record<string, unknown>;
   const targets = Array.isArray(s.targets) ? s.targets.filter(isJsonObject) : undefined;
-  if (s.targets !== undefined && !exactFromRecord)
-    fail(
-      `the removed proxy's ${PROMETHEUS_ENV} records ${SCRAPE_TARGETS_ANNOTATION}, whose original text only meshinject's own record (${ORIGINAL_ANNOTATION}) keeps, and the pod has none (injected by Istio itself?)`,
-      `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`,
-    );
   for (const k of PROM_KEYS) delete annos[k];
   const put = (k: string, v: unknown) => {
     if (typeof v === 'string' && v !== '') annos[k] = v;
@@ -279,9 +275,7 @@ function restoreRecordedParts(
     restoreProbes(out, (isJsonObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
   }
   const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
-  const exactFromRecord =
-    ctx.injection !== undefined || ctx.injected.metadata.annotations?.[ORIGINAL_ANNOTATION] !== undefined;
-  if (promRecord !== undefined) restorePrometheus(annos, promRecord, exactFromRecord);
+  if (promRecord !== undefined) restorePrometheus(annos, promRecord);
   const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
   if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision))
     delete annos[REV_ANNOTATION];
