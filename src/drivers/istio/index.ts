@@ -92,7 +92,7 @@ export const istioDriver: MeshDriver<IstioSettings> = defineDriver<IstioSettings
   },
   // The status is not taken on trust (issue #8), but what it lists beyond the built-in templates' names (a user
   // template's volume) only the configuration's own injection can prove: uninject does (./uninject.ts
-  // `proveStatusItems`), and refuses a name that injection does not add. Nothing is removed before that proof.
+  // `proveStatusItems`), and refuses a name that injection does not add: nothing is written without that proof.
   inventory(pod) {
     const raw = pod.metadata.annotations?.[STATUS_ANNOTATION];
     if (raw === undefined) return undefined;

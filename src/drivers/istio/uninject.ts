@@ -226,8 +226,9 @@ export function uninjectIstio(
  * uninjected pod `out` (the same templates, rendered on it) lists in its own status. Istio trusts the status: its
  * re-injection removes every container it lists (`stripPod`, pkg/kube/inject/inject.go @86c9f01; the last
  * `istioctl x kube-uninject`, istioctl/cmd/kubeuninject.go @1.18.0, removed fixed names only, so never a user
- * template's volume); here a forged status cannot delete a user's own container or volume (issue #8). Renders only when the status lists such a
- * name (never for a pod the built-in templates injected), reusing the check's injection where it is the same request.
+ * template's volume); here a forged status cannot delete a user's own container or volume (issue #8). Renders
+ * only when the status lists such a name (never for a pod the built-in templates injected), reusing the check's
+ * injection where it is the same request.
  * @throws InjectError naming the status annotation for the first name the injection does not add
  */
 function proveStatusItems(out: PodTemplate, settings: IstioSettings, ctx: UninjectContext): void {

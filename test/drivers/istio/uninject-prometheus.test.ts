@@ -1,11 +1,13 @@
 /**
  * Istio's prometheus merge undone (issue #37 item 3): `applyPrometheusMerge` replaces the pod's scrape
- * annotations with the agent's and records them parsed in the proxy's `ISTIO_PROMETHEUS_ANNOTATIONS`; Istio 1.31's
- * `prometheus.istio.io/scrape-targets` is recorded as a list of `{port, path}`, its text lost. Uninject gives back
- * the values (key order included, but for the annotations' own order, which is the text's) from meshinject's companion record (`meshinject.dev/original`, its repairs), for
- * generated scrape annotations (targets with and without a path, a path without `/`, blanks, the user's own
- * port/path/scrape in any spelling Prometheus reads). Without that record (a pod Istio injected itself) the targets
- * come back in the form Istio parses the same (`port:path,...`). The corpus case is read from the test data (nothing third-party committed).
+ * annotations with the agent's and records them parsed in the proxy's `ISTIO_PROMETHEUS_ANNOTATIONS`; Istio
+ * 1.31's `prometheus.istio.io/scrape-targets` is recorded as a list of `{port, path}`, its text lost. Uninject
+ * gives back the values (key order included, but for the annotations' own order, which is the text's) from
+ * meshinject's companion record (`meshinject.dev/original`, its repairs), for generated scrape annotations
+ * (targets with and without a path, a path without `/`, blanks, the user's own port/path/scrape in any
+ * spelling Prometheus reads). Without that record (a pod Istio injected itself) the targets come back in the
+ * form Istio parses the same (`port:path,...`). The corpus case is read from the test data (nothing
+ * third-party committed).
  */
 import t from 'tap';
 import fc from 'fast-check';
