@@ -105,7 +105,7 @@ t.test(
     t.equal(out.exitCode, 0, 'uninjected');
     const want = (parse(readFileSync(`${dir}/input.yaml`, 'utf8')) as Obj).metadata.annotations;
     t.same(
-      (parseAllDocuments(out.stdout)[0]?.toJS() as Obj).metadata.annotations,
+      (parseAllDocuments(out.stdout)[0]?.toJS() as Obj | undefined)?.metadata.annotations,
       want,
       "the input's scrape annotations, values exact",
     );
