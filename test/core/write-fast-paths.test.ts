@@ -5,12 +5,15 @@
  * - `emitChangedEdits` leaves out the walk for merge keys and complex keys (`riskyConstruct`) for a resource the
  *   fast block reader read: that reader declines every document holding one, so such a resource never takes
  *   that shortcut, and is still written through a `yaml` Document (its output here).
+ * - The edits it keeps for `meshinject diff` are compared with the new text piece by piece instead of being joined
+ *   into a second copy of the resource: applied to the input they give the new text, and the editor's own edits
+ *   (not one replacing the whole resource) are kept, with CRLF or LF, with or without a final line break.
  */
 import t from 'tap';
 import fc from 'fast-check';
 import { emitChangedEdits, seqIndentOf } from '../../src/edit/rewrite.ts';
 import { parseSource } from '../../src/krm/source.ts';
-import type { Json } from '../../src/model.ts';
+import type { Json, JsonObject } from '../../src/model.ts';
 import { readBlockStream } from '../../src/yaml/read/manifest-reader.ts';
 import { run } from '../../src/run.ts';
 
@@ -153,13 +156,12 @@ t.test('the edits emitChangedEdits gives make its text from the input (what `mes
         const source = parseSource(text);
         const item = source.items[0];
         if (!item) return false;
-        const next = structuredClone(item.value) as {
-          metadata: { labels: Record<string, string> };
-          spec: { template: { spec: { containers: unknown[] } } };
-        };
-        if (change !== 'container') next.metadata.labels.added = 'new value';
-        if (change !== 'label') next.spec.template.spec.containers.push({ name: 'proxy', image: 'p:1' });
-        const out = emitChangedEdits(item, source, next as unknown as Json);
+        const next = structuredClone(item.value) as JsonObject;
+        const meta = next.metadata as JsonObject;
+        const pod = (next.spec as JsonObject).template as JsonObject;
+        if (change !== 'container') (meta.labels as JsonObject).added = 'new value';
+        if (change !== 'label') ((pod.spec as JsonObject).containers as Json[]).push({ name: 'proxy', image: 'p:1' });
+        const out = emitChangedEdits(item, source, next);
         if (!out) return false;
         let built = '';
         let at = item.start;
