@@ -35,20 +35,29 @@ const ITEM_LINE = /^([ \t]*)- /;
 /**
  * The indents of the first block sequence under a mapping key (its key line, blank or comment lines, a `- `
  * line), or undefined. Line by line, so that it takes linear time on any text: one multi-line pattern went
- * back over every `:` of a long line for each line that was not followed by a list (issue 19).
+ * back over every `:` of a long line for each line that was not followed by a list (issue 19). The lines are
+ * cut one at a time and only up to the list found (the first list of a workload stands some twenty lines into
+ * it), not split from the whole resource first. A key line is one that a line break ends; the line after the
+ * blank and comment lines below it may be the text's last.
  */
 function firstBlockSequence(text: string): { key: number; item: number } | undefined {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length - 1; i++) {
-    const key = KEY_LINE.exec(lines[i] ?? '');
+  for (let at = 0; ; ) {
+    const nl = text.indexOf('\n', at);
+    if (nl < 0) return undefined;
+    const key = KEY_LINE.exec(text.slice(at, nl));
+    at = nl + 1;
     if (!key) continue;
-    let j = i + 1;
-    while (j < lines.length - 1 && BLANK_OR_COMMENT_LINE.test(lines[j] ?? '')) j++;
-    const item = ITEM_LINE.exec(lines[j] ?? '');
+    let line = '';
+    for (let j = at; ; ) {
+      const end = text.indexOf('\n', j);
+      line = end < 0 ? text.slice(j) : text.slice(j, end);
+      if (end < 0 || !BLANK_OR_COMMENT_LINE.test(line)) break;
+      j = end + 1;
+    }
+    const item = ITEM_LINE.exec(line);
     // Both groups are mandatory in their patterns: a match has them.
     if (item) return { key: (key[1] ?? '').length, item: (item[1] ?? '').length };
   }
-  return undefined;
 }
 
 /**
@@ -129,14 +138,19 @@ function editsGiving(
   const edits = made
     .map((e) => ({ start: e.start, end: e.end, text: crlf ? e.text.replace(/\r?\n/g, '\r\n') : e.text }))
     .sort((x, y) => x.start - y.start);
-  let built = '';
+  // Compared piece by piece where each stands in `out`: no text of the whole resource is built to compare.
+  const whole = [{ start: item.start, end: item.end, text: out }];
+  let pos = 0; // where in `out` the input text at `at` stands
   let at = item.start;
   for (const e of edits) {
-    if (e.start < at || e.end > item.end) return [{ start: item.start, end: item.end, text: out }];
-    built += source.text.slice(at, e.start) + e.text;
+    if (e.start < at || e.end > item.end) return whole;
+    if (!out.startsWith(source.text.slice(at, e.start), pos)) return whole;
+    pos += e.start - at;
+    if (!out.startsWith(e.text, pos)) return whole;
+    pos += e.text.length;
     at = e.end;
   }
-  if (built + source.text.slice(at, item.end) !== out) return [{ start: item.start, end: item.end, text: out }];
+  if (out.length - pos !== item.end - at || !out.startsWith(source.text.slice(at, item.end), pos)) return whole;
   let shift = -item.start; // where in `out` the input offset after the last edit stands, less that offset
   for (const e of edits) {
     const from = e.start + shift;
@@ -158,7 +172,9 @@ export function emitChangedEdits(item: SourceItem, source: ParsedSource, next: J
   const simple = item.reader === 'block';
   // Nothing to change (null map values mean absent): the text stays as it is, whatever it holds.
   if (readsAs(item.value, next)) return undefined;
-  let why = riskyConstruct(item.node);
+  // The fast block reader declines merge keys and keys that are not strings (src/yaml/read/manifest-reader.ts):
+  // a resource it read holds neither, and the walk over its syntax tree is left out.
+  let why = simple ? undefined : riskyConstruct(item.node);
   if (!why) {
     try {
       const made: Edit[] = [];
