@@ -346,8 +346,10 @@ function withRecordedValues(
  * @throws InjectError naming the failing field when the injection fails
  */
 function reinject(probe: PodTemplate, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
-  const reused = sameInjection(probe, ctx);
-  if (reused && !planSwitches().verify) return reused;
+  // A fast path, switched with the sidecar plans (`MESHINJECT_PLANS=0`: rendered, as the output with fast paths off).
+  const plans = planSwitches();
+  const reused = plans.enabled ? sameInjection(probe, ctx) : undefined;
+  if (reused && !plans.verify) return reused;
   let again: PodTemplate;
   try {
     again = injectIstioPod({
