@@ -15,8 +15,8 @@
  * uninjecting it gives back the input.
  */
 import t from 'tap';
+import { docsOf, WEB_WORKLOAD } from '../../helpers/fixtures.ts';
 import fc from 'fast-check';
-import { parseAllDocuments } from 'yaml';
 import { run, type RunOutput } from '../../../src/run.ts';
 import { loadSpec } from '../../helpers/config.ts';
 import { uninjectPod } from '../../../src/patch/uninject.ts';
@@ -88,7 +88,7 @@ function fleet(pods: readonly Pod[]): string {
         '  namespace: shop',
         'spec:',
         '  template:',
-        '    metadata:',
+        ...(labels.length + annos.length > 0 ? ['    metadata:'] : []),
         ...(labels.length > 0 ? ['      labels:', ...labels] : []),
         ...(annos.length > 0 ? ['      annotations:', ...annos] : []),
         '    spec:',
@@ -152,8 +152,6 @@ function threeWays(input: string, functionConfig: string) {
   }
 }
 
-const docs = (text: string): unknown[] => parseAllDocuments(text).map((d) => d.toJS());
-
 t.test('every-shape-different fleets: the same output with the check reusing the injection or not', async (t) => {
   let cases = 0;
   let records = 0;
@@ -184,10 +182,10 @@ t.test('every-shape-different fleets: the same output with the check reusing the
           return false;
         }
         const back = run(r.on.stdout, { functionConfig: config({ ...spec, mode: 'uninject' }) });
-        if (back.exitCode !== 0 || JSON.stringify(docs(back.stdout)) !== JSON.stringify(docs(input))) {
+        if (back.exitCode !== 0 || JSON.stringify(docsOf(back.stdout)) !== JSON.stringify(docsOf(input))) {
           t.same(
-            { exitCode: back.exitCode, docs: docs(back.stdout) },
-            { exitCode: 0, docs: docs(input) },
+            { exitCode: back.exitCode, docs: docsOf(back.stdout) },
+            { exitCode: 0, docs: docsOf(input) },
             `${route}: uninject gives back the input`,
           );
           return false;
@@ -222,13 +220,7 @@ function checked(mesh: ActiveMesh, before: PodTemplate, made?: PodTemplate): Pod
   );
 }
 
-const workload: WorkloadRef = {
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  name: 'web',
-  namespace: 'shop',
-  namespaceDefaulted: false,
-};
+const workload: WorkloadRef = WEB_WORKLOAD;
 /** A pod whose own annotations the injection reads and writes again (the record keeps them). */
 const own = (): PodTemplate => ({
   metadata: {
