@@ -239,7 +239,9 @@ function restoreRecordedParts(
  * Second step of `uninjectIstio`: the keys the injection may have written ({@link INJECTED_LABELS},
  * {@link INJECTED_ANNOTATIONS}, merged `prometheus.io/*` when `promRecorded` is false, the gateway sysctl)
  * are all removed from a copy of `out`, which is injected again; each key the re-injection writes back
- * identically is removed from `labels` / `annos` / `out` (the user's part of a multus annotation is kept).
+ * identically is removed from `labels` / `annos` / `out` (the user's part of a multus annotation is kept). Keys
+ * the companion record gives back are left out of this test and injected with their recorded values
+ * ({@link restoredByRecord}).
  * Also proves that each app container the template patched comes back as injected.
  * @throws InjectError when re-injection fails or a patched app container does not come back
  */
