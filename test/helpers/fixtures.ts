@@ -5,6 +5,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Obj } from './e2e.ts';
+import type { WorkloadRef } from '../../src/contract/driver.ts';
 
 /** Options of {@link deployment}; every field has the default noted. */
 export interface DeploymentOptions {
@@ -91,3 +92,12 @@ export function docsOf(text: string): Obj[] {
     .map((d) => d.toJS() as Obj)
     .filter((d) => d !== null);
 }
+
+/** The workload of the driver-level tests: Deployment `web` in namespace `shop` (given, not defaulted). */
+export const WEB_WORKLOAD: WorkloadRef = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  name: 'web',
+  namespace: 'shop',
+  namespaceDefaulted: false,
+};

@@ -13,7 +13,7 @@ import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { injectIstioPod } from './inject.ts';
 import { planSwitches } from '../../render/plans.ts';
-import { ORIGINAL_ANNOTATION } from '../../patch/status-record.ts';
+import { ORIGINAL_ANNOTATION, readOriginal } from '../../patch/status-record.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { cloneJson, jsonEqual, isJsonObject, setOwn } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
@@ -287,7 +287,9 @@ function restoreRecordedParts(
  * Second step of `uninjectIstio`: the keys the injection may have written ({@link INJECTED_LABELS},
  * {@link INJECTED_ANNOTATIONS}, merged `prometheus.io/*` when `promRecorded` is false, the gateway sysctl)
  * are all removed from a copy of `out`, which is injected again; each key the re-injection writes back
- * identically is removed from `labels` / `annos` / `out` (the user's part of a multus annotation is kept).
+ * identically is removed from `labels` / `annos` / `out` (the user's part of a multus annotation is kept). Keys
+ * the companion record gives back are left out of this test and injected with their recorded values
+ * ({@link restoredByRecord}).
  * Also proves that each app container the template patched comes back as injected.
  * @throws InjectError when re-injection fails or a patched app container does not come back
  */
@@ -300,9 +302,12 @@ function removeKeysReinjectionWrites(
   settings: IstioSettings,
   ctx: UninjectContext,
 ): void {
+  const restored = restoredByRecord(ctx);
   const candidates = {
-    labels: INJECTED_LABELS.filter((k) => Object.hasOwn(labels, k)),
-    annotations: [...INJECTED_ANNOTATIONS, ...(promRecorded ? [] : PROM_KEYS)].filter((k) => Object.hasOwn(annos, k)),
+    labels: INJECTED_LABELS.filter((k) => Object.hasOwn(labels, k) && !Object.hasOwn(restored.labels, k)),
+    annotations: [...INJECTED_ANNOTATIONS, ...(promRecorded ? [] : PROM_KEYS)].filter(
+      (k) => Object.hasOwn(annos, k) && !(Object.hasOwn(restored.annotations, k) && !isPromKey(k)),
+    ),
   };
   // The user's own multus networks with Istio's appended: the proposal is the user's part (kept only if proven).
   const multus = annos[MULTUS_ANNOTATION]?.match(MULTUS_APPENDED)?.[1];
@@ -321,6 +326,7 @@ function removeKeysReinjectionWrites(
     defined(probe.metadata.annotations, 'the annotations multus was read from')[MULTUS_ANNOTATION] = multus;
   if (sc === undefined) delete probe.spec.securityContext;
   else probe.spec.securityContext = sc;
+  withRecordedValues(probe, restored);
   const again = reinject(probe, settings, ctx);
   checkPatchedContainers(patched, again, ctx);
   const promMerged = candidates.annotations.filter((k) => (PROM_KEYS as readonly string[]).includes(k));
@@ -343,12 +349,57 @@ function removeKeysReinjectionWrites(
 }
 
 /**
+ * The labels and annotations that the companion record of `ctx.injected` ({@link ORIGINAL_ANNOTATION}) gives
+ * back, key → the value the pod had before the injection. Uninject's last step (`restoreOriginal`,
+ * src/patch/status-record.ts) sets each of them to its recorded value whatever this hook decided for it, so
+ * they are no candidates of the re-injection check, and the probe carries them with that value: the pod
+ * template uninject gives back (in the inject-time check, the very pod template that was injected, whose
+ * injection `ctx.injection` then serves; issue #40). The prometheus keys stay candidates (`promOk` judges them
+ * together). Empty maps when the pod has no record, or one that uninject refuses (with its own error, after
+ * this hook).
+ */
+function restoredByRecord(ctx: UninjectContext): {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+} {
+  try {
+    const rec = readOriginal(ctx.injected, recordedIstioKey);
+    return rec ? { labels: rec.labels, annotations: rec.annotations } : { labels: {}, annotations: {} };
+  } catch (e) {
+    if (e instanceof MeshInjectError) return { labels: {}, annotations: {} };
+    throw e;
+  }
+}
+
+/** Whether `k` is one of the scrape annotations the prometheus merge writes. */
+const isPromKey = (k: string): boolean => (PROM_KEYS as readonly string[]).includes(k);
+
+/**
+ * Sets on `probe` (owned) each label and annotation of `restored` ({@link restoredByRecord}) but the prometheus
+ * keys, with its recorded value: in its place when the probe has the key, else at the end of its map.
+ */
+function withRecordedValues(
+  probe: PodTemplate,
+  restored: { labels: Record<string, string>; annotations: Record<string, string> },
+): void {
+  for (const kind of ['labels', 'annotations'] as const) {
+    const entries = Object.entries(restored[kind]).filter(([k]) => !isPromKey(k));
+    if (entries.length === 0) continue;
+    const map: Record<string, string> = { ...(probe.metadata[kind] ?? {}) };
+    for (const [k, v] of entries) setOwn(map, k, v);
+    probe.metadata[kind] = map;
+  }
+}
+
+/**
  * `probe` injected again with this configuration, in the workload and namespace of `ctx`.
  * @throws InjectError naming the failing field when the injection fails
  */
 function reinject(probe: PodTemplate, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
-  const reused = sameInjection(probe, ctx);
-  if (reused && !planSwitches().verify) return reused;
+  // A fast path, switched with the sidecar plans (`MESHINJECT_PLANS=0`: rendered, as the output with fast paths off).
+  const plans = planSwitches();
+  const reused = plans.enabled ? sameInjection(probe, ctx) : undefined;
+  if (reused && !plans.verify) return reused;
   let again: PodTemplate;
   try {
     again = injectIstioPod({

@@ -1,5 +1,6 @@
 import { builtinOnlyTemplates } from '../../../src/drivers/istio/template-sources.ts';
 import t from 'tap';
+import { WEB_WORKLOAD } from '../../helpers/fixtures.ts';
 import type { JsonObject, PodTemplate } from '../../../src/model.ts';
 import { istioDriver } from '../../../src/drivers/istio/index.ts';
 import { ISTIO_CHART_VALUES, ISTIO_MESH_DEFAULTS, mergeValues } from '../../../src/drivers/istio/defaults.ts';
@@ -49,13 +50,7 @@ function testConfig(
   };
 }
 
-const workload: WorkloadRef = {
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  name: 'web',
-  namespace: 'shop',
-  namespaceDefaulted: false,
-};
+const workload: WorkloadRef = WEB_WORKLOAD;
 const appPod = (extra: JsonObject[] = [], annotations: Record<string, string> = {}): PodTemplate => ({
   metadata: { labels: { app: 'web' }, annotations },
   spec: { containers: [{ name: 'web', image: 'web:1', ports: [{ containerPort: 8080 }] }, ...extra] },

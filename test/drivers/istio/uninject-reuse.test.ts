@@ -8,6 +8,7 @@
  * taken: the hook keeps a label whose value the re-injection does not write again.
  */
 import t from 'tap';
+import { WEB_WORKLOAD } from '../../helpers/fixtures.ts';
 import { istioDriver } from '../../../src/drivers/istio/index.ts';
 import { bindDriver, type WorkloadRef } from '../../../src/contract/driver.ts';
 import { uninjectPod } from '../../../src/patch/uninject.ts';
@@ -45,13 +46,7 @@ const settings: IstioSettings = {
   env: {},
   sourceInputs: { userValues: {}, hasInjectorConfig: false, version: '' },
 };
-const workload: WorkloadRef = {
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  name: 'web',
-  namespace: 'shop',
-  namespaceDefaulted: false,
-};
+const workload: WorkloadRef = WEB_WORKLOAD;
 const app = (): PodTemplate => ({
   metadata: { labels: { app: 'web' } },
   spec: { containers: [{ name: 'web', image: 'web:1', ports: [{ containerPort: 8080 }] }] },
