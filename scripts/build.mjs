@@ -330,6 +330,11 @@ await build({
   target: 'node20',
   outfile: 'dist/meshinject.cjs',
   charset: 'ascii', // (esbuild's default) bin/meshinject.js reads the bundle as latin1
+  // Every start reads the bundle, decodes it and hands it to V8 (2.2 MB as written, 1.6 MB so): whitespace and
+  // the syntax esbuild can shorten without changing behaviour. Names are kept, for the stack frames of an
+  // internal error (src/cli/session.ts).
+  minifyWhitespace: true,
+  minifySyntax: true,
   plugins: [lazyHandlebars, lazyModules, yamlWithoutDebugOutput],
   logLevel: 'warning',
 });
