@@ -31,10 +31,9 @@ export function nodeAt(node: TextNode | null, path: ReadonlyArray<string | numbe
 /**
  * The source texts of the nodes under `node` (whose value is `before`) that `after` replaces or removes and
  * whose text a fresh emit would not give: the deepest such nodes, found by walking both values (mapping keys
- * by name, list entries matched as the text editor matches them, `matchEntries`); an alias, or a node whose
+ * by name, list entries matched as the text editor matches them, `matchEntries`); an alias, a flow collection, or a node whose
  * value is replaced by one of another shape, is taken whole. `path` is prepended to each path; `text` is the
  * resource's source text (node offsets index it); `style` how the text editor would emit (its list indentation).
- * A flow collection whose entries change is left to the flow editor, which keeps its text (no entry).
  */
 export function replacedTexts(
   text: string,
@@ -57,7 +56,7 @@ export function replacedTexts(
       if (whole(v, b, a)) {
         const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
         if (t !== undefined && t !== emitAfterKey(b as Json, 0, style)) out.push([[...path, k], t]);
-      } else if (!flow(v)) replacedTexts(text, v, b, a, style, [...path, k], out);
+      } else replacedTexts(text, v, b, a, style, [...path, k], out);
     }
   }
   if (node.t === 'seq' && Array.isArray(before)) {
@@ -72,20 +71,20 @@ export function replacedTexts(
       if (whole(item, b, a)) {
         const t = itemTextOf(text, item);
         if (t !== undefined && t.text !== emitAfterDash(b as Json, 0, style)) out.push([[...path, i], t.text]);
-      } else if (!flow(item)) replacedTexts(text, item, b, a, style, [...path, i], out);
+      } else replacedTexts(text, item, b, a, style, [...path, i], out);
     });
   }
   return out;
 }
 
-/** Whether the node (value `b`, `a` after the injection) is taken whole: removed, an alias, a scalar, or reshaped. */
+/**
+ * Whether the node (value `b`, `a` after the injection) is taken whole: removed, an alias, a scalar, a flow
+ * collection (the flow editor writes a changed entry anew, plain), or reshaped.
+ */
 function whole(node: TextNode, b: Json | undefined, a: Json | undefined): boolean {
-  if (a === undefined || node.t === 'alias' || node.t === 'scalar') return true;
+  if (a === undefined || node.t === 'alias' || node.t === 'scalar' || node.flow) return true;
   return node.t === 'map' ? !isJsonObject(b) || !isJsonObject(a) : !Array.isArray(b) || !Array.isArray(a);
 }
-
-/** A flow collection changed in shape-keeping ways: the flow editor keeps its text (no entry). */
-const flow = (node: TextNode): boolean => node.t !== 'scalar' && node.t !== 'alias' && node.flow;
 
 function column(text: string, pos: number): number {
   return pos - (text.lastIndexOf('\n', pos - 1) + 1);
