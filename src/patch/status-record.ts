@@ -11,8 +11,9 @@
  *   pod template had, before the injection, for the metadata keys the driver says it may write
  *   (`MeshDriver.recordKeys`), and the lists of the pod spec that were present but empty (`volumes: []`,
  *   JSON `"volumes": null`), and the repairs (`replaced`, ./status-repairs.ts) for whatever else the driver's
- *   own uninject would not give back exactly. It is written only when it holds something (most pods have none of these), next
- *   to the mesh's own record, which stays as the mesh writes it. Without it (an input injected by an older
+ *   own uninject would not give back exactly, and the source texts (`texts`, src/edit/source-texts.ts) of what
+ *   the injection replaced where a fresh emit would write it otherwise. It is written only when it holds
+ *   something (most pods have none of these), next to the mesh's own record, which stays as the mesh writes it. Without it (an input injected by an older
  *   meshinject or by the mesh itself), uninject falls back to the driver's own rules.
  *
  * A record is not taken on trust: one that is not the JSON written here, or that names a key the driver cannot
@@ -71,8 +72,8 @@ export interface RecordNeeds {
 export type SourceText = [Array<string | number>, string, string, string];
 
 /**
- * The companion record: `{"labels":{k:v},"annotations":{k:v},"lists":{"volumes":[]}}`, each part present only
- * when non-empty. `labels` / `annotations`: the value each key the driver may write had before the injection
+ * The companion record: `{"labels":{k:v},"annotations":{k:v},"lists":{"volumes":[]},"namedPorts":[...],
+ * "replaced":[...],"texts":[...]}`, each part present only when non-empty. `labels` / `annotations`: the value each key the driver may write had before the injection
  * (the injection kept or replaced it). `lists`: pod-spec lists that were empty (`[]`) or `null` before the
  * injection added entries to them. `namedPorts`: probe ports given by name that the injection rewrote (a mesh
  * that redirects probes through its proxy records the port number it resolved, not the name).

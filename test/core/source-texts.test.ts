@@ -7,6 +7,7 @@
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
 import { run } from '../../src/index.ts';
+import { generateWorkloads, toStream } from '../../bench/generate.ts';
 
 const config = (mesh: string, mode: string) =>
   `apiVersion: meshinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: texts}\nspec:\n  mesh: ${mesh}\n  policy: enabled\n  resultAnnotations: false\n  mode: ${mode}\n`;
@@ -139,5 +140,14 @@ t.test('a malformed texts part is refused, naming the annotation', async (t) => 
     t.equal(err?.field?.path, 'spec.template.metadata.annotations[meshinject.dev/original]', `${bad}: names it`);
     t.match(err?.message, /"texts" must list/, `${bad}: says what is wrong`);
     t.equal(un.stdout, '', `${bad}: nothing half-done is written`);
+  }
+});
+
+t.test('the bench all-workloads input gets no source texts, through every mesh', async (t) => {
+  const input = toStream(generateWorkloads(100));
+  for (const mesh of ['istio', 'linkerd', 'kuma', 'osm', 'fsm']) {
+    const out = run(input, { functionConfig: config(mesh, 'inject') });
+    t.equal(out.exitCode, 0, `${mesh}: injects`);
+    t.notMatch(out.stdout, /"texts"/, `${mesh}: no record part "texts"`);
   }
 });
