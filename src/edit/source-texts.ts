@@ -55,7 +55,7 @@ export function replacedTexts(
       if (jsonEqual(b, a)) continue;
       if (whole(v, b, a)) {
         const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
-        if (t !== undefined && t !== emitAfterKey(b as Json, 0, style)) out.push([[...path, k], t]);
+        if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t)) out.push([[...path, k], t]);
       } else replacedTexts(text, v, b, a, style, [...path, k], out);
     }
   }
@@ -70,7 +70,8 @@ export function replacedTexts(
       if (jsonEqual(b, a)) return;
       if (whole(item, b, a)) {
         const t = itemTextOf(text, item);
-        if (t !== undefined && t.text !== emitAfterDash(b as Json, 0, style)) out.push([[...path, i], t.text]);
+        if (t !== undefined && t.text !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t.text))
+          out.push([[...path, i], t.text]);
       } else replacedTexts(text, item, b, a, style, [...path, i], out);
     });
   }
@@ -84,6 +85,15 @@ export function replacedTexts(
 function whole(node: TextNode, b: Json | undefined, a: Json | undefined): boolean {
   if (a === undefined || node.t === 'alias' || node.t === 'scalar' || node.flow) return true;
   return node.t === 'map' ? !isJsonObject(b) || !isJsonObject(a) : !Array.isArray(b) || !Array.isArray(a);
+}
+
+/**
+ * A flow collection on one line with nothing but plain scalars (no quotes, comment, anchor or alias): the text
+ * editor gives it back as it gave it before the record had texts (the goldens' `tcpSocket: {port: 8080}`), so it
+ * needs no entry.
+ */
+function plainFlow(node: TextNode, text: string): boolean {
+  return node.t !== 'scalar' && node.t !== 'alias' && node.flow && !/["'#&*!|>]|\n./.test(text);
 }
 
 function column(text: string, pos: number): number {
