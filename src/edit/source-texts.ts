@@ -31,8 +31,9 @@ export function nodeAt(node: TextNode | null, path: ReadonlyArray<string | numbe
 /**
  * The source texts of the nodes under `node` (whose value is `before`) that `after` replaces or removes and
  * whose text a fresh emit would not give: the deepest such nodes, found by walking both values (mapping keys
- * by name, list entries matched as the text editor matches them, `matchEntries`); an alias, a flow collection, or a node whose
- * value is replaced by one of another shape, is taken whole. `path` is prepended to each path; `text` is the
+ * by name, list entries matched as the text editor matches them, `matchEntries`); an alias, a flow collection
+ * (but one of plain scalars on one line, which the flow editor gives back), or a node whose value is replaced by
+ * one of another shape, is taken whole. `path` is prepended to each path; `text` is the
  * resource's source text (node offsets index it); `style` how the text editor would emit (its list indentation).
  */
 export function replacedTexts(
@@ -70,8 +71,8 @@ export function replacedTexts(
       if (jsonEqual(b, a)) return;
       if (whole(item, b, a)) {
         const t = itemTextOf(text, item);
-        if (t !== undefined && t.text !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t.text))
-          out.push([[...path, i], t.text]);
+        if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t))
+          out.push([[...path, i], t]);
       } else replacedTexts(text, item, b, a, style, [...path, i], out);
     });
   }

@@ -107,7 +107,7 @@ function sourceText(ctx: Ctx, col: number, seg?: string | number): string | unde
 }
 
 /** A source text (see {@link SourceTexts}) with each non-empty line after the first indented by `col`. */
-export function reindent(text: string, col: number): string {
+function reindent(text: string, col: number): string {
   return col === 0 ? text : text.replace(/\n(?=[^\n])/g, `\n${spaces(col)}`);
 }
 
@@ -123,11 +123,10 @@ export function sourceTextOf(text: string, pair: TextPair, col: number): string 
 }
 
 /** The text after the `- ` of a block sequence's entry, as {@link sourceTextOf} reads a mapping's (`col`: the dash's). */
-export function itemTextOf(text: string, item: TextNode): { text: string; dash: number } | undefined {
+export function itemTextOf(text: string, item: TextNode): string | undefined {
   const dash = lineStartDash(text, item);
   if (text.slice(dash, dash + 2) !== '- ' || !startsLine(text, dash)) return undefined;
-  const t = dedent(text, dash + 2, itemEnd(text, item), column(text, dash));
-  return t === undefined ? undefined : { text: t, dash };
+  return dedent(text, dash + 2, itemEnd(text, item), column(text, dash));
 }
 
 /**
