@@ -8,7 +8,7 @@ import { MeshInjectError } from '../results/errors.ts';
 import { editDocument } from './document-edit.ts';
 import { Unfaithful } from './flow-edit.ts';
 import type { Edit } from '../krm/write.ts';
-import { editText } from './text-edit.ts';
+import { editText, type SourceTexts } from './text-edit.ts';
 import { checkReadBack, readsAs } from './read-back.ts';
 import type { TextNode } from '../yaml/read/text-node.ts';
 import { LineIndex } from '../krm/compose.ts';
@@ -161,43 +161,62 @@ function editsGiving(
 }
 
 /**
- * `emitChanged`, with the edits of the input text that give the new text (see `ChangedResource`).
+ * The text editor's edit of `item` to `next`, read back: the changed resource, undefined when nothing changes,
+ * or why the edit is not faithful. With `texts` (see `SourceTexts`) the editor writes them where it writes their
+ * nodes; the read-back proves they read as `next`.
+ */
+function fastEdit(
+  item: SourceItem,
+  source: ParsedSource,
+  next: Json,
+  style: { seqIndent: 'compact' | 'wide' },
+  texts: SourceTexts | undefined,
+): ChangedResource | undefined | { what: string; offset: number } {
+  const original = source.text.slice(item.start, item.end);
+  const json = item.node.t === 'map' && item.node.flow;
+  try {
+    const made: Edit[] = [];
+    const flow = { json, unit: jsonUnit(original, item.column) };
+    let out = editText(source.text, item.node, item.value, next, [item.start, item.end], style, flow, made, texts);
+    if (out === undefined) return undefined;
+    const crlf = original.includes('\r\n');
+    if (crlf) out = out.replace(/\r?\n/g, '\r\n');
+    const simple = item.reader === 'block';
+    const problem = checkReadBack(original, out, item.column, item.value, next, simple, item.preamble);
+    if (!problem) return { text: out, edits: editsGiving(source, item, made, out, crlf) };
+    return { what: `a text edit (${problem})`, offset: item.start };
+  } catch (e) {
+    if (!(e instanceof Unfaithful)) throw e;
+    return { what: e.message, offset: e.offset };
+  }
+}
+
+/**
+ * `emitChanged`, with the edits of the input text that give the new text (see `ChangedResource`). `texts`:
+ * source texts to write back where their nodes are written (uninject's, from the companion record); where the
+ * result does not read back as `next`, the resource is edited again without them.
  * @throws MeshInjectError `UNFAITHFUL_EDIT` as `emitChanged`
  */
-export function emitChangedEdits(item: SourceItem, source: ParsedSource, next: Json): ChangedResource | undefined {
+export function emitChangedEdits(
+  item: SourceItem,
+  source: ParsedSource,
+  next: Json,
+  texts?: SourceTexts,
+): ChangedResource | undefined {
   const original = source.text.slice(item.start, item.end);
   const meta = (item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
   const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
   const json = item.node.t === 'map' && item.node.flow;
-  const simple = item.reader === 'block';
   // Nothing to change (null map values mean absent): the text stays as it is, whatever it holds.
   if (readsAs(item.value, next)) return undefined;
   // The fast block reader declines merge keys and keys that are not strings (src/yaml/read/manifest-reader.ts):
   // a resource it read holds neither, and the walk over its syntax tree is left out.
-  let why = simple ? undefined : riskyConstruct(item.node);
+  let why = item.reader === 'block' ? undefined : riskyConstruct(item.node);
   if (!why) {
-    try {
-      const made: Edit[] = [];
-      let out = editText(
-        source.text,
-        item.node,
-        item.value,
-        next,
-        [item.start, item.end],
-        style,
-        { json, unit: jsonUnit(original, item.column) },
-        made,
-      );
-      if (out === undefined) return undefined;
-      const crlf = original.includes('\r\n');
-      if (crlf) out = out.replace(/\r?\n/g, '\r\n');
-      const problem = checkReadBack(original, out, item.column, item.value, next, simple, item.preamble);
-      if (!problem) return { text: out, edits: editsGiving(source, item, made, out, crlf) };
-      why = { what: `a text edit (${problem})`, offset: item.start };
-    } catch (e) {
-      if (!(e instanceof Unfaithful)) throw e;
-      why = { what: e.message, offset: e.offset };
-    }
+    let done = texts && texts.size > 0 ? fastEdit(item, source, next, style, texts) : undefined;
+    if (done === undefined || 'what' in done) done = fastEdit(item, source, next, style, undefined);
+    if (done === undefined || !('what' in done)) return done;
+    why = done;
   }
   const refuse = (reason: string, offset: number): never => {
     const line = new LineIndex(source.text).line(offset);

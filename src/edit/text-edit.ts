@@ -30,6 +30,9 @@ import { defined } from '../checked.ts';
  * @param record when given, receives the edits made (offsets into `text`, non-overlapping): applied to
  *   [start, end) of `text` they give the returned text, except where the resource has no final line break
  *   (the caller checks before relying on them; `meshinject diff` builds its hunks from them)
+ * @param texts source texts to write where a node of a block collection is written anew or changed
+ *   ({@link SourceTexts}); the caller proves the result by reading it back and, where it does not read as
+ *   `next`, edits again without them
  * @returns the new text of the range [start, end) of the resource, or undefined when nothing changed
  * @throws Unfaithful where an edit would drop a comment (the caller takes a slower path)
  */
@@ -42,8 +45,9 @@ export function editText(
   style: BlockStyle,
   flow: FlowStyle = { json: false, unit: 2 },
   record?: Edit[],
+  texts?: SourceTexts,
 ): string | undefined {
-  const ctx: Ctx = { text, style, flow, edits: [] };
+  const ctx: Ctx = texts ? { text, style, flow, edits: [], texts, path: [] } : { text, style, flow, edits: [] };
   if (root.t !== 'map' || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
   // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
   const target = next as JsonObj;
@@ -76,6 +80,90 @@ interface Ctx {
   style: BlockStyle;
   flow: FlowStyle;
   edits: Edit[];
+  /** The source texts to use (see `editText`), and the path of the node being edited (only with them). */
+  texts?: SourceTexts;
+  path?: ReadonlyArray<string | number>;
+}
+
+/**
+ * Source texts of nodes, by the node's path from the resource's root (`JSON.stringify` of its keys and list
+ * indexes, the indexes of the resource as it is to be written): the text after the node's `key:` or `- `
+ * (its value's first line, the following lines without the indentation of the key or dash, a final line
+ * break), as {@link sourceTextOf} reads it. The text editor writes it, re-indented, instead of a fresh emit
+ * wherever it changes or adds the node (the companion record's `texts`, src/patch/status-record.ts).
+ */
+export type SourceTexts = ReadonlyMap<string, string>;
+
+/** `ctx` for the node at key or index `seg` of the node it edits (itself when no source texts are given). */
+function at(ctx: Ctx, seg: string | number): Ctx {
+  return ctx.path ? { ...ctx, path: [...ctx.path, seg] } : ctx;
+}
+
+/** The source text given for the node `ctx` edits (or for its entry `seg`), re-indented to `col`; else undefined. */
+function sourceText(ctx: Ctx, col: number, seg?: string | number): string | undefined {
+  if (!ctx.texts || !ctx.path) return undefined;
+  const t = ctx.texts.get(JSON.stringify(seg === undefined ? ctx.path : [...ctx.path, seg]));
+  return t === undefined ? undefined : reindent(t, col);
+}
+
+/** A source text (see {@link SourceTexts}) with each non-empty line after the first indented by `col`. */
+function reindent(text: string, col: number): string {
+  return col === 0 ? text : text.replace(/\n(?=[^\n])/g, `\n${spaces(col)}`);
+}
+
+/**
+ * The text after `key:` of a block mapping's entry, as {@link SourceTexts} holds it: from the colon to the
+ * end of the value (a block collection's last line; else the line's end, its comment included), the lines
+ * after the first without `col` (the key's column) spaces. Undefined where no colon follows the key at once,
+ * the value does not end a line, or a line is indented less than `col`.
+ */
+export function sourceTextOf(text: string, pair: TextPair, col: number): string | undefined {
+  if (text[pair.keyNode.end] !== ':') return undefined;
+  return dedent(text, pair.keyNode.end + 1, valueEnd(text, pair), col);
+}
+
+/** The text after the `- ` of a block sequence's entry, as {@link sourceTextOf} reads a mapping's (`col`: the dash's). */
+export function itemTextOf(text: string, item: TextNode): string | undefined {
+  const dash = lineStartDash(text, item);
+  if (text.slice(dash, dash + 2) !== '- ' || !startsLine(text, dash)) return undefined;
+  return dedent(text, dash + 2, itemEnd(text, item), column(text, dash));
+}
+
+/**
+ * The text [start, end) (CRLF read as LF, a final line break added at the end of a text without one) without `col`
+ * spaces at the start of each line after the first; undefined where one has fewer, or more than white space
+ * follows on the last line.
+ */
+function dedent(text: string, start: number, end: number, col: number): string | undefined {
+  if (text[end - 1] !== '\n' && !/^\s*$/.test(text.slice(end))) return undefined;
+  const lines = text.slice(start, end).replace(/\r\n/g, '\n').split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const pad = spaces(col);
+  const out = [lines[0] ?? ''];
+  for (const line of lines.slice(1)) {
+    if (line.startsWith(pad)) out.push(line.slice(col));
+    else if (/^ *$/.test(line)) out.push('');
+    else return undefined;
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** Where the text of a mapping entry's value ends (as `replaceAfterKey` replaces it). */
+function valueEnd(text: string, pair: TextPair): number {
+  const value = pair.value;
+  const block = value !== null && (value.t === 'map' || value.t === 'seq') && !value.flow;
+  return block ? value.end : pairEnd(text, pair);
+}
+
+/** Where the text of a block sequence entry ends: a block collection's last line, else the line's end. */
+function itemEnd(text: string, item: TextNode): number {
+  if ((item.t === 'map' || item.t === 'seq') && !item.flow) return item.end;
+  let end = Math.max(item.end, item.outerEnd);
+  if (end > 0 && text[end - 1] !== '\n') {
+    const nl = text.indexOf('\n', end);
+    if (nl >= 0 && /^[ \t]*(#.*)?\r?$/.test(text.slice(end, nl))) end = nl + 1;
+  }
+  return end;
 }
 
 function lineStart(text: string, pos: number): number {
@@ -173,7 +261,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
     }
     const n = defined(next[k], 'a value just tested present');
     if (jsonEqual(o, n)) continue;
-    patchPairValue(pair, o, n, keyCol, ctx);
+    patchPairValue(pair, o, n, keyCol, at(ctx, k));
   }
   // New keys go where `next` has them: after the closest preceding key that already exists, or before
   // the first one (so a re-rendered container reads in the same key order as a fresh one).
@@ -188,7 +276,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       anchor = existing;
       continue;
     }
-    const line = `${spaces(keyCol)}${emitString(k)}:${emitAfterKey(v, keyCol, ctx.style)}`;
+    const line = `${spaces(keyCol)}${emitString(k)}:${sourceText(ctx, keyCol, k) ?? emitAfterKey(v, keyCol, ctx.style)}`;
     pending.set(anchor, (pending.get(anchor) ?? '') + line);
   }
   for (const [after, add] of pending) {
@@ -232,10 +320,8 @@ function replaceNode(node: TextNode, replacement: string, ctx: Ctx): void {
 
 /** Replaces `key: value` from the end of the key, re-emitting the value (block style for collections). */
 function replaceAfterKey(pair: TextPair, v: Json, keyCol: number, ctx: Ctx): void {
-  const value = pair.value;
-  const block = value !== null && (value.t === 'map' || value.t === 'seq') && !value.flow;
-  const end = block ? value.end : pairEnd(ctx.text, pair);
-  let emitted = `:${emitAfterKey(v, keyCol, ctx.style)}`;
+  const end = valueEnd(ctx.text, pair);
+  let emitted = `:${sourceText(ctx, keyCol) ?? emitAfterKey(v, keyCol, ctx.style)}`;
   if (ctx.text[end - 1] !== '\n') emitted = emitted.replace(/\n$/, '');
   ctx.edits.push({ start: pair.keyNode.end, end, text: emitted });
 }
@@ -243,6 +329,10 @@ function replaceAfterKey(pair: TextPair, v: Json, keyCol: number, ctx: Ctx): voi
 function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: number, ctx: Ctx): void {
   const node = pair.value;
   const sub: Ctx = { ...ctx, edits: [] };
+  if (sourceText(ctx, keyCol) !== undefined) {
+    replaceAfterKey(pair, n, keyCol, ctx);
+    return;
+  }
   try {
     // An empty flow collection (`{}`, `[]`) that gets content is rewritten in block style.
     if (
@@ -305,7 +395,7 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   const dashCol = column(text, dash);
   if (sameShape) {
     for (const [i, o] of order.entries())
-      patchItem(defined(items[i], 'a block sequence entry'), old[i], o.value, dashCol, ctx);
+      patchItem(defined(items[i], 'a block sequence entry'), old[i], o.value, dashCol, at(ctx, i));
     return;
   }
   // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
@@ -314,13 +404,13 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   // Each entry's text runs to the next entry's line, the last one's to the end of the list.
   const segments = starts.map((s, i) => [s, starts[i + 1] ?? seqEnd] as const);
   let out = '';
-  for (const o of order) {
+  for (const [j, o] of order.entries()) {
     if (o.at < 0) {
-      out += `${spaces(dashCol)}- ${emitAfterDash(o.value, dashCol, ctx.style)}`;
+      out += `${spaces(dashCol)}- ${sourceText(ctx, dashCol, j) ?? emitAfterDash(o.value, dashCol, ctx.style)}`;
       continue;
     }
     const [s, e] = defined(segments[o.at], 'the text of a matched block sequence entry');
-    const sub: Ctx = { ...ctx, edits: [] };
+    const sub: Ctx = { ...at(ctx, j), edits: [] };
     patchItem(defined(items[o.at], 'a matched block sequence entry'), old[o.at], o.value, dashCol, sub);
     let seg = applyEdits(text, s, e, sub.edits);
     if (!seg.endsWith('\n')) seg += '\n';
@@ -347,6 +437,13 @@ function lineStartDash(text: string, item: TextNode): number {
 
 function patchItem(node: TextNode, o: Json | undefined, n: Json, dashCol: number, ctx: Ctx): void {
   if (jsonEqual(o, n)) return;
+  const given = sourceText(ctx, dashCol);
+  const dash = given === undefined ? -1 : lineStartDash(ctx.text, node);
+  if (given !== undefined && ctx.text.slice(dash, dash + 2) === '- ') {
+    const end = itemEnd(ctx.text, node);
+    ctx.edits.push({ start: dash + 2, end, text: ctx.text[end - 1] === '\n' ? given : given.replace(/\n$/, '') });
+    return;
+  }
   const sub: Ctx = { ...ctx, edits: [] };
   try {
     if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow || Object.keys(n).length > 0))

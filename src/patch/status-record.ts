@@ -11,8 +11,9 @@
  *   pod template had, before the injection, for the metadata keys the driver says it may write
  *   (`MeshDriver.recordKeys`), and the lists of the pod spec that were present but empty (`volumes: []`,
  *   JSON `"volumes": null`), and the repairs (`replaced`, ./status-repairs.ts) for whatever else the driver's
- *   own uninject would not give back exactly. It is written only when it holds something (most pods have none of these), next
- *   to the mesh's own record, which stays as the mesh writes it. Without it (an input injected by an older
+ *   own uninject would not give back exactly, and the source texts (`texts`, src/edit/source-texts.ts) of what
+ *   the injection replaced where a fresh emit would write it otherwise. It is written only when it holds
+ *   something (most pods have none of these), next to the mesh's own record, which stays as the mesh writes it. Without it (an input injected by an older
  *   meshinject or by the mesh itself), uninject falls back to the driver's own rules.
  *
  * A record is not taken on trust: one that is not the JSON written here, or that names a key the driver cannot
@@ -23,7 +24,15 @@ import { cloneJson, isJsonObject, assignOwn, setOwn } from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import { InjectError, MeshInjectError } from '../results/errors.ts';
-import { applyRepairs, diffRepairs, isRepair, type Repair } from './status-repairs.ts';
+import {
+  applyRepairs,
+  diffRepairs,
+  fingerprint,
+  isRepair,
+  isRepairPath,
+  type Repair,
+  valueAt,
+} from './status-repairs.ts';
 
 /** The companion record's annotation (JSON, see {@link OriginalRecord}). */
 export const ORIGINAL_ANNOTATION = 'meshinject.dev/original';
@@ -47,11 +56,24 @@ export interface RecordNeeds {
   recordKeys?: RecordKeys | undefined;
   recordsProbePorts?: boolean;
   uninject?: (pod: PodTemplate) => PodTemplate | undefined;
+  /**
+   * The source texts of the nodes of `before` that `after` replaces or removes and that a fresh emit would
+   * not write as they were (src/edit/source-texts.ts): `[path from the pod template's root, text]`.
+   */
+  texts?: (before: PodTemplate, after: PodTemplate) => Array<[Array<string | number>, string]>;
 }
 
 /**
- * The companion record: `{"labels":{k:v},"annotations":{k:v},"lists":{"volumes":[]}}`, each part present only
- * when non-empty. `labels` / `annotations`: the value each key the driver may write had before the injection
+ * One source text of the companion record (`texts`): `[path, guard, value, text]`. `path` as a repair's
+ * (src/patch/status-repairs.ts); `guard`: `fingerprint` of what the injection left at `path` (the record's
+ * own annotation left out); `value`: `fingerprint` of the value the text was written for (the pod template's
+ * before the injection); `text`: the node's text after its `key:` or `- ` (src/edit/text-edit.ts `SourceTexts`).
+ */
+export type SourceText = [Array<string | number>, string, string, string];
+
+/**
+ * The companion record: `{"labels":{k:v},"annotations":{k:v},"lists":{"volumes":[]},"namedPorts":[...],
+ * "replaced":[...],"texts":[...]}`, each part present only when non-empty. `labels` / `annotations`: the value each key the driver may write had before the injection
  * (the injection kept or replaced it). `lists`: pod-spec lists that were empty (`[]`) or `null` before the
  * injection added entries to them. `namedPorts`: probe ports given by name that the injection rewrote (a mesh
  * that redirects probes through its proxy records the port number it resolved, not the name).
@@ -67,6 +89,12 @@ export interface OriginalRecord {
    * annotation the mesh's uninject removes), as repairs applied last (src/patch/status-repairs.ts).
    */
   replaced: Repair[];
+  /**
+   * Source texts (issue #37 item 3): how the user wrote what the injection replaced or removed, where a
+   * fresh emit would write it otherwise (`service: "/startup"`, `labels: *labels`). Uninject writes a text back
+   * only where the injected value is still there and the text reads back as the value it restores.
+   */
+  texts: SourceText[];
 }
 
 /** The probes of a container, and the handlers whose `port` may be a name. */
@@ -140,9 +168,18 @@ const stringMap = (v: Json | undefined): v is Record<string, string> =>
 export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefined): OriginalRecord | undefined {
   const o = readRecordJson(pod.metadata.annotations, ORIGINAL_ANNOTATION);
   if (!o) return undefined;
-  const extra = Object.keys(o).find((k) => !['labels', 'annotations', 'lists', 'namedPorts', 'replaced'].includes(k));
+  const extra = Object.keys(o).find(
+    (k) => !['labels', 'annotations', 'lists', 'namedPorts', 'replaced', 'texts'].includes(k),
+  );
   if (extra !== undefined) throw refusedRecord(ORIGINAL_ANNOTATION, `unknown field "${extra}"`);
-  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts: [], replaced: [] };
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts: [], replaced: [], texts: [] };
+  const texts = o.texts ?? [];
+  if (!Array.isArray(texts) || !texts.every(isSourceText))
+    throw refusedRecord(
+      ORIGINAL_ANNOTATION,
+      '"texts" must list [path, guard, value, text] entries under metadata or spec',
+    );
+  rec.texts = texts as SourceText[];
   const replaced = o.replaced ?? [];
   if (!Array.isArray(replaced) || !replaced.every(isRepair))
     throw refusedRecord(
@@ -190,6 +227,7 @@ export function originalValue(rec: OriginalRecord): string | undefined {
     if (Object.keys(rec[part]).length > 0) out[part] = rec[part];
   if (rec.namedPorts.length > 0) out.namedPorts = rec.namedPorts;
   if (rec.replaced.length > 0) out.replaced = rec.replaced as Json;
+  if (rec.texts.length > 0) out.texts = rec.texts;
   return Object.keys(out).length > 0 ? JSON.stringify(out) : undefined;
 }
 
@@ -211,7 +249,7 @@ export function originalRecord(
 ): OriginalRecord {
   const { recordKeys } = needs;
   const namedPorts = previous?.namedPorts ?? (needs.recordsProbePorts ? namedProbePorts(before, after) : []);
-  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts, replaced: [] };
+  const rec: OriginalRecord = { labels: {}, annotations: {}, lists: {}, namedPorts, replaced: [], texts: [] };
   for (const kind of ['labels', 'annotations'] as const) {
     const was = before.metadata[kind] ?? {};
     const now = after.metadata[kind] ?? {};
@@ -288,7 +326,52 @@ export function withOriginalRecord(
   const rec = originalRecord(before, after, needs, previous, alreadyInjected && !previous);
   const tentative = withRecordValue(after, originalValue(rec));
   rec.replaced = repairsFor(before, tentative, needs, alreadyInjected);
-  return rec.replaced.length > 0 ? withRecordValue(after, originalValue(rec)) : tentative;
+  rec.texts = previous ? previous.texts : sourceTextsFor(before, after, needs);
+  return rec.replaced.length > 0 || rec.texts.length > 0 ? withRecordValue(after, originalValue(rec)) : tentative;
+}
+
+/** True for a well-formed {@link SourceText}. */
+function isSourceText(v: Json): boolean {
+  if (!Array.isArray(v) || v.length !== 4) return false;
+  const [path, guard, value, text] = v;
+  const fp = (x: Json | undefined): boolean => typeof x === 'string' && /^(?:-|[0-9a-f]{8})$/.test(x);
+  return isRepairPath(path) && fp(guard) && fp(value) && typeof text === 'string';
+}
+
+/** The value at `path` of `pod` without the companion record's annotation (what a text's guard fingerprints). */
+function guarded(pod: PodTemplate, path: ReadonlyArray<string | number>): Json | undefined {
+  // A pod template is JSON; its interface has no index signature, so it is not assignable to `JsonObject`.
+  return valueAt(withRecordValue(pod, undefined) as unknown as JsonObject, path);
+}
+
+/** The record's source texts for one injection (`needs.texts`), each with its guard and value fingerprints. */
+function sourceTextsFor(before: PodTemplate, after: PodTemplate, needs: RecordNeeds): SourceText[] {
+  if (!needs.texts) return [];
+  return needs
+    .texts(before, after)
+    .map(([path, text]) => [path, fingerprint(guarded(after, path)), fingerprint(guarded(before, path)), text]);
+}
+
+/**
+ * The source texts of `injected`'s companion record that uninject may write (src/edit/text-edit.ts
+ * `SourceTexts`): those whose guard matches what `injected` (the pod template as found) holds at their path, the
+ * value the injection wrote there (a value the user changed since keeps the user's), and whose value is what
+ * `restored` (the pod template uninjected) holds there. The text editor proves each by reading it back.
+ * `[path from the pod template's root, text]`; `[]` without a record.
+ * @throws InjectError when the record is refused ({@link readOriginal})
+ */
+export function sourceTextsToWrite(
+  injected: PodTemplate,
+  restored: PodTemplate,
+  recordKeys: RecordKeys | undefined,
+): Array<[Array<string | number>, string]> {
+  const rec = readOriginal(injected, recordKeys);
+  if (!rec) return [];
+  return rec.texts
+    .filter(([path, guard, value]) => {
+      return fingerprint(guarded(injected, path)) === guard && fingerprint(guarded(restored, path)) === value;
+    })
+    .map(([path, , , text]) => [path, text]);
 }
 
 /** `pod` with the record annotation set to `value`, or taken away when undefined; `pod` itself when it has that. */

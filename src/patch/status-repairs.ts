@@ -129,8 +129,8 @@ export function diffRepairs(now: JsonObject, want: JsonObject): Repair[] {
   return out;
 }
 
-/** The value at `path` of `root`, or undefined. */
-function valueAt(root: Json, path: ReadonlyArray<string | number>): Json | undefined {
+/** The value at `path` (keys and list indexes) of `root`, or undefined. */
+export function valueAt(root: Json, path: ReadonlyArray<string | number>): Json | undefined {
   let cur: Json | undefined = root;
   for (const seg of path) {
     if (typeof seg === 'number') cur = Array.isArray(cur) ? cur[seg] : undefined;
@@ -189,10 +189,15 @@ export function applyRepairs<T extends JsonObject>(root: T, repairs: readonly Re
 export function isRepair(v: Json): boolean {
   if (!Array.isArray(v) || v.length < 2 || v.length > 4) return false;
   const [path, guard, , before] = v;
-  const segs =
+  return isRepairPath(path) && typeof guard === 'string' && (before === undefined || typeof before === 'string');
+}
+
+/** True for a path a record may name: non-empty keys and list indexes from `metadata` or `spec`. */
+export function isRepairPath(path: Json | undefined): path is Array<string | number> {
+  return (
     Array.isArray(path) &&
     path.length > 0 &&
     (path[0] === 'metadata' || path[0] === 'spec') &&
-    path.every((s) => (typeof s === 'string' && s !== '') || (typeof s === 'number' && Number.isInteger(s) && s >= 0));
-  return segs && typeof guard === 'string' && (before === undefined || typeof before === 'string');
+    path.every((s) => (typeof s === 'string' && s !== '') || (typeof s === 'number' && Number.isInteger(s) && s >= 0))
+  );
 }

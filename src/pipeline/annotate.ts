@@ -5,6 +5,7 @@ import type { SourceItem } from '../krm/source.ts';
 import { prefixedTags, resourceResult } from '../results/result.ts';
 import { lookupWorkloadKind, type WorkloadKind } from '../workloads/kinds.ts';
 import { emitChangedEdits } from '../edit/rewrite.ts';
+import type { SourceTexts } from '../edit/text-edit.ts';
 import { podPaths, withAnnotation, withoutAnnotation, withPodTemplate } from '../workloads/pod-template.ts';
 import { setOwn } from '../json.ts';
 
@@ -104,12 +105,20 @@ export function resultFor(
  * Writes a changed resource's new text into `changed` (nothing when its text already reads as `desired`).
  * Where the change cannot be written faithfully (`emitChanged` refuses with `UNFAITHFUL_EDIT`), the
  * resource stays as it was and gets an error result naming the construct and its line (issue #8: refuse
- * with an error result, never guess).
+ * with an error result, never guess). `texts`: source texts uninject writes back (`emitChangedEdits`).
  *
  * @returns whether the change was written (or needed no text change)
  */
-export function writeChange(item: SourceItem, ctx: RunContext, desired: Json, changed: Map<number, string>): boolean {
-  const done = orFailure(ctx.results, { stage: 'write', item, ctx }, () => emitChangedEdits(item, ctx.source, desired));
+export function writeChange(
+  item: SourceItem,
+  ctx: RunContext,
+  desired: Json,
+  changed: Map<number, string>,
+  texts?: SourceTexts,
+): boolean {
+  const done = orFailure(ctx.results, { stage: 'write', item, ctx }, () =>
+    emitChangedEdits(item, ctx.source, desired, texts),
+  );
   if (done === FAILED) return false;
   if (done !== undefined) {
     changed.set(item.position, done.text);

@@ -19,6 +19,7 @@ import type {
 import type { ParsedSource, SourceItem } from '../krm/source.ts';
 import type { WorkloadKind } from '../workloads/kinds.ts';
 import type { Edit } from '../krm/write.ts';
+import type { SourceTexts } from '../edit/text-edit.ts';
 import type { IdentityTable } from '../krm/identity.ts';
 import type { RenderRun } from '../render/run-state.ts';
 import { isJsonObject, setOwn } from '../json.ts';
@@ -91,7 +92,13 @@ export const MODE_UNINJECT = 'mode-uninject';
  */
 export type Outcome =
   | { action: 'injected'; pod: PodTemplate; summary: string }
-  | { action: 'uninjected'; pod: PodTemplate; removed: string }
+  | {
+      action: 'uninjected';
+      pod: PodTemplate;
+      removed: string;
+      /** Source texts to write back (the companion record's `texts`, by resource path; src/edit/text-edit.ts). */
+      texts?: SourceTexts;
+    }
   | { action: 'skipped' };
 
 /** A workload as the pipeline sees it: its identity, kind, pod template and where it is decided. */

@@ -4,20 +4,23 @@
 import type { Config } from '../model.ts';
 import type { ActiveMesh, InjectResponse, Inventory, WorkloadRef } from '../contract/driver.ts';
 
-import type { Decision, PodTemplate } from '../model.ts';
+import type { Decision, Json, PodTemplate } from '../model.ts';
 import type { SourceItem } from '../krm/source.ts';
 import { InjectError } from '../results/errors.ts';
 import { resourceResult } from '../results/result.ts';
 import { decide, namespaceLabels } from '../selection/policy.ts';
 import { lookupWorkloadKind } from '../workloads/kinds.ts';
 import { uninjectPod } from '../patch/uninject.ts';
-import { withOriginalRecord } from '../patch/status-record.ts';
+import { sourceTextsToWrite, withOriginalRecord } from '../patch/status-record.ts';
+import { nodeAt, replacedTexts } from '../edit/source-texts.ts';
+import { seqIndentOf } from '../edit/rewrite.ts';
 import {
   checkWorkload,
   getPodOwnMeta,
   getPodTemplate,
   holdsPodTemplate,
   isProblem,
+  podPaths,
 } from '../workloads/pod-template.ts';
 import { cloneJson, isJsonObject } from '../json.ts';
 import { withoutRunCharge } from '../render/budget.ts';
@@ -155,6 +158,7 @@ export function injectWorkload(
               injection: { request, pod: res.pod },
             })?.pod,
         ),
+      texts: (before: PodTemplate, after: PodTemplate) => podSourceTexts(w, ctx, before, after),
     };
     return { res, pod: withOriginalRecord(w.pod, res.pod, needs, injectedBefore) };
   };
@@ -232,12 +236,47 @@ export function uninjectWorkload(w: Workload, ctx: RunContext): Outcome | typeof
       ['image pull secrets', inv.imagePullSecrets],
     ];
     const parts = lists.filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${names.join(', ')}`);
+    const texts = sourceTextsToWrite(w.pod, done.pod, ctx.mesh.recordKeys?.bind(ctx.mesh));
     return {
       action: 'uninjected',
       pod: done.pod,
       removed: `removed ${[...parts, `the annotation ${inv.statusAnnotation}`].join('; ')}`,
+      ...(texts.length > 0
+        ? { texts: new Map(texts.map(([p, text]) => [JSON.stringify(resourcePath(w, p)), text])) }
+        : {}),
     };
   });
+}
+
+/** A path from the pod template's root (`metadata` or `spec` first) as a path from the workload's root. */
+function resourcePath(w: Workload, path: ReadonlyArray<string | number>): Array<string | number> {
+  const [part, ...rest] = path;
+  const paths = podPaths(w.wk);
+  return [...(part === 'metadata' ? paths.meta : paths.spec), ...rest];
+}
+
+/**
+ * The source texts of what the injection of `w` replaced or removed (src/edit/source-texts.ts), by path from the
+ * pod template's root, for the companion record: `before` is the pod template as found (`w.pod`, read from the
+ * workload's text), `after` as injected.
+ */
+function podSourceTexts(
+  w: Workload,
+  ctx: RunContext,
+  before: PodTemplate,
+  after: PodTemplate,
+): Array<[Array<string | number>, string]> {
+  const out: Array<[Array<string | number>, string]> = [];
+  let style: { seqIndent: 'compact' | 'wide' } | undefined;
+  for (const part of ['metadata', 'spec'] as const) {
+    const node = nodeAt(w.item.node, resourcePath(w, [part]));
+    if (!node) continue;
+    const meta = (w.item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
+    style ??= { seqIndent: seqIndentOf(ctx.source.text.slice(w.item.start, w.item.end), meta?.annotations) };
+    const [b, a] = part === 'metadata' ? [before.metadata as Json, after.metadata as Json] : [before.spec, after.spec];
+    replacedTexts(ctx.source.text, node, b, a, style, [part], out);
+  }
+  return out;
 }
 
 /**
@@ -315,7 +354,8 @@ export function writeOutcome(
   out: ProcessOutput,
 ): { written: boolean; tags: Record<string, string> } {
   const desired = annotate(w, decision, outcome, ctx);
-  const written = desired === w.item.value || writeChange(w.item, ctx, desired, out.changed);
+  const texts = outcome.action === 'uninjected' ? outcome.texts : undefined;
+  const written = desired === w.item.value || writeChange(w.item, ctx, desired, out.changed, texts);
   const asWritten = written
     ? { value: desired, pod: outcome.action === 'skipped' ? w.pod : outcome.pod }
     : { value: w.item.value, pod: w.pod };

@@ -54,16 +54,30 @@ function resources(docs: Value[]): Value[] {
   return out;
 }
 
-/** Null map values read as absent (Kubernetes). */
+/**
+ * Null map values read as absent (Kubernetes). The companion record's `texts` part is left out: it keeps how the
+ * input was written where the injection replaced it (quotes, flow maps, aliases; issue #37 item 3), which the
+ * plain rewrite of the input does not have by construction (test/core/source-texts.test.ts covers it).
+ */
 function clean(v: Value): Value {
   if (Array.isArray(v)) return v.map(clean);
   if (isObj(v))
     return Object.fromEntries(
       Object.entries(v)
         .filter(([, x]) => x !== null)
-        .map(([k, x]) => [k, clean(x)]),
+        .map(([k, x]) => [k, k === ORIGINAL && typeof x === 'string' ? withoutTexts(x) : clean(x)])
+        .filter(([, x]) => x !== undefined),
     );
   return v;
+}
+
+const ORIGINAL = 'meshinject.dev/original';
+
+/** A companion record without its `texts` part (undefined when nothing else is left). */
+function withoutTexts(record: string): string | undefined {
+  const { texts: _texts, ...rest } = JSON.parse(record) as Obj;
+  void _texts;
+  return Object.keys(rest).length > 0 ? JSON.stringify(rest) : undefined;
 }
 
 function same(a: Value, b: Value): boolean {

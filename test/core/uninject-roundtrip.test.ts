@@ -32,33 +32,17 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 type Obj = Record<string, unknown>;
 
 /** Why a round trip cannot give back the bytes; every reason is a loss in a record the mesh itself writes. */
-const OVERRIDDEN =
-  "the input customises an injected container (istio-proxy / istio-init); the injection replaces its text with the merged container, and Istio's proxy.istio.io/overrides records it as Go JSON (Go key order, canonical quantities, flow lists in block style, comments dropped)";
 const ALREADY =
   'the input is already injected: uninject removes that injection too (checked: uninject(inject(x)) = uninject(x))';
 /** {@link ALREADY}, with the mesh's own rule for an injected input (at the commit the corpus pins, SOURCE.md). */
 const ALREADY_ISTIO = `${ALREADY}; Istio does the same: re-injection first strips the previous injection, removing every container and init container sidecar.istio.io/status lists (\`stripPod\`, pkg/kube/inject/inject.go @86c9f01), so the input's own proxy is not kept either`;
 const ALREADY_LINKERD = `${ALREADY}; Linkerd does the same: \`linkerd inject\` runs uninject first (\`uninjectAndInject\`, cli/cmd/inject.go @b24cd40), which drops every linkerd-proxy and linkerd-init container and the identity, xtables-lock and token volumes (\`uninjectPodSpec\`, pkg/inject/uninject.go @b24cd40)`;
 
-/** Not the mesh's behaviour but meshinject's: the status record keeps values, not how the YAML wrote them. */
-const QUOTED =
-  'NOT a mesh rule, a known gap (issue #37 item 3): a probe the mesh rewrites holds `service: "/startup"`; the status record puts the value back exactly, but the text is written anew, plain (`service: /startup`)';
-const ALIASED =
-  "NOT a mesh rule, a known gap (issue #37 item 3): the pod template's labels are an alias (`labels: *labels`); the injection adds a label, so the alias is written out as a map, and uninject gives back the same values as that map, not the alias";
-
 const EXCEPTIONS: Record<string, string> = {
-  'istio/proxy-override': OVERRIDDEN,
-  'istio/proxy-override-args': OVERRIDDEN,
-  'istio/proxy-override-args-native': OVERRIDDEN,
-  'istio/proxy-override-runas': OVERRIDDEN,
-  'istio/proxy-override-runas-cni': OVERRIDDEN,
-  'istio/proxy-override-runas-tproxy': OVERRIDDEN,
-  'istio/hello-openshift-custom-injection': `${OVERRIDDEN}; also \`image: "auto"\` comes back unquoted and the user's \`resources: {}\` absent (Go writes \`resources: {}\` for every container), and Istio drops the proxy's runAsUser equal to the app's before recording (platform openshift)`,
   'istio/merge-probers': ALREADY_ISTIO,
   'linkerd/emojivoto-already-injected': ALREADY_LINKERD,
   'linkerd/tap-deployment-debug':
     "the input is a Linkerd control-plane component already injected with an old proxy; uninject removes that proxy too and, as `linkerd uninject`, keeps every linkerd.io/* key of a control-plane component (its metadata is Linkerd's own: `uninjectObjectMeta` skips a pod labelled linkerd.io/control-plane-component, pkg/inject/uninject.go @b24cd40), so the keys the injection rewrote (created-by, trust-root-sha256, workload-ns) keep the new values",
-  'kuma/inject-03-generate-name-and-probes': QUOTED,
 };
 
 /** Istio injection everywhere: the operator manifests carry no opt-in of their own. */
@@ -244,18 +228,8 @@ t.test('real-world apps', needs(REAL_WORLD), async (t) => {
 /** The Istio cases whose round trip is listed, by case name, for the version-exact corpora too. */
 const ISTIO_LISTED = Object.keys(EXCEPTIONS).flatMap((k) => (k.startsWith('istio/') ? [k.slice('istio/'.length)] : []));
 
-/**
- * The 1.26.0 corpus runs with `nativeSidecars: false`: the user's customised istio-proxy stays in `containers`
- * and comes back exactly; with native sidecars (the other releases, and conformance/istio) it is not.
- */
-const CLASSIC_EXACT = (tag: string, name: string): boolean =>
-  tag === '1.26.0' && name.startsWith('proxy-override') && !name.endsWith('-native');
-
 /** Cases of one release only. */
-const VERSION_EXCEPTIONS: Record<string, string> = {
-  'istio-versions/1.31.0-rc.0/hello-multiport-metrics':
-    "NOT a mesh rule, a known gap (issue #37 item 3), the class of QUOTED: Istio 1.31 merges prometheus.istio.io/scrape-targets into ISTIO_PROMETHEUS_ANNOTATIONS and deletes it; uninject puts back its value exactly (the status record's repairs), but the text is written anew, plain (`8080:/metrics,9100:/custom-metrics` where the input has it double-quoted)",
-};
+const VERSION_EXCEPTIONS: Record<string, string> = {};
 
 t.test('Istio version-exact corpora: every case that injects, each release', needs(VERSIONS), async (t) => {
   const root = VERSIONS.path ?? '';
@@ -270,7 +244,7 @@ t.test('Istio version-exact corpora: every case that injects, each release', nee
       if (!existsSync(`${c}/expected.yaml`)) continue;
       const key = `istio-versions/${tag}/${name}`;
       const why = VERSION_EXCEPTIONS[key] ?? (ISTIO_LISTED.includes(name) ? EXCEPTIONS[`istio/${name}`] : undefined);
-      if (why !== undefined && !CLASSIC_EXACT(tag, name)) EXCEPTIONS[key] = why;
+      if (why !== undefined) EXCEPTIONS[key] = why;
       const fnConfig = caseFnConfig(c, caseYaml as never);
       roundTrip(t, { name: key, input: readFileSync(`${c}/input.yaml`, 'utf8'), fnConfig });
       trips++;
@@ -323,17 +297,7 @@ function framing(text: string): string {
   return /^kind: ResourceList\b/m.test(noBom) ? noBom.replace(/^results:[\s\S]*$/m, '') : noBom;
 }
 
-const MATRIX_EXCEPTIONS: Record<string, string> = {
-  'istio: hostile/anchors-aliases.yaml': ALIASED,
-  'istio ambient: hostile/anchors-aliases.yaml': ALIASED,
-  'kuma: hostile/anchors-aliases.yaml': ALIASED,
-  'osm: hostile/anchors-aliases.yaml': ALIASED,
-  'fsm: hostile/anchors-aliases.yaml': ALIASED,
-  'custom: hostile/anchors-aliases.yaml': ALIASED,
-  'istio: kuma/inject-03-generate-name-and-probes': QUOTED,
-  'istio ambient: kuma/inject-03-generate-name-and-probes': QUOTED,
-  'kuma: kuma/inject-03-generate-name-and-probes': QUOTED,
-};
+const MATRIX_EXCEPTIONS: Record<string, string> = {};
 const matrixSeen = new Set<string>();
 
 /** The inputs of the matrix: `[name, text]`. */

@@ -1,0 +1,102 @@
+/**
+ * The source texts an injection replaces or removes (issue #37 item 3): where the injection rewrites or drops a
+ * node of the pod template, its text as the user wrote it, when a fresh emit of its value would write other
+ * text (quotes, a comment, flow style, key order, an alias such as `labels: *labels`, an anchor). The companion
+ * record keeps them (`texts`, src/patch/status-record.ts) and uninject writes them back in place of a fresh
+ * emit (`editText`'s `texts`), where they read back as the value uninject restores. Canonical text needs no
+ * entry, so most pods get none.
+ */
+import { isJsonObject, jsonEqual } from '../json.ts';
+import type { Json } from '../model.ts';
+import type { TextNode } from '../yaml/read/text-node.ts';
+import { emitAfterDash, emitAfterKey, type BlockStyle } from '../yaml/emit/emit-block.ts';
+import { matchEntries } from './flow-edit.ts';
+import { itemTextOf, sourceTextOf } from './text-edit.ts';
+
+/** A node's path (keys and list indexes) below the node the walk starts at, and its source text (`SourceTexts`). */
+export type NodeText = [Array<string | number>, string];
+
+/** The node at `path` (keys of mappings, indexes of sequences) below `node`, or undefined. */
+export function nodeAt(node: TextNode | null, path: ReadonlyArray<string | number>): TextNode | undefined {
+  let cur: TextNode | null | undefined = node;
+  for (const seg of path) {
+    if (!cur) return undefined;
+    if (cur.t === 'map' && typeof seg === 'string') cur = cur.pairs.find((p) => p.key === seg)?.value;
+    else if (cur.t === 'seq' && typeof seg === 'number') cur = cur.items[seg];
+    else return undefined;
+  }
+  return cur ?? undefined;
+}
+
+/**
+ * The source texts of the nodes under `node` (whose value is `before`) that `after` replaces or removes and
+ * whose text a fresh emit would not give: the deepest such nodes, found by walking both values (mapping keys
+ * by name, list entries matched as the text editor matches them, `matchEntries`); an alias, a flow collection
+ * (but one of plain scalars on one line, which the flow editor gives back), or a node whose value is replaced by
+ * one of another shape, is taken whole. `path` is prepended to each path; `text` is the
+ * resource's source text (node offsets index it); `style` how the text editor would emit (its list indentation).
+ */
+export function replacedTexts(
+  text: string,
+  node: TextNode,
+  before: Json | undefined,
+  after: Json | undefined,
+  style: BlockStyle,
+  path: Array<string | number>,
+  out: NodeText[] = [],
+): NodeText[] {
+  if (jsonEqual(before, after) || node.t === 'alias' || node.t === 'scalar' || node.flow) return out;
+  if (node.t === 'map' && isJsonObject(before)) {
+    for (const pair of node.pairs) {
+      const k = pair.key;
+      const v = pair.value;
+      if (k === undefined || v === null || !Object.hasOwn(before, k)) continue;
+      const b = before[k];
+      const a = isJsonObject(after) && Object.hasOwn(after, k) ? after[k] : undefined;
+      if (jsonEqual(b, a)) continue;
+      if (whole(v, b, a)) {
+        const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
+        if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t)) out.push([[...path, k], t]);
+      } else replacedTexts(text, v, b, a, style, [...path, k], out);
+    }
+  }
+  if (node.t === 'seq' && Array.isArray(before)) {
+    const now = Array.isArray(after) ? after : [];
+    const matched = matchEntries(before, now, path[path.length - 1]?.toString());
+    before.forEach((b, i) => {
+      const item = node.items[i];
+      if (!item) return;
+      const j = matched.indexOf(i);
+      const a = j < 0 ? undefined : now[j];
+      if (jsonEqual(b, a)) return;
+      if (whole(item, b, a)) {
+        const t = itemTextOf(text, item);
+        if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t))
+          out.push([[...path, i], t]);
+      } else replacedTexts(text, item, b, a, style, [...path, i], out);
+    });
+  }
+  return out;
+}
+
+/**
+ * Whether the node (value `b`, `a` after the injection) is taken whole: removed, an alias, a scalar, a flow
+ * collection (the flow editor writes a changed entry anew, plain), or reshaped.
+ */
+function whole(node: TextNode, b: Json | undefined, a: Json | undefined): boolean {
+  if (a === undefined || node.t === 'alias' || node.t === 'scalar' || node.flow) return true;
+  return node.t === 'map' ? !isJsonObject(b) || !isJsonObject(a) : !Array.isArray(b) || !Array.isArray(a);
+}
+
+/**
+ * A flow collection on one line with nothing but plain scalars (no quotes, comment, anchor or alias): the text
+ * editor gives it back as it gave it before the record had texts (the goldens' `tcpSocket: {port: 8080}`), so it
+ * needs no entry.
+ */
+function plainFlow(node: TextNode, text: string): boolean {
+  return node.t !== 'scalar' && node.t !== 'alias' && node.flow && !/["'#&*!|>]|\n./.test(text);
+}
+
+function column(text: string, pos: number): number {
+  return pos - (text.lastIndexOf('\n', pos - 1) + 1);
+}
