@@ -56,7 +56,8 @@ export function replacedTexts(
       if (jsonEqual(b, a)) continue;
       if (whole(v, b, a)) {
         const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
-        if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t)) out.push([[...path, k], t]);
+        if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t, a))
+          out.push([[...path, k], t]);
       } else replacedTexts(text, v, b, a, style, [...path, k], out);
     }
   }
@@ -71,7 +72,7 @@ export function replacedTexts(
       if (jsonEqual(b, a)) return;
       if (whole(item, b, a)) {
         const t = itemTextOf(text, item);
-        if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t))
+        if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t, a))
           out.push([[...path, i], t]);
       } else replacedTexts(text, item, b, a, style, [...path, i], out);
     });
@@ -89,12 +90,14 @@ function whole(node: TextNode, b: Json | undefined, a: Json | undefined): boolea
 }
 
 /**
- * A flow collection on one line with nothing but plain scalars (no quotes, comment, anchor or alias): the text
- * editor gives it back as it gave it before the record had texts (the goldens' `tcpSocket: {port: 8080}`), so it
- * needs no entry.
+ * A flow collection on one line with nothing but plain scalars (no quotes, comment, anchor or alias) that the
+ * injection changed but kept (`after` is a collection of the same kind): the flow editor edits it in place and
+ * gives it back, so it needs no entry. One the injection removed or reshaped (Istio's rewrite of a
+ * `tcpSocket: {port: 8080}` readiness probe) is written anew by uninject, in block style: it keeps its text.
  */
-function plainFlow(node: TextNode, text: string): boolean {
-  return node.t !== 'scalar' && node.t !== 'alias' && node.flow && !/["'#&*!|>]|\n./.test(text);
+function plainFlow(node: TextNode, text: string, after: Json | undefined): boolean {
+  const kept = node.t === 'map' ? isJsonObject(after) : Array.isArray(after);
+  return kept && node.t !== 'scalar' && node.t !== 'alias' && node.flow && !/["'#&*!|>]|\n./.test(text);
 }
 
 function column(text: string, pos: number): number {

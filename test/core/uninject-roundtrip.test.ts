@@ -254,9 +254,10 @@ t.test('Istio version-exact corpora: every case that injects, each release', nee
 });
 
 /**
- * Every driver over every input: the corpora's inputs, the examples, the real-world apps and the hostile
- * fixtures, each injected by each driver with a plain functionConfig (policy enabled; OSM and FSM with the
- * input's namespaces monitored; the custom driver with the example's templates), then uninjected. An input
+ * Every driver over every input: the corpora's inputs, the examples, every manifest of the real-world apps, the
+ * hostile fixtures and the inputs of the project's goldens (test/testdata), each injected by each driver with a
+ * plain functionConfig (policy enabled; OSM and FSM with the input's namespaces monitored; the custom driver with
+ * the example's templates), then uninjected. An input
  * the driver leaves as it is, or refuses, has nothing to give back; an input that already carries the
  * driver's injection must give uninject(inject(x)) = uninject(x). Two things of the input's framing are not
  * part of a document and are compared without: a leading BOM (`run` ignores it) and a ResourceList's
@@ -313,9 +314,25 @@ function matrixInputs(): Array<[string, string]> {
   for (const f of readdirSync(hostile).sort()) out.push([`hostile/${f}`, readFileSync(`${hostile}/${f}`, 'utf8')]);
   for (const f of ['shop/storefront.yaml', 'shop/ops.yaml', 'osm/bookstore.yaml', 'kuma/app.yaml', 'custom/app.yaml'])
     out.push([`examples/${f}`, readFileSync(`${ROOT}examples/${f}`, 'utf8')]);
-  out.push(['real-world/bookinfo', readFileSync(`${REAL_WORLD.path}/bookinfo/bookinfo.yaml`, 'utf8')]);
-  out.push(['real-world/kubebuilder', readFileSync(`${REAL_WORLD.path}/kubebuilder-manager/manager.yaml`, 'utf8')]);
+  // Every manifest of the real-world apps (kustomizations and sources aside), and the project's own golden inputs.
+  for (const f of yamlFiles(REAL_WORLD.path ?? ''))
+    out.push([`real-world/${f}`, readFileSync(`${REAL_WORLD.path}/${f}`, 'utf8')]);
+  const golden = `${ROOT}test/testdata`;
+  for (const d of readdirSync(golden).sort())
+    if (existsSync(`${golden}/${d}/input.yaml`))
+      out.push([`testdata/${d}`, readFileSync(`${golden}/${d}/input.yaml`, 'utf8')]);
   return out;
+}
+
+/** The YAML files below `root`, as paths relative to it, sorted (kustomizations left out: not resources). */
+function yamlFiles(root: string, dir = ''): string[] {
+  return readdirSync(`${root}/${dir}`, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory()) return yamlFiles(root, rel);
+      return /\.ya?ml$/.test(e.name) && !/^(?:kustomization|Kptfile)/.test(e.name) ? [rel] : [];
+    });
 }
 
 function matrixTrip(t: Test, driver: string, name: string, text: string, tally: number[]): void {

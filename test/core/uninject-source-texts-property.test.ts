@@ -45,16 +45,30 @@ const handler: fc.Arbitrary<[string, Lines | string]> = fc.oneof(
       if (h.header !== undefined) lines.push('httpHeaders:', '- name: X-Probe', `  value: ${h.header}`);
       return ['httpGet', lines];
     }),
-  fc.tuple(port, trailing).map(([p, note]): [string, Lines | string] => ['tcpSocket', [`port: ${p}${note}`]]),
+  // A flow map on one line of plain scalars (`tcpSocket: {port: 8080}`): a mesh that rewrites the probe to
+  // another handler removes it, and uninject writes it anew unless the record keeps its text.
   fc
-    .tuple(fc.constantFrom('8080', '9090'), fc.option(written('/startup'), { nil: undefined }), trailing, fc.boolean())
-    .map(([p, service, note, first]): [string, Lines | string] => {
+    .tuple(port, trailing, fc.boolean())
+    .map(([p, note, flow]): [string, Lines | string] =>
+      flow ? ['tcpSocket', `{port: ${p}}`] : ['tcpSocket', [`port: ${p}${note}`]],
+    ),
+  fc
+    .tuple(
+      fc.constantFrom('8080', '9090'),
+      fc.option(written('/startup'), { nil: undefined }),
+      trailing,
+      fc.boolean(),
+      fc.boolean(),
+    )
+    .map(([p, service, note, first, flow]): [string, Lines | string] => {
+      if (flow) return ['grpc', `{${service === undefined ? '' : `service: ${service}, `}port: ${p}}`];
       const lines = [`port: ${p}${note}`];
       if (service !== undefined) (first ? lines.unshift : lines.push).call(lines, `service: ${service}${note}`);
       return ['grpc', lines];
     }),
   fc.constantFrom<[string, Lines | string]>(
     ['exec', ['command: [cat, "/tmp/ready"]']],
+    ['exec', '{command: [cat, /tmp/ready]}'],
     ['exec', ['command:', "- 'cat'", '- /tmp/ready # the file']],
   ),
 );
