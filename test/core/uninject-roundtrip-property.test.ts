@@ -11,8 +11,7 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { run } from '../../src/index.ts';
-import { ROUND_TRIP_DRIVERS as DRIVERS } from '../helpers/round-trip-drivers.ts';
+import { roundTripEveryDriver } from '../helpers/round-trip-drivers.ts';
 
 type Lines = string[];
 
@@ -156,20 +155,4 @@ const deployment = fc
     ].join('\n');
   });
 
-for (const [name, driver] of Object.entries(DRIVERS)) {
-  t.test(`${name}: uninject after inject gives back the generated input, byte for byte`, async (t) => {
-    let injectedCount = 0;
-    fc.assert(
-      fc.property(deployment, (text) => {
-        const input = `${text}${driver.extra}`;
-        const injected = run(input, { functionConfig: `${driver.config}  mode: inject\n` });
-        if (injected.exitCode !== 0 || injected.stdout === input) return true;
-        injectedCount++;
-        const un = run(injected.stdout, { functionConfig: `${driver.config}  mode: uninject\n` });
-        return un.exitCode === 0 && un.stdout === input;
-      }),
-      { numRuns: 40 },
-    );
-    t.ok(injectedCount >= 20, `most generated inputs are injected (${injectedCount} of 40)`);
-  });
-}
+roundTripEveryDriver(t, 'uninject after inject gives back the generated input, byte for byte', deployment);

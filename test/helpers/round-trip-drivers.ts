@@ -5,6 +5,9 @@
  * generated Deployment (namespace `shop`; OSM and FSM monitor it; the custom driver's templates).
  */
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import type { Test } from 'tap';
+import { run } from '../../src/index.ts';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,3 +31,29 @@ export const ROUND_TRIP_DRIVERS: Record<string, { config: string; extra: string 
     extra: `---\n${TEMPLATES}`,
   },
 };
+
+/**
+ * For each driver of {@link ROUND_TRIP_DRIVERS}, a tap subtest `<driver>: <what>`: `runs` generated Deployments
+ * (with the driver's extra documents), each injected and then uninjected, must come back byte for byte with exit 0
+ * (an input the driver leaves as it is, or refuses, has nothing to give back), and at least half of them must be
+ * injected, so that the property is not passed by inputs nothing happens to.
+ */
+export function roundTripEveryDriver(t: Test, what: string, deployment: fc.Arbitrary<string>, runs = 40): void {
+  for (const [name, driver] of Object.entries(ROUND_TRIP_DRIVERS)) {
+    t.test(`${name}: ${what}`, async (t) => {
+      let injectedCount = 0;
+      fc.assert(
+        fc.property(deployment, (text) => {
+          const input = `${text}${driver.extra}`;
+          const injected = run(input, { functionConfig: `${driver.config}  mode: inject\n` });
+          if (injected.exitCode !== 0 || injected.stdout === input) return true;
+          injectedCount++;
+          const un = run(injected.stdout, { functionConfig: `${driver.config}  mode: uninject\n` });
+          return un.exitCode === 0 && un.stdout === input;
+        }),
+        { numRuns: runs },
+      );
+      t.ok(injectedCount >= runs / 2, `most generated inputs are injected (${injectedCount} of ${runs})`);
+    });
+  }
+}
