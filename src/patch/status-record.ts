@@ -326,7 +326,12 @@ export function withOriginalRecord(
   const rec = originalRecord(before, after, needs, previous, alreadyInjected && !previous);
   const tentative = withRecordValue(after, originalValue(rec));
   rec.replaced = repairsFor(before, tentative, needs, alreadyInjected);
-  rec.texts = previous ? previous.texts : sourceTextsFor(before, after, needs);
+  // Re-injecting keeps the first injection's texts and values (the user's text from before any injection), with
+  // each guard taken anew: what this injection leaves at the path (another revision, image or mode writes other
+  // values there), so that the output equals a fresh injection's and uninject finds the guard it wrote.
+  rec.texts = previous
+    ? previous.texts.map(([path, , value, text]): SourceText => [path, textFingerprint(after, path), value, text])
+    : sourceTextsFor(before, after, needs);
   return rec.replaced.length > 0 || rec.texts.length > 0 ? withRecordValue(after, originalValue(rec)) : tentative;
 }
 
@@ -344,12 +349,31 @@ function guarded(pod: PodTemplate, path: ReadonlyArray<string | number>): Json |
   return valueAt(withRecordValue(pod, undefined) as unknown as JsonObject, path);
 }
 
+/**
+ * A text's guard or value fingerprint: `fingerprint` of the value at `path` of `pod` (record left out) with the
+ * keys of every map in sorted order. A map's key order is not part of its value: the driver's pod template
+ * orders keys as it builds them (a re-injection removes and adds its keys again), the text editor keeps the
+ * order of the text, so an order-bound fingerprint taken at injection would not match the pod read back at
+ * uninject (test/core/pipeline.test.ts: re-injecting equals a fresh injection).
+ */
+function textFingerprint(pod: PodTemplate, path: ReadonlyArray<string | number>): string {
+  return fingerprint(sortedKeys(guarded(pod, path)));
+}
+
+function sortedKeys(v: Json | undefined): Json | undefined {
+  if (Array.isArray(v)) return v.map((x) => sortedKeys(x) ?? null);
+  if (!isJsonObject(v)) return v;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v).sort()) setOwn(out, k, sortedKeys(v[k]) ?? null);
+  return out;
+}
+
 /** The record's source texts for one injection (`needs.texts`), each with its guard and value fingerprints. */
 function sourceTextsFor(before: PodTemplate, after: PodTemplate, needs: RecordNeeds): SourceText[] {
   if (!needs.texts) return [];
   return needs
     .texts(before, after)
-    .map(([path, text]) => [path, fingerprint(guarded(after, path)), fingerprint(guarded(before, path)), text]);
+    .map(([path, text]) => [path, textFingerprint(after, path), textFingerprint(before, path), text]);
 }
 
 /**
@@ -369,7 +393,7 @@ export function sourceTextsToWrite(
   if (!rec) return [];
   return rec.texts
     .filter(([path, guard, value]) => {
-      return fingerprint(guarded(injected, path)) === guard && fingerprint(guarded(restored, path)) === value;
+      return textFingerprint(injected, path) === guard && textFingerprint(restored, path) === value;
     })
     .map(([path, , , text]) => [path, text]);
 }
