@@ -11,10 +11,9 @@ import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { Inventory, UninjectContext } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
-import { injectIstioPod } from './inject.ts';
-import { planSwitches } from '../../render/plans.ts';
 import { ORIGINAL_ANNOTATION, readOriginal } from '../../patch/status-record.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
+import { reinject } from './reinject.ts';
 import { cloneJson, jsonEqual, isJsonObject, setOwn } from '../../json.ts';
 import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV, SCRAPE_TARGETS_ANNOTATION } from './prometheus.ts';
@@ -389,74 +388,6 @@ function withRecordedValues(
     for (const [k, v] of entries) setOwn(map, k, v);
     probe.metadata[kind] = map;
   }
-}
-
-/**
- * `probe` injected again with this configuration, in the workload and namespace of `ctx`.
- * @throws InjectError naming the failing field when the injection fails
- */
-function reinject(probe: PodTemplate, settings: IstioSettings, ctx: UninjectContext): PodTemplate {
-  // A fast path, switched with the sidecar plans (`MESHINJECT_PLANS=0`: rendered, as the output with fast paths off).
-  const plans = planSwitches();
-  const reused = plans.enabled ? sameInjection(probe, ctx) : undefined;
-  if (reused && !plans.verify) return reused;
-  let again: PodTemplate;
-  try {
-    again = injectIstioPod({
-      pod: probe,
-      workload: ctx.workload,
-      ...(ctx.namespace ? { namespace: ctx.namespace } : {}),
-      config: ctx.config,
-      settings,
-    }).pod;
-  } catch (e) {
-    if (!(e instanceof MeshInjectError)) throw e;
-    fail(`re-injecting the uninjected pod to check the injected labels and annotations failed: ${e.message}`, e.field);
-  }
-  // Under plan verification (the test suite's preload, `MESHINJECT_VERIFY_PLANS=1`) a reuse is rendered too.
-  if (reused && !(jsonEqual(again.spec, reused.spec) && jsonEqual(metadataOf(again), metadataOf(reused))))
-    throw new Error(`uninject's check reused an injection that a render does not give (${ctx.workload.name})`);
-  return again;
-}
-
-/**
- * The pod template the injection in `ctx.injection` returned, when re-injecting `probe` is that same request:
- * `probe` equal to its pod template (as JSON; an empty labels or annotations map as none), and the same config,
- * workload and namespace objects. The settings are the caller's to match (the Istio driver's `uninject` keeps
- * `ctx.injection` only when the revision's settings are the injection's). Injection is pure, so a render would
- * give it again (issue #37: the inject-time check uninjects every injected workload, and so rendered each one
- * twice). Undefined otherwise.
- */
-function sameInjection(probe: PodTemplate, ctx: UninjectContext): PodTemplate | undefined {
-  const made = ctx.injection;
-  if (!made) return undefined;
-  const req = made.request;
-  const same =
-    req.config === ctx.config &&
-    req.workload === ctx.workload &&
-    req.namespace === ctx.namespace &&
-    jsonEqual(probe.spec, req.pod.spec) &&
-    jsonEqual(metadataOf(probe), metadataOf(req.pod));
-  return same ? made.pod : undefined;
-}
-
-/**
- * A pod template's metadata as JSON as injection reads it: without meshinject's own record
- * ({@link ORIGINAL_ANNOTATION}, which the check adds before it uninjects and no Istio template reads), and a labels or
- * annotations map that is empty left out.
- */
-function metadataOf(pod: PodTemplate): JsonObject {
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(pod.metadata)) {
-    let value = v;
-    if (k === 'annotations' && isJsonObject(v) && Object.hasOwn(v, ORIGINAL_ANNOTATION)) {
-      const { [ORIGINAL_ANNOTATION]: _record, ...rest } = v;
-      value = rest;
-    }
-    const empty = (k === 'labels' || k === 'annotations') && isJsonObject(value) && Object.keys(value).length === 0;
-    if (value !== undefined && !empty) setOwn(out, k, value);
-  }
-  return out;
 }
 
 /**
