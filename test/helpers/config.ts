@@ -30,3 +30,21 @@ export function loaded(functionConfig: unknown): Loaded {
 export function loadSpec(spec: Record<string, unknown> = {}): Loaded {
   return loaded({ apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection', spec });
 }
+
+/**
+ * A functionConfig of the custom driver with one sidecar template (`template`, a Handlebars text) and
+ * `values.l` a list of ten numbers, every workload selected (`policy: enabled`); `extra`: lines under `spec:`
+ * (two-space indented, each ending in a line break), e.g. a `templateBudget`.
+ */
+export function customTemplateConfig(template: string, extra = ''): string {
+  return `apiVersion: meshinject.dev/v1alpha1
+kind: SidecarInjection
+spec:
+  mesh: custom
+  policy: enabled
+${extra}  custom:
+    values: {l: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}
+    templates:
+      sidecar: ${JSON.stringify(template)}
+`;
+}

@@ -10,6 +10,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { run, type RunOptions } from '../../src/run.ts';
 import type { PlanStats } from '../../src/render/plans.ts';
+import { customTemplateConfig } from '../helpers/config.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 12);
 
@@ -34,16 +35,7 @@ const apps = (names: readonly string[], annotations?: string) =>
 /** Handlebars (custom driver): each workload's render takes 111 steps (test/render/template-budgets.test.ts). */
 function customConfig(extra = ''): string {
   const tpl = `spec:\n  containers:\n  - name: s\n    image: "{{#each @root.values.l}}{{#each @root.values.l}}y{{/each}}{{/each}}-{{workload.name}}"\n`;
-  return `apiVersion: meshinject.dev/v1alpha1
-kind: SidecarInjection
-spec:
-  mesh: custom
-  policy: enabled
-${extra}  custom:
-    values: {l: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}
-    templates:
-      sidecar: ${JSON.stringify(tpl)}
-`;
+  return customTemplateConfig(tpl, extra);
 }
 
 /** Go templates (Istio's values templates, chosen by `inject.istio.io/templates`): the Go-template engine. */

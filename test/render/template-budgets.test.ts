@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BIN, workspace } from '../helpers/e2e.ts';
+import { customTemplateConfig } from '../helpers/config.ts';
 import { DEFAULT_TEMPLATE_BUDGETS, TEMPLATE_BUDGET_CEILINGS } from '../../src/render/budget.ts';
 
 /** A wall-clock bound far above a budget stop (about a second on a quiet machine), for a shared and loaded machine. */
@@ -28,19 +29,6 @@ spec:
     spec:
       containers:
       - {name: app, image: nginx}
-`;
-}
-
-function customConfig(template: string, extra = ''): string {
-  return `apiVersion: meshinject.dev/v1alpha1
-kind: SidecarInjection
-spec:
-  mesh: custom
-  policy: enabled
-${extra}  custom:
-    values: {l: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}
-    templates:
-      sidecar: ${JSON.stringify(template)}
 `;
 }
 
@@ -124,7 +112,7 @@ t.test('Handlebars: ten nested #each over ten items stops at the step budget', a
   assertStopped(
     t,
     dir,
-    customConfig(`spec:\n  containers:\n  - name: s\n    image: x\n    args: ["${nested}"]\n`),
+    customTemplateConfig(`spec:\n  containers:\n  - name: s\n    image: x\n    args: ["${nested}"]\n`),
     deployment('web'),
     { template: /template "sidecar"/, budget: STEP_BUDGET },
   );
@@ -137,7 +125,7 @@ t.test('Handlebars: forty partials each calling the previous one twice stop at t
   assertStopped(
     t,
     dir,
-    customConfig(`${partials}\nspec:\n  containers:\n  - name: s\n    image: "{{> p40}}"\n`),
+    customTemplateConfig(`${partials}\nspec:\n  containers:\n  - name: s\n    image: "{{> p40}}"\n`),
     deployment('web'),
     { template: /template "sidecar"/, budget: STEP_BUDGET },
   );
@@ -148,7 +136,7 @@ t.test('Handlebars: an indent bomb is refused before it is built', async (t) => 
   assertStopped(
     t,
     dir,
-    customConfig('spec:\n  containers:\n  - name: s\n    image: "{{indentBlock 300000000 "x"}}"\n'),
+    customTemplateConfig('spec:\n  containers:\n  - name: s\n    image: "{{indentBlock 300000000 "x"}}"\n'),
     deployment('web'),
     {
       template: /template "sidecar".*line 4/,
@@ -203,14 +191,14 @@ t.test('a config lowers the budgets; raising one past its ceiling is a config er
   const loop = (k: number) =>
     `spec:\n  containers:\n  - name: s\n    image: "${'{{#each @root.values.l}}'.repeat(k)}y${'{{/each}}'.repeat(k)}"\n`;
   const small = '  templateBudget: {steps: 500}\n';
-  const ok = workspaceFiles(dir, { 'cfg.yaml': customConfig(loop(2), small), 'app.yaml': deployment('web') });
+  const ok = workspaceFiles(dir, { 'cfg.yaml': customTemplateConfig(loop(2), small), 'app.yaml': deployment('web') });
   t.equal(cli(['-c', ok['cfg.yaml']!, ok['app.yaml']!]).status, 0, '111 steps fit in 500');
-  const over = workspaceFiles(dir, { 'cfg.yaml': customConfig(loop(3), small), 'app.yaml': deployment('web') });
+  const over = workspaceFiles(dir, { 'cfg.yaml': customTemplateConfig(loop(3), small), 'app.yaml': deployment('web') });
   const r = cli(['-c', over['cfg.yaml']!, over['app.yaml']!]);
   t.equal(r.status, 1, '1111 steps do not');
   t.match(r.stderr, /step budget of one render, 500 steps/);
   const out = workspaceFiles(dir, {
-    'cfg.yaml': customConfig(
+    'cfg.yaml': customTemplateConfig(
       'spec:\n  containers:\n  - name: s\n    image: "{{#each @root.values.l}}0123456789{{/each}}"\n',
       '  templateBudget: {outputSize: 80}\n',
     ),
@@ -223,7 +211,7 @@ t.test('a config lowers the budgets; raising one past its ceiling is a config er
   );
   for (const [field, ceiling] of Object.entries(TEMPLATE_BUDGET_CEILINGS)) {
     const high = workspaceFiles(dir, {
-      'cfg.yaml': customConfig(loop(1), `  templateBudget: {${field}: ${ceiling + 1}}\n`),
+      'cfg.yaml': customTemplateConfig(loop(1), `  templateBudget: {${field}: ${ceiling + 1}}\n`),
       'app.yaml': deployment('web'),
     });
     const h = cli(['-c', high['cfg.yaml']!, high['app.yaml']!]);
@@ -243,7 +231,7 @@ t.test('the run budget adds every render up, the same with plans on or off', asy
   const apps = Array.from({ length: 6 }, (_, i) => deployment(`web${i}`)).join('---\n');
   for (const plans of ['1', '0']) {
     const f = workspaceFiles(dir, {
-      'cfg.yaml': customConfig(tpl, '  templateBudget: {runSteps: 400}\n'),
+      'cfg.yaml': customTemplateConfig(tpl, '  templateBudget: {runSteps: 400}\n'),
       'app.yaml': apps,
     });
     const r = cli(['-c', f['cfg.yaml']!, f['app.yaml']!], { env: { MESHINJECT_PLANS: plans } });
@@ -252,6 +240,6 @@ t.test('the run budget adds every render up, the same with plans on or off', asy
     t.equal(errors.length, 3, 'three workloads fit in 400 steps, three do not');
     t.match(errors[0], /Deployment\/shop\/web3.*template step budget of 400 steps \(spec\.templateBudget\.runSteps\)/);
   }
-  const f = workspaceFiles(dir, { 'cfg.yaml': customConfig(tpl), 'app.yaml': apps });
+  const f = workspaceFiles(dir, { 'cfg.yaml': customTemplateConfig(tpl), 'app.yaml': apps });
   t.equal(cli(['-c', f['cfg.yaml']!, f['app.yaml']!]).status, 0, 'within the default budget, all six are injected');
 });
