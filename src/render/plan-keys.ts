@@ -3,7 +3,7 @@
  * unsteered value replaced by a marker and collected in walk order, and the steering a `NoPlan` adds.
  */
 import { getOrMake, isJsonObject } from '../json.ts';
-import { ANY_TOKEN, isNumberSlot, isSlotSafe, type DataPath, type Steer } from './plan-values.ts';
+import { ANY_TOKEN, isDigitSlot, isNumberSlot, isSlotSafe, type DataPath, type Steer } from './plan-values.ts';
 
 /** Steers `path` under `root`: its values become part of the key from then on (a steered node covers its subtree). */
 export function steerAdd(root: Steer, path: DataPath): void {
@@ -28,8 +28,9 @@ export function literalKey(v: unknown): string {
 }
 
 /**
- * The key text of a subtree: its JSON with each slot-safe, unsteered string replaced by `\u0001` (which JSON
- * text never holds raw), its value pushed to `values` in walk order.
+ * The key text of a subtree: its JSON with each unsteered slot replaced by a marker (which JSON text never holds
+ * raw: `\u0001` a slot-safe string, `\u0004` a digit string, `\u0003` a number), its value pushed to `values` in
+ * walk order.
  */
 export function slotKey(v: unknown, steer: Steer | undefined, values: string[]): string {
   if (steer?.all) return literalKey(v);
@@ -37,6 +38,10 @@ export function slotKey(v: unknown, steer: Steer | undefined, values: string[]):
     if (isSlotSafe(v)) {
       values.push(v);
       return '\u0001';
+    }
+    if (isDigitSlot(v)) {
+      values.push(v);
+      return '\u0004';
     }
     return literalKey(v);
   }

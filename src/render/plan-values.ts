@@ -42,6 +42,18 @@ export function isNumberSlot(n: number): boolean {
   return Number.isInteger(n) && n >= 1 && n <= 999_999;
 }
 
+/**
+ * Whether a data string may become a *digit-string* placeholder: the decimal text of an integer from 1 to
+ * 999 999 with no sign and no leading zero (`"15020"`, an annotation's port list of one port). Such text is not
+ * slot-safe (a plain scalar reads it as a number), so its token is a number token's digits (`tokenOf`) with the
+ * semantics of a string (not `PlanText.numeric`): where the template quotes it, the token and the value both
+ * read as strings; where it prints it plain, both read as integers, and `fill` puts the value's number there.
+ * Any other scalar that holds the token reads the same for the token and the value, or `fill` refuses it.
+ */
+export function isDigitSlot(s: string): boolean {
+  return s.length <= 6 && /^[1-9]\d*$/.test(s);
+}
+
 /** Slot-safe text: 1..253 characters of `[A-Za-z0-9._:/@-]`, alphanumeric at both ends (see `isSlotSafe`). */
 const SAFE = /^[A-Za-z0-9](?:[A-Za-z0-9._:/@-]{0,251}[A-Za-z0-9])?$/;
 
@@ -176,10 +188,14 @@ export function isRecording(): boolean {
   return recording !== undefined;
 }
 
-/** The slot index of a string-slot placeholder, or undefined (composed text, number slot, ordinary value). */
+/**
+ * The slot index of a string placeholder (a slot-safe or a digit-string slot), or undefined (composed text,
+ * number slot, ordinary value).
+ */
 function slotOf(v: unknown): number | undefined {
   const t = planText(v);
-  const m = t ? /^mi[78]ph(\d+)x$/.exec(t.text) : null;
+  if (!t || t.numeric) return undefined;
+  const m = /^mi[78]ph(\d+)x$/.exec(t.text) ?? /^[89](\d{5})(?:91737|82646)$/.exec(t.text);
   return m ? Number(m[1]) : undefined;
 }
 
@@ -316,8 +332,9 @@ export interface Slots {
 export function plannedCopy(v: unknown, steer: Steer | undefined, path: string[], slots: Slots): unknown {
   if (steer?.all) return v;
   const numeric = typeof v === 'number' && isNumberSlot(v);
-  if ((typeof v === 'string' && isSlotSafe(v)) || numeric) {
-    const token = tokenOf(slots.list.length, numeric, slots.family);
+  const digits = typeof v === 'string' && isDigitSlot(v);
+  if ((typeof v === 'string' && isSlotSafe(v)) || numeric || digits) {
+    const token = tokenOf(slots.list.length, numeric || digits, slots.family);
     const p = planValue({ text: token, paths: [path.slice()], ...(numeric ? { numeric } : {}) });
     slots.list.push(p);
     slots.byToken.set(token, p);

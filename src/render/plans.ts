@@ -10,7 +10,7 @@
  *
  * How a render is recorded:
  * - Strings and 1–999 999 integers under the slot roots of a {@link PlanShape} that are "slot-safe"
- *   (`isSlotSafe`) become placeholder objects. A placeholder prints as a token and throws `NoPlan` on any other
+ *   (`isSlotSafe`), and strings of such an integer's digits (`isDigitSlot`), become placeholder objects. A placeholder prints as a token and throws `NoPlan` on any other
  *   use: a property read, `in`, `Object.keys`, a prototype test, arithmetic. So a template or helper that looks
  *   at a value, rather than copying it, cannot silently see the token instead of the value.
  * - Functions run under their plan rules (Handlebars `./plan-helpers.ts`, Go `./go-plan-rules.ts`):

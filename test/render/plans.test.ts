@@ -96,6 +96,47 @@ t.test('number slots: a plain port stays a number, a quoted one a string', async
   t.same(d({ port: 1337 }).got, { uid: 1337 }, 'a number given to a helper joins the key');
 });
 
+t.test(
+  'digit strings (an annotation\'s "15020"): a plan serves them, quoted they stay strings, plain they read as integers',
+  async (t) => {
+    const render = setup(
+      'quoted: "{{pod.ports}}"\nplain: {{pod.ports}}\nargs: ["-o", {{quote pod.ports}}]\njoined: "{{pod.ports}},15021"\ntext: p{{pod.ports}}\n',
+    );
+    render({ ports: '8080' });
+    const r = render({ ports: '15020' });
+    t.same(r.got, { quoted: '15020', plain: 15020, args: ['-o', '15020'], joined: '15020,15021', text: 'p15020' });
+    t.same(r.got, r.truth);
+    t.ok(r.hit, 'served by the plan of the first');
+    // A value outside the digit-string slots (a sign, a leading zero, seven digits) is part of the key instead.
+    for (const ports of ['007', '+15', '1234567', '0']) {
+      const o = render({ ports });
+      t.same(o.got, o.truth, ports);
+      t.notOk(o.hit, `${ports}: not from a plan`);
+    }
+    // Compared with a constant, a digit string is assumed to differ from it, as a name is.
+    const eq = setup('v: {{#if (eq pod.ports "15020")}}admin{{else}}app-{{pod.ports}}{{/if}}\n');
+    for (const ports of ['80', '81', '15020', '82']) {
+      const o = eq({ ports });
+      t.same(o.got, o.truth, `eq with ${ports}`);
+      if (ports === '82') t.ok(o.hit, 'served by the plan that assumed 15020 differs');
+    }
+    // Where the plain scalar around the token would read otherwise (`1:20` sexagesimal in YAML 1.1, `15.5` a
+    // float, `-15` a negative integer), the plan is refused or not kept, and the render is in full.
+    for (const template of [
+      'v: {{pod.ports}}:20\n',
+      'v: {{pod.ports}}.5\n',
+      'v: -{{pod.ports}}\n',
+      'v: {{pod.ports}}0\n',
+    ]) {
+      const other = setup(template);
+      for (const ports of ['12', '34', '56']) {
+        const o = other({ ports });
+        t.same(o.got, o.truth, `${template.trim()} with ${ports}`);
+      }
+    }
+  },
+);
+
 t.test('a helper declared as copying text that does more is caught by the two-token check', async (t) => {
   const render = setup(
     'name: {{upper pod.name}}\n',
