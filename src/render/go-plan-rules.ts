@@ -87,27 +87,44 @@ function compareRule(differ: boolean): GoPlanRule {
   };
 }
 
+/**
+ * Whether every directive of a `printf` format is `%%` or a bare `%s`, `%v`, `%q` or `%d`: verbs that print a
+ * string as it is (quoted for `%q`; `%!d(string=…)` for `%d`), whatever its length.
+ */
+function bareVerbs(format: string): boolean {
+  for (let i = format.indexOf('%'); i >= 0; i = format.indexOf('%', i + 2)) {
+    if (i + 1 >= format.length || !'%svqd'.includes(format.charAt(i + 1))) return false;
+  }
+  return true;
+}
+
+/**
+ * `printf format args…` copies text (`copy`) when its format has only bare verbs (`bareVerbs`). A width, a
+ * precision, a flag or an argument index formats by the text's length (`%9s` pads, `%.3s` cuts), and other verbs
+ * (`%x`) by its bytes: a token would print otherwise than the value, so placeholders stop the plan and their paths
+ * join the key (Go `fmt`, the format's directives).
+ */
+function printfRule(a: Value[], real: (...a: Value[]) => Value): Value {
+  const format = a[0]?.v;
+  const text = typeof format === 'string' ? format : planText(format)?.text;
+  if (text === undefined || !bareVerbs(text))
+    throw noPlanFor(
+      a.map((x) => x.v),
+      'formats by length or bytes',
+    );
+  return back(real(...a.map(tokensOf)));
+}
+
 /** Plan rules by function name: Go's builtins, the Sprig functions and Istio's `InjectionFuncmap` members templates use. */
 export const GO_PLAN_RULES: ReadonlyMap<string, GoPlanRule> = new Map<string, GoPlanRule>([
   ...(
-    [
-      'quote',
-      'squote',
-      'default',
-      'coalesce',
-      'valueOrDefault',
-      'print',
-      'printf',
-      'println',
-      'join',
-      'cat',
-      'toString',
-    ] as const
+    ['quote', 'squote', 'default', 'coalesce', 'valueOrDefault', 'print', 'println', 'join', 'cat', 'toString'] as const
   ).map((n) => [n, 'copy'] as const),
   ...(['toJSON', 'toJson', 'toRawJson', 'toPrettyJson', 'structToJSON', 'toYaml'] as const).map(
     (n) => [n, 'writes'] as const,
   ),
   ...(['index', 'len', 'isset', 'hasKey', 'annotation', 'list', 'append'] as const).map((n) => [n, 'inspect'] as const),
+  ['printf', printfRule],
   ['trunc', truncRule],
   ['trimSuffix', trimRule('last')],
   ['trimPrefix', trimRule('first')],
