@@ -16,8 +16,6 @@ import { needsQuotes } from '../yaml/scalars.ts';
  */
 const STRING_TOKEN = ['mi7ph', 'mi8ph'] as const;
 const NUMBER_TOKEN_END = ['91737', '82646'] as const;
-const FILL_STRING = /mi7ph(\d+)x/g;
-const FILL_NUMBER = /8(\d{5})91737/g;
 /** Any token of either family: data holding one is never planned. */
 export const ANY_TOKEN = /mi[78]ph|[89]\d{5}(?:91737|82646)/;
 /** Slots per plan: number tokens have five digits for the index. */
@@ -47,8 +45,8 @@ export function isNumberSlot(n: number): boolean {
  * 999 999 with no sign and no leading zero (`"15020"`, an annotation's port list of one port). Such text is not
  * slot-safe (a plain scalar reads it as a number), so its token is a number token's digits (`tokenOf`) with the
  * semantics of a string (not `PlanText.numeric`): where the template quotes it, the token and the value both
- * read as strings; where it prints it plain, both read as integers, and `fill` puts the value's number there.
- * Any other scalar that holds the token reads the same for the token and the value, or `fill` refuses it.
+ * read as strings; where it prints it plain, both read as integers, and the fill puts the value's number there.
+ * Any other scalar that holds the token reads the same for the token and the value, or the fill refuses it.
  */
 export function isDigitSlot(s: string): boolean {
   return s.length <= 6 && /^[1-9]\d*$/.test(s);
@@ -365,21 +363,12 @@ export function plannedCopy(v: unknown, steer: Steer | undefined, path: string[]
   return copy;
 }
 
-/** Thrown inside `fill` when a filled string or key would not read the same. */
-export const UNFAITHFUL = new Error('filled text reads differently');
-
 /**
- * `s` with its tokens replaced by their values. A result some YAML reader would read as a non-string is
- * refused unless the token text already was such (then the scalar was quoted or a block: it stays a string).
+ * Thrown by a filler (`compileFill`) when a filled string or key would not read the same: a result some YAML reader would
+ * read as a non-string, where the text with the token would not (had it, the scalar was quoted or a block, and
+ * stays a string), or a key collision.
  */
-function fillString(s: string, values: readonly string[]): string {
-  if (!ANY_TOKEN.test(s)) return s;
-  const out = s
-    .replace(FILL_STRING, (_m, i: string) => tokenValue(values, i))
-    .replace(FILL_NUMBER, (_m, i: string) => tokenValue(values, i));
-  if (needsQuotes(out) && !needsQuotes(s)) throw UNFAITHFUL;
-  return out;
-}
+export const UNFAITHFUL = new Error('filled text reads differently');
 
 /**
  * The value a token's slot index `i` (decimal digits) names. A token-like text beyond the slots comes from the
@@ -399,7 +388,7 @@ function fillNumber(n: number, values: readonly string[]): number {
   if (!ANY_TOKEN.test(text)) return n;
   const m = /^8(\d{5})91737$/.exec(text);
   if (!m) throw UNFAITHFUL;
-  return Number(values[Number(m[1])]);
+  return Number(tokenValue(values, m[1] ?? ''));
 }
 
 /**
@@ -411,7 +400,7 @@ const TOKEN_FREE = new WeakMap<object, boolean>();
 
 /**
  * Whether `v` (a plan's output or part of it: a scalar, a map key, a collection) holds a token, that is a
- * place `fill` writes a workload's value into. Memoised per collection.
+ * place a filler (`compileFill`) writes a workload's value into. Memoised per collection.
  */
 export function holdsToken(v: Json): boolean {
   return !tokenFree(v);
@@ -431,23 +420,71 @@ function tokenFree(v: Json): boolean {
   return free;
 }
 
+/** A plan's output compiled for filling (`compileFill`): the filled value for one workload's slot values. */
+export type Filler = (values: readonly string[]) => Json;
+
+/** A family-0 token: a string slot's (`mi7ph<i>x`, group 1) or a number or digit-string slot's (group 2). */
+const FILL_ANY = /mi7ph(\d+)x|8(\d{5})91737/g;
+
 /**
- * `v` with tokens replaced by `values`: the parts that hold a token are fresh copies; the parts without one
- * are the plan's own, deep-frozen and shared by every workload the plan serves (`share` of ../json.ts).
- * @throws UNFAITHFUL (see `fillString`), or on a key collision.
+ * One text with its tokens replaced by their values (see {@link UNFAITHFUL}), compiled: its pieces between family-0 tokens and the slots in between are found once;
+ * undefined when it holds no token (it is filled as it is). The filled text is one pass over the pieces, so a
+ * value never forms a token with the text around it.
  */
-export function fill(v: Json, values: readonly string[]): Json {
-  if (typeof v === 'string') return fillString(v, values);
-  if (typeof v === 'number') return fillNumber(v, values);
-  if (v === null || typeof v !== 'object') return v;
-  // Token-free parts are the same in every workload: shared, not copied (`share` of ../json.ts).
-  if (tokenFree(v)) return share(v);
-  if (Array.isArray(v)) return v.map((x) => fill(x, values));
-  const out: JsonObject = {};
-  for (const [k, x] of Object.entries(v)) {
-    const key = fillString(k, values);
-    if (key !== k && Object.hasOwn(out, key)) throw UNFAITHFUL;
-    setOwn(out, key, fill(x, values));
+function compileString(s: string): ((values: readonly string[]) => string) | undefined {
+  if (!ANY_TOKEN.test(s)) return undefined;
+  const pieces: string[] = [];
+  const slots: string[] = [];
+  let last = 0;
+  for (const m of s.matchAll(FILL_ANY)) {
+    pieces.push(s.slice(last, m.index));
+    slots.push(m[1] ?? m[2] ?? '');
+    last = m.index + m[0].length;
   }
-  return out;
+  if (slots.length === 0) return undefined;
+  pieces.push(s.slice(last));
+  const quoted = needsQuotes(s);
+  return (values) => {
+    let out = pieces[0] ?? '';
+    for (let i = 0; i < slots.length; i++) out += tokenValue(values, slots[i] ?? '') + (pieces[i + 1] ?? '');
+    if (!quoted && needsQuotes(out)) throw UNFAITHFUL;
+    return out;
+  };
+}
+
+/**
+ * The fill of a plan's output `v`, compiled once per plan: a filler gives `v` with its tokens replaced by a
+ * workload's `values`. Each text with tokens is split once (`compileString`); each token-free collection is the
+ * same in every workload, so it is shared (`share` of ../json.ts: deep-frozen) and given as it is; the parts that
+ * hold a token are fresh copies per call. The filled keys of a map must
+ * not collide with each other or with its other keys.
+ * @throws from the filler: UNFAITHFUL (see {@link UNFAITHFUL}).
+ */
+export function compileFill(v: Json): Filler {
+  if (typeof v === 'string') return compileString(v) ?? (() => v);
+  if (typeof v === 'number') {
+    if (!ANY_TOKEN.test(String(v))) return () => v;
+    return (values) => fillNumber(v, values);
+  }
+  if (v === null || typeof v !== 'object') return () => v;
+  // Token-free parts are the same in every workload: shared, not copied (`share` of ../json.ts).
+  if (tokenFree(v)) {
+    const shared = share(v);
+    return () => shared;
+  }
+  if (Array.isArray(v)) {
+    const items = v.map(compileFill);
+    return (values) => items.map((f) => f(values));
+  }
+  const entries = Object.keys(v).map((k) => ({ k, key: compileString(k), value: compileFill(v[k] as Json) }));
+  const filledKeys = entries.some((e) => e.key !== undefined);
+  return (values) => {
+    const out: JsonObject = {};
+    for (const e of entries) {
+      const key = e.key ? e.key(values) : e.k;
+      if (filledKeys && Object.hasOwn(out, key)) throw UNFAITHFUL;
+      setOwn(out, key, e.value(values));
+    }
+    return out;
+  };
 }

@@ -39,11 +39,12 @@ import {
   NoPlan,
   UNFAITHFUL,
   beginRecording,
+  compileFill,
   endRecording,
-  fill,
   planText,
   plannedCopy,
   recordedLimits,
+  type Filler,
   type Limits,
   type Slots,
   type Steer,
@@ -72,6 +73,8 @@ export interface PlanShape {
 /** A recorded plan: the parsed output with tokens, and what it assumed about its slots' values. */
 interface Plan {
   readonly output: Json;
+  /** `output` compiled for filling (`compileFill` of ./plan-values.ts). */
+  readonly filler: Filler;
   readonly limits: Limits;
   /** What the recording render cost (`./budget.ts`): charged to the run for each workload the plan serves. */
   readonly cost: Cost;
@@ -138,7 +141,7 @@ export function withoutPlans<T>(f: () => T): T {
 
 /**
  * Whether a workload that failed may be tried again without plans: plans are on (so parts of its result may
- * be shared, `fill` of ./plan-values.ts), and, when `verify` is true, whether plan verification is on (the
+ * be shared, `compileFill` of ./plan-values.ts), and, when `verify` is true, whether plan verification is on (the
  * test suite's preload or `MESHINJECT_VERIFY_PLANS=1`: a difference is then a defect to report, not to hide).
  */
 export function planSwitches(): { enabled: boolean; verify: boolean } {
@@ -272,7 +275,7 @@ function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
   for (const [slot, set] of plan.limits.notIn) if (set.has(defined(values[slot], 'a limited slot'))) return undefined;
   let out: Json;
   try {
-    out = fill(plan.output, values);
+    out = plan.filler(values);
   } catch (e) {
     if (e === UNFAITHFUL) return undefined;
     throw e;
@@ -429,9 +432,9 @@ export class PlanCache implements Planner {
       // Bookkeeping: these renders count against the render budget only; the run is charged per use (`fromPlan`).
       const { value: a, cost } = withoutRunCharge(() => measure(() => this.renderFamily(source, data, steer, 0)));
       const b = withoutRunCharge(() => this.renderFamily(source, data, steer, 1));
-      const plan: Plan = { output: a.output, limits: a.limits, cost };
+      const plan: Plan = { output: a.output, filler: compileFill(a.output), limits: a.limits, cost };
       // The second family's tokens stand in for values; length limits are about real values, so not checked here.
-      return JSON.stringify(fill(a.output, b.tokens)) === JSON.stringify(b.output) ? plan : null;
+      return JSON.stringify(plan.filler(b.tokens)) === JSON.stringify(b.output) ? plan : null;
     } catch (e) {
       if (e instanceof NoPlan) return e;
       return null;

@@ -137,6 +137,29 @@ t.test(
   },
 );
 
+t.test('a filled map key that meets a literal key of the same map gives what a full render gives (either order)', async (t) => {
+  for (const template of ['labels:\n  {{pod.name}}: x\n  web: y\n', 'labels:\n  web: y\n  {{pod.name}}: x\n']) {
+    const render = setup(template);
+    render({ name: 'api' });
+    t.ok(render({ name: 'db' }).hit, `${template.trim()}: a plan serves other names`);
+    let planned: unknown;
+    let truth: unknown;
+    try {
+      planned = render({ name: 'web' }).got;
+    } catch (e) {
+      planned = `error: ${(e as Error).message}`;
+    }
+    try {
+      truth = parseFragment(
+        createTemplateEngine({}, {}, {}).render(`truth-${n++}`, template, { pod: { name: 'web' } }),
+      );
+    } catch (e) {
+      truth = `error: ${(e as Error).message}`;
+    }
+    t.same(planned, truth, `${template.trim()} with the name web: as a full render`)
+  }
+});
+
 t.test('a helper declared as copying text that does more is caught by the two-token check', async (t) => {
   const render = setup(
     'name: {{upper pod.name}}\n',
