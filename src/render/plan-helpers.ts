@@ -64,6 +64,16 @@ function annotationRule(a: unknown[], real: (...a: unknown[]) => unknown): unkno
 }
 
 /**
+ * `indent n s` / `nindent n s` / `indentBlock n s`: `s` is copied (its lines padded), `n` is a count the helper
+ * computes with, so a placeholder there (a digit string: `"4"`) stops the plan and joins the key.
+ */
+function indentRule(a: unknown[], real: (...a: unknown[]) => unknown): unknown {
+  const [n, s] = a;
+  if (holdsPlan(n)) throw noPlanFor([n], 'indents by');
+  return fromTokens(real(n, asTokens(s)));
+}
+
+/**
  * `eq a b` / `ne a b` with one placeholder and one literal text: the plan assumes they differ, and records it
  * (a workload whose value equals the literal is rendered in full). `differ` is the helper's answer when they differ.
  */
@@ -97,9 +107,9 @@ export const SHARED_PLAN_RULES: Readonly<Record<string, PlanRule>> = {
   and: 'copy',
   not: 'copy',
   truthy: 'copy',
-  indent: 'copy',
-  nindent: 'copy',
-  indentBlock: 'copy',
+  indent: indentRule,
+  nindent: indentRule,
+  indentBlock: indentRule,
   index: 'inspect',
   isset: 'inspect',
   len: 'inspect',
