@@ -124,7 +124,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const labels = withoutKeys(out.metadata.labels, inv.labels);
   if (labels === undefined) delete out.metadata.labels;
   else out.metadata.labels = labels;
-  // Writable where it is not shared (`pod` may be the frozen view of `uninjectPod`); shared parts stay shared.
+  // Writable where it is not shared; shared parts stay shared (copy on write, `owned`).
   return copyUnshared(out);
 }
 
@@ -141,7 +141,7 @@ export interface Uninjected {
  * once added `env: []` to a user's istio-proxy). One copy per uninject, the one the caller took before (issue #37).
  * The parts shared between workloads (src/json.ts `share`: a sidecar plan's token-free parts, deep-frozen for good)
  * are not copied but held as they are: a write into them throws all the same (issue #40: copying and freezing the
- * whole injected pod was a tenth of the record's cost).
+ * whole injected pod was a sixth of the record's cost).
  */
 function readOnlyCopy(pod: PodTemplate): PodTemplate {
   return copyUnshared(pod, true);
@@ -164,7 +164,9 @@ export function uninjectPod(
   const view = readOnlyCopy(pod);
   const inventory = mesh.inventory(view);
   if (!inventory) return undefined;
-  const removed = removeInventory(view, inventory);
+  // From `pod`, which holds what `view` holds: a copy of its unshared parts is quicker to take than of the view's,
+  // every part of which is frozen and so asked whether it is shared.
+  const removed = removeInventory(pod, inventory);
   const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: view }) : removed;
   return { pod: restoreOriginal(result, view, mesh.recordKeys?.bind(mesh)), inventory };
 }

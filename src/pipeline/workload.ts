@@ -280,7 +280,7 @@ function podSourceTexts(
 /**
  * The text editor's list indentation for `w` (`seqIndentOf` its text), found the first time it is read: the
  * source texts compare a node's text with a fresh emit only where the injection replaced a node whole, which most
- * workloads have none of (issue #40: finding it was a sixth of the record's source texts).
+ * workloads have none of (issue #40: finding it was a fifth of the record's source texts).
  */
 function lazySeqIndent(w: Workload, ctx: RunContext): { readonly seqIndent: 'compact' | 'wide' } {
   let found: 'compact' | 'wide' | undefined;
