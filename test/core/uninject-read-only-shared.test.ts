@@ -35,7 +35,7 @@ function collectionPaths(v: Json, at: Path = []): Path[] {
   return [at, ...entries.flatMap(([k, x]) => collectionPaths(x, [...at, k]))];
 }
 
-function at(v: Json, path: Path): Json {
+function at(v: unknown, path: Path): Json {
   let cur: any = v;
   for (const k of path) cur = cur[k];
   return cur;
@@ -51,7 +51,7 @@ function collections(v: Json, out = new Set<object>()): Set<object> {
 
 /** `v` (a fresh value) with the collections at `shared` (paths of `v`) shared, deepest first. */
 function withShared<T>(v: T, shared: Path[]): T {
-  for (const p of [...shared].sort((a, b) => b.length - a.length)) if (p.length > 0) share(at(v as Json, p));
+  for (const p of [...shared].sort((a, b) => b.length - a.length)) if (p.length > 0) share(at(v, p));
   return v;
 }
 
@@ -96,7 +96,7 @@ t.test('copyUnshared: equal, shared parts kept, the rest copied, frozen with fre
 const WRITES = ['set a key', 'delete a key', 'push an entry', 'replace an entry'] as const;
 
 function plant(pod: PodTemplate, path: Path, write: (typeof WRITES)[number]): void {
-  const target: any = at(pod as unknown as Json, path);
+  const target: any = at(pod, path);
   if (Array.isArray(target)) {
     if (write === 'push an entry' || target.length === 0) target.push('planted');
     else target[0] = 'planted';
