@@ -219,6 +219,35 @@ export function cloneJson<T>(v: T): T {
   return copyJson(v as Json) as T;
 }
 
+/**
+ * A deep copy of a JSON value that keeps its shared subtrees (`share`): each collection outside them is copied
+ * (own keys, in order, as `cloneJson`), each shared one is the same object, deep-frozen already (copy on write:
+ * code that changes a part of the copy takes it with `owned` first). With `freeze`, each collection copied is
+ * frozen too, so the whole result is deep-frozen: a read-only view of `v` that copies only what is not frozen for
+ * good already (most of an injected pod template served by a sidecar plan is shared). `v` is not changed; its
+ * later changes do not reach the copy. Cost: one walk of the unshared part of `v`.
+ */
+export function copyUnshared<T>(v: T, freeze = false): T {
+  return copyOutsideShared(v as Json, freeze) as T;
+}
+
+function copyOutsideShared(v: Json, freeze: boolean): Json {
+  if (typeof v !== 'object' || v === null || isShared(v)) return v;
+  let out: Json[] | JsonObject;
+  if (Array.isArray(v)) out = v.map((x) => copyOutsideShared(x, freeze));
+  else {
+    const obj: JsonObject = {};
+    for (const k in v) {
+      const x = v[k];
+      // A key holding undefined (not JSON, but a typed pod may carry one) is copied as it is.
+      setOwn(obj, k, x === undefined ? x : copyOutsideShared(x, freeze));
+    }
+    out = obj;
+  }
+  if (freeze) Object.freeze(out);
+  return out;
+}
+
 function copyJson(v: Json): Json {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) {

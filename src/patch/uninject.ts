@@ -8,7 +8,7 @@
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../contract/driver.ts';
 import { InjectError } from '../results/errors.ts';
-import { cloneJson, isJsonObject } from '../json.ts';
+import { copyUnshared, isJsonObject } from '../json.ts';
 import { restoreOriginal } from './status-record.ts';
 
 function named(list: Json | undefined): JsonObject[] {
@@ -96,7 +96,8 @@ export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySe
  * Removes the inventory's items from a copy of `pod`: containers and init containers by name (each from its
  * own list), volumes and image pull secrets by name, annotation and label keys. A list or map that the
  * removal empties is dropped (the injection created it). Items the inventory names but the pod lacks are
- * ignored. The input is not mutated.
+ * ignored. The input is not mutated; the result is a copy, writable but for the parts shared between workloads
+ * (src/json.ts `share`, taken with `owned` before a change), which it holds as `pod` does.
  * @throws InjectError (field `metadata.annotations[<status annotation>]`) when the inventory names a volume
  *   that a container it does not name mounts: that volume is the user's, and the record is not trusted.
  */
@@ -123,7 +124,8 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const labels = withoutKeys(out.metadata.labels, inv.labels);
   if (labels === undefined) delete out.metadata.labels;
   else out.metadata.labels = labels;
-  return cloneJson(out);
+  // Writable where it is not shared; shared parts stay shared (copy on write, `owned`).
+  return copyUnshared(out);
 }
 
 /** What {@link uninjectPod} did: the pod without the injection and the inventory it removed. */
@@ -137,16 +139,12 @@ export interface Uninjected {
  * (read-only by the contract, src/contract/driver-io.ts `UninjectContext`). A hook that writes into it throws a
  * TypeError (all of `src/` is strict code) instead of changing the pod the caller keeps and writes (the Istio hook
  * once added `env: []` to a user's istio-proxy). One copy per uninject, the one the caller took before (issue #37).
+ * The parts shared between workloads (src/json.ts `share`: a sidecar plan's token-free parts, deep-frozen for good)
+ * are not copied but held as they are: a write into them throws all the same (issue #40: copying and freezing the
+ * whole injected pod was a sixth of the record's cost).
  */
 function readOnlyCopy(pod: PodTemplate): PodTemplate {
-  const freeze = (v: unknown): void => {
-    if (typeof v !== 'object' || v === null) return;
-    for (const x of Array.isArray(v) ? v : Object.values(v)) freeze(x);
-    Object.freeze(v);
-  };
-  const copy = cloneJson(pod);
-  freeze(copy);
-  return copy;
+  return copyUnshared(pod, true);
 }
 
 /**
@@ -166,7 +164,9 @@ export function uninjectPod(
   const view = readOnlyCopy(pod);
   const inventory = mesh.inventory(view);
   if (!inventory) return undefined;
-  const removed = removeInventory(view, inventory);
+  // From `pod`, which holds what `view` holds: a copy of its unshared parts is quicker to take than of the view's,
+  // every part of which is frozen and so asked whether it is shared.
+  const removed = removeInventory(pod, inventory);
   const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: view }) : removed;
   return { pod: restoreOriginal(result, view, mesh.recordKeys?.bind(mesh)), inventory };
 }

@@ -14,65 +14,9 @@ import { DRIVERS } from '../../src/drivers/registry.ts';
 import type { ActiveMesh, UninjectContext } from '../../src/contract/driver.ts';
 import { uninjectPod } from '../../src/patch/uninject.ts';
 import type { PodTemplate } from '../../src/model.ts';
+import { APP, fnConfig } from '../helpers/uninject-drivers.ts';
 
 type Obj = Record<string, any>;
-
-const APP = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: shop
-spec:
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: web:1
-        ports:
-        - containerPort: 8080
-`;
-
-const monitored = (label: string) => ({ namespaces: [{ name: 'shop', labels: label }] });
-const SECTIONS: Record<string, Obj> = {
-  istio: {},
-  linkerd: {},
-  osm: monitored('openservicemesh.io/monitored-by: osm'),
-  fsm: monitored('flomesh.io/monitored-by: fsm'),
-  kuma: {},
-  custom: {
-    custom: {
-      templates: {
-        sidecar:
-          'spec:\n  containers:\n  - name: shipper\n    image: "s:1"\n  volumes:\n  - name: logs\n    emptyDir: {}\n',
-      },
-    },
-  },
-};
-
-function fnConfig(mesh: string): Obj {
-  const extra = SECTIONS[mesh] ?? {};
-  const namespaces = Array.isArray(extra.namespaces)
-    ? (extra.namespaces as Obj[]).map((n) => {
-        const [k, v] = String(n.labels).split(': ');
-        return { name: n.name, labels: { [String(k)]: v } };
-      })
-    : undefined;
-  return {
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    metadata: { name: 't' },
-    spec: {
-      mesh,
-      policy: 'enabled',
-      resultAnnotations: false,
-      ...(namespaces ? { namespaces } : {}),
-      ...(extra.custom ? { custom: extra.custom } : {}),
-    },
-  };
-}
 
 /** Writes a hook might make into a pod it may only read. */
 const WRITES: Record<string, (pod: PodTemplate) => void> = {

@@ -19,6 +19,8 @@ import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
 import { PROMETHEUS_ENV, SCRAPE_TARGETS_ANNOTATION } from './prometheus.ts';
 import {
   INJECTED_CONTAINER_NAMES,
+  INJECTED_VOLUME_NAMES,
+  type InjectionStatus,
   parseInjectionStatus,
   STATUS_ANNOTATION,
   untrustedStatusError,
@@ -207,8 +209,9 @@ export function uninjectIstio(
   ctx: UninjectContext,
 ): PodTemplate {
   const out: PodTemplate = cloneJson(pod);
-  const { annos, promRecorded } = restoreRecordedParts(out, inv, ctx);
-  proveStatusItems(out, settings, ctx);
+  const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
+  const { annos, promRecorded } = restoreRecordedParts(out, inv, status, ctx);
+  proveStatusItems(out, status, settings, ctx);
   out.metadata.annotations = annos;
   const labels: Record<string, string> = { ...(out.metadata.labels ?? {}) };
   removeKeysReinjectionWrites(out, labels, annos, promRecorded, inv, settings, ctx);
@@ -227,13 +230,18 @@ export function uninjectIstio(
  * `istioctl x kube-uninject`, istioctl/cmd/kubeuninject.go @1.18.0, removed fixed names only, so never a user
  * template's volume); here a forged status cannot delete a user's own container or volume (issue #8). Renders
  * only when the status lists such a name (never for a pod the built-in templates injected), reusing the check's
- * injection where it is the same request.
+ * injection where it is the same request. `status`: that of `ctx.injected`, parsed; one that lists only built-in
+ * names ({@link onlyBuiltInNames}) has nothing to prove and returns before any other record is read (issue #40).
  * @throws InjectError naming the status annotation for the first name the injection does not add
  */
-function proveStatusItems(out: PodTemplate, settings: IstioSettings, ctx: UninjectContext): void {
+function proveStatusItems(
+  out: PodTemplate,
+  status: InjectionStatus | undefined,
+  settings: IstioSettings,
+  ctx: UninjectContext,
+): void {
+  if (!status || onlyBuiltInNames(status)) return;
   const annotations = ctx.injected.metadata.annotations;
-  const status = parseInjectionStatus(annotations?.[STATUS_ANNOTATION]);
-  if (!status) return;
   // App containers whose original the overrides record holds are proven by re-injection later (checkPatchedContainers).
   const recorded = parseOverrides(annotations?.[OVERRIDES_ANNOTATION]);
   const names = (list: readonly JsonObject[]) => list.map((c) => String(c.name));
@@ -250,15 +258,29 @@ function proveStatusItems(out: PodTemplate, settings: IstioSettings, ctx: Uninje
 }
 
 /**
+ * Whether every container, init container and volume of `status` is a built-in template's name: then
+ * `untrustedStatusItems` finds nothing, whatever else it is told (`INJECTED_CONTAINER_NAMES`, `INJECTED_VOLUME_NAMES`).
+ */
+function onlyBuiltInNames(status: InjectionStatus): boolean {
+  const builtIn = (names: readonly string[], known: readonly string[]) => names.every((n) => known.includes(n));
+  return (
+    builtIn(status.containers, INJECTED_CONTAINER_NAMES) &&
+    builtIn(status.initContainers, INJECTED_CONTAINER_NAMES) &&
+    builtIn(status.volumes, INJECTED_VOLUME_NAMES)
+  );
+}
+
+/**
  * First step of `uninjectIstio`, on `out` (owned): puts back the overwritten containers, the app probes
  * and hooks and the prometheus annotations the removed proxy records, and drops `istio.io/rev` when it is
- * the status revision. Returns the pod's new annotations (not yet set on `out`) and whether the proxy
- * recorded the prometheus annotations.
+ * the status revision (`status`: that of `ctx.injected`, parsed). Returns the pod's new annotations (not yet
+ * set on `out`) and whether the proxy recorded the prometheus annotations.
  * @throws InjectError when a record is not JSON or cannot be restored faithfully
  */
 function restoreRecordedParts(
   out: PodTemplate,
   inv: Inventory,
+  status: InjectionStatus | undefined,
   ctx: UninjectContext,
 ): { annos: Record<string, string>; promRecorded: boolean } {
   restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
@@ -276,7 +298,6 @@ function restoreRecordedParts(
   }
   const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
   if (promRecord !== undefined) restorePrometheus(annos, promRecord);
-  const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
   if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision))
     delete annos[REV_ANNOTATION];
   return { annos, promRecorded: promRecord !== undefined };
@@ -317,7 +338,7 @@ function removeKeysReinjectionWrites(
     inv[list].filter((n) => !INJECTED_CONTAINER_NAMES.includes(n)).map((name) => ({ list, name })),
   );
   if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return;
-  const probe: PodTemplate = cloneJson(out);
+  const probe = probeOf(out);
   for (const k of candidates.labels) delete defined(probe.metadata.labels, 'the labels candidates were read from')[k];
   for (const k of candidates.annotations)
     delete defined(probe.metadata.annotations, 'the annotations candidates were read from')[k];
@@ -345,6 +366,18 @@ function removeKeysReinjectionWrites(
     if (k === MULTUS_ANNOTATION && multus !== undefined) annos[k] = multus;
     else delete annos[k];
   }
+}
+
+/**
+ * A copy of `out` for the re-injection check, which changes only its top-level maps (the pod template, metadata,
+ * labels, annotations, spec): those are new, what they hold is `out`'s (`injectIstioPod` copies the pod it is
+ * given; the reuse of the check's injection only reads it). Not a deep copy: issue #40.
+ */
+function probeOf(out: PodTemplate): PodTemplate {
+  const metadata = { ...out.metadata };
+  if (metadata.labels) metadata.labels = { ...metadata.labels };
+  if (metadata.annotations) metadata.annotations = { ...metadata.annotations };
+  return { ...out, metadata, spec: { ...out.spec } };
 }
 
 /**

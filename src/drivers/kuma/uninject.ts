@@ -6,7 +6,7 @@
  * user's own value that differs is kept; one equal to the injection's is removed (the pod behaves the same
  * either way). A named probe port comes back as its number (Kuma resolves it and keeps no record).
  */
-import { isJsonObject } from '../../json.ts';
+import { cloneJson, isJsonObject } from '../../json.ts';
 import type { JsonObject, NamespaceInfo, PodTemplate } from '../../model.ts';
 import { removeInventory } from '../../patch/uninject.ts';
 import type { Inventory, UninjectContext } from '../../contract/driver.ts';
@@ -43,7 +43,7 @@ export function restoreKumaPod(
   injected: PodTemplate,
   namespace: NamespaceInfo | undefined,
 ): PodTemplate {
-  const out = structuredClone(pod);
+  const out = cloneJson(pod);
   const port = Number(injected.metadata.annotations?.[APP_PROBE_PROXY_PORT] ?? '0');
   if (Number.isInteger(port)) restoreAppProbes(out.spec, port);
   const annotations = out.metadata.annotations ?? {};
