@@ -127,6 +127,11 @@ export interface ChangedResource {
  * (which the run keeps anyway): the editor's own texts are ropes of the many small strings they were joined from,
  * and a run keeps every changed resource's edits (for `meshinject diff`), so keeping those ropes would have the
  * garbage collector copy them from generation to generation, resource after resource.
+ *
+ * What is compared is the input text between the edits, each piece where it stands in `out` given the lengths of
+ * the edits before it, and the length of the rest: when all of it matches, the edits with their texts cut from
+ * `out` give `out` exactly, whatever the editor's own texts held. Those texts are not compared with `out`:
+ * comparing a rope flattens it, a copy of each new text made only to be thrown away.
  */
 function editsGiving(
   source: ParsedSource,
@@ -145,9 +150,7 @@ function editsGiving(
   for (const e of edits) {
     if (e.start < at || e.end > item.end) return whole;
     if (!out.startsWith(source.text.slice(at, e.start), pos)) return whole;
-    pos += e.start - at;
-    if (!out.startsWith(e.text, pos)) return whole;
-    pos += e.text.length;
+    pos += e.start - at + e.text.length;
     at = e.end;
   }
   if (out.length - pos !== item.end - at || !out.startsWith(source.text.slice(at, item.end), pos)) return whole;

@@ -266,5 +266,8 @@ function afterDash(v: Json, dashColumn: number, style: BlockStyle): string {
 /** Block sequence lines with dashes at `dashColumn`. */
 export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): string {
   const pad = spaces(dashColumn);
-  return a.map((v) => `${pad}- ${emitAfterDash(v, dashColumn, style)}`).join('');
+  // Joined as it goes: no array of entry texts to build and join (the injected lists are written per workload).
+  let out = '';
+  for (const v of a) out += `${pad}- ${emitAfterDash(v, dashColumn, style)}`;
+  return out;
 }

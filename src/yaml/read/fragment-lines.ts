@@ -140,7 +140,8 @@ export abstract class LineReader {
   protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
     if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
     const from = this.starts[first];
-    if (from === undefined || this.text.substr(from, span.text.length) !== span.text) return false;
+    // Compared in place (`startsWith` at `from`): no copy of the span's stretch of the text is cut to compare it.
+    if (from === undefined || !this.text.startsWith(span.text, from)) return false;
     const after = first + span.lines;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
     this.skipTo(after);
