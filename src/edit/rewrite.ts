@@ -140,6 +140,10 @@ function editsGiving(
   out: string,
   crlf: boolean,
 ): Edit[] {
+  // Whether the input text [from, to) stands in `out` at `pos`: cut and compared, not `startsWith` (V8 compares equal
+  // strings as memory, `startsWith` character by character; a cut of a flat string is a view, not a copy).
+  const standsAt = (from: number, to: number, pos: number): boolean =>
+    out.slice(pos, pos + to - from) === source.text.slice(from, to);
   const edits = made
     .map((e) => ({ start: e.start, end: e.end, text: crlf ? e.text.replace(/\r?\n/g, '\r\n') : e.text }))
     .sort((x, y) => x.start - y.start);
@@ -149,11 +153,11 @@ function editsGiving(
   let at = item.start;
   for (const e of edits) {
     if (e.start < at || e.end > item.end) return whole;
-    if (!out.startsWith(source.text.slice(at, e.start), pos)) return whole;
+    if (!standsAt(at, e.start, pos)) return whole;
     pos += e.start - at + e.text.length;
     at = e.end;
   }
-  if (out.length - pos !== item.end - at || !out.startsWith(source.text.slice(at, item.end), pos)) return whole;
+  if (out.length - pos !== item.end - at || !standsAt(at, item.end, pos)) return whole;
   let shift = -item.start; // where in `out` the input offset after the last edit stands, less that offset
   for (const e of edits) {
     const from = e.start + shift;

@@ -140,8 +140,8 @@ export abstract class LineReader {
   protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
     if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
     const from = this.starts[first];
-    // Compared in place (`startsWith` at `from`): no copy of the span's stretch of the text is cut to compare it.
-    if (from === undefined || !this.text.startsWith(span.text, from)) return false;
+    // `substr` and `!==` rather than `startsWith`: V8 compares equal strings as memory, `startsWith` character by character.
+    if (from === undefined || this.text.substr(from, span.text.length) !== span.text) return false;
     const after = first + span.lines;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
     this.skipTo(after);
