@@ -237,8 +237,8 @@ export function emitMapLines(o: { [k: string]: Json }, column: number, style: Bl
 /**
  * `emitMapLines`, without the indentation of the first line when `padFirst` is false (after `- `). The pieces are
  * joined, not added up with `+=`: a joined string is flat, while one added up is a rope of every small piece (key,
- * colon, indentation, value), which the read-back then flattens piece by piece (issue #40: flattening those ropes
- * was about a quarter of writing an injected workload; joined, a few per cent).
+ * colon, indentation, value), which the read-back's first look at the text flattens piece by piece, and a memoised
+ * shared part's rope again in every workload that holds it (issue #40).
  */
 function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, padFirst: boolean): string {
   const pad = spaces(column);
