@@ -127,6 +127,11 @@ export interface ChangedResource {
  * (which the run keeps anyway): the editor's own texts are ropes of the many small strings they were joined from,
  * and a run keeps every changed resource's edits (for `meshinject diff`), so keeping those ropes would have the
  * garbage collector copy them from generation to generation, resource after resource.
+ *
+ * What is compared is the input text between the edits, each piece where it stands in `out` given the lengths of
+ * the edits before it, and the length of the rest: when all of it matches, the edits with their texts cut from
+ * `out` give `out` exactly, whatever the editor's own texts held. Those texts are not compared with `out`:
+ * comparing a rope flattens it, a copy of each new text made only to be thrown away.
  */
 function editsGiving(
   source: ParsedSource,
@@ -135,6 +140,10 @@ function editsGiving(
   out: string,
   crlf: boolean,
 ): Edit[] {
+  // Whether the input text [from, to) stands in `out` at `pos`: cut and compared, not `startsWith` (V8 compares equal
+  // strings as memory, `startsWith` character by character; a cut of a flat string is a view, not a copy).
+  const standsAt = (from: number, to: number, pos: number): boolean =>
+    out.slice(pos, pos + to - from) === source.text.slice(from, to);
   const edits = made
     .map((e) => ({ start: e.start, end: e.end, text: crlf ? e.text.replace(/\r?\n/g, '\r\n') : e.text }))
     .sort((x, y) => x.start - y.start);
@@ -144,13 +153,11 @@ function editsGiving(
   let at = item.start;
   for (const e of edits) {
     if (e.start < at || e.end > item.end) return whole;
-    if (!out.startsWith(source.text.slice(at, e.start), pos)) return whole;
-    pos += e.start - at;
-    if (!out.startsWith(e.text, pos)) return whole;
-    pos += e.text.length;
+    if (!standsAt(at, e.start, pos)) return whole;
+    pos += e.start - at + e.text.length;
     at = e.end;
   }
-  if (out.length - pos !== item.end - at || !out.startsWith(source.text.slice(at, item.end), pos)) return whole;
+  if (out.length - pos !== item.end - at || !standsAt(at, item.end, pos)) return whole;
   let shift = -item.start; // where in `out` the input offset after the last edit stands, less that offset
   for (const e of edits) {
     const from = e.start + shift;

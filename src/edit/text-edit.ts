@@ -245,12 +245,10 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   const { text } = ctx;
   const pairs = map.pairs;
   const keyCol = column(text, defined(pairs[0], 'the first pair of a block mapping').keyNode.start);
-  const seen = new Set<string>();
   const removed = new Set<TextPair>();
   for (const pair of pairs) {
     const k = pair.key;
     if (k === undefined) continue;
-    seen.add(k);
     const o = old[k];
     if (!(k in next) || next[k] === null) {
       // `key:` with no value reads as null, which is what "absent" means: keep it as written.
@@ -265,12 +263,13 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   }
   // New keys go where `next` has them: after the closest preceding key that already exists, or before
   // the first one (so a re-rendered container reads in the same key order as a fresh one).
-  const survivors = pairs.filter((p) => !removed.has(p));
+  const survivors = removed.size === 0 ? pairs : pairs.filter((p) => !removed.has(p));
   const byKey = new Map(survivors.map((p) => [p.key, p] as const));
   const pending = new Map<TextPair | null, string>();
   let anchor: TextPair | null = null;
-  for (const [k, v] of Object.entries(next)) {
-    if (v === null) continue;
+  for (const k in next) {
+    const v = next[k];
+    if (v === null || v === undefined) continue;
     const existing = byKey.get(k);
     if (existing) {
       anchor = existing;
@@ -328,22 +327,18 @@ function replaceAfterKey(pair: TextPair, v: Json, keyCol: number, ctx: Ctx): voi
 
 function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: number, ctx: Ctx): void {
   const node = pair.value;
-  const sub: Ctx = { ...ctx, edits: [] };
   if (sourceText(ctx, keyCol) !== undefined) {
     replaceAfterKey(pair, n, keyCol, ctx);
     return;
   }
+  // The value's edits go straight into `ctx.edits`; where the value is rewritten instead, they are dropped again.
+  const mark = ctx.edits.length;
   try {
     // An empty flow collection (`{}`, `[]`) that gets content is rewritten in block style.
-    if (
-      node?.t === 'map' &&
-      isJsonObject(o) &&
-      isJsonObject(n) &&
-      (node.flow ? Object.keys(o).length > 0 : Object.keys(n).length > 0)
-    ) {
-      patchMap(node, o, n, sub);
+    if (node?.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow ? hasKeys(o) : hasKeys(n))) {
+      patchMap(node, o, n, ctx);
     } else if (node?.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow ? o.length > 0 : n.length > 0)) {
-      patchSeq(node, o, n, sub, pair.key);
+      patchSeq(node, o, n, ctx, pair.key);
     } else if (
       node?.t === 'scalar' &&
       node.style !== 'block' &&
@@ -351,16 +346,21 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
       emitInline(n) !== undefined &&
       typeof n !== 'object'
     ) {
-      replaceNode(node, defined(scalarLike(node, n), 'the inline form of a value just checked'), sub);
+      replaceNode(node, defined(scalarLike(node, n), 'the inline form of a value just checked'), ctx);
     } else {
-      replaceAfterKey(pair, n, keyCol, sub);
+      replaceAfterKey(pair, n, keyCol, ctx);
     }
   } catch (e) {
     if (!(e instanceof NeedsRewrite)) throw e;
-    sub.edits = [];
-    replaceAfterKey(pair, n, keyCol, sub);
+    ctx.edits.length = mark;
+    replaceAfterKey(pair, n, keyCol, ctx);
   }
-  ctx.edits.push(...sub.edits);
+}
+
+/** Whether a map has a key (`Object.keys(o).length > 0` without the array of keys). */
+function hasKeys(o: JsonObj): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 /**
@@ -444,22 +444,21 @@ function patchItem(node: TextNode, o: Json | undefined, n: Json, dashCol: number
     ctx.edits.push({ start: dash + 2, end, text: ctx.text[end - 1] === '\n' ? given : given.replace(/\n$/, '') });
     return;
   }
-  const sub: Ctx = { ...ctx, edits: [] };
+  // As in `patchPairValue`: the entry's edits go straight into `ctx.edits`, dropped again where it is rewritten.
+  const mark = ctx.edits.length;
   try {
-    if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow || Object.keys(n).length > 0))
-      patchMap(node, o, n, sub);
+    if (node.t === 'map' && isJsonObject(o) && isJsonObject(n) && (node.flow || hasKeys(n))) patchMap(node, o, n, ctx);
     else if (node.t === 'seq' && Array.isArray(o) && Array.isArray(n) && (node.flow || n.length > 0))
-      patchSeq(node, o, n, sub);
+      patchSeq(node, o, n, ctx);
     else if (node.t === 'scalar' && node.style !== 'block' && node.end > node.start && typeof n !== 'object')
-      replaceNode(node, scalarLike(node, n) ?? '', sub);
+      replaceNode(node, scalarLike(node, n) ?? '', ctx);
     else throw new NeedsRewrite(node);
   } catch (e) {
     if (!(e instanceof NeedsRewrite)) throw e;
-    sub.edits = [];
+    ctx.edits.length = mark;
     let emitted = emitAfterDash(n, dashCol, ctx.style);
     const end = node.end;
     if (ctx.text[end - 1] !== '\n') emitted = emitted.replace(/\n$/, '');
-    sub.edits.push({ start: node.start, end, text: emitted });
+    ctx.edits.push({ start: node.start, end, text: emitted });
   }
-  ctx.edits.push(...sub.edits);
 }

@@ -8,13 +8,19 @@
  * - The edits it keeps for `meshinject diff` are compared with the new text piece by piece instead of being joined
  *   into a second copy of the resource: applied to the input they give the new text, and the editor's own edits
  *   (not one replacing the whole resource) are kept, with CRLF or LF, with or without a final line break.
+ * - Text written from memo (a shared part's text, written once per place, src/yaml/emit/emit-block.ts) and proven
+ *   from memo (spans the read-back proved once, src/yaml/read/fragment-verifier.ts) proves nothing it should not: a
+ *   defect planted in that text is caught by the read-back, which passes only text that reads as intended.
  */
 import t from 'tap';
 import fc from 'fast-check';
 import { emitChangedEdits, seqIndentOf } from '../../src/edit/rewrite.ts';
+import { checkReadBack, readsAs } from '../../src/edit/read-back.ts';
+import { cloneJson, share } from '../../src/json.ts';
 import { parseSource } from '../../src/krm/source.ts';
 import type { Json, JsonObject } from '../../src/model.ts';
 import { readBlockStream } from '../../src/yaml/read/manifest-reader.ts';
+import { readCore, readKubernetes } from '../../src/yaml/read/readers.ts';
 import { run } from '../../src/run.ts';
 
 /** The list style as found before (every line split first): the model the line-at-a-time scan must match. */
@@ -178,3 +184,115 @@ t.test('the edits emitChangedEdits gives make its text from the input (what `mes
   );
   t.ok(fine > 50, `the editor's own edits are kept, not only one replacing the resource (${fine} of 300)`);
 });
+
+/** Scalars whose text a writer can get wrong: YAML 1.1 and 1.2 look-alikes, indicators, quotes, line breaks. */
+const TRICKY = fc.constantFrom<Json>(
+  'plain',
+  'yes',
+  'on',
+  '0o17',
+  '012',
+  '1e3',
+  '1_000',
+  'null',
+  '~',
+  '',
+  ' lead',
+  'a: b',
+  'x #y',
+  '- z',
+  "it's",
+  '"q"',
+  '*',
+  '{}',
+  'line\nbreak',
+  'last\n',
+  15021,
+  -1,
+  true,
+  null,
+);
+
+/** A container part as a plan shares it: maps and lists of tricky scalars, deep-frozen (`share`). */
+const sharedPart = fc
+  .letrec<{ node: Json }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      TRICKY,
+      fc.dictionary(fc.constantFrom('name', 'value', 'path', 'port', 'args', 'env', 'on', 'x y'), tie('node'), {
+        minKeys: 1,
+        maxKeys: 4,
+      }),
+      fc.array(tie('node'), { minLength: 1, maxLength: 3 }),
+    ),
+  }))
+  .node.map((v) => share({ name: 'proxy', image: 'proxy:1', part: v, probe: share({ path: '/ready', port: 15021 }) }));
+
+/** A one-character defect at `at` of `text`: a character replaced, removed or put in. */
+function plant(text: string, at: number, how: number, ch: string): string {
+  const i = at % text.length;
+  if (how % 3 === 0) return text.slice(0, i) + ch + text.slice(i + 1);
+  if (how % 3 === 1) return text.slice(0, i) + text.slice(i + 1);
+  return text.slice(0, i) + ch + text.slice(i);
+}
+
+t.test(
+  'a defect planted in text written and proven from memo is caught by the read-back: it passes only text that reads as intended',
+  async (t) => {
+    let written = 0;
+    let caught = 0;
+    let passed = 0;
+    fc.assert(
+      fc.property(
+        sharedPart,
+        fc.boolean(),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom(' ', ':', '-', '#', 'x', '1', '"', "'", '\n', '|', '{', '&'),
+        (part, wide, at, how, ch) => {
+          // Compact or wide list indentation (the shared part's text is memoised per place and style).
+          const text = deployment(['a'], false, true, false);
+          const source = parseSource(
+            wide ? text.replace('      - name: web\n        image', '        - name: web\n          image') : text,
+          );
+          const item = source.items[0];
+          if (!item) return false;
+          const next = cloneJson(item.value) as JsonObject;
+          const spec = (next.spec as JsonObject).template as JsonObject;
+          ((spec.spec as JsonObject).containers as Json[]).push(part);
+          let out: ReturnType<typeof emitChangedEdits>;
+          try {
+            // Twice: the second time the shared part's text comes from memo and is proven by its span.
+            emitChangedEdits(item, source, next);
+            out = emitChangedEdits(item, source, next);
+          } catch {
+            return true; // refused as unfaithful: nothing written
+          }
+          if (!out) return false;
+          written++;
+          const original = source.text.slice(item.start, item.end);
+          // The defect goes where the shared part was written (from its `- name: proxy` line on).
+          const from = out.text.indexOf('- name: proxy');
+          if (from < 0) return false;
+          const bad = out.text.slice(0, from) + plant(out.text.slice(from), at, how, ch);
+          if (bad === out.text) return true;
+          const problem = checkReadBack(original, bad, item.column, item.value, next, item.reader === 'block');
+          if (problem !== undefined) {
+            caught++;
+            return true;
+          }
+          // Passed: it must read as intended, as YAML 1.1 and as YAML 1.2 (an independent reading of the whole text).
+          passed++;
+          for (const read of [readKubernetes(bad, true), readCore(bad, true)]) {
+            if (!read.ok || read.values.length !== 1 || !readsAs(read.values[0], next))
+              throw new Error(`the read-back passed a defect that reads otherwise:\n${bad}`);
+          }
+          return true;
+        },
+      ),
+      { numRuns: 400 },
+    );
+    t.ok(written > 300, `${written} of 400 workloads written with a shared part`);
+    t.ok(caught > written / 2, `${caught} defects caught, ${passed} passed and read as intended`);
+  },
+);

@@ -632,11 +632,15 @@ t.test(
   },
 );
 
-/** A line put into a text at a line start: what could follow a proven span (a key, an entry, deeper text, a comment). */
+/**
+ * A line put into a text at a line start: what could follow a proven span (a key, an entry, deeper text, a comment,
+ * a line the reader declines wherever it stands: a document marker or a directive, which the line table meets only
+ * when the walk reaches it).
+ */
 const insertedLine = fc.tuple(
   fc.nat(),
   fc.nat({ max: 10 }),
-  fc.constantFrom('extra: 1', '- 2', 'x', '# note', '', 'k: [1', '|', 'a: b: c'),
+  fc.constantFrom('extra: 1', '- 2', 'x', '# note', '', 'k: [1', '|', 'a: b: c', '---', '...', '%TAG ! x'),
 );
 
 t.test(
@@ -778,5 +782,38 @@ t.test(
       undefined,
       'the shared list, where the text holds the map: not proven',
     );
+  },
+);
+
+t.test(
+  'proven spans: a node whose last lines were stepped over as a proven span is itself proven whole, and the walk reads it',
+  async (t) => {
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
+    const { readsAs } = await import('../../src/edit/read-back.ts');
+    const { share } = await import('../../src/json.ts');
+    // One comparison function throughout (spans are kept per comparison); it counts the scalars it compares.
+    let compared = 0;
+    const same = (a: Json | undefined, b: Json | undefined) => {
+      compared++;
+      return readsAs(a, b);
+    };
+    const httpGet = share({ path: '/ready', port: 15021 });
+    const probe = share({ periodSeconds: 1, httpGet });
+    const inner = 'outer:\n  probe:\n    path: /ready\n    port: 15021\n';
+    t.equal(verifyFragmentFast(inner, { outer: { probe: httpGet } }, same), true, 'httpGet proven at column 4 first');
+    const text = 'probe:\n  periodSeconds: 1\n  httpGet:\n    path: /ready\n    port: 15021\n';
+    compared = 0;
+    t.equal(verifyFragmentFast(text, { probe }, same), true, 'the probe: its key read, httpGet stepped over');
+    t.equal(compared, 1, 'only periodSeconds compared (httpGet by its span)');
+    compared = 0;
+    t.equal(verifyFragmentFast(text, { probe }, same), true, 'the probe again');
+    t.equal(compared, 0, "the probe's span holds its last lines too: nothing compared one by one");
+    for (const changed of [
+      text.replace('15021', '15022'),
+      `${text}    scheme: HTTP\n`,
+      `${text}  timeoutSeconds: 3\n`,
+      text.replace('periodSeconds: 1', 'periodSeconds: 2'),
+    ])
+      t.equal(verifyFragmentFast(changed, { probe }, same), undefined, `not proven: ${JSON.stringify(changed)}`);
   },
 );

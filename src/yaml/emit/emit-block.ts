@@ -234,18 +234,24 @@ export function emitMapLines(o: { [k: string]: Json }, column: number, style: Bl
   return mapLines(o, column, style, true);
 }
 
-/** `emitMapLines`, without the indentation of the first line when `padFirst` is false (after `- `). */
+/**
+ * `emitMapLines`, without the indentation of the first line when `padFirst` is false (after `- `). The pieces are
+ * joined, not added up with `+=`: a joined string is flat, while one added up is a rope of every small piece (key,
+ * colon, indentation, value), which the read-back's first look at the text flattens piece by piece, and a memoised
+ * shared part's rope again in every workload that holds it (issue #40).
+ */
 function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, padFirst: boolean): string {
   const pad = spaces(column);
-  let out = '';
+  const out: string[] = [];
   let first = !padFirst;
   for (const k in o) {
     const v = o[k];
     if (v === undefined || (v === null && !style.keepNulls)) continue;
-    out += `${first ? '' : pad}${emitKey(k)}:${emitAfterKey(v, column, style)}`;
+    if (!first) out.push(pad);
+    out.push(emitKey(k), ':', emitAfterKey(v, column, style));
     first = false;
   }
-  return out;
+  return out.join('');
 }
 
 /** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
@@ -263,8 +269,10 @@ function afterDash(v: Json, dashColumn: number, style: BlockStyle): string {
   return mapLines(v as { [k: string]: Json }, dashColumn + 2, style, false);
 }
 
-/** Block sequence lines with dashes at `dashColumn`. */
+/** Block sequence lines with dashes at `dashColumn` (joined, a flat string: see `mapLines`). */
 export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): string {
   const pad = spaces(dashColumn);
-  return a.map((v) => `${pad}- ${emitAfterDash(v, dashColumn, style)}`).join('');
+  const out: string[] = [];
+  for (const v of a) out.push(pad, '- ', emitAfterDash(v, dashColumn, style));
+  return out.join('');
 }

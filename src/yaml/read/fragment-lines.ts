@@ -55,8 +55,15 @@ export abstract class LineReader {
   protected rawReads = 0;
   /** How many raw lines count (a last line of spaces after the final line break does not). */
   protected readonly rawCount: number;
-  /** The structural lines, in order. */
+  /**
+   * The structural lines scanned so far, in order: raw lines are scanned as the walk reaches them (`line`), and
+   * the raw lines of a proven span that `skipTo` steps over are never scanned (see `skipTo`).
+   */
   private readonly lines: Line[] = [];
+  /** The first raw line not yet scanned (nor stepped over by `skipTo`). */
+  private scanned = 0;
+  /** The raw line after the last span `skipTo` stepped over without scanning it (0: none): see `spanOf`. */
+  private skippedTo = 0;
   protected pos = 0;
 
   constructor(text: string) {
@@ -75,27 +82,49 @@ export abstract class LineReader {
     let count = starts.length;
     if (count > 1 && /^ *$/.test(text.slice(starts[count - 1]))) count--;
     this.rawCount = count;
-    for (let index = 0; index < count; index++) {
-      const l = this.scanLine(index);
-      if (l) this.lines.push(l);
-    }
   }
 
-  /** Structural line `p` (not blank, not only a comment); undefined past the last line. */
+  /**
+   * Structural line `p` (not blank, not only a comment); undefined past the last line. Raw lines are scanned up to
+   * it on first use: a line that declines (`scanLine`) declines when the walk reaches it. A walk that reads the
+   * whole text scans every raw line, as a scan of the whole text up front would; one that stops earlier (a
+   * difference) answers no differently, and the raw lines of a proven span were scanned when it was proven.
+   */
   protected line(p: number): Line | undefined {
-    return this.lines[p];
+    const lines = this.lines;
+    while (p >= lines.length && this.scanned < this.rawCount) {
+      const l = this.scanLine(this.scanned++);
+      if (l) lines.push(l);
+    }
+    return lines[p];
   }
 
-  /** The first structural line at raw line `raw` or after (`pos` and before are not looked at). */
+  /**
+   * The first structural line at raw line `raw` or after (`pos` and before are not looked at). Raw lines not yet
+   * scanned are scanned from `raw` on (those before it are the span being looked past) and not kept.
+   */
   protected peekFrom(raw: number): Line | undefined {
+    const lines = this.lines;
     let p = this.pos;
-    while (p < this.lines.length && (this.lines[p]?.index ?? raw) < raw) p++;
-    return this.lines[p];
+    while (p < lines.length && (lines[p]?.index ?? raw) < raw) p++;
+    if (p < lines.length) return lines[p];
+    for (let i = Math.max(this.scanned, raw); i < this.rawCount; i++) {
+      const l = this.scanLine(i);
+      if (l) return l;
+    }
+    return undefined;
   }
 
-  /** Moves `pos` to the first structural line at raw line `raw` or after. */
+  /**
+   * Moves `pos` to the first structural line at raw line `raw` or after. Raw lines before `raw` not yet scanned
+   * (the rest of a proven span) are stepped over unscanned.
+   */
   protected skipTo(raw: number): void {
     while (this.pos < this.lines.length && (this.lines[this.pos]?.index ?? raw) < raw) this.pos++;
+    if (this.pos === this.lines.length && this.scanned < raw) {
+      this.scanned = raw;
+      this.skippedTo = raw;
+    }
   }
 
   /**
@@ -123,10 +152,11 @@ export abstract class LineReader {
     if (this.rawReads !== reads) return undefined;
     const next = this.line(this.pos);
     if (!this.endsNode(next, c, seqNode)) return undefined;
-    // The node's last line: the structural line before the next one (comments after it are not its own).
+    // The node's last line: the structural line before the next one (comments after it are not its own): the last
+    // one scanned, or the last line of a span stepped over after it (a span ends with a structural line).
     const lastLine = this.lines[this.pos - 1];
     if (lastLine === undefined) return undefined;
-    const last = lastLine.index;
+    const last = Math.max(lastLine.index, this.skippedTo - 1);
     if (last + 1 >= this.starts.length) return undefined;
     // A copy, not a slice: a slice would keep the whole text it was cut from alive for as long as the span.
     const text = `${this.text.slice(this.starts[first] ?? 0, this.starts[last + 1])} `.slice(0, -1);
@@ -140,6 +170,7 @@ export abstract class LineReader {
   protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
     if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
     const from = this.starts[first];
+    // `substr` and `!==` rather than `startsWith`: V8 compares equal strings as memory, `startsWith` character by character.
     if (from === undefined || this.text.substr(from, span.text.length) !== span.text) return false;
     const after = first + span.lines;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
