@@ -26,7 +26,7 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
 
 /**
  * Shared subtrees: deep-frozen JSON that several results hold at once. A sidecar plan's token-free parts
- * (render/plan-values.ts `fill`: most of the proxy container, the init container, the volumes) are the same
+ * (render/plan-values.ts `compileFill`: most of the proxy container, the init container, the volumes) are the same
  * objects in every workload the plan serves, not copies. Nothing changes them (a write throws: all of `src/`
  * is strict code), so text written for one (`src/yaml/emit/emit-block.ts`) or proven to read as one (`src/yaml/read/fragment-reader.ts`)
  * is reused, keyed by the object. Every object inside a shared subtree is shared too.

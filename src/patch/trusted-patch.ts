@@ -118,7 +118,7 @@ const FILLS_TRUST = new WeakMap<object, Map<PatchSchema, FillsTrust>>();
 /**
  * What {@link trustedPatch} says of the fills of `template`: `all` pass, `none` passes, or `each` must be
  * checked. A fill writes a string or number into each place `holdsSlot` names (a sidecar plan's output and
- * its tokens, `fill` of ../render/plan-values.ts) and keeps everything else, so:
+ * its tokens, `compileFill` of ../render/plan-values.ts) and keeps everything else, so:
  * - `none` when `template` itself fails: a fill keeps every null, every `$` key (a slot never starts a key
  *   with `$`), and gives equal merge keys equal values, so it fails the same way;
  * - `all` when `template` passes and no slot stands in a map key (a filled key could start with `$`, a
