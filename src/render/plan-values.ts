@@ -371,24 +371,15 @@ export function plannedCopy(v: unknown, steer: Steer | undefined, path: string[]
 export const UNFAITHFUL = new Error('filled text reads differently');
 
 /**
- * The value a token's slot index `i` (decimal digits) names. A token-like text beyond the slots comes from the
- * template's own text, not from a slot: filling it would not read the same (a plan is verified by filling, so
- * no kept plan holds one).
+ * The value of slot `i` (a token's slot index). A token-like text beyond the slots comes from the template's own
+ * text, not from a slot: filling it would not read the same (a plan is verified by filling, so no kept plan holds
+ * one).
  * @throws UNFAITHFUL when `values` has no slot `i`
  */
-function tokenValue(values: readonly string[], i: string): string {
-  const value = values[Number(i)];
+function tokenValue(values: readonly string[], i: number): string {
+  const value = values[i];
   if (value === undefined) throw UNFAITHFUL;
   return value;
-}
-
-/** A number of the output: a number slot's token becomes the slot's value; any other number holding a token is refused. */
-function fillNumber(n: number, values: readonly string[]): number {
-  const text = String(n);
-  if (!ANY_TOKEN.test(text)) return n;
-  const m = /^8(\d{5})91737$/.exec(text);
-  if (!m) throw UNFAITHFUL;
-  return Number(tokenValue(values, m[1] ?? ''));
 }
 
 /**
@@ -434,11 +425,11 @@ const FILL_ANY = /mi7ph(\d+)x|8(\d{5})91737/g;
 function compileString(s: string): ((values: readonly string[]) => string) | undefined {
   if (!ANY_TOKEN.test(s)) return undefined;
   const pieces: string[] = [];
-  const slots: string[] = [];
+  const slots: number[] = [];
   let last = 0;
   for (const m of s.matchAll(FILL_ANY)) {
     pieces.push(s.slice(last, m.index));
-    slots.push(m[1] ?? m[2] ?? '');
+    slots.push(Number(m[1] ?? m[2]));
     last = m.index + m[0].length;
   }
   if (slots.length === 0) return undefined;
@@ -446,7 +437,7 @@ function compileString(s: string): ((values: readonly string[]) => string) | und
   const quoted = needsQuotes(s);
   return (values) => {
     let out = pieces[0] ?? '';
-    for (let i = 0; i < slots.length; i++) out += tokenValue(values, slots[i] ?? '') + (pieces[i + 1] ?? '');
+    for (let i = 0; i < slots.length; i++) out += tokenValue(values, slots[i] ?? -1) + (pieces[i + 1] ?? '');
     if (!quoted && needsQuotes(out)) throw UNFAITHFUL;
     return out;
   };
@@ -463,8 +454,17 @@ function compileString(s: string): ((values: readonly string[]) => string) | und
 export function compileFill(v: Json): Filler {
   if (typeof v === 'string') return compileString(v) ?? (() => v);
   if (typeof v === 'number') {
-    if (!ANY_TOKEN.test(String(v))) return () => v;
-    return (values) => fillNumber(v, values);
+    // A number slot's token becomes the slot's value; any other number holding a token is refused.
+    const text = String(v);
+    if (!ANY_TOKEN.test(text)) return () => v;
+    const m = /^8(\d{5})91737$/.exec(text);
+    if (!m) {
+      return () => {
+        throw UNFAITHFUL;
+      };
+    }
+    const slot = Number(m[1]);
+    return (values) => Number(tokenValue(values, slot));
   }
   if (v === null || typeof v !== 'object') return () => v;
   // Token-free parts are the same in every workload: shared, not copied (`share` of ../json.ts).
