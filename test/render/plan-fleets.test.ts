@@ -168,7 +168,8 @@ const indent = (text: string, n: number): string =>
 
 /**
  * The kind of workload `w`: one the pod shape fits, picked per workload (the same pod at another column: a Job's
- * at 4, a CronJob's at 8; the kind is part of a plan's key, so each kind has plans of its own).
+ * at 4, a CronJob's at 8). Istio's `TypeMeta` is a slot root: one plan serves every kind whose template data has
+ * the same shape, unless a template branches on the kind (`GO_KIND_TEMPLATE`), which steers it into the key.
  */
 function kindOf(shape: Shape, w: Workload): (typeof KINDS)[number] {
   const fits = shape.restart ? (['Job', 'CronJob'] as const) : (['Deployment', 'StatefulSet', 'DaemonSet'] as const);
@@ -244,6 +245,30 @@ const GO_TEMPLATE = [
   '{{- end }}',
 ].join('\n');
 
+/**
+ * A Go template that copies the workload's kind and API version and branches on the kind (`eq`, and `hasPrefix`, which
+ * has no plan rule): a plan must not serve a StatefulSet what it recorded for a Deployment.
+ */
+const GO_KIND_TEMPLATE = [
+  'spec:',
+  '  containers:',
+  '  - name: istio-proxy',
+  '    image: proxy:1',
+  '    env:',
+  '    - name: KIND',
+  '      value: {{ .TypeMeta.Kind | quote }}',
+  '    - name: API',
+  '      value: {{ .TypeMeta.APIVersion }}',
+  '{{- if eq .TypeMeta.Kind "StatefulSet" }}',
+  '    - name: STATEFUL',
+  '      value: "yes"',
+  '{{- end }}',
+  '{{- if hasPrefix "batch/" .TypeMeta.APIVersion }}',
+  '    - name: BATCH',
+  '      value: "yes"',
+  '{{- end }}',
+].join('\n');
+
 /** A functionConfig of `spec` (JSON is YAML). */
 const config = (spec: Record<string, unknown>): string =>
   JSON.stringify({
@@ -259,6 +284,10 @@ const CONFIGS: Record<string, string> = {
     mesh: 'istio',
     istio: { injectorConfig: { defaultTemplates: ['sidecar'], templates: { sidecar: GO_TEMPLATE } } },
   }),
+  'istio-go-kind': config({
+    mesh: 'istio',
+    istio: { injectorConfig: { defaultTemplates: ['sidecar'], templates: { sidecar: GO_KIND_TEMPLATE } } },
+  }),
   custom: config({ mesh: 'custom', custom: { templates: { sidecar: CUSTOM_TEMPLATE }, values: { image: 'fb:3' } } }),
   linkerd: config({ mesh: 'linkerd' }),
   osm: config({ mesh: 'osm' }),
@@ -267,7 +296,7 @@ const CONFIGS: Record<string, string> = {
 };
 
 /** The routes through templates (sidecar plans), run for every fleet; one code driver is picked per fleet. */
-const TEMPLATE_ROUTES = ['istio', 'istio-go', 'custom'];
+const TEMPLATE_ROUTES = ['istio', 'istio-go', 'istio-go-kind', 'custom'];
 const CODE_DRIVERS = ['linkerd', 'osm', 'fsm', 'kuma'];
 
 const newStats = (): PlanStats => ({ lookups: 0, hits: 0, recorded: 0, full: 0, keyed: 0 });
@@ -353,3 +382,44 @@ t.test(
     }
   },
 );
+
+t.test('one plan serves every workload kind of one pod shape, unless the template branches on the kind', async (t) => {
+  const base: Workload = {
+    shape: 0,
+    kindPick: 0,
+    wide: false,
+    name: 'web',
+    namespace: 'shop',
+    values: ['v1', 'reviews', 'team-a', 'v1', 'reviews', 'team-a'],
+    containerNames: ['app', 'main', 'worker'],
+    portNames: ['http', 'grpc', 'metrics', 'http', 'grpc', 'metrics'],
+    ports: [8080, 9090, 80, 8080, 9090, 80],
+  };
+  // Deployment, StatefulSet, DaemonSet, Deployment, ...: no kind twice in a row.
+  const workloads = Array.from({ length: 9 }, (_, i) => ({ ...base, name: `web${i}`, kindPick: i % 3 }));
+  const input = fleetInput({
+    shapes: [{ restart: false, containers: [1], labels: ['app'], annotations: [] }],
+    workloads,
+    form: 'stream',
+  });
+  for (const route of ['istio', 'istio-go']) {
+    const stats = newStats();
+    const r = threeWays(input, CONFIGS[route] as string, false, stats);
+    t.equal(r.off.exitCode, 0, `${route}: injected`);
+    t.same({ on: r.on, verified: r.verified }, { on: r.off, verified: r.off }, `${route}: the same output`);
+    t.equal(stats.recorded, 1, `${route}: one plan for the three kinds (${JSON.stringify(stats)})`);
+    t.equal(stats.hits, workloads.length - 1, `${route}: it served every workload after the one it was recorded at`);
+  }
+  const stats = newStats();
+  const r = threeWays(input, CONFIGS['istio-go-kind'] as string, false, stats);
+  t.equal(r.off.exitCode, 0, 'a template reading the kind: injected');
+  t.same({ on: r.on, verified: r.verified }, { on: r.off, verified: r.off }, 'a template reading the kind: the same');
+  t.match(r.off.stdout, /name: STATEFUL/, 'the StatefulSets took the branch');
+  // The plan recorded at a Deployment assumes the kind is not "StatefulSet" (`eq`): it serves the other
+  // Deployments and the DaemonSets, and the StatefulSets are rendered in full.
+  t.same(
+    { recorded: stats.recorded, hits: stats.hits, full: stats.full },
+    { recorded: 1, hits: 5, full: 3 },
+    `a template reading the kind: no StatefulSet served by the Deployment's plan (${JSON.stringify(stats)})`,
+  );
+});

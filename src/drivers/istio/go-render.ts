@@ -109,11 +109,13 @@ export function renderNamed(name: string, ctx: RenderContext): { fragment: Rende
 }
 
 /**
- * Sidecar plans of Go templates (`src/render/plans.ts`, `src/render/go-plan-rules.ts`): the workload's
- * names and the pod's metadata and spec may hold placeholders; values and mesh config are one object per run.
+ * Sidecar plans of Go templates (`src/render/plans.ts`, `src/render/go-plan-rules.ts`): the workload's kind,
+ * API version and names and the pod's metadata and spec may hold placeholders (a template that branches on the
+ * kind steers it into the key, or records what the plan assumes: test/render/plan-fleets.test.ts); values and
+ * mesh config are one object per run.
  */
 const goPlanner = createPlanner({
-  slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec'],
+  slotRoots: ['TypeMeta', 'DeploymentMeta', 'ObjectMeta', 'Spec'],
   identityRoots: ['MeshConfig', 'Values'],
 });
 const goSources = planSources<GoTemplate>((template, name) => goSource(name, template));

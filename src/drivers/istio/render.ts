@@ -14,12 +14,13 @@ import { defined } from '../../checked.ts';
 const engine = createTemplateEngine(ISTIO_TEMPLATE_FUNCTIONS, PRECOMPILED, ISTIO_PLAN_RULES);
 
 /**
- * Sidecar plans of the built-in templates (`src/render/plans.ts`): names, labels, annotations and the pod
- * spec's strings and port numbers may be placeholders; `PodPorts` is rebuilt from the placeholder `Spec`;
- * `Values` and `MeshConfig` are the same objects for a whole run.
+ * Sidecar plans of the built-in templates (`src/render/plans.ts`): the workload's kind and API version
+ * (`TypeMeta`: the built-in templates do not read it, so one plan serves every kind of a pod shape), names,
+ * labels, annotations and the pod spec's strings and port numbers may be placeholders; `PodPorts` is rebuilt
+ * from the placeholder `Spec`; `Values` and `MeshConfig` are the same objects for a whole run.
  */
 const planner = createPlanner({
-  slotRoots: ['DeploymentMeta', 'ObjectMeta', 'Spec', 'AppContainers', 'WorkloadName', 'Owner'],
+  slotRoots: ['TypeMeta', 'DeploymentMeta', 'ObjectMeta', 'Spec', 'AppContainers', 'WorkloadName', 'Owner'],
   identityRoots: ['Values', 'MeshConfig'],
   derived: { PodPorts: plannedPodPorts },
 });
