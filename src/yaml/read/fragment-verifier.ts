@@ -67,8 +67,9 @@ class FragmentVerifier extends LineReader {
    * Why a span proves the node: the node's lines are read from its raw text alone, given where it ends. A
    * node at column `c` (its keys' column, or its dashes' for a sequence) ends at the first line after it
    * that is left of `c`, or, for a sequence, at `c` but not an entry. Its text is whole raw lines, from the
-   * start of its first line (indentation, and a `- ` before a compact map, included) to the end of its last,
-   * with no block scalar or multi-line flow collection (those read raw lines past the node: `rawReads`).
+   * start of its first line (indentation, and a `- ` before a compact map, included) to the end of its last;
+   * where it holds a block scalar or a multi-line flow collection (those read raw lines until a line ends them:
+   * `rawReads`), the raw line after the span must end such reads, both where it was proven and here (`endsRawReads`).
    * So when the same span stands at the start of the node's first line, is read the same way (the same
    * column, as a list at its key's column or not) and the line after it ends the node as above, the node
    * reads as it did where the span was proven, which was as `exp`; a shared `exp` cannot have changed since
