@@ -70,6 +70,12 @@ export abstract class LineReader {
   private scanned = 0;
   /** The raw line after the last span `skipTo` stepped over without scanning it (0: none): see `spanOf`. */
   private skippedTo = 0;
+  /**
+   * The last look past the table (`peekFrom` scanning from raw line `from`, at or after the first line not yet
+   * scanned): the first structural line there, or undefined for none up to the end. `skipTo(from)` takes it into the
+   * table instead of scanning it again (the line after a proven span is looked at, then read).
+   */
+  private peeked: { from: number; line: Line | undefined } | undefined;
   protected pos = 0;
 
   constructor(text: string) {
@@ -114,22 +120,32 @@ export abstract class LineReader {
     let p = this.pos;
     while (p < lines.length && (lines[p]?.index ?? raw) < raw) p++;
     if (p < lines.length) return lines[p];
-    for (let i = Math.max(this.scanned, raw); i < this.rawCount; i++) {
-      const l = this.scanLine(i);
-      if (l) return l;
-    }
-    return undefined;
+    const from = Math.max(this.scanned, raw);
+    let found: Line | undefined;
+    for (let i = from; i < this.rawCount && found === undefined; i++) found = this.scanLine(i);
+    this.peeked = { from, line: found };
+    return found;
   }
 
   /**
    * Moves `pos` to the first structural line at raw line `raw` or after. Raw lines before `raw` not yet scanned
-   * (the rest of a proven span) are stepped over unscanned.
+   * (the rest of a proven span) are stepped over unscanned; the structural line `peekFrom(raw)` found after them, if
+   * it looked there, goes into the table as it was scanned (the raw lines between it and `raw` are blank or comments).
    */
   protected skipTo(raw: number): void {
     while (this.pos < this.lines.length && (this.lines[this.pos]?.index ?? raw) < raw) this.pos++;
     if (this.pos === this.lines.length && this.scanned < raw) {
       this.scanned = raw;
       this.skippedTo = raw;
+      const peeked = this.peeked;
+      if (peeked !== undefined && peeked.from === raw) {
+        this.peeked = undefined;
+        if (peeked.line === undefined) this.scanned = this.rawCount;
+        else {
+          this.lines.push(peeked.line);
+          this.scanned = peeked.line.index + 1;
+        }
+      }
     }
   }
 
