@@ -920,3 +920,39 @@ t.test('proven spans holding a block scalar: the proxy configuration entry of an
     else t.equal(v, undefined, `${why}: reads otherwise, not proven`);
   }
 });
+
+t.test(
+  'the verifier reads each key as the reader does, where the text holds the expected key as written',
+  async (t) => {
+    const { verifyFragmentFast } = await import('../../src/yaml/read/fragment-verifier.ts');
+    const { readsAs } = await import('../../src/edit/read-back.ts');
+    // Keys that read as themselves and keys that read otherwise in Go's YAML 1.1 (booleans, null, numbers, quotes,
+    // trailing spaces), written as they are, each expected as its own text or as what it reads as.
+    const keys = ['name', 'yes', 'on', 'y', 'N', '1', '0644', '~', 'null', 'true', '"q"', "'s'", 'a ', 'key.io/x'];
+    let proven = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.constantFrom(...keys), fc.constantFrom(...keys), fc.boolean(), (written, expectedKey, nested) => {
+        const text = nested ? `m:\n  - ${written}: 1\n    z: 2\n` : `${written}: 1\nz: 2\n`;
+        const inner = { [expectedKey]: 1, z: 2 };
+        const expected = nested ? { m: [inner] } : inner;
+        const read = readFragmentFast(text);
+        const want = read !== undefined && readsAs(read, expected);
+        const got = verifyFragmentFast(text, expected, readsAs);
+        if (got === true && !want)
+          throw new Error(
+            `proven, but ${JSON.stringify(text)} reads as ${JSON.stringify(read)}, not ${JSON.stringify(expected)}`,
+          );
+        if (want && got !== true) throw new Error(`not proven: ${JSON.stringify(text)} as ${JSON.stringify(expected)}`);
+        if (got) proven++;
+        else refused++;
+        return true;
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    t.ok(proven > 0 && refused > proven, `${proven} proven, ${refused} refused (the key reads otherwise)`);
+    t.equal(verifyFragmentFast('yes: 1\n', { yes: 1 }, readsAs), undefined, '`yes:` is the key true in YAML 1.1');
+    t.equal(verifyFragmentFast('yes: 1\n', { true: 1 }, readsAs), true, '`yes:` read as the key true');
+    t.equal(verifyFragmentFast('"q": 1\n', { '"q"': 1 }, readsAs), undefined, 'a quoted key is its content');
+  },
+);

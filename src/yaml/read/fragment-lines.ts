@@ -222,9 +222,15 @@ export abstract class LineReader {
     return true;
   }
 
-  /** Puts `l` in place of structural line `p` (already read): a `- ` entry's content seen at its own column. */
-  protected replaceLine(p: number, l: Line): void {
-    this.lines[p] = l;
+  /**
+   * Structural line `p` (already read) seen as its `- ` entry's content: `text` at column `indent`, the same raw line.
+   * Changed in place (no new line object per entry): a reader holding the line uses only its `index` after this.
+   */
+  protected replaceLine(p: number, indent: number, text: string): void {
+    const l = this.lines[p];
+    if (l === undefined) return;
+    l.indent = indent;
+    l.text = text;
   }
 
   /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */
