@@ -103,3 +103,39 @@ t.test('resolvePlain: one rule set for YAML 1.1 (Go) and 1.2, declining where re
   t.equal(resolvePlain('12345678901234567890', '1.2'), undefined, 'beyond 2^53: declined');
   t.equal(resolvePlain('1e400', '1.2'), undefined, 'an infinite float: declined (Go reads the text as a string)');
 });
+
+t.test(
+  'names, image references and URLs with a colon: written plain without the cache, read back everywhere',
+  async (t) => {
+    let plain = 0;
+    fc.assert(
+      fc.property(
+        // Starts a plain scalar can have (letters, `/`) and look-alike starts, then names, paths, `:` runs and ends.
+        fc.stringMatching(/^[a-zA-Z/._~-][a-zA-Z0-9_./:~ -]{0,12}$/),
+        (s) => {
+          const out = emitString(s);
+          if (/^["'|]/.test(out)) return true;
+          plain++;
+          const r = readings(out);
+          if (!r.every((x) => x === s))
+            throw new Error(`${JSON.stringify(s)} written plain, read as ${JSON.stringify(r)}`);
+          // The fast readers may decline a form (undefined: left to `yaml`), never read another value.
+          const fast = [resolvePlain(out, '1.1'), resolvePlain(out, '1.2')];
+          if (fast.some((v) => v !== undefined && v !== s))
+            throw new Error(`${JSON.stringify(s)}: the fast readers resolve it to ${JSON.stringify(fast)}`);
+          return true;
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+    t.ok(plain > NUM_RUNS / 4, `${plain} of ${NUM_RUNS} generated strings written plain`);
+    for (const s of [
+      'docker.io/istio/proxyv2:1.31.0',
+      'kubernetes://apis/apps/v1/namespaces/team-0/deployments/cart-0',
+      'istiod.istio-system.svc:15012',
+    ])
+      t.equal(emitString(s), s, `${s} is plain`);
+    for (const s of ['key:', 'a: b', 'on', '2024-01-01', '1:20', '0x1F:'])
+      t.not(emitString(s), s, `${s} is quoted (it would end a key, or reads otherwise somewhere)`);
+  },
+);

@@ -12,11 +12,14 @@ import { needsQuotes } from '../scalars.ts';
 const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
 
 /**
- * Words, names and paths that are plain in every reader: they start with a character no YAML 1.1/1.2
- * non-string form or indicator starts with (booleans, null and numbers start with one of `yYnNtTfFoOeE~+-.`
- * or a digit) and hold no space, `:` or `#`.
+ * Words, names, paths, image references and URLs that are plain in every reader: they start with a character no
+ * YAML 1.1/1.2 non-string form or indicator starts with (booleans, null and numbers start with one of
+ * `yYnNtTfFoOeE~+-.` or a digit; so do sexagesimals and timestamps, YAML 1.1 §2, the only forms with a `:`) and hold
+ * no space or `#`, and a `:` only between other characters (never before a space or at the end, where it would end
+ * a key: YAML 1.2 `ns-plain-char`). Checked before the cache (issue #40: the per-workload names and references a
+ * sidecar carries, `docker.io/istio/proxyv2:1.31.0`, `kubernetes://apis/apps/v1/...`, are each seen once).
  */
-const SIMPLE_PLAIN = /^[a-dg-mpqrsuvwxzA-DG-MPQRSUVWXZ/][a-zA-Z0-9_./-]*$/;
+const SIMPLE_PLAIN = /^[a-dg-mpqrsuvwxzA-DG-MPQRSUVWXZ/][a-zA-Z0-9_./-]*(?::[a-zA-Z0-9_./-]+)*$/;
 
 function isPlainSafe(s: string): boolean {
   if (SIMPLE_PLAIN.test(s)) return true;

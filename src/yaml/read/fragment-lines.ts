@@ -41,6 +41,12 @@ export interface ProvenSpan {
    */
   readonly column: number;
   readonly indentlessSeq: boolean;
+  /**
+   * Whether reading the node read raw lines (a block scalar, a flow collection over several lines): such a read
+   * goes on until a line ends it, so the span proves the node only where the raw line after it ends every such
+   * read (`endsRawReads`), as it did where it was proven.
+   */
+  readonly raw: boolean;
 }
 
 /**
@@ -64,6 +70,12 @@ export abstract class LineReader {
   private scanned = 0;
   /** The raw line after the last span `skipTo` stepped over without scanning it (0: none): see `spanOf`. */
   private skippedTo = 0;
+  /**
+   * The last look past the table (`peekFrom` scanning from raw line `from`, at or after the first line not yet
+   * scanned): the first structural line there, or undefined for none up to the end. `skipTo(from)` takes it into the
+   * table instead of scanning it again (the line after a proven span is looked at, then read).
+   */
+  private peeked: { from: number; line: Line | undefined } | undefined;
   protected pos = 0;
 
   constructor(text: string) {
@@ -108,22 +120,32 @@ export abstract class LineReader {
     let p = this.pos;
     while (p < lines.length && (lines[p]?.index ?? raw) < raw) p++;
     if (p < lines.length) return lines[p];
-    for (let i = Math.max(this.scanned, raw); i < this.rawCount; i++) {
-      const l = this.scanLine(i);
-      if (l) return l;
-    }
-    return undefined;
+    const from = Math.max(this.scanned, raw);
+    let found: Line | undefined;
+    for (let i = from; i < this.rawCount && found === undefined; i++) found = this.scanLine(i);
+    this.peeked = { from, line: found };
+    return found;
   }
 
   /**
    * Moves `pos` to the first structural line at raw line `raw` or after. Raw lines before `raw` not yet scanned
-   * (the rest of a proven span) are stepped over unscanned.
+   * (the rest of a proven span) are stepped over unscanned; the structural line `peekFrom(raw)` found after them, if
+   * it looked there, goes into the table as it was scanned (the raw lines between it and `raw` are blank or comments).
    */
   protected skipTo(raw: number): void {
     while (this.pos < this.lines.length && (this.lines[this.pos]?.index ?? raw) < raw) this.pos++;
     if (this.pos === this.lines.length && this.scanned < raw) {
       this.scanned = raw;
       this.skippedTo = raw;
+      const peeked = this.peeked;
+      if (peeked !== undefined && peeked.from === raw) {
+        this.peeked = undefined;
+        if (peeked.line === undefined) this.scanned = this.rawCount;
+        else {
+          this.lines.push(peeked.line);
+          this.scanned = peeked.line.index + 1;
+        }
+      }
     }
   }
 
@@ -136,11 +158,29 @@ export abstract class LineReader {
   }
 
   /**
+   * Whether raw line `raw` ends every block scalar of a node at column `c` that ran to the line before it: a line
+   * with content (blank lines, and lines that look like comments, can be a block scalar's content) at column `c` or
+   * left of it. A block scalar inside such a node has its parent's key or dash at `c` or right of it, so its content
+   * is indented past `c` (`blockScalar`), and such a line ends it. A multi-line flow collection ends on its closing
+   * line, which is in the node. False past the last line (a block scalar would run to the end of the text).
+   */
+  protected endsRawReads(raw: number, c: number): boolean {
+    if (raw >= this.rawCount) return false;
+    const text = this.text;
+    const s = this.starts[raw] ?? text.length;
+    let i = s;
+    while (text.charCodeAt(i) === 32) i++;
+    const ch = text.charCodeAt(i);
+    return i - s <= c && i < text.length && ch !== 10 && ch !== 13;
+  }
+
+  /**
    * The span of the node that started at raw line `first` and was just read (`pos` is past it), for reuse
    * (see `FragmentVerifier.nodeAt`): whole raw lines from the start of its first to the end of its last
-   * structural line. Undefined where a span would not prove the node: the node read raw lines past its own
-   * (a block scalar or a flow collection over several lines read since `reads`), does not end as `endsNode`
-   * says, or its last line has no line break.
+   * structural line. Undefined where a span would not prove the node: it does not end as `endsNode` says, its last
+   * line has no line break, or it read raw lines (a block scalar or a flow collection over several lines read since
+   * `reads`) and the raw line after the span does not end such reads (`endsRawReads`: a block scalar whose last
+   * lines look like comments, or are blank, reads past the node's last structural line).
    */
   protected spanOf(
     first: number,
@@ -149,7 +189,7 @@ export abstract class LineReader {
     indentlessSeq: boolean,
     seqNode: boolean,
   ): ProvenSpan | undefined {
-    if (this.rawReads !== reads) return undefined;
+    const raw = this.rawReads !== reads;
     const next = this.line(this.pos);
     if (!this.endsNode(next, c, seqNode)) return undefined;
     // The node's last line: the structural line before the next one (comments after it are not its own): the last
@@ -157,15 +197,17 @@ export abstract class LineReader {
     const lastLine = this.lines[this.pos - 1];
     if (lastLine === undefined) return undefined;
     const last = Math.max(lastLine.index, this.skippedTo - 1);
-    if (last + 1 >= this.starts.length) return undefined;
+    if (last + 1 >= this.starts.length || (raw && !this.endsRawReads(last + 1, c))) return undefined;
     // A copy, not a slice: a slice would keep the whole text it was cut from alive for as long as the span.
     const text = `${this.text.slice(this.starts[first] ?? 0, this.starts[last + 1])} `.slice(0, -1);
-    return { text, lines: last + 1 - first, column: c, indentlessSeq };
+    return { text, lines: last + 1 - first, column: c, indentlessSeq, raw };
   }
 
   /**
    * Whether `span` stands at the start of raw line `first`, is read the same way (column `c`, `indentlessSeq`)
-   * and ends the node there (`endsNode`); if so, moves past it.
+   * and ends the node there (`endsNode`), and, for a span whose node read raw lines, the raw line after it ends
+   * those reads (`endsRawReads`); if so, moves past it (counting a raw read, so that a span around it is checked
+   * the same way).
    */
   protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
     if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
@@ -173,14 +215,22 @@ export abstract class LineReader {
     // `substr` and `!==` rather than `startsWith`: V8 compares equal strings as memory, `startsWith` character by character.
     if (from === undefined || this.text.substr(from, span.text.length) !== span.text) return false;
     const after = first + span.lines;
+    if (span.raw && !this.endsRawReads(after, c)) return false;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
+    if (span.raw) this.rawReads++;
     this.skipTo(after);
     return true;
   }
 
-  /** Puts `l` in place of structural line `p` (already read): a `- ` entry's content seen at its own column. */
-  protected replaceLine(p: number, l: Line): void {
-    this.lines[p] = l;
+  /**
+   * Structural line `p` (already read) seen as its `- ` entry's content: `text` at column `indent`, the same raw line.
+   * Changed in place (no new line object per entry): a reader holding the line uses only its `index` after this.
+   */
+  protected replaceLine(p: number, indent: number, text: string): void {
+    const l = this.lines[p];
+    if (l === undefined) return;
+    l.indent = indent;
+    l.text = text;
   }
 
   /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */

@@ -77,7 +77,7 @@ class FastReader extends LineReader {
       }
       // `- key: value` starts a compact map at the column of `key`; `- - x` a nested seq.
       const col = indent + (line.text.length - rest.length);
-      this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
+      this.replaceLine(this.pos, col, rest);
       if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
         out.push(this.node(col));
       } else {

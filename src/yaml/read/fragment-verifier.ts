@@ -1,6 +1,7 @@
 import type { Json } from '../../model.ts';
 import { isJsonObject, isShared } from '../../json.ts';
 import { Declined, decline } from './scan.ts';
+import { resolvePlain } from '../scalars.ts';
 import { LineReader, afterSpaces, isEntry, type ProvenSpan } from './fragment-lines.ts';
 
 /**
@@ -67,8 +68,9 @@ class FragmentVerifier extends LineReader {
    * Why a span proves the node: the node's lines are read from its raw text alone, given where it ends. A
    * node at column `c` (its keys' column, or its dashes' for a sequence) ends at the first line after it
    * that is left of `c`, or, for a sequence, at `c` but not an entry. Its text is whole raw lines, from the
-   * start of its first line (indentation, and a `- ` before a compact map, included) to the end of its last,
-   * with no block scalar or multi-line flow collection (those read raw lines past the node: `rawReads`).
+   * start of its first line (indentation, and a `- ` before a compact map, included) to the end of its last;
+   * where it holds a block scalar or a multi-line flow collection (those read raw lines until a line ends them:
+   * `rawReads`), the raw line after the span must end such reads, both where it was proven and here (`endsRawReads`).
    * So when the same span stands at the start of the node's first line, is read the same way (the same
    * column, as a list at its key's column or not) and the line after it ends the node as above, the node
    * reads as it did where the span was proven, which was as `exp`; a shared `exp` cannot have changed since
@@ -129,7 +131,7 @@ class FragmentVerifier extends LineReader {
         ok = next && next.indent > indent ? this.nodeAt(next.indent, false, e) : this.same(null, e);
       } else {
         const col = indent + (line.text.length - rest.length);
-        this.replaceLine(this.pos, { indent: col, text: rest, index: line.index });
+        this.replaceLine(this.pos, col, rest);
         if (rest === '-' || rest.startsWith('- ') || this.keyEnd(rest) >= 0) {
           ok = this.nodeAt(col, false, e);
         } else {
@@ -140,6 +142,25 @@ class FragmentVerifier extends LineReader {
       if (!ok) return false;
     }
     return i === exp.length;
+  }
+
+  /**
+   * The key of a block map line whose key ends at `end` (`key(t.slice(0, end))`), without cutting it out where the
+   * line starts with `hint` (the key expected next) written plain, as it reads: not quoted, no trailing space, and
+   * resolving to itself as Go's YAML 1.1 reads a plain scalar (`resolvePlain`: `on` reads as true, `0644` declines).
+   */
+  private keyRead(t: string, end: number, hint: string | undefined): string {
+    if (
+      hint !== undefined &&
+      end === hint.length &&
+      t.startsWith(hint) &&
+      hint[0] !== '"' &&
+      hint[0] !== "'" &&
+      hint.charCodeAt(end - 1) !== 32 &&
+      resolvePlain(hint, '1.1') === hint
+    )
+      return hint;
+    return this.key(t.slice(0, end));
   }
 
   /**
@@ -160,7 +181,7 @@ class FragmentVerifier extends LineReader {
       }
       const end = this.keyEnd(line.text);
       if (end < 0) decline();
-      const key = this.key(line.text.slice(0, end));
+      const key = this.keyRead(line.text, end, keys[j]);
       if (key === '<<' || key === '__proto__') decline();
       let e: Json | undefined;
       for (;;) {
