@@ -70,6 +70,23 @@ export function strategicMergeTrusted(
 }
 
 /**
+ * {@link strategicMerge} of `patch` into `target` itself, or {@link strategicMergeTrusted} when `checked` (the
+ * same patch, checked; `copy` as there): `target` is changed and returned, and nothing of it is copied but a
+ * shared subtree (`share`) it holds, before a write into it. For a target the caller owns (no one else holds it
+ * or a collection in it, e.g. a fresh `cloneJson`): it saves the copy of the whole original.
+ */
+export function strategicMergeInto(
+  target: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema = EMPTY_SCHEMA,
+  checked?: TrustedPatch,
+  copy = false,
+): JsonObject {
+  if (checked === undefined) return mergeMap(target, patch, schema);
+  return mergeMap(target, copy ? cloneJson(checked.trusted) : checked.trusted, schema, true);
+}
+
+/**
  * Applies `patch` to `original` with strategic-merge semantics (see the module comment).
  * @param original the current object (not mutated)
  * @param patch the patch object (not mutated)
@@ -256,7 +273,9 @@ function mergeByKey(
   }
   const inPatch = new Set(plain.map(keyId));
   const [patchItems, serverOnly] = partition(merged, (x) => inPatch.has(keyId(x)));
-  return normalizeOrder(patchItems, serverOnly, plain, orig, keyId);
+  // The original's entries as merged (strategicpatch orders by the merged maps): the same objects, but for a
+  // shared one, which was merged into as a copy (`writable`).
+  return normalizeOrder(patchItems, serverOnly, plain, merged.slice(0, orig.length), keyId);
 }
 
 /**

@@ -6,11 +6,13 @@
  * - Lists merged by key whose keys are distinct strings (an injection's containers and volumes) skip the general
  *   merge: the same lists keyed by numbers instead always take the general path, so the two results, keys mapped
  *   back, must agree.
+ * - A merge into a target the caller owns (`strategicMergeInto`) gives the same pod without copying it first, and
+ *   copies a shared subtree of the target before writing into it.
  * Inputs hold nulls, `$patch` directives, repeated and missing merge keys.
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { cloneJson, strategicMerge } from '../../src/patch/strategic-merge.ts';
+import { cloneJson, strategicMerge, strategicMergeInto } from '../../src/patch/strategic-merge.ts';
 import { POD_SCHEMA } from '../../src/patch/patch-schema.ts';
 import { isJsonObject, isShared, share } from '../../src/json.ts';
 import type { Json, JsonObject } from '../../src/model.ts';
@@ -107,6 +109,13 @@ t.test('lists keyed by distinct strings merge as the general path merges them', 
   t.same((out.spec as JsonObject).containers, [{ name: 'z' }, { name: 'c' }, { name: 'b' }, { name: 'a' }]);
 });
 
+/** The outermost shared subtrees of `v`. */
+function sharedParts(v: Json): Json[] {
+  if (typeof v !== 'object' || v === null) return [];
+  if (isShared(v)) return [v];
+  return (Array.isArray(v) ? v : Object.values(v)).flatMap(sharedParts);
+}
+
 /** `patch` with the subtrees `pick` chooses shared (deep-frozen); the rest a fresh copy. */
 function withShared(patch: JsonObject, pick: (path: string) => boolean): JsonObject {
   const walk = (v: Json, path: string): Json => {
@@ -178,4 +187,36 @@ t.test('a shared subtree taken into the result stays shared: nobody can change i
     (first.hostname as JsonObject[]).push({ name: 'x' });
   }, 'a write throws');
   t.same(volumes, [{ name: 'v', emptyDir: null }, { name: 'w' }], 'the patch is as it was');
+});
+
+t.test("a merge into an owned target gives the copying merge's pod, and leaves its shared parts alone", async (t) => {
+  let merges = 0;
+  fc.assert(
+    fc.property(pod, pod, fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), (original, patch, picks) => {
+      const expected = outcome(original, patch);
+      const into = (target: JsonObject): string => {
+        try {
+          return JSON.stringify(strategicMergeInto(target, patch, POD_SCHEMA));
+        } catch {
+          return 'failed';
+        }
+      };
+      if (into(cloneJson(original)) !== expected) return false;
+      // The target's own top level, with shared (deep-frozen) parts inside: copied on write.
+      let n = 0;
+      const partly = withShared(original, (path) => path !== '' && picks[n++ % picks.length] === true);
+      const shared = sharedParts(partly).map((x) => ({ x, text: JSON.stringify(x) }));
+      const got = into(partly);
+      if (got !== 'failed') merges++;
+      return got === expected && shared.every(({ x, text }) => JSON.stringify(x) === text);
+    }),
+    { numRuns: 800 },
+  );
+  t.ok(merges > 400, `${merges} of 800 merges succeeded`);
+  const target: JsonObject = { spec: share({ containers: [{ name: 'app', image: 'a' }] } as JsonObject) };
+  const frozen = target.spec;
+  const out = strategicMergeInto(target, { spec: { containers: [{ name: 'app', image: 'b' }] } }, POD_SCHEMA);
+  t.equal(out, target, 'the target itself is returned');
+  t.same(out.spec, { containers: [{ name: 'app', image: 'b' }] }, 'merged');
+  t.same(frozen, { containers: [{ name: 'app', image: 'a' }] }, 'the shared part as it was');
 });
