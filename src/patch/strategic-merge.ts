@@ -21,7 +21,7 @@
  * Inputs are not mutated. Errors: `MeshInjectError` with code `BAD_MERGE` (message worded as strategicpatch's) for a
  * merge-key element without its key or an unknown `$patch` value.
  */
-import { cloneJson, isJsonObject, jsonEqual, setOwn, withoutNulls } from '../json.ts';
+import { cloneJson, isJsonObject, isShared, jsonEqual, setOwn, withoutNulls } from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
@@ -67,6 +67,23 @@ export function strategicMergeTrusted(
   copy = false,
 ): JsonObject {
   return mergeMap(cloneJson(original), copy ? cloneJson(patch.trusted) : patch.trusted, schema, true);
+}
+
+/**
+ * {@link strategicMerge} of `patch` into `target` itself, or {@link strategicMergeTrusted} when `checked` (the
+ * same patch, checked; `copy` as there): `target` is changed and returned, and nothing of it is copied but a
+ * shared subtree (`share`) it holds, before a write into it. For a target the caller owns (no one else holds it
+ * or a collection in it, e.g. a fresh `cloneJson`): it saves the copy of the whole original.
+ */
+export function strategicMergeInto(
+  target: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema = EMPTY_SCHEMA,
+  checked?: TrustedPatch,
+  copy = false,
+): JsonObject {
+  if (checked === undefined) return mergeMap(target, patch, schema);
+  return mergeMap(target, copy ? cloneJson(checked.trusted) : checked.trusted, schema, true);
 }
 
 /**
@@ -133,7 +150,7 @@ function mergeMap(
       continue;
     }
     if (isJsonObject(origV) && isJsonObject(patchV)) {
-      original[k] = sub?.replace ? (taken() as JsonObject) : mergeMap(origV, patchV, sub, trusted);
+      original[k] = sub?.replace ? (taken() as JsonObject) : mergeMap(writable(origV), patchV, sub, trusted);
     } else if (Array.isArray(origV) && Array.isArray(patchV)) {
       original[k] = sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub, trusted) : taken();
     } else {
@@ -141,6 +158,18 @@ function mergeMap(
     }
   }
   return original;
+}
+
+/**
+ * `v`, or a shallow copy of it when it is shared (`share`: deep-frozen). A map merged into is written to; a value
+ * taken from the patch earlier in the same merge (a list entry whose merge key repeats) may be a shared subtree
+ * of the patch, which must stay as it is.
+ */
+function writable(v: JsonObject): JsonObject {
+  if (!Object.isFrozen(v) || !isShared(v)) return v;
+  const copy: JsonObject = {};
+  for (const k in v) setOwn(copy, k, v[k] as Json);
+  return copy;
 }
 
 /** `mergeSlice` for a list with a merge strategy; `original` is owned. */
@@ -215,6 +244,17 @@ function mergeByKey(
   schema: PatchSchema | undefined,
   trusted: boolean,
 ): Json[] {
+  if (disjointStringKeys(orig, plain, mergeKey)) {
+    // What the general path below gives for such lists: no element merges into another, `normalizeOrder` keeps
+    // each list's order and puts the patch elements (all new) first.
+    const out: Json[] = new Array(plain.length + orig.length);
+    for (let i = 0; i < plain.length; i++) {
+      const pv = plain[i] as JsonObject;
+      out[i] = trusted ? pv : mergeMap({}, pv, schema?.items);
+    }
+    for (let i = 0; i < orig.length; i++) out[plain.length + i] = orig[i] as Json;
+    return out;
+  }
   const keyId = (x: Json): string => (isJsonObject(x) && x[mergeKey] !== undefined ? canonical(x[mergeKey]) : 'none');
   const merged = [...orig];
   const at = new Map<string, number>();
@@ -225,7 +265,7 @@ function mergeByKey(
     const pv = v as JsonObject;
     if (!(mergeKey in pv)) throw mergeError(`map: ${quoteData(pv)} does not contain declared merge key: ${mergeKey}`);
     const idx = pv[mergeKey] === undefined ? -1 : (at.get(keyId(pv)) ?? -1);
-    if (idx >= 0) merged[idx] = mergeMap(merged[idx] as JsonObject, pv, schema?.items, trusted);
+    if (idx >= 0) merged[idx] = mergeMap(writable(merged[idx] as JsonObject), pv, schema?.items, trusted);
     else {
       if (pv[mergeKey] !== undefined) at.set(keyId(pv), merged.length);
       merged.push(trusted ? pv : mergeMap({}, pv, schema?.items));
@@ -233,7 +273,25 @@ function mergeByKey(
   }
   const inPatch = new Set(plain.map(keyId));
   const [patchItems, serverOnly] = partition(merged, (x) => inPatch.has(keyId(x)));
-  return normalizeOrder(patchItems, serverOnly, plain, orig, keyId);
+  // The original's entries as merged (strategicpatch orders by the merged maps): the same objects, but for a
+  // shared one, which was merged into as a copy (`writable`).
+  return normalizeOrder(patchItems, serverOnly, plain, merged.slice(0, orig.length), keyId);
+}
+
+/**
+ * Whether every element of both lists is a map whose merge key holds a string, and no string occurs twice (within a
+ * list or across both): the lists an injection merges most (the app's containers and the injected ones, volumes).
+ */
+function disjointStringKeys(orig: Json[], plain: Json[], mergeKey: string): boolean {
+  const seen = new Set<string>();
+  for (const list of [orig, plain]) {
+    for (const x of list) {
+      const k = isJsonObject(x) ? x[mergeKey] : undefined;
+      if (typeof k !== 'string' || seen.has(k)) return false;
+      seen.add(k);
+    }
+  }
+  return true;
 }
 
 /**

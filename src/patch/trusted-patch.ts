@@ -3,7 +3,7 @@
  * plain data (no `$` key, no `null`, distinct merge keys in every merge-keyed list), checked once per patch and,
  * for a sidecar plan's output, once per template (`fillsTrust`).
  */
-import { getOrMake, hasNullEntry, isJsonObject, isShared, setOwn, withoutNulls } from '../json.ts';
+import { getOrMake, hasNullEntry, isJsonObject, isShared, setOwn, share, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { EMPTY_SCHEMA, type PatchSchema } from './patch-schema.ts';
 
@@ -64,11 +64,17 @@ function distinctMergeKeys(v: Json[], schema: PatchSchema | undefined): boolean 
 
 /**
  * `withoutNulls(v)` when `v` is plain (`isPlain`: nothing for `stripDirectives` to do), in one walk instead of
- * two; undefined when it is not (the caller strips directives first).
+ * two; undefined when it is not (the caller strips directives first). For a shared subtree (`share`) the answer
+ * is worked out once and is shared itself (see `sharedPlainWithoutNulls`).
  */
 export function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Json | undefined {
   if (typeof v !== 'object' || v === null) return v;
-  if (isShared(v)) return isPlain(v, schema) ? withoutNulls(v) : undefined;
+  if (Object.isFrozen(v)) {
+    // One lookup for a subtree seen before (only shared subtrees are remembered).
+    const memo = SHARED_TAKEN.get(v);
+    if (memo !== undefined && memo.schema === schema) return memo.taken ?? undefined;
+    if (isShared(v)) return sharedPlainWithoutNulls(v, schema, memo);
+  }
   if (Array.isArray(v)) {
     if (!distinctMergeKeys(v, schema)) return undefined;
     const out: Json[] = new Array(v.length);
@@ -90,6 +96,39 @@ export function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Jso
     setOwn(out, k, y);
   }
   return out;
+}
+
+/** `plainWithoutNulls` of a shared subtree under one schema: the value, or `null` when the subtree is not plain. */
+interface SharedTaken {
+  readonly schema: PatchSchema | undefined;
+  readonly taken: Json | null;
+  /** Answers under further schemas (a subtree met at two places of a pod). */
+  readonly others: Map<PatchSchema | undefined, Json | null>;
+}
+
+/**
+ * `plainWithoutNulls` of shared subtrees, by subtree (the first schema asked in the entry, others beside it).
+ * Module state by design: a memo keyed by deep-frozen subtrees (`share`) and immutable schemas.
+ */
+const SHARED_TAKEN = new WeakMap<object, SharedTaken>();
+
+/**
+ * `plainWithoutNulls` of a shared subtree, worked out once per subtree and schema: the subtree itself when it holds
+ * no null map value, else its `withoutNulls` copy, shared (`share`: deep-frozen, so every workload a sidecar plan
+ * serves holds the same object and code that writes into it throws, as it would for the subtree itself).
+ */
+function sharedPlainWithoutNulls(
+  v: Json[] | JsonObject,
+  schema: PatchSchema | undefined,
+  memo: SharedTaken | undefined,
+): Json | undefined {
+  const take = (): Json | null => (isPlain(v, schema) ? share(withoutNulls(v)) : null);
+  if (memo === undefined) {
+    const taken = take();
+    SHARED_TAKEN.set(v, { schema, taken, others: new Map() });
+    return taken ?? undefined;
+  }
+  return getOrMake(memo.others, schema, take) ?? undefined;
 }
 
 /** A patch that {@link trustedPatch} checked: plain data, applied without further checks or copies. */

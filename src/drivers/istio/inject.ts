@@ -6,7 +6,7 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { InjectRequest } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
-import { cloneJson, strategicMerge, strategicMergeTrusted } from '../../patch/strategic-merge.ts';
+import { cloneJson, strategicMerge, strategicMergeInto, strategicMergeTrusted } from '../../patch/strategic-merge.ts';
 import { POD_SCHEMA } from '../../patch/patch-schema.ts';
 import { fillsTrust, trustedPatch, type TrustedPatch } from '../../patch/trusted-patch.ts';
 import { filledFrom, planSwitches } from '../../render/plans.ts';
@@ -93,10 +93,18 @@ function asPod(o: JsonObject): PodTemplate {
 /**
  * `pod` with `fragment` strategic-merged in. With `checked` (the fragment passed `trustedPatch`), values new
  * to the pod are taken without checks; `copy: false` gives them away uncopied (the fragment must not be used
- * again by anyone who mutates).
+ * again by anyone who mutates). `owned`: the caller owns `pod` (a fresh `cloneJson`, held by no one else), which
+ * is then merged into in place instead of copied first.
  */
-function mergeInto(pod: PodTemplate, fragment: JsonObject, checked?: TrustedPatch, copy = true): PodTemplate {
+function mergeInto(
+  pod: PodTemplate,
+  fragment: JsonObject,
+  checked: TrustedPatch | undefined,
+  copy: boolean,
+  owned = false,
+): PodTemplate {
   const base = { metadata: pod.metadata as JsonObject, spec: pod.spec };
+  if (owned) return asPod(strategicMergeInto(base, fragment, POD_SCHEMA, checked, copy));
   return asPod(
     checked ? strategicMergeTrusted(base, checked, POD_SCHEMA, copy) : strategicMerge(base, fragment, POD_SCHEMA),
   );
@@ -270,6 +278,10 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   };
   const used: Array<{ name: string; origin: TemplateOrigin }> = [];
   let merged = cloneJson(original);
+  // `merged` is this fresh copy until the first merge, which merges into it in place. After it, `merged` holds
+  // shared (deep-frozen) parts of the fragment: a later template's merge copies it first, as ever, which also
+  // makes those parts writable for the steps after it.
+  let mergedFresh = true;
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
   for (const name of templateNamesFor(annotations, istio)) {
     let rendered: RenderedFragment;
@@ -317,7 +329,8 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged.spec.containers = [...containersOf(merged.spec, 'containers'), proxy];
     }
     try {
-      merged = mergeInto(merged, fragment, checked, true);
+      merged = mergeInto(merged, fragment, checked, true, mergedFresh);
+      mergedFresh = false;
     } catch (e) {
       wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');
     }

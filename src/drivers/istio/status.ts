@@ -49,11 +49,35 @@ function stringList(v: unknown): string[] | undefined {
 }
 
 /**
+ * Parsed status values by text (`null`: not valid status JSON). Every workload a sidecar plan serves carries the
+ * same status text, read by inject, the pruning of a previous injection, inventory and uninject.
+ * Module state by design: a memo of a pure function of a string, its answers frozen; bounded (cleared when full).
+ */
+const PARSED_STATUS = new Map<string, Readonly<InjectionStatus> | null>();
+const PARSED_STATUS_LIMIT = 256;
+
+/**
  * Parses a status annotation value; `undefined` when absent or not valid status JSON (Go's `json.Unmarshal`
- * into `SidecarInjectionStatus` failing, which Istio treats as "not injected").
+ * into `SidecarInjectionStatus` failing, which Istio treats as "not injected"). The result is frozen (its lists
+ * too) and shared by every caller that parses the same text: read it, never change it.
  */
 export function parseInjectionStatus(value: string | undefined): InjectionStatus | undefined {
   if (value === undefined) return undefined;
+  const known = PARSED_STATUS.get(value);
+  if (known !== undefined) return known ?? undefined;
+  const parsed = parseStatusText(value);
+  if (parsed) {
+    for (const list of [parsed.initContainers, parsed.containers, parsed.volumes, parsed.imagePullSecrets])
+      Object.freeze(list);
+    Object.freeze(parsed);
+  }
+  if (PARSED_STATUS.size >= PARSED_STATUS_LIMIT) PARSED_STATUS.clear();
+  PARSED_STATUS.set(value, parsed ?? null);
+  return parsed;
+}
+
+/** {@link parseInjectionStatus} of a present value, parsed afresh. */
+function parseStatusText(value: string): InjectionStatus | undefined {
   let v: unknown;
   try {
     v = JSON.parse(value);
