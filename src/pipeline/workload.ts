@@ -283,16 +283,29 @@ function podSourceTexts(
  * workloads have none of (issue #40: finding it was a fifth of the record's source texts).
  */
 function lazySeqIndent(w: Workload, ctx: RunContext): { readonly seqIndent: 'compact' | 'wide' } {
-  let found: 'compact' | 'wide' | undefined;
-  return {
-    get seqIndent(): 'compact' | 'wide' {
-      if (found === undefined) {
-        const meta = (w.item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
-        found = seqIndentOf(ctx.source.text.slice(w.item.start, w.item.end), meta?.annotations);
-      }
-      return found;
-    },
-  };
+  return new LazySeqIndent(w, ctx);
+}
+
+/**
+ * {@link lazySeqIndent}'s style: a class, so that its getter is on the prototype (an object literal with a getter
+ * is built on a slow path, once per workload: issue #40, a sixth of the record's source texts).
+ */
+class LazySeqIndent {
+  #found: 'compact' | 'wide' | undefined;
+  readonly #w: Workload;
+  readonly #text: string;
+  constructor(w: Workload, ctx: RunContext) {
+    this.#w = w;
+    this.#text = ctx.source.text;
+  }
+  get seqIndent(): 'compact' | 'wide' {
+    if (this.#found === undefined) {
+      const w = this.#w;
+      const meta = (w.item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
+      this.#found = seqIndentOf(this.#text.slice(w.item.start, w.item.end), meta?.annotations);
+    }
+    return this.#found;
+  }
 }
 
 /**
