@@ -147,16 +147,22 @@ export function injectWorkload(
       // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`);
       // its renders repeat injection's and count against the per-render budget only: the run budget counts
       // what the workloads' injection renders, as before the check (test/render/template-budgets.test.ts).
-      // `injection`: a hook that would render this same injection again takes its result instead (issue #37).
+      // `injection`: a hook that would render this same injection again takes its result instead (issue #37);
+      // `readOnly`: the record only compares the result, which is not copied out of uninject's frozen view (#40).
       uninject: (pod: PodTemplate) =>
         withoutRunCharge(
           () =>
-            uninjectPod(ctx.mesh, pod, {
-              workload: w.ref,
-              ...(namespace ? { namespace } : {}),
-              config: ctx.config,
-              injection: { request, pod: res.pod },
-            })?.pod,
+            uninjectPod(
+              ctx.mesh,
+              pod,
+              {
+                workload: w.ref,
+                ...(namespace ? { namespace } : {}),
+                config: ctx.config,
+                injection: { request, pod: res.pod },
+              },
+              true,
+            )?.pod,
         ),
       texts: (before: PodTemplate, after: PodTemplate) => podSourceTexts(w, ctx, before, after),
     };

@@ -89,8 +89,11 @@ function fail(message: string, field?: string): never {
   throw new InjectError(`cannot uninject faithfully: ${message}`, { field });
 }
 
-/** The env value `name` of the removed proxy container (native or classic), if any. */
-function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string | undefined {
+/**
+ * The env of the removed proxy container (native or classic) of `injected`, as found (`[]` without one): read by
+ * {@link proxyEnv}, found once for both of the proxy's records (issue #40).
+ */
+function proxyEnvOf(injected: PodTemplate, inv: Inventory): readonly Json[] {
   const listed = inv.containers.includes(PROXY_CONTAINER)
     ? 'containers'
     : inv.initContainers.includes(PROXY_CONTAINER)
@@ -98,9 +101,13 @@ function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string |
       : undefined;
   const proxy = listed ? findContainer(PROXY_CONTAINER, containersOf(injected.spec, listed)) : undefined;
   // Read only (`injected` is frozen): `envOf` would add `env: []` to a proxy without one.
-  const env = Array.isArray(proxy?.env) ? proxy.env.filter(isJsonObject) : [];
-  const e = env.find((x) => x.name === name);
-  return e && typeof e.value === 'string' ? e.value : undefined;
+  return Array.isArray(proxy?.env) ? proxy.env : [];
+}
+
+/** The value of the first entry named `name` of a container's `env` (`proxyEnvOf`), when it is a string. */
+function proxyEnv(env: readonly Json[], name: string): string | undefined {
+  const e = env.find((x) => isJsonObject(x) && x.name === name);
+  return isJsonObject(e) && typeof e.value === 'string' ? e.value : undefined;
 }
 
 /**
@@ -127,31 +134,54 @@ function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
 
 /**
  * Istio `patchRewriteProbe` undone: every app probe and lifecycle hook that points at its agent URL
- * (`/app-health/<c>/readyz`, ...) gets its original action back from `ISTIO_KUBE_APP_PROBERS`. In place.
+ * (`/app-health/<c>/readyz`, ...) gets its original action back from `ISTIO_KUBE_APP_PROBERS`. Sets each list it
+ * changes on `pod.spec` (owned) anew; a container it changes is a new object, the others are the pod's own: copy
+ * on write, so `pod`'s lists and containers may be read-only (issue #40: the hook no longer deep-copies the pod).
  * @throws InjectError when a rewritten probe has no saved original
  */
 function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): void {
   for (const list of ['initContainers', 'containers'] as const) {
-    containersOf(pod.spec, list).forEach((c, i) => {
-      const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
-      const restore = (holder: JsonObject, field: string, url: string, path: string): void => {
-        const h = holder[field];
-        if (!isJsonObject(h) || !isJsonObject(h.httpGet) || h.httpGet.path !== url) return;
-        const saved = probers[url];
-        if (!isJsonObject(saved))
-          fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
-        holder[field] = restoreHandler(h, saved);
-      };
-      const at = `spec.${list}[${i}]`;
-      restore(c, 'readinessProbe', urls.readyz, `${at}.readinessProbe`);
-      restore(c, 'livenessProbe', urls.livez, `${at}.livenessProbe`);
-      restore(c, 'startupProbe', urls.startupz, `${at}.startupProbe`);
-      if (isJsonObject(c.lifecycle)) {
-        restore(c.lifecycle, 'preStop', urls.prestopz, `${at}.lifecycle.preStop`);
-        restore(c.lifecycle, 'postStart', urls.poststartz, `${at}.lifecycle.postStart`);
-      }
-    });
+    const entries = pod.spec[list];
+    if (!Array.isArray(entries)) continue;
+    let copied: Json[] | undefined;
+    let i = 0;
+    for (const [j, c] of entries.entries()) {
+      if (!isJsonObject(c)) continue;
+      const restored = restoredContainer(c, probers, `spec.${list}[${i}]`);
+      i++;
+      if (restored === c) continue;
+      copied ??= [...entries];
+      copied[j] = restored;
+    }
+    if (copied) pod.spec[list] = copied;
   }
+}
+
+/**
+ * Container `c` (at `at`) with its probes and hooks restored ({@link restoreProbes}): `c` itself when none points
+ * at the agent, else a new container (and a new `lifecycle`), keys in place.
+ * @throws InjectError when a rewritten probe has no saved original
+ */
+function restoredContainer(c: JsonObject, probers: Record<string, Json>, at: string): JsonObject {
+  const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
+  const restore = (holder: JsonObject, field: string, url: string, path: string): JsonObject => {
+    const h = holder[field];
+    if (!isJsonObject(h) || !isJsonObject(h.httpGet) || h.httpGet.path !== url) return holder;
+    const saved = probers[url];
+    if (!isJsonObject(saved))
+      fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
+    return setOwn({ ...holder }, field, restoreHandler(h, saved));
+  };
+  let out = restore(c, 'readinessProbe', urls.readyz, `${at}.readinessProbe`);
+  out = restore(out, 'livenessProbe', urls.livez, `${at}.livenessProbe`);
+  out = restore(out, 'startupProbe', urls.startupz, `${at}.startupProbe`);
+  const lifecycle = c.lifecycle;
+  if (isJsonObject(lifecycle)) {
+    let hooks = restore(lifecycle, 'preStop', urls.prestopz, `${at}.lifecycle.preStop`);
+    hooks = restore(hooks, 'postStart', urls.poststartz, `${at}.lifecycle.postStart`);
+    if (hooks !== lifecycle) out = setOwn(out === c ? { ...c } : out, 'lifecycle', hooks);
+  }
+  return out;
 }
 
 /**
@@ -208,7 +238,10 @@ export function uninjectIstio(
   settings: IstioSettings,
   ctx: UninjectContext,
 ): PodTemplate {
-  const out: PodTemplate = cloneJson(pod);
+  // Its own pod template, metadata and spec: every change below sets a field of those three (restoreProbes and
+  // restoreOverrides set the container lists anew), never one deeper, so `pod` may be read-only (uninject hands
+  // the hook its deep-frozen view with the inventory removed, src/patch/uninject.ts) and is not deep-copied.
+  const out: PodTemplate = { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec } };
   const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
   const { annos, promRecorded } = restoreRecordedParts(out, inv, status, ctx);
   proveStatusItems(out, status, settings, ctx);
@@ -286,7 +319,8 @@ function restoreRecordedParts(
   restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
   const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
   delete annos[OVERRIDES_ANNOTATION];
-  const probers = proxyEnv(ctx.injected, inv, APP_PROBERS_ENV);
+  const env = proxyEnvOf(ctx.injected, inv);
+  const probers = proxyEnv(env, APP_PROBERS_ENV);
   if (probers !== undefined) {
     let parsed: unknown;
     try {
@@ -296,7 +330,7 @@ function restoreRecordedParts(
     }
     restoreProbes(out, (isJsonObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
   }
-  const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
+  const promRecord = proxyEnv(env, PROMETHEUS_ENV);
   if (promRecord !== undefined) restorePrometheus(annos, promRecord);
   if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision))
     delete annos[REV_ANNOTATION];
