@@ -131,7 +131,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
  * {@link removeInventory} without its copy: the pod template, its metadata and spec are new, and the lists and
  * maps the removal changes; everything else (each container, volume and entry kept) is `pod`'s own object. For
  * a caller that writes none of it: uninject's, whose `pod` is the deep-frozen view (issue #40: the copy was a
- * third of the removal's cost, and the driver hooks copy what they change anyway).
+ * quarter of the removal's cost, and the driver hooks copy what they change anyway).
  * @throws InjectError as {@link removeInventory}
  */
 function withoutInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
