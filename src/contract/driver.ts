@@ -96,8 +96,9 @@ export interface MeshDriver<S = unknown> {
   /**
    * Optional: removes what the generic removal of the inventory (containers, init containers, volumes,
    * image pull secrets, annotations, labels) cannot, e.g. changes to app containers or probes the injection
-   * made. Called by uninject (src/patch/uninject.ts) with the pod after the generic removal; `context.injected`
-   * is the pod before it (the removed sidecar's env may hold what the injection replaced). Pure. Throws
+   * made. Called by uninject (src/patch/uninject.ts) with the pod after the generic removal, whose parts may be
+   * read-only (deep-frozen: a hook copies what it changes); `context.injected` is the pod before it (the removed
+   * sidecar's env may hold what the injection replaced). Pure. Throws
    * `InjectError` when the injection cannot be undone faithfully (an error result; the workload is unchanged).
    */
   uninject?(pod: PodTemplate, inventory: Inventory, settings: S, context: UninjectContext): PodTemplate;

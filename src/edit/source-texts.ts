@@ -45,7 +45,25 @@ export function replacedTexts(
   path: Array<string | number>,
   out: NodeText[] = [],
 ): NodeText[] {
-  if (jsonEqual(before, after) || node.t === 'alias' || node.t === 'scalar' || node.flow) return out;
+  if (!jsonEqual(before, after)) differingTexts(text, node, before, after, style, path, out);
+  return out;
+}
+
+/**
+ * {@link replacedTexts} of a node whose `before` and `after` differ (the caller compared them): each value is
+ * compared once, by its parent, and not again on the way down (issue #40: the second comparison, at the top of
+ * every level, was a third of the walk).
+ */
+function differingTexts(
+  text: string,
+  node: TextNode,
+  before: Json | undefined,
+  after: Json | undefined,
+  style: BlockStyle,
+  path: Array<string | number>,
+  out: NodeText[],
+): void {
+  if (node.t === 'alias' || node.t === 'scalar' || node.flow) return;
   if (node.t === 'map' && isJsonObject(before)) {
     for (const pair of node.pairs) {
       const k = pair.key;
@@ -58,7 +76,7 @@ export function replacedTexts(
         const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
         if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t, a))
           out.push([[...path, k], t]);
-      } else replacedTexts(text, v, b, a, style, [...path, k], out);
+      } else differingTexts(text, v, b, a, style, [...path, k], out);
     }
   }
   if (node.t === 'seq' && Array.isArray(before)) {
@@ -74,10 +92,9 @@ export function replacedTexts(
         const t = itemTextOf(text, item);
         if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t, a))
           out.push([[...path, i], t]);
-      } else replacedTexts(text, item, b, a, style, [...path, i], out);
+      } else differingTexts(text, item, b, a, style, [...path, i], out);
     });
   }
-  return out;
 }
 
 /**

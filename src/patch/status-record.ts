@@ -126,7 +126,7 @@ export function restorePrevious(
     if (Object.hasOwn(out, k)) continue;
     const was = Object.hasOwn(previous, k) ? previous[k] : have[k];
     if (was === null || was === undefined) continue;
-    Object.defineProperty(out, k, { value: was, enumerable: true, writable: true, configurable: true });
+    setOwn(out, k, was);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

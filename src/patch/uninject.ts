@@ -93,6 +93,26 @@ export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySe
 }
 
 /**
+ * {@link mountedBy} of every volume at once: volume name → the first container that stays (not in `injected`) and
+ * mounts it, in the order `mountedBy` looks (init containers, containers, ephemeral containers; mounts, then
+ * devices). One walk of the containers instead of one per volume the inventory names (issue #40).
+ */
+function mountedVolumes(spec: JsonObject, injected: ReadonlySet<string>): Map<string, string> {
+  const users = new Map<string, string>();
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+    for (const c of named(spec[list])) {
+      if (typeof c.name === 'string' && injected.has(c.name)) continue;
+      for (const field of ['volumeMounts', 'volumeDevices']) {
+        for (const m of named(c[field])) {
+          if (typeof m.name === 'string' && !users.has(m.name)) users.set(m.name, String(c.name));
+        }
+      }
+    }
+  }
+  return users;
+}
+
+/**
  * Removes the inventory's items from a copy of `pod`: containers and init containers by name (each from its
  * own list), volumes and image pull secrets by name, annotation and label keys. A list or map that the
  * removal empties is dropped (the injection created it). Items the inventory names but the pod lacks are
@@ -103,10 +123,23 @@ export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySe
  */
 export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   // Copied last, without what is removed (the proxy container is most of an injected pod template).
+  // Writable where it is not shared; shared parts stay shared (copy on write, `owned`).
+  return copyUnshared(withoutInventory(pod, inv));
+}
+
+/**
+ * {@link removeInventory} without its copy: the pod template, its metadata and spec are new, and the lists and
+ * maps the removal changes; everything else (each container, volume and entry kept) is `pod`'s own object. For
+ * a caller that writes none of it: uninject's, whose `pod` is the deep-frozen view (issue #40: the copy was a
+ * quarter of the removal's cost, and the driver hooks copy what they change anyway).
+ * @throws InjectError as {@link removeInventory}
+ */
+function withoutInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const out: PodTemplate = { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec } };
   const injected = new Set([...inv.containers, ...inv.initContainers]);
+  const users = inv.volumes.length > 0 ? mountedVolumes(out.spec, injected) : undefined;
   for (const v of inv.volumes) {
-    const user = mountedBy(out.spec, v, injected);
+    const user = users?.get(v);
     if (user !== undefined)
       throw untrustedRecordError(
         inv.statusAnnotation,
@@ -124,8 +157,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const labels = withoutKeys(out.metadata.labels, inv.labels);
   if (labels === undefined) delete out.metadata.labels;
   else out.metadata.labels = labels;
-  // Writable where it is not shared; shared parts stay shared (copy on write, `owned`).
-  return copyUnshared(out);
+  return out;
 }
 
 /** What {@link uninjectPod} did: the pod without the injection and the inventory it removed. */
@@ -151,8 +183,12 @@ function readOnlyCopy(pod: PodTemplate): PodTemplate {
  * Uninjects one pod template: the driver's `inventory`, the generic {@link removeInventory}, then the driver's
  * `uninject` hook (when it has one) with the pod as injected in `context.injected`, then the shared status
  * record's values put back (`restoreOriginal`, src/patch/status-record.ts). The inventory and the hook read a
- * deep-frozen copy of `pod` ({@link readOnlyCopy}): `pod` itself is never written. Returns undefined when the
- * driver finds nothing it injected. Pure.
+ * deep-frozen copy of `pod` ({@link readOnlyCopy}): `pod` itself is never written. The hook's `pod` is that
+ * copy with the inventory removed, whose kept parts are the copy's own, frozen: a hook copies what it changes
+ * (every driver's does; a write into it throws). Returns undefined when the driver finds nothing it injected.
+ * The result's pod is writable but for the parts shared between workloads (src/json.ts `share`), as
+ * `removeInventory`'s; with `readOnly` (a caller that only reads it: the companion record's inject-time check)
+ * it may hold parts of the frozen copy, and is not copied again (issue #40). Pure.
  * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result;
  *   TypeError when a driver hook writes into what it may only read
  */
@@ -160,13 +196,13 @@ export function uninjectPod(
   mesh: ActiveMesh,
   pod: PodTemplate,
   context: Omit<UninjectContext, 'injected'>,
+  readOnly = false,
 ): Uninjected | undefined {
   const view = readOnlyCopy(pod);
   const inventory = mesh.inventory(view);
   if (!inventory) return undefined;
-  // From `pod`, which holds what `view` holds: a copy of its unshared parts is quicker to take than of the view's,
-  // every part of which is frozen and so asked whether it is shared.
-  const removed = removeInventory(pod, inventory);
+  const removed = withoutInventory(view, inventory);
   const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: view }) : removed;
-  return { pod: restoreOriginal(result, view, mesh.recordKeys?.bind(mesh)), inventory };
+  const restored = restoreOriginal(result, view, mesh.recordKeys?.bind(mesh));
+  return { pod: readOnly ? restored : copyUnshared(restored), inventory };
 }

@@ -147,16 +147,22 @@ export function injectWorkload(
       // what uninject will give back, so that the record keeps what it would not (status-record.ts `replaced`);
       // its renders repeat injection's and count against the per-render budget only: the run budget counts
       // what the workloads' injection renders, as before the check (test/render/template-budgets.test.ts).
-      // `injection`: a hook that would render this same injection again takes its result instead (issue #37).
+      // `injection`: a hook that would render this same injection again takes its result instead (issue #37);
+      // `readOnly`: the record only compares the result, which is not copied out of uninject's frozen view (#40).
       uninject: (pod: PodTemplate) =>
         withoutRunCharge(
           () =>
-            uninjectPod(ctx.mesh, pod, {
-              workload: w.ref,
-              ...(namespace ? { namespace } : {}),
-              config: ctx.config,
-              injection: { request, pod: res.pod },
-            })?.pod,
+            uninjectPod(
+              ctx.mesh,
+              pod,
+              {
+                workload: w.ref,
+                ...(namespace ? { namespace } : {}),
+                config: ctx.config,
+                injection: { request, pod: res.pod },
+              },
+              true,
+            )?.pod,
         ),
       texts: (before: PodTemplate, after: PodTemplate) => podSourceTexts(w, ctx, before, after),
     };
@@ -283,16 +289,29 @@ function podSourceTexts(
  * workloads have none of (issue #40: finding it was a fifth of the record's source texts).
  */
 function lazySeqIndent(w: Workload, ctx: RunContext): { readonly seqIndent: 'compact' | 'wide' } {
-  let found: 'compact' | 'wide' | undefined;
-  return {
-    get seqIndent(): 'compact' | 'wide' {
-      if (found === undefined) {
-        const meta = (w.item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
-        found = seqIndentOf(ctx.source.text.slice(w.item.start, w.item.end), meta?.annotations);
-      }
-      return found;
-    },
-  };
+  return new LazySeqIndent(w, ctx);
+}
+
+/**
+ * {@link lazySeqIndent}'s style: a class, so that its getter is on the prototype (an object literal with a getter
+ * is built on a slow path, once per workload: issue #40, a sixth of the record's source texts).
+ */
+class LazySeqIndent {
+  #found: 'compact' | 'wide' | undefined;
+  readonly #w: Workload;
+  readonly #text: string;
+  constructor(w: Workload, ctx: RunContext) {
+    this.#w = w;
+    this.#text = ctx.source.text;
+  }
+  get seqIndent(): 'compact' | 'wide' {
+    if (this.#found === undefined) {
+      const w = this.#w;
+      const meta = (w.item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
+      this.#found = seqIndentOf(this.#text.slice(w.item.start, w.item.end), meta?.annotations);
+    }
+    return this.#found;
+  }
 }
 
 /**

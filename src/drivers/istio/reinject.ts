@@ -3,7 +3,7 @@
  * injection writes (src/drivers/istio/uninject.ts): that re-injection, and the reuse of the injection the
  * inject-time check has just made when it is the same request (issue #37, issue #40).
  */
-import type { JsonObject, PodTemplate } from '../../model.ts';
+import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { UninjectContext } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
@@ -74,7 +74,9 @@ function metadataOf(pod: PodTemplate): JsonObject {
   for (const [k, v] of Object.entries(pod.metadata)) {
     let value = v;
     if (k === 'annotations' && isJsonObject(v) && Object.hasOwn(v, ORIGINAL_ANNOTATION)) {
-      const { [ORIGINAL_ANNOTATION]: _record, ...rest } = v;
+      // A loop, not `{ [ORIGINAL_ANNOTATION]: _, ...rest }`: a rest with a computed key takes a slow path (#40).
+      const rest: JsonObject = {};
+      for (const key of Object.keys(v)) if (key !== ORIGINAL_ANNOTATION) setOwn(rest, key, v[key] as Json);
       value = rest;
     }
     const empty = (k === 'labels' || k === 'annotations') && isJsonObject(value) && Object.keys(value).length === 0;

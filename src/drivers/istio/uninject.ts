@@ -15,7 +15,8 @@ import { ORIGINAL_ANNOTATION, readOriginal } from '../../patch/status-record.ts'
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { reinject } from './reinject.ts';
 import { cloneJson, jsonEqual, isJsonObject, setOwn } from '../../json.ts';
-import { APP_PROBERS_ENV, proberUrls } from './probes.ts';
+import { APP_PROBERS_ENV } from './probes.ts';
+import { restoreProbes } from './uninject-probes.ts';
 import { PROMETHEUS_ENV, SCRAPE_TARGETS_ANNOTATION } from './prometheus.ts';
 import {
   INJECTED_CONTAINER_NAMES,
@@ -89,8 +90,11 @@ function fail(message: string, field?: string): never {
   throw new InjectError(`cannot uninject faithfully: ${message}`, { field });
 }
 
-/** The env value `name` of the removed proxy container (native or classic), if any. */
-function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string | undefined {
+/**
+ * The env of the removed proxy container (native or classic) of `injected`, as found (`[]` without one): read by
+ * {@link proxyEnv}, found once for both of the proxy's records (issue #40).
+ */
+function proxyEnvOf(injected: PodTemplate, inv: Inventory): readonly Json[] {
   const listed = inv.containers.includes(PROXY_CONTAINER)
     ? 'containers'
     : inv.initContainers.includes(PROXY_CONTAINER)
@@ -98,60 +102,13 @@ function proxyEnv(injected: PodTemplate, inv: Inventory, name: string): string |
       : undefined;
   const proxy = listed ? findContainer(PROXY_CONTAINER, containersOf(injected.spec, listed)) : undefined;
   // Read only (`injected` is frozen): `envOf` would add `env: []` to a proxy without one.
-  const env = Array.isArray(proxy?.env) ? proxy.env.filter(isJsonObject) : [];
-  const e = env.find((x) => x.name === name);
-  return e && typeof e.value === 'string' ? e.value : undefined;
+  return Array.isArray(proxy?.env) ? proxy.env : [];
 }
 
-/**
- * A probe or hook rewritten to the agent (`httpGet` on `url`) with its original action put back from the
- * saved prober: the saved `httpGet` fields on the same keys, or the saved `tcpSocket`/`grpc` in the place of
- * the `httpGet` that replaced it (where the injected text has it, so only that entry's lines change). The saved port is the number Istio resolved a named
- * port to, which the kubelet reads the same. Other fields (delays, thresholds, `timeoutSeconds`) were never changed.
- */
-function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
-  if (isJsonObject(saved.httpGet)) {
-    const now = handler.httpGet as JsonObject;
-    const httpGet: JsonObject = {};
-    for (const k of Object.keys(now)) if (k in saved.httpGet) setOwn(httpGet, k, saved.httpGet[k]);
-    for (const [k, v] of Object.entries(saved.httpGet)) if (!(k in httpGet)) setOwn(httpGet, k, v);
-    return { ...handler, httpGet };
-  }
-  const kind = isJsonObject(saved.tcpSocket) ? 'tcpSocket' : isJsonObject(saved.grpc) ? 'grpc' : undefined;
-  const restored = kind && saved[kind];
-  if (!kind || restored === undefined) return handler;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(handler)) out[k === 'httpGet' ? kind : k] = k === 'httpGet' ? restored : v;
-  return out;
-}
-
-/**
- * Istio `patchRewriteProbe` undone: every app probe and lifecycle hook that points at its agent URL
- * (`/app-health/<c>/readyz`, ...) gets its original action back from `ISTIO_KUBE_APP_PROBERS`. In place.
- * @throws InjectError when a rewritten probe has no saved original
- */
-function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): void {
-  for (const list of ['initContainers', 'containers'] as const) {
-    containersOf(pod.spec, list).forEach((c, i) => {
-      const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
-      const restore = (holder: JsonObject, field: string, url: string, path: string): void => {
-        const h = holder[field];
-        if (!isJsonObject(h) || !isJsonObject(h.httpGet) || h.httpGet.path !== url) return;
-        const saved = probers[url];
-        if (!isJsonObject(saved))
-          fail(`${path} points at the Istio agent (${url}) and ${APP_PROBERS_ENV} has no original for it`, path);
-        holder[field] = restoreHandler(h, saved);
-      };
-      const at = `spec.${list}[${i}]`;
-      restore(c, 'readinessProbe', urls.readyz, `${at}.readinessProbe`);
-      restore(c, 'livenessProbe', urls.livez, `${at}.livenessProbe`);
-      restore(c, 'startupProbe', urls.startupz, `${at}.startupProbe`);
-      if (isJsonObject(c.lifecycle)) {
-        restore(c.lifecycle, 'preStop', urls.prestopz, `${at}.lifecycle.preStop`);
-        restore(c.lifecycle, 'postStart', urls.poststartz, `${at}.lifecycle.postStart`);
-      }
-    });
-  }
+/** The value of the first entry named `name` of a container's `env` (`proxyEnvOf`), when it is a string. */
+function proxyEnv(env: readonly Json[], name: string): string | undefined {
+  const e = env.find((x) => isJsonObject(x) && x.name === name);
+  return isJsonObject(e) && typeof e.value === 'string' ? e.value : undefined;
 }
 
 /**
@@ -208,7 +165,10 @@ export function uninjectIstio(
   settings: IstioSettings,
   ctx: UninjectContext,
 ): PodTemplate {
-  const out: PodTemplate = cloneJson(pod);
+  // Its own pod template, metadata and spec: every change below sets a field of those three (restoreProbes and
+  // restoreOverrides set the container lists anew), never one deeper, so `pod` may be read-only (uninject hands
+  // the hook its deep-frozen view with the inventory removed, src/patch/uninject.ts) and is not deep-copied.
+  const out: PodTemplate = { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec } };
   const status = parseInjectionStatus(ctx.injected.metadata.annotations?.[STATUS_ANNOTATION]);
   const { annos, promRecorded } = restoreRecordedParts(out, inv, status, ctx);
   proveStatusItems(out, status, settings, ctx);
@@ -286,7 +246,8 @@ function restoreRecordedParts(
   restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
   const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
   delete annos[OVERRIDES_ANNOTATION];
-  const probers = proxyEnv(ctx.injected, inv, APP_PROBERS_ENV);
+  const env = proxyEnvOf(ctx.injected, inv);
+  const probers = proxyEnv(env, APP_PROBERS_ENV);
   if (probers !== undefined) {
     let parsed: unknown;
     try {
@@ -296,7 +257,7 @@ function restoreRecordedParts(
     }
     restoreProbes(out, (isJsonObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
   }
-  const promRecord = proxyEnv(ctx.injected, inv, PROMETHEUS_ENV);
+  const promRecord = proxyEnv(env, PROMETHEUS_ENV);
   if (promRecord !== undefined) restorePrometheus(annos, promRecord);
   if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision))
     delete annos[REV_ANNOTATION];
