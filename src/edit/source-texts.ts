@@ -11,7 +11,7 @@ import type { Json } from '../model.ts';
 import type { TextNode } from '../yaml/read/text-node.ts';
 import { emitAfterDash, emitAfterKey, type BlockStyle } from '../yaml/emit/emit-block.ts';
 import { matchEntries } from './flow-edit.ts';
-import { itemTextOf, sourceTextOf } from './text-edit.ts';
+import { itemTextOf, lineStartDash, sourceTextOf } from './text-edit.ts';
 
 /** A node's path (keys and list indexes) below the node the walk starts at, and its source text (`SourceTexts`). */
 export type NodeText = [Array<string | number>, string];
@@ -72,7 +72,7 @@ function differingTexts(
       const b = before[k];
       const a = isJsonObject(after) && Object.hasOwn(after, k) ? after[k] : undefined;
       if (jsonEqual(b, a)) continue;
-      if (whole(v, b, a)) {
+      if (whole(v, b, a) || hasProperties(text, pair.keyNode.end, v.start)) {
         const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
         if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t, a))
           out.push([[...path, k], t]);
@@ -88,7 +88,7 @@ function differingTexts(
       const j = matched.indexOf(i);
       const a = j < 0 ? undefined : now[j];
       if (jsonEqual(b, a)) return;
-      if (whole(item, b, a)) {
+      if (whole(item, b, a) || hasProperties(text, lineStartDash(text, item), item.start)) {
         const t = itemTextOf(text, item);
         if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t, a))
           out.push([[...path, i], t]);
@@ -104,6 +104,21 @@ function differingTexts(
 function whole(node: TextNode, b: Json | undefined, a: Json | undefined): boolean {
   if (a === undefined || node.t === 'alias' || node.t === 'scalar' || node.flow) return true;
   return node.t === 'map' ? !isJsonObject(b) || !isJsonObject(a) : !Array.isArray(b) || !Array.isArray(a);
+}
+
+/**
+ * Whether the text between a key (or an entry's dash) at `from` and its value's node at `to` may hold node
+ * properties: an anchor (`&name`) or a tag (`!tag`), which belong to the value's text but not to its node's range.
+ * A changed node with an anchor is taken whole: walked into, only its changed parts would be kept, and uninject
+ * would write the node back without its anchor, leaving its aliases (`startupProbe: *probe`) to expand. A comment
+ * holding `&` or `!` counts too (the node is then kept whole, which is never wrong, only longer).
+ */
+function hasProperties(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x26 /* & */ || c === 0x21 /* ! */) return true;
+  }
+  return false;
 }
 
 /**

@@ -424,7 +424,7 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
  * Position of the `-` of a block sequence entry: on the entry's first line, or on an earlier line when
  * anchors, tags or comments stand between the dash and the entry (`- &main\n  name: x`).
  */
-function lineStartDash(text: string, item: TextNode): number {
+export function lineStartDash(text: string, item: TextNode): number {
   let ls = lineStart(text, item.start);
   for (let guard = 0; guard < 50; guard++) {
     const m = /^( *)-(?: |\r?$)/.exec(text.slice(ls, text.indexOf('\n', ls) >>> 0));
