@@ -15,6 +15,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { run } from '../../src/index.ts';
+import { deployment } from '../helpers/fixtures.ts';
 
 const DRIVERS = ['istio', 'linkerd', 'osm', 'fsm', 'kuma', 'custom'] as const;
 
@@ -65,7 +66,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
 
 const indent = (lines: readonly string[], n: number): string[] => lines.map((l) => ' '.repeat(n) + l);
 
-/** The Deployment of case `c`. */
+/** The Deployment of case `c`: the fixture Deployment, its container entry anchored or not, with ports and probes. */
 function input(c: Case): string {
   const probe = [...HANDLERS[c.handler], ...(c.periodSeconds ? ['periodSeconds: 5'] : [])];
   const props = `&probe${c.tagged ? ' !!map' : ''}`;
@@ -75,32 +76,13 @@ function input(c: Case): string {
       : c.second === 'copy'
         ? [`${c.secondKey}:`, ...indent(probe, 2)]
         : [];
-  return [
-    'apiVersion: apps/v1',
-    'kind: Deployment',
-    'metadata:',
-    '  name: web',
-    '  namespace: shop',
-    'spec:',
-    '  selector:',
-    '    matchLabels:',
-    '      app: web',
-    '  template:',
-    '    metadata:',
-    '      labels:',
-    '        app: web',
-    '    spec:',
-    '      containers:',
-    `      -${c.anchoredEntry ? ' &app' : ''}`,
-    '        name: web',
-    '        image: nginx:1.27',
-    '        ports:',
-    '        - containerPort: 8080',
-    `        readinessProbe: ${props}`,
+  const entry = c.anchoredEntry ? '      - &app\n        name: web\n' : '      - name: web\n';
+  const lines = ['        ports:', '        - containerPort: 8080', `        readinessProbe: ${props}`];
+  return `${deployment('web', { image: 'nginx:1.27' }).replace('      - name: web\n', entry)}${[
+    ...lines,
     ...indent(probe, 10),
     ...indent(second, 8),
-    '',
-  ].join('\n');
+  ].join('\n')}\n`;
 }
 
 t.test('anchors and aliases on rewritten probes: uninject gives back the input, or inject refuses', async (t) => {

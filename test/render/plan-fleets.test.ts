@@ -351,23 +351,25 @@ t.test('generated fleets: the same output with sidecar plans on, off and verifie
   for (const route of Object.keys(CONFIGS)) t.ok((injected.get(route) ?? 0) > 0, `${route}: some fleets injected`);
 });
 
+/** A workload of plain values (shape 0, the first kind its shape fits), for the fixed fleets below. */
+const PLAIN_WORKLOAD: Workload = {
+  shape: 0,
+  kindPick: 0,
+  wide: false,
+  name: 'web',
+  namespace: 'shop',
+  values: ['v1', 'reviews', 'team-a', 'v1', 'reviews', 'team-a'],
+  containerNames: ['app', 'main', 'worker'],
+  portNames: ['http', 'grpc', 'metrics', 'http', 'grpc', 'metrics'],
+  ports: [8080, 9090, 80, 8080, 9090, 80],
+};
+
 t.test(
   'a fleet of one shape, plain values: plans serve every template route, and the output is the same',
   async (t) => {
-    const plain: Workload = {
-      shape: 0,
-      kindPick: 0,
-      wide: false,
-      name: 'web',
-      namespace: 'shop',
-      values: ['v1', 'reviews', 'team-a', 'v1', 'reviews', 'team-a'],
-      containerNames: ['app', 'main', 'worker'],
-      portNames: ['http', 'grpc', 'metrics', 'http', 'grpc', 'metrics'],
-      ports: [8080, 9090, 80, 8080, 9090, 80],
-    };
     const input = fleetInput({
       shapes: [{ restart: false, containers: [1], labels: ['app', 'version'], annotations: ['example.com/note'] }],
-      workloads: PLAIN_NAMES.map((name) => ({ ...plain, name })),
+      workloads: PLAIN_NAMES.map((name) => ({ ...PLAIN_WORKLOAD, name })),
       form: 'stream',
     });
     for (const route of TEMPLATE_ROUTES) {
@@ -384,19 +386,8 @@ t.test(
 );
 
 t.test('one plan serves every workload kind of one pod shape, unless the template branches on the kind', async (t) => {
-  const base: Workload = {
-    shape: 0,
-    kindPick: 0,
-    wide: false,
-    name: 'web',
-    namespace: 'shop',
-    values: ['v1', 'reviews', 'team-a', 'v1', 'reviews', 'team-a'],
-    containerNames: ['app', 'main', 'worker'],
-    portNames: ['http', 'grpc', 'metrics', 'http', 'grpc', 'metrics'],
-    ports: [8080, 9090, 80, 8080, 9090, 80],
-  };
   // Deployment, StatefulSet, DaemonSet, Deployment, ...: no kind twice in a row.
-  const workloads = Array.from({ length: 9 }, (_, i) => ({ ...base, name: `web${i}`, kindPick: i % 3 }));
+  const workloads = Array.from({ length: 9 }, (_, i) => ({ ...PLAIN_WORKLOAD, name: `web${i}`, kindPick: i % 3 }));
   const input = fleetInput({
     shapes: [{ restart: false, containers: [1], labels: ['app'], annotations: [] }],
     workloads,
