@@ -161,11 +161,54 @@ const stringMap = (v: Json | undefined): v is Record<string, string> =>
   isJsonObject(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /**
- * The companion record of `pod`, or undefined when it has none.
+ * The last record read whole ({@link readOriginal}): its annotation's value and the record, deep-frozen. One
+ * entry: a workload's record is read two or three times in a row (the inject-time check's uninject reads it in
+ * the driver's hook and in `restoreOriginal`; issue #40), each time parsed and checked anew before.
+ */
+let lastRead: { value: unknown; rec: OriginalRecord } | undefined;
+
+/**
+ * The companion record of `pod`, or undefined when it has none. Deep-frozen, and the same object for the same
+ * annotation value read again (the last one read is kept: JSON parsing and the shape checks run once per value;
+ * the `recordKeys` check runs on every read, for it depends on the caller); callers only read it (a write
+ * throws a TypeError).
  * @throws InjectError naming {@link ORIGINAL_ANNOTATION} when the record is malformed, names a metadata key
  *   `recordKeys` rejects, or a list outside {@link RECORDED_LISTS} (a tampered record is refused)
  */
 export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefined): OriginalRecord | undefined {
+  const annotations = pod.metadata.annotations;
+  if (annotations === undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION)) return undefined;
+  const value: unknown = annotations[ORIGINAL_ANNOTATION];
+  const last = lastRead;
+  if (last !== undefined && value === last.value) {
+    for (const kind of ['labels', 'annotations'] as const) checkRecordKeys(kind, last.rec[kind], recordKeys);
+    return last.rec;
+  }
+  const rec = parseOriginal(pod, recordKeys);
+  if (rec !== undefined) lastRead = { value, rec: deepFreeze(rec) };
+  return rec;
+}
+
+/** Refuses a record whose `kind` map names a key `recordKeys` rejects ({@link readOriginal}). */
+function checkRecordKeys(kind: MetadataKind, m: Record<string, string>, recordKeys: RecordKeys | undefined): void {
+  for (const k of Object.keys(m)) {
+    if (!recordKeys?.(kind, k))
+      throw refusedRecord(
+        ORIGINAL_ANNOTATION,
+        `it names ${kind.slice(0, -1)} "${k}", which this mesh's injection does not write`,
+      );
+  }
+}
+
+/** `v` with each object and array in it frozen; returns `v`. */
+function deepFreeze<T>(v: T): T {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
+  for (const x of Object.values(v)) deepFreeze(x);
+  return Object.freeze(v);
+}
+
+/** {@link readOriginal} without the memo: the annotation's JSON parsed and checked. */
+function parseOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefined): OriginalRecord | undefined {
   const o = readRecordJson(pod.metadata.annotations, ORIGINAL_ANNOTATION);
   if (!o) return undefined;
   const extra = Object.keys(o).find(
@@ -200,13 +243,7 @@ export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefine
   for (const kind of ['labels', 'annotations'] as const) {
     const m = o[kind] ?? {};
     if (!stringMap(m)) throw refusedRecord(ORIGINAL_ANNOTATION, `"${kind}" must map keys to strings`);
-    for (const k of Object.keys(m)) {
-      if (!recordKeys?.(kind, k))
-        throw refusedRecord(
-          ORIGINAL_ANNOTATION,
-          `it names ${kind.slice(0, -1)} "${k}", which this mesh's injection does not write`,
-        );
-    }
+    checkRecordKeys(kind, m, recordKeys);
     rec[kind] = m;
   }
   const lists = o.lists ?? {};
