@@ -164,6 +164,7 @@ const stringMap = (v: Json | undefined): v is Record<string, string> =>
  * The last record read whole ({@link readOriginal}): its annotation's value and the record, deep-frozen. One
  * entry: a workload's record is read two or three times in a row (the inject-time check's uninject reads it in
  * the driver's hook and in `restoreOriginal`; issue #40), each time parsed and checked anew before.
+ * Module state by design: a one-entry memo of a pure function of the annotation's value, its answer deep-frozen.
  */
 let lastRead: { value: unknown; rec: OriginalRecord } | undefined;
 
