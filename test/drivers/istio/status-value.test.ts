@@ -35,7 +35,7 @@ const entry: fc.Arbitrary<Json> = fc.oneof(
   fc.record({ name: fc.oneof(fc.integer(), fc.constant(null)) }),
   fc.constant({}),
   fc.constantFrom(1, 'x', null),
-  fc.constant([]),
+  fc.constant<Json>([]),
 );
 const list: fc.Arbitrary<Json | undefined> = fc.oneof(
   { weight: 6, arbitrary: fc.array(entry, { maxLength: 5 }) },
