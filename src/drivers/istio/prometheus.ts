@@ -20,6 +20,8 @@ export const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const SCRAPE = 'prometheus_io_scrape';
 const PORT = 'prometheus_io_port';
 const PATH = 'prometheus_io_path';
+/** The lengths of the labels above (see `prometheusLabelOf`). */
+const LABEL_LENGTHS: ReadonlySet<number> = new Set([SCRAPE.length, PORT.length, PATH.length]);
 
 /** Ports the agent and Envoy use themselves; a scrape target may not use them. */
 export const RESERVED_PORTS: ReadonlySet<number> = new Set([
@@ -31,15 +33,25 @@ export function sanitizeLabelName(name: string): string {
   return name.replace(/[^a-zA-Z0-9_]/g, '_');
 }
 
+/**
+ * `sanitizeLabelName(key)` when it can be one of the prometheus.io labels this file looks for, else `undefined`.
+ * Sanitizing replaces one UTF-16 code unit by one `_`, so it keeps the length: a key of any other length than
+ * the labels' (18 for port and path, 20 for scrape) never sanitizes to one, and most annotation keys are
+ * answered by their length alone.
+ */
+function prometheusLabelOf(key: string): string | undefined {
+  return LABEL_LENGTHS.has(key.length) ? sanitizeLabelName(key) : undefined;
+}
+
 function findByLabel(annos: Record<string, string>, label: string): string | undefined {
-  for (const [k, v] of Object.entries(annos)) if (sanitizeLabelName(k) === label) return v;
+  for (const [k, v] of Object.entries(annos)) if (prometheusLabelOf(k) === label) return v;
   return undefined;
 }
 
 /** Istio `getPrometheusScrape`: false only when a scrape annotation variant parses as Go bool false. */
 export function prometheusScrapeEnabled(annos: Record<string, string>): boolean {
   for (const [k, v] of Object.entries(annos)) {
-    if (sanitizeLabelName(k) !== SCRAPE) continue;
+    if (prometheusLabelOf(k) !== SCRAPE) continue;
     const b = parseGoBool(v);
     if (b !== undefined) return b;
   }
@@ -59,7 +71,7 @@ export function prometheusMergeEnabled(meshConfig: JsonObject, annos: Record<str
 /** Removes every annotation that sanitizes to prometheus.io scrape/port/path (Istio `clearPrometheusAnnotations`). */
 export function clearPrometheusAnnotations(annos: Record<string, string>): void {
   for (const k of Object.keys(annos)) {
-    const s = sanitizeLabelName(k);
+    const s = prometheusLabelOf(k);
     if (s === SCRAPE || s === PORT || s === PATH) delete annos[k];
   }
 }

@@ -2,11 +2,10 @@
  * The `sidecar.istio.io/status` annotation: what an injection added, used to strip it on re-injection.
  * Istio `getInjectionStatus`, `injectionStatus`, `parseStatus` (pkg/kube/inject/webhook.go, inject.go).
  */
-import { isJsonObject } from '../../json.ts';
+import { isJsonObject, isShared } from '../../json.ts';
 import type { JsonObject } from '../../model.ts';
 import type { InjectError } from '../../results/errors.ts';
 import { unexpectedRecordItem, untrustedRecordError, type RecordedKind } from '../../patch/uninject.ts';
-import { containersOf } from './pod-fields.ts';
 
 /** Annotation recording a previous injection. */
 export const STATUS_ANNOTATION = 'sidecar.istio.io/status';
@@ -27,19 +26,39 @@ function names(list: unknown): string[] | null {
 }
 
 /**
+ * `JSON.stringify(names(list))` per shared list (`isShared` of ../../json.ts: deep-frozen, so its names never
+ * change). A planned render shares the token-free parts of its result (e.g. the sidecar template's volumes)
+ * across every workload of the plan, and the template pod takes them uncopied: their text is worked out once.
+ * Module state by design: a memo keyed by immutable objects, weakly held.
+ */
+const SHARED_NAMES_JSON = new WeakMap<object, string>();
+
+/** `JSON.stringify(names(list))`: a JSON list of the entries' names, or `null` when there are none. */
+function namesJson(list: unknown): string {
+  if (!isShared(list)) return JSON.stringify(names(list));
+  const key = list as object;
+  let text = SHARED_NAMES_JSON.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(names(list));
+    SHARED_NAMES_JSON.set(key, text);
+  }
+  return text;
+}
+
+/**
  * The status annotation value for the rendered template pod `templateSpec` (all selected templates merged
  * into an empty pod), exactly as Go's `json.Marshal(SidecarInjectionStatus)` writes it: fields
  * initContainers, containers, volumes, imagePullSecrets (each `null` when empty), revision (`default` when
  * `revision` is empty). Example: `{"initContainers":["istio-init"],"containers":["istio-proxy"],...,"revision":"default"}`.
+ * Istio `injectionStatus` (pkg/kube/inject/inject.go). Entries that are not objects are skipped, one without a
+ * string name is written as `""`. Built field by field in Go's order, each list's text once per shared list.
  */
 export function injectionStatusValue(templateSpec: JsonObject, revision: string): string {
-  return JSON.stringify({
-    initContainers: names(containersOf(templateSpec, 'initContainers')),
-    containers: names(containersOf(templateSpec, 'containers')),
-    volumes: names(templateSpec.volumes),
-    imagePullSecrets: names(templateSpec.imagePullSecrets),
-    revision: revision === '' ? 'default' : revision,
-  });
+  return (
+    `{"initContainers":${namesJson(templateSpec.initContainers)},"containers":${namesJson(templateSpec.containers)},` +
+    `"volumes":${namesJson(templateSpec.volumes)},"imagePullSecrets":${namesJson(templateSpec.imagePullSecrets)},` +
+    `"revision":${JSON.stringify(revision === '' ? 'default' : revision)}}`
+  );
 }
 
 function stringList(v: unknown): string[] | undefined {
