@@ -20,10 +20,11 @@
  * write or a list that is not a pod-spec list, is refused with an error naming the annotation (never
  * ignored: the user's values would be lost). Mesh-neutral: it names no mesh.
  */
-import { cloneJson, isJsonObject, assignOwn, setOwn } from '../json.ts';
+import { isJsonObject, assignOwn, setOwn } from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import { InjectError, MeshInjectError } from '../results/errors.ts';
+import { namedProbePorts, PORT_HANDLERS, PROBES, restoreNamedPorts, type NamedProbePort } from './probe-ports.ts';
 import {
   applyRepairs,
   diffRepairs,
@@ -83,7 +84,7 @@ export interface OriginalRecord {
   annotations: Record<string, string>;
   lists: Record<string, [] | null>;
   /** Probe ports the app gave by name (`port: http`) that the injection rewrote: `[container, probe, handler, name]`. */
-  namedPorts: Array<[string, string, string, string]>;
+  namedPorts: NamedProbePort[];
   /**
    * What the driver's uninject does not give back exactly (a probe's key order, `scheme: HTTP`, a user's
    * annotation the mesh's uninject removes), as repairs applied last (src/patch/status-repairs.ts).
@@ -96,10 +97,6 @@ export interface OriginalRecord {
    */
   texts: SourceText[];
 }
-
-/** The probes of a container, and the handlers whose `port` may be a name. */
-const PROBES = ['livenessProbe', 'readinessProbe', 'startupProbe'] as const;
-const PORT_HANDLERS = ['httpGet', 'tcpSocket'] as const;
 
 /** The pod-spec lists an injection adds entries to (what `lists` may name). */
 export const RECORDED_LISTS: readonly string[] = ['containers', 'initContainers', 'volumes', 'imagePullSecrets'];
@@ -306,45 +303,6 @@ export function originalRecord(
   }
   if (previous) assignOwn(rec.lists, previous.lists);
   return rec;
-}
-
-const containers = (spec: JsonObject): JsonObject[] =>
-  Array.isArray(spec.containers) ? spec.containers.filter(isJsonObject) : [];
-const handlerOf = (c: JsonObject | undefined, probe: string, handler: string): JsonObject | undefined => {
-  const p = c?.[probe];
-  const h = isJsonObject(p) ? p[handler] : undefined;
-  return isJsonObject(h) ? h : undefined;
-};
-
-/** The probe ports of `before`'s containers given by name that `after` no longer has as that name. */
-function namedProbePorts(before: PodTemplate, after: PodTemplate): OriginalRecord['namedPorts'] {
-  const out: OriginalRecord['namedPorts'] = [];
-  const now = containers(after.spec);
-  for (const c of containers(before.spec)) {
-    if (typeof c.name !== 'string') continue;
-    const later = now.find((x) => x.name === c.name);
-    for (const probe of PROBES) {
-      for (const handler of PORT_HANDLERS) {
-        const port = handlerOf(c, probe, handler)?.port;
-        if (typeof port === 'string' && handlerOf(later, probe, handler)?.port !== port)
-          out.push([c.name, probe, handler, port]);
-      }
-    }
-  }
-  return out;
-}
-
-/** Puts back each recorded port name where the probe now holds the number that name resolves to in the container. */
-function restoreNamedPorts(spec: JsonObject, entries: OriginalRecord['namedPorts']): JsonObject {
-  if (entries.length === 0) return spec;
-  const list = containers(spec).map((c) => cloneJson(c));
-  for (const [name, probe, handler, port] of entries) {
-    const c = list.find((x) => x.name === name);
-    const h = handlerOf(c, probe, handler);
-    const declared = Array.isArray(c?.ports) ? c.ports.filter(isJsonObject).find((p) => p.name === port) : undefined;
-    if (h && declared && h.port === declared.containerPort) h.port = port;
-  }
-  return { ...spec, containers: list };
 }
 
 /**
