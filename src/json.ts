@@ -56,6 +56,18 @@ export function share<T extends Json>(v: T): T {
   return v;
 }
 
+/**
+ * `v` with every object and array in it frozen (not marked shared, unlike `share`); returns `v`. A part frozen
+ * already is taken as frozen throughout.
+ */
+export function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
 /** Whether `v` is a shared, deep-frozen collection (`share`). */
 export function isShared(v: unknown): boolean {
   // Most data is not shared: `Object.isFrozen` answers that without a hash lookup.

@@ -20,7 +20,7 @@
  * write or a list that is not a pod-spec list, is refused with an error naming the annotation (never
  * ignored: the user's values would be lost). Mesh-neutral: it names no mesh.
  */
-import { isJsonObject, assignOwn, setOwn } from '../json.ts';
+import { isJsonObject, assignOwn, setOwn, deepFreeze } from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import { InjectError, MeshInjectError } from '../results/errors.ts';
@@ -196,13 +196,6 @@ function checkRecordKeys(kind: MetadataKind, m: Record<string, string>, recordKe
         `it names ${kind.slice(0, -1)} "${k}", which this mesh's injection does not write`,
       );
   }
-}
-
-/** `v` with each object and array in it frozen; returns `v`. */
-function deepFreeze<T>(v: T): T {
-  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
-  for (const x of Object.values(v)) deepFreeze(x);
-  return Object.freeze(v);
 }
 
 /** {@link readOriginal} without the memo: the annotation's JSON parsed and checked. */

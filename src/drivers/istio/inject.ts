@@ -25,7 +25,7 @@ import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts'
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
 import { clearPrometheusAnnotations, prometheusPort } from './prometheus.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION, untrustedStatusError, untrustedStatusItem } from './status.ts';
-import { objectAt, isJsonObject, assignOwn, setOwn } from '../../json.ts';
+import { objectAt, isJsonObject, assignOwn, setOwn, deepFreeze } from '../../json.ts';
 import {
   containersOf,
   findContainer,
@@ -115,14 +115,6 @@ function mergeInto(
  * Module state by design: a memo keyed by a mesh config object, never changed after loading; its result is frozen.
  */
 const meshProxyConfigs = new WeakMap<JsonObject, JsonObject>();
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
 
 /**
  * `effectiveProxyConfig` computed once per run for pods without a `proxy.istio.io/config` annotation (it then
