@@ -13,9 +13,9 @@ import {
   decline,
   quoteEnd,
   readFlow,
-  resolveCore,
   unquote,
 } from './scan.ts';
+import { PlainCache } from './plain-cache.ts';
 
 /**
  * One document of a YAML stream read by `readBlockStream`: its root as data and as a text tree, or both
@@ -66,6 +66,9 @@ export function readBlockStream(text: string): Array<BlockDocument | DeclinedDoc
   }
 }
 
+/** `.`: a `...` marker. */
+const DOT = 46;
+
 class BlockReader {
   private readonly text: string;
   private readonly n: number;
@@ -79,10 +82,18 @@ class BlockReader {
   private depth = 0;
   /** Set before declining for what concerns the whole input (see `readBlockStream`). */
   private whole = false;
+  /**
+   * The data value of the node the last `block`/`map`/`seq`/`afterIndicator`/`inline` call returned: kept here
+   * rather than in a `{ value, node }` object per node, which was one allocation more for every line read.
+   */
+  private val: Json = null;
+  /** Short plain scalars read before, with their values. */
+  private readonly plains: PlainCache;
 
   constructor(text: string) {
     this.text = text;
     this.n = text.length;
+    this.plains = new PlainCache(text);
     // Control characters and a carriage return that does not end a line are left to `yaml`.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: YAML's character sets (YAML 1.2 §5.1, c-printable) are defined by control characters
     if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]|\r(?!\n)/.test(text)) decline();
@@ -122,11 +133,12 @@ class BlockReader {
   private atDocMarker(): boolean {
     if (this.ind !== 0) return false;
     const { text, cs } = this;
-    const m = text.slice(cs, cs + 3);
-    if (m !== '---' && m !== '...') return false;
+    // Three `-` or three `.` (a line's end, `\r` or `\n`, is neither).
+    const m = text.charCodeAt(cs);
+    if ((m !== DASH && m !== DOT) || text.charCodeAt(cs + 1) !== m || text.charCodeAt(cs + 2) !== m) return false;
     const after = text.charCodeAt(cs + 3);
     if (cs + 3 < this.ce && after !== SPACE && after !== TAB) return false;
-    if (m === '...') this.declineWhole();
+    if (m === DOT) this.declineWhole();
     return true;
   }
 
@@ -181,7 +193,8 @@ class BlockReader {
           continue;
         }
         if (this.ind !== 0) decline();
-        const { value, node } = this.block(0);
+        const node = this.block(0);
+        const value = this.val;
         this.skipEmpty();
         if (!this.eof && !this.atDocMarker()) decline();
         docs.push({ value, node });
@@ -200,7 +213,7 @@ class BlockReader {
   }
 
   /** A block mapping or sequence whose lines start at the current line's indentation (at least `min`). */
-  private block(min: number): { value: Json; node: TextNode } {
+  private block(min: number): TextNode {
     if (this.ind < min) decline();
     return this.atSeqEntry() ? this.seq(this.ind) : this.map(this.ind);
   }
@@ -225,7 +238,7 @@ class BlockReader {
     return -1;
   }
 
-  private map(indent: number): { value: Json; node: TextMap } {
+  private map(indent: number): TextMap {
     const { text } = this;
     if (++this.depth > MAX_DEPTH) decline();
     const value: { [k: string]: Json } = {};
@@ -252,8 +265,10 @@ class BlockReader {
         if (colon < 0) decline();
         keyEnd = colon;
         while (text.charCodeAt(keyEnd - 1) === SPACE) keyEnd--;
-        key = text.slice(ks, keyEnd);
-        if (resolveCore(key) !== key) decline();
+        // A key must read as the string it is written as (YAML 1.1 look-alikes, numbers, null: declined).
+        const resolved = this.plains.read(ks, keyEnd);
+        key = this.plains.last;
+        if (resolved !== key) decline();
       }
       if (keyEnd - ks > 1024 || key === '<<' || key === '__proto__' || Object.hasOwn(value, key)) decline();
       const keyNode: TextScalar = {
@@ -263,19 +278,20 @@ class BlockReader {
         end: keyEnd,
         outerEnd: keyEnd,
       };
-      const v = this.afterIndicator(colon + 1, indent, true);
-      value[key] = v.value;
-      pairs.push({ key, keyNode, value: v.node });
-      outerEnd = v.node.outerEnd;
+      const node = this.afterIndicator(colon + 1, indent, true);
+      value[key] = this.val;
+      pairs.push({ key, keyNode, value: node });
+      outerEnd = node.outerEnd;
     }
     const firstPair = pairs[0];
     if (firstPair === undefined) decline();
     this.depth--;
     const start = firstPair.keyNode.start;
-    return { value, node: { t: 'map', flow: false, pairs, start, end: outerEnd, outerEnd } };
+    this.val = value;
+    return { t: 'map', flow: false, pairs, start, end: outerEnd, outerEnd };
   }
 
-  private seq(indent: number): { value: Json; node: TextSeq } {
+  private seq(indent: number): TextSeq {
     const value: Json[] = [];
     const items: TextNode[] = [];
     const start = this.cs;
@@ -286,20 +302,21 @@ class BlockReader {
       if (this.eof || this.ind < indent || this.atDocMarker()) break;
       if (this.ind > indent) decline();
       if (!this.atSeqEntry()) break;
-      const v = this.afterIndicator(this.cs + 1, indent, false);
-      value.push(v.value);
-      items.push(v.node);
-      outerEnd = v.node.outerEnd;
+      const node = this.afterIndicator(this.cs + 1, indent, false);
+      value.push(this.val);
+      items.push(node);
+      outerEnd = node.outerEnd;
     }
     this.depth--;
-    return { value, node: { t: 'seq', flow: false, items, start, end: outerEnd, outerEnd } };
+    this.val = value;
+    return { t: 'seq', flow: false, items, start, end: outerEnd, outerEnd };
   }
 
   /**
    * The value after a mapping's `:` or a sequence's `-` (`inMap` false) at `at` on the current line, whose
    * parent block collection is at `indent`: inline on this line, or a block collection on the following lines.
    */
-  private afterIndicator(at: number, indent: number, inMap: boolean): { value: Json; node: TextNode } {
+  private afterIndicator(at: number, indent: number, inMap: boolean): TextNode {
     const { text } = this;
     let i = at;
     while (text.charCodeAt(i) === SPACE) i++;
@@ -313,7 +330,8 @@ class BlockReader {
         if (this.ind > indent) return this.block(indent + 1);
         if (inMap && this.ind === indent && this.atSeqEntry()) return this.seq(indent);
       }
-      return { value: null, node: { t: 'scalar', style: 'plain', start: i, end: i, outerEnd: lineEnd } };
+      this.val = null;
+      return { t: 'scalar', style: 'plain', start: i, end: i, outerEnd: lineEnd };
     }
     if (!inMap) {
       // `- key: value` starts a compact mapping at the column of `key`; `- - x` is declined.
@@ -345,7 +363,7 @@ class BlockReader {
   }
 
   /** An inline value at `i` (a scalar, a block scalar or a one-line flow collection); moves to the next line. */
-  private inline(i: number, indent: number): { value: Json; node: TextNode } {
+  private inline(i: number, indent: number): TextNode {
     const { text } = this;
     const c = text.charCodeAt(i);
     let value: Json;
@@ -378,8 +396,9 @@ class BlockReader {
         if (ch === TAB) decline();
       }
       while (text.charCodeAt(e - 1) === SPACE) e--;
-      const s = text.slice(i, e);
-      value = resolveCore(s);
+      const v = this.plains.read(i, e);
+      if (v === undefined) decline();
+      value = v;
       node = { t: 'scalar', style: 'plain', start: i, end: e, outerEnd: 0 };
     }
     node.outerEnd = this.nx;
@@ -387,7 +406,8 @@ class BlockReader {
     // A more-indented content line after an inline value would continue it (a multi-line scalar) or be an error.
     this.skipEmpty();
     if (!this.eof && this.ind > indent) decline();
-    return { value, node };
+    this.val = value;
+    return node;
   }
 
   /** After a quoted scalar or flow collection ending at `from`: only spaces and a comment may follow. */
@@ -404,7 +424,7 @@ class BlockReader {
    *
    * Long by design: parser (YAML 1.2 block scalars, spec chapter 8.1).
    */
-  private blockScalar(i: number, indent: number): { value: Json; node: TextNode } {
+  private blockScalar(i: number, indent: number): TextNode {
     const { text } = this;
     const folded = text.charCodeAt(i) === 62;
     let h = i + 1;
@@ -469,6 +489,7 @@ class BlockReader {
     if (content.length > 0 && chomp !== '-') value += '\n';
     // The cursor is on the first line after the content (or at the end).
     if (!this.eof && this.ind > indent) decline();
-    return { value, node: { t: 'scalar', style: 'block', start: i, end, outerEnd: end } };
+    this.val = value;
+    return { t: 'scalar', style: 'block', start: i, end, outerEnd: end };
   }
 }
