@@ -4,6 +4,7 @@ import {
   COLON,
   CR,
   DASH,
+  DOT,
   Declined,
   HASH,
   MAX_DEPTH,
@@ -13,6 +14,7 @@ import {
   decline,
   quoteEnd,
   readFlow,
+  seqEntryAt,
   unquote,
 } from './scan.ts';
 import { PlainCache } from './plain-cache.ts';
@@ -66,9 +68,6 @@ export function readBlockStream(text: string): Array<BlockDocument | DeclinedDoc
   }
 }
 
-/** `.`: a `...` marker. */
-const DOT = 46;
-
 class BlockReader {
   private readonly text: string;
   private readonly n: number;
@@ -82,11 +81,18 @@ class BlockReader {
   private depth = 0;
   /** Set before declining for what concerns the whole input (see `readBlockStream`). */
   private whole = false;
-  /**
-   * The data value of the node the last `block`/`map`/`seq`/`afterIndicator`/`inline` call returned: kept here
-   * rather than in a `{ value, node }` object per node, which was one allocation more for every line read.
-   */
+  /** The data value of the node the last `block`/`map`/`seq`/`afterIndicator`/`inline` call returned. */
   private val: Json = null;
+  /**
+   * Entries of the collections being read (a nested one's above its parent's), copied out at their exact length
+   * when a collection ends: an array grown by `push` has room for 17, most mappings have one to three entries
+   * (that room was half the text tree's memory). `pairTop`/`itemTop`: the heights; entries above are stale.
+   */
+  private readonly pairStack: TextPair[] = [];
+  private pairTop = 0;
+  private readonly itemStack: TextNode[] = [];
+  private readonly valueStack: Json[] = [];
+  private itemTop = 0;
   /** Short plain scalars read before, with their values. */
   private readonly plains: PlainCache;
 
@@ -205,6 +211,8 @@ class BlockReader {
         docs.push({ declined: { from, to } });
         open = false;
         this.depth = 0;
+        this.pairTop = 0;
+        this.itemTop = 0;
         this.load(to);
       }
     }
@@ -242,7 +250,7 @@ class BlockReader {
     const { text } = this;
     if (++this.depth > MAX_DEPTH) decline();
     const value: { [k: string]: Json } = {};
-    const pairs: TextPair[] = [];
+    const base = this.pairTop;
     let outerEnd = this.cs;
     for (;;) {
       this.skipEmpty();
@@ -280,9 +288,12 @@ class BlockReader {
       };
       const node = this.afterIndicator(colon + 1, indent, true);
       value[key] = this.val;
-      pairs.push({ key, keyNode, value: node });
+      this.pairStack[this.pairTop] = { key, keyNode, value: node };
+      this.pairTop++;
       outerEnd = node.outerEnd;
     }
+    const pairs = this.pairStack.slice(base, this.pairTop);
+    this.pairTop = base;
     const firstPair = pairs[0];
     if (firstPair === undefined) decline();
     this.depth--;
@@ -292,8 +303,7 @@ class BlockReader {
   }
 
   private seq(indent: number): TextSeq {
-    const value: Json[] = [];
-    const items: TextNode[] = [];
+    const base = this.itemTop;
     const start = this.cs;
     let outerEnd = start;
     if (++this.depth > MAX_DEPTH) decline();
@@ -303,12 +313,15 @@ class BlockReader {
       if (this.ind > indent) decline();
       if (!this.atSeqEntry()) break;
       const node = this.afterIndicator(this.cs + 1, indent, false);
-      value.push(this.val);
-      items.push(node);
+      this.valueStack[this.itemTop] = this.val;
+      this.itemStack[this.itemTop] = node;
+      this.itemTop++;
       outerEnd = node.outerEnd;
     }
+    const items = this.itemStack.slice(base, this.itemTop);
+    this.val = this.valueStack.slice(base, this.itemTop);
+    this.itemTop = base;
     this.depth--;
-    this.val = value;
     return { t: 'seq', flow: false, items, start, end: outerEnd, outerEnd };
   }
 
@@ -335,31 +348,20 @@ class BlockReader {
     }
     if (!inMap) {
       // `- key: value` starts a compact mapping at the column of `key`; `- - x` is declined.
-      if (this.atSeqEntryAt(i)) decline();
+      if (seqEntryAt(text, i, this.ce)) decline();
       const c = text.charCodeAt(i);
       if (c !== 34 && c !== 39 && c !== 123 && c !== 91 && this.plainKeyColon(i) >= 0) {
         this.ind = i - this.ls;
         this.cs = i;
         return this.map(this.ind);
       }
-      if ((c === 34 || c === 39) && this.quotedIsKey(i)) {
+      if ((c === 34 || c === 39) && text.charCodeAt(quoteEnd(text, i, this.ce) + 1) === COLON) {
         this.ind = i - this.ls;
         this.cs = i;
         return this.map(this.ind);
       }
     }
     return this.inline(i, indent);
-  }
-
-  private atSeqEntryAt(i: number): boolean {
-    if (this.text.charCodeAt(i) !== DASH) return false;
-    return i + 1 >= this.ce || this.text.charCodeAt(i + 1) === SPACE;
-  }
-
-  /** Whether a quoted scalar at `i` is followed by `:` (a quoted mapping key). */
-  private quotedIsKey(i: number): boolean {
-    const close = quoteEnd(this.text, i, this.ce);
-    return this.text.charCodeAt(close + 1) === COLON;
   }
 
   /** An inline value at `i` (a scalar, a block scalar or a one-line flow collection); moves to the next line. */

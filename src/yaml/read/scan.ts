@@ -22,6 +22,7 @@ export const TAB = 9;
 export const CR = 13;
 export const COLON = 58;
 export const DASH = 45;
+export const DOT = 46;
 /** Collections nested deeper than this are left to the `yaml` package. */
 export const MAX_DEPTH = 200;
 
@@ -38,6 +39,12 @@ export function resolveCore(s: string): Json {
 export function resolveGo11(s: string): Json {
   const v = resolvePlain(s, '1.1');
   return v === undefined ? decline() : v;
+}
+
+/** Whether a block sequence entry (`-` before a space or the line's end `ce`) starts at `i`. */
+export function seqEntryAt(text: string, i: number, ce: number): boolean {
+  if (text.charCodeAt(i) !== DASH) return false;
+  return i + 1 >= ce || text.charCodeAt(i + 1) === SPACE;
 }
 
 /** A space and the flow indicators `,[]{}`: after `-`, `?` or `:` in flow, they make it an indicator. */
