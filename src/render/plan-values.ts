@@ -62,7 +62,27 @@ const SAFE = /^[A-Za-z0-9](?:[A-Za-z0-9._:/@-]{0,251}[A-Za-z0-9])?$/;
  * in a key or a value, so putting it where the token was is the same as rendering it there.
  */
 export function isSlotSafe(s: string): boolean {
-  return SAFE.test(s) && !ANY_TOKEN.test(s) && !needsQuotes(s);
+  return SAFE.test(s) && !ANY_TOKEN.test(s) && (plainByFirstLetter(s.charCodeAt(0)) || !needsQuotes(s));
+}
+
+/**
+ * Whether a string that starts with character code `c` reads as a string in every YAML reader whatever follows
+ * (`needsQuotes` false): an ASCII letter that starts no null, boolean (`y`, `yes`, `n`, `no`, `true`, `false`,
+ * `on`, `off`, `null`), or digit-less exponent (`e5`, `E12`: YAML 1.1) form; numbers and timestamps start with
+ * a digit, a sign or `.` (../yaml/scalars.ts). A shortcut of `isSlotSafe` for names and images.
+ */
+function plainByFirstLetter(c: number): boolean {
+  const lower = c | 0x20;
+  return (
+    lower >= 0x61 &&
+    lower <= 0x7a &&
+    lower !== 0x79 &&
+    lower !== 0x6e &&
+    lower !== 0x74 &&
+    lower !== 0x66 &&
+    lower !== 0x6f &&
+    lower !== 0x65
+  );
 }
 
 /** A data path: top-level key, then keys and array indices (as strings). */

@@ -93,7 +93,12 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record({
   restart: fc.boolean(),
   containers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 3 }),
   labels: fc.subarray(['app', 'version', 'tier']),
-  annotations: fc.subarray(['example.com/note', 'example.com/owner', 'sidecar.istio.io/proxyCPU']),
+  annotations: fc.subarray([
+    'example.com/note',
+    'example.com/owner',
+    'sidecar.istio.io/proxyCPU',
+    'proxy.istio.io/config',
+  ]),
 });
 
 const workloadArb = (shapes: number): fc.Arbitrary<Workload> =>
@@ -126,11 +131,14 @@ const q = (s: string): string => JSON.stringify(s);
  */
 function podTemplate(shape: Shape, w: Workload, i: number): string {
   const labels = shape.labels.map((k, j) => `    ${k}: ${q(w.values[j] ?? '')}`);
-  // proxyCPU needs a quantity: keep it one, of the workload's own digits.
+  // proxyCPU needs a quantity: keep it one, of the workload's own digits. A ProxyConfig of its own (Istio's
+  // template data then has a fresh ProxyConfig, where pods without one share the mesh's frozen one).
   const annotations = shape.annotations.map((k, j) =>
     k === 'sidecar.istio.io/proxyCPU'
       ? `    ${k}: ${q(`${w.ports[j] ?? 1}m`)}`
-      : `    ${k}: ${q(w.values[3 + j] ?? '')}`,
+      : k === 'proxy.istio.io/config'
+        ? `    ${k}: ${q(`concurrency: ${(w.ports[j] ?? 1) % 3}`)}`
+        : `    ${k}: ${q(w.values[3 + j] ?? '')}`,
   );
   const d = w.wide ? '  ' : '';
   const containers = shape.containers.map((ports, c) => {

@@ -5,7 +5,8 @@ import { goSprint } from '../../render/go-values.ts';
 import { resolveProxyImage, resolveProxyInitImage } from './images.ts';
 import { interceptionModeOf } from './proxy-config.ts';
 import { deployMetaOf, ownerUri } from './workload-meta.ts';
-import { objectAt, isJsonObject, setOwn } from '../../json.ts';
+import { deepFreeze, objectAt, isJsonObject, setOwn } from '../../json.ts';
+import { deepFrozen } from '../../render/plan-keys.ts';
 import { plannedJson } from '../../render/plan-values.ts';
 import { scanTwoUint32 } from '../go-parse-scan.ts';
 
@@ -144,6 +145,27 @@ export function openshiftProxyIds(annotations: Record<string, string>, fallback:
   return { uid, gid };
 }
 
+/**
+ * The template data's `ProxyConfig` of each deep-frozen effective ProxyConfig (`inject.ts` gives one to every
+ * pod without `proxy.istio.io/config`), itself deep-frozen: one object, so the sidecar plans key it once.
+ * Module state by design: a memo keyed by deep-frozen objects (`deepFrozen` of ../../render/plan-keys.ts), a pure
+ * function of them; weakly held.
+ */
+const templateProxyConfigs = new WeakMap<JsonObject, IstioTemplateData['ProxyConfig']>();
+
+/**
+ * The effective ProxyConfig as the templates see it: `interceptionMode` resolved (`interceptionModeOf`) and
+ * `proxyMetadata` a map of strings; deep-frozen and shared when `pc` is (`templateProxyConfigs`), else fresh.
+ */
+function templateProxyConfig(pc: JsonObject): IstioTemplateData['ProxyConfig'] {
+  const frozen = deepFrozen(pc);
+  const known = frozen ? templateProxyConfigs.get(pc) : undefined;
+  if (known) return known;
+  const out = { ...pc, interceptionMode: interceptionModeOf(pc), proxyMetadata: stringMap(pc.proxyMetadata) };
+  if (frozen) templateProxyConfigs.set(pc, deepFreeze(out));
+  return out;
+}
+
 function isGoTrue(v: Json | undefined): boolean {
   return v === true || v === 'true';
 }
@@ -167,11 +189,7 @@ export function buildTemplateData(input: TemplateDataInput): IstioTemplateData {
     containers,
     serviceAccountName: typeof rawSpec.serviceAccountName === 'string' ? rawSpec.serviceAccountName : '',
   };
-  const proxyConfig: IstioTemplateData['ProxyConfig'] = {
-    ...input.proxyConfig,
-    interceptionMode: interceptionModeOf(input.proxyConfig),
-    proxyMetadata: stringMap(input.proxyConfig.proxyMetadata),
-  };
+  const proxyConfig = templateProxyConfig(input.proxyConfig);
 
   const { deployMeta, typeMeta } = deployMetaOf(pod, workload);
   const workloadName = labels['service.istio.io/workload-name'] ?? deployMeta.Name;
