@@ -236,7 +236,6 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   validateAnnotations(annotations);
 
   const proxyConfig = proxyConfigFor(istio.meshConfig, annotations);
-  const meshConfig: JsonObject = { ...istio.meshConfig, defaultConfig: proxyConfig };
   const values = istio.values;
   const statusPort = protoField(int32Field, proxyConfig.statusPort, `statusPort of ${PROXY_CONFIG_SOURCE}`, 15020);
   const proxyEnvs = clusterEnvs(values, original.metadata.labels);
@@ -360,7 +359,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     );
   postProcessPod(final, {
     proxyEnvs,
-    meshConfig,
+    meshConfig: istio.meshConfig,
     statusPort,
     rewriteProbes: protoField(
       decodeJsonpbBool,

@@ -17,7 +17,10 @@ export const NETWORK_LABEL = 'topology.istio.io/network';
 export interface PostProcessParams {
   /** Proxy env overrides (`ISTIO_META_CLUSTER_ID`, `ISTIO_META_NETWORK`) computed by {@link clusterEnvs}. */
   proxyEnvs: Record<string, string>;
-  /** Mesh config with the pod's `proxy.istio.io/config` applied to `defaultConfig`. */
+  /**
+   * The mesh config as configured (`IstioSettings.meshConfig`); only `enablePrometheusMerge` is read, which the
+   * pod's `proxy.istio.io/config` (a `defaultConfig` overlay) cannot change, so no per-pod copy is made.
+   */
   meshConfig: JsonObject;
   /** `meshConfig.defaultConfig.statusPort` (15020 by default). */
   statusPort: number;
