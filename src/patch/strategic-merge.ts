@@ -126,38 +126,50 @@ function mergeMap(
     const keep = new Set(retain.map(String));
     for (const k of Object.keys(original)) if (!keep.has(k)) delete original[k];
   }
-  for (const [rawKey, patchV] of Object.entries(patch)) {
-    if (rawKey === RETAIN_KEYS || rawKey.startsWith(SET_ELEMENT_ORDER)) continue;
-    if (rawKey.startsWith(DELETE_FROM_PRIMITIVE)) {
-      const k = rawKey.slice(DELETE_FROM_PRIMITIVE.length);
-      const cur = original[k];
-      if (Array.isArray(cur) && Array.isArray(patchV)) {
-        original[k] = cur.filter((x) => !patchV.some((d) => jsonEqual(d, x)));
+  // `for...in`, not `Object.entries`: no pair per key (a JSON object inherits no enumerable key). A key holding
+  // undefined (not JSON, but a typed pod may carry one) goes through as `Object.entries` gave it.
+  for (const k in patch) {
+    const patchV = patch[k] as Json;
+    if (k.charCodeAt(0) === 36 /* $ */) {
+      if (k === RETAIN_KEYS || k.startsWith(SET_ELEMENT_ORDER)) continue;
+      if (k.startsWith(DELETE_FROM_PRIMITIVE)) {
+        const field = k.slice(DELETE_FROM_PRIMITIVE.length);
+        const cur = original[field];
+        if (Array.isArray(cur) && Array.isArray(patchV)) {
+          original[field] = cur.filter((x) => !patchV.some((d) => jsonEqual(d, x)));
+        }
+        continue;
       }
-      continue;
     }
-    const k = rawKey;
     const sub = schema?.fields?.[k];
     if (patchV === null) {
       delete original[k];
       continue;
     }
     const origV = original[k];
-    const taken = (): Json =>
-      trusted ? patchV : (plainWithoutNulls(patchV, sub) ?? withoutNulls(stripDirectives(patchV, sub)));
     if (origV === undefined) {
-      original[k] = taken();
-      continue;
-    }
-    if (isJsonObject(origV) && isJsonObject(patchV)) {
-      original[k] = sub?.replace ? (taken() as JsonObject) : mergeMap(writable(origV), patchV, sub, trusted);
+      original[k] = taken(patchV, sub, trusted);
+    } else if (isJsonObject(origV) && isJsonObject(patchV)) {
+      original[k] = sub?.replace
+        ? (taken(patchV, sub, trusted) as JsonObject)
+        : mergeMap(writable(origV), patchV, sub, trusted);
     } else if (Array.isArray(origV) && Array.isArray(patchV)) {
-      original[k] = sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub, trusted) : taken();
+      original[k] =
+        sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub, trusted) : taken(patchV, sub, trusted);
     } else {
-      original[k] = taken();
+      original[k] = taken(patchV, sub, trusted);
     }
   }
   return original;
+}
+
+/**
+ * A patch value new to the original (or replacing it), as the merge stores it: the value itself for a `trusted`
+ * patch (plain, null-free, given away), else its plain null-free copy (`plainWithoutNulls`; directives stripped
+ * first where it has any).
+ */
+function taken(patchV: Json, sub: PatchSchema | undefined, trusted: boolean): Json {
+  return trusted ? patchV : (plainWithoutNulls(patchV, sub) ?? withoutNulls(stripDirectives(patchV, sub)));
 }
 
 /**

@@ -236,7 +236,6 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   validateAnnotations(annotations);
 
   const proxyConfig = proxyConfigFor(istio.meshConfig, annotations);
-  const meshConfig: JsonObject = { ...istio.meshConfig, defaultConfig: proxyConfig };
   const values = istio.values;
   const statusPort = protoField(int32Field, proxyConfig.statusPort, `statusPort of ${PROXY_CONFIG_SOURCE}`, 15020);
   const proxyEnvs = clusterEnvs(values, original.metadata.labels);
@@ -360,7 +359,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     );
   postProcessPod(final, {
     proxyEnvs,
-    meshConfig,
+    meshConfig: istio.meshConfig,
     statusPort,
     rewriteProbes: protoField(
       decodeJsonpbBool,
@@ -410,13 +409,32 @@ export function alignInjectedKeyOrder(pod: PodTemplate, templatePod: PodTemplate
     if (!Array.isArray(pod.spec[list]) || templ.length === 0) continue;
     pod.spec[list] = containersOf(pod.spec, list).map((c) => {
       const t = findContainer(String(c.name), templ);
-      if (!t) return c;
+      if (!t || inTemplateOrder(c, t)) return c;
       const out: JsonObject = {};
       for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]);
       for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]);
       return out;
     });
   }
+}
+
+/**
+ * Whether the copy `alignInjectedKeyOrder` makes of container `c` (template `t`) would hold `c`'s own keys in `c`'s
+ * order, with `c`'s values: then it equals `c`, which is kept. So when the keys of `t` that `c` holds open `c`, in
+ * `t`'s order, and none of `c`'s other keys is a name the copy drops (one `in` a plain object: `constructor`,
+ * `__proto__`, ...). A freshly injected container (the template's, merged into nothing) is so. Conservative: any
+ * doubt answers false and the copy is made.
+ */
+function inTemplateOrder(c: JsonObject, t: JsonObject): boolean {
+  const own = Object.keys(c);
+  let i = 0;
+  for (const k of Object.keys(t)) {
+    if (!(k in c)) continue;
+    if (own[i] !== k) return false;
+    i++;
+  }
+  for (; i < own.length; i++) if ((own[i] as string) in Object.prototype) return false;
+  return true;
 }
 
 /**

@@ -55,8 +55,9 @@ export function ownedContainerInSpec(name: string, spec: JsonObject): JsonObject
 
 /**
  * Makes the frame of `pod` its own (`owned`), for the steps that change a pod in place (Istio
- * `postProcessPod`): its metadata with labels and annotations, its spec, the container and init container
- * lists and each container in them. What lies deeper stays shared until a step takes it (`envOf`).
+ * `postProcessPod`): its metadata with labels and annotations, its spec, and the container and init container
+ * lists. A container in them stays shared until a step that writes into it takes it (`ownedSidecar`,
+ * `ownedListed`): most steps write into the proxy alone, and a shared `istio-init` is then never copied.
  */
 export function ownPodFrame(pod: PodTemplate): void {
   // A pod template is JSON; its interface (PodMeta's optional fields) is not assignable to `JsonObject`.
@@ -65,11 +66,26 @@ export function ownPodFrame(pod: PodTemplate): void {
   owned(pod.metadata as JsonObject, 'labels');
   owned(pod.metadata as JsonObject, 'annotations');
   const spec = defined(owned<JsonObject>(p, 'spec'), 'the spec of a pod template');
+  for (const list of ['containers', 'initContainers'] as const) if (Array.isArray(spec[list])) owned(spec, list);
+}
+
+/** `findSidecar`, for a change in place (`ownedContainerInSpec`: `spec` must be writable). */
+export function ownedSidecar(spec: JsonObject): JsonObject | undefined {
+  return ownedContainerInSpec(PROXY_CONTAINER, spec);
+}
+
+/**
+ * Container `c` of `spec`'s containers or init containers (the object itself, e.g. from `containersOf`), for a
+ * change in place: the pod's own copy when it was shared (`owned`), put in its place in the list, which must be
+ * writable (`ownPodFrame`). `c` itself when no list holds it.
+ */
+export function ownedListed(spec: JsonObject, c: JsonObject): JsonObject {
   for (const list of ['containers', 'initContainers'] as const) {
-    if (!Array.isArray(spec[list])) continue;
-    const items = defined(owned<Json[]>(spec, list), 'the container list just seen');
-    for (let i = 0; i < items.length; i++) owned(items, i);
+    const items = spec[list];
+    const i = Array.isArray(items) ? items.indexOf(c) : -1;
+    if (Array.isArray(items) && i >= 0) return defined(owned<JsonObject>(items, i), 'the container just found');
   }
+  return c;
 }
 
 /** The `istio-proxy` container of a pod spec, in containers or init containers (Istio `FindSidecar`). */

@@ -8,7 +8,7 @@ import { applyPrometheusMerge, applySecurePrometheusAnnotation } from './prometh
 import { applyRewrite } from './probes.ts';
 import { reorderPod } from './reorder.ts';
 import { injectionStatusValue, STATUS_ANNOTATION } from './status.ts';
-import { annotationsOf, envOf, findSidecar, labelsOf, ownPodFrame } from './pod-fields.ts';
+import { annotationsOf, envOf, labelsOf, ownedSidecar, ownPodFrame } from './pod-fields.ts';
 
 /** Label carrying the pod's network (read before injection, written after). */
 export const NETWORK_LABEL = 'topology.istio.io/network';
@@ -17,7 +17,10 @@ export const NETWORK_LABEL = 'topology.istio.io/network';
 export interface PostProcessParams {
   /** Proxy env overrides (`ISTIO_META_CLUSTER_ID`, `ISTIO_META_NETWORK`) computed by {@link clusterEnvs}. */
   proxyEnvs: Record<string, string>;
-  /** Mesh config with the pod's `proxy.istio.io/config` applied to `defaultConfig`. */
+  /**
+   * The mesh config as configured (`IstioSettings.meshConfig`); only `enablePrometheusMerge` is read, which the
+   * pod's `proxy.istio.io/config` (a `defaultConfig` overlay) cannot change, so no per-pod copy is made.
+   */
   meshConfig: JsonObject;
   /** `meshConfig.defaultConfig.statusPort` (15020 by default). */
   statusPort: number;
@@ -54,9 +57,9 @@ export function clusterEnvs(values: JsonObject, labels: Record<string, string> |
  * re-appends them at the end, sorted by name, as plain values.
  */
 export function overwriteClusterInfo(pod: PodTemplate, proxyEnvs: Record<string, string>): void {
-  const sidecar = findSidecar(pod.spec);
   const entries = Object.entries(proxyEnvs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (!sidecar || entries.length === 0) return;
+  const sidecar = entries.length === 0 ? undefined : ownedSidecar(pod.spec);
+  if (!sidecar) return;
   const env = envOf(sidecar).filter((e) => typeof e.name !== 'string' || !(e.name in proxyEnvs));
   for (const [name, value] of entries) env.push({ name, value });
   sidecar.env = env;

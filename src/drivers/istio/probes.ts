@@ -9,7 +9,16 @@ import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { declaredPorts, type PortRule, resolveNamedPort } from '../kit/ports.ts';
 import { STATUS_ANNOTATION } from './status.ts';
-import { annotationsOf, containersOf, envOf, findSidecar, parseGoBool, PROXY_CONTAINER } from './pod-fields.ts';
+import {
+  annotationsOf,
+  containersOf,
+  envOf,
+  findSidecar,
+  ownedListed,
+  ownedSidecar,
+  parseGoBool,
+  PROXY_CONTAINER,
+} from './pod-fields.ts';
 import { atoiIgnoringError, toInt32 } from '../go-parse.ts';
 
 /** Proxy env carrying the original probes. */
@@ -135,9 +144,14 @@ function convertHandler(
   return h;
 }
 
-/** Istio `patchRewriteProbe`: rewrites the probes and hooks of every non-proxy container and init container. */
+/**
+ * Istio `patchRewriteProbe`: rewrites the probes and hooks of every non-proxy container and init container. A
+ * container is written into only where it has something to rewrite (taken with `ownedListed` first: `spec`'s
+ * container lists must be writable, `ownPodFrame`).
+ */
 export function rewriteProbes(spec: JsonObject, statusPort: number): void {
-  for (const c of appContainers(spec)) {
+  for (const listed of appContainers(spec)) {
+    let c = listed;
     const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
     for (const [field, url] of [
       ['readinessProbe', urls.readyz],
@@ -145,11 +159,15 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
       ['startupProbe', urls.startupz],
     ] as const) {
       const p = convertHandler(c[field], url, statusPort, true);
-      if (p) c[field] = p;
+      if (p) {
+        c = ownedListed(spec, c);
+        c[field] = p;
+      }
     }
     if (isJsonObject(c.lifecycle)) {
       const pre = convertHandler(c.lifecycle.preStop, urls.prestopz, statusPort, false);
       const post = convertHandler(c.lifecycle.postStart, urls.poststartz, statusPort, false);
+      if (pre || post) c = ownedListed(spec, c);
       const lifecycle = pre || post ? owned<JsonObject>(c, 'lifecycle') : undefined;
       if (lifecycle && pre) lifecycle.preStop = pre;
       if (lifecycle && post) lifecycle.postStart = post;
@@ -198,7 +216,8 @@ export function applyRewrite(pod: PodTemplate, meshStatusPort: number, valuesRew
   const annos = annotationsOf(pod);
   if (!shouldRewriteProbes(annos, valuesRewrite)) return;
   const probers = dumpAppProbers(pod.spec, meshStatusPort);
-  if (probers !== '') mergeOrAppendProbers(annos[STATUS_ANNOTATION] !== undefined, envOf(sidecar), probers);
+  const writable = probers === '' ? undefined : ownedSidecar(pod.spec);
+  if (writable) mergeOrAppendProbers(annos[STATUS_ANNOTATION] !== undefined, envOf(writable), probers);
   const a = annos[STATUS_PORT_ANNOTATION];
   // Istio patchRewriteProbe: strconv.Atoi, its value kept even when it fails (0, or the int64 bound on overflow).
   const port = a === undefined ? meshStatusPort : toInt32(atoiIgnoringError(a));

@@ -5,7 +5,7 @@
  */
 import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
-import { annotationsOf, envOf, findSidecar, parseGoBool } from './pod-fields.ts';
+import { annotationsOf, envOf, findSidecar, ownedSidecar, parseGoBool } from './pod-fields.ts';
 import { atoi } from '../go-parse.ts';
 
 /** Annotation switching the merge per pod (Go bool). */
@@ -139,8 +139,9 @@ export function applyPrometheusMerge(pod: PodTemplate, meshConfig: JsonObject, s
       if (cfg.path === '') cfg.path = first.path;
     }
   }
-  const sidecar = findSidecar(pod.spec);
-  if (sidecar && (cfg.scrape !== '' || cfg.path !== '' || cfg.port !== '' || cfg.targets)) {
+  const sidecar =
+    cfg.scrape !== '' || cfg.path !== '' || cfg.port !== '' || cfg.targets ? ownedSidecar(pod.spec) : undefined;
+  if (sidecar) {
     envOf(sidecar).push({ name: PROMETHEUS_ENV, value: JSON.stringify(cfg) });
   }
   clearPrometheusAnnotations(annos);
