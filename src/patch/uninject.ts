@@ -8,36 +8,40 @@
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../contract/driver.ts';
 import { InjectError } from '../results/errors.ts';
-import { copyUnshared, isJsonObject } from '../json.ts';
+import { copyUnshared, isJsonObject, setOwn } from '../json.ts';
 import { restoreOriginal } from './status-record.ts';
 
 function named(list: Json | undefined): JsonObject[] {
   return Array.isArray(list) ? list.filter(isJsonObject) : [];
 }
 
-/** `spec[field]` without the entries whose `name` is in `names`; the field is dropped when removal empties it. */
-function withoutNamed(spec: JsonObject, field: string, names: ReadonlySet<string>): void {
-  const list = spec[field];
-  if (!Array.isArray(list) || names.size === 0) return;
-  const kept = list.filter((e) => !(isJsonObject(e) && typeof e.name === 'string' && names.has(e.name)));
-  if (kept.length === list.length) return;
-  if (kept.length === 0) delete spec[field];
-  else spec[field] = kept;
+/**
+ * `list` without the entries whose `name` is in `names`: `list` itself when none is (or it is no list), undefined
+ * when removal empties it (the caller drops the field). `names` is an inventory's list (a few names: an array
+ * search, not a `Set` built per workload; issue #40).
+ */
+function withoutNamed(list: Json | undefined, names: readonly string[]): Json | undefined {
+  if (!Array.isArray(list) || names.length === 0) return list;
+  const kept = list.filter((e) => !(isJsonObject(e) && typeof e.name === 'string' && names.includes(e.name)));
+  if (kept.length === list.length) return list;
+  return kept.length === 0 ? undefined : kept;
 }
 
-/** `map` without `keys`; returns undefined when removal emptied it (the caller drops the field). */
+/**
+ * `map` without `keys`: a copy (`map` itself when there is nothing to remove), undefined when removal emptied it
+ * (the caller drops the field). Built without `delete`, which would turn the copy into a slow dictionary-mode
+ * object for every reader after it (issue #40).
+ */
 function withoutKeys(
   map: Record<string, string> | undefined,
   keys: readonly string[] | undefined,
 ): Record<string, string> | undefined {
   if (!map || !keys || keys.length === 0) return map;
-  const out = { ...map };
+  const out: Record<string, string> = {};
   let removed = false;
-  for (const k of keys) {
-    if (Object.hasOwn(out, k)) {
-      delete out[k];
-      removed = true;
-    }
+  for (const k of Object.keys(map)) {
+    if (keys.includes(k)) removed = true;
+    else setOwn(out, k, map[k] as string);
   }
   return removed && Object.keys(out).length === 0 ? undefined : out;
 }
@@ -135,29 +139,52 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
  * @throws InjectError as {@link removeInventory}
  */
 function withoutInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
-  const out: PodTemplate = { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec } };
-  const injected = new Set([...inv.containers, ...inv.initContainers]);
-  const users = inv.volumes.length > 0 ? mountedVolumes(out.spec, injected) : undefined;
-  for (const v of inv.volumes) {
-    const user = users?.get(v);
-    if (user !== undefined)
-      throw untrustedRecordError(
-        inv.statusAnnotation,
-        { kind: 'volume', name: v },
-        `container "${user}", which it does not list, mounts it`,
-      );
+  if (inv.volumes.length > 0) {
+    const users = mountedVolumes(pod.spec, new Set([...inv.containers, ...inv.initContainers]));
+    for (const v of inv.volumes) {
+      const user = users.get(v);
+      if (user !== undefined)
+        throw untrustedRecordError(
+          inv.statusAnnotation,
+          { kind: 'volume', name: v },
+          `container "${user}", which it does not list, mounts it`,
+        );
+    }
   }
-  withoutNamed(out.spec, 'containers', new Set(inv.containers));
-  withoutNamed(out.spec, 'initContainers', new Set(inv.initContainers));
-  withoutNamed(out.spec, 'volumes', new Set(inv.volumes));
-  withoutNamed(out.spec, 'imagePullSecrets', new Set(inv.imagePullSecrets));
-  const annotations = withoutKeys(out.metadata.annotations, [inv.statusAnnotation, ...(inv.annotations ?? [])]);
-  if (annotations === undefined) delete out.metadata.annotations;
-  else out.metadata.annotations = annotations;
-  const labels = withoutKeys(out.metadata.labels, inv.labels);
-  if (labels === undefined) delete out.metadata.labels;
-  else out.metadata.labels = labels;
-  return out;
+  // Built key by key in the spec's order, a list the removal empties left out (no `delete`: see `withoutKeys`).
+  const spec: JsonObject = {};
+  for (const k of Object.keys(pod.spec)) {
+    const v = pod.spec[k];
+    const names = inventoryNames(inv, k);
+    const kept = names === undefined ? v : withoutNamed(v, names);
+    if (kept !== undefined || v === undefined) setOwn(spec, k, kept as Json);
+  }
+  const metadata: PodTemplate['metadata'] = {};
+  const annotations = withoutKeys(pod.metadata.annotations, [inv.statusAnnotation, ...(inv.annotations ?? [])]);
+  const labels = withoutKeys(pod.metadata.labels, inv.labels);
+  for (const k of Object.keys(pod.metadata)) {
+    if (k === 'annotations' || k === 'labels') {
+      const v = k === 'annotations' ? annotations : labels;
+      if (v !== undefined) metadata[k] = v;
+    } else setOwn(metadata as JsonObject, k, pod.metadata[k] as Json);
+  }
+  return { ...pod, metadata, spec };
+}
+
+/** The names `inv` lists for pod-spec field `field`, or undefined for a field uninject does not remove from. */
+function inventoryNames(inv: Inventory, field: string): readonly string[] | undefined {
+  switch (field) {
+    case 'containers':
+      return inv.containers;
+    case 'initContainers':
+      return inv.initContainers;
+    case 'volumes':
+      return inv.volumes;
+    case 'imagePullSecrets':
+      return inv.imagePullSecrets;
+    default:
+      return undefined;
+  }
 }
 
 /** What {@link uninjectPod} did: the pod without the injection and the inventory it removed. */
