@@ -8,36 +8,40 @@
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import type { ActiveMesh, Inventory, UninjectContext } from '../contract/driver.ts';
 import { InjectError } from '../results/errors.ts';
-import { copyUnshared, isJsonObject } from '../json.ts';
+import { copyUnshared, isJsonObject, setOwn } from '../json.ts';
 import { restoreOriginal } from './status-record.ts';
 
 function named(list: Json | undefined): JsonObject[] {
   return Array.isArray(list) ? list.filter(isJsonObject) : [];
 }
 
-/** `spec[field]` without the entries whose `name` is in `names`; the field is dropped when removal empties it. */
-function withoutNamed(spec: JsonObject, field: string, names: ReadonlySet<string>): void {
-  const list = spec[field];
-  if (!Array.isArray(list) || names.size === 0) return;
-  const kept = list.filter((e) => !(isJsonObject(e) && typeof e.name === 'string' && names.has(e.name)));
-  if (kept.length === list.length) return;
-  if (kept.length === 0) delete spec[field];
-  else spec[field] = kept;
+/**
+ * `list` without the entries whose `name` is in `names`: `list` itself when none is (or it is no list), undefined
+ * when removal empties it (the caller drops the field). `names` is an inventory's list (a few names: an array
+ * search, not a `Set` built per workload; issue #40).
+ */
+function withoutNamed(list: Json | undefined, names: readonly string[]): Json | undefined {
+  if (!Array.isArray(list) || names.length === 0) return list;
+  const kept = list.filter((e) => !(isJsonObject(e) && typeof e.name === 'string' && names.includes(e.name)));
+  if (kept.length === list.length) return list;
+  return kept.length === 0 ? undefined : kept;
 }
 
-/** `map` without `keys`; returns undefined when removal emptied it (the caller drops the field). */
+/**
+ * `map` without `keys`: a copy (`map` itself when there is nothing to remove), undefined when removal emptied it
+ * (the caller drops the field). Built without `delete`, which would turn the copy into a slow dictionary-mode
+ * object for every reader after it (issue #40).
+ */
 function withoutKeys(
   map: Record<string, string> | undefined,
   keys: readonly string[] | undefined,
 ): Record<string, string> | undefined {
   if (!map || !keys || keys.length === 0) return map;
-  const out = { ...map };
+  const out: Record<string, string> = {};
   let removed = false;
-  for (const k of keys) {
-    if (Object.hasOwn(out, k)) {
-      delete out[k];
-      removed = true;
-    }
+  for (const k of Object.keys(map)) {
+    if (keys.includes(k)) removed = true;
+    else setOwn(out, k, map[k] as string);
   }
   return removed && Object.keys(out).length === 0 ? undefined : out;
 }
@@ -135,29 +139,52 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
  * @throws InjectError as {@link removeInventory}
  */
 function withoutInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
-  const out: PodTemplate = { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec } };
-  const injected = new Set([...inv.containers, ...inv.initContainers]);
-  const users = inv.volumes.length > 0 ? mountedVolumes(out.spec, injected) : undefined;
-  for (const v of inv.volumes) {
-    const user = users?.get(v);
-    if (user !== undefined)
-      throw untrustedRecordError(
-        inv.statusAnnotation,
-        { kind: 'volume', name: v },
-        `container "${user}", which it does not list, mounts it`,
-      );
+  if (inv.volumes.length > 0) {
+    const users = mountedVolumes(pod.spec, new Set([...inv.containers, ...inv.initContainers]));
+    for (const v of inv.volumes) {
+      const user = users.get(v);
+      if (user !== undefined)
+        throw untrustedRecordError(
+          inv.statusAnnotation,
+          { kind: 'volume', name: v },
+          `container "${user}", which it does not list, mounts it`,
+        );
+    }
   }
-  withoutNamed(out.spec, 'containers', new Set(inv.containers));
-  withoutNamed(out.spec, 'initContainers', new Set(inv.initContainers));
-  withoutNamed(out.spec, 'volumes', new Set(inv.volumes));
-  withoutNamed(out.spec, 'imagePullSecrets', new Set(inv.imagePullSecrets));
-  const annotations = withoutKeys(out.metadata.annotations, [inv.statusAnnotation, ...(inv.annotations ?? [])]);
-  if (annotations === undefined) delete out.metadata.annotations;
-  else out.metadata.annotations = annotations;
-  const labels = withoutKeys(out.metadata.labels, inv.labels);
-  if (labels === undefined) delete out.metadata.labels;
-  else out.metadata.labels = labels;
-  return out;
+  // Built key by key in the spec's order, a list the removal empties left out (no `delete`: see `withoutKeys`).
+  const spec: JsonObject = {};
+  for (const k of Object.keys(pod.spec)) {
+    const v = pod.spec[k];
+    const names = inventoryNames(inv, k);
+    const kept = names === undefined ? v : withoutNamed(v, names);
+    if (kept !== undefined || v === undefined) setOwn(spec, k, kept as Json);
+  }
+  const metadata: PodTemplate['metadata'] = {};
+  const annotations = withoutKeys(pod.metadata.annotations, [inv.statusAnnotation, ...(inv.annotations ?? [])]);
+  const labels = withoutKeys(pod.metadata.labels, inv.labels);
+  for (const k of Object.keys(pod.metadata)) {
+    if (k === 'annotations' || k === 'labels') {
+      const v = k === 'annotations' ? annotations : labels;
+      if (v !== undefined) metadata[k] = v;
+    } else setOwn(metadata as JsonObject, k, pod.metadata[k] as Json);
+  }
+  return { ...pod, metadata, spec };
+}
+
+/** The names `inv` lists for pod-spec field `field`, or undefined for a field uninject does not remove from. */
+function inventoryNames(inv: Inventory, field: string): readonly string[] | undefined {
+  switch (field) {
+    case 'containers':
+      return inv.containers;
+    case 'initContainers':
+      return inv.initContainers;
+    case 'volumes':
+      return inv.volumes;
+    case 'imagePullSecrets':
+      return inv.imagePullSecrets;
+    default:
+      return undefined;
+  }
 }
 
 /** What {@link uninjectPod} did: the pod without the injection and the inventory it removed. */
@@ -180,29 +207,41 @@ function readOnlyCopy(pod: PodTemplate): PodTemplate {
 }
 
 /**
+ * How a caller of {@link uninjectPod} uses the result. `'write'`: uninject's own, which writes the result (a
+ * writable copy). `'read'`: the companion record's inject-time check, which only compares it (not copied out of the
+ * frozen view). `'read-trusted'`: the same check where the caller vouches that the hooks write nothing they are
+ * handed: the view is the pod itself, neither copied nor frozen (issue #40: the frozen copy was a sixth of the
+ * check's uninject). The pipeline passes it only with plan verification off: the test suite runs with it on
+ * (`MESHINJECT_VERIFY_PLANS=1`), so a hook writing into what it may only read still throws there, and
+ * test/core/uninject-frozen-input-property.test.ts hands every driver's hook a frozen pod.
+ */
+export type UninjectUse = 'write' | 'read' | 'read-trusted';
+
+/**
  * Uninjects one pod template: the driver's `inventory`, the generic {@link removeInventory}, then the driver's
  * `uninject` hook (when it has one) with the pod as injected in `context.injected`, then the shared status
  * record's values put back (`restoreOriginal`, src/patch/status-record.ts). The inventory and the hook read a
- * deep-frozen copy of `pod` ({@link readOnlyCopy}): `pod` itself is never written. The hook's `pod` is that
- * copy with the inventory removed, whose kept parts are the copy's own, frozen: a hook copies what it changes
- * (every driver's does; a write into it throws). Returns undefined when the driver finds nothing it injected.
- * The result's pod is writable but for the parts shared between workloads (src/json.ts `share`), as
- * `removeInventory`'s; with `readOnly` (a caller that only reads it: the companion record's inject-time check)
- * it may hold parts of the frozen copy, and is not copied again (issue #40). Pure.
+ * deep-frozen copy of `pod` ({@link readOnlyCopy}), but with `use` `'read-trusted'` ({@link UninjectUse}), where
+ * they read `pod` itself: `pod` is never written. The hook's `pod` is that view with the inventory removed, whose
+ * kept parts are the view's own: a hook copies what it changes (every driver's does; a write into a frozen view
+ * throws). Returns undefined when the driver finds nothing it injected. The result's pod is writable but for the
+ * parts shared between workloads (src/json.ts `share`), as `removeInventory`'s; for a caller that only reads it
+ * (`use` `'read'` or `'read-trusted'`: the companion record's inject-time check) it may hold parts of the view,
+ * and is not copied again (issue #40). Pure.
  * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result;
- *   TypeError when a driver hook writes into what it may only read
+ *   TypeError when a driver hook writes into what it may only read (a frozen view)
  */
 export function uninjectPod(
   mesh: ActiveMesh,
   pod: PodTemplate,
   context: Omit<UninjectContext, 'injected'>,
-  readOnly = false,
+  use: UninjectUse = 'write',
 ): Uninjected | undefined {
-  const view = readOnlyCopy(pod);
+  const view = use === 'read-trusted' ? pod : readOnlyCopy(pod);
   const inventory = mesh.inventory(view);
   if (!inventory) return undefined;
   const removed = withoutInventory(view, inventory);
   const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: view }) : removed;
   const restored = restoreOriginal(result, view, mesh.recordKeys?.bind(mesh));
-  return { pod: readOnly ? restored : copyUnshared(restored), inventory };
+  return { pod: use === 'write' ? copyUnshared(restored) : restored, inventory };
 }

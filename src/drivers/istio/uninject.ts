@@ -115,7 +115,7 @@ function proxyEnv(env: readonly Json[], name: string): string | undefined {
  * Istio `applyPrometheusMerge` undone from its record `ISTIO_PROMETHEUS_ANNOTATIONS` (`{scrape, path, port[,
  * targets]}`): the merged `prometheus.io/*` values are replaced by the saved ones, under the `prometheus.io/` keys
  * (Prometheus reads every key variant by its sanitized name, `prometheus_io_port`, so the spelling does not
- * change what it scrapes). In place. Without a record, the merged annotations are left to the re-injection check.
+ * change what it scrapes). Into `annos`, which the caller gives without the `prometheus.io/` keys. Without a record, the merged annotations are left to the re-injection check.
  *
  * Istio 1.31's `prometheus.istio.io/scrape-targets` (`targets`, a list of `{port, path}`) is recorded parsed: its
  * text (blanks, a path given without `/` or left to default to `/metrics`) and whether `port` and `path` were the
@@ -136,7 +136,6 @@ function restorePrometheus(annos: Record<string, string>, record: string): void 
   }
   const s = (isJsonObject(saved as Json) ? saved : {}) as Record<string, unknown>;
   const targets = Array.isArray(s.targets) ? s.targets.filter(isJsonObject) : undefined;
-  for (const k of PROM_KEYS) delete annos[k];
   const put = (k: string, v: unknown) => {
     if (typeof v === 'string' && v !== '') annos[k] = v;
   };
@@ -173,11 +172,24 @@ export function uninjectIstio(
   const { annos, promRecorded } = restoreRecordedParts(out, inv, status, ctx);
   proveStatusItems(out, status, settings, ctx);
   out.metadata.annotations = annos;
-  const labels: Record<string, string> = { ...(out.metadata.labels ?? {}) };
-  removeKeysReinjectionWrites(out, labels, annos, promRecorded, inv, settings, ctx);
-  if (Object.keys(labels).length > 0) out.metadata.labels = labels;
-  else delete out.metadata.labels;
-  if (Object.keys(annos).length === 0) delete out.metadata.annotations;
+  const labels = out.metadata.labels ?? {};
+  const gone = removeKeysReinjectionWrites(out, labels, annos, promRecorded, inv, settings, ctx);
+  // The maps and the metadata built anew without what goes, not `delete`d from: a `delete` turns an object into a
+  // slow dictionary-mode one for every reader after it (issue #40). An emptied map is dropped.
+  const kept = { labels: without(labels, gone.labels), annotations: without(annos, gone.annotations) };
+  const metadata: PodTemplate['metadata'] = {};
+  for (const k of Object.keys(out.metadata)) {
+    if (k !== 'labels' && k !== 'annotations') setOwn(metadata as JsonObject, k, out.metadata[k] as Json);
+    else if (Object.keys(kept[k]).length > 0) metadata[k] = kept[k];
+  }
+  out.metadata = metadata;
+  return out;
+}
+
+/** A copy of `map` without the keys `drop` lists (in `map`'s order). */
+function without(map: Record<string, string>, drop: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(map)) if (!drop.includes(k)) setOwn(out, k, map[k] as string);
   return out;
 }
 
@@ -244,9 +256,14 @@ function restoreRecordedParts(
   ctx: UninjectContext,
 ): { annos: Record<string, string>; promRecorded: boolean } {
   restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
-  const annos: Record<string, string> = { ...(out.metadata.annotations ?? {}) };
-  delete annos[OVERRIDES_ANNOTATION];
   const env = proxyEnvOf(ctx.injected, inv);
+  const promRecord = proxyEnv(env, PROMETHEUS_ENV);
+  const from = out.metadata.annotations ?? {};
+  const revision = status && (status.revision === '' ? 'default' : status.revision);
+  // Without the overrides record, the status revision, and the merged prometheus keys a record replaces.
+  const drop = [OVERRIDES_ANNOTATION, ...(promRecord === undefined ? [] : PROM_KEYS)];
+  if (revision !== undefined && from[REV_ANNOTATION] === revision) drop.push(REV_ANNOTATION);
+  const annos = without(from, drop);
   const probers = proxyEnv(env, APP_PROBERS_ENV);
   if (probers !== undefined) {
     let parsed: unknown;
@@ -257,18 +274,16 @@ function restoreRecordedParts(
     }
     restoreProbes(out, (isJsonObject(parsed as Json) ? parsed : {}) as Record<string, Json>);
   }
-  const promRecord = proxyEnv(env, PROMETHEUS_ENV);
   if (promRecord !== undefined) restorePrometheus(annos, promRecord);
-  if (status && annos[REV_ANNOTATION] === (status.revision === '' ? 'default' : status.revision))
-    delete annos[REV_ANNOTATION];
   return { annos, promRecorded: promRecord !== undefined };
 }
 
 /**
  * Second step of `uninjectIstio`: the keys the injection may have written ({@link INJECTED_LABELS},
  * {@link INJECTED_ANNOTATIONS}, merged `prometheus.io/*` when `promRecorded` is false, the gateway sysctl)
- * are all removed from a copy of `out`, which is injected again; each key the re-injection writes back
- * identically is removed from `labels` / `annos` / `out` (the user's part of a multus annotation is kept). Keys
+ * are all removed from a copy of `out`, which is injected again; returns each label and annotation key the
+ * re-injection writes back identically (the caller removes them from `labels` / `annos`), and removes the sysctl
+ * from `out` on the same condition (a multus annotation's value in `annos` becomes the user's part, kept). Keys
  * the companion record gives back are left out of this test and injected with their recorded values
  * ({@link restoredByRecord}).
  * Also proves that each app container the template patched comes back as injected.
@@ -282,7 +297,7 @@ function removeKeysReinjectionWrites(
   inv: Inventory,
   settings: IstioSettings,
   ctx: UninjectContext,
-): void {
+): { labels: string[]; annotations: string[] } {
   const restored = restoredByRecord(ctx);
   const candidates = {
     labels: INJECTED_LABELS.filter((k) => Object.hasOwn(labels, k) && !Object.hasOwn(restored.labels, k)),
@@ -298,11 +313,9 @@ function removeKeysReinjectionWrites(
   const patched = (['containers', 'initContainers'] as const).flatMap((list) =>
     inv[list].filter((n) => !INJECTED_CONTAINER_NAMES.includes(n)).map((name) => ({ list, name })),
   );
-  if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return;
-  const probe = probeOf(out);
-  for (const k of candidates.labels) delete defined(probe.metadata.labels, 'the labels candidates were read from')[k];
-  for (const k of candidates.annotations)
-    delete defined(probe.metadata.annotations, 'the annotations candidates were read from')[k];
+  const gone = { labels: [] as string[], annotations: [] as string[] };
+  if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return gone;
+  const probe = probeOf(out, candidates);
   if (multus !== undefined)
     defined(probe.metadata.annotations, 'the annotations multus was read from')[MULTUS_ANNOTATION] = multus;
   if (sc === undefined) delete probe.spec.securityContext;
@@ -320,24 +333,29 @@ function removeKeysReinjectionWrites(
     if (sc === undefined) delete out.spec.securityContext;
     else out.spec.securityContext = sc;
   }
-  for (const k of candidates.labels) if (again.metadata.labels?.[k] === labels[k]) delete labels[k];
+  for (const k of candidates.labels) if (again.metadata.labels?.[k] === labels[k]) gone.labels.push(k);
   for (const k of candidates.annotations) {
     if ((PROM_KEYS as readonly string[]).includes(k) && !promOk) continue;
     if (again.metadata.annotations?.[k] !== annos[k]) continue;
     if (k === MULTUS_ANNOTATION && multus !== undefined) annos[k] = multus;
-    else delete annos[k];
+    else gone.annotations.push(k);
   }
+  return gone;
 }
 
 /**
- * A copy of `out` for the re-injection check, which changes only its top-level maps (the pod template, metadata,
- * labels, annotations, spec): those are new, what they hold is `out`'s (`injectIstioPod` copies the pod it is
- * given; the reuse of the check's injection only reads it). Not a deep copy: issue #40.
+ * A copy of `out` for the re-injection check without the `candidates` keys of its labels and annotations. The check
+ * changes only its top-level maps (the pod template, metadata, labels, annotations, spec): those are new, what they
+ * hold is `out`'s (`injectIstioPod` copies the pod it is given; the reuse of the check's injection only reads it).
+ * Not a deep copy, and built without `delete` (issue #40).
  */
-function probeOf(out: PodTemplate): PodTemplate {
+function probeOf(
+  out: PodTemplate,
+  candidates: { labels: readonly string[]; annotations: readonly string[] },
+): PodTemplate {
   const metadata = { ...out.metadata };
-  if (metadata.labels) metadata.labels = { ...metadata.labels };
-  if (metadata.annotations) metadata.annotations = { ...metadata.annotations };
+  if (metadata.labels) metadata.labels = without(metadata.labels, candidates.labels);
+  if (metadata.annotations) metadata.annotations = without(metadata.annotations, candidates.annotations);
   return { ...out, metadata, spec: { ...out.spec } };
 }
 
