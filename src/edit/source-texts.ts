@@ -45,14 +45,15 @@ export function replacedTexts(
   path: Array<string | number>,
   out: NodeText[] = [],
 ): NodeText[] {
-  if (!jsonEqual(before, after)) differingTexts(text, node, before, after, style, path, out);
+  if (!jsonEqual(before, after)) differingTexts(text, node, before, after, style, [...path], out);
   return out;
 }
 
 /**
  * {@link replacedTexts} of a node whose `before` and `after` differ (the caller compared them): each value is
  * compared once, by its parent, and not again on the way down (issue #40: the second comparison, at the top of
- * every level, was a third of the walk).
+ * every level, was a third of the walk). `path` is the walk's own stack: a level pushes its key or index while it
+ * descends and pops it after, and only an entry of `out` takes a copy (not one new array per level; issue #40).
  */
 function differingTexts(
   text: string,
@@ -76,7 +77,11 @@ function differingTexts(
         const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
         if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t, a))
           out.push([[...path, k], t]);
-      } else differingTexts(text, v, b, a, style, [...path, k], out);
+      } else {
+        path.push(k);
+        differingTexts(text, v, b, a, style, path, out);
+        path.pop();
+      }
     }
   }
   if (node.t === 'seq' && Array.isArray(before)) {
@@ -92,7 +97,11 @@ function differingTexts(
         const t = itemTextOf(text, item);
         if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t, a))
           out.push([[...path, i], t]);
-      } else differingTexts(text, item, b, a, style, [...path, i], out);
+      } else {
+        path.push(i);
+        differingTexts(text, item, b, a, style, path, out);
+        path.pop();
+      }
     });
   }
 }

@@ -276,8 +276,9 @@ function podSourceTexts(
 ): Array<[Array<string | number>, string]> {
   const out: Array<[Array<string | number>, string]> = [];
   const style = lazySeqIndent(w, ctx);
+  const paths = podPaths(w.wk);
   for (const part of ['metadata', 'spec'] as const) {
-    const node = nodeAt(w.item.node, resourcePath(w, [part]));
+    const node = nodeAt(w.item.node, part === 'metadata' ? paths.meta : paths.spec);
     if (!node) continue;
     const [b, a] = part === 'metadata' ? [before.metadata as Json, after.metadata as Json] : [before.spec, after.spec];
     replacedTexts(ctx.source.text, node, b, a, style, [part], out);

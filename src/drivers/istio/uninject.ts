@@ -115,7 +115,8 @@ function proxyEnv(env: readonly Json[], name: string): string | undefined {
  * Istio `applyPrometheusMerge` undone from its record `ISTIO_PROMETHEUS_ANNOTATIONS` (`{scrape, path, port[,
  * targets]}`): the merged `prometheus.io/*` values are replaced by the saved ones, under the `prometheus.io/` keys
  * (Prometheus reads every key variant by its sanitized name, `prometheus_io_port`, so the spelling does not
- * change what it scrapes). Into `annos`, which the caller gives without the `prometheus.io/` keys. Without a record, the merged annotations are left to the re-injection check.
+ * change what it scrapes). Into `annos`, which the caller gives without the `prometheus.io/` keys. Without a
+ * record, the merged annotations are left to the re-injection check.
  *
  * Istio 1.31's `prometheus.istio.io/scrape-targets` (`targets`, a list of `{port, path}`) is recorded parsed: its
  * text (blanks, a path given without `/` or left to default to `/metrics`) and whether `port` and `path` were the
