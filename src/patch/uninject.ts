@@ -207,41 +207,29 @@ function readOnlyCopy(pod: PodTemplate): PodTemplate {
 }
 
 /**
- * How a caller of {@link uninjectPod} uses the result. `'write'`: uninject's own, which writes the result (a
- * writable copy). `'read'`: the companion record's inject-time check, which only compares it (not copied out of the
- * frozen view). `'read-trusted'`: the same check where the caller vouches that the hooks write nothing they are
- * handed: the view is the pod itself, neither copied nor frozen (issue #40: the frozen copy was a sixth of the
- * check's uninject). The pipeline passes it only with plan verification off: the test suite runs with it on
- * (`MESHINJECT_VERIFY_PLANS=1`), so a hook writing into what it may only read still throws there, and
- * test/core/uninject-frozen-input-property.test.ts hands every driver's hook a frozen pod.
- */
-export type UninjectUse = 'write' | 'read' | 'read-trusted';
-
-/**
  * Uninjects one pod template: the driver's `inventory`, the generic {@link removeInventory}, then the driver's
  * `uninject` hook (when it has one) with the pod as injected in `context.injected`, then the shared status
  * record's values put back (`restoreOriginal`, src/patch/status-record.ts). The inventory and the hook read a
- * deep-frozen copy of `pod` ({@link readOnlyCopy}), but with `use` `'read-trusted'` ({@link UninjectUse}), where
- * they read `pod` itself: `pod` is never written. The hook's `pod` is that view with the inventory removed, whose
- * kept parts are the view's own: a hook copies what it changes (every driver's does; a write into a frozen view
- * throws). Returns undefined when the driver finds nothing it injected. The result's pod is writable but for the
- * parts shared between workloads (src/json.ts `share`), as `removeInventory`'s; for a caller that only reads it
- * (`use` `'read'` or `'read-trusted'`: the companion record's inject-time check) it may hold parts of the view,
- * and is not copied again (issue #40). Pure.
+ * deep-frozen copy of `pod` ({@link readOnlyCopy}): `pod` itself is never written. The hook's `pod` is that
+ * copy with the inventory removed, whose kept parts are the copy's own, frozen: a hook copies what it changes
+ * (every driver's does; a write into it throws). Returns undefined when the driver finds nothing it injected.
+ * The result's pod is writable but for the parts shared between workloads (src/json.ts `share`), as
+ * `removeInventory`'s; with `readOnly` (a caller that only reads it: the companion record's inject-time check)
+ * it may hold parts of the frozen copy, and is not copied again (issue #40). Pure.
  * @throws InjectError from the inventory (an untrustworthy record), the removal or the hook: an error result;
- *   TypeError when a driver hook writes into what it may only read (a frozen view)
+ *   TypeError when a driver hook writes into what it may only read
  */
 export function uninjectPod(
   mesh: ActiveMesh,
   pod: PodTemplate,
   context: Omit<UninjectContext, 'injected'>,
-  use: UninjectUse = 'write',
+  readOnly = false,
 ): Uninjected | undefined {
-  const view = use === 'read-trusted' ? pod : readOnlyCopy(pod);
+  const view = readOnlyCopy(pod);
   const inventory = mesh.inventory(view);
   if (!inventory) return undefined;
   const removed = withoutInventory(view, inventory);
   const result = mesh.uninject ? mesh.uninject(removed, inventory, { ...context, injected: view }) : removed;
   const restored = restoreOriginal(result, view, mesh.recordKeys?.bind(mesh));
-  return { pod: use === 'write' ? copyUnshared(restored) : restored, inventory };
+  return { pod: readOnly ? restored : copyUnshared(restored), inventory };
 }

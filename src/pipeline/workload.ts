@@ -141,7 +141,6 @@ export function injectWorkload(
     // the driver's own copy (InjectRequest.pod): w.pod stays the pod as found, for the record and a second try
     const res: InjectResponse = ctx.mesh.inject({ ...request, pod: cloneJson(w.pod) });
     const recordKeys = ctx.mesh.recordKeys?.bind(ctx.mesh);
-    const checkUse = planSwitches().verify ? 'read' : 'read-trusted';
     const needs = {
       ...(recordKeys ? { recordKeys } : {}),
       recordsProbePorts: ctx.mesh.recordsProbePorts === true,
@@ -149,8 +148,7 @@ export function injectWorkload(
       // its renders repeat injection's and count against the per-render budget only: the run budget counts
       // what the workloads' injection renders, as before the check (test/render/template-budgets.test.ts).
       // `injection`: a hook that would render this same injection again takes its result instead (issue #37);
-      // `read`: the record only compares the result, which is not copied out of uninject's frozen view (#40);
-      // `read-trusted` with plan verification off: the view is not copied either (src/patch/uninject.ts `UninjectUse`).
+      // `readOnly`: the record only compares the result, which is not copied out of uninject's frozen view (#40).
       uninject: (pod: PodTemplate) =>
         withoutRunCharge(
           () =>
@@ -163,7 +161,7 @@ export function injectWorkload(
                 config: ctx.config,
                 injection: { request, pod: res.pod },
               },
-              checkUse,
+              true,
             )?.pod,
         ),
       texts: (before: PodTemplate, after: PodTemplate) => podSourceTexts(w, ctx, before, after),
