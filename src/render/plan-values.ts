@@ -8,6 +8,7 @@ import { defined } from '../checked.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { getOrMake, isJsonObject, setOwn, share } from '../json.ts';
 import { needsQuotes } from '../yaml/scalars.ts';
+import { plainByFirstLetter } from './plain-start.ts';
 
 /**
  * Placeholder tokens. Two families: plans are recorded with family 0 and checked against a second render with
@@ -63,26 +64,6 @@ const SAFE = /^[A-Za-z0-9](?:[A-Za-z0-9._:/@-]{0,251}[A-Za-z0-9])?$/;
  */
 export function isSlotSafe(s: string): boolean {
   return SAFE.test(s) && !ANY_TOKEN.test(s) && (plainByFirstLetter(s.charCodeAt(0)) || !needsQuotes(s));
-}
-
-/**
- * Whether a string that starts with character code `c` reads as a string in every YAML reader whatever follows
- * (`needsQuotes` false): an ASCII letter that starts no null, boolean (`y`, `yes`, `n`, `no`, `true`, `false`,
- * `on`, `off`, `null`), or digit-less exponent (`e5`, `E12`: YAML 1.1) form; numbers and timestamps start with
- * a digit, a sign or `.` (../yaml/scalars.ts). A shortcut of `isSlotSafe` for names and images.
- */
-function plainByFirstLetter(c: number): boolean {
-  const lower = c | 0x20;
-  return (
-    lower >= 0x61 &&
-    lower <= 0x7a &&
-    lower !== 0x79 &&
-    lower !== 0x6e &&
-    lower !== 0x74 &&
-    lower !== 0x66 &&
-    lower !== 0x6f &&
-    lower !== 0x65
-  );
 }
 
 /** A data path: top-level key, then keys and array indices (as strings). */
@@ -458,7 +439,7 @@ function compileString(s: string): ((values: readonly string[]) => string) | und
   return (values) => {
     let out = pieces[0] ?? '';
     for (let i = 0; i < slots.length; i++) out += tokenValue(values, slots[i] ?? -1) + (pieces[i + 1] ?? '');
-    if (!quoted && needsQuotes(out)) throw UNFAITHFUL;
+    if (!quoted && !plainByFirstLetter(out.charCodeAt(0)) && needsQuotes(out)) throw UNFAITHFUL;
     return out;
   };
 }
@@ -467,8 +448,7 @@ function compileString(s: string): ((values: readonly string[]) => string) | und
  * The fill of a plan's output `v`, compiled once per plan: a filler gives `v` with its tokens replaced by a
  * workload's `values`. Each text with tokens is split once (`compileString`); each token-free collection is the
  * same in every workload, so it is shared (`share` of ../json.ts: deep-frozen) and given as it is; the parts that
- * hold a token are fresh copies per call. The filled keys of a map must
- * not collide with each other or with its other keys.
+ * hold a token are fresh copies per call. The filled keys of a map must not collide with each other or its others.
  * @throws from the filler: UNFAITHFUL (see {@link UNFAITHFUL}).
  */
 export function compileFill(v: Json): Filler {
@@ -497,12 +477,22 @@ export function compileFill(v: Json): Filler {
     return (values) => items.map((f) => f(values));
   }
   const entries = Object.keys(v).map((k) => ({ k, key: compileString(k), value: compileFill(v[k] as Json) }));
-  const filledKeys = entries.some((e) => e.key !== undefined);
+  if (entries.every((e) => e.key === undefined)) {
+    // Keys as they are: a clone of a skeleton holding the token-free values (keys in order), then the rest filled.
+    const skeleton: JsonObject = {};
+    for (const e of entries) setOwn(skeleton, e.k, tokenFree(v[e.k] as Json) ? e.value([]) : null);
+    const filled = entries.filter((e) => !tokenFree(v[e.k] as Json));
+    return (values) => {
+      const out = { ...skeleton };
+      for (const e of filled) setOwn(out, e.k, e.value(values));
+      return out;
+    };
+  }
   return (values) => {
     const out: JsonObject = {};
     for (const e of entries) {
       const key = e.key ? e.key(values) : e.k;
-      if (filledKeys && Object.hasOwn(out, key)) throw UNFAITHFUL;
+      if (Object.hasOwn(out, key)) throw UNFAITHFUL;
       setOwn(out, key, e.value(values));
     }
     return out;

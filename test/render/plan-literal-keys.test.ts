@@ -13,6 +13,7 @@ import { createPlanner, type PlanSource } from '../../src/render/plans.ts';
 import { createRenderRun, withRenderRun } from '../../src/render/run-state.ts';
 import { parseFragment } from '../../src/yaml/read/fragment-reader.ts';
 import { isSlotSafe, ANY_TOKEN } from '../../src/render/plan-values.ts';
+import { plainByFirstLetter } from '../../src/render/plain-start.ts';
 import { needsQuotes } from '../../src/yaml/scalars.ts';
 import type { Json } from '../../src/model.ts';
 
@@ -142,3 +143,49 @@ t.test('isSlotSafe: its first-letter shortcut agrees with the definition on ever
   for (const s of ['e5', 'E12', 'yes', 'on', 'No', 'null', 'true']) t.notOk(isSlotSafe(s), s);
   for (const s of ['web', 'istio-proxy', 'a1', 'Zeta', 'registry.io/a:b']) t.ok(isSlotSafe(s), s);
 });
+
+t.test(
+  'a text whose first letter passes the shortcut reads as a string in every YAML reader (the fill skips needsQuotes)',
+  async (t) => {
+    const letter = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0.-+~'.split(''));
+    const rest = fc.oneof(
+      fc.string(),
+      fc.constantFrom('es', 'o', 'rue', 'alse', 'n', 'ff', 'ull', '5', '12', '-3', '+7', 'ES', 'RUE', 'ULL', 'x1F'),
+    );
+    let passed = 0;
+    fc.assert(
+      fc.property(letter, rest, (first, more) => {
+        const s = first + more;
+        if (!plainByFirstLetter(s.charCodeAt(0))) return;
+        passed++;
+        if (needsQuotes(s)) throw new Error(`${JSON.stringify(s)} needs quotes`);
+      }),
+      { numRuns: 5000 },
+    );
+    t.ok(passed > 1000, `${passed} texts took the shortcut`);
+    for (const s of ['e5', 'E12', 'yes', 'no', 'true', 'false', 'on', 'off', 'null', '', '1', '.5'])
+      t.notOk(plainByFirstLetter(s.charCodeAt(0)), JSON.stringify(s));
+  },
+);
+
+t.test(
+  'a plan fills maps with odd keys (__proto__, integer-like, filled) as the full render writes them',
+  async (t) => {
+    const engine = createTemplateEngine({}, {}, {});
+    const template =
+      'm:\n  zeta: {{pod.name}}\n  "__proto__": {{pod.name}}\n  "10": fixed\n  "2": {{pod.name}}\n  alpha: fixed\n  {{pod.name}}-key: x\n';
+    const source: PlanSource = {
+      render: (data) => parseFragment(engine.render('odd-keys', template, data)) as Json,
+      renderPlanned: (data) => parseFragment(engine.renderPlanned('odd-keys', template, data)) as Json,
+    };
+    const planner = createPlanner({ slotRoots: ['pod'], identityRoots: [] });
+    const run = createRenderRun({ plans: { verify: false } });
+    for (const name of ['web', 'api', 'db', 'alpha', 'zeta']) {
+      const got = withRenderRun(run, () => planner.render('odd-keys', source, { pod: { name } }));
+      const truth = source.render({ pod: { name } });
+      t.equal(JSON.stringify(got), JSON.stringify(truth), name);
+      t.same(Object.keys((got as { m: object }).m), Object.keys((truth as { m: object }).m), `${name}: keys in order`);
+    }
+    t.ok(run.plans.stats.hits >= 2, 'served by plans');
+  },
+);
