@@ -2,6 +2,7 @@
  * Reading what a run reads: files, directories and stdin, within the size budget (`--max-input-bytes`) and the
  * root (src/cli/paths.ts), as UTF-8 text; each file read is recorded for the aliasing check (`Session.reads`).
  */
+import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { RunInput } from '../run.ts';
 import { COMMANDS, suggest } from './args.ts';
@@ -28,6 +29,8 @@ function tooLarge(s: Session, label: string): CliError {
 /**
  * Reads a file descriptor to its end, at most `budget` bytes (a regular file's size is checked first).
  * Works for pipes, FIFOs and devices (`/dev/zero` stops at the limit); a non-blocking stdin is polled.
+ * A regular file is read into one buffer of its size and a byte more (to see that it ended), and that buffer
+ * is the result: no copy; what does not fit (a stream, a file that grew) is read in 1 MiB chunks, joined once.
  */
 function readFd(s: Session, fd: number, label: string): Buffer {
   const st = fstatSync(fd);
@@ -35,11 +38,17 @@ function readFd(s: Session, fd: number, label: string): Buffer {
   if (st.isFile() && st.size > s.budget) throw tooLarge(s, label);
   const chunks: Buffer[] = [];
   let total = 0;
-  const chunk = Buffer.allocUnsafe(1 << 20);
+  let chunk = Buffer.allocUnsafe(st.isFile() && st.size > 0 ? st.size + 1 : 1 << 20);
+  let used = 0;
   for (;;) {
+    if (used === chunk.length) {
+      chunks.push(chunk);
+      chunk = Buffer.allocUnsafe(1 << 20);
+      used = 0;
+    }
     let n: number;
     try {
-      n = readSync(fd, chunk, 0, chunk.length, null);
+      n = readSync(fd, chunk, used, chunk.length - used, null);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EAGAIN') {
@@ -51,10 +60,13 @@ function readFd(s: Session, fd: number, label: string): Buffer {
     }
     if (n === 0) break;
     total += n;
+    used += n;
     if (total > s.budget) throw tooLarge(s, label);
-    chunks.push(Buffer.from(chunk.subarray(0, n)));
   }
   s.budget -= total;
+  const last = chunk.subarray(0, used);
+  if (chunks.length === 0) return last;
+  chunks.push(last);
   return Buffer.concat(chunks, total);
 }
 
@@ -101,6 +113,8 @@ export function readText(s: Session, path: string, label = path, anywhere = fals
       closeSync(fd);
     }
   }
+  // ASCII (most manifests) reads the same as Latin-1, which makes the string without decoding UTF-8.
+  if (isAscii(bytes)) return bytes.toString('latin1');
   try {
     return UTF8.decode(bytes);
   } catch {
