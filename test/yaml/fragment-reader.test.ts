@@ -514,7 +514,11 @@ function mutate(v: Json, pick: number): Json {
   }
   if (v !== null && typeof v === 'object') {
     const keys = Object.keys(v);
-    if (keys.length === 0 || pick % 6 === 0) return { ...v, added: pick % 2 ? null : 'x' };
+    // A key added last (null: equal as readsAs compares; or set), or first, before every key the text holds.
+    if (keys.length === 0 || pick % 6 === 0) {
+      const how = Math.floor(pick / 6) % 3;
+      return how === 2 ? { added: 'x', ...v } : { ...v, added: how ? null : 'x' };
+    }
     const k = keys[pick % keys.length]!;
     if (pick % 6 === 1) {
       const { [k]: _gone, ...rest } = v;

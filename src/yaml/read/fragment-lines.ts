@@ -212,9 +212,12 @@ export abstract class LineReader {
   protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
     if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
     const from = this.starts[first];
-    // `substr` and `!==` rather than `startsWith`: V8 compares equal strings as memory, `startsWith` character by character.
-    if (from === undefined || this.text.substr(from, span.text.length) !== span.text) return false;
     const after = first + span.lines;
+    // The span's lines must end where its last line ends here: compared first, it refuses a span of another length
+    // without cutting the text.
+    if (from === undefined || this.starts[after] !== from + span.text.length) return false;
+    // `substr` and `!==` rather than `startsWith`: V8 compares equal strings as memory, `startsWith` character by character.
+    if (this.text.substr(from, span.text.length) !== span.text) return false;
     if (span.raw && !this.endsRawReads(after, c)) return false;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
     if (span.raw) this.rawReads++;

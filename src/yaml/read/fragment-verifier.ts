@@ -78,12 +78,13 @@ class FragmentVerifier extends LineReader {
    *
    */
   private nodeAt(c: number, indentlessSeq: boolean, exp: Json | undefined): boolean {
-    if (!isShared(exp)) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
+    // Only shared subtrees have spans (`PROVEN`): a span found answers `isShared` without a lookup of its own.
+    const spans = exp !== null && typeof exp === 'object' && Object.isFrozen(exp) ? this.proven.get(exp) : undefined;
+    if (spans === undefined && !isShared(exp)) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
     const line = this.line(this.pos);
     if (line === undefined) decline();
     const first = line.index;
     const seqNode = indentlessSeq || isEntry(line.text);
-    const spans = this.proven.get(exp as object);
     if (spans) for (const span of spans) if (this.skipSpan(span, first, c, indentlessSeq, seqNode)) return true;
     const reads = this.rawReads;
     const ok = indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
@@ -168,50 +169,52 @@ class FragmentVerifier extends LineReader {
    * absent may be missing): the order injection writes. Another order, a key given twice or a key `exp`
    * lacks is a difference here (the caller reads the text in full). Looking keys up in order, rather than
    * by name, is what makes this faster than reading: a key sliced from the text is a fresh string, and
-   * every lookup by name would hash it.
+   * every lookup by name would hash it. The keys are walked with `for...in` (the order of `Object.keys`, without
+   * building its array: a fresh map of every injected container is walked once per workload).
    */
   private map(indent: number, exp: Json | undefined): boolean {
     if (!isJsonObject(exp)) return false;
-    const keys = Object.keys(exp);
-    let j = 0;
-    for (let line = this.line(this.pos); line !== undefined; line = this.line(this.pos)) {
-      if (line.indent !== indent) {
-        if (line.indent > indent) decline();
-        break;
-      }
-      const end = this.keyEnd(line.text);
-      if (end < 0) decline();
-      const key = this.keyRead(line.text, end, keys[j]);
-      if (key === '<<' || key === '__proto__') decline();
-      let e: Json | undefined;
-      for (;;) {
-        if (j >= keys.length) return false;
-        const k = keys[j++];
-        if (k === undefined) return false;
-        const v = exp[k];
-        if (k === key) {
-          e = v;
-          break;
+    let line = this.line(this.pos);
+    // The key of `line` once read (undefined: not read yet), and where it ends.
+    let key: string | undefined;
+    let end = -1;
+    for (const k in exp) {
+      const v = exp[k];
+      if (key === undefined) {
+        if (line === undefined || line.indent !== indent) {
+          if (line !== undefined && line.indent > indent) decline();
+          if (v !== null && v !== undefined) return false;
+          continue;
         }
-        if (v !== null && v !== undefined) return false;
+        end = this.keyEnd(line.text);
+        if (end < 0) decline();
+        key = this.keyRead(line.text, end, k);
+        if (key === '<<' || key === '__proto__') decline();
       }
+      if (key !== k) {
+        if (v !== null && v !== undefined) return false;
+        continue;
+      }
+      if (line === undefined) return false;
       const rest = afterSpaces(line.text, end + 1);
       this.pos++;
       let ok: boolean;
       if (rest === '' || rest[0] === '#') {
         const next = this.line(this.pos);
-        if (next && next.indent > indent) ok = this.nodeAt(next.indent, false, e);
-        else if (next && next.indent === indent && isEntry(next.text)) ok = this.nodeAt(indent, true, e);
-        else ok = this.same(null, e);
+        if (next && next.indent > indent) ok = this.nodeAt(next.indent, false, v);
+        else if (next && next.indent === indent && isEntry(next.text)) ok = this.nodeAt(indent, true, v);
+        else ok = this.same(null, v);
       } else {
-        ok = this.same(this.inlineValue(rest, line, indent), e);
+        ok = this.same(this.inlineValue(rest, line, indent), v);
       }
       if (!ok) return false;
+      key = undefined;
+      line = this.line(this.pos);
     }
-    for (; j < keys.length; j++) {
-      const k = keys[j];
-      const v = k === undefined ? undefined : exp[k];
-      if (v !== null && v !== undefined) return false;
+    // A line left with a key `exp` lacks (or one read and matched by none), or a line more indented than the map.
+    if (line !== undefined && line.indent >= indent) {
+      if (line.indent > indent || this.keyEnd(line.text) < 0) decline();
+      return false;
     }
     return true;
   }
