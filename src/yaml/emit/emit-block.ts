@@ -38,6 +38,9 @@ function isPlainSafe(s: string): boolean {
 export function emitString(s: string): string {
   // Names and paths (most keys and values) are plain without a cache lookup.
   if (SIMPLE_PLAIN.test(s)) return s;
+  // Strings led by a flow or other indicator (JSON values: `{"scrape":"true"}`, a workload's probers, its ports) are
+  // quoted whatever follows, and mostly seen once: decided by `indicatorLed` without the patterns or the cache.
+  if (INDICATOR_LED[s.charCodeAt(0)] === 1) return indicatorLed(s);
   const hit = QUOTED.get(s);
   if (hit !== undefined) return hit;
   const out = quote(s);
@@ -66,7 +69,24 @@ const QUOTED = new Map<string, string>();
 const QUOTED_MAX_ENTRIES = 8192;
 const QUOTED_MAX_LENGTH = 256;
 
-function quote(s: string): string {
+/**
+ * Character codes (< 128) of the indicators after which no string is plain and none is typed: `,[]{}#&*!|>'"%@` and
+ * the backquote (YAML 1.2 `c-indicator` without `-`, `?` and `:`, which may start a plain scalar). `needsQuotes` is
+ * false for them (every typed form starts with a letter, a digit, `-`, `+`, `.`, `_` or `~`: ../scalars.ts), so
+ * `quote` gives single quotes, or double quotes where a character must be escaped.
+ * Module state by design: a constant table, filled once at load.
+ */
+const INDICATOR_LED = new Uint8Array(128);
+for (const ch of ',[]{}#&*!|>\'"%@`') INDICATOR_LED[ch.charCodeAt(0)] = 1;
+
+/** `quote(s)` for a string led by an `INDICATOR_LED` character (held to it by test/yaml/quoting.test.ts). */
+function indicatorLed(s: string): string {
+  if (NOT_RAW.test(s)) return doubleQuoted(s);
+  return s.includes("'") ? `'${s.replace(/'/g, "''")}'` : `'${s}'`;
+}
+
+/** The general path of `emitString`, without its shortcuts and cache (exported for the tests that hold them to it). */
+export function quote(s: string): string {
   if (isPlainSafe(s)) return s;
   if (needsQuotes(s)) return doubleQuoted(s);
   if (!NOT_RAW.test(s)) return `'${s.replace(/'/g, "''")}'`;
@@ -167,15 +187,18 @@ export function emitFlow(v: Json): string {
   return String(v);
 }
 
-function literal(s: string, indent: number): string {
+/** `s` (multi-line, `isMultiline`) as a literal block scalar whose lines are at column `indent`. */
+export function literal(s: string, indent: number): string {
   const chomp = s.endsWith('\n') ? (s.endsWith('\n\n') ? '+' : '') : '-';
-  const body = chomp === '+' ? s.slice(0, -1) : chomp === '' ? s.slice(0, -1) : s;
+  const body = chomp === '-' ? s : s.slice(0, -1);
   const pad = spaces(indent);
-  return `|${chomp}\n${body
-    .split('\n')
-    .map((l) => (l === '' ? '' : pad + l))
-    .join('\n')}\n`;
+  // Every non-empty line indented: one pass, no array of lines (issue #40).
+  const first = body === '' || body.charCodeAt(0) === 10 ? '' : pad;
+  return `|${chomp}\n${first}${body.replace(NON_EMPTY_LINE_AFTER, `\n${pad}`)}\n`;
 }
+
+/** A line break followed by a non-empty line (a literal block's lines to indent). */
+const NON_EMPTY_LINE_AFTER = /\n(?=[^\n])/g;
 
 /** Options of block emission. */
 export interface BlockStyle {
@@ -192,25 +215,34 @@ export interface BlockStyle {
  * column and style instead of once per workload.
  * Module state by design: a memo keyed by deep-frozen subtrees, which cannot change.
  */
-const SHARED_TEXT = new WeakMap<object, Map<number, string>>();
+const SHARED_TEXT = new WeakMap<object, SharedTexts>();
+
+/** The texts of one shared subtree: at the first place it was written (`placeOf`), and at any others. */
+interface SharedTexts {
+  place: number;
+  text: string;
+  more: Map<number, string> | undefined;
+}
 
 /** Where text is written, as a number: the column, after `key:` or `- `, and the style (see `sharedText`). */
 function placeOf(afterDash: boolean, column: number, style: BlockStyle): number {
   return column * 8 + (afterDash ? 4 : 0) + (style.seqIndent === 'wide' ? 2 : 0) + (style.keepNulls ? 1 : 0);
 }
 
-/** The text `make` gives for shared `v` at its place, made once per place. */
-function sharedText(v: object, afterDash: boolean, column: number, style: BlockStyle, make: () => string): string {
-  let byPlace = SHARED_TEXT.get(v);
-  if (!byPlace) {
-    byPlace = new Map();
-    SHARED_TEXT.set(v, byPlace);
-  }
+/** The text after `key:` (`afterKey`) or `- ` (`afterDashText`) of shared `v` at its place, made once per place. */
+function sharedText(v: Json, afterDash: boolean, column: number, style: BlockStyle): string {
   const place = placeOf(afterDash, column, style);
-  let text = byPlace.get(place);
-  if (text === undefined) {
-    text = make();
-    byPlace.set(place, text);
+  const known = SHARED_TEXT.get(v as object);
+  // Most shared parts are written at one place only: that text is the entry's own, with no map of places to look in.
+  if (known !== undefined && known.place === place) return known.text;
+  const more = known?.more?.get(place);
+  if (more !== undefined) return more;
+  const text = afterDash ? afterDashText(v, column, style) : afterKey(v, column, style);
+  if (known === undefined) SHARED_TEXT.set(v as object, { place, text, more: undefined });
+  else {
+    const others = known.more ?? new Map<number, string>();
+    others.set(place, text);
+    known.more = others;
   }
   return text;
 }
@@ -220,7 +252,7 @@ function sharedText(v: object, afterDash: boolean, column: number, style: BlockS
  * `indent` is the column of the key this value belongs to.
  */
 export function emitAfterKey(v: Json, keyColumn: number, style: BlockStyle): string {
-  if (isShared(v)) return sharedText(v as object, false, keyColumn, style, () => afterKey(v, keyColumn, style));
+  if (isShared(v)) return sharedText(v, false, keyColumn, style);
   return afterKey(v, keyColumn, style);
 }
 
@@ -259,11 +291,11 @@ function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, p
 
 /** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
 export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): string {
-  if (isShared(v)) return sharedText(v as object, true, dashColumn, style, () => afterDash(v, dashColumn, style));
-  return afterDash(v, dashColumn, style);
+  if (isShared(v)) return sharedText(v, true, dashColumn, style);
+  return afterDashText(v, dashColumn, style);
 }
 
-function afterDash(v: Json, dashColumn: number, style: BlockStyle): string {
+function afterDashText(v: Json, dashColumn: number, style: BlockStyle): string {
   const inline = emitInline(v);
   if (inline !== undefined) return `${inline}\n`;
   if (typeof v === 'string') return literal(v, dashColumn + 2);
