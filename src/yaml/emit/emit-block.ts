@@ -79,7 +79,7 @@ const QUOTED_MAX_LENGTH = 256;
 const INDICATOR_LED = new Uint8Array(128);
 for (const ch of ',[]{}#&*!|>\'"%@`') INDICATOR_LED[ch.charCodeAt(0)] = 1;
 
-/** `quote(s)` for a string led by an `INDICATOR_LED` character (held to it by test/yaml/quoting.test.ts). */
+/** `quote(s)` for a string led by an `INDICATOR_LED` character (held to it by test/yaml/emit-shortcuts.test.ts). */
 function indicatorLed(s: string): string {
   if (NOT_RAW.test(s)) return doubleQuoted(s);
   return s.includes("'") ? `'${s.replace(/'/g, "''")}'` : `'${s}'`;
