@@ -65,9 +65,24 @@ function distinctMergeKeys(v: Json[], schema: PatchSchema | undefined): boolean 
 /**
  * `withoutNulls(v)` when `v` is plain (`isPlain`: nothing for `stripDirectives` to do), in one walk instead of
  * two; undefined when it is not (the caller strips directives first). For a shared subtree (`share`) the answer
- * is worked out once and is shared itself (see `sharedPlainWithoutNulls`).
+ * is worked out once and is shared itself (see `sharedPlainWithoutNulls`). Every other collection is a new copy.
  */
 export function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Json | undefined {
+  return plainDropping(v, schema, false);
+}
+
+/**
+ * {@link plainWithoutNulls} that copies only what it changes: a collection with no null or undefined map value
+ * anywhere in it is returned as it is, and a copy is made only of the collections on the way to a value it
+ * drops (their other entries are the same objects as in `v`). The result may hold parts of `v`: for a value the
+ * caller gives away (nobody changes `v` through another holder afterwards). Undefined when `v` is not plain.
+ */
+export function plainDroppingNulls(v: Json, schema: PatchSchema | undefined): Json | undefined {
+  return plainDropping(v, schema, true);
+}
+
+/** {@link plainWithoutNulls} (`reuse` false: every unshared collection copied) or {@link plainDroppingNulls}. */
+function plainDropping(v: Json, schema: PatchSchema | undefined, reuse: boolean): Json | undefined {
   if (typeof v !== 'object' || v === null) return v;
   if (Object.isFrozen(v)) {
     // One lookup for a subtree seen before (only shared subtrees are remembered).
@@ -77,23 +92,35 @@ export function plainWithoutNulls(v: Json, schema: PatchSchema | undefined): Jso
   }
   if (Array.isArray(v)) {
     if (!distinctMergeKeys(v, schema)) return undefined;
-    const out: Json[] = new Array(v.length);
+    let out: Json[] | undefined = reuse ? undefined : new Array(v.length);
     for (let i = 0; i < v.length; i++) {
       const vi = v[i];
-      const x = vi === undefined ? undefined : plainWithoutNulls(vi, schema?.items);
+      const x = vi === undefined ? undefined : plainDropping(vi, schema?.items, reuse);
       if (x === undefined) return undefined;
-      out[i] = x;
+      if (out === undefined && x !== vi) out = v.slice();
+      if (out !== undefined) out[i] = x;
     }
-    return out;
+    return out ?? v;
   }
-  const out: JsonObject = {};
+  // With `reuse`, `out` stays undefined while every value so far is kept as it is (`v` itself is the answer).
+  let out: JsonObject | undefined = reuse ? undefined : {};
   for (const k in v) {
     if (k.charCodeAt(0) === 36 /* $ */) return undefined;
     const x = v[k];
-    if (x === null || x === undefined) continue;
-    const y = plainWithoutNulls(x, schema?.fields?.[k]);
-    if (y === undefined) return undefined;
-    setOwn(out, k, y);
+    const y = x === null || x === undefined ? undefined : plainDropping(x, schema?.fields?.[k], reuse);
+    if (y === undefined && x !== null && x !== undefined) return undefined;
+    if (out === undefined && y !== x) out = keysBefore(v, k);
+    if (out !== undefined && y !== undefined) setOwn(out, k, y);
+  }
+  return out ?? v;
+}
+
+/** A new map holding the entries of `v` before the key `stop`, in order. */
+function keysBefore(v: JsonObject, stop: string): JsonObject {
+  const out: JsonObject = {};
+  for (const k in v) {
+    if (k === stop) break;
+    setOwn(out, k, v[k] as Json);
   }
   return out;
 }
@@ -146,6 +173,19 @@ export interface TrustedPatch {
 export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
   // The null check first: it stops at the first null, and template output often has one (Istio's `emptyDir:`).
   return !hasNullEntry(patch) && isPlain(patch, schema) ? { trusted: patch } : undefined;
+}
+
+/**
+ * `patch` as a {@link TrustedPatch} for a merge into a target in which no map the patch reaches holds a key
+ * (e.g. the empty pod `{metadata: {}, spec: {}}`): there a `null` map value deletes nothing and is dropped from
+ * the values taken, so merging `patch` and merging it without its nulls give the same result (strategicpatch
+ * `mergeMap` with `IgnoreUnmatchedNulls`). The trusted patch is {@link plainDroppingNulls} of `patch`: it holds
+ * the parts of `patch` that had no null, not copies, so the caller must not change `patch` afterwards through
+ * another holder. Undefined when `patch` is not plain (a `$` key, repeated or missing merge keys).
+ */
+export function trustedIntoEmpty(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
+  const clean = plainDroppingNulls(patch, schema);
+  return isJsonObject(clean) ? { trusted: clean } : undefined;
 }
 
 /**

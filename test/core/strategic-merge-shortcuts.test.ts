@@ -8,13 +8,21 @@
  *   back, must agree.
  * - A merge into a target the caller owns (`strategicMergeInto`) gives the same pod without copying it first, and
  *   copies a shared subtree of the target before writing into it.
+ * - A patch merged into the empty pod as checked (`trustedIntoEmpty`: without its nulls, its null-free parts
+ *   uncopied) gives the general merge's pod, and leaves the patch as it was for the next merge.
  * Inputs hold nulls, `$patch` directives, repeated and missing merge keys.
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { cloneJson, strategicMerge, strategicMergeInto } from '../../src/patch/strategic-merge.ts';
+import {
+  cloneJson,
+  strategicMerge,
+  strategicMergeInto,
+  strategicMergeTrusted,
+} from '../../src/patch/strategic-merge.ts';
+import { plainDroppingNulls, plainWithoutNulls, trustedIntoEmpty } from '../../src/patch/trusted-patch.ts';
 import { POD_SCHEMA } from '../../src/patch/patch-schema.ts';
-import { isJsonObject, isShared, share } from '../../src/json.ts';
+import { hasNullEntry, isJsonObject, isShared, share } from '../../src/json.ts';
 import type { Json, JsonObject } from '../../src/model.ts';
 
 /** Merge-key values: strings here, numbers (`KEY_BASE + i`) in the general path's twin. */
@@ -219,4 +227,65 @@ t.test("a merge into an owned target gives the copying merge's pod, and leaves i
   t.equal(out, target, 'the target itself is returned');
   t.same(out.spec, { containers: [{ name: 'app', image: 'b' }] }, 'merged');
   t.same(frozen, { containers: [{ name: 'app', image: 'a' }] }, 'the shared part as it was');
+});
+
+/** The empty pod a sidecar template's fragment is first merged into (`injectIstioPod`'s template pod). */
+const emptyPod = (): JsonObject => ({ metadata: {}, spec: {} });
+
+t.test('a patch merged into the empty pod as checked, without its nulls, gives the general merge', async (t) => {
+  let checked = 0;
+  let withNulls = 0;
+  fc.assert(
+    fc.property(pod, pod, fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), (original, plain, picks) => {
+      let n = 0;
+      const patch = withShared(plain, (path) => path !== '' && picks[n++ % picks.length] === true);
+      const before = JSON.stringify(patch);
+      const expected = outcome(emptyPod(), plain);
+      const trusted = trustedIntoEmpty(patch, POD_SCHEMA);
+      if (trusted === undefined) return expected === outcome(emptyPod(), patch);
+      checked++;
+      if (hasNullEntry(patch)) withNulls++;
+      // Null-free parts are the patch's own: the patch itself when it has no null at all.
+      if (!hasNullEntry(patch) && trusted.trusted !== patch) return false;
+      const got = JSON.stringify(strategicMergeTrusted(emptyPod(), trusted, POD_SCHEMA));
+      // The patch is then merged into the workload's pod (the general path): it must be as it was.
+      return (
+        got === expected && JSON.stringify(patch) === before && outcome(original, patch) === outcome(original, plain)
+      );
+    }),
+    { numRuns: 1500 },
+  );
+  t.ok(checked > 150, `patches checked into the empty pod: ${checked} of 1500`);
+  t.ok(withNulls > 100, `of them holding nulls: ${withNulls}`);
+});
+
+t.test('dropping nulls copies only what it changes, and drops what the copying walk drops', async (t) => {
+  fc.assert(
+    fc.property(pod, (patch) => {
+      const copied = plainWithoutNulls(patch, POD_SCHEMA);
+      const reused = plainDroppingNulls(patch, POD_SCHEMA);
+      if (JSON.stringify(copied) !== JSON.stringify(reused)) return false;
+      // Every map of the result is the patch's own where the patch's map had no null below it.
+      const same = (a: Json | undefined, b: Json): boolean => {
+        if (typeof b !== 'object' || b === null) return true;
+        if (!hasNullEntry(b)) return a === b;
+        if (a === b || typeof a !== 'object' || a === null) return false;
+        if (Array.isArray(b)) return Array.isArray(a) && b.every((x, i) => same(a[i], x));
+        return isJsonObject(a) && Object.keys(b).every((k) => b[k] === null || same(a[k], b[k] as Json));
+      };
+      return reused === undefined || same(reused, patch);
+    }),
+    { numRuns: 1500 },
+  );
+  // By hand: a null after kept keys, an undefined value (a typed pod's), a null list entry (kept).
+  const kept = { name: 'k0', image: 'i' };
+  const v: JsonObject = { spec: { volumes: [kept, { name: 'k1', emptyDir: null }], hostname: [null] } };
+  (v.spec as JsonObject).subdomain = undefined as unknown as Json;
+  const out = plainDroppingNulls(v, POD_SCHEMA) as JsonObject;
+  t.same(out, { spec: { volumes: [kept, { name: 'k1' }], hostname: [null] } });
+  t.equal(((out.spec as JsonObject).volumes as Json[])[0], kept, 'the unchanged entry is the same object');
+  t.equal((out.spec as JsonObject).hostname, (v.spec as JsonObject).hostname, 'and the unchanged list');
+  t.not(out.spec, v.spec, 'the changed map is a copy');
+  t.same(((v.spec as JsonObject).volumes as Json[])[1], { name: 'k1', emptyDir: null }, 'the patch as it was');
+  t.equal(trustedIntoEmpty({ spec: { $patch: 'replace' } }, POD_SCHEMA), undefined, 'a directive: not plain');
 });

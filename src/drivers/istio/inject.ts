@@ -8,7 +8,7 @@ import type { InjectRequest } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { cloneJson, strategicMerge, strategicMergeInto, strategicMergeTrusted } from '../../patch/strategic-merge.ts';
 import { POD_SCHEMA } from '../../patch/patch-schema.ts';
-import { fillsTrust, trustedPatch, type TrustedPatch } from '../../patch/trusted-patch.ts';
+import { fillsTrust, type TrustedPatch, trustedIntoEmpty, trustedPatch } from '../../patch/trusted-patch.ts';
 import { filledFrom, planSwitches } from '../../render/plans.ts';
 import { holdsToken } from '../../render/plan-values.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
@@ -274,6 +274,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   // makes those parts writable for the steps after it.
   let mergedFresh = true;
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
+  let templateEmpty = true;
   for (const name of templateNamesFor(annotations, istio)) {
     let rendered: RenderedFragment;
     let fragment: JsonObject;
@@ -289,7 +290,11 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     // pod takes its values uncopied (nobody else holds the fragment), the merged pod gets a copy.
     const checked = checkedFragment(rendered, fragment);
     try {
-      templatePod = mergeInto(templatePod, fragment, checked, false);
+      // Into the empty template pod, a fragment's nulls delete nothing: it merges as checked, without them, and
+      // the template pod holds the fragment's parts uncopied (`trustedIntoEmpty`; the merged pod gets copies).
+      const intoTemplate = templateEmpty ? (checked ?? trustedIntoEmpty(fragment, POD_SCHEMA)) : checked;
+      templatePod = mergeInto(templatePod, fragment, intoTemplate, false);
+      templateEmpty = false;
     } catch (e) {
       wrap(e, 'failed applying injection overlay');
     }
