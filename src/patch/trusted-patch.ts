@@ -176,14 +176,25 @@ export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHE
 }
 
 /**
- * `patch` as a {@link TrustedPatch} for a merge into a target in which no map the patch reaches holds a key
- * (e.g. the empty pod `{metadata: {}, spec: {}}`): there a `null` map value deletes nothing and is dropped from
- * the values taken, so merging `patch` and merging it without its nulls give the same result (strategicpatch
- * `mergeMap` with `IgnoreUnmatchedNulls`). The trusted patch is {@link plainDroppingNulls} of `patch`: it holds
- * the parts of `patch` that had no null, not copies, so the caller must not change `patch` afterwards through
- * another holder. Undefined when `patch` is not plain (a `$` key, repeated or missing merge keys).
+ * `patch` as a {@link TrustedPatch} for a merge into `target`, where `target` is a map of empty maps (the empty
+ * pod `{metadata: {}, spec: {}}`) and `patch` sets none of `target`'s keys to null: no map the merge reaches then
+ * holds a key a `null` could delete, so a null map value is dropped from the values taken, and merging `patch` and
+ * merging it without its nulls give the same result (strategicpatch `mergeMap` with `IgnoreUnmatchedNulls`). The
+ * trusted patch is {@link plainDroppingNulls} of `patch`: it holds the parts of `patch` that had no null, not
+ * copies, so the caller must not change `patch` afterwards through another holder. Undefined when `target` is not
+ * such a map, when `patch` nulls one of its keys (the general merge deletes it), or when `patch` is not plain (a
+ * `$` key, repeated or missing merge keys).
  */
-export function trustedIntoEmpty(patch: JsonObject, schema: PatchSchema = EMPTY_SCHEMA): TrustedPatch | undefined {
+export function trustedIntoEmpty(
+  target: JsonObject,
+  patch: JsonObject,
+  schema: PatchSchema = EMPTY_SCHEMA,
+): TrustedPatch | undefined {
+  for (const k of Object.keys(target)) {
+    const v = target[k];
+    if (!isJsonObject(v) || Object.keys(v).length > 0 || (Object.hasOwn(patch, k) && patch[k] === null))
+      return undefined;
+  }
   const clean = plainDroppingNulls(patch, schema);
   return isJsonObject(clean) ? { trusted: clean } : undefined;
 }

@@ -241,7 +241,7 @@ t.test('a patch merged into the empty pod as checked, without its nulls, gives t
       const patch = withShared(plain, (path) => path !== '' && picks[n++ % picks.length] === true);
       const before = JSON.stringify(patch);
       const expected = outcome(emptyPod(), plain);
-      const trusted = trustedIntoEmpty(patch, POD_SCHEMA);
+      const trusted = trustedIntoEmpty(emptyPod(), patch, POD_SCHEMA);
       if (trusted === undefined) return expected === outcome(emptyPod(), patch);
       checked++;
       if (hasNullEntry(patch)) withNulls++;
@@ -287,5 +287,24 @@ t.test('dropping nulls copies only what it changes, and drops what the copying w
   t.equal((out.spec as JsonObject).hostname, (v.spec as JsonObject).hostname, 'and the unchanged list');
   t.not(out.spec, v.spec, 'the changed map is a copy');
   t.same(((v.spec as JsonObject).volumes as Json[])[1], { name: 'k1', emptyDir: null }, 'the patch as it was');
-  t.equal(trustedIntoEmpty({ spec: { $patch: 'replace' } }, POD_SCHEMA), undefined, 'a directive: not plain');
+  t.equal(
+    trustedIntoEmpty(emptyPod(), { spec: { $patch: 'replace' } }, POD_SCHEMA),
+    undefined,
+    'a directive: not plain',
+  );
+});
+
+t.test('a patch is merged as checked only into a map of empty maps whose keys it does not null', async (t) => {
+  // The general merge deletes a key the patch nulls: `spec: null` leaves the empty pod without its spec.
+  for (const patch of [{ spec: null }, { metadata: null, spec: { containers: [{ name: 'a' }] } }] as JsonObject[]) {
+    t.equal(trustedIntoEmpty(emptyPod(), patch, POD_SCHEMA), undefined, `refused: ${JSON.stringify(patch)}`);
+    t.not(outcome(emptyPod(), patch), outcome(emptyPod(), { metadata: {}, spec: {} }), 'the general merge deletes');
+  }
+  // A target holding a key (a second template's merge, into the first one's output) is refused, nulls or not.
+  const second: JsonObject = { metadata: {}, spec: { containers: [{ name: 'a' }] } };
+  t.equal(trustedIntoEmpty(second, { spec: { hostname: 'h' } }, POD_SCHEMA), undefined, 'a target holding a key');
+  t.equal(trustedIntoEmpty({ spec: 'x' }, { metadata: {} }, POD_SCHEMA), undefined, 'a target value not a map');
+  // Nulls below the empty maps, and new top-level keys set to null, delete nothing: accepted.
+  const ok = trustedIntoEmpty(emptyPod(), { metadata: { labels: null }, status: null }, POD_SCHEMA);
+  t.same(ok?.trusted, { metadata: {} }, 'nulls below dropped');
 });

@@ -274,7 +274,6 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
   // makes those parts writable for the steps after it.
   let mergedFresh = true;
   let templatePod: PodTemplate = { metadata: {}, spec: {} };
-  let templateEmpty = true;
   for (const name of templateNamesFor(annotations, istio)) {
     let rendered: RenderedFragment;
     let fragment: JsonObject;
@@ -290,11 +289,11 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     // pod takes its values uncopied (nobody else holds the fragment), the merged pod gets a copy.
     const checked = checkedFragment(rendered, fragment);
     try {
-      // Into the empty template pod, a fragment's nulls delete nothing: it merges as checked, without them, and
-      // the template pod holds the fragment's parts uncopied (`trustedIntoEmpty`; the merged pod gets copies).
-      const intoTemplate = templateEmpty ? (checked ?? trustedIntoEmpty(fragment, POD_SCHEMA)) : checked;
+      // Into the still empty template pod (the first template), a fragment's nulls delete nothing: it merges as
+      // checked, without them, and the template pod holds the fragment's parts uncopied (`trustedIntoEmpty`, which
+      // checks the pod is empty; the merged pod gets copies).
+      const intoTemplate = checked ?? trustedIntoEmpty(templatePod, fragment, POD_SCHEMA);
       templatePod = mergeInto(templatePod, fragment, intoTemplate, false);
-      templateEmpty = false;
     } catch (e) {
       wrap(e, 'failed applying injection overlay');
     }
