@@ -120,6 +120,14 @@ export function runCli(bundle?: { entry: string; load: LoadWorkerThreads }): voi
           throw e;
         }
       },
+      writeBytes: (bytes: Uint8Array) => {
+        try {
+          return process.stdout.write(bytes);
+        } catch (e) {
+          thrown = true;
+          throw e;
+        }
+      },
     },
     stderr: { isTTY: process.stderr.isTTY, write: (text: string) => process.stderr.write(text) },
     cwd: process.cwd(),
