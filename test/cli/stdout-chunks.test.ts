@@ -133,15 +133,16 @@ t.test('main: an output of several Buffers is the same bytes through writeBytes 
   t.same([pipe.code, pipe.out.err()], [0, ''], 'a closed pipe: quiet');
 });
 
-t.test('the bin: several Buffers to a file, a pipe closed early, /dev/full', async (t) => {
+t.test('the bin: several Buffers to a file, a pipe, a contained run, a pipe closed early, /dev/full', async (t) => {
   const dir = workspace(t, { 'app.yaml': bigInput() });
   const { main } = await import('../../src/cli.ts');
   const old = sink(false);
   t.equal(await main(['app.yaml'], {}, { ...old.io, cwd: dir }), 0);
-  const sh = (cmd: string) =>
+  const sh = (cmd: string, env: Record<string, string> = {}) =>
     spawnSync('sh', ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} app.yaml ${cmd}`], {
       cwd: dir,
       encoding: 'utf8',
+      env: { ...process.env, ...env },
     });
   const file = sh('> out.yaml');
   t.equal(file.status, 0, file.stderr);
@@ -149,6 +150,12 @@ t.test('the bin: several Buffers to a file, a pipe closed early, /dev/full', asy
   const piped = sh('| cat > piped.yaml');
   t.equal(piped.status, 0, piped.stderr);
   t.ok(readFileSync(join(dir, 'piped.yaml')).equals(old.got()), 'stdout to a pipe: the same bytes');
+  // A heap-capped run goes to a Worker (src/cli/contained.ts): its Buffers are relayed and written after it ends.
+  const contained = sh('> contained.yaml; echo "exit $?" >&2', { NODE_OPTIONS: '--max-old-space-size=150' });
+  t.equal(contained.stderr, 'exit 0\n');
+  t.ok(readFileSync(join(dir, 'contained.yaml')).equals(old.got()), 'a contained run: the same bytes');
+  const containedFull = sh('> /dev/full; echo "exit $?" >&2', { NODE_OPTIONS: '--max-old-space-size=150' });
+  t.equal(containedFull.stderr, 'meshinject: error: cannot write the output: no space left on device\nexit 2\n');
   const head = sh(`| head -c ${STDOUT_CHUNK + 10}`);
   t.equal(head.stderr, '', 'a pipe closed after the first Buffer: no message');
   t.equal(head.stdout.length > 0, true);
