@@ -108,18 +108,20 @@ export function runCli(bundle?: { entry: string; load: LoadWorkerThreads }): voi
   });
   process.stderr.on('error', () => {});
   const argv = process.argv.slice(2);
+  const writeOut = (chunk: string | Uint8Array): boolean => {
+    try {
+      return process.stdout.write(chunk);
+    } catch (e) {
+      thrown = true;
+      throw e;
+    }
+  };
   const io: CliIo = {
     stdin: 0,
     stdout: {
       isTTY: process.stdout.isTTY,
-      write: (text: string) => {
-        try {
-          return process.stdout.write(text);
-        } catch (e) {
-          thrown = true;
-          throw e;
-        }
-      },
+      write: (text: string) => writeOut(text),
+      writeBytes: (bytes: Uint8Array) => writeOut(bytes),
     },
     stderr: { isTTY: process.stderr.isTTY, write: (text: string) => process.stderr.write(text) },
     cwd: process.cwd(),

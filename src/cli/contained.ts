@@ -49,8 +49,8 @@ const WRITING = 1;
 const ENDED = 2;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** A message from the Worker: a piece of stdout or stderr, or the exit code. */
-type Message = { fd: 1 | 2; text: string } | { exit: number };
+/** A message from the Worker: a piece of stdout or stderr (text, or stdout's UTF-8 bytes), or the exit code. */
+type Message = { fd: 1 | 2; text: string } | { fd: 1; bytes: Uint8Array } | { exit: number };
 
 /**
  * Share of the old generation (`--max-old-space-size`) above which a run's estimated heap need sends it into a
@@ -80,7 +80,7 @@ export function runContained(
   heapError: string,
 ): Promise<number> {
   const { Worker } = load();
-  const held: string[] = [];
+  const held: Array<string | Uint8Array> = [];
   const phase = new Int32Array(job.phase);
   return new Promise<number>((resolve) => {
     let exit: number | undefined;
@@ -105,6 +105,7 @@ export function runContained(
     );
     worker.on('message', (m: Message) => {
       if ('exit' in m) exit = m.exit;
+      else if ('bytes' in m) held.push(m.bytes);
       else if (m.fd === 1) held.push(m.text);
       else write(io.stderr, m.text);
     });
@@ -123,7 +124,7 @@ export function runContained(
       const status = exit ?? (code === 0 ? 2 : code);
       if (exit !== undefined && held.length) {
         try {
-          for (const t of held) io.stdout.write(t);
+          for (const t of held) writeOut(io.stdout, t);
         } catch {
           // a closed stdout: runCli reports it as it does for a run on the main thread
         }
@@ -131,6 +132,13 @@ export function runContained(
       resolve(status);
     });
   });
+}
+
+/** Writes a held piece of stdout: bytes as bytes where the writer takes them, else decoded (the same UTF-8). */
+function writeOut(w: CliIo['stdout'], t: string | Uint8Array): void {
+  if (typeof t === 'string') w.write(t);
+  else if (w.writeBytes) w.writeBytes(t);
+  else w.write(new TextDecoder().decode(t));
 }
 
 function write(w: CliIo['stderr'], text: string): void {
@@ -175,7 +183,11 @@ export async function serveContained(
   const post = (m: Message): void => parentPort?.postMessage(m);
   const io: CliIo = {
     stdin: job.stdin,
-    stdout: { isTTY: job.stdoutTTY, write: (text: string) => post({ fd: 1, text }) },
+    stdout: {
+      isTTY: job.stdoutTTY,
+      write: (text: string) => post({ fd: 1, text }),
+      writeBytes: (bytes: Uint8Array) => post({ fd: 1, bytes }),
+    },
     stderr: { isTTY: job.stderrTTY, write: (text: string) => post({ fd: 2, text }) },
     cwd: job.cwd,
     now: () => Number(process.hrtime.bigint()) / 1e6,

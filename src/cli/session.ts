@@ -22,6 +22,12 @@ export interface CliWriter {
    * exit code is unchanged). Errors a stream reports later, while it drains, are the caller's (`runCli`).
    */
   write(text: string): unknown;
+  /**
+   * Writes bytes (UTF-8 text), with the same errors as `write`. Present on the process's stdout (src/cli.ts) and
+   * the contained Worker's relay (src/cli/contained.ts): `writeStdoutParts` then writes the output in Buffers of
+   * `STDOUT_CHUNK` bytes instead of one write per piece. Absent (a test's collecting writer): text pieces.
+   */
+  writeBytes?(bytes: Uint8Array): unknown;
   /** On a terminal: the summary line and progress (stderr), diff colours (stdout) are shown only there. */
   readonly isTTY?: boolean;
 }
@@ -84,6 +90,9 @@ export interface Session {
   stdinBytes?: Uint8Array;
 }
 
+/** What writing stdout uses and sets of a `Session`: its streams, whether stdout failed, the exit code. */
+export type OutputState = Pick<Session, 'io' | 'outputFailed' | 'exitCode'>;
+
 /**
  * The stderr line for an error writing stdout, or undefined for a closed pipe (the reader went away, `| head`:
  * the output stops quietly, as Unix tools do). Any other error means exit 2.
@@ -94,7 +103,7 @@ export function outputErrorLine(e: NodeJS.ErrnoException): string | undefined {
 }
 
 /** What went wrong writing stdout, once: a closed pipe ends quietly, anything else is one line and exit 2. */
-function onOutputError(s: Session, e: NodeJS.ErrnoException): void {
+function onOutputError(s: OutputState, e: NodeJS.ErrnoException): void {
   if (s.outputFailed) return;
   s.outputFailed = true;
   const line = outputErrorLine(e);
@@ -103,7 +112,8 @@ function onOutputError(s: Session, e: NodeJS.ErrnoException): void {
   s.exitCode = 2;
 }
 
-export function writeStdout(s: Session, text: string): void {
+/** Writes `text` to stdout; after a failed write (`outputFailed`) nothing more is written. */
+export function writeStdout(s: OutputState, text: string): void {
   if (!text || s.outputFailed) return;
   try {
     s.io.stdout.write(text);
@@ -112,8 +122,61 @@ export function writeStdout(s: Session, text: string): void {
   }
 }
 
+/**
+ * Size in bytes of the Buffers `writeStdoutParts` encodes output pieces into (2 MiB): measured on the 10 000-workload
+ * kpt packages (20 000 pieces of 3.9 KB on average), encoding them into Buffers of this size and writing those cost
+ * less CPU than one write per piece; joining pieces into strings cost more.
+ */
+export const STDOUT_CHUNK = 2 * 1024 * 1024;
+
+/**
+ * Writes the pieces of an output to stdout in order, the same bytes as `writeStdout` on each piece (UTF-8; a lone
+ * surrogate of a piece is U+FFFD's bytes either way). With `writeBytes`, pieces are encoded into fresh Buffers of
+ * `STDOUT_CHUNK` bytes, each written when full (the output is never held whole: memory stays flat however long it
+ * is); a piece longer than a Buffer is written as text. A failed write stops the output (`writeStdout`).
+ * `chunk` (bytes, default `STDOUT_CHUNK`) is smaller only in tests, to cross Buffer ends often.
+ */
+export function writeStdoutParts(s: OutputState, parts: readonly string[], chunk = STDOUT_CHUNK): void {
+  const writeBytes = s.io.stdout.writeBytes?.bind(s.io.stdout);
+  if (writeBytes === undefined) {
+    for (const p of parts) writeStdout(s, p);
+    return;
+  }
+  let buf: Buffer | undefined;
+  let used = 0;
+  const flush = (): void => {
+    if (buf !== undefined && used > 0 && !s.outputFailed) {
+      try {
+        writeBytes(buf.subarray(0, used));
+      } catch (e) {
+        onOutputError(s, e as NodeJS.ErrnoException);
+      }
+    }
+    buf = undefined;
+    used = 0;
+  };
+  for (const p of parts) {
+    if (s.outputFailed) return;
+    if (p.length === 0) continue;
+    // At most 3 bytes per UTF-16 unit: the exact length is counted only near a Buffer's end.
+    if (p.length * 3 > chunk - used) {
+      const bytes = Buffer.byteLength(p);
+      if (bytes > chunk - used) {
+        flush();
+        if (bytes > chunk) {
+          writeStdout(s, p);
+          continue;
+        }
+      }
+    }
+    buf ??= Buffer.allocUnsafe(chunk);
+    used += buf.write(p, used);
+  }
+  flush();
+}
+
 /** Writes to stderr; an error there loses the message but never changes the exit code. */
-export function say(s: Session, text: string): void {
+export function say(s: Pick<Session, 'io'>, text: string): void {
   try {
     s.io.stderr.write(text);
   } catch {

@@ -5,7 +5,7 @@ import { convertOutput } from '../convert.ts';
 import { patchComponent } from '../patches.ts';
 import { finish, prepare, reportOf, stageFile, stageReports } from '../prepare.ts';
 import { visibleResultLines } from '../result-lines.ts';
-import { CliError, say, writeStdout, type Session } from '../session.ts';
+import { CliError, say, writeStdoutParts, type Session } from '../session.ts';
 import type { Command } from '../args.ts';
 
 export async function runInject(s: Session, cmd: Command, startedAt: number): Promise<void> {
@@ -47,8 +47,7 @@ export async function runInject(s: Session, cmd: Command, startedAt: number): Pr
   const streams =
     out.exitCode !== 2 ? stageReports(s, cmd, () => reportOf(cmd, inputs, out), batch) : { stdout: [], stderr: [] };
   await batch.write();
-  for (const p of stdout) writeStdout(s, p);
-  for (const p of streams.stdout) writeStdout(s, p);
+  writeStdoutParts(s, [...stdout, ...streams.stdout]);
   for (const p of streams.stderr) say(s, p);
   await batch.commit();
   finish(s, cmd, out, logToStderr, startedAt);
