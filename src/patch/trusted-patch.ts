@@ -186,12 +186,11 @@ export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHE
  * `$` key, repeated or missing merge keys).
  */
 export function trustedIntoEmpty(
-  target: JsonObject,
+  target: object,
   patch: JsonObject,
   schema: PatchSchema = EMPTY_SCHEMA,
 ): TrustedPatch | undefined {
-  for (const k of Object.keys(target)) {
-    const v = target[k];
+  for (const [k, v] of Object.entries(target)) {
     if (!isJsonObject(v) || Object.keys(v).length > 0 || (Object.hasOwn(patch, k) && patch[k] === null))
       return undefined;
   }
