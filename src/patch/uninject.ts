@@ -163,9 +163,10 @@ function withoutInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   const annotations = withoutKeys(pod.metadata.annotations, [inv.statusAnnotation, ...(inv.annotations ?? [])]);
   const labels = withoutKeys(pod.metadata.labels, inv.labels);
   for (const k of Object.keys(pod.metadata)) {
-    if (k === 'annotations' || k === 'labels') {
-      const v = k === 'annotations' ? annotations : labels;
-      if (v !== undefined) metadata[k] = v;
+    if (k === 'annotations') {
+      if (annotations !== undefined) metadata.annotations = annotations;
+    } else if (k === 'labels') {
+      if (labels !== undefined) metadata.labels = labels;
     } else setOwn(metadata as JsonObject, k, pod.metadata[k] as Json);
   }
   return { ...pod, metadata, spec };

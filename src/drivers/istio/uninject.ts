@@ -180,8 +180,11 @@ export function uninjectIstio(
   const kept = { labels: without(labels, gone.labels), annotations: without(annos, gone.annotations) };
   const metadata: PodTemplate['metadata'] = {};
   for (const k of Object.keys(out.metadata)) {
-    if (k !== 'labels' && k !== 'annotations') setOwn(metadata as JsonObject, k, out.metadata[k] as Json);
-    else if (Object.keys(kept[k]).length > 0) metadata[k] = kept[k];
+    if (k === 'labels') {
+      if (Object.keys(kept.labels).length > 0) metadata.labels = kept.labels;
+    } else if (k === 'annotations') {
+      if (Object.keys(kept.annotations).length > 0) metadata.annotations = kept.annotations;
+    } else setOwn(metadata as JsonObject, k, out.metadata[k] as Json);
   }
   out.metadata = metadata;
   return out;
