@@ -112,14 +112,19 @@ function onOutputError(s: OutputState, e: NodeJS.ErrnoException): void {
   s.exitCode = 2;
 }
 
-/** Writes `text` to stdout; after a failed write (`outputFailed`) nothing more is written. */
-export function writeStdout(s: OutputState, text: string): void {
-  if (!text || s.outputFailed) return;
+/** Runs one write to stdout unless a write failed before (`outputFailed`); a failure is reported once. */
+function guardedWrite(s: OutputState, write: () => unknown): void {
+  if (s.outputFailed) return;
   try {
-    s.io.stdout.write(text);
+    write();
   } catch (e) {
     onOutputError(s, e as NodeJS.ErrnoException);
   }
+}
+
+/** Writes `text` to stdout; after a failed write (`outputFailed`) nothing more is written. */
+export function writeStdout(s: OutputState, text: string): void {
+  if (text) guardedWrite(s, () => s.io.stdout.write(text));
 }
 
 /**
@@ -145,13 +150,8 @@ export function writeStdoutParts(s: OutputState, parts: readonly string[], chunk
   let buf: Buffer | undefined;
   let used = 0;
   const flush = (): void => {
-    if (buf !== undefined && used > 0 && !s.outputFailed) {
-      try {
-        writeBytes(buf.subarray(0, used));
-      } catch (e) {
-        onOutputError(s, e as NodeJS.ErrnoException);
-      }
-    }
+    const full = buf?.subarray(0, used);
+    if (full !== undefined && used > 0) guardedWrite(s, () => writeBytes(full));
     buf = undefined;
     used = 0;
   };
