@@ -1,5 +1,6 @@
 /**
- * Block text written as pieces into one array and joined once (src/yaml/emit/emit-block.ts, issue #40) is the text
+ * Block text written as pieces into one array and joined once, each `key:` or `key: ` from a memo by column
+ * (src/yaml/emit/emit-block.ts, issue #40), is the text
  * the block emitter's definition gives: every level of a nested value written line by line from `emitInline`,
  * `literal` and `emitString`, as `key:` or `- ` entries at their columns, whatever parts of it are shared (memoised
  * by place) and wherever it is written (after `key:` or `- `, column, list style, nulls kept or not). The text also
@@ -59,7 +60,10 @@ const SCALAR: fc.Arbitrary<Json> = fc.oneof(
   fc.integer(),
   fc.boolean(),
 );
-const KEY = fc.constantFrom('name', 'value', 'env', 'a b', '-k', 'fieldRef', 'x:');
+const KEY = fc.oneof(
+  fc.constantFrom('name', 'value', 'env', 'a b', '-k', 'fieldRef', 'x:', 'true', '', '#c', "it's"),
+  fc.string({ maxLength: 4 }),
+);
 
 /** JSON values up to four levels deep, with nulls in maps (left out, or written with `keepNulls`) and empty collections. */
 const VALUE: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
@@ -142,3 +146,25 @@ t.test('the text after `key:` reads back as the value (YAML 1.2, a value without
   );
   t.pass('every generated value reads back');
 });
+
+t.test(
+  'keys by the thousand at many columns: the memo of `key:` texts, cleared when full, gives every key its text',
+  async (t) => {
+    const style: BlockStyle = { seqIndent: 'compact' };
+    // Keys that are plain, quoted, long (never memoised) or repeated, 3 000 distinct ones: each column's memo fills
+    // and is cleared on the way.
+    const keys = Array.from({ length: 3000 }, (_, i) =>
+      i % 7 === 0 ? `k ${i}: x` : i % 11 === 0 ? `${'long-'.repeat(14)}${i}` : i % 13 === 0 ? 'name' : `key-${i}`,
+    );
+    let bad = 0;
+    for (const _round of [0, 1])
+      for (const column of [0, 2, 4, 255, 256, 300])
+        for (let i = 0; i < keys.length; i += 50) {
+          const map: { [k: string]: Json } = {};
+          for (const k of keys.slice(i, i + 50)) map[k] = k.length % 2 === 0 ? 'v' : { inner: [1, 'two'] };
+          if (emitAfterKey(map, column, style) !== byDefinition(map, column, false, style)) bad++;
+          if (emitAfterDash(map, column, style) !== byDefinition(map, column, true, style)) bad++;
+        }
+    t.equal(bad, 0, 'every map written as its definition, in both rounds');
+  },
+);

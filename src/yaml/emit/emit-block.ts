@@ -306,16 +306,49 @@ function mapLinesInto(
   style: BlockStyle,
   padFirst: boolean,
 ): void {
-  const pad = spaces(column);
   let first = !padFirst;
   for (const k in o) {
     const v = o[k];
     if (v === undefined || (v === null && !style.keepNulls)) continue;
-    if (!first) out.push(pad);
-    out.push(emitKey(k), ':');
-    afterKeyInto(out, v, column, style);
+    // A value written on the key's line (shared or not: its text is ` inline\n` either way) follows `key: `.
+    const inline = emitInline(v);
+    if (inline !== undefined) out.push(keyLine(k, first ? -1 : column, true), inline, '\n');
+    else {
+      out.push(keyLine(k, first ? -1 : column, false));
+      afterKeyInto(out, v, column, style);
+    }
     first = false;
   }
+}
+
+/**
+ * `key:` and `key: ` as written at a column (its spaces, the key, the colon, and the space before a value on the
+ * same line), by column, space and key: a map's keys repeat in every workload (`name`, `value`, `valueFrom`,
+ * `fieldRef`, ...), and one piece replaces three or four, with no look at the key's characters (issue #40).
+ * Indexed by `(column + 1) * 2 + (space ? 1 : 0)` for columns -1 (after `- `: no indentation) to 255. Bounded: a
+ * memo is cleared when full; keys longer than `KEY_LINE_MAX_LENGTH` are written each time.
+ * Module state by design: memos of a pure function of a key, a column and a flag.
+ */
+const KEY_LINES: Array<Map<string, string> | undefined> = [];
+const KEY_LINES_MAX_ENTRIES = 1024;
+const KEY_LINE_MAX_LENGTH = 64;
+
+/** `spaces(column)` (none for -1), `emitKey(k)`, `:` and, with `space`, a space: one flat string. */
+function keyLine(k: string, column: number, space: boolean): string {
+  const at = (column + 1) * 2 + (space ? 1 : 0);
+  let memo = KEY_LINES[at];
+  const known = memo?.get(k);
+  if (known !== undefined) return known;
+  const line = [column < 0 ? '' : spaces(column), emitKey(k), space ? ': ' : ':'].join('');
+  if (k.length <= KEY_LINE_MAX_LENGTH && column <= 255) {
+    if (memo === undefined) {
+      memo = new Map();
+      KEY_LINES[at] = memo;
+    } else if (memo.size >= KEY_LINES_MAX_ENTRIES) memo.clear();
+    // A copy of the key: one cut from a text would keep that text alive for as long as the entry.
+    memo.set(ownCopy(k), line);
+  }
+  return line;
 }
 
 /** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
