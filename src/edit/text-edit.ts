@@ -245,7 +245,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   const { text } = ctx;
   const pairs = map.pairs;
   const keyCol = column(text, defined(pairs[0], 'the first pair of a block mapping').keyNode.start);
-  const removed = new Set<TextPair>();
+  let removed: Set<TextPair> | undefined;
   for (const pair of pairs) {
     const k = pair.key;
     if (k === undefined) continue;
@@ -254,6 +254,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       // `key:` with no value reads as null, which is what "absent" means: keep it as written.
       if (o === null) continue;
       removePair(map, pair, ctx);
+      removed ??= new Set<TextPair>();
       removed.add(pair);
       continue;
     }
@@ -263,21 +264,25 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   }
   // New keys go where `next` has them: after the closest preceding key that already exists, or before
   // the first one (so a re-rendered container reads in the same key order as a fresh one).
-  const survivors = removed.size === 0 ? pairs : pairs.filter((p) => !removed.has(p));
-  const byKey = new Map(survivors.map((p) => [p.key, p] as const));
+  const survivors = removed === undefined ? pairs : pairs.filter((p) => !removed?.has(p));
+  const find = pairFinder(survivors);
+  // Each run of new keys goes after one anchor (a key met in `next` ends the run before it), in `next`'s order.
   const pending = new Map<TextPair | null, string>();
   let anchor: TextPair | null = null;
+  let run: string[] = [];
   for (const k in next) {
     const v = next[k];
     if (v === null || v === undefined) continue;
-    const existing = byKey.get(k);
+    const existing = find(k);
     if (existing) {
+      if (run.length > 0) pending.set(anchor, run.join(''));
+      run = [];
       anchor = existing;
       continue;
     }
-    const line = `${spaces(keyCol)}${emitString(k)}:${sourceText(ctx, keyCol, k) ?? emitAfterKey(v, keyCol, ctx.style)}`;
-    pending.set(anchor, (pending.get(anchor) ?? '') + line);
+    run.push(spaces(keyCol), emitString(k), ':', sourceText(ctx, keyCol, k) ?? emitAfterKey(v, keyCol, ctx.style));
   }
+  if (run.length > 0) pending.set(anchor, run.join(''));
   for (const [after, add] of pending) {
     if (after === null) {
       const first = survivors[0];
@@ -296,6 +301,29 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
     ctx.edits.push({ start: at, end: at, text: text[at - 1] === '\n' ? add : `\n${add.replace(/\n$/, '')}` });
   }
 }
+
+/**
+ * The pair of `pairs` whose key is `k` (the last such, as a `Map` of them gives), or undefined. A block mapping
+ * on the path of an injection holds a handful of keys: those are searched in place, from the last, instead of a
+ * `Map` built for every mapping edited (issue #40); a larger one gets its `Map`.
+ */
+function pairFinder(pairs: readonly TextPair[]): (k: string) => TextPair | undefined {
+  if (pairs.length > SCANNED_PAIRS) {
+    const byKey = new Map<string | undefined, TextPair>();
+    for (const p of pairs) byKey.set(p.key, p);
+    return (k) => byKey.get(k);
+  }
+  return (k) => {
+    for (let i = pairs.length - 1; i >= 0; i--) {
+      const p = pairs[i];
+      if (p?.key === k) return p;
+    }
+    return undefined;
+  };
+}
+
+/** How many pairs a mapping holds at most for `pairFinder` to search them in place. */
+const SCANNED_PAIRS = 8;
 
 function removePair(map: TextMap, pair: TextPair, ctx: Ctx): void {
   const { text } = ctx;

@@ -256,37 +256,99 @@ export function emitAfterKey(v: Json, keyColumn: number, style: BlockStyle): str
   return afterKey(v, keyColumn, style);
 }
 
+/**
+ * New block text is written as pieces into one array and joined once, at the top of the value being written: a
+ * string joined at every level of a nested collection would copy each line once per level above it, and every
+ * level's joined string would be garbage as soon as its parent had copied it (issue #40: a sidecar container is
+ * some five levels deep). Joined, not added up with `+=`: a joined string is flat, while one added up is a rope of
+ * every small piece (key, colon, indentation, value), which the read-back's first look at the text flattens piece by
+ * piece, and a memoised shared part's rope again in every workload that holds it. A shared part's text
+ * (`sharedText`, a flat string made once) is one piece.
+ */
 function afterKey(v: Json, keyColumn: number, style: BlockStyle): string {
+  const out: string[] = [];
+  afterKeyOf(out, v, keyColumn, style);
+  return out.join('');
+}
+
+/** `emitAfterKey`'s pieces, pushed to `out` (a shared `v`'s text as one piece). */
+function afterKeyInto(out: string[], v: Json, keyColumn: number, style: BlockStyle): void {
+  if (isShared(v)) out.push(sharedText(v, false, keyColumn, style));
+  else afterKeyOf(out, v, keyColumn, style);
+}
+
+/** `afterKey`'s pieces, pushed to `out` (`v` itself written anew, its shared parts from `sharedText`). */
+function afterKeyOf(out: string[], v: Json, keyColumn: number, style: BlockStyle): void {
   const inline = emitInline(v);
-  if (inline !== undefined) return ` ${inline}\n`;
-  if (typeof v === 'string') return ` ${literal(v, keyColumn + 2)}`;
-  if (Array.isArray(v)) return `\n${emitSeqLines(v, style.seqIndent === 'wide' ? keyColumn + 2 : keyColumn, style)}`;
-  return `\n${emitMapLines(v as { [k: string]: Json }, keyColumn + 2, style)}`;
+  if (inline !== undefined) out.push(' ', inline, '\n');
+  else if (typeof v === 'string') out.push(' ', literal(v, keyColumn + 2));
+  else if (Array.isArray(v)) {
+    out.push('\n');
+    seqLinesInto(out, v, style.seqIndent === 'wide' ? keyColumn + 2 : keyColumn, style);
+  } else {
+    out.push('\n');
+    mapLinesInto(out, v as { [k: string]: Json }, keyColumn + 2, style, true);
+  }
 }
 
 /** Block map lines with keys at `column`. */
 export function emitMapLines(o: { [k: string]: Json }, column: number, style: BlockStyle): string {
-  return mapLines(o, column, style, true);
+  const out: string[] = [];
+  mapLinesInto(out, o, column, style, true);
+  return out.join('');
 }
 
-/**
- * `emitMapLines`, without the indentation of the first line when `padFirst` is false (after `- `). The pieces are
- * joined, not added up with `+=`: a joined string is flat, while one added up is a rope of every small piece (key,
- * colon, indentation, value), which the read-back's first look at the text flattens piece by piece, and a memoised
- * shared part's rope again in every workload that holds it (issue #40).
- */
-function mapLines(o: { [k: string]: Json }, column: number, style: BlockStyle, padFirst: boolean): string {
-  const pad = spaces(column);
-  const out: string[] = [];
+/** The pieces of `emitMapLines`, without the indentation of the first line when `padFirst` is false (after `- `). */
+function mapLinesInto(
+  out: string[],
+  o: { [k: string]: Json },
+  column: number,
+  style: BlockStyle,
+  padFirst: boolean,
+): void {
   let first = !padFirst;
   for (const k in o) {
     const v = o[k];
     if (v === undefined || (v === null && !style.keepNulls)) continue;
-    if (!first) out.push(pad);
-    out.push(emitKey(k), ':', emitAfterKey(v, column, style));
+    // A value written on the key's line (shared or not: its text is ` inline\n` either way) follows `key: `.
+    const inline = emitInline(v);
+    if (inline !== undefined) out.push(keyLine(k, first ? -1 : column, true), inline, '\n');
+    else {
+      out.push(keyLine(k, first ? -1 : column, false));
+      afterKeyInto(out, v, column, style);
+    }
     first = false;
   }
-  return out.join('');
+}
+
+/**
+ * `key:` and `key: ` as written at a column (its spaces, the key, the colon, and the space before a value on the
+ * same line), by column, space and key: a map's keys repeat in every workload (`name`, `value`, `valueFrom`,
+ * `fieldRef`, ...), and one piece replaces three or four, with no look at the key's characters (issue #40).
+ * Indexed by `(column + 1) * 2 + (space ? 1 : 0)` for columns -1 (after `- `: no indentation) to 255. Bounded: a
+ * memo is cleared when full; keys longer than `KEY_LINE_MAX_LENGTH` are written each time.
+ * Module state by design: memos of a pure function of a key, a column and a flag.
+ */
+const KEY_LINES: Array<Map<string, string> | undefined> = [];
+const KEY_LINES_MAX_ENTRIES = 1024;
+const KEY_LINE_MAX_LENGTH = 64;
+
+/** `spaces(column)` (none for -1), `emitKey(k)`, `:` and, with `space`, a space: one flat string. */
+function keyLine(k: string, column: number, space: boolean): string {
+  const at = (column + 1) * 2 + (space ? 1 : 0);
+  let memo = KEY_LINES[at];
+  const known = memo?.get(k);
+  if (known !== undefined) return known;
+  const line = [column < 0 ? '' : spaces(column), emitKey(k), space ? ': ' : ':'].join('');
+  if (k.length <= KEY_LINE_MAX_LENGTH && column <= 255) {
+    if (memo === undefined) {
+      memo = new Map();
+      KEY_LINES[at] = memo;
+    } else if (memo.size >= KEY_LINES_MAX_ENTRIES) memo.clear();
+    // A copy of the key: one cut from a text would keep that text alive for as long as the entry.
+    memo.set(ownCopy(k), line);
+  }
+  return line;
 }
 
 /** The text after `- ` for a sequence entry whose dash is at `dashColumn`. */
@@ -296,18 +358,43 @@ export function emitAfterDash(v: Json, dashColumn: number, style: BlockStyle): s
 }
 
 function afterDashText(v: Json, dashColumn: number, style: BlockStyle): string {
-  const inline = emitInline(v);
-  if (inline !== undefined) return `${inline}\n`;
-  if (typeof v === 'string') return literal(v, dashColumn + 2);
-  if (Array.isArray(v)) return emitSeqLines(v, dashColumn + 2, style).slice(dashColumn + 2);
-  // The map's first line follows the dash: emitted without its indentation (no copy of the whole text).
-  return mapLines(v as { [k: string]: Json }, dashColumn + 2, style, false);
+  const out: string[] = [];
+  afterDashOf(out, v, dashColumn, style);
+  return out.join('');
 }
 
-/** Block sequence lines with dashes at `dashColumn` (joined, a flat string: see `mapLines`). */
+/** `emitAfterDash`'s pieces, pushed to `out` (a shared `v`'s text as one piece). */
+function afterDashInto(out: string[], v: Json, dashColumn: number, style: BlockStyle): void {
+  if (isShared(v)) out.push(sharedText(v, true, dashColumn, style));
+  else afterDashOf(out, v, dashColumn, style);
+}
+
+/** `afterDashText`'s pieces, pushed to `out` (`v` itself written anew, its shared parts from `sharedText`). */
+function afterDashOf(out: string[], v: Json, dashColumn: number, style: BlockStyle): void {
+  const inline = emitInline(v);
+  if (inline !== undefined) out.push(inline, '\n');
+  else if (typeof v === 'string') out.push(literal(v, dashColumn + 2));
+  // A list's first dash follows this entry's dash on its line: its indentation is left out.
+  else if (Array.isArray(v)) seqLinesInto(out, v, dashColumn + 2, style, false);
+  // The map's first line follows the dash: emitted without its indentation.
+  else mapLinesInto(out, v as { [k: string]: Json }, dashColumn + 2, style, false);
+}
+
+/** Block sequence lines with dashes at `dashColumn` (joined once, a flat string: see `afterKey`). */
 export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): string {
-  const pad = spaces(dashColumn);
   const out: string[] = [];
-  for (const v of a) out.push(pad, '- ', emitAfterDash(v, dashColumn, style));
+  seqLinesInto(out, a, dashColumn, style);
   return out.join('');
+}
+
+/** The pieces of `emitSeqLines`, without the indentation of the first dash when `padFirst` is false (after `- `). */
+function seqLinesInto(out: string[], a: Json[], dashColumn: number, style: BlockStyle, padFirst = true): void {
+  const pad = spaces(dashColumn);
+  let first = !padFirst;
+  for (const v of a) {
+    if (!first) out.push(pad);
+    out.push('- ');
+    afterDashInto(out, v, dashColumn, style);
+    first = false;
+  }
 }
