@@ -87,12 +87,19 @@ function differingTexts(
   if (node.t === 'seq' && Array.isArray(before)) {
     const now = Array.isArray(after) ? after : [];
     const matched = matchEntries(before, now, path[path.length - 1]?.toString());
-    before.forEach((b, i) => {
+    // Entry `i` of `before` → the entry of `now` that continues it (matchEntries uses each old entry once): one
+    // pass, not an `indexOf` per entry (issue #40).
+    const next: Array<Json | undefined> = new Array(before.length);
+    for (let j = 0; j < matched.length; j++) {
+      const i = matched[j] as number;
+      if (i >= 0) next[i] = now[j];
+    }
+    for (let i = 0; i < before.length; i++) {
       const item = node.items[i];
-      if (!item) return;
-      const j = matched.indexOf(i);
-      const a = j < 0 ? undefined : now[j];
-      if (jsonEqual(b, a)) return;
+      if (!item) continue;
+      const b = before[i];
+      const a = next[i];
+      if (jsonEqual(b, a)) continue;
       if (whole(item, b, a) || hasProperties(text, lineStartDash(text, item), item.start)) {
         const t = itemTextOf(text, item);
         if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t, a))
@@ -102,7 +109,7 @@ function differingTexts(
         differingTexts(text, item, b, a, style, path, out);
         path.pop();
       }
-    });
+    }
   }
 }
 

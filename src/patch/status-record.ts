@@ -395,12 +395,18 @@ function withRecordValue(pod: PodTemplate, value: string | undefined): PodTempla
     (value !== undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION))
   )
     return pod;
-  const next: Record<string, string> = { ...annotations };
-  delete next[ORIGINAL_ANNOTATION];
+  // Built key by key, the record's annotation last, without `delete`: a `delete` turns the new map and metadata
+  // into slow dictionary-mode objects for every reader after (issue #40; the order is the one `delete` then set gave).
+  const next: Record<string, string> = {};
+  for (const k of Object.keys(annotations)) if (k !== ORIGINAL_ANNOTATION) setOwn(next, k, annotations[k] as string);
   if (value !== undefined) next[ORIGINAL_ANNOTATION] = value;
-  const metadata = { ...pod.metadata };
-  if (Object.keys(next).length > 0) metadata.annotations = next;
-  else delete metadata.annotations;
+  const keep = Object.keys(next).length > 0;
+  const metadata: PodTemplate['metadata'] = {};
+  for (const k of Object.keys(pod.metadata)) {
+    if (k !== 'annotations') setOwn(metadata as JsonObject, k, pod.metadata[k] as Json);
+    else if (keep) metadata.annotations = next;
+  }
+  if (keep && !Object.hasOwn(metadata, 'annotations')) metadata.annotations = next;
   return { ...pod, metadata };
 }
 

@@ -238,13 +238,24 @@ function proveStatusItems(
  * `untrustedStatusItems` finds nothing, whatever else it is told (`INJECTED_CONTAINER_NAMES`, `INJECTED_VOLUME_NAMES`).
  */
 function onlyBuiltInNames(status: InjectionStatus): boolean {
+  const known = BUILT_IN_ONLY.get(status);
+  if (known !== undefined) return known;
   const builtIn = (names: readonly string[], known: readonly string[]) => names.every((n) => known.includes(n));
-  return (
+  const answer =
     builtIn(status.containers, INJECTED_CONTAINER_NAMES) &&
     builtIn(status.initContainers, INJECTED_CONTAINER_NAMES) &&
-    builtIn(status.volumes, INJECTED_VOLUME_NAMES)
-  );
+    builtIn(status.volumes, INJECTED_VOLUME_NAMES);
+  BUILT_IN_ONLY.set(status, answer);
+  return answer;
 }
+
+/**
+ * {@link onlyBuiltInNames} of each status seen: `parseInjectionStatus` gives one frozen object per annotation
+ * value, so the workloads of one sidecar plan, whose status is the same text, ask once (issue #40: the name
+ * search was a twentieth of the Istio hook in the companion record's check).
+ * Module state by design: a pure memo keyed by a frozen, immutable parsed status (weakly held).
+ */
+const BUILT_IN_ONLY = new WeakMap<InjectionStatus, boolean>();
 
 /**
  * First step of `uninjectIstio`, on `out` (owned): puts back the overwritten containers, the app probes
