@@ -146,6 +146,17 @@ t.test('examples: what the shortcuts must not take as written', async (t) => {
     ["a: 'b'\n", { a: "'b'" }, false],
     ['"a": b\n', { '"a"': 'b' }, false],
   ];
+  // A map expected where the node's line is no key line: only a flow map reads as one.
+  cases.push(
+    ['a:\n  {b: 1}\n', { a: { b: 1 } }, true],
+    ['a:\n  {b: 1}\n', { a: { b: 2 } }, false],
+    ['a:\n  b\n', { a: { b: null } }, false],
+    ['a:\n  "b: 1"\n', { a: { b: 1 } }, false],
+    ['a:\n  [1]\n', { a: {} }, false],
+    ['a:\n  |\n    b: 1\n', { a: { b: 1 } }, false],
+    ['b\n', { b: null }, false],
+    ['{b: 1}\n', { b: 1 }, true],
+  );
   for (const [text, expected, claim] of cases) {
     t.equal(verifyFragmentFast(text, expected, readsAs) === true, claim, JSON.stringify(text));
   }

@@ -129,7 +129,11 @@ class FragmentVerifier extends LineReader {
     if (line === undefined) decline();
     if (line.indent !== indent) decline();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent, exp);
-    if (this.keyEnd(line.text) >= 0) return this.map(indent, exp);
+    // A map expected, and the line no flow map (`{`): `map` reads its first key (a line that is no key declines
+    // there) without finding the key's end here first; what else the line could hold (a scalar, a flow list) does not
+    // read as a map either.
+    if ((isJsonObject(exp) && line.text.charCodeAt(0) !== 123) || this.keyEnd(line.text) >= 0)
+      return this.map(indent, exp);
     this.pos++;
     return this.same(this.inlineValue(line.text, line, indent), exp);
   }
