@@ -99,8 +99,10 @@ class FragmentVerifier extends LineReader {
    */
   private nodeAt(c: number, indentlessSeq: boolean, exp: Json | undefined): boolean {
     // Only shared subtrees have spans (`PROVEN`): a span found answers `isShared` without a lookup of its own.
-    const spans = exp !== null && typeof exp === 'object' && Object.isFrozen(exp) ? this.proven.get(exp) : undefined;
-    if (spans === undefined && !isShared(exp)) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
+    // A shared subtree is frozen (`isShared`): what is not (a fresh map or list, a scalar) is read at once.
+    const frozen = exp !== null && typeof exp === 'object' && Object.isFrozen(exp);
+    const spans = frozen ? this.proven.get(exp) : undefined;
+    if (spans === undefined && !(frozen && isShared(exp))) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
     const line = this.line(this.pos);
     if (line === undefined) decline();
     const first = line.index;
