@@ -38,7 +38,8 @@ const MAX_SPANS = 4;
 
 /**
  * Whether `inlineValue` (fragment-lines.ts) reads the line text `v` (a plain scalar, nothing after it) as the string
- * `v`: its plain branch, step for step, on a text with no comment, no trailing white space and no `: `, resolving to itself.
+ * `v`: its plain branch, step for step, on a text with no comment, no trailing white space and no `: `, resolving to
+ * itself.
  */
 function plainValue(v: string): boolean {
   const c = v[0];
