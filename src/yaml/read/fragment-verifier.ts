@@ -1,8 +1,8 @@
 import type { Json } from '../../model.ts';
 import { isJsonObject, isShared } from '../../json.ts';
-import { Declined, decline } from './scan.ts';
+import { Declined, NOT_PLAIN_START, decline } from './scan.ts';
 import { resolvePlain } from '../scalars.ts';
-import { LineReader, afterSpaces, isEntry, type ProvenSpan } from './fragment-lines.ts';
+import { LineReader, afterSpaces, isEntry, type Line, type ProvenSpan } from './fragment-lines.ts';
 
 /**
  * Checks, without building the data, that the fast reader reads `text` as `expected`, as `same` compares
@@ -35,6 +35,27 @@ export function verifyFragmentFast(
  */
 const PROVEN = new WeakMap<object, WeakMap<object, ProvenSpan[]>>();
 const MAX_SPANS = 4;
+
+/**
+ * Whether `inlineValue` (fragment-lines.ts) reads the line text `v` (a plain scalar, nothing after it) as the string
+ * `v`: its plain branch, step for step, on a text with no comment, no trailing white space and no `: `, resolving to
+ * itself.
+ */
+function plainValue(v: string): boolean {
+  const c = v[0];
+  // Quotes, brackets and block scalar indicators are among the characters that cannot start a plain scalar.
+  if (c === undefined || NOT_PLAIN_START.has(c)) return false;
+  if ((c === '-' || c === '?' || c === ':') && (v.length === 1 || v[1] === ' ')) return false;
+  if (v.includes(' #') || v.trimEnd() !== v || v.includes(': ') || v.endsWith(':')) return false;
+  return resolvePlain(v, '1.1') === v;
+}
+
+/**
+ * Keys of expected maps and whether each is written plain as it reads (`FragmentVerifier.plainKey`): a pure function
+ * of the key, remembered (module state by design, like `PROVEN`); emptied when it holds `MAX_PLAIN_KEYS`.
+ */
+const PLAIN_KEYS = new Map<string, boolean>();
+const MAX_PLAIN_KEYS = 4096;
 
 /**
  * The block structure of `FastReader` (fragment-reader.ts), step for step (the same lines consumed, the same declines), comparing
@@ -79,8 +100,10 @@ class FragmentVerifier extends LineReader {
    */
   private nodeAt(c: number, indentlessSeq: boolean, exp: Json | undefined): boolean {
     // Only shared subtrees have spans (`PROVEN`): a span found answers `isShared` without a lookup of its own.
-    const spans = exp !== null && typeof exp === 'object' && Object.isFrozen(exp) ? this.proven.get(exp) : undefined;
-    if (spans === undefined && !isShared(exp)) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
+    // A shared subtree is frozen (`isShared`): what is not (a fresh map or list, a scalar) is read at once.
+    const frozen = exp !== null && typeof exp === 'object' && Object.isFrozen(exp);
+    const spans = frozen ? this.proven.get(exp) : undefined;
+    if (spans === undefined && !(frozen && isShared(exp))) return indentlessSeq ? this.seq(c, exp) : this.node(c, exp);
     const line = this.line(this.pos);
     if (line === undefined) decline();
     const first = line.index;
@@ -109,7 +132,11 @@ class FragmentVerifier extends LineReader {
     if (line === undefined) decline();
     if (line.indent !== indent) decline();
     if (line.text === '-' || line.text.startsWith('- ')) return this.seq(indent, exp);
-    if (this.keyEnd(line.text) >= 0) return this.map(indent, exp);
+    // A map expected, and the line no flow map (`{`): `map` reads its first key (a line that is no key declines
+    // there) without finding the key's end here first; what else the line could hold (a scalar, a flow list) does not
+    // read as a map either.
+    if ((isJsonObject(exp) && line.text.charCodeAt(0) !== 123) || this.keyEnd(line.text) >= 0)
+      return this.map(indent, exp);
     this.pos++;
     return this.same(this.inlineValue(line.text, line, indent), exp);
   }
@@ -137,7 +164,7 @@ class FragmentVerifier extends LineReader {
           ok = this.nodeAt(col, false, e);
         } else {
           this.pos++;
-          ok = this.same(this.inlineValue(rest, line, indent), e);
+          ok = this.scalar(rest, line, indent, e);
         }
       }
       if (!ok) return false;
@@ -146,22 +173,43 @@ class FragmentVerifier extends LineReader {
   }
 
   /**
-   * The key of a block map line whose key ends at `end` (`key(t.slice(0, end))`), without cutting it out where the
-   * line starts with `hint` (the key expected next) written plain, as it reads: not quoted, no trailing space, and
-   * resolving to itself as Go's YAML 1.1 reads a plain scalar (`resolvePlain`: `on` reads as true, `0644` declines).
+   * Whether a map line that starts with `k`, then `:` and a space or the line's end, reads as the key `k` with its
+   * `:` right after it, as `keyEnd` and `key` find it: a pure function of `k`, remembered (`PLAIN_KEYS`). `keyEnd`
+   * reads the line's characters up to `k.length` (the `:` included), which are those of `k + ':'`, so it ends the key
+   * there exactly when `keyEnd(k + ':')` is `k.length` (a `: ` or ` #` inside `k`, or an indicator first, ends or
+   * refuses it earlier); `key` then reads `k` itself when `k` is unquoted, has no trailing white space (`key` trims
+   * it: `a\r` reads as `a`) and resolves to itself as Go's YAML 1.1 reads a plain scalar (`resolvePlain`: `on` reads
+   * as true, `0644` declines).
    */
-  private keyRead(t: string, end: number, hint: string | undefined): string {
-    if (
-      hint !== undefined &&
-      end === hint.length &&
-      t.startsWith(hint) &&
-      hint[0] !== '"' &&
-      hint[0] !== "'" &&
-      hint.charCodeAt(end - 1) !== 32 &&
-      resolvePlain(hint, '1.1') === hint
-    )
-      return hint;
-    return this.key(t.slice(0, end));
+  private plainKey(k: string): boolean {
+    let plain = PLAIN_KEYS.get(k);
+    if (plain === undefined) {
+      plain =
+        k.length > 0 &&
+        k[0] !== '"' &&
+        k[0] !== "'" &&
+        k.trimEnd() === k &&
+        this.keyEnd(`${k}:`) === k.length &&
+        resolvePlain(k, '1.1') === k;
+      if (PLAIN_KEYS.size >= MAX_PLAIN_KEYS) PLAIN_KEYS.clear();
+      PLAIN_KEYS.set(k, plain);
+    }
+    return plain;
+  }
+
+  /**
+   * Whether the value `t` after a key or a dash on `line` (its parent at column `indent`) reads as `exp`: as
+   * `inlineValue` reads it, or, where `t` is `exp` itself and `exp` is a string that reads as itself written
+   * plain (`plainValue`), without reading it again (the line after it is still looked at: a more indented one
+   * would continue the scalar).
+   */
+  private scalar(t: string, line: Line, indent: number, exp: Json | undefined): boolean {
+    if (typeof exp === 'string' && t === exp && plainValue(exp)) {
+      const next = this.line(this.pos);
+      if (next && next.indent > indent) decline();
+      return this.same(exp, exp);
+    }
+    return this.same(this.inlineValue(t, line, indent), exp);
   }
 
   /**
@@ -186,9 +234,21 @@ class FragmentVerifier extends LineReader {
           if (v !== null && v !== undefined) return false;
           continue;
         }
-        end = this.keyEnd(line.text);
-        if (end < 0) decline();
-        key = this.keyRead(line.text, end, k);
+        const t = line.text;
+        // The line starts with `k:` written plain (`plainKey`): the key `k`, found without scanning or cutting it out.
+        if (
+          t.charCodeAt(k.length) === 58 &&
+          (t.length === k.length + 1 || t.charCodeAt(k.length + 1) === 32) &&
+          t.startsWith(k) &&
+          this.plainKey(k)
+        ) {
+          end = k.length;
+          key = k;
+        } else {
+          end = this.keyEnd(t);
+          if (end < 0) decline();
+          key = this.key(t.slice(0, end));
+        }
         if (key === '<<' || key === '__proto__') decline();
       }
       if (key !== k) {
@@ -205,7 +265,7 @@ class FragmentVerifier extends LineReader {
         else if (next && next.indent === indent && isEntry(next.text)) ok = this.nodeAt(indent, true, v);
         else ok = this.same(null, v);
       } else {
-        ok = this.same(this.inlineValue(rest, line, indent), v);
+        ok = this.scalar(rest, line, indent, v);
       }
       if (!ok) return false;
       key = undefined;
