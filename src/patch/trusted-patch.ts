@@ -189,13 +189,133 @@ export function trustedIntoEmpty(
   target: object,
   patch: JsonObject,
   schema: PatchSchema = EMPTY_SCHEMA,
+  dropNulls: (patch: JsonObject) => Json | undefined = (p) => plainDroppingNulls(p, schema),
 ): TrustedPatch | undefined {
   for (const [k, v] of Object.entries(target)) {
     if (!isJsonObject(v) || Object.keys(v).length > 0 || (Object.hasOwn(patch, k) && patch[k] === null))
       return undefined;
   }
-  const clean = plainDroppingNulls(patch, schema);
+  const clean = dropNulls(patch);
   return isJsonObject(clean) ? { trusted: clean } : undefined;
+}
+
+/**
+ * What {@link plainDroppingNulls} changes in every fill of one template (see {@link fillsDroppingNulls}): a map
+ * value left out (`drop`: a null), a shared subtree replaced by its shared null-free copy (`value`), or the edits
+ * inside a map's values or a list's entries (a fresh collection in every fill: copied, with those edits).
+ */
+type NullEdit =
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'value'; readonly value: Json }
+  | { readonly kind: 'map'; readonly at: ReadonlyMap<string, NullEdit> }
+  | { readonly kind: 'list'; readonly at: ReadonlyMap<number, NullEdit> };
+
+const DROP: NullEdit = { kind: 'drop' };
+
+/** A template whose fills {@link fillsDroppingNulls} cannot answer by its edits (some fill may not be plain). */
+const NOT_COMPILED = Symbol('not compiled');
+
+/**
+ * `fillsDroppingNulls` answers, by template and schema: the root's edits, `null` for a fill that
+ * `plainDroppingNulls` returns as it is, or `NOT_COMPILED`.
+ * Module state by design: a memo keyed by a plan's output (never changed) and immutable schemas.
+ */
+const FILLS_DROPPING = new WeakMap<object, Map<PatchSchema, NullEdit | null | typeof NOT_COMPILED>>();
+
+/**
+ * {@link plainDroppingNulls} of every fill of `template` (a sidecar plan's output; `holdsSlot` names the parts
+ * holding a slot, as in {@link fillsTrust}), worked out once per template: undefined unless every fill is plain,
+ * which holds when `template` is plain (`isPlain`: nulls aside) and no slot stands in a map key or a merge-key
+ * value (a fill then has the template's keys and merge keys, and no `$` key). A fill (`compileFill` of
+ * ../render/plan-values.ts) is the template with each slot written (a string or a number, never a null): a
+ * token-free collection is the template's own shared (`share`) object, every other collection a fresh one with
+ * the template's keys or length, and a null stays a null. So `plainDroppingNulls` drops the same map keys in every
+ * fill, replaces the same shared subtrees by the same shared copies, and copies the same collections on the way:
+ * the function returned makes only those changes, walking nothing else (what `plainDroppingNulls` would find
+ * unchanged is returned as it is, as there). It takes a fill or a map holding some of a fill's root entries under
+ * their keys (`{metadata, spec}` of a rendered pod), and returns a new map, or the map itself when nothing drops.
+ * A fill of another template gives a wrong answer: with plan verification on, the caller checks it.
+ */
+export function fillsDroppingNulls(
+  template: JsonObject,
+  schema: PatchSchema,
+  holdsSlot: (v: Json) => boolean,
+): ((fill: JsonObject) => JsonObject) | undefined {
+  const bySchema = getOrMake(FILLS_DROPPING, template, () => new Map());
+  let edits = bySchema.get(schema);
+  if (edits === undefined) {
+    const ok = isPlain(template, schema) && slotsOnlyInValues(template, schema, holdsSlot);
+    edits = ok ? (nullEdits(template, schema, holdsSlot) ?? null) : NOT_COMPILED;
+    bySchema.set(schema, edits);
+  }
+  if (edits === NOT_COMPILED) return undefined;
+  if (edits === null) return (fill) => fill;
+  if (edits.kind !== 'map') return undefined;
+  const root = edits;
+  return (fill) => applyNullEdits(root, fill) as JsonObject;
+}
+
+/**
+ * The edits `plainDroppingNulls` makes in every fill at `v`, a part of a plain template: undefined where it makes
+ * none, `NOT_COMPILED` where a fill's part is not known to be the template's (a token-free collection not shared,
+ * an undefined value).
+ */
+function nullEdits(
+  v: Json,
+  schema: PatchSchema | undefined,
+  holdsSlot: (v: Json) => boolean,
+): NullEdit | undefined | typeof NOT_COMPILED {
+  if (typeof v !== 'object' || v === null) return undefined;
+  if (!holdsSlot(v)) {
+    // Every fill holds this very object (`share`d by `compileFill`): its answer is the same in every fill.
+    if (!isShared(v)) return NOT_COMPILED;
+    const taken = plainDroppingNulls(v, schema);
+    if (taken === undefined) return NOT_COMPILED;
+    return taken === v ? undefined : { kind: 'value', value: taken };
+  }
+  if (Array.isArray(v)) {
+    const at = new Map<number, NullEdit>();
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (x === undefined) return NOT_COMPILED;
+      const e = nullEdits(x, schema?.items, holdsSlot);
+      if (e === NOT_COMPILED) return e;
+      if (e !== undefined) at.set(i, e);
+    }
+    return at.size === 0 ? undefined : { kind: 'list', at };
+  }
+  const at = new Map<string, NullEdit>();
+  for (const k in v) {
+    const x = v[k];
+    if (x === undefined) return NOT_COMPILED;
+    const e = x === null ? DROP : nullEdits(x, schema?.fields?.[k], holdsSlot);
+    if (e === NOT_COMPILED) return e;
+    if (e !== undefined) at.set(k, e);
+  }
+  return at.size === 0 ? undefined : { kind: 'map', at };
+}
+
+/** `v` (a fill's part) with `edit` made: a copy of each collection on the way, the rest as it is. */
+function applyNullEdits(edit: NullEdit, v: Json): Json {
+  if (edit.kind === 'value') return edit.value;
+  if (edit.kind === 'list') {
+    if (!Array.isArray(v)) return v;
+    const out = v.slice();
+    for (const [i, e] of edit.at) {
+      const x = out[i];
+      if (x !== undefined) out[i] = applyNullEdits(e, x);
+    }
+    return out;
+  }
+  if (edit.kind === 'drop' || !isJsonObject(v)) return v;
+  const out: JsonObject = {};
+  for (const k in v) {
+    const e = edit.at.get(k);
+    const x = v[k] as Json;
+    if (e === undefined) setOwn(out, k, x);
+    else if (e.kind !== 'drop') setOwn(out, k, applyNullEdits(e, x));
+  }
+  return out;
 }
 
 /**
