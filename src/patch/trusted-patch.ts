@@ -125,6 +125,17 @@ function keysBefore(v: JsonObject, stop: string): JsonObject {
   return out;
 }
 
+/**
+ * {@link plainWithoutNulls} of `v` when it is a shared subtree (`share`): worked out once per subtree and schema, and
+ * shared itself; undefined when `v` is not shared or not plain. One lookup for a subtree seen before.
+ */
+export function sharedWithoutNulls(v: Json[] | JsonObject, schema: PatchSchema | undefined): Json | undefined {
+  if (!Object.isFrozen(v)) return undefined;
+  const memo = SHARED_TAKEN.get(v);
+  if (memo !== undefined && memo.schema === schema) return memo.taken ?? undefined;
+  return isShared(v) ? sharedPlainWithoutNulls(v, schema, memo) : undefined;
+}
+
 /** `plainWithoutNulls` of a shared subtree under one schema: the value, or `null` when the subtree is not plain. */
 interface SharedTaken {
   readonly schema: PatchSchema | undefined;
