@@ -476,8 +476,9 @@ function inTemplateOrder(c: JsonObject, t: JsonObject): boolean {
  */
 export function pruneStaleInjection(pod: PodTemplate, original: PodTemplate): void {
   const before = parseInjectionStatus(original.metadata.annotations?.[STATUS_ANNOTATION]);
+  if (!before) return; // (a first injection: the new status is not read)
   const after = parseInjectionStatus(pod.metadata.annotations?.[STATUS_ANNOTATION]);
-  if (!before || !after) return;
+  if (!after) return;
   const nowContainers = new Set([...after.containers, ...after.initContainers]);
   const stale = (names: string[], keep: Set<string>) => new Set(names.filter((n) => !keep.has(n)));
   const staleContainers = stale([...before.containers, ...before.initContainers], nowContainers);
