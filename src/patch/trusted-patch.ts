@@ -225,19 +225,24 @@ const DROP: NullEdit = { kind: 'drop' };
 
 /** A template whose fills {@link fillsDroppingNulls} cannot answer by its edits (some fill may not be plain). */
 const NOT_COMPILED = Symbol('not compiled');
+/** A template asked for once: its edits are worked out when it is asked for again. */
+const SEEN_ONCE = Symbol('seen once');
+
+/** {@link fillsDroppingNulls}' answer for one template: its fills' `plainDroppingNulls`. */
+type FillDropper = (fill: JsonObject) => JsonObject;
 
 /**
- * `fillsDroppingNulls` answers, by template and schema: the root's edits, `null` for a fill that
- * `plainDroppingNulls` returns as it is, or `NOT_COMPILED`.
+ * `fillsDroppingNulls` answers, by template and schema.
  * Module state by design: a memo keyed by a plan's output (never changed) and immutable schemas.
  */
-const FILLS_DROPPING = new WeakMap<object, Map<PatchSchema, NullEdit | null | typeof NOT_COMPILED>>();
+const FILLS_DROPPING = new WeakMap<object, Map<PatchSchema, FillDropper | typeof NOT_COMPILED | typeof SEEN_ONCE>>();
 
 /**
  * {@link plainDroppingNulls} of every fill of `template` (a sidecar plan's output; `holdsSlot` names the parts
- * holding a slot, as in {@link fillsTrust}), worked out once per template: undefined unless every fill is plain,
- * which holds when `template` is plain (`isPlain`: nulls aside) and no slot stands in a map key or a merge-key
- * value (a fill then has the template's keys and merge keys, and no `$` key). A fill (`compileFill` of
+ * holding a slot, as in {@link fillsTrust}), worked out once per template, the second time it is asked for (a plan
+ * serving one workload is not worth it: the first answer is undefined). Undefined unless every fill is plain, which
+ * holds when `template` is plain (no `$` key, distinct merge keys; nulls aside) and no slot stands in a map key or a
+ * merge-key value (a fill then has the template's keys and merge keys). A fill (`compileFill` of
  * ../render/plan-values.ts) is the template with each slot written (a string or a number, never a null): a
  * token-free collection is the template's own shared (`share`) object, every other collection a fresh one with
  * the template's keys or length, and a null stays a null. So `plainDroppingNulls` drops the same map keys in every
@@ -251,25 +256,38 @@ export function fillsDroppingNulls(
   template: JsonObject,
   schema: PatchSchema,
   holdsSlot: (v: Json) => boolean,
-): ((fill: JsonObject) => JsonObject) | undefined {
+): FillDropper | undefined {
   const bySchema = getOrMake(FILLS_DROPPING, template, () => new Map());
-  let edits = bySchema.get(schema);
-  if (edits === undefined) {
-    const ok = isPlain(template, schema) && slotsOnlyInValues(template, schema, holdsSlot);
-    edits = ok ? (nullEdits(template, schema, holdsSlot) ?? null) : NOT_COMPILED;
-    bySchema.set(schema, edits);
+  let known = bySchema.get(schema);
+  if (known === undefined) {
+    bySchema.set(schema, SEEN_ONCE);
+    return undefined;
   }
-  if (edits === NOT_COMPILED) return undefined;
-  if (edits === null) return (fill) => fill;
-  if (edits.kind !== 'map') return undefined;
-  const root = edits;
-  return (fill) => applyNullEdits(root, fill) as JsonObject;
+  if (known === SEEN_ONCE) {
+    known = compileDropper(template, schema, holdsSlot);
+    bySchema.set(schema, known);
+  }
+  return known === NOT_COMPILED ? undefined : known;
+}
+
+/** See {@link fillsDroppingNulls}: the function, or `NOT_COMPILED`. */
+function compileDropper(
+  template: JsonObject,
+  schema: PatchSchema,
+  holdsSlot: (v: Json) => boolean,
+): FillDropper | typeof NOT_COMPILED {
+  if (!slotsOnlyInValues(template, schema, holdsSlot)) return NOT_COMPILED;
+  const edits = nullEdits(template, schema, holdsSlot);
+  if (edits === NOT_COMPILED) return edits;
+  if (edits === undefined) return (fill) => fill;
+  if (edits.kind !== 'map') return NOT_COMPILED;
+  return (fill) => applyNullEdits(edits, fill) as JsonObject;
 }
 
 /**
- * The edits `plainDroppingNulls` makes in every fill at `v`, a part of a plain template: undefined where it makes
- * none, `NOT_COMPILED` where a fill's part is not known to be the template's (a token-free collection not shared,
- * an undefined value).
+ * The edits `plainDroppingNulls` makes in every fill at `v`, a part of a template: undefined where it makes none,
+ * `NOT_COMPILED` where `v` is not plain (`isPlain`, checked on the way: a `$` key, repeated or missing merge keys)
+ * or a fill's part is not known to be the template's (a token-free collection not shared, an undefined value).
  */
 function nullEdits(
   v: Json,
@@ -285,6 +303,7 @@ function nullEdits(
     return taken === v ? undefined : { kind: 'value', value: taken };
   }
   if (Array.isArray(v)) {
+    if (!distinctMergeKeys(v, schema)) return NOT_COMPILED;
     const at = new Map<number, NullEdit>();
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
@@ -298,7 +317,7 @@ function nullEdits(
   const at = new Map<string, NullEdit>();
   for (const k in v) {
     const x = v[k];
-    if (x === undefined) return NOT_COMPILED;
+    if (x === undefined || k.charCodeAt(0) === 36 /* $ */) return NOT_COMPILED;
     const e = x === null ? DROP : nullEdits(x, schema?.fields?.[k], holdsSlot);
     if (e === NOT_COMPILED) return e;
     if (e !== undefined) at.set(k, e);
