@@ -194,7 +194,8 @@ export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHE
  * trusted patch is {@link plainDroppingNulls} of `patch`: it holds the parts of `patch` that had no null, not
  * copies, so the caller must not change `patch` afterwards through another holder. Undefined when `target` is not
  * such a map, when `patch` nulls one of its keys (the general merge deletes it), or when `patch` is not plain (a
- * `$` key, repeated or missing merge keys).
+ * `$` key, repeated or missing merge keys). `dropNulls` gives `plainDroppingNulls(patch, schema)` another way (a
+ * sidecar plan's, {@link fillsDroppingNulls}); it must answer as that does.
  */
 export function trustedIntoEmpty(
   target: object,

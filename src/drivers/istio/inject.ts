@@ -8,14 +8,8 @@ import type { InjectRequest } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { cloneJson, strategicMerge, strategicMergeInto, strategicMergeTrusted } from '../../patch/strategic-merge.ts';
 import { POD_SCHEMA } from '../../patch/patch-schema.ts';
-import {
-  fillsDroppingNulls,
-  fillsTrust,
-  plainDroppingNulls,
-  type TrustedPatch,
-  trustedIntoEmpty,
-  trustedPatch,
-} from '../../patch/trusted-patch.ts';
+import { fillsDroppingNulls, fillsTrust, plainDroppingNulls } from '../../patch/trusted-patch.ts';
+import { type TrustedPatch, trustedIntoEmpty, trustedPatch } from '../../patch/trusted-patch.ts';
 import { filledFrom, planSwitches } from '../../render/plans.ts';
 import { holdsToken } from '../../render/plan-values.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
