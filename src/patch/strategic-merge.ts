@@ -26,7 +26,7 @@ import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
 import { EMPTY_SCHEMA, type PatchSchema } from './patch-schema.ts';
-import { isPlain, plainWithoutNulls, type TrustedPatch } from './trusted-patch.ts';
+import { isPlain, plainWithoutNulls, sharedWithoutNulls, type TrustedPatch } from './trusted-patch.ts';
 
 /** A patch strategicpatch rejects (its wording), as the `BAD_MERGE` error. */
 function mergeError(message: string): MeshInjectError {
@@ -262,7 +262,7 @@ function mergeByKey(
     const out: Json[] = new Array(plain.length + orig.length);
     for (let i = 0; i < plain.length; i++) {
       const pv = plain[i] as JsonObject;
-      out[i] = trusted ? pv : mergeMap({}, pv, schema?.items);
+      out[i] = trusted ? pv : newEntry(pv, schema?.items);
     }
     for (let i = 0; i < orig.length; i++) out[plain.length + i] = orig[i] as Json;
     return out;
@@ -280,7 +280,7 @@ function mergeByKey(
     if (idx >= 0) merged[idx] = mergeMap(writable(merged[idx] as JsonObject), pv, schema?.items, trusted);
     else {
       if (pv[mergeKey] !== undefined) at.set(keyId(pv), merged.length);
-      merged.push(trusted ? pv : mergeMap({}, pv, schema?.items));
+      merged.push(trusted ? pv : newEntry(pv, schema?.items));
     }
   }
   const inPatch = new Set(plain.map(keyId));
@@ -288,6 +288,18 @@ function mergeByKey(
   // The original's entries as merged (strategicpatch orders by the merged maps): the same objects, but for a
   // shared one, which was merged into as a copy (`writable`).
   return normalizeOrder(patchItems, serverOnly, plain, merged.slice(0, orig.length), keyId);
+}
+
+/**
+ * `mergeMap({}, pv, schema)`: a patch list entry new to the original, as the merge stores it. A shared entry
+ * (`share`: a sidecar plan's token-free part, met by every workload it serves) that is plain is answered once,
+ * shared (`plainWithoutNulls`, memoised per subtree): merged into an empty map, a plain map's keys are each taken
+ * as `plainWithoutNulls` takes them, in order, its nulls left out; but for a key `__proto__`, which `mergeMap`
+ * writes by assignment, so such an entry takes the general path.
+ */
+function newEntry(pv: JsonObject, schema: PatchSchema | undefined): Json {
+  const shared = Object.hasOwn(pv, '__proto__') ? undefined : sharedWithoutNulls(pv, schema);
+  return shared ?? mergeMap({}, pv, schema);
 }
 
 /**

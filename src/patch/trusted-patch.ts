@@ -125,6 +125,17 @@ function keysBefore(v: JsonObject, stop: string): JsonObject {
   return out;
 }
 
+/**
+ * {@link plainWithoutNulls} of `v` when it is a shared subtree (`share`): worked out once per subtree and schema, and
+ * shared itself; undefined when `v` is not shared or not plain. One lookup for a subtree seen before.
+ */
+export function sharedWithoutNulls(v: Json[] | JsonObject, schema: PatchSchema | undefined): Json | undefined {
+  if (!Object.isFrozen(v)) return undefined;
+  const memo = SHARED_TAKEN.get(v);
+  if (memo !== undefined && memo.schema === schema) return memo.taken ?? undefined;
+  return isShared(v) ? sharedPlainWithoutNulls(v, schema, memo) : undefined;
+}
+
 /** `plainWithoutNulls` of a shared subtree under one schema: the value, or `null` when the subtree is not plain. */
 interface SharedTaken {
   readonly schema: PatchSchema | undefined;
@@ -183,19 +194,159 @@ export function trustedPatch(patch: JsonObject, schema: PatchSchema = EMPTY_SCHE
  * trusted patch is {@link plainDroppingNulls} of `patch`: it holds the parts of `patch` that had no null, not
  * copies, so the caller must not change `patch` afterwards through another holder. Undefined when `target` is not
  * such a map, when `patch` nulls one of its keys (the general merge deletes it), or when `patch` is not plain (a
- * `$` key, repeated or missing merge keys).
+ * `$` key, repeated or missing merge keys). `dropNulls` gives `plainDroppingNulls(patch, schema)` another way (a
+ * sidecar plan's, {@link fillsDroppingNulls}); it must answer as that does.
  */
 export function trustedIntoEmpty(
   target: object,
   patch: JsonObject,
   schema: PatchSchema = EMPTY_SCHEMA,
+  dropNulls: (patch: JsonObject) => Json | undefined = (p) => plainDroppingNulls(p, schema),
 ): TrustedPatch | undefined {
   for (const [k, v] of Object.entries(target)) {
     if (!isJsonObject(v) || Object.keys(v).length > 0 || (Object.hasOwn(patch, k) && patch[k] === null))
       return undefined;
   }
-  const clean = plainDroppingNulls(patch, schema);
+  const clean = dropNulls(patch);
   return isJsonObject(clean) ? { trusted: clean } : undefined;
+}
+
+/**
+ * What {@link plainDroppingNulls} changes in every fill of one template (see {@link fillsDroppingNulls}): a map
+ * value left out (`drop`: a null), a shared subtree replaced by its shared null-free copy (`value`), or the edits
+ * inside a map's values or a list's entries (a fresh collection in every fill: copied, with those edits).
+ */
+type NullEdit =
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'value'; readonly value: Json }
+  | { readonly kind: 'map'; readonly at: ReadonlyMap<string, NullEdit> }
+  | { readonly kind: 'list'; readonly at: ReadonlyMap<number, NullEdit> };
+
+const DROP: NullEdit = { kind: 'drop' };
+
+/** A template whose fills {@link fillsDroppingNulls} cannot answer by its edits (some fill may not be plain). */
+const NOT_COMPILED = Symbol('not compiled');
+/** A template asked for once: its edits are worked out when it is asked for again. */
+const SEEN_ONCE = Symbol('seen once');
+
+/** {@link fillsDroppingNulls}' answer for one template: its fills' `plainDroppingNulls`. */
+type FillDropper = (fill: JsonObject) => JsonObject;
+
+/**
+ * `fillsDroppingNulls` answers, by template and schema.
+ * Module state by design: a memo keyed by a plan's output (never changed) and immutable schemas.
+ */
+const FILLS_DROPPING = new WeakMap<object, Map<PatchSchema, FillDropper | typeof NOT_COMPILED | typeof SEEN_ONCE>>();
+
+/**
+ * {@link plainDroppingNulls} of every fill of `template` (a sidecar plan's output; `holdsSlot` names the parts
+ * holding a slot, as in {@link fillsTrust}), worked out once per template, the second time it is asked for (a plan
+ * serving one workload is not worth it: the first answer is undefined). Undefined unless every fill is plain, which
+ * holds when `template` is plain (no `$` key, distinct merge keys; nulls aside) and no slot stands in a map key or a
+ * merge-key value (a fill then has the template's keys and merge keys). A fill (`compileFill` of
+ * ../render/plan-values.ts) is the template with each slot written (a string or a number, never a null): a
+ * token-free collection is the template's own shared (`share`) object, every other collection a fresh one with
+ * the template's keys or length, and a null stays a null. So `plainDroppingNulls` drops the same map keys in every
+ * fill, replaces the same shared subtrees by the same shared copies, and copies the same collections on the way:
+ * the function returned makes only those changes, walking nothing else (what `plainDroppingNulls` would find
+ * unchanged is returned as it is, as there). It takes a fill or a map holding some of a fill's root entries under
+ * their keys (`{metadata, spec}` of a rendered pod), and returns a new map, or the map itself when nothing drops.
+ * A fill of another template gives a wrong answer: with plan verification on, the caller checks it.
+ */
+export function fillsDroppingNulls(
+  template: JsonObject,
+  schema: PatchSchema,
+  holdsSlot: (v: Json) => boolean,
+): FillDropper | undefined {
+  const bySchema = getOrMake(FILLS_DROPPING, template, () => new Map());
+  let known = bySchema.get(schema);
+  if (known === undefined) {
+    bySchema.set(schema, SEEN_ONCE);
+    return undefined;
+  }
+  if (known === SEEN_ONCE) {
+    known = compileDropper(template, schema, holdsSlot);
+    bySchema.set(schema, known);
+  }
+  return known === NOT_COMPILED ? undefined : known;
+}
+
+/** See {@link fillsDroppingNulls}: the function, or `NOT_COMPILED`. */
+function compileDropper(
+  template: JsonObject,
+  schema: PatchSchema,
+  holdsSlot: (v: Json) => boolean,
+): FillDropper | typeof NOT_COMPILED {
+  if (!slotsOnlyInValues(template, schema, holdsSlot)) return NOT_COMPILED;
+  const edits = nullEdits(template, schema, holdsSlot);
+  if (edits === NOT_COMPILED) return edits;
+  if (edits === undefined) return (fill) => fill;
+  if (edits.kind !== 'map') return NOT_COMPILED;
+  return (fill) => applyNullEdits(edits, fill) as JsonObject;
+}
+
+/**
+ * The edits `plainDroppingNulls` makes in every fill at `v`, a part of a template: undefined where it makes none,
+ * `NOT_COMPILED` where `v` is not plain (`isPlain`, checked on the way: a `$` key, repeated or missing merge keys)
+ * or a fill's part is not known to be the template's (a token-free collection not shared, an undefined value).
+ */
+function nullEdits(
+  v: Json,
+  schema: PatchSchema | undefined,
+  holdsSlot: (v: Json) => boolean,
+): NullEdit | undefined | typeof NOT_COMPILED {
+  if (typeof v !== 'object' || v === null) return undefined;
+  if (!holdsSlot(v)) {
+    // Every fill holds this very object (`share`d by `compileFill`): its answer is the same in every fill.
+    if (!isShared(v)) return NOT_COMPILED;
+    const taken = plainDroppingNulls(v, schema);
+    if (taken === undefined) return NOT_COMPILED;
+    return taken === v ? undefined : { kind: 'value', value: taken };
+  }
+  if (Array.isArray(v)) {
+    if (!distinctMergeKeys(v, schema)) return NOT_COMPILED;
+    const at = new Map<number, NullEdit>();
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (x === undefined) return NOT_COMPILED;
+      const e = nullEdits(x, schema?.items, holdsSlot);
+      if (e === NOT_COMPILED) return e;
+      if (e !== undefined) at.set(i, e);
+    }
+    return at.size === 0 ? undefined : { kind: 'list', at };
+  }
+  const at = new Map<string, NullEdit>();
+  for (const k in v) {
+    const x = v[k];
+    if (x === undefined || k.charCodeAt(0) === 36 /* $ */) return NOT_COMPILED;
+    const e = x === null ? DROP : nullEdits(x, schema?.fields?.[k], holdsSlot);
+    if (e === NOT_COMPILED) return e;
+    if (e !== undefined) at.set(k, e);
+  }
+  return at.size === 0 ? undefined : { kind: 'map', at };
+}
+
+/** `v` (a fill's part) with `edit` made: a copy of each collection on the way, the rest as it is. */
+function applyNullEdits(edit: NullEdit, v: Json): Json {
+  if (edit.kind === 'value') return edit.value;
+  if (edit.kind === 'list') {
+    if (!Array.isArray(v)) return v;
+    const out = v.slice();
+    for (const [i, e] of edit.at) {
+      const x = out[i];
+      if (x !== undefined) out[i] = applyNullEdits(e, x);
+    }
+    return out;
+  }
+  if (edit.kind === 'drop' || !isJsonObject(v)) return v;
+  const out: JsonObject = {};
+  for (const k in v) {
+    const e = edit.at.get(k);
+    const x = v[k] as Json;
+    if (e === undefined) setOwn(out, k, x);
+    else if (e.kind !== 'drop') setOwn(out, k, applyNullEdits(e, x));
+  }
+  return out;
 }
 
 /**

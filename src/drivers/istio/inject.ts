@@ -8,7 +8,8 @@ import type { InjectRequest } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
 import { cloneJson, strategicMerge, strategicMergeInto, strategicMergeTrusted } from '../../patch/strategic-merge.ts';
 import { POD_SCHEMA } from '../../patch/patch-schema.ts';
-import { fillsTrust, type TrustedPatch, trustedIntoEmpty, trustedPatch } from '../../patch/trusted-patch.ts';
+import { fillsDroppingNulls, fillsTrust, plainDroppingNulls } from '../../patch/trusted-patch.ts';
+import { type TrustedPatch, trustedIntoEmpty, trustedPatch } from '../../patch/trusted-patch.ts';
 import { filledFrom, planSwitches } from '../../render/plans.ts';
 import { holdsToken } from '../../render/plan-values.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
@@ -158,6 +159,26 @@ function checkedFragment(rendered: RenderedFragment, fragment: JsonObject): Trus
 }
 
 /**
+ * `plainDroppingNulls(fragment, POD_SCHEMA)` for the fragment of a planned render, by the edits its plan's output
+ * makes in every fill (`fillsDroppingNulls`: the maps on the way to a null, walking nothing else); undefined (the
+ * general walk) for a full render or a plan whose fills it cannot answer. With plan verification on
+ * (`MESHINJECT_VERIFY_PLANS=1`, the test suite) each answer is checked against the general walk's.
+ * @throws Error from the function returned when verification finds the answers differ (a defect, reported)
+ */
+function plannedNullDrop(rendered: RenderedFragment): ((fragment: JsonObject) => Json | undefined) | undefined {
+  const template = filledFrom(rendered);
+  const drop = isJsonObject(template) ? fillsDroppingNulls(template, POD_SCHEMA, holdsToken) : undefined;
+  if (drop === undefined || !planSwitches().verify) return drop;
+  return (fragment) => {
+    const planned = drop(fragment);
+    if (JSON.stringify(planned) !== JSON.stringify(plainDroppingNulls(fragment, POD_SCHEMA))) {
+      throw new Error("a planned template result's nulls were dropped by its plan, and the general walk disagrees");
+    }
+    return planned;
+  };
+}
+
+/**
  * A proto field of the proxy config or the values as Istio decodes it (`protomarshal.ApplyYAML`, jsonpb: an int32
  * from a number or a string holding one, a bool or BoolValue from `true`/`false` only), `fallback` when unset.
  * @throws InjectError naming `source` and Go's error when jsonpb refuses the value (istiod refuses such config)
@@ -292,7 +313,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       // Into the still empty template pod (the first template), a fragment's nulls delete nothing: it merges as
       // checked, without them, and the template pod holds the fragment's parts uncopied (`trustedIntoEmpty`, which
       // checks the pod is empty; the merged pod gets copies).
-      const intoTemplate = checked ?? trustedIntoEmpty(templatePod, fragment, POD_SCHEMA);
+      const intoTemplate = checked ?? trustedIntoEmpty(templatePod, fragment, POD_SCHEMA, plannedNullDrop(rendered));
       templatePod = mergeInto(templatePod, fragment, intoTemplate, false);
     } catch (e) {
       wrap(e, 'failed applying injection overlay');
@@ -449,8 +470,9 @@ function inTemplateOrder(c: JsonObject, t: JsonObject): boolean {
  */
 export function pruneStaleInjection(pod: PodTemplate, original: PodTemplate): void {
   const before = parseInjectionStatus(original.metadata.annotations?.[STATUS_ANNOTATION]);
+  if (!before) return; // (a first injection: the new status is not read)
   const after = parseInjectionStatus(pod.metadata.annotations?.[STATUS_ANNOTATION]);
-  if (!before || !after) return;
+  if (!after) return;
   const nowContainers = new Set([...after.containers, ...after.initContainers]);
   const stale = (names: string[], keep: Set<string>) => new Set(names.filter((n) => !keep.has(n)));
   const staleContainers = stale([...before.containers, ...before.initContainers], nowContainers);
