@@ -20,18 +20,54 @@ export function steerAdd(root: Steer, path: DataPath): void {
 export const HAS_TOKEN = new Error('data holds a placeholder token');
 
 /**
- * The JSON text of each deep-frozen object the key walk wrote as a literal, or null when it holds a token.
+ * The key text of each deep-frozen object the key walk wrote as a literal (`frozenText`), or null when its JSON
+ * holds a token.
  * Module state by design: a memo keyed by deep-frozen objects (checked by `deepFrozen`), whose text never changes;
  * weakly held. (Istio's ProxyConfig of the template data is one object for every pod without
  * `proxy.istio.io/config`.)
  */
 const FROZEN_TEXT = new WeakMap<object, string | null>();
 /**
+ * The short key text (`\u0005` and a number) of each distinct JSON text of a deep-frozen object: equal texts get
+ * one number, so two keys are equal exactly when the JSON texts were (a ProxyConfig's 400 characters are not
+ * hashed again for every workload's key).
+ * Module state by design: an interning table of texts; bounded (`MAX_MEMO`). Its numbers come from
+ * `frozenIds`, which never counts back, so a number names one text even after the table starts over.
+ */
+const FROZEN_IDS = new Map<string, string | null>();
+/**
+ * The next number `FROZEN_IDS` gives a text.
+ * Module state by design: a counter that only goes up, so no two texts ever share a number.
+ */
+let frozenIds = 0;
+/**
  * Objects found deep-frozen: every object and array in them frozen. Frozen stays frozen, so a yes never goes
  * stale (a no is not kept: a value may be frozen later).
  * Module state by design: a memo of a fact that cannot change once true, keyed by the object, weakly held.
  */
 const DEEP_FROZEN = new WeakSet<object>();
+/**
+ * Entries a string memo of the key walk (`FROZEN_IDS`, `STRING_KEYS`, `LITERAL_STRINGS`, `NAME_KEYS`) holds before it starts over:
+ * a run of distinct names cannot grow memory without bound. Starting over loses nothing but the memo (a
+ * `FROZEN_IDS` number is then new for an old text: a finer key, never a coarser one, `frozenIds`).
+ */
+const MAX_MEMO = 65_536;
+/**
+ * The key text of each string the walk met in a slot root (`stringKey`): `\u0001` (slot-safe), `\u0004` (digit
+ * string), its JSON text (a literal), or null (it holds a token).
+ * Module state by design: a memo of a pure function of the string; bounded (`MAX_MEMO`).
+ */
+const STRING_KEYS = new Map<string, string | null>();
+/**
+ * The key text of each string written as a literal (`literalKey`): its JSON text, or null (it holds a token).
+ * Module state by design: a memo of a pure function of the string; bounded (`MAX_MEMO`).
+ */
+const LITERAL_STRINGS = new Map<string, string | null>();
+/**
+ * The key text of each map key the walk met (`nameKey`): its JSON text and `:`, or null (it holds a token).
+ * Module state by design: a memo of a pure function of the string; bounded (`MAX_MEMO`).
+ */
+const NAME_KEYS = new Map<string, string | null>();
 
 /** Whether every object and array in `v` (itself included) is frozen, so that its JSON text can never change. */
 export function deepFrozen(v: object): boolean {
@@ -42,64 +78,114 @@ export function deepFrozen(v: object): boolean {
   return true;
 }
 
+/** `memo`'s value of `k`, else `make(k)` kept in it (the memo starts over at `MAX_MEMO` entries). */
+function memoOf(memo: Map<string, string | null>, k: string, make: (k: string) => string | null): string | null {
+  let text = memo.get(k);
+  if (text === undefined) {
+    text = make(k);
+    if (memo.size >= MAX_MEMO) memo.clear();
+    memo.set(k, text);
+  }
+  return text;
+}
+
+/** The JSON text of `v`, or null when it holds a token. */
+function tokenFreeJson(v: unknown): string | null {
+  const s = JSON.stringify(v);
+  return ANY_TOKEN.test(s) ? null : s;
+}
+
 /**
- * The key text of a literal value: its JSON (`u` for undefined); a deep-frozen object's text is worked out
- * once (`FROZEN_TEXT`).
+ * The key text of a deep-frozen object: `\u0005` and the number of its JSON text (`FROZEN_IDS`; JSON text never
+ * holds a raw `\u0005`, so it reads as nothing else), or null when the text holds a token; worked out once per
+ * object (`FROZEN_TEXT`).
+ */
+function frozenText(v: object): string | null {
+  let text = FROZEN_TEXT.get(v);
+  if (text === undefined) {
+    const json = tokenFreeJson(v);
+    text = json === null ? null : memoOf(FROZEN_IDS, json, () => `\u0005${frozenIds++}`);
+    FROZEN_TEXT.set(v, text);
+  }
+  return text;
+}
+
+/**
+ * The key text of a literal value: its JSON (`u` for undefined; a string's worked out once per distinct string,
+ * `LITERAL_STRINGS`); a deep-frozen object's is a short number per distinct JSON text, worked out once per object
+ * (`frozenText`). Two values have the same key text exactly when
+ * their JSON texts are the same (a deep-frozen object and an unfrozen one of the same text aside: those differ,
+ * a finer key).
  * @throws HAS_TOKEN when the text holds a placeholder token.
  */
 export function literalKey(v: unknown): string {
   if (v === undefined) return 'u';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'object' && v !== null && deepFrozen(v)) {
-    let text = FROZEN_TEXT.get(v);
-    if (text === undefined) {
-      const s = JSON.stringify(v);
-      text = ANY_TOKEN.test(s) ? null : s;
-      FROZEN_TEXT.set(v, text);
-    }
-    if (text === null) throw HAS_TOKEN;
-    return text;
-  }
-  const s = JSON.stringify(v);
-  if (ANY_TOKEN.test(s)) throw HAS_TOKEN;
-  return s;
+  const text =
+    typeof v === 'string'
+      ? memoOf(LITERAL_STRINGS, v, tokenFreeJson)
+      : typeof v === 'object' && v !== null && deepFrozen(v)
+        ? frozenText(v)
+        : tokenFreeJson(v);
+  if (text === null) throw HAS_TOKEN;
+  return text;
+}
+
+/** The key text of a string in a slot root (see `STRING_KEYS`), made. */
+function makeStringKey(v: string): string | null {
+  if (isSlotSafe(v)) return '\u0001';
+  if (isDigitSlot(v)) return '\u0004';
+  return tokenFreeJson(v);
+}
+
+/** The key text of a map key: its JSON and `:`, made (see `NAME_KEYS`). */
+function makeNameKey(k: string): string | null {
+  return ANY_TOKEN.test(k) ? null : `${JSON.stringify(k)}:`;
 }
 
 /**
  * The key text of a subtree: its JSON with each unsteered slot replaced by a marker (which JSON text never holds
  * raw: `\u0001` a slot-safe string, `\u0004` a digit string, `\u0003` a number), its value pushed to `values` in
- * walk order.
+ * walk order. A string's and a map key's text are worked out once per distinct string (`STRING_KEYS`, `NAME_KEYS`).
  * @throws HAS_TOKEN when a literal value or a key holds a placeholder token.
  */
-export function slotKey(v: unknown, steer: Steer | undefined, values: string[]): string {
-  if (steer?.all) return literalKey(v);
+export function slotKey(v: unknown, steer: Steer | undefined, values: string[], out: string[]): void {
+  if (steer?.all) {
+    out.push(literalKey(v));
+    return;
+  }
   if (typeof v === 'string') {
-    if (isSlotSafe(v)) {
-      values.push(v);
-      return '\u0001';
-    }
-    if (isDigitSlot(v)) {
-      values.push(v);
-      return '\u0004';
-    }
-    return literalKey(v);
+    const text = memoOf(STRING_KEYS, v, makeStringKey);
+    if (text === null) throw HAS_TOKEN;
+    if (text === '\u0001' || text === '\u0004') values.push(v);
+    out.push(text);
+    return;
   }
   if (typeof v === 'number' && isNumberSlot(v)) {
     values.push(String(v));
-    return '\u0003';
+    out.push('\u0003');
+    return;
   }
   if (Array.isArray(v)) {
-    let s = '[';
-    for (let i = 0; i < v.length; i++) s += `${slotKey(v[i], steer?.kids.get(String(i)), values)},`;
-    return `${s}]`;
+    out.push('[');
+    for (let i = 0; i < v.length; i++) {
+      slotKey(v[i], steer?.kids.get(String(i)), values, out);
+      out.push(',');
+    }
+    out.push(']');
+    return;
   }
   if (isJsonObject<unknown>(v)) {
-    let s = '{';
+    out.push('{');
     for (const k of Object.keys(v)) {
-      if (ANY_TOKEN.test(k)) throw HAS_TOKEN;
-      s += `${JSON.stringify(k)}:${slotKey(v[k], steer?.kids.get(k), values)},`;
+      const name = memoOf(NAME_KEYS, k, makeNameKey);
+      if (name === null) throw HAS_TOKEN;
+      out.push(name);
+      slotKey(v[k], steer?.kids.get(k), values, out);
+      out.push(',');
     }
-    return `${s}}`;
+    out.push('}');
+    return;
   }
-  return literalKey(v);
+  out.push(literalKey(v));
 }

@@ -341,17 +341,17 @@ export class PlanCache implements Planner {
 
   /** The key of `data`: the template name, then each top-level field (see `PlanShape`); slot values go to `values`. */
   private keyOf(name: string, data: Record<string, unknown>, steer: Steer, values: string[]): string {
-    let key = `${name}\u0002`;
+    const out = [name, '\u0002'];
     for (const k of Object.keys(data)) {
       if (this.derivedKeys.has(k)) continue;
       const v = data[k];
-      key += `${k}=`;
-      if (this.slotRoots.has(k)) key += slotKey(v, steer.kids.get(k), values);
-      else if (this.identityRoots.has(k)) key += identityKey(v, this.run);
-      else key += literalKey(v);
-      key += ';';
+      out.push(k, '=');
+      if (this.slotRoots.has(k)) slotKey(v, steer.kids.get(k), values, out);
+      else if (this.identityRoots.has(k)) out.push(identityKey(v, this.run));
+      else out.push(literalKey(v));
+      out.push(';');
     }
-    return key;
+    return out.join('');
   }
 
   /** The planned output for `data`, or undefined when it must be rendered in full. */
