@@ -77,7 +77,7 @@ const firstPort = (c: Workload['containers'][number]) => {
 const changeArb: fc.Arbitrary<Change[]> = fc.oneof(
   group(['Deployment', 'StatefulSet', 'DaemonSet'] as const, (kind) => (w) => ({ ...copy(w), kind })),
   // One value only: a group of one (a unique array of two would never be found: the generator would not end).
-  fc.constant([(w: Workload): Workload => ({ ...copy(w), kind: 'Job', restart: true })]),
+  fc.constant<Change[]>([(w) => ({ ...copy(w), kind: 'Job', restart: true })]),
   group(NAMES, (name) => (w) => ({ ...copy(w), name })),
   group(['shop', 'team-7', '007', 'null'], (namespace) => (w) => ({ ...copy(w), namespace })),
   fc.constantFrom('app', 'version', 'service.istio.io/workload-name').chain((k) =>
