@@ -31,6 +31,15 @@ export function loadSpec(spec: Record<string, unknown> = {}): Loaded {
   return loaded({ apiVersion: 'meshinject.dev/v1alpha1', kind: 'SidecarInjection', spec });
 }
 
+/** A SidecarInjection functionConfig (JSON text, which is YAML) of `spec`, every workload selected (`policy: enabled`). */
+export function enabledSpecConfig(spec: Record<string, unknown>): string {
+  return JSON.stringify({
+    apiVersion: 'meshinject.dev/v1alpha1',
+    kind: 'SidecarInjection',
+    spec: { policy: 'enabled', ...spec },
+  });
+}
+
 /**
  * A functionConfig of the custom driver with one sidecar template (`template`, a Handlebars text) and
  * `values.l` a list of ten numbers, every workload selected (`policy: enabled`); `extra`: lines under `spec:`

@@ -20,6 +20,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { run, type RunOutput } from '../../src/run.ts';
 import type { PlanStats } from '../../src/render/plans.ts';
+import { enabledSpecConfig } from '../helpers/config.ts';
 
 const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
 
@@ -277,13 +278,7 @@ const GO_KIND_TEMPLATE = [
   '{{- end }}',
 ].join('\n');
 
-/** A functionConfig of `spec` (JSON is YAML). */
-const config = (spec: Record<string, unknown>): string =>
-  JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: { policy: 'enabled', ...spec },
-  });
+const config = enabledSpecConfig;
 
 /** The functionConfigs of every route. */
 const CONFIGS: Record<string, string> = {

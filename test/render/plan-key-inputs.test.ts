@@ -13,6 +13,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { run } from '../../src/run.ts';
 import type { PlanStats } from '../../src/render/plans.ts';
+import { enabledSpecConfig } from '../helpers/config.ts';
 
 const VERIFY_GLOBAL = Symbol.for('meshinject.verifyPlans');
 
@@ -239,12 +240,7 @@ const CUSTOM_TEMPLATE = [
   '{{/each}}',
 ].join('\n');
 
-const config = (spec: Record<string, unknown>): string =>
-  JSON.stringify({
-    apiVersion: 'meshinject.dev/v1alpha1',
-    kind: 'SidecarInjection',
-    spec: { policy: 'enabled', ...spec },
-  });
+const config = enabledSpecConfig;
 
 /** Every template route: both engines, both drivers that render templates. */
 const ROUTES: Record<string, string> = {
