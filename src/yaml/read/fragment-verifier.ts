@@ -52,7 +52,8 @@ function plainValue(v: string): boolean {
 
 /**
  * Keys of expected maps and whether each is written plain as it reads (`FragmentVerifier.plainKey`): a pure function
- * of the key, remembered (module state by design, like `PROVEN`); emptied when it holds `MAX_PLAIN_KEYS`.
+ * of the key, remembered; emptied when it holds `MAX_PLAIN_KEYS`.
+ * Module state by design: a memo of a pure function of a key, bounded (`MAX_PLAIN_KEYS`), like `PROVEN`.
  */
 const PLAIN_KEYS = new Map<string, boolean>();
 const MAX_PLAIN_KEYS = 4096;
