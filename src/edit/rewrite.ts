@@ -30,34 +30,50 @@ export function seqIndentOf(text: string, annotations: Record<string, unknown> |
 /** A line that ends a mapping key: `key:` with an optional comment (`[^\s#-][^\n]*:[ \t]*(?:#.*)?\r?`). */
 const KEY_LINE = /^([ \t]*)[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\r?$/;
 const BLANK_OR_COMMENT_LINE = /^[ \t]*(?:#[^\n]*)?\r?$/;
-const ITEM_LINE = /^([ \t]*)- /;
 
 /**
  * The indents of the first block sequence under a mapping key (its key line, blank or comment lines, a `- `
- * line), or undefined. Line by line, so that it takes linear time on any text: one multi-line pattern went
- * back over every `:` of a long line for each line that was not followed by a list (issue 19). The lines are
- * cut one at a time and only up to the list found (the first list of a workload stands some twenty lines into
- * it), not split from the whole resource first. A key line is one that a line break ends; the line after the
- * blank and comment lines below it may be the text's last.
+ * line), or undefined: the first key line (`KEY_LINE`, one that a line break ends) whose next line other than
+ * blank and comment lines (the text's last line included) is an item line (`^[ \t]*- `). Found from the item
+ * lines, not the key lines (issue #40: a pattern per line of the resource up to its first list, some twenty): each
+ * line led by `- ` after indentation, in order, is taken with the line before it other than blank and comment
+ * lines, and the first such pair whose line before is a key line is the answer. The same pair: the key line K of
+ * the first answer and its item line I have only blank and comment lines between them, so an earlier item line
+ * with a key line before it would give a key line before K followed by an item line, and a key line between K and
+ * I would not be blank. Linear in the text: each line is looked at at most twice (issue 19: no pattern that goes
+ * back over a line for each line). Exported for test/core/write-fast-paths.test.ts, which holds it to the line-by-line scan.
  */
-function firstBlockSequence(text: string): { key: number; item: number } | undefined {
-  for (let at = 0; ; ) {
-    const nl = text.indexOf('\n', at);
-    if (nl < 0) return undefined;
-    const key = KEY_LINE.exec(text.slice(at, nl));
-    at = nl + 1;
-    if (!key) continue;
-    let line = '';
-    for (let j = at; ; ) {
-      const end = text.indexOf('\n', j);
-      line = end < 0 ? text.slice(j) : text.slice(j, end);
-      if (end < 0 || !BLANK_OR_COMMENT_LINE.test(line)) break;
-      j = end + 1;
-    }
-    const item = ITEM_LINE.exec(line);
-    // Both groups are mandatory in their patterns: a match has them.
-    if (item) return { key: (key[1] ?? '').length, item: (item[1] ?? '').length };
+export function firstBlockSequence(text: string): { key: number; item: number } | undefined {
+  for (let dash = text.indexOf('- '); dash >= 0; dash = text.indexOf('- ', dash + 1)) {
+    const start = itemLineStart(text, dash);
+    if (start < 0) continue;
+    const key = keyLineBefore(text, start);
+    if (key !== undefined) return { key, item: dash - start };
   }
+  return undefined;
+}
+
+/** The start of the line of the `- ` at `dash` when only spaces and tabs precede it there (an item line), else -1. */
+function itemLineStart(text: string, dash: number): number {
+  let at = dash - 1;
+  for (let c = text.charCodeAt(at); at >= 0 && c !== 10; c = text.charCodeAt(--at)) if (c !== 32 && c !== 9) return -1;
+  return at + 1;
+}
+
+/**
+ * The indent of the line before the line starting at `start`, passing blank and comment lines, when it is a key
+ * line (`KEY_LINE`); else undefined (also where no other line precedes).
+ */
+function keyLineBefore(text: string, start: number): number | undefined {
+  for (let end = start - 1; end >= 0; ) {
+    // (`lastIndexOf` from -1 would look at the first character: a line at the text's start starts there.)
+    const from = end === 0 ? 0 : text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(from, end);
+    // The group is mandatory in the pattern: a match has it.
+    if (!BLANK_OR_COMMENT_LINE.test(line)) return KEY_LINE.exec(line)?.[1]?.length;
+    end = from - 1;
+  }
+  return undefined;
 }
 
 /**

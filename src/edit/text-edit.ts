@@ -166,8 +166,15 @@ function itemEnd(text: string, item: TextNode): number {
   return end;
 }
 
+/**
+ * `text.lastIndexOf('\n', pos - 1) + 1`, read back character by character (the search starts at `pos - 1` put
+ * within [0, length - 1], as `lastIndexOf` puts it): a line's start is a few characters back, nearer than the
+ * call into the engine's search that `lastIndexOf` is (issue #40, a mapping's key column in every mapping edited).
+ */
 function lineStart(text: string, pos: number): number {
-  return text.lastIndexOf('\n', pos - 1) + 1;
+  let at = Math.min(Math.max(pos - 1, 0), text.length - 1);
+  while (at >= 0 && text.charCodeAt(at) !== 10) at--;
+  return at + 1;
 }
 
 function column(text: string, pos: number): number {

@@ -14,7 +14,7 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { emitChangedEdits, seqIndentOf } from '../../src/edit/rewrite.ts';
+import { emitChangedEdits, firstBlockSequence, seqIndentOf } from '../../src/edit/rewrite.ts';
 import { checkReadBack, readsAs } from '../../src/edit/read-back.ts';
 import { cloneJson, share } from '../../src/json.ts';
 import { parseSource } from '../../src/krm/source.ts';
@@ -25,6 +25,12 @@ import { run } from '../../src/run.ts';
 
 /** The list style as found before (every line split first): the model the line-at-a-time scan must match. */
 function modelSeqIndent(text: string): 'compact' | 'wide' | undefined {
+  const m = modelFirstList(text);
+  return m === undefined ? undefined : m.item > m.key ? 'wide' : 'compact';
+}
+
+/** The indents of the key line and the item line of the first block sequence, as the whole-text split finds them. */
+function modelFirstList(text: string): { key: number; item: number } | undefined {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length - 1; i++) {
     const key = /^([ \t]*)[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\r?$/.exec(lines[i] ?? '');
@@ -32,7 +38,7 @@ function modelSeqIndent(text: string): 'compact' | 'wide' | undefined {
     let j = i + 1;
     while (j < lines.length - 1 && /^[ \t]*(?:#[^\n]*)?\r?$/.test(lines[j] ?? '')) j++;
     const item = /^([ \t]*)- /.exec(lines[j] ?? '');
-    if (item) return (item[1] ?? '').length > (key[1] ?? '').length ? 'wide' : 'compact';
+    if (item) return { key: (key[1] ?? '').length, item: (item[1] ?? '').length };
   }
   return undefined;
 }
@@ -79,6 +85,47 @@ t.test('seqIndentOf finds the list style the whole-text split found', async (t) 
   t.equal(seqIndentOf('a:\n- x\n', undefined), 'compact');
   t.equal(seqIndentOf('a:', { 'internal.config.kubernetes.io/seqindent': 'wide' }), 'wide', 'no line break: no key');
 });
+
+/** Lines for `firstBlockSequence`'s search from the item lines: `- ` inside a line, after tabs, after a dash. */
+const ITEM_SEARCH_LINES = [
+  ...LINES,
+  'a: b - c',
+  'x - y:',
+  ' \t- z',
+  '\t- t',
+  '-- w',
+  '- - v',
+  '#- c',
+  '  #:',
+  'k: # - c',
+  'k: - c',
+];
+
+t.test(
+  'firstBlockSequence: found from the item lines, the key and item indents of the line-by-line scan',
+  async (t) => {
+    let decided = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...ITEM_SEARCH_LINES), { maxLength: 12 }),
+        fc.boolean(),
+        fc.boolean(),
+        (lines, leadingBreak, finalBreak) => {
+          const text = (leadingBreak ? '\n' : '') + lines.join('\n') + (finalBreak ? '\n' : '');
+          const want = modelFirstList(text);
+          if (want !== undefined) decided++;
+          const got = firstBlockSequence(text);
+          return got?.key === want?.key && got?.item === want?.item;
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    t.ok(decided > 400, `the texts hold lists often enough to decide (${decided} of 3000)`);
+    t.same(firstBlockSequence('\n- x\n'), undefined, 'an item after a blank first line: no key before it');
+    t.same(firstBlockSequence('a: - b\nc:\n\t - d'), { key: 0, item: 2 }, 'a dash inside a line is not an item');
+    t.same(firstBlockSequence('k:\n- - a\n'), { key: 0, item: 0 }, 'the first dash of a line');
+  },
+);
 
 const MERGE_AND_COMPLEX = [
   'base: &b {cpu: 1m}\nlimits:\n  <<: *b\n',

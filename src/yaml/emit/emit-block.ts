@@ -18,11 +18,44 @@ const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
  * no space or `#`, and a `:` only between other characters (never before a space or at the end, where it would end
  * a key: YAML 1.2 `ns-plain-char`). Checked before the cache (issue #40: the per-workload names and references a
  * sidecar carries, `docker.io/istio/proxyv2:1.31.0`, `kubernetes://apis/apps/v1/...`, are each seen once).
+ * As a pattern: `^[a-dg-mpqrsuvwxzA-DG-MPQRSUVWXZ/][a-zA-Z0-9_./-]*(?::[a-zA-Z0-9_./-]+)*$`; read here character by
+ * character from `PLAIN_CHARS` (a pattern's call costs more than the loop over a short name; test/yaml/emit-shortcuts.test.ts
+ * holds the loop to the pattern): a first character that may start, then word characters and single colons, not
+ * last. Exported for that test.
  */
-const SIMPLE_PLAIN = /^[a-dg-mpqrsuvwxzA-DG-MPQRSUVWXZ/][a-zA-Z0-9_./-]*(?::[a-zA-Z0-9_./-]+)*$/;
+export function isSimplePlain(s: string): boolean {
+  const n = s.length;
+  const first = s.charCodeAt(0);
+  if (n === 0 || first >= 128 || (PLAIN_CHARS[first] ?? 0) < PLAIN_START) return false;
+  let colon = false;
+  for (let i = 1; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === COLON) {
+      if (colon) return false;
+      colon = true;
+    } else if (c < 128 && PLAIN_CHARS[c] !== 0) colon = false;
+    else return false;
+  }
+  return !colon;
+}
+
+const COLON = 58;
+/** `PLAIN_CHARS` value of a character that may also start a simple plain scalar (`isSimplePlain`). */
+const PLAIN_START = 2;
+
+/**
+ * By character code (< 128): 0 for a character no simple plain scalar holds (`isSimplePlain`), 1 for `[a-zA-Z0-9_./-]`,
+ * `PLAIN_START` for those of them it may start with (`[a-dg-mpqrsuvwxzA-DG-MPQRSUVWXZ/]`).
+ * Module state by design: a constant table, filled once at load.
+ */
+const PLAIN_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[a-zA-Z0-9_./-]/.test(ch)) PLAIN_CHARS[c] = /[a-dg-mpqrsuvwxzA-DG-MPQRSUVWXZ/]/.test(ch) ? PLAIN_START : 1;
+}
 
 function isPlainSafe(s: string): boolean {
-  if (SIMPLE_PLAIN.test(s)) return true;
+  if (isSimplePlain(s)) return true;
   if (s === '' || s !== s.trim() || needsQuotes(s)) return false;
   if (INDICATOR_START.test(s) && !/^[-?:][^\s,[\]{}]/.test(s)) return false;
   if (s.includes(': ') || s.includes(' #') || s.endsWith(':') || NOT_RAW.test(s)) return false;
@@ -37,7 +70,7 @@ function isPlainSafe(s: string): boolean {
  */
 export function emitString(s: string): string {
   // Names and paths (most keys and values) are plain without a cache lookup.
-  if (SIMPLE_PLAIN.test(s)) return s;
+  if (isSimplePlain(s)) return s;
   // Strings led by a flow or other indicator (JSON values: `{"scrape":"true"}`, a workload's probers, its ports) are
   // quoted whatever follows, and mostly seen once: decided by `indicatorLed` without the patterns or the cache.
   if (INDICATOR_LED[s.charCodeAt(0)] === 1) return indicatorLed(s);
@@ -271,17 +304,16 @@ function afterKey(v: Json, keyColumn: number, style: BlockStyle): string {
   return out.join('');
 }
 
-/** `emitAfterKey`'s pieces, pushed to `out` (a shared `v`'s text as one piece). */
-function afterKeyInto(out: string[], v: Json, keyColumn: number, style: BlockStyle): void {
-  if (isShared(v)) out.push(sharedText(v, false, keyColumn, style));
-  else afterKeyOf(out, v, keyColumn, style);
-}
-
 /** `afterKey`'s pieces, pushed to `out` (`v` itself written anew, its shared parts from `sharedText`). */
 function afterKeyOf(out: string[], v: Json, keyColumn: number, style: BlockStyle): void {
   const inline = emitInline(v);
   if (inline !== undefined) out.push(' ', inline, '\n');
-  else if (typeof v === 'string') out.push(' ', literal(v, keyColumn + 2));
+  else blockAfterKey(out, v, keyColumn, style);
+}
+
+/** `afterKeyOf`'s pieces for a `v` with no inline form (`emitInline`: a multi-line string, a non-empty collection). */
+function blockAfterKey(out: string[], v: Json, keyColumn: number, style: BlockStyle): void {
+  if (typeof v === 'string') out.push(' ', literal(v, keyColumn + 2));
   else if (Array.isArray(v)) {
     out.push('\n');
     seqLinesInto(out, v, style.seqIndent === 'wide' ? keyColumn + 2 : keyColumn, style);
@@ -315,7 +347,9 @@ function mapLinesInto(
     if (inline !== undefined) out.push(keyLine(k, first ? -1 : column, true), inline, '\n');
     else {
       out.push(keyLine(k, first ? -1 : column, false));
-      afterKeyInto(out, v, column, style);
+      // `emitAfterKey`, less the `emitInline` just made: `v` is a multi-line string or a non-empty collection.
+      if (isShared(v)) out.push(sharedText(v, false, column, style));
+      else blockAfterKey(out, v, column, style);
     }
     first = false;
   }
@@ -389,12 +423,28 @@ export function emitSeqLines(a: Json[], dashColumn: number, style: BlockStyle): 
 
 /** The pieces of `emitSeqLines`, without the indentation of the first dash when `padFirst` is false (after `- `). */
 function seqLinesInto(out: string[], a: Json[], dashColumn: number, style: BlockStyle, padFirst = true): void {
-  const pad = spaces(dashColumn);
+  // The indentation and the dash as one piece (`spaces(dashColumn)` then `- `): a piece less per entry to join.
+  const dash = dashAt(dashColumn);
   let first = !padFirst;
   for (const v of a) {
-    if (!first) out.push(pad);
-    out.push('- ');
+    out.push(first ? '- ' : dash);
     afterDashInto(out, v, dashColumn, style);
     first = false;
   }
+}
+
+/**
+ * `spaces(n)` and `- ` by `n` (for n < 256).
+ * Module state by design: a memo of a pure function of `n`.
+ */
+const DASHES: string[] = [];
+
+/** `n` spaces and `- `, one flat string (kept for n < 256). */
+function dashAt(n: number): string {
+  const known = DASHES[n];
+  if (known !== undefined) return known;
+  // Joined: flat (one added up is a rope of its two parts, walked again at each join that copies it).
+  const dash = [spaces(n), '- '].join('');
+  if (n < 256) DASHES[n] = dash;
+  return dash;
 }
