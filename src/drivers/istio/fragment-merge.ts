@@ -48,18 +48,20 @@ export function mergeInto(
  * plain and `clean` is it without its nulls. Where the merge into `pod` deletes nothing for a null of `fragment`
  * (`nullsDeleteNothing`), the general merge stores, for each value new to `pod`, its null-free copy
  * (`plainWithoutNulls`: each collection copied but a shared one, which is replaced by its memoised null-free
- * shared copy); `copyUnshared(clean)` holds the very same values, copied once without the checks, so that the
- * pod holds no collection of the template pod's.
+ * shared copy); `clean` holds the same values (the same shared ones), and `copy` gives the pod its own copies
+ * (`copyUnshared`). Without `copy` the pod holds the template pod's unshared collections themselves; the caller
+ * passes it only when that changes nothing it reads, see `injectIstioPod`.
  */
 export function nullFreeFor(
   pod: PodTemplate,
   fragment: JsonObject,
   clean: TrustedPatch | undefined,
+  copy: boolean,
 ): TrustedPatch | undefined {
   if (clean === undefined) return undefined;
   if (!nullsDeleteNothing({ metadata: pod.metadata as JsonObject, spec: pod.spec }, fragment, POD_SCHEMA))
     return undefined;
-  return { trusted: copyUnshared(clean.trusted) };
+  return copy ? { trusted: copyUnshared(clean.trusted) } : clean;
 }
 
 export function fragmentOf(rendered: { metadata?: unknown; spec?: unknown }): JsonObject {

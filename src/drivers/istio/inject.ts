@@ -289,10 +289,18 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged.spec.initContainers = inits.filter((c) => c !== proxy);
       merged.spec.containers = [...containersOf(merged.spec, 'containers'), proxy];
     }
+    // A built-in template's fragment held by the template pod is given to the merged pod uncopied (`nullFreeFor`):
+    // nothing writes into the template pod after this merge (a later template's merges copy both pods first, and
+    // only another source's fragment is normalized below, in both pods), and what is read of it afterwards, the
+    // names of its containers, init containers, volumes and pull secrets, the proxy's image (read before any step
+    // writes), and each container's key order (`alignInjectedKeyOrder`), is what it was: the steps after change
+    // values and add keys at the end of a container, never removing one, and a container that is the template
+    // pod's own, or its copy with keys added at the end, is kept as it is there.
+    const shareClean = used[used.length - 1]?.origin === 'builtin';
     try {
       merged = checked
         ? mergeInto(merged, fragment, checked, true, mergedFresh)
-        : mergeInto(merged, fragment, nullFreeFor(merged, fragment, intoTemplate), false, mergedFresh);
+        : mergeInto(merged, fragment, nullFreeFor(merged, fragment, intoTemplate, !shareClean), false, mergedFresh);
       mergedFresh = false;
     } catch (e) {
       wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');
