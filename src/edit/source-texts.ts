@@ -8,7 +8,7 @@
  */
 import { isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
-import type { TextNode } from '../yaml/read/text-node.ts';
+import type { TextNode, TextPair } from '../yaml/read/text-node.ts';
 import { emitAfterDash, emitAfterKey, type BlockStyle } from '../yaml/emit/emit-block.ts';
 import { matchEntries } from './flow-edit.ts';
 import { itemTextOf, lineStartDash, sourceTextOf } from './text-edit.ts';
@@ -21,11 +21,17 @@ export function nodeAt(node: TextNode | null, path: ReadonlyArray<string | numbe
   let cur: TextNode | null | undefined = node;
   for (const seg of path) {
     if (!cur) return undefined;
-    if (cur.t === 'map' && typeof seg === 'string') cur = cur.pairs.find((p) => p.key === seg)?.value;
+    if (cur.t === 'map' && typeof seg === 'string') cur = valueOfKey(cur.pairs, seg);
     else if (cur.t === 'seq' && typeof seg === 'number') cur = cur.items[seg];
     else return undefined;
   }
   return cur ?? undefined;
+}
+
+/** The value node of the first pair of `pairs` whose key is `key` (`find` without a closure per level; issue #40). */
+function valueOfKey(pairs: readonly TextPair[], key: string): TextNode | null | undefined {
+  for (const p of pairs) if (p.key === key) return p.value;
+  return undefined;
 }
 
 /**

@@ -451,7 +451,8 @@ export function restoreOriginal(
 ): PodTemplate {
   const rec = readOriginal(injected, recordKeys);
   if (!rec) return pod;
-  const out: PodTemplate = { metadata: { ...pod.metadata }, spec: restoreNamedPorts({ ...pod.spec }, rec.namedPorts) };
+  // `restoreNamedPorts` writes into neither: its spec is `pod.spec` itself without entries (no copy; issue #40).
+  const out: PodTemplate = { metadata: { ...pod.metadata }, spec: restoreNamedPorts(pod.spec, rec.namedPorts) };
   for (const kind of ['labels', 'annotations'] as const) {
     const previous: PreviousMap = { ...rec[kind] };
     if (kind === 'annotations') previous[ORIGINAL_ANNOTATION] = null;

@@ -38,17 +38,23 @@ export function fingerprint(v: Json | undefined): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-/** Deep equality of JSON values, object key order included. */
+/** Deep equality of JSON values, object key order included. Loops, no closure per level (issue #40). */
 export function sameJson(a: Json | undefined, b: Json | undefined): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => sameJson(x, b[i]));
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
   }
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && sameJson(a[k], b[k]));
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i] || !sameJson(a[k], b[k])) return false;
+  }
+  return true;
 }
 
 /** `obj` with `key` set to `value` in front of key `before` (at the end when `obj` lacks it); a new object. */
@@ -72,8 +78,10 @@ function diffMaps(now: JsonObject, want: JsonObject, path: Array<string | number
   const wantKeys = Object.keys(want);
   for (const k of Object.keys(now)) if (!Object.hasOwn(want, k)) out.push([[...path, k], fingerprint(now[k])]);
   for (const [i, k] of wantKeys.entries()) {
-    if (Object.hasOwn(now, k)) diffValues(now[k], want[k], [...path, k], out);
-    else {
+    if (Object.hasOwn(now, k)) {
+      // The path is built for a key whose values differ only (most are the same; issue #40).
+      if (!sameJson(now[k], want[k])) diffValues(now[k], want[k], [...path, k], out);
+    } else {
       const next = wantKeys.slice(i + 1).find((x) => Object.hasOwn(now, x));
       const v = want[k] as Json;
       out.push(next === undefined ? [[...path, k], ABSENT, v] : [[...path, k], ABSENT, v, next]);
@@ -97,8 +105,11 @@ function isMetadataMap(path: ReadonlyArray<string | number>): boolean {
   return path.length === 2 && path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations');
 }
 
+/**
+ * The repairs for two values that differ (the caller compared them: each pair is compared once, and a path is built
+ * only for a pair that differs; issue #40).
+ */
 function diffValues(now: Json | undefined, want: Json | undefined, path: Array<string | number>, out: Repair[]): void {
-  if (sameJson(now, want)) return;
   if (want === undefined) {
     out.push([path, fingerprint(now)]);
     return;
@@ -108,7 +119,7 @@ function diffValues(now: Json | undefined, want: Json | undefined, path: Array<s
     return;
   }
   if (Array.isArray(now) && Array.isArray(want) && now.length === want.length) {
-    for (let i = 0; i < now.length; i++) diffValues(now[i], want[i], [...path, i], out);
+    for (let i = 0; i < now.length; i++) if (!sameJson(now[i], want[i])) diffValues(now[i], want[i], [...path, i], out);
     return;
   }
   out.push([path, fingerprint(now), want]);

@@ -22,8 +22,15 @@ function named(list: Json | undefined): JsonObject[] {
  */
 function withoutNamed(list: Json | undefined, names: readonly string[]): Json | undefined {
   if (!Array.isArray(list) || names.length === 0) return list;
-  const kept = list.filter((e) => !(isJsonObject(e) && typeof e.name === 'string' && names.includes(e.name)));
-  if (kept.length === list.length) return list;
+  // One loop, and no new list until an entry goes (most lists lose none: the app's volumes, its secrets).
+  let kept: Json[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i] as Json;
+    const gone = isJsonObject(e) && typeof e.name === 'string' && names.includes(e.name);
+    if (gone) kept ??= list.slice(0, i);
+    else kept?.push(e);
+  }
+  if (kept === undefined) return list;
   return kept.length === 0 ? undefined : kept;
 }
 
@@ -97,18 +104,27 @@ export function mountedBy(spec: JsonObject, volume: string, injected: ReadonlySe
 }
 
 /**
- * {@link mountedBy} of every volume at once: volume name → the first container that stays (not in `injected`) and
- * mounts it, in the order `mountedBy` looks (init containers, containers, ephemeral containers; mounts, then
- * devices). One walk of the containers instead of one per volume the inventory names (issue #40).
+ * {@link mountedBy} of the volumes `inv` names at once: volume name → the first container that stays (not named by
+ * `inv`'s containers or init containers) and mounts it, in the order `mountedBy` looks (init containers, containers,
+ * ephemeral containers; mounts, then devices). One walk of the containers instead of one per volume the inventory
+ * names, keeping only those volumes (the app's own mounts, most of them, are passed over; issue #40). For each
+ * volume of `inv` it gives what `mountedBy(spec, volume, injected)` gives.
  */
-function mountedVolumes(spec: JsonObject, injected: ReadonlySet<string>): Map<string, string> {
+function mountedVolumes(spec: JsonObject, inv: Inventory): Map<string, string> {
   const users = new Map<string, string>();
   for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
-    for (const c of named(spec[list])) {
-      if (typeof c.name === 'string' && injected.has(c.name)) continue;
+    const entries = spec[list];
+    if (!Array.isArray(entries)) continue;
+    for (const c of entries) {
+      if (!isJsonObject(c)) continue;
+      if (typeof c.name === 'string' && (inv.containers.includes(c.name) || inv.initContainers.includes(c.name)))
+        continue;
       for (const field of ['volumeMounts', 'volumeDevices']) {
-        for (const m of named(c[field])) {
-          if (typeof m.name === 'string' && !users.has(m.name)) users.set(m.name, String(c.name));
+        const mounts = c[field];
+        if (!Array.isArray(mounts)) continue;
+        for (const m of mounts) {
+          if (!isJsonObject(m) || typeof m.name !== 'string') continue;
+          if (inv.volumes.includes(m.name) && !users.has(m.name)) users.set(m.name, String(c.name));
         }
       }
     }
@@ -140,7 +156,7 @@ export function removeInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
  */
 function withoutInventory(pod: PodTemplate, inv: Inventory): PodTemplate {
   if (inv.volumes.length > 0) {
-    const users = mountedVolumes(pod.spec, new Set([...inv.containers, ...inv.initContainers]));
+    const users = mountedVolumes(pod.spec, inv);
     for (const v of inv.volumes) {
       const user = users.get(v);
       if (user !== undefined)

@@ -6,12 +6,9 @@
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import type { InjectRequest } from '../../contract/driver.ts';
 import type { IstioSettings } from './config.ts';
-import { cloneJson, strategicMerge, strategicMergeInto, strategicMergeTrusted } from '../../patch/strategic-merge.ts';
+import { cloneJson } from '../../patch/strategic-merge.ts';
 import { POD_SCHEMA } from '../../patch/patch-schema.ts';
-import { fillsDroppingNulls, fillsTrust, plainDroppingNulls } from '../../patch/trusted-patch.ts';
-import { type TrustedPatch, trustedIntoEmpty, trustedPatch } from '../../patch/trusted-patch.ts';
-import { filledFrom, planSwitches } from '../../render/plans.ts';
-import { holdsToken } from '../../render/plan-values.ts';
+import { type TrustedPatch, trustedIntoEmpty } from '../../patch/trusted-patch.ts';
 import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { quoteData } from '../../results/quote.ts';
 import type { GoParsed } from '../go-parse.ts';
@@ -21,6 +18,7 @@ import { buildTemplateData } from './template-data.ts';
 import { describeSources, type RenderContext, renderNamed, templateNamesFor } from './go-render.ts';
 import type { TemplateOrigin } from './template-sources.ts';
 import { normalizeFragment, type RenderedFragment } from './render.ts';
+import { checkedFragment, fragmentOf, mergeInto, nullFreeFor, plannedNullDrop } from './fragment-merge.ts';
 import { validateAnnotations } from './validate.ts';
 import { reapplyOverwrittenContainers, reinsertOverrides } from './overrides.ts';
 import { clusterEnvs, postProcessPod } from './postprocess.ts';
@@ -84,33 +82,6 @@ export function stripPod(pod: PodTemplate, statusPort: number): PodTemplate {
   return out;
 }
 
-function asPod(o: JsonObject): PodTemplate {
-  return {
-    metadata: (isJsonObject(o.metadata) ? o.metadata : {}) as PodTemplate['metadata'],
-    spec: isJsonObject(o.spec) ? o.spec : {},
-  };
-}
-
-/**
- * `pod` with `fragment` strategic-merged in. With `checked` (the fragment passed `trustedPatch`), values new
- * to the pod are taken without checks; `copy: false` gives them away uncopied (the fragment must not be used
- * again by anyone who mutates). `owned`: the caller owns `pod` (a fresh `cloneJson`, held by no one else), which
- * is then merged into in place instead of copied first.
- */
-function mergeInto(
-  pod: PodTemplate,
-  fragment: JsonObject,
-  checked: TrustedPatch | undefined,
-  copy: boolean,
-  owned = false,
-): PodTemplate {
-  const base = { metadata: pod.metadata as JsonObject, spec: pod.spec };
-  if (owned) return asPod(strategicMergeInto(base, fragment, POD_SCHEMA, checked, copy));
-  return asPod(
-    checked ? strategicMergeTrusted(base, checked, POD_SCHEMA, copy) : strategicMerge(base, fragment, POD_SCHEMA),
-  );
-}
-
 /**
  * The mesh's ProxyConfig per mesh config object (deep-frozen: shared by every pod without `proxy.istio.io/config`).
  * Module state by design: a memo keyed by a mesh config object, never changed after loading; its result is frozen.
@@ -129,53 +100,6 @@ function proxyConfigFor(meshConfig: JsonObject, annotations: Record<string, stri
     meshProxyConfigs.set(meshConfig, pc);
   }
   return pc;
-}
-
-function fragmentOf(rendered: { metadata?: unknown; spec?: unknown }): JsonObject {
-  const f: JsonObject = {};
-  if (isJsonObject(rendered.metadata as Json)) f.metadata = rendered.metadata as JsonObject;
-  if (isJsonObject(rendered.spec as Json)) f.spec = rendered.spec as JsonObject;
-  return f;
-}
-
-/**
- * `trustedPatch(fragment, POD_SCHEMA)` of a template's result (`fragment` is `fragmentOf(rendered)`). For a
- * planned render it is answered once per plan where the plan's output decides it for every fill
- * (`fillsTrust`; e.g. Istio's sidecar template writes `emptyDir:` with no value, a null, so no fill of it
- * is trusted); with plan verification on (`MESHINJECT_VERIFY_PLANS=1`, the test suite) the plan's answer is
- * checked against the fragment's own.
- * @throws Error when verification finds the plan's answer wrong (a defect, reported, not hidden)
- */
-function checkedFragment(rendered: RenderedFragment, fragment: JsonObject): TrustedPatch | undefined {
-  const template = filledFrom(rendered);
-  const trust = isJsonObject(template) ? fillsTrust(template, POD_SCHEMA, holdsToken) : 'each';
-  if (trust === 'each') return trustedPatch(fragment, POD_SCHEMA);
-  if (planSwitches().verify && (trustedPatch(fragment, POD_SCHEMA) !== undefined) !== (trust === 'all')) {
-    throw new Error(
-      `a planned template result was judged by its plan (${trust === 'all' ? 'trusted' : 'not trusted'}), and the plain-data check of the result itself disagrees`,
-    );
-  }
-  return trust === 'all' ? { trusted: fragment } : undefined;
-}
-
-/**
- * `plainDroppingNulls(fragment, POD_SCHEMA)` for the fragment of a planned render, by the edits its plan's output
- * makes in every fill (`fillsDroppingNulls`: the maps on the way to a null, walking nothing else); undefined (the
- * general walk) for a full render or a plan whose fills it cannot answer. With plan verification on
- * (`MESHINJECT_VERIFY_PLANS=1`, the test suite) each answer is checked against the general walk's.
- * @throws Error from the function returned when verification finds the answers differ (a defect, reported)
- */
-function plannedNullDrop(rendered: RenderedFragment): ((fragment: JsonObject) => Json | undefined) | undefined {
-  const template = filledFrom(rendered);
-  const drop = isJsonObject(template) ? fillsDroppingNulls(template, POD_SCHEMA, holdsToken) : undefined;
-  if (drop === undefined || !planSwitches().verify) return drop;
-  return (fragment) => {
-    const planned = drop(fragment);
-    if (JSON.stringify(planned) !== JSON.stringify(plainDroppingNulls(fragment, POD_SCHEMA))) {
-      throw new Error("a planned template result's nulls were dropped by its plan, and the general walk disagrees");
-    }
-    return planned;
-  };
 }
 
 /**
@@ -197,6 +121,26 @@ function protoField<T>(
 
 const int32Field = (v: Json, field: string) => decodeJsonpbInt(v, 'int32', field);
 const PROXY_CONFIG_SOURCE = `the proxy config (annotation ${PROXY_CONFIG_ANNOTATION} over meshConfig.defaultConfig)`;
+
+/**
+ * `statusPort` of the frozen proxy configs (`proxyConfigFor`'s shared one), by config.
+ * Module state by design: a memo keyed by deep-frozen proxy configs, of a pure function of them.
+ */
+const STATUS_PORTS = new WeakMap<JsonObject, number>();
+
+/**
+ * The proxy config's `statusPort` as Istio decodes it (`protoField`: int32, 15020 when unset); remembered for a frozen
+ * config (which cannot change), worked out each time for another. A value jsonpb refuses is never remembered, so
+ * every pod asking for it gets the error.
+ * @throws InjectError when jsonpb refuses the value
+ */
+function statusPortOf(proxyConfig: JsonObject): number {
+  const known = STATUS_PORTS.get(proxyConfig);
+  if (known !== undefined) return known;
+  const port = protoField(int32Field, proxyConfig.statusPort, `statusPort of ${PROXY_CONFIG_SOURCE}`, 15020);
+  if (Object.isFrozen(proxyConfig)) STATUS_PORTS.set(proxyConfig, port);
+  return port;
+}
 
 /**
  * A template or overlay failure as a `TEMPLATE` error with Istio's context (`failed applying injection
@@ -258,7 +202,7 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
 
   const proxyConfig = proxyConfigFor(istio.meshConfig, annotations);
   const values = istio.values;
-  const statusPort = protoField(int32Field, proxyConfig.statusPort, `statusPort of ${PROXY_CONFIG_SOURCE}`, 15020);
+  const statusPort = statusPortOf(proxyConfig);
   const proxyEnvs = clusterEnvs(values, original.metadata.labels);
 
   const stripped = reinsertOverrides(stripPod(original, statusPort));
@@ -309,11 +253,12 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
     // A freshly parsed fragment without directives or nulls is checked once for both merges; the template
     // pod takes its values uncopied (nobody else holds the fragment), the merged pod gets a copy.
     const checked = checkedFragment(rendered, fragment);
+    let intoTemplate: TrustedPatch | undefined;
     try {
       // Into the still empty template pod (the first template), a fragment's nulls delete nothing: it merges as
       // checked, without them, and the template pod holds the fragment's parts uncopied (`trustedIntoEmpty`, which
       // checks the pod is empty; the merged pod gets copies).
-      const intoTemplate = checked ?? trustedIntoEmpty(templatePod, fragment, POD_SCHEMA, plannedNullDrop(rendered));
+      intoTemplate = checked ?? trustedIntoEmpty(templatePod, fragment, POD_SCHEMA, plannedNullDrop(rendered));
       templatePod = mergeInto(templatePod, fragment, intoTemplate, false);
     } catch (e) {
       wrap(e, 'failed applying injection overlay');
@@ -344,8 +289,18 @@ export function injectIstioPod(req: InjectRequest<IstioSettings>): IstioInjectio
       merged.spec.initContainers = inits.filter((c) => c !== proxy);
       merged.spec.containers = [...containersOf(merged.spec, 'containers'), proxy];
     }
+    // A built-in template's fragment held by the template pod is given to the merged pod uncopied (`nullFreeFor`):
+    // nothing writes into the template pod after this merge (a later template's merges copy both pods first, and
+    // only another source's fragment is normalized below, in both pods), and what is read of it afterwards, the
+    // names of its containers, init containers, volumes and pull secrets, the proxy's image (read before any step
+    // writes), and each container's key order (`alignInjectedKeyOrder`), is what it was: the steps after change
+    // values and add keys at the end of a container, never removing one, and a container that is the template
+    // pod's own, or its copy with keys added at the end, is kept as it is there.
+    const shareClean = used[used.length - 1]?.origin === 'builtin';
     try {
-      merged = mergeInto(merged, fragment, checked, true, mergedFresh);
+      merged = checked
+        ? mergeInto(merged, fragment, checked, true, mergedFresh)
+        : mergeInto(merged, fragment, nullFreeFor(merged, fragment, intoTemplate, !shareClean), false, mergedFresh);
       mergedFresh = false;
     } catch (e) {
       wrap(e, 'failed parsing generated injected YAML (check Istio sidecar injector configuration)');

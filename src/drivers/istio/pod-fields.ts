@@ -102,12 +102,16 @@ export type Reorder = 'first' | 'last' | 'remove';
  * name → the list without change of order.
  */
 export function modifyContainers(list: readonly JsonObject[], name: string, op: Reorder): JsonObject[] {
-  const rest = list.filter((c) => c.name !== name);
-  const matches = list.filter((c) => c.name === name);
-  const match = matches[matches.length - 1];
-  if (!match) return rest;
-  if (op === 'first') return [match, ...rest];
-  if (op === 'last') return [...rest, match];
+  // One pass: the others in order, and the last match.
+  const rest: JsonObject[] = [];
+  let match: JsonObject | undefined;
+  for (const c of list) {
+    if (c.name === name) match = c;
+    else rest.push(c);
+  }
+  if (!match || op === 'remove') return rest;
+  if (op === 'first') rest.unshift(match);
+  else rest.push(match);
   return rest;
 }
 

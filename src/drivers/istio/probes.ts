@@ -91,35 +91,41 @@ function proberOf(
   return withTimeout({ [kind]: action });
 }
 
+/** The probes of a container with their agent URL's last segment (Istio `status.FormatProberURL`). */
+const PROBES = [
+  ['readinessProbe', 'readyz'],
+  ['livenessProbe', 'livez'],
+  ['startupProbe', 'startupz'],
+] as const;
+
 /**
  * Istio `DumpAppProbers`: the JSON map (sorted keys) of every app container's readiness/liveness/startup probe
- * (httpGet, tcpSocket, grpc) and preStop/postStart hook (httpGet, tcpSocket), keyed by agent URL; `''` when
- * there are none.
+ * (httpGet, tcpSocket, grpc) and preStop/postStart hook (httpGet, tcpSocket), keyed by agent URL (`proberUrls`; a
+ * later container of the same name wins); `''` when there are none. Written as `JSON.stringify` writes a map of
+ * those keys in sorted order (no URL is an array index, which a map would list first), without building the map.
  */
 export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
-  const out: Record<string, JsonObject> = {};
+  const out = new Map<string, JsonObject>();
+  const add = (url: string, v: JsonObject | undefined): void => {
+    if (v) out.set(url, v);
+  };
   for (const c of appContainers(spec)) {
     const name = typeof c.name === 'string' ? c.name : '';
-    const urls = proberUrls(name);
-    const add = (url: string, v: JsonObject | undefined): void => {
-      if (v) out[url] = v;
-    };
-    add(urls.readyz, proberOf(c.readinessProbe, c, statusPort, true));
-    add(urls.livez, proberOf(c.livenessProbe, c, statusPort, true));
-    add(urls.startupz, proberOf(c.startupProbe, c, statusPort, true));
+    for (const [field, segment] of PROBES) {
+      // (proberOf answers undefined for a handler that is not a map: no URL is made for it)
+      if (isJsonObject(c[field])) add(`/app-health/${name}/${segment}`, proberOf(c[field], c, statusPort, true));
+    }
     if (isJsonObject(c.lifecycle)) {
-      add(urls.prestopz, proberOf(c.lifecycle.preStop, c, statusPort, false));
-      add(urls.poststartz, proberOf(c.lifecycle.postStart, c, statusPort, false));
+      const { preStop, postStart } = c.lifecycle;
+      if (isJsonObject(preStop)) add(`/app-lifecycle/${name}/prestopz`, proberOf(preStop, c, statusPort, false));
+      if (isJsonObject(postStart)) add(`/app-lifecycle/${name}/poststartz`, proberOf(postStart, c, statusPort, false));
     }
   }
-  const keys = Object.keys(out).sort();
-  if (keys.length === 0) return '';
-  const sorted: JsonObject = {};
-  for (const k of keys) {
-    const v = out[k];
-    if (v) setOwn(sorted, k, v);
-  }
-  return JSON.stringify(sorted);
+  if (out.size === 0) return '';
+  let text = '';
+  for (const k of [...out.keys()].sort())
+    text += `${text === '' ? '{' : ','}${JSON.stringify(k)}:${JSON.stringify(out.get(k))}`;
+  return `${text}}`;
 }
 
 /** `rewriteHTTPGetAction` on a probe or hook: httpGet/tcpSocket/grpc → httpGet {path: url, port}, HTTPS → HTTP. */
@@ -152,21 +158,20 @@ function convertHandler(
 export function rewriteProbes(spec: JsonObject, statusPort: number): void {
   for (const listed of appContainers(spec)) {
     let c = listed;
-    const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
-    for (const [field, url] of [
-      ['readinessProbe', urls.readyz],
-      ['livenessProbe', urls.livez],
-      ['startupProbe', urls.startupz],
-    ] as const) {
-      const p = convertHandler(c[field], url, statusPort, true);
+    const name = typeof c.name === 'string' ? c.name : '';
+    for (const [field, segment] of PROBES) {
+      // (convertHandler answers undefined for a handler that is not a map: no URL is made for it)
+      const p = isJsonObject(c[field])
+        ? convertHandler(c[field], `/app-health/${name}/${segment}`, statusPort, true)
+        : undefined;
       if (p) {
         c = ownedListed(spec, c);
         c[field] = p;
       }
     }
     if (isJsonObject(c.lifecycle)) {
-      const pre = convertHandler(c.lifecycle.preStop, urls.prestopz, statusPort, false);
-      const post = convertHandler(c.lifecycle.postStart, urls.poststartz, statusPort, false);
+      const pre = convertHandler(c.lifecycle.preStop, `/app-lifecycle/${name}/prestopz`, statusPort, false);
+      const post = convertHandler(c.lifecycle.postStart, `/app-lifecycle/${name}/poststartz`, statusPort, false);
       if (pre || post) c = ownedListed(spec, c);
       const lifecycle = pre || post ? owned<JsonObject>(c, 'lifecycle') : undefined;
       if (lifecycle && pre) lifecycle.preStop = pre;

@@ -20,8 +20,8 @@ export const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const SCRAPE = 'prometheus_io_scrape';
 const PORT = 'prometheus_io_port';
 const PATH = 'prometheus_io_path';
-/** The lengths of the labels above (see `prometheusLabelOf`). */
-const LABEL_LENGTHS: ReadonlySet<number> = new Set([SCRAPE.length, PORT.length, PATH.length]);
+/** The labels above (see `prometheusLabelOf`). */
+const LABELS: readonly string[] = [SCRAPE, PORT, PATH];
 
 /** Ports the agent and Envoy use themselves; a scrape target may not use them. */
 export const RESERVED_PORTS: ReadonlySet<number> = new Set([
@@ -34,13 +34,30 @@ export function sanitizeLabelName(name: string): string {
 }
 
 /**
- * `sanitizeLabelName(key)` when it can be one of the prometheus.io labels this file looks for, else `undefined`.
- * Sanitizing replaces one UTF-16 code unit by one `_`, so it keeps the length: a key of any other length than
- * the labels' (18 for port and path, 20 for scrape) never sanitizes to one, and most annotation keys are
- * answered by their length alone.
+ * The prometheus.io label this file looks for (`prometheus_io_scrape`, `_port`, `_path`) that `key` sanitizes to
+ * (`sanitizeLabelName`), else `undefined` (every caller compares the answer with those labels). Sanitizing replaces
+ * one UTF-16 code unit by one `_` and keeps every other, so it keeps the length and `key` sanitizes to a label
+ * exactly when, at each place, the label's letter is the key's, or the label's `_` stands for a `_` or a code unit
+ * outside `[a-zA-Z0-9_]`: compared in place, without the copy (most annotation keys differ in length).
  */
 function prometheusLabelOf(key: string): string | undefined {
-  return LABEL_LENGTHS.has(key.length) ? sanitizeLabelName(key) : undefined;
+  for (const label of LABELS) if (key.length === label.length && sanitizesTo(key, label)) return label;
+  return undefined;
+}
+
+/** `sanitizeLabelName(key) === label` for a `label` of `[a-z_]` as long as `key` (see `prometheusLabelOf`). */
+function sanitizesTo(key: string, label: string): boolean {
+  for (let i = 0; i < label.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c === label.charCodeAt(i)) continue;
+    if (label.charCodeAt(i) !== 95 /* _ */ || isLabelChar(c)) return false;
+  }
+  return true;
+}
+
+/** Whether UTF-16 code unit `c` is in `[a-zA-Z0-9_]` (kept by `sanitizeLabelName`). */
+function isLabelChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 }
 
 function findByLabel(annos: Record<string, string>, label: string): string | undefined {

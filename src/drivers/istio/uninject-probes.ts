@@ -66,6 +66,8 @@ export function restoreProbes(pod: PodTemplate, probers: Record<string, Json>): 
  * @throws InjectError when a rewritten probe has no saved original
  */
 function restoredContainer(c: JsonObject, probers: Record<string, Json>, at: string): JsonObject {
+  // Nothing to restore in a container without probes or hooks (every `restore` below would give it back).
+  if (!hasHandlers(c)) return c;
   const urls = proberUrls(typeof c.name === 'string' ? c.name : '');
   const restore = (holder: JsonObject, field: string, url: string, path: string): JsonObject => {
     const h = holder[field];
@@ -85,4 +87,17 @@ function restoredContainer(c: JsonObject, probers: Record<string, Json>, at: str
     if (hooks !== lifecycle) out = setOwn(out === c ? { ...c } : out, 'lifecycle', hooks);
   }
   return out;
+}
+
+/**
+ * Whether container `c` holds a probe or a `lifecycle` map: {@link restoredContainer} changes nothing else, so one
+ * without gives `c` itself, its agent URLs never built (issue #40: most sidecars and many app containers have none).
+ */
+function hasHandlers(c: JsonObject): boolean {
+  return (
+    isJsonObject(c.readinessProbe) ||
+    isJsonObject(c.livenessProbe) ||
+    isJsonObject(c.startupProbe) ||
+    isJsonObject(c.lifecycle)
+  );
 }

@@ -105,10 +105,17 @@ function proxyEnvOf(injected: PodTemplate, inv: Inventory): readonly Json[] {
   return Array.isArray(proxy?.env) ? proxy.env : [];
 }
 
-/** The value of the first entry named `name` of a container's `env` (`proxyEnvOf`), when it is a string. */
-function proxyEnv(env: readonly Json[], name: string): string | undefined {
-  const e = env.find((x) => isJsonObject(x) && x.name === name);
-  return isJsonObject(e) && typeof e.value === 'string' ? e.value : undefined;
+/** The string values of the first `env` entries named `first` and `second` (`env.find` of each), in one pass (#40). */
+function proxyEnv(env: readonly Json[], first: string, second: string): [string | undefined, string | undefined] {
+  let a: JsonObject | undefined;
+  let b: JsonObject | undefined;
+  for (const x of env) {
+    if (!isJsonObject(x)) continue;
+    if (a === undefined && x.name === first) a = x;
+    else if (b === undefined && x.name === second) b = x;
+    if (a !== undefined && b !== undefined) break;
+  }
+  return [typeof a?.value === 'string' ? a.value : undefined, typeof b?.value === 'string' ? b.value : undefined];
 }
 
 /**
@@ -271,15 +278,13 @@ function restoreRecordedParts(
   ctx: UninjectContext,
 ): { annos: Record<string, string>; promRecorded: boolean } {
   restoreOverrides(out, out.metadata.annotations?.[OVERRIDES_ANNOTATION], ctx.injected);
-  const env = proxyEnvOf(ctx.injected, inv);
-  const promRecord = proxyEnv(env, PROMETHEUS_ENV);
+  const [promRecord, probers] = proxyEnv(proxyEnvOf(ctx.injected, inv), PROMETHEUS_ENV, APP_PROBERS_ENV);
   const from = out.metadata.annotations ?? {};
   const revision = status && (status.revision === '' ? 'default' : status.revision);
   // Without the overrides record, the status revision, and the merged prometheus keys a record replaces.
   const drop = [OVERRIDES_ANNOTATION, ...(promRecord === undefined ? [] : PROM_KEYS)];
   if (revision !== undefined && from[REV_ANNOTATION] === revision) drop.push(REV_ANNOTATION);
   const annos = without(from, drop);
-  const probers = proxyEnv(env, APP_PROBERS_ENV);
   if (probers !== undefined) {
     let parsed: unknown;
     try {
@@ -316,7 +321,7 @@ function removeKeysReinjectionWrites(
   const restored = restoredByRecord(ctx);
   const candidates = {
     labels: INJECTED_LABELS.filter((k) => Object.hasOwn(labels, k) && !Object.hasOwn(restored.labels, k)),
-    annotations: [...INJECTED_ANNOTATIONS, ...(promRecorded ? [] : PROM_KEYS)].filter(
+    annotations: (promRecorded ? INJECTED_ANNOTATIONS : ANNOTATIONS_AND_PROM).filter(
       (k) => Object.hasOwn(annos, k) && !(Object.hasOwn(restored.annotations, k) && !isPromKey(k)),
     ),
   };
@@ -357,6 +362,9 @@ function removeKeysReinjectionWrites(
   }
   return gone;
 }
+
+/** {@link INJECTED_ANNOTATIONS} and then the merged scrape keys: the candidates without a prometheus record. */
+const ANNOTATIONS_AND_PROM: readonly string[] = [...INJECTED_ANNOTATIONS, ...PROM_KEYS];
 
 /**
  * A copy of `out` for the re-injection check without the `candidates` keys of its labels and annotations. The check
