@@ -188,7 +188,7 @@ function splitChanges(
     }
   }
   for (const [k, v] of Object.entries(b)) {
-    const old = a[k];
+    const old = Object.hasOwn(a, k) ? a[k] : undefined;
     if (old !== undefined && equal(old, v)) continue;
     if (isObj(old) && isObj(v)) {
       const sub = splitChanges(old, v, pointer(path, k), ops, ctx);
@@ -310,7 +310,7 @@ const PROBE_NAME = 'meshinject-position-probe';
 function gainedLists(a: J | undefined, b: J, path: string, out: Array<[string, string[]]>): void {
   if (!isObj(b)) return;
   for (const [k, v] of Object.entries(b)) {
-    const old = isObj(a) ? a[k] : undefined;
+    const old = isObj(a) && Object.hasOwn(a, k) ? a[k] : undefined;
     const gained = Array.isArray(v) ? names(v) : undefined;
     if (isObj(v)) gainedLists(old, v, pointer(path, k), out);
     else if (gained && (old === undefined || (Array.isArray(old) && names(old)))) {

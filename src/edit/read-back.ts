@@ -68,13 +68,14 @@ export function equalsWithDelta(
   if (before === undefined || before === null) return readsAs(after, n);
   if (isJsonObject(o) && isJsonObject(n) && isJsonObject<Value>(before) && isJsonObject<Value>(after)) {
     const keys = new Set([...Object.keys(o), ...Object.keys(n), ...Object.keys(before), ...Object.keys(after)]);
+    // Own keys only: a key named like an Object.prototype member is a plain key, absent where it is not own.
     for (const k of keys) {
-      const inData = k in o || k in n;
+      const inData = Object.hasOwn(o, k) || Object.hasOwn(n, k);
       if (!inData) {
-        if (!sameRead(before[k], after[k])) return false;
+        if (!sameRead(own(before, k), own(after, k))) return false;
         continue;
       }
-      if (!equalsWithDelta(before[k], after[k], o[k], n[k], mergedOnly, k)) return false;
+      if (!equalsWithDelta(own(before, k), own(after, k), own(o, k), own(n, k), mergedOnly, k)) return false;
     }
     return true;
   }
@@ -87,6 +88,11 @@ export function equalsWithDelta(
     });
   }
   return readsAs(after, n);
+}
+
+/** `m[k]` when `k` is an own key of `m`, else undefined (never a member of `Object.prototype`). */
+function own<V>(m: { [key: string]: V }, k: string): V | undefined {
+  return Object.hasOwn(m, k) ? m[k] : undefined;
 }
 
 /** Integer literals too long for a double to hold exactly (16 digits or more), in order. */

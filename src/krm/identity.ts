@@ -80,7 +80,7 @@ function canonical(v: Json): string {
   let s = '{';
   let sep = '';
   for (const k of keys) {
-    const x = v[k];
+    const x = v[k]; // own key: keys is Object.keys(v)
     if (x === undefined) continue;
     s += `${sep}${JSON.stringify(k)}:${canonical(x)}`;
     sep = ',';

@@ -6,7 +6,7 @@
  */
 import { isJsonObject } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
-import type { PatchSchema } from './patch-schema.ts';
+import { fieldSchema, type PatchSchema } from './patch-schema.ts';
 
 /**
  * Whether `strategicMerge(original, patch, schema)` (or `strategicMergeInto`) deletes no key of `original` for a
@@ -27,9 +27,9 @@ export function nullsDeleteNothing(original: JsonObject, patch: JsonObject, sche
       if (Object.hasOwn(original, k)) return false;
       continue;
     }
-    const o = original[k];
+    const o = Object.hasOwn(original, k) ? original[k] : undefined;
     if (typeof p !== 'object' || o === undefined) continue;
-    const sub = schema?.fields?.[k];
+    const sub = fieldSchema(schema, k);
     if (isJsonObject(o) && isJsonObject(p)) {
       if (!sub?.replace && !nullsDeleteNothing(o, p, sub)) return false;
     } else if (Array.isArray(o) && Array.isArray(p) && (sub?.mergeKey || sub?.mergeScalars)) {

@@ -19,6 +19,15 @@ export interface PatchSchema {
   items?: PatchSchema;
 }
 
+/**
+ * The schema of field `k` of an object of schema `schema`, or undefined when it names none. Own fields only: a data key
+ * named like an `Object.prototype` member (`__proto__`, `constructor`) is a field the schema does not know.
+ */
+export function fieldSchema(schema: PatchSchema | undefined, k: string): PatchSchema | undefined {
+  const fields = schema?.fields;
+  return fields !== undefined && Object.hasOwn(fields, k) ? fields[k] : undefined;
+}
+
 const CONTAINER: PatchSchema = {
   fields: {
     ports: { mergeKey: MERGE_KEYS.ports },

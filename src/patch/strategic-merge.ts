@@ -25,7 +25,7 @@ import { cloneJson, isJsonObject, isShared, jsonEqual, setOwn, withoutNulls } fr
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { MeshInjectError } from '../results/errors.ts';
-import { EMPTY_SCHEMA, type PatchSchema } from './patch-schema.ts';
+import { EMPTY_SCHEMA, fieldSchema, type PatchSchema } from './patch-schema.ts';
 import { isPlain, plainWithoutNulls, sharedWithoutNulls, type TrustedPatch } from './trusted-patch.ts';
 
 /** A patch strategicpatch rejects (its wording), as the `BAD_MERGE` error. */
@@ -134,30 +134,41 @@ function mergeMap(
       if (k === RETAIN_KEYS || k.startsWith(SET_ELEMENT_ORDER)) continue;
       if (k.startsWith(DELETE_FROM_PRIMITIVE)) {
         const field = k.slice(DELETE_FROM_PRIMITIVE.length);
-        const cur = original[field];
+        const cur = Object.hasOwn(original, field) ? original[field] : undefined;
         if (Array.isArray(cur) && Array.isArray(patchV)) {
-          original[field] = cur.filter((x) => !patchV.some((d) => jsonEqual(d, x)));
+          setOwn(
+            original,
+            field,
+            cur.filter((x) => !patchV.some((d) => jsonEqual(d, x))),
+          );
         }
         continue;
       }
     }
-    const sub = schema?.fields?.[k];
+    const sub = fieldSchema(schema, k);
     if (patchV === null) {
       delete original[k];
       continue;
     }
-    const origV = original[k];
+    // Own keys only: a data key `__proto__` read by `original[k]` would give `Object.prototype`, and the merge would
+    // then write the patch's keys into it (every object of the process would inherit them).
+    const origV = Object.hasOwn(original, k) ? original[k] : undefined;
     if (origV === undefined) {
-      original[k] = taken(patchV, sub, trusted);
+      setOwn(original, k, taken(patchV, sub, trusted));
     } else if (isJsonObject(origV) && isJsonObject(patchV)) {
-      original[k] = sub?.replace
-        ? (taken(patchV, sub, trusted) as JsonObject)
-        : mergeMap(writable(origV), patchV, sub, trusted);
+      setOwn(
+        original,
+        k,
+        sub?.replace ? (taken(patchV, sub, trusted) as JsonObject) : mergeMap(writable(origV), patchV, sub, trusted),
+      );
     } else if (Array.isArray(origV) && Array.isArray(patchV)) {
-      original[k] =
-        sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub, trusted) : taken(patchV, sub, trusted);
+      setOwn(
+        original,
+        k,
+        sub?.mergeKey || sub?.mergeScalars ? mergeList(origV, patchV, sub, trusted) : taken(patchV, sub, trusted),
+      );
     } else {
-      original[k] = taken(patchV, sub, trusted);
+      setOwn(original, k, taken(patchV, sub, trusted));
     }
   }
   return original;
@@ -294,8 +305,8 @@ function mergeByKey(
  * `mergeMap({}, pv, schema)`: a patch list entry new to the original, as the merge stores it. A shared entry
  * (`share`: a sidecar plan's token-free part, met by every workload it serves) that is plain is answered once,
  * shared (`plainWithoutNulls`, memoised per subtree): merged into an empty map, a plain map's keys are each taken
- * as `plainWithoutNulls` takes them, in order, its nulls left out; but for a key `__proto__`, which `mergeMap`
- * writes by assignment, so such an entry takes the general path.
+ * as `plainWithoutNulls` takes them, in order, its nulls left out. An entry with a key `__proto__` takes the general
+ * path, whose reads and writes are of own keys only.
  */
 function newEntry(pv: JsonObject, schema: PatchSchema | undefined): Json {
   const shared = Object.hasOwn(pv, '__proto__') ? undefined : sharedWithoutNulls(pv, schema);

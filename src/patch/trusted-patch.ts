@@ -5,7 +5,7 @@
  */
 import { getOrMake, hasNullEntry, isJsonObject, isShared, setOwn, share, withoutNulls } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
-import { EMPTY_SCHEMA, type PatchSchema } from './patch-schema.ts';
+import { EMPTY_SCHEMA, fieldSchema, type PatchSchema } from './patch-schema.ts';
 
 /**
  * Whether stripping directives would return `v` unchanged but for `null` map values: no `$` key anywhere,
@@ -34,7 +34,7 @@ function checkPlain(v: Json, schema: PatchSchema | undefined): boolean {
   if (isJsonObject(v)) {
     for (const k in v) {
       const x = v[k];
-      if (k.charCodeAt(0) === 36 /* $ */ || (x !== undefined && !isPlain(x, schema?.fields?.[k]))) return false;
+      if (k.charCodeAt(0) === 36 /* $ */ || (x !== undefined && !isPlain(x, fieldSchema(schema, k)))) return false;
     }
   }
   return true;
@@ -107,7 +107,7 @@ function plainDropping(v: Json, schema: PatchSchema | undefined, reuse: boolean)
   for (const k in v) {
     if (k.charCodeAt(0) === 36 /* $ */) return undefined;
     const x = v[k];
-    const y = x === null || x === undefined ? undefined : plainDropping(x, schema?.fields?.[k], reuse);
+    const y = x === null || x === undefined ? undefined : plainDropping(x, fieldSchema(schema, k), reuse);
     if (y === undefined && x !== null && x !== undefined) return undefined;
     if (out === undefined && y !== x) out = keysBefore(v, k);
     if (out !== undefined && y !== undefined) setOwn(out, k, y);
@@ -319,7 +319,7 @@ function nullEdits(
   for (const k in v) {
     const x = v[k];
     if (x === undefined || k.charCodeAt(0) === 36 /* $ */) return NOT_COMPILED;
-    const e = x === null ? DROP : nullEdits(x, schema?.fields?.[k], holdsSlot);
+    const e = x === null ? DROP : nullEdits(x, fieldSchema(schema, k), holdsSlot);
     if (e === NOT_COMPILED) return e;
     if (e !== undefined) at.set(k, e);
   }
@@ -399,7 +399,7 @@ function slotsOnlyInValues(v: Json, schema: PatchSchema | undefined, holdsSlot: 
   }
   for (const k in v) {
     const x = v[k];
-    if (holdsSlot(k) || (x !== undefined && !slotsOnlyInValues(x, schema?.fields?.[k], holdsSlot))) return false;
+    if (holdsSlot(k) || (x !== undefined && !slotsOnlyInValues(x, fieldSchema(schema, k), holdsSlot))) return false;
   }
   return true;
 }

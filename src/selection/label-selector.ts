@@ -21,7 +21,7 @@ type Requirement = NonNullable<LabelSelector['matchExpressions']>[number];
  */
 export function matchesSelector(selector: LabelSelector, labels: Record<string, string>): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (!hasLabel(labels, key) || labels[key] !== value) return false;
+    if (!hasLabel(labels, key) || labels[key] !== value) return false; // own key: hasLabel is Object.hasOwn
   }
   for (const req of selector.matchExpressions ?? []) {
     if (!matchesRequirement(req, labels)) return false;

@@ -190,6 +190,21 @@ const ROUTES: Record<string, (key: string, depth: number) => Route> = {
       `  custom:\n    values: ${nest(k, d, 'v')}\n    templates:\n      sidecar: ${q(`metadata:\n  labels: {${q(k)}: '{{json values}}'}\n  annotations: {b: x}\nspec:\n  containers:\n  - name: s\n    image: s:1\n    env: [{name: A, value: '{{json values}}'}]\n`)}\n`,
     ),
   }),
+  // A list entry new to the pod, merged by key (session 47: `mergeMap` read `{}[k]` and merged into Object.prototype).
+  'custom fragment list entries': (k, d) => ({
+    input: pod(''),
+    functionConfig: cfg(
+      'custom',
+      `  custom:\n    templates:\n      sidecar: ${q(`spec:\n  containers:\n  - name: s\n    image: s:1\n    ${q(k)}: ${nest(k, d, '{a: v}')}\n  volumes:\n  - name: v\n    emptyDir: {}\n    ${q(k)}: ${nest(k, d, '{b: v}')}\n`)}\n`,
+    ),
+  }),
+  'istio template list entries': (k, d) => ({
+    input: pod(', annotations: {inject.istio.io/templates: t}'),
+    functionConfig: cfg(
+      'istio',
+      `  istio:\n    values:\n      sidecarInjectorWebhook:\n        templates:\n          t: ${q(`spec:\n  containers:\n  - name: web\n    ${q(k)}: ${nest(k, d, '{a: v}')}\n  - name: s\n    image: s:1\n    ${q(k)}: ${nest(k, d, '{a: v}')}\n`)}\n`,
+    ),
+  }),
   'linkerd values': (k, d) => ({
     input: pod(''),
     functionConfig: cfg(
@@ -274,7 +289,12 @@ t.test(
  *   prototype instead); a line may say `// fixed key:` when its keys come from a constant list;
  * - a walk down a path (`node = node[key]`) checks `Object.hasOwn` on the same line, so `__proto__` or
  *   `constructor` never leads it to a prototype, whose keys the next step would write;
- * - `Object.assign` copies only objects the program made itself (the lines listed here), never data.
+ * - `Object.assign` copies only objects the program made itself (the lines listed here), never data;
+ * - in such a loop, and in a `for...in` loop, another object is read at the key (`x[k]`, `k in x`) only as an own key
+ *   (`Object.hasOwn(x, k)` on the line or on a line before it in the loop, or `// own key:` / `// fixed key:` saying
+ *   why the key cannot name a prototype member): for `__proto__` a plain read gives `Object.prototype`, and a merge
+ *   that goes on into it writes the data's keys into every object of the process (session 47: `mergeMap` of
+ *   src/patch/strategic-merge.ts, a custom template's list entry with a `__proto__` map).
  */
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
 const ASSIGN_ALLOWED = [
@@ -293,7 +313,8 @@ function sourceFiles(dir: string): string[] {
 function keyCopyFindings(text: string): string[] {
   const lines = text.split('\n');
   const found: string[] = [];
-  const header = /for \(const (?:\[\s*(\w+)\s*,[^\]]*\]|(\w+)) of (?:Object\.(?:keys|entries)\(|sortedKeys\(|keys\b)/;
+  const header =
+    /for \((?:const|let) (?:\[\s*(\w+)\s*,[^\]]*\]|(\w+)) (?:of (?:Object\.(?:keys|entries)\(([\w.]+)|sortedKeys\(|keys\b)|in ([\w.]+))/;
   lines.forEach((line, i) => {
     if (/\b(\w+) = \(?\1\[(?!Number\()/.test(line) && !/Object\.hasOwn|hasOwnProperty/.test(line))
       found.push(`${i + 1}: path walk without Object.hasOwn: ${line.trim()}`);
@@ -302,13 +323,24 @@ function keyCopyFindings(text: string): string[] {
     const m = header.exec(line);
     if (!m) return;
     const key = (m[1] ?? m[2])!;
+    if (key === '_') return;
+    const iterated = m[3] ?? m[4];
     const indent = /^\s*/.exec(line)![0].length;
     const write = new RegExp(`[\\w.)\\]]\\[${key}\\]\\s*(=(?!=)|\\?\\?=)`);
+    const read = new RegExp(`(delete )?([\\w.]+)\\[${key}\\](?!\\s*=[^=])|\\b${key} in ([\\w.]+)`, 'g');
+    const guarded = new Set<string>();
     for (let j = i; j < lines.length; j++) {
       const l = lines[j]!;
       if (j > i && l.trim() !== '' && /^\s*/.exec(l)![0].length <= indent) break;
-      if (write.test(l) && !l.includes('// fixed key:'))
-        found.push(`${j + 1}: key ${key} copied without setOwn: ${l.trim()}`);
+      const said = l.includes('// fixed key:') || l.includes('// own key:');
+      if (write.test(l) && !said) found.push(`${j + 1}: key ${key} copied without setOwn: ${l.trim()}`);
+      for (const g of l.matchAll(new RegExp(`Object\\.hasOwn\\(([\\w.]+), ${key}\\)`, 'g'))) guarded.add(g[1]!);
+      if (!said && !l.trim().startsWith('//'))
+        for (const r of l.matchAll(read)) {
+          const obj = r[2] ?? r[3]!;
+          if (r[1] || obj === iterated || guarded.has(obj)) continue;
+          found.push(`${j + 1}: ${obj} read at key ${key} without Object.hasOwn: ${l.trim()}`);
+        }
       if (j === i && !/\{\s*$/.test(line)) break;
     }
   });
@@ -335,5 +367,17 @@ t.test(
     t.same(keyCopyFindings('    node = node[key]!;').length, 1, 'a path walk');
     t.same(keyCopyFindings('Object.assign(out, values);').length, 1, 'Object.assign');
     t.same(keyCopyFindings('for (const k of Object.keys(src)) setOwn(out, k, src[k]);').length, 0, 'setOwn passes');
+    t.same(
+      keyCopyFindings('  for (const k in patch) {\n    const o = original[k];\n  }').length,
+      1,
+      'a read of another object at a for...in key',
+    );
+    t.same(keyCopyFindings('for (const k in patch) original[k] = patch[k];').length, 1, 'a for...in copy');
+    t.same(keyCopyFindings('for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]);').length, 2, 'k in c');
+    t.same(
+      keyCopyFindings('  for (const k in patch) {\n    if (!Object.hasOwn(o, k)) continue;\n    f(o[k]);\n  }').length,
+      0,
+      'a read after Object.hasOwn passes',
+    );
   },
 );

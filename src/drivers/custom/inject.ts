@@ -59,9 +59,10 @@ export function parseCustomStatus(pod: PodTemplate): CustomStatus | undefined {
   const keys = ['templates', ...LISTS, 'labels', 'annotations'] as const;
   const out = {} as CustomStatus;
   for (const k of keys) {
-    const list = o[k] ?? [];
+    const given = o[k]; // fixed key: one of the names above
+    const list = given ?? [];
     if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
-      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${quoteData(o[k])}`, {
+      throw new InjectError(`${CUSTOM_STATUS_ANNOTATION}: "${k}" must be a list of names; got ${quoteData(given)}`, {
         field: statusField,
       });
     }

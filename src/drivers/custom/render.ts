@@ -150,7 +150,7 @@ function sourceOf(name: string, t: CustomTemplate): PlanSource {
  */
 function checkFragment(name: string, t: CustomTemplate, parsed: JsonObject): void {
   for (const [top, v] of Object.entries(parsed)) {
-    const allowed = ALLOWED[top];
+    const allowed = Object.hasOwn(ALLOWED, top) ? ALLOWED[top] : undefined;
     if (!allowed)
       throw bad(
         name,

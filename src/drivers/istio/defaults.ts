@@ -173,7 +173,7 @@ export function mergeValues(base: JsonObject, override: JsonObject | null | unde
   const out: JsonObject = cloneJson(base);
   if (!override) return out;
   for (const [key, value] of Object.entries(override)) {
-    const current = out[key];
+    const current = Object.hasOwn(out, key) ? out[key] : undefined;
     if (isJsonObject(value) && isJsonObject(current)) setOwn(out, key, mergeValues(current, value));
     else setOwn(out, key, cloneJson(value));
   }

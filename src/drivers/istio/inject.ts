@@ -391,8 +391,8 @@ export function alignInjectedKeyOrder(pod: PodTemplate, templatePod: PodTemplate
       const t = findContainer(String(c.name), templ);
       if (!t || inTemplateOrder(c, t)) return c;
       const out: JsonObject = {};
-      for (const k of Object.keys(t)) if (k in c) setOwn(out, k, c[k]);
-      for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]);
+      for (const k of Object.keys(t)) if (Object.hasOwn(c, k)) setOwn(out, k, c[k]);
+      for (const k of Object.keys(c)) if (!Object.hasOwn(out, k)) setOwn(out, k, c[k]);
       return out;
     });
   }
@@ -409,7 +409,7 @@ function inTemplateOrder(c: JsonObject, t: JsonObject): boolean {
   const own = Object.keys(c);
   let i = 0;
   for (const k of Object.keys(t)) {
-    if (!(k in c)) continue;
+    if (!Object.hasOwn(c, k)) continue;
     if (own[i] !== k) return false;
     i++;
   }

@@ -67,7 +67,7 @@ export function goContainerJSON(c: JsonObject): JsonObject {
   const out: JsonObject = {};
   const keys = [...CONTAINER_FIELDS, ...Object.keys(c).filter((k) => !CONTAINER_FIELDS.includes(k))];
   for (const k of keys) {
-    const v = c[k];
+    const v = c[k]; // own key: a field name of CONTAINER_FIELDS (none names a prototype member) or of Object.keys(c)
     if (k === 'resources') {
       setOwn(out, k, isJsonObject(v) ? canonicalResources(v) : {});
       continue;
@@ -264,7 +264,7 @@ function keepQuantitySpelling(overlay: JsonObject, current: JsonObject | undefin
     const got = have[kind];
     if (!isJsonObject(want) || !isJsonObject(got)) continue;
     for (const [k, v] of Object.entries(want)) {
-      const g = got[k];
+      const g = Object.hasOwn(got, k) ? got[k] : undefined;
       if (
         (typeof v === 'string' || typeof v === 'number') &&
         (typeof g === 'string' || typeof g === 'number') &&

@@ -101,7 +101,7 @@ function normalizeProxyConfig(raw: JsonObject): JsonObject {
 function applyProxyConfig(base: JsonObject, overlay: JsonObject): JsonObject {
   const out: JsonObject = structuredClone(base);
   for (const [key, value] of Object.entries(overlay)) {
-    const current = out[key];
+    const current = Object.hasOwn(out, key) ? out[key] : undefined;
     if (key === 'proxyMetadata' || key === 'runtimeValues') {
       setOwn(out, key, { ...(isJsonObject(current) ? current : {}), ...(isJsonObject(value) ? value : {}) });
     } else if (isJsonObject(value) && isJsonObject(current) && Object.keys(value).length > 0) {
@@ -208,7 +208,7 @@ export function proxyConfigToJSON(pc: JsonObject | null | undefined): string {
   const known = new Set(FIELD_ORDER);
   const keys = [...FIELD_ORDER.filter((k) => k in pc), ...Object.keys(pc).filter((k) => !known.has(k))];
   for (const key of keys) {
-    const value = pc[key];
+    const value = pc[key]; // own key: a name of FIELD_ORDER found in pc (none names a prototype member) or of Object.keys(pc)
     if (isStrippedDefault(key, value) || isOmittedByProtojson(key, value)) continue;
     setOwn(
       out,

@@ -23,8 +23,8 @@ function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
   if (isJsonObject(saved.httpGet)) {
     const now = handler.httpGet as JsonObject;
     const httpGet: JsonObject = {};
-    for (const k of Object.keys(now)) if (k in saved.httpGet) setOwn(httpGet, k, saved.httpGet[k]);
-    for (const [k, v] of Object.entries(saved.httpGet)) if (!(k in httpGet)) setOwn(httpGet, k, v);
+    for (const k of Object.keys(now)) if (Object.hasOwn(saved.httpGet, k)) setOwn(httpGet, k, saved.httpGet[k]);
+    for (const [k, v] of Object.entries(saved.httpGet)) if (!Object.hasOwn(httpGet, k)) setOwn(httpGet, k, v);
     return { ...handler, httpGet };
   }
   const kind = isJsonObject(saved.tcpSocket) ? 'tcpSocket' : isJsonObject(saved.grpc) ? 'grpc' : undefined;

@@ -117,7 +117,8 @@ export function coalesceValues(base: JsonObject, over: JsonObject): JsonObject {
   const out: JsonObject = structuredClone(base);
   for (const [k, v] of Object.entries(over)) {
     if (v === null) delete out[k];
-    else if (isJsonObject(v) && isJsonObject(out[k])) setOwn(out, k, coalesceValues(out[k] as JsonObject, v));
+    else if (isJsonObject(v) && Object.hasOwn(out, k) && isJsonObject(out[k]))
+      setOwn(out, k, coalesceValues(out[k] as JsonObject, v));
     else setOwn(out, k, structuredClone(v));
   }
   return out;

@@ -142,7 +142,7 @@ export function rangeOver(
       const keys = sortedKeys(o);
       if (keys.length === 0) return false;
       const elem = val.t.elem as GoType;
-      for (const k of keys) if (!one(new Value(STRING, k), typed(elem, o[k]))) break;
+      for (const k of keys) if (!one(new Value(STRING, k), typed(elem, o[k]))) break; // own key: sortedKeys(o)
       return true;
     }
     case 'int':
