@@ -256,8 +256,9 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
   for (const pair of pairs) {
     const k = pair.key;
     if (k === undefined) continue;
-    const o = old[k];
-    if (!(k in next) || next[k] === null) {
+    // Own keys only (a key of the text named like a prototype member, `constructor`, is a plain key).
+    const o = Object.hasOwn(old, k) ? old[k] : undefined;
+    if (!Object.hasOwn(next, k) || next[k] === null) {
       // `key:` with no value reads as null, which is what "absent" means: keep it as written.
       if (o === null) continue;
       removePair(map, pair, ctx);

@@ -181,11 +181,11 @@ function setIn(root: Json, path: readonly string[], value: Json): Json {
 
 function deleteIn(root: Json, path: readonly string[]): Json {
   const [key, ...rest] = path;
-  if (key === undefined || !isJsonObject(root) || !(key in root)) return root;
+  if (key === undefined || !isJsonObject(root) || !Object.hasOwn(root, key)) return root;
   const base: JsonObject = { ...root };
   const child = base[key];
   if (rest.length === 0) delete base[key];
-  else if (child !== undefined) base[key] = deleteIn(child, rest);
+  else if (child !== undefined) setOwn(base, key, deleteIn(child, rest));
   return base;
 }
 

@@ -189,7 +189,7 @@ function isStrippedDefault(key: string, value: Json | undefined): boolean {
 /** protojson omission of unset/zero values: null, proto3 scalar zero values, empty lists and maps. */
 function isOmittedByProtojson(key: string, value: Json | undefined): boolean {
   if (value === null || value === undefined) return true;
-  if (key in ZERO_OMITTED && value === ZERO_OMITTED[key]) return true;
+  if (Object.hasOwn(ZERO_OMITTED, key) && value === ZERO_OMITTED[key]) return true;
   if (Array.isArray(value)) return value.length === 0;
   if ((key === 'proxyMetadata' || key === 'runtimeValues') && isJsonObject(value))
     return Object.keys(value).length === 0;
