@@ -247,7 +247,9 @@ export abstract class LineReader {
     while (i < e && text.charCodeAt(i) === 32) i++;
     if (i === e || text.charCodeAt(i) === 35 /* # */) return undefined;
     const t = text.slice(i, e);
-    if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
+    // A document marker (`---`, `...`, `--- x`) or a directive (`%`): only a line starting with `-`, `.` or `%` can be one.
+    const c = text.charCodeAt(i);
+    if (c === 37 || ((c === 45 || c === 46) && (t === '---' || t === '...' || t.startsWith('--- ')))) decline();
     return { indent: i - s, text: t, index };
   }
 
@@ -323,7 +325,7 @@ export abstract class LineReader {
     let i = line.index + 1;
     let blockIndent = -1;
     for (; i < this.rawCount; i++) {
-      const l = this.rawLine(i).replace(/\r$/, '');
+      const l = withoutCr(this.rawLine(i));
       if (l.trim() === '') {
         // Spaces past the block's indentation are content; before the first text line they are left to yaml.
         if (blockIndent < 0 && l !== '') decline();
@@ -388,7 +390,7 @@ export abstract class LineReader {
       this.rawReads++;
       idx++;
       if (idx >= this.rawCount) decline();
-      const raw = this.rawLine(idx).replace(/\r$/, '');
+      const raw = withoutCr(this.rawLine(idx));
       text = raw.trim();
       // Continuation lines are indented past the parent (`yaml`: "must be sufficiently indented"); only the
       // line that closes the collection may stand at the parent's column (`annotations: {` ... `}`).
@@ -410,6 +412,11 @@ export abstract class LineReader {
     if (!ONLY_COMMENT.test(t.slice(node.end))) decline();
     return value;
   }
+}
+
+/** `l` without one `\r` at its end (`l.replace(/\r$/, '')` without the regex). */
+function withoutCr(l: string): string {
+  return l.charCodeAt(l.length - 1) === 13 ? l.slice(0, -1) : l;
 }
 
 /** Whether a structural line is a block sequence entry (`-` alone or `- ` and more). */
