@@ -109,9 +109,14 @@ t.test('examples: quoted values whose text between the quotes is not the value',
     ['a: b#c\n', { a: 'b#c' }, true],
   ];
   for (const [text, expected, claim] of cases) {
-    t.equal(verifyFragmentFast(text, expected, readsAs) === true, claim, JSON.stringify(text));
+    t.equal(verifyFragmentFast(text, expected, readsAs) === true, claim, printable(text));
   }
 });
+
+/** `text` as a JSON string with every character outside printable ASCII escaped (a U+2028 would split a TAP line). */
+function printable(text: string): string {
+  return JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 /** A line's content (after its indentation) that the line table declines: a document marker or a directive. */
 function isMarker(content: string): boolean {
