@@ -1,6 +1,14 @@
 /**
- * The key walk of the sidecar plans (`./plans.ts`): the key text of a workload's data, with each slot-safe,
+ * The key walk of the sidecar plans (`./plans.ts`): the key of a workload's data, with each slot-safe,
  * unsteered value replaced by a marker and collected in walk order, and the steering a `NoPlan` adds.
+ *
+ * A key is a sequence of pieces (JSON texts of names and literals, markers, brackets), walked into a trie
+ * (`KeyTrie`): the key is the trie node the walk ends at, so equal piece sequences, and only those, reach one
+ * node. Before, the pieces were joined into one text; equal pieces give equal texts, so a node is at least as
+ * fine a key as the text was (and the pieces, each a whole JSON token or a marker JSON never holds, read back
+ * from the text one way, so it is exactly as fine). A step along a known path compares the piece with the one
+ * seen before (most are the same string object: memo texts and property names), where the text was joined and
+ * hashed anew for every workload.
  */
 import { getOrMake, isJsonObject } from '../json.ts';
 import { ANY_TOKEN, isDigitSlot, isNumberSlot, isSlotSafe, type DataPath, type Steer } from './plan-values.ts';
@@ -14,6 +22,52 @@ export function steerAdd(root: Steer, path: DataPath): void {
   }
   node.all = true;
   node.kids.clear();
+}
+
+/**
+ * Nodes a key trie holds before its planner starts it over (`KeyTrie.size`): a run of distinct shapes cannot
+ * grow memory without bound (4096 keys of 256 new pieces each).
+ */
+export const MAX_KEY_NODES = 1 << 20;
+
+/** A trie of key pieces (see the module comment); `size` counts its nodes. */
+export class KeyTrie {
+  size = 1;
+  readonly root = new KeyNode(this);
+}
+
+/**
+ * One node of a {@link KeyTrie}: a key prefix. The first piece seen after it is kept in fields (most prefixes are
+ * followed by one piece only), the others in a map made when a second one comes.
+ */
+export class KeyNode {
+  private piece: string | undefined;
+  private next: KeyNode | undefined;
+  private more: Map<string, KeyNode> | undefined;
+
+  constructor(private readonly trie: KeyTrie) {}
+
+  /** The node of this prefix followed by `piece`, made when new. */
+  step(piece: string): KeyNode {
+    if (this.piece === piece && this.next) return this.next;
+    if (this.piece === undefined) {
+      this.piece = piece;
+      this.next = this.made();
+      return this.next;
+    }
+    this.more ??= new Map();
+    let node = this.more.get(piece);
+    if (!node) {
+      node = this.made();
+      this.more.set(piece, node);
+    }
+    return node;
+  }
+
+  private made(): KeyNode {
+    this.trie.size++;
+    return new KeyNode(this.trie);
+  }
 }
 
 /** Thrown inside the key walk: the data holds a token already, so no plan can tell its slots apart. */
@@ -144,48 +198,37 @@ function makeNameKey(k: string): string | null {
 }
 
 /**
- * The key text of a subtree: its JSON with each unsteered slot replaced by a marker (which JSON text never holds
- * raw: `\u0001` a slot-safe string, `\u0004` a digit string, `\u0003` a number), its value pushed to `values` in
- * walk order. A string's and a map key's text are worked out once per distinct string (`STRING_KEYS`, `NAME_KEYS`).
+ * The key of a subtree, walked on from `at`: the pieces of its JSON with each unsteered slot replaced by a marker
+ * (which JSON text never holds raw: `\u0001` a slot-safe string, `\u0004` a digit string, `\u0003` a number),
+ * its value pushed to `values` in walk order; returns the node reached. A string's and a map key's text are worked
+ * out once per distinct string (`STRING_KEYS`, `NAME_KEYS`).
  * @throws HAS_TOKEN when a literal value or a key holds a placeholder token.
  */
-export function slotKey(v: unknown, steer: Steer | undefined, values: string[], out: string[]): void {
-  if (steer?.all) {
-    out.push(literalKey(v));
-    return;
-  }
+export function slotKey(v: unknown, steer: Steer | undefined, values: string[], at: KeyNode): KeyNode {
+  if (steer?.all) return at.step(literalKey(v));
   if (typeof v === 'string') {
     const text = memoOf(STRING_KEYS, v, makeStringKey);
     if (text === null) throw HAS_TOKEN;
     if (text === '\u0001' || text === '\u0004') values.push(v);
-    out.push(text);
-    return;
+    return at.step(text);
   }
   if (typeof v === 'number' && isNumberSlot(v)) {
     values.push(String(v));
-    out.push('\u0003');
-    return;
+    return at.step('\u0003');
   }
   if (Array.isArray(v)) {
-    out.push('[');
-    for (let i = 0; i < v.length; i++) {
-      slotKey(v[i], steer?.kids.get(String(i)), values, out);
-      out.push(',');
-    }
-    out.push(']');
-    return;
+    let node = at.step('[');
+    for (let i = 0; i < v.length; i++) node = slotKey(v[i], steer?.kids.get(String(i)), values, node).step(',');
+    return node.step(']');
   }
   if (isJsonObject<unknown>(v)) {
-    out.push('{');
+    let node = at.step('{');
     for (const k of Object.keys(v)) {
       const name = memoOf(NAME_KEYS, k, makeNameKey);
       if (name === null) throw HAS_TOKEN;
-      out.push(name);
-      slotKey(v[k], steer?.kids.get(k), values, out);
-      out.push(',');
+      node = slotKey(v[k], steer?.kids.get(k), values, node.step(name)).step(',');
     }
-    out.push('}');
-    return;
+    return node.step('}');
   }
-  out.push(literalKey(v));
+  return at.step(literalKey(v));
 }
