@@ -32,7 +32,19 @@
 import { defined } from '../checked.ts';
 import type { Json } from '../model.ts';
 import { getOrMake, setOwn } from '../json.ts';
-import { HAS_TOKEN, KeyTrie, MAX_KEY_NODES, literalKey, slotKey, steerAdd, type KeyNode } from './plan-keys.ts';
+import {
+  DERIVED,
+  FieldKinds,
+  HAS_TOKEN,
+  IDENTITY,
+  KeyTrie,
+  MAX_KEY_NODES,
+  SLOT,
+  literalKey,
+  slotKey,
+  steerAdd,
+  type KeyNode,
+} from './plan-keys.ts';
 import {
   ANY_TOKEN,
   MAX_SLOTS,
@@ -294,9 +306,8 @@ export class PlanCache implements Planner {
   private readonly seen = new Set<KeyNode>();
   private readonly steering = new Map<string, Steer>();
   private readonly slotRoots: ReadonlySet<string>;
-  private readonly identityRoots: ReadonlySet<string>;
   private readonly derived: ReadonlyArray<[string, (planned: Record<string, unknown>) => unknown]>;
-  private readonly derivedKeys: ReadonlySet<string>;
+  private readonly fieldKinds: FieldKinds;
   private hits = 0;
   private recorded = 0;
   /** Looking up one workload in `SPARSE_STRIDE` (see `DENSE_WINDOW`). */
@@ -312,9 +323,8 @@ export class PlanCache implements Planner {
     private readonly run: PlanRun,
   ) {
     this.slotRoots = new Set(shape.slotRoots);
-    this.identityRoots = new Set(shape.identityRoots);
     this.derived = Object.entries(shape.derived ?? {});
-    this.derivedKeys = new Set(Object.keys(shape.derived ?? {}));
+    this.fieldKinds = new FieldKinds(shape.slotRoots, shape.identityRoots, Object.keys(shape.derived ?? {}));
   }
 
   render(name: string, source: PlanSource, data: Record<string, unknown>): Json {
@@ -347,12 +357,16 @@ export class PlanCache implements Planner {
    */
   private keyOf(name: string, data: Record<string, unknown>, steer: Steer, values: string[]): KeyNode {
     let at = this.keys.root.step(name).step('\u0002');
-    for (const k of Object.keys(data)) {
-      if (this.derivedKeys.has(k)) continue;
+    const fields = Object.keys(data);
+    const kinds = this.fieldKinds.of(fields);
+    for (let i = 0; i < fields.length; i++) {
+      const kind = kinds[i];
+      if (kind === DERIVED) continue;
+      const k = defined(fields[i], 'a field of the data');
       const v = data[k];
       at = at.step(k).step('=');
-      if (this.slotRoots.has(k)) at = slotKey(v, steer.kids.get(k), values, at);
-      else if (this.identityRoots.has(k)) at = at.step(identityKey(v, this.run));
+      if (kind === SLOT) at = slotKey(v, steer.kids.get(k), values, at);
+      else if (kind === IDENTITY) at = at.step(identityKey(v, this.run));
       else at = at.step(literalKey(v));
       at = at.step(';');
     }
