@@ -32,7 +32,19 @@
 import { defined } from '../checked.ts';
 import type { Json } from '../model.ts';
 import { getOrMake, setOwn } from '../json.ts';
-import { HAS_TOKEN, literalKey, slotKey, steerAdd } from './plan-keys.ts';
+import {
+  DERIVED,
+  FieldKinds,
+  HAS_TOKEN,
+  IDENTITY,
+  KeyTrie,
+  MAX_KEY_NODES,
+  SLOT,
+  literalKey,
+  slotKey,
+  steerAdd,
+  type KeyNode,
+} from './plan-keys.ts';
 import {
   ANY_TOKEN,
   MAX_SLOTS,
@@ -287,14 +299,15 @@ function fromPlan(plan: Plan, values: readonly string[]): Json | undefined {
 
 /** The planner of one data shape in one run (see `createPlanner`). */
 export class PlanCache implements Planner {
-  private readonly plans = new Map<string, Plan | null>();
+  /** The keys of this planner's data (`keyOf`): a key is a node of this trie. */
+  private keys = new KeyTrie();
+  private readonly plans = new Map<KeyNode, Plan | null>();
   /** Keys seen once and rendered in full, not recorded yet (`recordOnRepeat`). */
-  private readonly seen = new Set<string>();
+  private readonly seen = new Set<KeyNode>();
   private readonly steering = new Map<string, Steer>();
   private readonly slotRoots: ReadonlySet<string>;
-  private readonly identityRoots: ReadonlySet<string>;
   private readonly derived: ReadonlyArray<[string, (planned: Record<string, unknown>) => unknown]>;
-  private readonly derivedKeys: ReadonlySet<string>;
+  private readonly fieldKinds: FieldKinds;
   private hits = 0;
   private recorded = 0;
   /** Looking up one workload in `SPARSE_STRIDE` (see `DENSE_WINDOW`). */
@@ -310,9 +323,8 @@ export class PlanCache implements Planner {
     private readonly run: PlanRun,
   ) {
     this.slotRoots = new Set(shape.slotRoots);
-    this.identityRoots = new Set(shape.identityRoots);
     this.derived = Object.entries(shape.derived ?? {});
-    this.derivedKeys = new Set(Object.keys(shape.derived ?? {}));
+    this.fieldKinds = new FieldKinds(shape.slotRoots, shape.identityRoots, Object.keys(shape.derived ?? {}));
   }
 
   render(name: string, source: PlanSource, data: Record<string, unknown>): Json {
@@ -339,19 +351,26 @@ export class PlanCache implements Planner {
     return out;
   }
 
-  /** The key of `data`: the template name, then each top-level field (see `PlanShape`); slot values go to `values`. */
-  private keyOf(name: string, data: Record<string, unknown>, steer: Steer, values: string[]): string {
-    const out = [name, '\u0002'];
-    for (const k of Object.keys(data)) {
-      if (this.derivedKeys.has(k)) continue;
+  /**
+   * The key of `data`: the template name, then each top-level field (see `PlanShape`), as a node of `keys` (the
+   * pieces that were joined into a key text, `./plan-keys.ts`); slot values go to `values`.
+   */
+  private keyOf(name: string, data: Record<string, unknown>, steer: Steer, values: string[]): KeyNode {
+    let at = this.keys.root.step(name).step('\u0002');
+    const fields = Object.keys(data);
+    const kinds = this.fieldKinds.of(fields);
+    for (let i = 0; i < fields.length; i++) {
+      const kind = kinds[i];
+      if (kind === DERIVED) continue;
+      const k = defined(fields[i], 'a field of the data');
       const v = data[k];
-      out.push(k, '=');
-      if (this.slotRoots.has(k)) slotKey(v, steer.kids.get(k), values, out);
-      else if (this.identityRoots.has(k)) out.push(identityKey(v, this.run));
-      else out.push(literalKey(v));
-      out.push(';');
+      at = at.step(k).step('=');
+      if (kind === SLOT) at = slotKey(v, steer.kids.get(k), values, at);
+      else if (kind === IDENTITY) at = at.step(identityKey(v, this.run));
+      else at = at.step(literalKey(v));
+      at = at.step(';');
     }
-    return out.join('');
+    return at;
   }
 
   /** The planned output for `data`, or undefined when it must be rendered in full. */
@@ -376,9 +395,15 @@ export class PlanCache implements Planner {
   private lookUp(name: string, source: PlanSource, data: Record<string, unknown>): Json | undefined {
     count('keyed');
     const steer = getOrMake(this.steering, name, () => ({ kids: new Map() }));
+    if (this.keys.size >= MAX_KEY_NODES) {
+      // Old keys are unreachable in a new trie: their plans go with them.
+      this.keys = new KeyTrie();
+      this.plans.clear();
+      this.seen.clear();
+    }
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const values: string[] = [];
-      let key: string;
+      let key: KeyNode;
       try {
         key = this.keyOf(name, data, steer, values);
       } catch (e) {
@@ -412,7 +437,7 @@ export class PlanCache implements Planner {
   }
 
   /** Caches the plan (or null: none for this key) and gives this workload's output from it. */
-  private keep(key: string, plan: Plan | null, values: readonly string[]): Json | undefined {
+  private keep(key: KeyNode, plan: Plan | null, values: readonly string[]): Json | undefined {
     if (this.plans.size >= MAX_PLANS) this.plans.clear();
     this.plans.set(key, plan);
     if (!plan) return undefined;

@@ -47,6 +47,8 @@ export interface ProvenSpan {
    * read (`endsRawReads`), as it did where it was proven.
    */
   readonly raw: boolean;
+  /** Where each of its raw lines after the first, and the line after it, starts, from the span's start (`skipSpan`). */
+  readonly ends: readonly number[];
 }
 
 /**
@@ -54,13 +56,16 @@ export interface ProvenSpan {
  * reader (`FastReader`) and the verifier (`FragmentVerifier`), which walk the block structure the same way.
  */
 export abstract class LineReader {
-  /** The text, and where each of its raw lines starts (lines are sliced only when a block scalar or a flow needs them). */
+  /**
+   * The text, and where its first raw lines start, as far as the walk has needed them (`startOf`): lines are sliced only
+   * when a block scalar or a flow needs them.
+   */
   protected readonly text: string;
-  protected readonly starts: number[] = [];
+  private readonly starts: number[] = [0];
+  /** Whether `starts` holds every raw line's start (the text has no line break after the last one). */
+  private ended = false;
   /** Block scalars and flow collections over several lines read so far: both read raw lines, blank ones too. */
   protected rawReads = 0;
-  /** How many raw lines count (a last line of spaces after the final line break does not). */
-  protected readonly rawCount: number;
   /**
    * The structural lines scanned so far, in order: raw lines are scanned as the walk reaches them (`line`), and
    * the raw lines of a proven span that `skipTo` steps over are never scanned (see `skipTo`).
@@ -82,18 +87,39 @@ export abstract class LineReader {
     // Tabs (as indentation, as separation, or in text) are left to yaml: one scan of the whole text.
     if (text.includes('\t')) decline();
     this.text = text;
+  }
+
+  /**
+   * Where raw line `i` starts, or undefined past the last one (the text's final line break starts one more, empty line
+   * here: `hasRaw` does not count it). Found as the walk needs them, line break by line break (`indexOf`), or taken from
+   * a proven span stepped over (`skipSpan`), whose text stands here: the same starts as one scan of the whole text.
+   */
+  protected startOf(i: number): number | undefined {
     const starts = this.starts;
-    for (let at = 0; ; ) {
-      starts.push(at);
-      const nl = text.indexOf('\n', at);
-      if (nl < 0) break;
-      at = nl + 1;
+    while (i >= starts.length && !this.ended) {
+      const nl = this.text.indexOf('\n', starts[starts.length - 1]);
+      if (nl < 0) this.ended = true;
+      else starts.push(nl + 1);
     }
-    // The text's final line break ends its last line: it does not start an empty one (`|+` keeps empty lines).
-    // Nor does a last line of spaces without a line break after it.
-    let count = starts.length;
-    if (count > 1 && /^ *$/.test(text.slice(starts[count - 1]))) count--;
-    this.rawCount = count;
+    return starts[i];
+  }
+
+  /**
+   * Whether raw line `i` counts: it exists and is not the text's last line holding only spaces, unless that is its only
+   * line (the text's final line break ends its last line: it does not start an empty one, `|+` keeps empty lines; nor
+   * does a last line of spaces without a line break after it).
+   */
+  protected hasRaw(i: number): boolean {
+    const s = this.startOf(i);
+    if (s === undefined) return false;
+    return this.startOf(i + 1) !== undefined || i === 0 || !/^ *$/.test(this.text.slice(s));
+  }
+
+  /** How many raw lines count (`hasRaw`): all line starts found first. */
+  private rawCount(): number {
+    this.startOf(Number.MAX_SAFE_INTEGER);
+    const n = this.starts.length;
+    return this.hasRaw(n - 1) ? n : n - 1;
   }
 
   /**
@@ -104,7 +130,7 @@ export abstract class LineReader {
    */
   protected line(p: number): Line | undefined {
     const lines = this.lines;
-    while (p >= lines.length && this.scanned < this.rawCount) {
+    while (p >= lines.length && this.hasRaw(this.scanned)) {
       const l = this.scanLine(this.scanned++);
       if (l) lines.push(l);
     }
@@ -122,7 +148,7 @@ export abstract class LineReader {
     if (p < lines.length) return lines[p];
     const from = Math.max(this.scanned, raw);
     let found: Line | undefined;
-    for (let i = from; i < this.rawCount && found === undefined; i++) found = this.scanLine(i);
+    for (let i = from; found === undefined && this.hasRaw(i); i++) found = this.scanLine(i);
     this.peeked = { from, line: found };
     return found;
   }
@@ -140,7 +166,7 @@ export abstract class LineReader {
       const peeked = this.peeked;
       if (peeked !== undefined && peeked.from === raw) {
         this.peeked = undefined;
-        if (peeked.line === undefined) this.scanned = this.rawCount;
+        if (peeked.line === undefined) this.scanned = this.rawCount();
         else {
           this.lines.push(peeked.line);
           this.scanned = peeked.line.index + 1;
@@ -165,9 +191,9 @@ export abstract class LineReader {
    * line, which is in the node. False past the last line (a block scalar would run to the end of the text).
    */
   protected endsRawReads(raw: number, c: number): boolean {
-    if (raw >= this.rawCount) return false;
+    if (!this.hasRaw(raw)) return false;
     const text = this.text;
-    const s = this.starts[raw] ?? text.length;
+    const s = this.startOf(raw) ?? text.length;
     let i = s;
     while (text.charCodeAt(i) === 32) i++;
     const ch = text.charCodeAt(i);
@@ -197,10 +223,15 @@ export abstract class LineReader {
     const lastLine = this.lines[this.pos - 1];
     if (lastLine === undefined) return undefined;
     const last = Math.max(lastLine.index, this.skippedTo - 1);
-    if (last + 1 >= this.starts.length || (raw && !this.endsRawReads(last + 1, c))) return undefined;
+    const end = this.startOf(last + 1);
+    if (end === undefined || (raw && !this.endsRawReads(last + 1, c))) return undefined;
+    const start = this.startOf(first) ?? 0;
     // A copy, not a slice: a slice would keep the whole text it was cut from alive for as long as the span.
-    const text = `${this.text.slice(this.starts[first] ?? 0, this.starts[last + 1])} `.slice(0, -1);
-    return { text, lines: last + 1 - first, column: c, indentlessSeq, raw };
+    const text = `${this.text.slice(start, end)} `.slice(0, -1);
+    // Every start up to `end` is found (`startOf` finds them in order).
+    const ends: number[] = [];
+    for (let i = first + 1; i <= last + 1; i++) ends.push((this.starts[i] ?? start) - start);
+    return { text, lines: last + 1 - first, column: c, indentlessSeq, raw, ends };
   }
 
   /**
@@ -211,13 +242,17 @@ export abstract class LineReader {
    */
   protected skipSpan(span: ProvenSpan, first: number, c: number, indentlessSeq: boolean, seqNode: boolean): boolean {
     if (span.column !== c || span.indentlessSeq !== indentlessSeq) return false;
-    const from = this.starts[first];
+    const from = this.startOf(first);
     const after = first + span.lines;
-    // The span's lines must end where its last line ends here: compared first, it refuses a span of another length
-    // without cutting the text.
-    if (from === undefined || this.starts[after] !== from + span.text.length) return false;
+    const starts = this.starts;
+    if (from === undefined || (after >= starts.length && this.ended)) return false;
+    // Where the lines after it start is known: the span's lines must end where its last line ends here. Compared
+    // first, it refuses a span of another length without cutting the text.
+    if (after < starts.length && starts[after] !== from + span.text.length) return false;
     // `substr` and `!==` rather than `startsWith`: V8 compares equal strings as memory, `startsWith` character by character.
     if (this.text.substr(from, span.text.length) !== span.text) return false;
+    // The span's text stands at `from`, the start of raw line `first`: its lines start here where they start in it.
+    for (let i = starts.length; i <= after; i++) starts.push(from + (span.ends[i - first - 1] ?? 0));
     if (span.raw && !this.endsRawReads(after, c)) return false;
     if (!this.endsNode(this.peekFrom(after), c, seqNode)) return false;
     if (span.raw) this.rawReads++;
@@ -239,22 +274,24 @@ export abstract class LineReader {
   /** Raw line `index` as a structural line, or undefined for a blank or comment-only one. */
   private scanLine(index: number): Line | undefined {
     const text = this.text;
-    const s = this.starts[index] ?? text.length;
-    const next = this.starts[index + 1];
+    const s = this.startOf(index) ?? text.length;
+    const next = this.startOf(index + 1);
     let e = next !== undefined ? next - 1 : text.length;
     if (e > s && text.charCodeAt(e - 1) === 13 /* \r */) e--;
     let i = s;
     while (i < e && text.charCodeAt(i) === 32) i++;
     if (i === e || text.charCodeAt(i) === 35 /* # */) return undefined;
     const t = text.slice(i, e);
-    if (t === '---' || t === '...' || t.startsWith('--- ') || t[0] === '%') decline();
+    // A document marker (`---`, `...`, `--- x`) or a directive (`%`): only a line starting with `-`, `.` or `%` can be one.
+    const c = text.charCodeAt(i);
+    if (c === 37 || ((c === 45 || c === 46) && (t === '---' || t === '...' || t.startsWith('--- ')))) decline();
     return { indent: i - s, text: t, index };
   }
 
-  /** Raw line `i` (0 ≤ i < rawCount), without its line break (a `\r` before it is kept). */
+  /** Raw line `i` (`hasRaw(i)`), without its line break (a `\r` before it is kept). */
   protected rawLine(i: number): string {
-    const s = this.starts[i] ?? this.text.length;
-    const next = this.starts[i + 1];
+    const s = this.startOf(i) ?? this.text.length;
+    const next = this.startOf(i + 1);
     return this.text.slice(s, next !== undefined ? next - 1 : this.text.length);
   }
 
@@ -322,8 +359,8 @@ export abstract class LineReader {
     const body: string[] = [];
     let i = line.index + 1;
     let blockIndent = -1;
-    for (; i < this.rawCount; i++) {
-      const l = this.rawLine(i).replace(/\r$/, '');
+    for (; this.hasRaw(i); i++) {
+      const l = withoutCr(this.rawLine(i));
       if (l.trim() === '') {
         // Spaces past the block's indentation are content; before the first text line they are left to yaml.
         if (blockIndent < 0 && l !== '') decline();
@@ -387,8 +424,8 @@ export abstract class LineReader {
       if (quote) decline();
       this.rawReads++;
       idx++;
-      if (idx >= this.rawCount) decline();
-      const raw = this.rawLine(idx).replace(/\r$/, '');
+      if (!this.hasRaw(idx)) decline();
+      const raw = withoutCr(this.rawLine(idx));
       text = raw.trim();
       // Continuation lines are indented past the parent (`yaml`: "must be sufficiently indented"); only the
       // line that closes the collection may stand at the parent's column (`annotations: {` ... `}`).
@@ -410,6 +447,11 @@ export abstract class LineReader {
     if (!ONLY_COMMENT.test(t.slice(node.end))) decline();
     return value;
   }
+}
+
+/** `l` without one `\r` at its end (`l.replace(/\r$/, '')` without the regex). */
+function withoutCr(l: string): string {
+  return l.charCodeAt(l.length - 1) === 13 ? l.slice(0, -1) : l;
 }
 
 /** Whether a structural line is a block sequence entry (`-` alone or `- ` and more). */

@@ -39,15 +39,39 @@ const MAX_SPANS = 4;
 /**
  * Whether `inlineValue` (fragment-lines.ts) reads the line text `v` (a plain scalar, nothing after it) as the string
  * `v`: its plain branch, step for step, on a text with no comment, no trailing white space and no `: `, resolving to
- * itself.
+ * itself. One pass over `v` finds a ` #` or a `: ` (what `includes` found); a last character that is no `:` and lies
+ * between `!` and `~` is no white space `trimEnd` would cut (every character it cuts is at most a space or beyond
+ * ASCII: ECMA-262 WhiteSpace and LineTerminator), so only another last character is looked at with `trimEnd`.
  */
 function plainValue(v: string): boolean {
   const c = v[0];
   // Quotes, brackets and block scalar indicators are among the characters that cannot start a plain scalar.
   if (c === undefined || NOT_PLAIN_START.has(c)) return false;
   if ((c === '-' || c === '?' || c === ':') && (v.length === 1 || v[1] === ' ')) return false;
-  if (v.includes(' #') || v.trimEnd() !== v || v.includes(': ') || v.endsWith(':')) return false;
+  const n = v.length;
+  const last = v.charCodeAt(n - 1);
+  if (last === 58 || ((last <= 32 || last >= 127) && v.trimEnd() !== v)) return false;
+  for (let i = 0, ch = v.charCodeAt(0); i < n - 1; i++) {
+    const after = v.charCodeAt(i + 1);
+    // ` #` (32, 35) starts a comment; `: ` (58, 32) would be read as a key.
+    if ((ch === 32 && after === 35) || (ch === 58 && after === 32)) return false;
+    ch = after;
+  }
   return resolvePlain(v, '1.1') === v;
+}
+
+/**
+ * Whether the line text `t` is the string `v` written in quotes (single or double) with nothing after it, so that
+ * `inlineValue` reads it as `v`: `quoted` finds the closing quote at the first quote character after the opening one
+ * (`quoteEnd`; in double quotes a backslash would escape the next character), so with no quote character of that kind
+ * in `v` (and no backslash in double quotes) it closes at the end of `t`; nothing then follows (`ONLY_COMMENT` holds for
+ * ''), and `unquote` returns the text between the quotes as it is (no `''` to fold, no escape to decode).
+ */
+function quotedAs(t: string, v: string): boolean {
+  const q = t.charCodeAt(0);
+  if ((q !== 39 && q !== 34) || t.length !== v.length + 2 || t.charCodeAt(t.length - 1) !== q) return false;
+  if (q === 39 ? v.includes("'") : v.includes('"') || v.includes('\\')) return false;
+  return t.slice(1, -1) === v;
 }
 
 /**
@@ -202,13 +226,17 @@ class FragmentVerifier extends LineReader {
    * Whether the value `t` after a key or a dash on `line` (its parent at column `indent`) reads as `exp`: as
    * `inlineValue` reads it, or, where `t` is `exp` itself and `exp` is a string that reads as itself written
    * plain (`plainValue`), without reading it again (the line after it is still looked at: a more indented one
-   * would continue the scalar).
+   * would continue the scalar), or is `exp` in quotes as `quotedAs` proves.
    */
   private scalar(t: string, line: Line, indent: number, exp: Json | undefined): boolean {
-    if (typeof exp === 'string' && t === exp && plainValue(exp)) {
-      const next = this.line(this.pos);
-      if (next && next.indent > indent) decline();
-      return this.same(exp, exp);
+    if (typeof exp === 'string') {
+      if (t === exp && plainValue(exp)) {
+        const next = this.line(this.pos);
+        if (next && next.indent > indent) decline();
+        return this.same(exp, exp);
+      }
+      // `quoted` (inlineValue's quote branch) looks at no other line.
+      if (quotedAs(t, exp)) return this.same(exp, exp);
     }
     return this.same(this.inlineValue(t, line, indent), exp);
   }
