@@ -14,36 +14,39 @@ import { setOwn } from '../../src/json.ts';
 
 const NAMES = Object.getOwnPropertyNames(Object.prototype).filter((k) => k !== '__proto__');
 
-t.test('a block mapping edited key by key: prototype-named keys dropped, kept and changed as the data says', async (t) => {
-  let edited = 0;
-  fc.assert(
-    fc.property(
-      fc.uniqueArray(fc.constantFrom(...NAMES, 'a', 'b', 'c'), { minLength: 2, maxLength: 8 }),
-      fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
-      fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
-      (textKeys, drop, change) => {
-        // The first key stays (a mapping losing every key is rewritten whole, not edited key by key).
-        const kept = textKeys.filter((_, i) => i === 0 || drop[i] !== true);
-        const m: { [k: string]: Json } = {};
-        kept.forEach((k, i) => setOwn(m, k, change[i] === true ? `new-${k}` : `v-${k}`));
-        const text = `kind: X\nm:\n${textKeys.map((k) => `  ${k}: v-${k}\n`).join('')}end: 1\n`;
-        const src = parseSource(text);
-        const item = src.items[0];
-        if (!item) return false;
-        const next = { kind: 'X', m, end: 1 };
-        const out = editText(text, item.node, item.value, next, [item.start, item.end], { seqIndent: 'compact' });
-        const whole = out === undefined ? text : text.slice(0, item.start) + out + text.slice(item.end);
-        const doc = parseDocument(whole);
-        const got = (doc.toJS() as { m?: { [k: string]: Json } }).m ?? {};
-        edited++;
-        return (
-          doc.errors.length === 0 &&
-          JSON.stringify(Object.keys(got)) === JSON.stringify(kept) &&
-          kept.every((k) => got[k] === m[k])
-        );
-      },
-    ),
-    { numRuns: 300 },
-  );
-  t.equal(edited, 300, 'every generated mapping edited and read back');
-});
+t.test(
+  'a block mapping edited key by key: prototype-named keys dropped, kept and changed as the data says',
+  async (t) => {
+    let edited = 0;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom(...NAMES, 'a', 'b', 'c'), { minLength: 2, maxLength: 8 }),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        (textKeys, drop, change) => {
+          // The first key stays (a mapping losing every key is rewritten whole, not edited key by key).
+          const kept = textKeys.filter((_, i) => i === 0 || drop[i] !== true);
+          const m: { [k: string]: Json } = {};
+          for (const [i, k] of kept.entries()) setOwn(m, k, change[i] === true ? `new-${k}` : `v-${k}`);
+          const text = `kind: X\nm:\n${textKeys.map((k) => `  ${k}: v-${k}\n`).join('')}end: 1\n`;
+          const src = parseSource(text);
+          const item = src.items[0];
+          if (!item) return false;
+          const next = { kind: 'X', m, end: 1 };
+          const out = editText(text, item.node, item.value, next, [item.start, item.end], { seqIndent: 'compact' });
+          const whole = out === undefined ? text : text.slice(0, item.start) + out + text.slice(item.end);
+          const doc = parseDocument(whole);
+          const got = (doc.toJS() as { m?: { [k: string]: Json } }).m ?? {};
+          edited++;
+          return (
+            doc.errors.length === 0 &&
+            JSON.stringify(Object.keys(got)) === JSON.stringify(kept) &&
+            kept.every((k) => got[k] === m[k])
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+    t.equal(edited, 300, 'every generated mapping edited and read back');
+  },
+);
