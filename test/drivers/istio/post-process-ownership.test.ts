@@ -26,8 +26,9 @@ function alignByCopy(pod: PodTemplate, templatePod: PodTemplate): void {
       const tc = templ.find((x) => x.name === String(c.name));
       if (!tc) return c;
       const out: JsonObject = {};
-      for (const k of Object.keys(tc)) if (k in c) setOwn(out, k, c[k]);
-      for (const k of Object.keys(c)) if (!(k in out)) setOwn(out, k, c[k]);
+      // Own keys only: a template key named like a prototype member (`constructor`) that the container lacks is absent.
+      for (const k of Object.keys(tc)) if (Object.hasOwn(c, k)) setOwn(out, k, c[k]);
+      for (const k of Object.keys(c)) if (!Object.hasOwn(out, k)) setOwn(out, k, c[k]);
       return out;
     });
   }
