@@ -22,6 +22,8 @@
  *     time (issue #8 §3; `generateShape`), each at sizes n, 2n, 4n (up to 20 000 items, 40 000 keys, 4 MiB,
  *     300 000 documents; `anchored-300k` also 10 000 plain Deployments with one anchored ConfigMap, which once
  *     sent every document through the `yaml` package), beside the round trip;
+ *   - `look-alikes`: n Deployments holding plain YAML 1.1 booleans (`on`, `no`) in string fields, n = 1 000,
+ *     2 000, 4 000, beside the round trip;
  *   - `memory`: the all-workloads package at 10 000 and 100 000 workloads, meshinject alone with Node's default
  *     heap, one run each: wall, CPU, peak RSS and their growth (bench/memory.ts);
  *   - `diff`: `meshinject diff`, `diff -i` and `check` (on the input and on the injected output) beside injecting
@@ -82,6 +84,7 @@ export const CLASSES = [
   'wide-maps',
   'huge-annotation',
   'anchored-300k',
+  'look-alikes',
   'memory',
   'diff',
   'startup',
@@ -378,6 +381,7 @@ const SHAPE_CLASSES: Partial<Record<ClassName, Array<{ shape: Shape; n: number; 
     { shape: 'anchored-docs', n: 75000, unit: 'documents' },
     { shape: 'one-anchored', n: 2500, unit: 'Deployments' },
   ],
+  'look-alikes': [{ shape: 'look-alikes', n: 1000, unit: 'Deployments' }],
 };
 
 /** The CLI arguments of a shape (wide-values carries its own functionConfig). */
@@ -402,7 +406,7 @@ async function benchShapes(cls: ClassName, args: Args, cliOk: boolean): Promise<
             shapeArgs(shape),
             file,
             'istio',
-            shape === 'compact-json' || shape === 'one-anchored' ? n : 1,
+            shape === 'compact-json' || shape === 'one-anchored' || shape === 'look-alikes' ? n : 1,
             heap,
             1,
           ),

@@ -1,7 +1,7 @@
 import { isJsonObject, jsonEqual, withoutNulls } from '../json.ts';
 import type { Json } from '../model.ts';
 import { matchEntries } from './flow-edit.ts';
-import { parseFragment } from '../yaml/read/fragment-reader.ts';
+import { readBlockStream } from '../yaml/read/manifest-reader.ts';
 import { verifyFragmentFast } from '../yaml/read/fragment-verifier.ts';
 import { readCore, readKubernetes } from '../yaml/read/readers.ts';
 
@@ -132,9 +132,10 @@ function single(r: ReturnType<typeof readKubernetes>): { value: Value } | undefi
  * Checks a rewritten resource. `oldText`/`newText` are the resource's source text before and after (the
  * first line starting at `column`); `old`/`next` its data as the pipeline read it and wants it.
  *
- * `simple`: the resource was read by the fast block reader (no anchors, merge keys, tags or YAML
- * 1.1/1.2 look-alikes, so both readings are `old`); the new text is re-read with the same fast reader
- * when it can, with the `yaml` package otherwise. `preamble`: the document's directives (`%TAG`) and `---`.
+ * `simple`: the resource was read by the fast block reader (no anchors, merge keys, tags or plain scalars the
+ * two readings read otherwise, so both readings are `old`); the new text is checked by the verifier
+ * (`verifyFragmentFast`), else re-read with the same fast block reader (which reads as both readings do), and with
+ * the `yaml` package where neither reads it. `preamble`: the document's directives (`%TAG`) and `---`.
  *
  * @returns undefined when the new text reads as intended, else a short description of the difference
  */
@@ -150,29 +151,55 @@ export function checkReadBack(
   // The column matters only for continuation lines (a one-line resource, e.g. compact JSON, reads alone).
   const standalone = (text: string): string => preamble + (text.includes('\n') ? ' '.repeat(column) : '') + text;
   if (simple) {
-    // Both readings of the input are `old` (the fast block reader declines YAML 1.1 look-alikes), so one
-    // YAML 1.1 reading of the new text suffices: the template reader's (values only, `yaml` for the rest).
-    // When it reads otherwise (or not at all), the full check below decides.
+    // Both readings of the input are `old` (the fast block reader declines what the two read otherwise), so
+    // one reading of the new text that both readings share suffices. The verifier's first (it reads no plain
+    // YAML 1.1 boolean, where Go's template reading differs), without building the data; it answers only
+    // "reads as intended". Else the fast block reader's, which reads what it accepts as both readings do
+    // (test/yaml/manifest-reader.test.ts); the full check below when it declines.
     const text = ' '.repeat(newText.includes('\n') ? column : 0) + newText;
-    // The verifier compares as the reader reads, without building the data; it answers only "reads as
-    // intended", and anything else is decided by reading the text.
     if (verifyFragmentFast(text, next, readsAs)) return undefined;
-    try {
-      if (readsAs(parseFragment(text), next)) return undefined;
-    } catch {
-      // not one document: see below
-    }
+    const fast = onlyBlockDocument(standalone(newText));
+    if (fast) return deltaProblem(old, fast, old, fast, old, next);
   }
   const json = readBackJson(oldText, newText, next);
   if (json !== undefined) return json || undefined;
   const after11 = single(readKubernetes(standalone(newText), !simple));
   if (!after11) return 'the new text is not one YAML document';
   const before11 = simple ? { value: old } : single(readKubernetes(standalone(oldText), true));
-  if (!before11 || !equalsWithDelta(before11.value, after11.value, old, next))
-    return 'the new text reads differently as YAML 1.1 (kubectl)';
+  if (!before11) return 'the new text reads differently as YAML 1.1 (kubectl)';
   const after12 = single(readCore(standalone(newText), !simple));
   const before12 = simple ? { value: old } : single(readCore(standalone(oldText), true));
-  if (!after12 || !before12 || !equalsWithDelta(before12.value, after12.value, old, next, true))
-    return 'the new text reads differently as YAML 1.2';
+  if (!after12 || !before12) {
+    return equalsWithDelta(before11.value, after11.value, old, next)
+      ? 'the new text reads differently as YAML 1.2'
+      : 'the new text reads differently as YAML 1.1 (kubectl)';
+  }
+  return deltaProblem(before11.value, after11.value, before12.value, after12.value, old, next);
+}
+
+/**
+ * The full check's verdict on the two readings (Kubernetes YAML 1.1, then YAML 1.2) of the old and the new text:
+ * undefined when each new reading is its old reading plus the change from `old` to `next` (`equalsWithDelta`).
+ */
+function deltaProblem(
+  before11: Value,
+  after11: Value,
+  before12: Value,
+  after12: Value,
+  old: Json,
+  next: Json,
+): string | undefined {
+  if (!equalsWithDelta(before11, after11, old, next)) return 'the new text reads differently as YAML 1.1 (kubectl)';
+  if (!equalsWithDelta(before12, after12, old, next, true)) return 'the new text reads differently as YAML 1.2';
   return undefined;
+}
+
+/**
+ * The data of `text` when the fast block reader reads it as exactly one non-empty document (it then reads as both
+ * the Kubernetes and the YAML 1.2 reading do), else undefined.
+ */
+function onlyBlockDocument(text: string): Value {
+  const docs = readBlockStream(text);
+  const [only] = docs ?? [];
+  return docs?.length === 1 && only && !('declined' in only) && only.node !== null ? only.value : undefined;
 }

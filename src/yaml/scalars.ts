@@ -93,6 +93,22 @@ export function resolvePlain(s: string, version: '1.1' | '1.2'): Json | undefine
 }
 
 /**
+ * A plain scalar's value in both readings of a manifest, or undefined where they may differ (the caller declines):
+ * the Kubernetes reading (src/yaml/read/readers.ts `K8S_YAML_OPTIONS`) and YAML 1.2 core. It is
+ * `resolvePlain(s, '1.2')`, except that the YAML 1.1 booleans (`yes`, `on`, `n`) are the strings they are in both
+ * (go-yaml v3, kustomize, and kubectl's typed decoding of string fields keep them as text). What the manifest reader
+ * (read/manifest-reader.ts, read/plain-cache.ts) resolves plain scalars with.
+ */
+export function resolveManifestPlain(s: string): Json | undefined {
+  return s.length <= 3 && YAML11_BOOL.has(s) ? s : resolvePlain(s, '1.2');
+}
+
+/** Whether `s` is a YAML 1.1 boolean (`y`, `yes`, `on`, `n`, `no`, `off`, in their cases) that YAML 1.2 reads as a string. */
+export function isYaml11Bool(s: string): boolean {
+  return s.length <= 3 && YAML11_BOOL.has(s);
+}
+
+/**
  * Plain strings that some YAML 1.1 reader resolves to something else than a string: booleans
  * (y/yes/on/off/...), null (~), numbers in 1.1 forms (0x1f, 017, 1_000, 1:20, .5, +1; and the looser
  * patterns of `yaml`'s 1.1 schema: `.`, `e5`), and timestamps.

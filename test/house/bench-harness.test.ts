@@ -140,3 +140,17 @@ t.test(
     t.equal((out.stdout.match(/^ {6}- name: istio-proxy$/gm) ?? []).length, 5, 'every Deployment injected');
   },
 );
+
+t.test('the look-alikes shape: the fast reader reads every Deployment; its 1.1 booleans stay strings', async (t) => {
+  const text = generateShape('look-alikes', 3);
+  const items = parseSource(text).items;
+  t.same(
+    items.map((it) => `${it.kind}/${it.reader}`),
+    Array(3).fill('Deployment/block'),
+  );
+  const out = run(text);
+  t.equal(out.exitCode, 0, out.stderr);
+  t.equal((out.stdout.match(/^ {6}- name: istio-proxy$/gm) ?? []).length, 3, 'every Deployment injected');
+  t.equal((out.stdout.match(/^ {10}value: no$/gm) ?? []).length, 3, 'the look-alike kept as written');
+  t.equal((out.stdout.match(/\{app: web, logging: on, /g) ?? []).length, 3, 'and in the pod labels');
+});

@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
+import { AGREED_FLOW } from '../../src/yaml/read/fragment-lines.ts';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 import { parseFragment, readFragmentFast } from '../../src/yaml/read/fragment-reader.ts';
@@ -571,7 +572,7 @@ t.test(
               };
         let text = block(root, 0, 1, comments);
         if (e) text = text.slice(0, e[0] % (text.length + 1)) + e[1] + text.slice(e[0] % (text.length + 1));
-        const read = readFragmentFast(text);
+        const read = readFragmentFast(text, AGREED_FLOW);
         if (read === undefined) {
           // What the reader declines, the verifier never claims.
           if (verifyFragmentFast(text, null, readsAs) !== undefined)
@@ -668,7 +669,7 @@ t.test(
                 multiline: false,
               };
         const text = block(root, 0, 1, comments);
-        const read = readFragmentFast(text);
+        const read = readFragmentFast(text, AGREED_FLOW);
         if (read === undefined) return true;
         // Every collection of the expected data is shared (deep-frozen), as a plan's token-free parts are.
         const expected = share(cloneJson(read));
@@ -696,7 +697,7 @@ t.test(
               `with proven spans: ${hot}, without: ${cold}, for ${JSON.stringify(c)} (proven on ${JSON.stringify(text)})`,
             );
           if (hot) {
-            const r = readFragmentFast(c);
+            const r = readFragmentFast(c, AGREED_FLOW);
             if (r === undefined || !readsAs(r, expected))
               throw new Error(`proven, but reads as ${JSON.stringify(r)}: ${JSON.stringify(c)}`);
           }
@@ -877,7 +878,7 @@ t.test(
             if (hot !== fresh)
               throw new Error(`with proven spans: ${hot}, without: ${fresh}, for ${JSON.stringify(changed)}`);
             if (hot) {
-              const r = readFragmentFast(changed);
+              const r = readFragmentFast(changed, AGREED_FLOW);
               if (r === undefined || !readsAs(r, expected))
                 throw new Error(`proven, but reads as ${JSON.stringify(r)}: ${JSON.stringify(changed)}`);
             } else planted++;
@@ -940,7 +941,7 @@ t.test(
         const text = nested ? `m:\n  - ${written}: 1\n    z: 2\n` : `${written}: 1\nz: 2\n`;
         const inner = { [expectedKey]: 1, z: 2 };
         const expected = nested ? { m: [inner] } : inner;
-        const read = readFragmentFast(text);
+        const read = readFragmentFast(text, AGREED_FLOW);
         const want = read !== undefined && readsAs(read, expected);
         const got = verifyFragmentFast(text, expected, readsAs);
         if (got === true && !want)
@@ -955,8 +956,11 @@ t.test(
       { numRuns: NUM_RUNS },
     );
     t.ok(proven > 0 && refused > proven, `${proven} proven, ${refused} refused (the key reads otherwise)`);
-    t.equal(verifyFragmentFast('yes: 1\n', { yes: 1 }, readsAs), undefined, '`yes:` is the key true in YAML 1.1');
-    t.equal(verifyFragmentFast('yes: 1\n', { true: 1 }, readsAs), true, '`yes:` read as the key true');
+    // `yes:` is the key true to Go's reading of template output and "yes" to the Kubernetes reading: the verifier
+    // proves neither (the read-back reads such a text with the fast block reader).
+    t.equal(verifyFragmentFast('yes: 1\n', { yes: 1 }, readsAs), undefined, '`yes:` not proven as the key "yes"');
+    t.equal(verifyFragmentFast('yes: 1\n', { true: 1 }, readsAs), undefined, '`yes:` not proven as the key true');
+    t.equal(verifyFragmentFast('a: on\n', { a: true }, readsAs), undefined, '`on` not proven as true');
     t.equal(verifyFragmentFast('"q": 1\n', { '"q"': 1 }, readsAs), undefined, 'a quoted key is its content');
   },
 );

@@ -10,6 +10,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import type { Json } from '../../src/model.ts';
+import { AGREED_FLOW } from '../../src/yaml/read/fragment-lines.ts';
 import { readFragmentFast } from '../../src/yaml/read/fragment-reader.ts';
 import { verifyFragmentFast } from '../../src/yaml/read/fragment-verifier.ts';
 import { readsAs } from '../../src/edit/read-back.ts';
@@ -63,7 +64,7 @@ t.test('the quoted and plain value shortcuts answer as reading the line does', a
     fc.property(value, ({ quote, inner, tail, list, after, expectInner }) => {
       const written = `${quote}${inner}${quote}${tail}`;
       const text = `${list ? `a:\n- ${written}` : `a: ${written}`}\n${after}`;
-      const read = readFragmentFast(text);
+      const read = readFragmentFast(text, AGREED_FLOW);
       const own: Json = expectInner || read === undefined ? { a: list ? [inner] : inner } : read;
       const expected: Json =
         after === 'next: 1\n' && (expectInner || read === undefined) ? { ...(own as object), next: 1 } : own;

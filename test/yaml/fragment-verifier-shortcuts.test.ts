@@ -10,6 +10,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import type { Json } from '../../src/model.ts';
+import { AGREED_FLOW } from '../../src/yaml/read/fragment-lines.ts';
 import { readFragmentFast } from '../../src/yaml/read/fragment-reader.ts';
 import { verifyFragmentFast } from '../../src/yaml/read/fragment-verifier.ts';
 import { readsAs } from '../../src/edit/read-back.ts';
@@ -92,7 +93,7 @@ t.test('the key and value shortcuts answer as reading the line does', async (t) 
       const body = (lead ? 'z: 0\n' : '') + (list ? `${key}:\n- ${value}\n` : `${key}:${gap}${value}\n`);
       const inner = nested ? `spec:\n${body.replace(/^/gm, '  ')}` : body;
       const text = `${inner}${after}`;
-      const read = readFragmentFast(text);
+      const read = readFragmentFast(text, AGREED_FLOW);
       const expectedKey = cut === undefined ? key : key.slice(0, cut % (key.length + 1));
       const own: Json = Object.assign(
         Object.create(null) as Record<string, Json>,

@@ -1,5 +1,14 @@
 import type { Json } from '../../model.ts';
-import { NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, type FlowRules } from './scan.ts';
+import {
+  NOT_PLAIN_START,
+  decline,
+  quoteEnd,
+  readFlow,
+  resolveAgreed,
+  resolveGo11,
+  unquote,
+  type FlowRules,
+} from './scan.ts';
 
 /**
  * The line table of a rendered fragment and its one-line pieces, shared by the fast fragment reader
@@ -9,6 +18,11 @@ import { NOT_PLAIN_START, decline, quoteEnd, readFlow, resolveGo11, unquote, typ
 
 /** Flow collections in templates: YAML 1.1 as Go reads it, trailing commas allowed (`{a: "1",}`). */
 export const FRAGMENT_FLOW: FlowRules = { resolve: resolveGo11, trailingComma: true };
+/**
+ * The read-back verifier's rules: `FRAGMENT_FLOW`, with plain scalars read only where every reading agrees
+ * (`resolveAgreed`: a YAML 1.1 boolean is declined, a string in the Kubernetes reading, true for Istio's injector).
+ */
+export const AGREED_FLOW: FlowRules = { resolve: resolveAgreed, trailingComma: true };
 
 /** What may follow a value on its line: spaces, then perhaps a comment (a `#` after a space). */
 export const ONLY_COMMENT = /^(?: *| +#.*)$/;
@@ -83,10 +97,14 @@ export abstract class LineReader {
   private peeked: { from: number; line: Line | undefined } | undefined;
   protected pos = 0;
 
-  constructor(text: string) {
+  /** How plain scalars and flow collections read (`FRAGMENT_FLOW` or `AGREED_FLOW`). */
+  protected readonly rules: FlowRules;
+
+  constructor(text: string, rules: FlowRules = FRAGMENT_FLOW) {
     // Tabs (as indentation, as separation, or in text) are left to yaml: one scan of the whole text.
     if (text.includes('\t')) decline();
     this.text = text;
+    this.rules = rules;
   }
 
   /**
@@ -317,7 +335,7 @@ export abstract class LineReader {
 
   protected key(k: string): string {
     if (k[0] === '"' || k[0] === "'") return String(this.quoted(k));
-    const v = resolveGo11(k.trimEnd());
+    const v = this.rules.resolve(k.trimEnd());
     return v === null ? '' : String(v);
   }
 
@@ -346,7 +364,7 @@ export abstract class LineReader {
     // A plain scalar continued on more-indented lines is a multi-line scalar: not handled here.
     const next = this.line(this.pos);
     if (next && next.indent > indent) decline();
-    return resolveGo11(s);
+    return this.rules.resolve(s);
   }
 
   protected blockScalar(header: string, line: Line, parentIndent: number): string {
@@ -443,7 +461,7 @@ export abstract class LineReader {
 
   /** A flow collection joined onto one line by `flowText` (`readFlow`, then nothing but a comment). */
   protected flow(t: string): Json {
-    const { value, node } = readFlow(t, 0, t.length, 0, FRAGMENT_FLOW);
+    const { value, node } = readFlow(t, 0, t.length, 0, this.rules);
     if (!ONLY_COMMENT.test(t.slice(node.end))) decline();
     return value;
   }

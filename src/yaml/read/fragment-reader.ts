@@ -2,7 +2,8 @@ import { parse } from 'yaml';
 import type { Json } from '../../model.ts';
 import { FRAGMENT_YAML_OPTIONS } from './readers.ts';
 import { Declined, decline } from './scan.ts';
-import { LineReader, afterSpaces, isEntry } from './fragment-lines.ts';
+import { FRAGMENT_FLOW, LineReader, afterSpaces, isEntry } from './fragment-lines.ts';
+import type { FlowRules } from './scan.ts';
 
 /**
  * Reads the block YAML that driver templates render (the hot path of injection: one fragment per
@@ -30,10 +31,13 @@ export function parseFragment(text: string): Json {
  * (`{a}`), keys in flow that are not strings, plain scalars whose readers disagree or that JSON cannot
  * hold exactly (`0x1f`, `0644`, `1_000`, `1:20`, `.inf`, integers beyond 2^53: `scalars.ts`), and any
  * structure it does not recognise (wrong indentation, `a: b: c`, text after a flow collection).
+ *
+ * @param rules how plain scalars read: `FRAGMENT_FLOW` (Go's YAML 1.1 reading of template output), or
+ *   `AGREED_FLOW` (the read-back verifier's: a YAML 1.1 boolean declined; what the verifier proves is this reading)
  */
-export function readFragmentFast(text: string): Json | undefined {
+export function readFragmentFast(text: string, rules: FlowRules = FRAGMENT_FLOW): Json | undefined {
   try {
-    return new FastReader(text).document();
+    return new FastReader(text, rules).document();
   } catch (e) {
     if (e instanceof Declined) return undefined;
     throw e;

@@ -2,7 +2,7 @@ import type { Json } from '../../model.ts';
 import { isJsonObject, isShared } from '../../json.ts';
 import { Declined, NOT_PLAIN_START, decline } from './scan.ts';
 import { resolvePlain } from '../scalars.ts';
-import { LineReader, afterSpaces, isEntry, type Line, type ProvenSpan } from './fragment-lines.ts';
+import { AGREED_FLOW, LineReader, afterSpaces, isEntry, type Line, type ProvenSpan } from './fragment-lines.ts';
 
 /**
  * Checks, without building the data, that the fast reader reads `text` as `expected`, as `same` compares
@@ -10,9 +10,12 @@ import { LineReader, afterSpaces, isEntry, type Line, type ProvenSpan } from './
  * this (issue #24: the read-back was a fifth of the injection's time, most of it building data only to
  * compare it).
  *
- * @returns true only when `readFragmentFast(text)` would read the whole text without declining and the
- *   result compares equal to `expected`; undefined for anything else (a difference, a decline, a key given
- *   twice), where the caller reads the text in full and decides
+ * It reads no plain scalar that is a YAML 1.1 boolean (`AGREED_FLOW`: `yes` is true for Istio's injector and the
+ * string "yes" in the Kubernetes reading), so what it proves holds in the Kubernetes and YAML 1.2 readings too.
+ *
+ * @returns true only when `readFragmentFast(text)` would read the whole text without declining, with no plain
+ *   YAML 1.1 boolean, and the result compares equal to `expected`; undefined for anything else (a difference, a
+ *   decline, a key given twice), where the caller reads the text in full and decides
  */
 export function verifyFragmentFast(
   text: string,
@@ -97,7 +100,7 @@ class FragmentVerifier extends LineReader {
     text: string,
     private readonly same: (read: Json | undefined, expected: Json | undefined) => boolean,
   ) {
-    super(text);
+    super(text, AGREED_FLOW);
     let proven = PROVEN.get(same);
     if (!proven) {
       proven = new WeakMap();

@@ -40,7 +40,9 @@ export interface DeclinedDocument {
  * A fast reader for the YAML that Kubernetes manifests are written in: block mappings and sequences
  * (either list indentation), plain, single- and double-quoted scalars on one line, `|` and `>` block
  * scalars, one-line flow collections, comments, blank lines, CRLF line ends and `---` document
- * separators. Plain scalars resolve with the YAML 1.2 core schema, as the `yaml` package does by default.
+ * separators. Plain scalars resolve with the YAML 1.2 core schema, as the `yaml` package does by default; it
+ * declines those the Kubernetes reading reads otherwise (`0644`, `1_000`), and reads the YAML 1.1 booleans
+ * (`yes`, `on`) as the strings both readings give (`resolveManifestPlain` of ../scalars.ts).
  *
  * It reads the whole stream in one pass over the text, building each document's data and `TextNode`
  * tree together. Where a document uses anything else (anchors, aliases, tags, explicit keys, multi-line
@@ -273,7 +275,7 @@ class BlockReader {
         if (colon < 0) decline();
         keyEnd = colon;
         while (text.charCodeAt(keyEnd - 1) === SPACE) keyEnd--;
-        // A key must read as the string it is written as (YAML 1.1 look-alikes, numbers, null: declined).
+        // A key must read as the string it is written as (numbers, null, 1.1 look-alikes other than booleans: declined).
         const resolved = this.plains.read(ks, keyEnd);
         key = this.plains.last;
         if (resolved !== key) decline();

@@ -1,5 +1,5 @@
 import type { Json } from '../../model.ts';
-import { resolvePlain } from '../scalars.ts';
+import { resolveManifestPlain } from '../scalars.ts';
 
 /** Number of entries of a `PlainCache` (a power of two), and the longest text it holds (UTF-16 code units). */
 const SIZE = 4096;
@@ -7,11 +7,11 @@ const MAX_LENGTH = 64;
 
 /**
  * A direct-mapped cache of short plain scalars (block mapping keys and plain values) for one input text, by a hash
- * of their characters: the string, and its YAML 1.2 core value (`resolvePlain(s, '1.2')` of `scalars.ts`;
- * undefined where the manifest reader declines it). A manifest repeats its keys and many values (`name`, `TCP`)
+ * of their characters: the string, and its value in both readings of a manifest (`resolveManifestPlain(s)` of
+ * `scalars.ts`; undefined where the manifest reader declines it). A manifest repeats its keys and many values (`name`, `TCP`)
  * in every document: a hit makes no string and resolves nothing, and gives the same string object each time,
  * which the engine has already made a property key. An entry depends only on its text, so a read gives what
- * `resolvePlain(text.slice(start, end), '1.2')` gives, whatever was read before
+ * `resolveManifestPlain(text.slice(start, end))` gives, whatever was read before
  * (test/yaml/manifest-reader-stream.test.ts). Used by `manifest-reader.ts`.
  */
 export class PlainCache {
@@ -26,7 +26,7 @@ export class PlainCache {
   }
 
   /**
-   * The YAML 1.2 core value of the plain scalar `text.slice(start, end)` (undefined: declined); its string is left
+   * The value (`resolveManifestPlain`) of the plain scalar `text.slice(start, end)` (undefined: declined); its string is left
    * in `last`.
    */
   read(start: number, end: number): Json | undefined {
@@ -35,7 +35,7 @@ export class PlainCache {
     if (len > MAX_LENGTH) {
       const long = text.slice(start, end);
       this.last = long;
-      return resolvePlain(long, '1.2');
+      return resolveManifestPlain(long);
     }
     let h = len;
     for (let i = start; i < end; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
@@ -46,7 +46,7 @@ export class PlainCache {
       return this.values[slot];
     }
     const s = text.slice(start, end);
-    const v = resolvePlain(s, '1.2');
+    const v = resolveManifestPlain(s);
     this.strings[slot] = s;
     this.values[slot] = v;
     this.last = s;

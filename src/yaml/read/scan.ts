@@ -1,6 +1,6 @@
 import type { Json } from '../../model.ts';
 import type { TextMap, TextNode, TextPair, TextSeq } from './text-node.ts';
-import { resolvePlain } from '../scalars.ts';
+import { isYaml11Bool, resolveManifestPlain, resolvePlain } from '../scalars.ts';
 
 /**
  * The pieces of the two fast readers (`manifest-reader.ts`, `fragment-reader.ts`) that read one line's worth
@@ -26,19 +26,29 @@ export const DOT = 46;
 /** Collections nested deeper than this are left to the `yaml` package. */
 export const MAX_DEPTH = 200;
 
-/**
- * A plain scalar's YAML 1.2 core value (`resolvePlain` in `scalars.ts`); declines the forms a YAML 1.1
- * reader reads otherwise (`yes`, `0644`, `1_000`, `-0x1f`, `1:20`) and numbers JSON cannot hold exactly.
- */
-export function resolveCore(s: string): Json {
-  const v = resolvePlain(s, '1.2');
-  return v === undefined ? decline() : v;
-}
-
 /** A plain scalar's value as Go reads YAML 1.1 (`yes` is true); declines rare forms (`0x1f`, `1_000`, `.inf`). */
 export function resolveGo11(s: string): Json {
   const v = resolvePlain(s, '1.1');
   return v === undefined ? decline() : v;
+}
+
+/**
+ * A plain scalar's value in both readings of a manifest (`resolveManifestPlain` in `scalars.ts`: the YAML 1.2 core
+ * value, with `yes`, `on` and the other 1.1 booleans the strings they are in the Kubernetes reading too); declines
+ * what the two readings may read otherwise (`0644`, `1_000`, `0x1f`).
+ */
+export function resolveManifest(s: string): Json {
+  const v = resolveManifestPlain(s);
+  return v === undefined ? decline() : v;
+}
+
+/**
+ * A plain scalar's value where Go's YAML 1.1 reading of template output, the Kubernetes reading and YAML 1.2 core
+ * all agree: `resolveGo11`, declining the 1.1 booleans too (`yes` is true for Istio's injector, a string for the
+ * Kubernetes reading). The read-back's verifier reads with it (src/yaml/read/fragment-verifier.ts).
+ */
+export function resolveAgreed(s: string): Json {
+  return isYaml11Bool(s) ? decline() : resolveGo11(s);
 }
 
 /** Whether a block sequence entry (`-` before a space or the line's end `ce`) starts at `i`. */
@@ -137,14 +147,17 @@ export function unquote(text: string, i: number, close: number): string {
 
 /** How a flow collection is read: the scalar rules, and whether a trailing comma (`{a: 1,}`) is read. */
 export interface FlowRules {
-  /** Resolves a plain scalar (declining what it does not read): `resolveCore` or `resolveGo11`. */
+  /** Resolves a plain scalar (declining what it does not read): `resolveManifest`, `resolveGo11` or `resolveAgreed`. */
   resolve: (s: string) => Json;
   /** Read `[a, b,]` as `[a, b]` (YAML allows it; Istio's templates write `annotations: {...,}`). */
   trailingComma: boolean;
 }
 
-/** The manifest reader's flow rules: YAML 1.2 core with 1.1 look-alikes declined; trailing commas declined. */
-export const MANIFEST_FLOW: FlowRules = { resolve: resolveCore, trailingComma: false };
+/**
+ * The manifest reader's flow rules: both manifest readings (`resolveManifest`: 1.1 look-alikes declined, 1.1
+ * booleans strings); trailing commas declined.
+ */
+export const MANIFEST_FLOW: FlowRules = { resolve: resolveManifest, trailingComma: false };
 
 /**
  * A flow collection at `i` that closes before `ce` (on the same line: `{a: 1, "b": [x, y]}`), nested at
