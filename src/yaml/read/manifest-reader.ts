@@ -18,6 +18,7 @@ import {
   unquote,
 } from './scan.ts';
 import { PlainCache } from './plain-cache.ts';
+import { closesOnLine, plainContinued, plainLineEnd, quotedContinued } from './multiline-scalars.ts';
 
 /**
  * One document of a YAML stream read by `readBlockStream`: its root as data and as a text tree, or both
@@ -38,21 +39,22 @@ export interface DeclinedDocument {
 
 /**
  * A fast reader for the YAML that Kubernetes manifests are written in: block mappings and sequences
- * (either list indentation), plain, single- and double-quoted scalars on one line, `|` and `>` block
- * scalars, one-line flow collections, comments, blank lines, CRLF line ends and `---` document
+ * (either list indentation), plain, single- and double-quoted scalars (values also wrapped over lines:
+ * multiline-scalars.ts), `|` and `>` block scalars, one-line flow collections, comments, blank lines, CRLF line
+ * ends and `---` document
  * separators. Plain scalars resolve with the YAML 1.2 core schema, as the `yaml` package does by default; it
  * declines those the Kubernetes reading reads otherwise (`0644`, `1_000`), and reads the YAML 1.1 booleans
  * (`yes`, `on`) as the strings both readings give (`resolveManifestPlain` of ../scalars.ts).
  *
  * It reads the whole stream in one pass over the text, building each document's data and `TextNode`
- * tree together. Where a document uses anything else (anchors, aliases, tags, explicit keys, multi-line
- * plain or quoted scalars, multi-line flow collections, tabs outside block scalars, duplicate keys, `<<` or
+ * tree together. Where a document uses anything else (anchors, aliases, tags, explicit keys, wrapped scalars
+ * multiline-scalars.ts leaves, multi-line flow collections, tabs outside block scalars, duplicate keys, `<<` or
  * `__proto__` keys, keys that are not strings, and everything that is not valid YAML) it declines that
  * document: it is given by its text (`DeclinedDocument`) for the caller to read with the `yaml` package,
  * which also gives the error messages, and the documents around it are still read. It declines the whole
  * input (undefined) for what concerns more than one document: directives, a `...` marker between read
  * documents, control characters. What it accepts it reads exactly as `yaml`'s `parseAllDocuments(text)` +
- * `toJS()` does (checked by a differential property test).
+ * `toJS()` does and as the Kubernetes reading does (readers.ts; test/yaml/manifest-reader*.test.ts).
  *
  * A declined document ends where the next line is `---` at column 0 followed by a space, a tab or the line's
  * end: YAML allows no such line inside a document (its `c-forbidden` rule). The caller parses each declined
@@ -357,7 +359,11 @@ class BlockReader {
         this.cs = i;
         return this.map(this.ind);
       }
-      if ((c === 34 || c === 39) && text.charCodeAt(quoteEnd(text, i, this.ce) + 1) === COLON) {
+      if (
+        (c === 34 || c === 39) &&
+        closesOnLine(text, i, this.ce) &&
+        text.charCodeAt(quoteEnd(text, i, this.ce) + 1) === COLON
+      ) {
         this.ind = i - this.ls;
         this.cs = i;
         return this.map(this.ind);
@@ -374,9 +380,11 @@ class BlockReader {
     let node: TextNode;
     if (c === 124 || c === 62) return this.blockScalar(i, indent);
     if (c === 34 || c === 39) {
-      const close = quoteEnd(this.text, i, this.ce);
-      value = unquote(this.text, i, close);
+      const multi = closesOnLine(text, i, this.ce) ? undefined : quotedContinued(text, i, indent);
+      const close = multi ? multi.close : quoteEnd(text, i, this.ce);
+      value = multi ? multi.value : unquote(text, i, close);
       node = { t: 'scalar', style: c === 34 ? 'double' : 'single', start: i, end: close + 1, outerEnd: 0 };
+      if (multi) this.load(text.lastIndexOf('\n', close) + 1);
       this.lineRest(close + 1);
     } else if (c === 123 || c === 91) {
       const f = readFlow(this.text, i, this.ce, this.depth);
@@ -389,21 +397,13 @@ class BlockReader {
         ((c === DASH || c === 63 || c === COLON) && (i + 1 >= this.ce || text.charCodeAt(i + 1) === SPACE))
       )
         decline();
-      let e = this.ce;
-      for (let j = i; j < this.ce; j++) {
-        const ch = text.charCodeAt(j);
-        if (ch === HASH && text.charCodeAt(j - 1) === SPACE) {
-          e = j;
-          break;
-        }
-        if (ch === COLON && (j + 1 >= this.ce || text.charCodeAt(j + 1) === SPACE)) decline();
-        if (ch === TAB) decline();
-      }
-      while (text.charCodeAt(e - 1) === SPACE) e--;
-      const v = this.plains.read(i, e);
+      const { end: e, commented } = plainLineEnd(text, i, this.ce);
+      const more = commented ? undefined : plainContinued(text, i, e, this.nx, indent);
+      const v = more ? more.value : this.plains.read(i, e);
       if (v === undefined) decline();
       value = v;
-      node = { t: 'scalar', style: 'plain', start: i, end: e, outerEnd: 0 };
+      node = { t: 'scalar', style: 'plain', start: i, end: more ? more.end : e, outerEnd: 0 };
+      if (more) this.load(text.lastIndexOf('\n', more.end - 1) + 1);
     }
     node.outerEnd = this.nx;
     this.load(this.nx);
