@@ -18,7 +18,7 @@ import {
   unquote,
 } from './scan.ts';
 import { PlainCache } from './plain-cache.ts';
-import { closesOnLine, plainContinued, plainLineEnd, quotedContinued } from './multiline-scalars.ts';
+import { closeOnLine, plainContinued, plainLineEnd, quotedContinued } from './multiline-scalars.ts';
 
 /**
  * One document of a YAML stream read by `readBlockStream`: its root as data and as a text tree, or both
@@ -359,11 +359,8 @@ class BlockReader {
         this.cs = i;
         return this.map(this.ind);
       }
-      if (
-        (c === 34 || c === 39) &&
-        closesOnLine(text, i, this.ce) &&
-        text.charCodeAt(quoteEnd(text, i, this.ce) + 1) === COLON
-      ) {
+      const close = c === 34 || c === 39 ? closeOnLine(text, i, this.ce) : -1;
+      if (close >= 0 && text.charCodeAt(close + 1) === COLON) {
         this.ind = i - this.ls;
         this.cs = i;
         return this.map(this.ind);
@@ -380,8 +377,9 @@ class BlockReader {
     let node: TextNode;
     if (c === 124 || c === 62) return this.blockScalar(i, indent);
     if (c === 34 || c === 39) {
-      const multi = closesOnLine(text, i, this.ce) ? undefined : quotedContinued(text, i, indent);
-      const close = multi ? multi.close : quoteEnd(text, i, this.ce);
+      const onLine = closeOnLine(text, i, this.ce);
+      const multi = onLine < 0 ? quotedContinued(text, i, indent) : undefined;
+      const close = multi ? multi.close : onLine;
       value = multi ? multi.value : unquote(text, i, close);
       node = { t: 'scalar', style: c === 34 ? 'double' : 'single', start: i, end: close + 1, outerEnd: 0 };
       if (multi) this.load(text.lastIndexOf('\n', close) + 1);

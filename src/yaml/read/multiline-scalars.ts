@@ -53,18 +53,21 @@ export function plainLineEnd(text: string, i: number, ce: number): { end: number
   return { end: e, commented };
 }
 
-/** Whether the quoted scalar at `i` closes before `ce`, the end of its line (`quoteEnd` of scan.ts finds where). */
-export function closesOnLine(text: string, i: number, ce: number): boolean {
+/**
+ * Index of the closing quote of the quoted scalar at `i` when it closes before `ce`, the end of its line; -1 when it
+ * does not (`quoteEnd` of scan.ts, without declining).
+ */
+export function closeOnLine(text: string, i: number, ce: number): number {
   const q = text.charCodeAt(i);
   for (let j = i + 1; j < ce; j++) {
     const ch = text.charCodeAt(j);
     if (q === 34 && ch === 92) j++;
     else if (ch === q) {
       if (q === 39 && text.charCodeAt(j + 1) === 39) j++;
-      else return true;
+      else return j;
     }
   }
-  return false;
+  return -1;
 }
 
 /**
@@ -81,6 +84,11 @@ export function plainContinued(
   nx: number,
   indent: number,
 ): { value: string; end: number; nx: number } | undefined {
+  // The common case first, without scanning a line: the next line is not blank and not more indented.
+  let q = nx;
+  while (text.charCodeAt(q) === SPACE) q++;
+  const c0 = text.charCodeAt(q);
+  if (q >= text.length || (q - nx <= indent && c0 !== 10 && c0 !== CR)) return undefined;
   let value = text.slice(start, end);
   let last = end;
   let lastNx = nx;
