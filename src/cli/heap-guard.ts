@@ -38,29 +38,34 @@ function collectGarbage(): (() => void) | undefined {
 
 /**
  * What the heap guard reads of the heap, in bytes: the old generation's limit, the heap in use now (live data
- * and garbage not yet collected), and a full garbage collection (absent where V8 refuses `--expose-gc`).
+ * and garbage not yet collected), and a full garbage collection (false where none can run: V8 refuses
+ * `--expose-gc`).
  */
 export interface HeapProbe {
   oldSpace(): number;
   used(): number;
-  collect?: () => void;
+  collect(): boolean;
 }
 
-/** The probe of this isolate's V8 heap (the main thread's, or a contained run's Worker: src/cli/contained.ts). */
-function v8Probe(): HeapProbe {
-  const collect = collectGarbage();
-  return {
-    oldSpace: oldSpaceBytes,
-    used: () => getHeapStatistics().used_heap_size,
-    ...(collect ? { collect } : {}),
-  };
-}
+/**
+ * The probe of this isolate's V8 heap (the main thread's, or a contained run's Worker: src/cli/contained.ts).
+ * `--expose-gc` is set only at the first collection, never for a run that stays below the mark (see `gc`).
+ */
+const V8_PROBE: HeapProbe = {
+  oldSpace: () => oldSpaceBytes(),
+  used: () => getHeapStatistics().used_heap_size,
+  collect: () => {
+    const collect = collectGarbage();
+    collect?.();
+    return collect !== undefined;
+  },
+};
 
 /**
  * A progress hook that stops the run with a clear error, before V8 aborts with "JavaScript heap out of memory",
  * when the live heap nears the old generation's limit (`HEAP_STOP` of it), checked after every resource. Garbage
  * never stops a run: whenever the heap in use is above the mark, a full collection runs first and the run stops
- * only when what is live after it is still above the mark (without `probe.collect`, the heap in use decides).
+ * only when what is live after it is still above the mark (where no collection can run, the heap in use decides).
  * The message gives the limit, the live heap, how far the run got and a `--max-old-space-size` value that should
  * suffice. Nothing has been written then (output is complete or none).
  *
@@ -70,14 +75,13 @@ function v8Probe(): HeapProbe {
  * @param probe the heap read (default: this isolate's V8 heap)
  * @throws CliError
  */
-export function heapGuard(probe: HeapProbe = v8Probe()): (done: number, total: number) => void {
+export function heapGuard(probe: HeapProbe = V8_PROBE): (done: number, total: number) => void {
   const oldSpace = probe.oldSpace();
   const stop = HEAP_STOP * oldSpace;
   return (done, total) => {
     let used = probe.used();
     if (used < stop) return;
-    if (probe.collect) {
-      probe.collect();
+    if (probe.collect()) {
       used = probe.used();
       if (used < stop) return;
     }

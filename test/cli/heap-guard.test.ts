@@ -21,14 +21,12 @@ function scripted(withCollect: boolean) {
   const probe: HeapProbe = {
     oldSpace: () => OLD_SPACE,
     used: () => state.live + state.garbage,
-    ...(withCollect
-      ? {
-          collect: () => {
-            state.collections++;
-            state.garbage = 0;
-          },
-        }
-      : {}),
+    collect: () => {
+      if (!withCollect) return false;
+      state.collections++;
+      state.garbage = 0;
+      return true;
+    },
   };
   return { state, probe };
 }

@@ -11,6 +11,7 @@ import {
   NOT_PLAIN_START,
   SPACE,
   TAB,
+  closeOnLine,
   decline,
   quoteEnd,
   readFlow,
@@ -18,7 +19,7 @@ import {
   unquote,
 } from './scan.ts';
 import { PlainCache } from './plain-cache.ts';
-import { closeOnLine, plainContinued, plainLineEnd, quotedContinued } from './multiline-scalars.ts';
+import { plainContinued, plainLineEnd, quotedContinued } from './multiline-scalars.ts';
 
 /**
  * One document of a YAML stream read by `readBlockStream`: its root as data and as a text tree, or both

@@ -54,23 +54,6 @@ export function plainLineEnd(text: string, i: number, ce: number): { end: number
 }
 
 /**
- * Index of the closing quote of the quoted scalar at `i` when it closes before `ce`, the end of its line; -1 when it
- * does not (`quoteEnd` of scan.ts, without declining).
- */
-export function closeOnLine(text: string, i: number, ce: number): number {
-  const q = text.charCodeAt(i);
-  for (let j = i + 1; j < ce; j++) {
-    const ch = text.charCodeAt(j);
-    if (q === 34 && ch === 92) j++;
-    else if (ch === q) {
-      if (q === 39 && text.charCodeAt(j + 1) === 39) j++;
-      else return j;
-    }
-  }
-  return -1;
-}
-
-/**
  * The lines that continue a plain scalar whose first line holds `first` (text from `start` to `end`, no comment
  * after it; the next line starts at `nx`), in a collection at column `indent`: undefined when the next content
  * line is not more indented (a one-line scalar). Else its folded value, the end of its last line's text and the

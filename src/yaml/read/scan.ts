@@ -103,6 +103,15 @@ const DOUBLE_ESCAPES: Record<string, string> = {
 
 /** Index of the closing quote of the quoted scalar at `i`, before `ce` (the line's end; multi-line: declined). */
 export function quoteEnd(text: string, i: number, ce: number): number {
+  const j = closeOnLine(text, i, ce);
+  return j < 0 ? decline() : j;
+}
+
+/**
+ * Index of the closing quote of the quoted scalar at `i` when it closes before `ce`, the end of its line; -1 when it
+ * does not (`quoteEnd` without declining).
+ */
+export function closeOnLine(text: string, i: number, ce: number): number {
   const q = text.charCodeAt(i);
   for (let j = i + 1; j < ce; j++) {
     const ch = text.charCodeAt(j);
@@ -112,7 +121,7 @@ export function quoteEnd(text: string, i: number, ce: number): number {
       else return j;
     }
   }
-  return decline();
+  return -1;
 }
 
 /** The value of the quoted scalar from `i` to its closing quote `close` (YAML escapes decoded). */
