@@ -68,7 +68,8 @@ export interface SourceItem {
   release(): void;
   /**
    * Which reader read it: `block`, the fast block reader (no anchors, merge keys, tags, nor plain scalars
-   * the Kubernetes reading and YAML 1.2 read differently), or `yaml` (also when absent), the `yaml` package (YAML 1.1 with merge keys).
+   * the Kubernetes reading and YAML 1.2 read differently), or `yaml` (also when absent), the `yaml` package
+   * (YAML 1.1 with merge keys).
    */
   reader?: 'block' | 'yaml';
   /** `%TAG`/`%YAML` directive lines of the resource's document and a `---` line, for reading its text alone. */

@@ -41,9 +41,9 @@ export interface DeclinedDocument {
 /**
  * A fast reader for the YAML that Kubernetes manifests are written in: block mappings and sequences
  * (either list indentation), plain, single- and double-quoted scalars (values also wrapped over lines:
- * multiline-scalars.ts), `|` and `>` block scalars, one-line flow collections, comments, blank lines, CRLF line
- * ends and `---` document
- * separators. Plain scalars resolve with the YAML 1.2 core schema, as the `yaml` package does by default; it
+ * multiline-scalars.ts), `|` and `>` block scalars, one-line flow collections, comments, blank lines, CRLF
+ * line ends and `---` document separators. Plain scalars resolve with the YAML 1.2 core schema, as the
+ * `yaml` package does by default; it
  * declines those the Kubernetes reading reads otherwise (`0644`, `1_000`), and reads the YAML 1.1 booleans
  * (`yes`, `on`) as the strings both readings give (`resolveManifestPlain` of ../scalars.ts).
  *
@@ -278,7 +278,7 @@ class BlockReader {
         if (colon < 0) decline();
         keyEnd = colon;
         while (text.charCodeAt(keyEnd - 1) === SPACE) keyEnd--;
-        // A key must read as the string it is written as (numbers, null, 1.1 look-alikes other than booleans: declined).
+        // A key must read as the string it is written as (numbers, null, 1.1 look-alikes but booleans: declined).
         const resolved = this.plains.read(ks, keyEnd);
         key = this.plains.last;
         if (resolved !== key) decline();

@@ -3,14 +3,14 @@ import { COLON, CR, DASH, HASH, SPACE, TAB, decline, unquote } from './scan.ts';
 
 /**
  * Plain and quoted scalars written over several lines in block context, for the manifest reader
- * (manifest-reader.ts): what YAML emitters that wrap long strings at a line width write (PyYAML and the `yaml`
- * package do by default, at 80 columns). The lines fold as YAML 1.2 folds flow scalars (spec 7.3 and 7.3.3): the line
- * breaks between two lines become a space, each empty line between them a line feed, and the white space around
- * a break is dropped. What is unusual is declined (the caller then leaves the document to the `yaml` package):
- * a tab or a `: ` in a plain scalar's lines, a continuation line that starts with `- `, `? ` or `: `, a
- * line not indented more than the parent collection, a backslash at the end of a double-quoted line, and a
- * plain scalar that folds to anything but a string. Differential property tests hold what it reads to the `yaml`
- * package (test/yaml/manifest-reader.test.ts, test/yaml/manifest-reader-multiline.test.ts).
+ * (manifest-reader.ts): what YAML emitters that wrap long strings at a line width write (PyYAML and the
+ * `yaml` package do by default, at 80 columns). The lines fold as YAML 1.2 folds flow scalars (spec 7.3 and
+ * 7.3.3): the line break between two lines becomes a space, each empty line between them a line feed, and the
+ * white space around a break is dropped. What is unusual is declined (the caller then leaves the document to
+ * the `yaml` package): a tab or a `: ` in a plain scalar's lines, a continuation line that starts with `- `,
+ * `? ` or `: `, a line not indented more than the parent collection, a backslash at the end of a double-quoted
+ * line, and a plain scalar that folds to anything but a string. Differential property tests hold what it
+ * reads to the `yaml` package (test/yaml/manifest-reader.test.ts, test/yaml/manifest-reader-multiline.test.ts).
  */
 
 /** One line of the text: its content (`cs` to `ce`, line break excluded), its indentation and the next line. */
@@ -21,6 +21,7 @@ interface RawLine {
   nx: number;
 }
 
+/** The line that starts at `p`. */
 function lineAt(text: string, p: number): RawLine {
   let cs = p;
   while (text.charCodeAt(cs) === SPACE) cs++;
@@ -54,10 +55,10 @@ export function plainLineEnd(text: string, i: number, ce: number): { end: number
 }
 
 /**
- * The lines that continue a plain scalar whose first line holds `first` (text from `start` to `end`, no comment
- * after it; the next line starts at `nx`), in a collection at column `indent`: undefined when the next content
- * line is not more indented (a one-line scalar). Else its folded value, the end of its last line's text and the
- * start of the line after that.
+ * The lines that continue a plain scalar whose first line's text runs from `start` to `end` (no comment after it;
+ * the next line starts at `nx`), in a collection at column `indent`: undefined when the next content line is not
+ * more indented (a one-line scalar). Else its folded value, the end of its last line's text and the start of the
+ * line after that.
  * @throws Declined (scan.ts) for what is left to the `yaml` package
  */
 export function plainContinued(

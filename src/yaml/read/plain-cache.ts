@@ -8,10 +8,10 @@ const MAX_LENGTH = 64;
 /**
  * A direct-mapped cache of short plain scalars (block mapping keys and plain values) for one input text, by a hash
  * of their characters: the string, and its value in both readings of a manifest (`resolveManifestPlain(s)` of
- * `scalars.ts`; undefined where the manifest reader declines it). A manifest repeats its keys and many values (`name`, `TCP`)
- * in every document: a hit makes no string and resolves nothing, and gives the same string object each time,
- * which the engine has already made a property key. An entry depends only on its text, so a read gives what
- * `resolveManifestPlain(text.slice(start, end))` gives, whatever was read before
+ * `scalars.ts`; undefined where the manifest reader declines it). A manifest repeats its keys and many values
+ * (`name`, `TCP`) in every document: a hit makes no string and resolves nothing, and gives the same string
+ * object each time, which the engine has already made a property key. An entry depends only on its text, so a
+ * read gives what `resolveManifestPlain(text.slice(start, end))` gives, whatever was read before
  * (test/yaml/manifest-reader-stream.test.ts). Used by `manifest-reader.ts`.
  */
 export class PlainCache {
@@ -26,8 +26,8 @@ export class PlainCache {
   }
 
   /**
-   * The value (`resolveManifestPlain`) of the plain scalar `text.slice(start, end)` (undefined: declined); its string is left
-   * in `last`.
+   * The value (`resolveManifestPlain`) of the plain scalar `text.slice(start, end)` (undefined: declined); its
+   * string is left in `last`.
    */
   read(start: number, end: number): Json | undefined {
     const { text } = this;
