@@ -15,7 +15,7 @@ import { fieldSchema, type PatchSchema } from './patch-schema.ts';
  * merge meets both sides, as `mergeMap` does: a map into a map (not a `replace` field), a merge-keyed list entry into
  * the original entry with the same merge key. Conservative: false for anything it does not follow exactly (a `$`
  * key, a `__proto__` key, a list entry that is not a map or whose merge key is not a string, a finite number or a
- * boolean, a new list entry holding an own `__proto__`, which `mergeMap` would write by assignment), and the caller
+ * boolean, a new list entry holding an own `__proto__`, left to the general merge's own-key writes), and the caller
  * then merges the patch as it is. `original` and `patch` are only read. Cost: the part of `patch` the merge meets in
  * `original` (for an injection, the pod's metadata maps and the container lists' merge keys).
  */

@@ -18,6 +18,7 @@ import { isJsonObject, jsonEqual } from '../../src/json.ts';
 import { ORIGINAL_ANNOTATION } from '../../src/patch/status-record.ts';
 import type { Json, JsonObject, PodTemplate } from '../../src/model.ts';
 import type { Inventory } from '../../src/contract/driver.ts';
+import { podJson } from '../helpers/pod-json.ts';
 
 // ---- the previous diff, as it was (the reference) ----
 function oldSameJson(a: Json | undefined, b: Json | undefined): boolean {
@@ -67,16 +68,7 @@ function oldDiffValues(now: Json | undefined, want: Json | undefined, path: Arra
 }
 
 /** Pod-shaped JSON with keys that collide often. */
-const key = fc.constantFrom('name', 'port', 'path', 'labels', 'annotations', 'a', '__proto__');
-const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    fc.constantFrom<Json>('HTTP', 8080, '8080', true, null, ''),
-    fc.array(tie('v') as fc.Arbitrary<Json>, { maxLength: 3 }),
-    fc.dictionary(key, tie('v') as fc.Arbitrary<Json>, { maxKeys: 4 }),
-  ),
-})).v;
-const podLike = fc.record({ metadata: fc.dictionary(key, value, { maxKeys: 3 }), spec: fc.dictionary(key, value) });
+const { value, pod: podLike } = podJson(['name', 'port', 'path', 'labels', 'annotations', 'a', '__proto__']);
 
 /** `v` with one place changed (a value replaced, a key dropped, or a map's keys reversed), picked by `seed`. */
 function mutate(v: Json, seed: number, other: Json): Json {

@@ -12,18 +12,10 @@ import { applyRepairs, diffRepairs, fingerprint, sameJson } from '../../src/patc
 import { ORIGINAL_ANNOTATION, readOriginal } from '../../src/patch/status-record.ts';
 import { run } from '../../src/index.ts';
 import type { Json, JsonObject, PodTemplate } from '../../src/model.ts';
+import { podJson } from '../helpers/pod-json.ts';
 
 /** Pod-shaped JSON: a few keys that collide often, so that maps share keys in different orders. */
-const key = fc.constantFrom('name', 'port', 'path', 'scheme', 'httpGet', 'labels', 'a', '__proto__');
-const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    fc.constantFrom<Json>('HTTP', 8080, '8080', true, null, ''),
-    fc.array(tie('v') as fc.Arbitrary<Json>, { maxLength: 3 }),
-    fc.dictionary(key, tie('v') as fc.Arbitrary<Json>, { maxKeys: 4 }),
-  ),
-})).v;
-const pod = fc.record({ metadata: fc.dictionary(key, value, { maxKeys: 3 }), spec: fc.dictionary(key, value) });
+const { pod } = podJson(['name', 'port', 'path', 'scheme', 'httpGet', 'labels', 'a', '__proto__']);
 
 /** `pod` with its labels' and annotations' keys sorted: their order is the text's, not the repairs' (status-repairs.ts). */
 function metadataSorted(pod: JsonObject): JsonObject {

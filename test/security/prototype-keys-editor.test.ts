@@ -6,11 +6,9 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { parseDocument } from 'yaml';
-import { parseSource } from '../../src/krm/source.ts';
-import { editText } from '../../src/edit/text-edit.ts';
 import type { Json } from '../../src/model.ts';
 import { setOwn } from '../../src/json.ts';
+import { editMapping } from '../helpers/edit-mapping.ts';
 
 const NAMES = Object.getOwnPropertyNames(Object.prototype).filter((k) => k !== '__proto__');
 
@@ -28,20 +26,11 @@ t.test(
           const kept = textKeys.filter((_, i) => i === 0 || drop[i] !== true);
           const m: { [k: string]: Json } = {};
           for (const [i, k] of kept.entries()) setOwn(m, k, change[i] === true ? `new-${k}` : `v-${k}`);
-          const text = `kind: X\nm:\n${textKeys.map((k) => `  ${k}: v-${k}\n`).join('')}end: 1\n`;
-          const src = parseSource(text);
-          const item = src.items[0];
-          if (!item) return false;
-          const next = { kind: 'X', m, end: 1 };
-          const out = editText(text, item.node, item.value, next, [item.start, item.end], { seqIndent: 'compact' });
-          const whole = out === undefined ? text : text.slice(0, item.start) + out + text.slice(item.end);
-          const doc = parseDocument(whole);
-          const got = (doc.toJS() as { m?: { [k: string]: Json } }).m ?? {};
+          const r = editMapping(textKeys, m);
+          if (!r) return false;
           edited++;
           return (
-            doc.errors.length === 0 &&
-            JSON.stringify(Object.keys(got)) === JSON.stringify(kept) &&
-            kept.every((k) => got[k] === m[k])
+            r.ok && JSON.stringify(Object.keys(r.got)) === JSON.stringify(kept) && kept.every((k) => r.got[k] === m[k])
           );
         },
       ),

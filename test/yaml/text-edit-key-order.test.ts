@@ -6,10 +6,8 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { parseDocument } from 'yaml';
-import { parseSource } from '../../src/krm/source.ts';
-import { editText } from '../../src/edit/text-edit.ts';
 import type { Json } from '../../src/model.ts';
+import { editMapping } from '../helpers/edit-mapping.ts';
 
 /** The key order the rule gives: kept keys in text order, each followed by the new keys anchored to it. */
 function expectedOrder(textKeys: readonly string[], nextKeys: readonly string[]): string[] {
@@ -45,24 +43,16 @@ t.test('new keys of a block mapping go after the closest existing key before the
           .map((k, i) => ({ k, r: shuffle[i] ?? 0 }))
           .sort((a, b) => a.r - b.r)
           .map((x) => x.k);
-        const text = `kind: X\nm:\n${textKeys.map((k) => `  ${k}: v-${k}\n`).join('')}end: 1\n`;
         const m: { [k: string]: Json } = {};
         for (const k of nextKeys) m[k] = changeOne && k === keptKeys[0] ? 'changed' : `v-${k}`;
-        const src = parseSource(text);
-        const item = src.items[0];
-        if (!item) return false;
-        // The text editor itself, not `emitChanged`: its read-back would send a wrong edit to the Document path.
-        const next = { kind: 'X', m, end: 1 };
-        const out = editText(text, item.node, item.value, next, [item.start, item.end], { seqIndent: 'compact' });
-        const whole = out === undefined ? text : text.slice(0, item.start) + out + text.slice(item.end);
-        const doc = parseDocument(whole);
-        const got = (doc.toJS() as { m?: { [k: string]: Json } }).m ?? {};
+        const r = editMapping(textKeys, m);
+        if (!r) return false;
         edited++;
         return (
-          doc.errors.length === 0 &&
-          JSON.stringify(Object.keys(got)) === JSON.stringify(expectedOrder(textKeys, nextKeys)) &&
-          nextKeys.every((k) => got[k] === m[k]) &&
-          whole.endsWith('end: 1\n')
+          r.ok &&
+          JSON.stringify(Object.keys(r.got)) === JSON.stringify(expectedOrder(textKeys, nextKeys)) &&
+          nextKeys.every((k) => r.got[k] === m[k]) &&
+          r.text.endsWith('end: 1\n')
         );
       },
     ),
