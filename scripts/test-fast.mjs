@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** How the suite starts a process: the helpers (runCli, runTool, runWith), child_process, the bundle check, the bench's measure. */
 export const SPAWNS =
-  /\b(runCli|runTool|runWith|spawnSync|spawn|execFileSync|execFile|execSync|exec|fork|ensureFreshBundle|gitSnapshot|gitDiff|measure|hasGnuTime)\(/;
+  /\b(runCli|runTool|runWith|spawnSync|spawn|execFileSync|execFile|execSync|exec|fork|ensureFreshBundle|gitSnapshot|gitDiff|measure|hasGnuTime|runNestedTap)\(/;
 
 /** Every test file under test/ (relative to the repository), sorted. */
 export function testFiles(dir = join(ROOT, 'test')) {

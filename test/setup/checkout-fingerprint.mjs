@@ -21,9 +21,16 @@ function watchedUnder(dir) {
   } catch {
     return [];
   }
-  return names
-    .map((n) => join(dir, n))
-    .filter((f) => (dir !== 'src' || /\.gen\.[a-z.]+$/.test(f)) && statSync(join(ROOT, f)).isFile());
+  return names.map((n) => join(dir, n)).filter((f) => (dir !== 'src' || /\.gen\.[a-z.]+$/.test(f)) && isFile(f));
+}
+
+/** Whether `f` (relative to the checkout) is a file now; false when it is gone since the listing. */
+function isFile(f) {
+  try {
+    return statSync(join(ROOT, f)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** `{ path: "<size> <mtime ms> <sha256>" }` for every watched file that exists, paths relative to the checkout. */
@@ -31,14 +38,14 @@ export function fingerprint() {
   const out = {};
   for (const f of [...WATCHED_DIRS.flatMap(watchedUnder), ...WATCHED_FILES]) {
     let st;
+    let bytes;
     try {
       st = statSync(join(ROOT, f));
+      bytes = readFileSync(join(ROOT, f));
     } catch {
-      continue;
+      continue; // gone since the listing: recorded as absent
     }
-    const sha = createHash('sha256')
-      .update(readFileSync(join(ROOT, f)))
-      .digest('hex');
+    const sha = createHash('sha256').update(bytes).digest('hex');
     out[relative(ROOT, join(ROOT, f))] = `${st.size} ${st.mtimeMs} ${sha}`;
   }
   return out;

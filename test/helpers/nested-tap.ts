@@ -1,0 +1,77 @@
+/**
+ * The checkout's real tap, run from a test as a user runs it from a shell (test/house/test-data.test.ts,
+ * test/security/rotating-seed.test.ts). Not a test file itself.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from './e2e.ts';
+
+const TAP = join(ROOT, 'node_modules/.bin/tap');
+
+/** What a nested tap run gave: its exit code (null when a signal ended it), the signal, stdout then stderr. */
+export interface NestedTapRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  /** Why it could not run at all (spawnSync's error message), else undefined. */
+  error: string | undefined;
+}
+
+/**
+ * Whether an environment variable belongs to the tap run this test runs in, so that a nested run must not see
+ * it: tap's settings (`TAP*`), its process tracking (`_TAPJS_*`) and `NODE_OPTIONS`, where that tracking adds
+ * its `--import` (a user's shell has none of them).
+ */
+export function setByRunningTap(name: string): boolean {
+  return name.startsWith('TAP') || name.startsWith('_TAPJS_') || name === 'NODE_OPTIONS';
+}
+
+/**
+ * Whether a nested run ended before tap ran any test file: it failed and printed no `# Subtest:` line (tap's
+ * `before` script or tap itself failed, or a signal ended it first).
+ */
+export function endedBeforeAnyFile(r: NestedTapRun): boolean {
+  return r.status !== 0 && !/^# Subtest: /m.test(r.out);
+}
+
+/**
+ * Runs `tap --reporter=tap ...files` in the checkout, in this process's environment less what the running tap
+ * set ({@link setByRunningTap}) and less `clear`, plus `env`. Synchronous; output up to 64 MiB. A run that ended
+ * before any test file ran ({@link endedBeforeAnyFile}) is run once more, and `onRetry` is given its report
+ * ({@link nestedTapReport}) to print: what such a run failed on is no assertion of the files, and the second
+ * run's verdict stands.
+ */
+export function runNestedTap(
+  files: readonly string[],
+  env: Readonly<Record<string, string>>,
+  clear: readonly string[] = [],
+  onRetry: (report: string) => void = () => {},
+): NestedTapRun {
+  const base: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!setByRunningTap(k) && !clear.includes(k)) base[k] = v;
+  const once = (): NestedTapRun => {
+    const r = spawnSync(TAP, ['--reporter=tap', ...files], {
+      cwd: ROOT,
+      env: { ...base, ...env },
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    return { status: r.status, signal: r.signal, out: `${r.stdout ?? ''}${r.stderr ?? ''}`, error: r.error?.message };
+  };
+  const first = once();
+  if (!endedBeforeAnyFile(first)) return first;
+  onRetry(nestedTapReport(first, 3000));
+  return once();
+}
+
+/**
+ * A failure message for a nested run: how it ended, then its failed assertions with the lines after each (or, with
+ * none, the end of its output), cut to `limit` characters.
+ */
+export function nestedTapReport(r: NestedTapRun, limit = 8000): string {
+  const ended = r.error ? `could not run: ${r.error}` : r.signal ? `ended by ${r.signal}` : `exit ${r.status}`;
+  const lines = r.out.split('\n');
+  const failures = lines.flatMap((l, i) => (/^\s*not ok /.test(l) ? lines.slice(i, i + 30) : [])).join('\n');
+  const detail = failures || r.out.slice(-limit);
+  return `${ended}\n${detail}`.slice(0, limit);
+}

@@ -1,0 +1,38 @@
+// The nested tap runs of test/house/test-data.test.ts and test/security/rotating-seed.test.ts
+// (test/helpers/nested-tap.ts): they start clean of the running tap's environment, a run that tap ended before
+// any test file is run once more with the first run reported, and a failure message says how the run ended.
+import t from 'tap';
+import { endedBeforeAnyFile, nestedTapReport, runNestedTap, setByRunningTap } from '../helpers/nested-tap.ts';
+
+t.test("the running tap's variables are not passed on", async (t) => {
+  for (const k of ['TAP', 'TAP_BEFORE', 'TAP_CHILD_ID', '_TAPJS_PROCESSINFO_CWD_', 'NODE_OPTIONS'])
+    t.ok(setByRunningTap(k), k);
+  for (const k of ['PATH', 'HOME', 'CI', 'MESHINJECT_TEST_DATA', 'NODE_EXTRA_CA_CERTS']) t.notOk(setByRunningTap(k), k);
+  t.ok(process.env.TAP, 'this file runs under tap, so the nested run below starts from a tap environment');
+});
+
+t.test('a run whose before script fails is run once more, and stays failed', async (t) => {
+  const reports: string[] = [];
+  const r = runNestedTap(['test/yaml/text-edit.test.ts'], { TAP_BEFORE: 'test/setup/no-such-script.mjs' }, [], (m) =>
+    reports.push(m),
+  );
+  t.equal(reports.length, 1, 'retried once');
+  t.not(r.status, 0, 'the second run fails too');
+  t.ok(endedBeforeAnyFile(r), 'and ran no file');
+  t.match(reports[0], /^exit \d+\n/, 'the first run is reported with its exit code');
+  t.match(reports[0], /no-such-script/, 'and its output');
+});
+
+t.test('endedBeforeAnyFile and nestedTapReport', async (t) => {
+  const ran = '# Subtest: test/a.test.ts\n    not ok 1 - x\n      wanted: 1\nnot ok 1 - test/a.test.ts\n';
+  t.notOk(endedBeforeAnyFile({ status: 1, signal: null, out: ran, error: undefined }), 'a file ran');
+  t.notOk(endedBeforeAnyFile({ status: 0, signal: null, out: '', error: undefined }), 'a pass');
+  t.ok(endedBeforeAnyFile({ status: null, signal: 'SIGKILL', out: 'TAP version 14\n', error: undefined }));
+  t.match(nestedTapReport({ status: 1, signal: null, out: ran, error: undefined }), /^exit 1\n {4}not ok 1 - x\n/);
+  t.match(
+    nestedTapReport({ status: null, signal: 'SIGTERM', out: 'tail', error: undefined }),
+    /^ended by SIGTERM\ntail$/,
+  );
+  t.match(nestedTapReport({ status: null, signal: null, out: '', error: 'spawnSync tap ENOENT' }), /^could not run: /);
+  t.equal(nestedTapReport({ status: 1, signal: null, out: 'y'.repeat(10_000), error: undefined }, 100).length, 100);
+});
