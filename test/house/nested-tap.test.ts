@@ -7,7 +7,7 @@ import { endedBeforeAnyFile, nestedTapReport, runNestedTap, setByRunningTap } fr
 t.test("the running tap's variables are not passed on", async (t) => {
   for (const k of ['TAP', 'TAP_BEFORE', 'TAP_CHILD_ID', '_TAPJS_PROCESSINFO_CWD_', 'NODE_OPTIONS'])
     t.ok(setByRunningTap(k), k);
-  for (const k of ['PATH', 'HOME', 'CI', 'MESHINJECT_TEST_DATA', 'NODE_EXTRA_CA_CERTS']) t.notOk(setByRunningTap(k), k);
+  for (const k of ['PATH', 'HOME', 'CI', 'MESHINJECT_PLANS', 'NODE_EXTRA_CA_CERTS']) t.notOk(setByRunningTap(k), k);
   t.ok(process.env.TAP, 'this file runs under tap, so the nested run below starts from a tap environment');
 });
 
