@@ -13,7 +13,7 @@
  * silently stops checking conformance. Not a test file itself.
  */
 import t from 'tap';
-import { appendFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -41,10 +41,18 @@ function record(line: string): void {
   appendFileSync(join(dir, 'records.tsv'), `${line}\n`);
 }
 
-/** The test file that is running, relative to the repository (for the notice). */
+/**
+ * The test file that is running, relative to the repository (for the notice). Its real path: a nested tap runs the
+ * checkout's files through symbolic links from a project root of its own (test/helpers/nested-tap.ts).
+ */
 function suiteName(): string {
   const main = process.argv[1];
-  return main ? relative(ROOT, main) : 'unknown suite';
+  if (!main) return 'unknown suite';
+  try {
+    return relative(ROOT, realpathSync(main));
+  } catch {
+    return relative(ROOT, main);
+  }
 }
 
 /**

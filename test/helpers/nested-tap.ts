@@ -3,8 +3,9 @@
  * test/security/rotating-seed.test.ts). Not a test file itself.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './e2e.ts';
+import { makeTempDir, ROOT } from './e2e.ts';
 
 const TAP = join(ROOT, 'node_modules/.bin/tap');
 
@@ -35,33 +36,66 @@ export function endedBeforeAnyFile(r: NestedTapRun): boolean {
 }
 
 /**
- * Runs `tap --reporter=tap ...files` in the checkout, in this process's environment less what the running tap
- * set ({@link setByRunningTap}) and less `clear`, plus `env`. Synchronous; output up to 64 MiB. A run that ended
- * before any test file ran ({@link endedBeforeAnyFile}) is run once more, and `onRetry` is given its report
- * ({@link nestedTapReport}) to print: what such a run failed on is no assertion of the files, and the second
- * run's verdict stands.
+ * A project root of its own for a nested run, in a temporary folder: a symbolic link to each entry of the checkout
+ * but `.tap`, tap's state folder, which the nested run then makes there (`.tap/plugins`, where `tap plugin add`
+ * installs, is linked too).
+ *
+ * Why: tap keeps its state in `.tap/` under the project root, and a run deletes `.tap/processinfo` as it starts.
+ * Every test process of the running suite, and every node process those start, writes its record there as it
+ * exits. A nested tap sharing the checkout's root deletes that folder while they write into it. Its delete then
+ * fails (`ENOTEMPTY`), and tap ends before running any file (the CI runs of 3f8adce and 151350c). Or an exiting
+ * test process finds the folder gone (`ENOENT`), and its file fails.
+ *
+ * tap finds the root from its working folder. The test files, `before` script and `--import`s are named relative to
+ * that root, and through the links node loads them from the checkout, under their real paths.
+ */
+export function ownProjectRoot(): { dir: string; cleanup: () => void } {
+  const root = makeTempDir('nested-tap');
+  for (const name of readdirSync(ROOT)) if (name !== '.tap') symlinkSync(join(ROOT, name), join(root.dir, name));
+  const plugins = join(ROOT, '.tap', 'plugins');
+  if (existsSync(plugins)) {
+    mkdirSync(join(root.dir, '.tap'));
+    symlinkSync(plugins, join(root.dir, '.tap', 'plugins'));
+  }
+  return root;
+}
+
+/**
+ * Runs `tap --reporter=tap ...files` on the checkout's files, from a project root of its own ({@link ownProjectRoot}),
+ * in this process's environment less what the running tap set ({@link setByRunningTap}) and less `clear`, plus
+ * `env`. Synchronous; output up to 64 MiB. A run that ended before any test file ran ({@link endedBeforeAnyFile}) is
+ * run once more, and `onRetry` is given its report ({@link nestedTapReport}) to print: what such a run failed on is
+ * no assertion of the files, and the second run's verdict stands. `root`: the project root to run from (a test of the
+ * isolation itself); by default a fresh one, removed after.
  */
 export function runNestedTap(
   files: readonly string[],
   env: Readonly<Record<string, string>>,
   clear: readonly string[] = [],
   onRetry: (report: string) => void = () => {},
+  root?: string,
 ): NestedTapRun {
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!setByRunningTap(k) && !clear.includes(k)) base[k] = v;
+  const own = root === undefined ? ownProjectRoot() : undefined;
+  const cwd = root ?? (own as { dir: string }).dir;
   const once = (): NestedTapRun => {
     const r = spawnSync(TAP, ['--reporter=tap', ...files], {
-      cwd: ROOT,
+      cwd,
       env: { ...base, ...env },
       encoding: 'utf8',
       maxBuffer: 64 << 20,
     });
     return { status: r.status, signal: r.signal, out: `${r.stdout ?? ''}${r.stderr ?? ''}`, error: r.error?.message };
   };
-  const first = once();
-  if (!endedBeforeAnyFile(first)) return first;
-  onRetry(nestedTapReport(first, 3000));
-  return once();
+  try {
+    const first = once();
+    if (!endedBeforeAnyFile(first)) return first;
+    onRetry(nestedTapReport(first, 3000));
+    return once();
+  } finally {
+    own?.cleanup();
+  }
 }
 
 /**

@@ -2,7 +2,16 @@
 // (test/helpers/nested-tap.ts): they start clean of the running tap's environment, a run that tap ended before
 // any test file is run once more with the first run reported, and a failure message says how the run ended.
 import t from 'tap';
-import { endedBeforeAnyFile, nestedTapReport, runNestedTap, setByRunningTap } from '../helpers/nested-tap.ts';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/e2e.ts';
+import {
+  endedBeforeAnyFile,
+  nestedTapReport,
+  ownProjectRoot,
+  runNestedTap,
+  setByRunningTap,
+} from '../helpers/nested-tap.ts';
 
 t.test("the running tap's variables are not passed on", async (t) => {
   for (const k of ['TAP', 'TAP_BEFORE', 'TAP_CHILD_ID', '_TAPJS_PROCESSINFO_CWD_', 'NODE_OPTIONS'])
@@ -48,4 +57,39 @@ t.test('endedBeforeAnyFile and nestedTapReport', async (t) => {
   const report = nestedTapReport({ status: 1, signal: null, out: long, error: undefined }, 1000);
   t.match(report, /^exit 1\nnot ok 1 - test unfinished\n[\s\S]*cause\.mjs'\n$/, 'the end of the output is kept');
   t.ok(report.length <= 1000, 'within the limit');
+});
+
+t.test("a nested run keeps to its own project root: the running tap's .tap/processinfo is left alone", async (t) => {
+  // tap deletes `.tap/processinfo` under its project root as it starts, while the running suite's processes write
+  // their records there as they exit: in the checkout, the delete failed (ENOTEMPTY) and ended a nested run early.
+  const own = ownProjectRoot();
+  t.teardown(own.cleanup);
+  const planted = join(own.dir, '.tap', 'processinfo', 'planted.json');
+  mkdirSync(join(own.dir, '.tap', 'processinfo'), { recursive: true });
+  writeFileSync(planted, '{}\n');
+  const inOwn = runNestedTap(['test/yaml/text-edit.test.ts'], {}, [], () => {}, own.dir);
+  t.equal(inOwn.status, 0, `the run passes: ${inOwn.status === 0 ? 'it did' : nestedTapReport(inOwn, 3000)}`);
+  t.notOk(existsSync(planted), 'tap clears the processinfo folder of the root it runs from');
+  t.ok(existsSync(join(own.dir, '.tap', 'test-results', 'test', 'yaml', 'text-edit.test.ts.tap')), 'and writes there');
+
+  const mine = join(ROOT, '.tap', 'processinfo', `nested-tap-test-${process.pid}.json`);
+  mkdirSync(join(ROOT, '.tap', 'processinfo'), { recursive: true });
+  writeFileSync(mine, '{}\n');
+  t.teardown(() => rmSync(mine, { force: true }));
+  const r = runNestedTap(['test/yaml/text-edit.test.ts'], {});
+  t.equal(r.status, 0, `the run passes: ${r.status === 0 ? 'it did' : nestedTapReport(r, 3000)}`);
+  t.ok(existsSync(mine), "a nested run from its own root leaves the checkout's .tap/processinfo alone");
+});
+
+t.test('no test starts tap but through the nested-tap helper', async (t) => {
+  const files = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(join(dir, e.name)) : /\.(ts|mjs|js)$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
+  const starts = files('test').filter(
+    (f) =>
+      f !== join('test', 'helpers', 'nested-tap.ts') &&
+      /\.bin\/tap\b|@tapjs\/run/.test(readFileSync(join(ROOT, f), 'utf8')),
+  );
+  t.same(starts, [], 'only test/helpers/nested-tap.ts names the tap binary');
 });
