@@ -43,8 +43,8 @@ export function endedBeforeAnyFile(r: NestedTapRun): boolean {
  * Why: tap keeps its state in `.tap/` under the project root, and a run deletes `.tap/processinfo` as it starts.
  * Every test process of the running suite, and every node process those start, writes its record there as it
  * exits. A nested tap sharing the checkout's root deletes that folder while they write into it. Its delete then
- * fails (`ENOTEMPTY`), and tap ends before running any file (the CI runs of 3f8adce and 151350c). Or an exiting
- * test process finds the folder gone (`ENOENT`), and its file fails.
+ * fails (`ENOTEMPTY`), and tap ends before running any file, which fits how the CI runs of 3f8adce and 151350c
+ * failed. Or an exiting test process finds the folder gone (`ENOENT`), and its file fails.
  *
  * tap finds the root from its working folder. The test files, `before` script and `--import`s are named relative to
  * that root, and through the links node loads them from the checkout, under their real paths.
