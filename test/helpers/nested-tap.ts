@@ -2,6 +2,7 @@
  * The checkout's real tap, run from a test as a user runs it from a shell (test/house/test-data.test.ts,
  * test/security/rotating-seed.test.ts). Not a test file itself.
  */
+import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,21 +65,22 @@ export function ownProjectRoot(): { dir: string; cleanup: () => void } {
  * Runs `tap --reporter=tap ...files` on the checkout's files, from a project root of its own ({@link ownProjectRoot}),
  * in this process's environment less what the running tap set ({@link setByRunningTap}) and less `clear`, plus
  * `env`. Synchronous; output up to 64 MiB. A run that ended before any test file ran ({@link endedBeforeAnyFile}) is
- * run once more, and `onRetry` is given its report ({@link nestedTapReport}) to print: what such a run failed on is
- * no assertion of the files, and the second run's verdict stands. `root`: the project root to run from (a test of the
+ * run once more, and `onRetry` is given its report ({@link nestedTapReport}; by default printed as a comment of the
+ * running test): what such a run failed on is no assertion of the files, and the second run's verdict stands. `root`: the project root to run from (a test of the
  * isolation itself); by default a fresh one, removed after.
  */
 export function runNestedTap(
   files: readonly string[],
   env: Readonly<Record<string, string>>,
   clear: readonly string[] = [],
-  onRetry: (report: string) => void = () => {},
+  onRetry: (report: string) => void = (report) =>
+    t.comment(`tap ended before running a file, run again; the first run: ${report}`),
   root?: string,
 ): NestedTapRun {
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!setByRunningTap(k) && !clear.includes(k)) base[k] = v;
   const own = root === undefined ? ownProjectRoot() : undefined;
-  const cwd = root ?? (own as { dir: string }).dir;
+  const cwd = own?.dir ?? root;
   const once = (): NestedTapRun => {
     const r = spawnSync(TAP, ['--reporter=tap', ...files], {
       cwd,
