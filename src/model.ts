@@ -45,8 +45,8 @@ export interface PodMeta {
   name?: string;
   generateName?: string;
   namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
+  labels?: Record<string, string> | null;
+  annotations?: Record<string, string> | null;
   ownerReferences?: JsonObject[];
   [key: string]: Json | undefined;
 }

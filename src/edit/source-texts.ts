@@ -11,7 +11,8 @@ import type { Json } from '../model.ts';
 import type { TextNode, TextPair } from '../yaml/read/text-node.ts';
 import { emitAfterDash, emitAfterKey, type BlockStyle } from '../yaml/emit/emit-block.ts';
 import { matchEntries } from './flow-edit.ts';
-import { itemTextOf, lineStartDash, sourceTextOf } from './text-edit.ts';
+import { itemTextOf, sourceTextOf } from './text-edit.ts';
+import { column, lineStartDash } from './text-lines.ts';
 
 /** A node's path (keys and list indexes) below the node the walk starts at, and its source text (`SourceTexts`). */
 export type NodeText = [Array<string | number>, string];
@@ -81,7 +82,9 @@ function differingTexts(
       if (jsonEqual(b, a)) continue;
       if (whole(v, b, a) || hasProperties(text, pair.keyNode.end, v.start)) {
         const t = sourceTextOf(text, pair, column(text, pair.keyNode.start));
-        if (t !== undefined && t !== emitAfterKey(b as Json, 0, style) && !plainFlow(v, t, a))
+        // A null is kept whatever its text: the text editor writes no fresh null (a null value means absent), so
+        // without its text uninject would drop the key (`annotations:` with no value, which the injection filled).
+        if (t !== undefined && (b === null || t !== emitAfterKey(b as Json, 0, style)) && !plainFlow(v, t, b, a))
           out.push([[...path, k], t]);
       } else {
         path.push(k);
@@ -108,7 +111,7 @@ function differingTexts(
       if (jsonEqual(b, a)) continue;
       if (whole(item, b, a) || hasProperties(text, lineStartDash(text, item), item.start)) {
         const t = itemTextOf(text, item);
-        if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t, a))
+        if (t !== undefined && t !== emitAfterDash(b as Json, 0, style) && !plainFlow(item, t, b, a))
           out.push([[...path, i], t]);
       } else {
         path.push(i);
@@ -147,13 +150,23 @@ function hasProperties(text: string, from: number, to: number): boolean {
  * A flow collection on one line with nothing but plain scalars (no quotes, comment, anchor or alias) that the
  * injection changed but kept (`after` is a collection of the same kind): the flow editor edits it in place and
  * gives it back, so it needs no entry. One the injection removed or reshaped (Istio's rewrite of a
- * `tcpSocket: {port: 8080}` readiness probe) is written anew by uninject, in block style: it keeps its text.
+ * `tcpSocket: {port: 8080}` readiness probe) is written anew by uninject, in block style: it keeps its text. So
+ * does an empty one (`annotations: { }`, `before` empty): the text editor writes the entries an injection gives it
+ * in block style, and uninject's `{}` would not give back its spacing.
  */
-function plainFlow(node: TextNode, text: string, after: Json | undefined): boolean {
+function plainFlow(node: TextNode, text: string, before: Json | undefined, after: Json | undefined): boolean {
+  const empty = isJsonObject(before) ? Object.keys(before).length === 0 : Array.isArray(before) && before.length === 0;
+  if (empty) return false;
   const kept = node.t === 'map' ? isJsonObject(after) : Array.isArray(after);
   return kept && node.t !== 'scalar' && node.t !== 'alias' && node.flow && !/["'#&*!|>]|\n./.test(text);
 }
 
-function column(text: string, pos: number): number {
-  return pos - (text.lastIndexOf('\n', pos - 1) + 1);
+/**
+ * The source text ({@link sourceTextOf}) of the pair `key` of `parent`, a block mapping; undefined where `parent`
+ * is not one or lacks the key.
+ */
+export function pairText(text: string, parent: TextNode | undefined, key: string | undefined): string | undefined {
+  if (parent?.t !== 'map' || parent.flow) return undefined;
+  const pair = parent.pairs.find((p) => p.key === key);
+  return pair ? sourceTextOf(text, pair, column(text, pair.keyNode.start)) : undefined;
 }

@@ -12,7 +12,8 @@ import {
   spaces,
   type BlockStyle,
 } from '../yaml/emit/emit-block.ts';
-import { applyEdits, matchEntries, editFlow, type FlowStyle } from './flow-edit.ts';
+import { applyEdits, matchEntries, editFlow, Unfaithful, type FlowStyle } from './flow-edit.ts';
+import { column, headCommentStart, lineStart, lineStartDash, startsLine, trailingCommentsEnd } from './text-lines.ts';
 import { defined } from '../checked.ts';
 
 /**
@@ -47,7 +48,10 @@ export function editText(
   record?: Edit[],
   texts?: SourceTexts,
 ): string | undefined {
-  const ctx: Ctx = texts ? { text, style, flow, edits: [], texts, path: [] } : { text, style, flow, edits: [] };
+  const end = range[1];
+  const ctx: Ctx = texts
+    ? { text, end, style, flow, edits: [], texts, path: [] }
+    : { text, end, style, flow, edits: [] };
   if (root.t !== 'map' || !isJsonObject(old) || !isJsonObject(next)) throw new Error('a resource must be a mapping');
   // `null` map values mean absent (Kubernetes reads null as absent): handled where maps are patched.
   const target = next as JsonObj;
@@ -65,6 +69,11 @@ export function editText(
     return whole;
   }
   if (ctx.edits.length === 0) return undefined;
+  // Nothing is edited past the resource's range: the caller writes the text after it as it stands, so an edit there
+  // would write it twice. The editor reads no further (`commentsEnd`); should an edit still reach past it, the
+  // resource is written by the slower path instead.
+  for (const e of ctx.edits)
+    if (e.end > range[1]) throw new Unfaithful('an edit past the end of the resource', range[1]);
   if (record) for (const e of ctx.edits) record.push(e);
   const out = applyEdits(text, range[0], range[1], ctx.edits);
   // A resource without a final line break keeps it that way (removing its last lines leaves the break before them).
@@ -77,6 +86,11 @@ type Edit = import('../krm/write.ts').Edit;
 
 interface Ctx {
   text: string;
+  /**
+   * Where the resource's text ends: comment lines after its last node (`      # end of containers` ending the
+   * document) lie past it, and the caller writes them after the new text as they stand.
+   */
+  end: number;
   style: BlockStyle;
   flow: FlowStyle;
   edits: Edit[];
@@ -166,21 +180,6 @@ function itemEnd(text: string, item: TextNode): number {
   return end;
 }
 
-/**
- * `text.lastIndexOf('\n', pos - 1) + 1`, read back character by character (the search starts at `pos - 1` put
- * within [0, length - 1], as `lastIndexOf` puts it): a line's start is a few characters back, nearer than the
- * call into the engine's search that `lastIndexOf` is (issue #40, a mapping's key column in every mapping edited).
- */
-function lineStart(text: string, pos: number): number {
-  let at = Math.min(Math.max(pos - 1, 0), text.length - 1);
-  while (at >= 0 && text.charCodeAt(at) !== 10) at--;
-  return at + 1;
-}
-
-function column(text: string, pos: number): number {
-  return pos - lineStart(text, pos);
-}
-
 /** End of a pair: after its value's trailing comment and newline. */
 function pairEnd(text: string, pair: TextPair): number {
   const v = pair.value;
@@ -194,54 +193,12 @@ function pairEnd(text: string, pair: TextPair): number {
 }
 
 /**
- * Where a node's trailing comment block ends: `end` (the end of the node's last line) moved past the comment
- * lines, and blank lines between them, indented deeper than `col` (the node's dash or key column). Such
- * comments annotate the node above them (an operator's container ending with a commented-out `#resources:`
- * block), so what is added after the node goes after them; a comment at `col` or left of it annotates what
- * follows and stays after the addition (issue #21 §2). Blank lines after the last such comment stay where
- * they are. `end` itself when no comment follows or `end` is not at a line start.
+ * {@link trailingCommentsEnd} within the resource's text (`ctx.end`): the comment lines that end a document follow
+ * its last node but not the resource, and an addition after them would be written past the resource (twice, once
+ * in the new text and once as the text after it); it goes in front of them instead.
  */
-export function trailingCommentsEnd(text: string, end: number, col: number): number {
-  if (end === 0 || text[end - 1] !== '\n') return end;
-  let at = end;
-  let pos = end;
-  while (pos < text.length) {
-    const nl = text.indexOf('\n', pos);
-    const lineEnd = nl < 0 ? text.length : nl + 1;
-    // Both groups take part in every match, and the pattern matches every line (both may be empty).
-    const m = defined(/^([ \t]*)(#?)/.exec(text.slice(pos, lineEnd)) ?? undefined, 'the indentation of a line');
-    const indent = defined(m[1], 'the indentation group');
-    const rest = text.slice(pos + m[0].length, lineEnd);
-    if (m[2] === '' && /^\r?\n?$/.test(rest)) {
-      pos = lineEnd; // a blank line: part of the block only if another deeper comment follows
-      continue;
-    }
-    if (m[2] !== '#' || indent.length <= col || indent.includes('\t')) break;
-    at = lineEnd;
-    pos = lineEnd;
-  }
-  return at;
-}
-
-/**
- * Where the comment lines right above the line starting at `start` begin: the run of lines holding only a
- * comment at column `col` or left of it (a comment so placed annotates what follows it, as kpt and
- * `trailingCommentsEnd` read it). `start` itself when no such line precedes it.
- */
-function headCommentStart(text: string, start: number, col: number): number {
-  let at = start;
-  while (at > 0) {
-    const prev = lineStart(text, at - 1);
-    const m = /^([ ]*)#/.exec(text.slice(prev, at));
-    if (!m || defined(m[1], 'the indentation group').length > col) break;
-    at = prev;
-  }
-  return at;
-}
-
-/** Whether only indentation precedes `pos` on its line. */
-function startsLine(text: string, pos: number): boolean {
-  return /^[ ]*$/.test(text.slice(lineStart(text, pos), pos));
+function commentsEnd(ctx: Ctx, end: number, col: number): number {
+  return Math.min(trailingCommentsEnd(ctx.text, end, col), Math.max(end, ctx.end));
 }
 
 function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
@@ -261,6 +218,13 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
     if (!Object.hasOwn(next, k) || next[k] === null) {
       // `key:` with no value reads as null, which is what "absent" means: keep it as written.
       if (o === null) continue;
+      // A null or absent value given a source text is that text put back (uninject: the user's `labels:` with no
+      // value, which the injection filled; a pod `metadata:` with none, which uninject leaves out as empty). Else
+      // the pair goes: a null value means absent.
+      if (sourceText(ctx, keyCol, k) !== undefined) {
+        patchPairValue(pair, o, null, keyCol, at(ctx, k));
+        continue;
+      }
       removePair(map, pair, ctx);
       removed ??= new Set<TextPair>();
       removed.add(pair);
@@ -305,7 +269,7 @@ function patchMap(map: TextMap, old: JsonObj, next: JsonObj, ctx: Ctx): void {
       else ctx.edits.push({ start: lineStart(text, pos), end: lineStart(text, pos), text: add });
       continue;
     }
-    const at = trailingCommentsEnd(text, pairEnd(text, after), keyCol);
+    const at = commentsEnd(ctx, pairEnd(text, after), keyCol);
     ctx.edits.push({ start: at, end: at, text: text[at - 1] === '\n' ? add : `\n${add.replace(/\n$/, '')}` });
   }
 }
@@ -436,7 +400,7 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   }
   // Rebuild the list from the old entries' text (each patched) and new entries, in `next`'s order.
   const starts = items.map((n) => lineStart(text, lineStartDash(text, n)));
-  const seqEnd = trailingCommentsEnd(text, seq.end, dashCol);
+  const seqEnd = commentsEnd(ctx, seq.end, dashCol);
   // Each entry's text runs to the next entry's line, the last one's to the end of the list.
   const segments = starts.map((s, i) => [s, starts[i + 1] ?? seqEnd] as const);
   let out = '';
@@ -454,21 +418,6 @@ function patchSeq(seq: TextSeq, old: Json[], next: Json[], ctx: Ctx, field?: str
   }
   if (text[seqEnd - 1] !== '\n') out = out.replace(/\n$/, '');
   ctx.edits.push({ start: defined(starts[0], 'the start of the first block sequence entry'), end: seqEnd, text: out });
-}
-
-/**
- * Position of the `-` of a block sequence entry: on the entry's first line, or on an earlier line when
- * anchors, tags or comments stand between the dash and the entry (`- &main\n  name: x`).
- */
-export function lineStartDash(text: string, item: TextNode): number {
-  let ls = lineStart(text, item.start);
-  for (let guard = 0; guard < 50; guard++) {
-    const m = /^( *)-(?: |\r?$)/.exec(text.slice(ls, text.indexOf('\n', ls) >>> 0));
-    if (m) return ls + defined(m[1], 'the indentation group').length;
-    if (ls === 0) break;
-    ls = lineStart(text, ls - 1);
-  }
-  return item.start;
 }
 
 function patchItem(node: TextNode, o: Json | undefined, n: Json, dashCol: number, ctx: Ctx): void {

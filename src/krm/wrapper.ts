@@ -142,7 +142,9 @@ export function parseWrapper(
     } else if (key === 'results' && form === 'resource-list' && pair.key) {
       parsed.resultsRange = json
         ? flowEntryRange(root, i)
-        : [(pair.start[0] ?? pair.key).offset, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
+        : // From the key: the blank lines and comments before it (the pair's start tokens) stay, as they stood before
+          // the first run appended `results` after them (a second run must write what the first wrote).
+          [pair.key.offset, pair.value ? nodeEnd(pair.value) : nodeEnd(pair.key)];
     }
   });
   requireItems(form, sawItems, where);

@@ -112,7 +112,7 @@ export function isPreviousMap(v: Json | undefined): v is PreviousMap {
  * injected), else goes last. Returns undefined when the result is empty (the caller drops the field).
  */
 export function restorePrevious(
-  map: Record<string, string> | undefined,
+  map: Record<string, string> | null | undefined,
   previous: PreviousMap,
   order: readonly string[] = [],
 ): Record<string, string> | undefined {
@@ -140,8 +140,11 @@ export function refusedRecord(key: string, why: string): InjectError {
  * The JSON object in annotation `key` of `annotations`, or undefined when absent.
  * @throws InjectError ({@link refusedRecord}) when the value is not a JSON object
  */
-export function readRecordJson(annotations: Record<string, string> | undefined, key: string): JsonObject | undefined {
-  if (annotations === undefined || !Object.hasOwn(annotations, key)) return undefined;
+export function readRecordJson(
+  annotations: Record<string, string> | null | undefined,
+  key: string,
+): JsonObject | undefined {
+  if (annotations === undefined || annotations === null || !Object.hasOwn(annotations, key)) return undefined;
   const raw = annotations[key];
   if (raw === undefined) return undefined;
   let v: unknown;
@@ -175,7 +178,8 @@ let lastRead: { value: unknown; rec: OriginalRecord } | undefined;
  */
 export function readOriginal(pod: PodTemplate, recordKeys: RecordKeys | undefined): OriginalRecord | undefined {
   const annotations = pod.metadata.annotations;
-  if (annotations === undefined || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION)) return undefined;
+  if (annotations === undefined || annotations === null || !Object.hasOwn(annotations, ORIGINAL_ANNOTATION))
+    return undefined;
   const value: unknown = annotations[ORIGINAL_ANNOTATION];
   const last = lastRead;
   if (last !== undefined && value === last.value) {
@@ -456,9 +460,12 @@ export function restoreOriginal(
   for (const kind of ['labels', 'annotations'] as const) {
     const previous: PreviousMap = { ...rec[kind] };
     if (kind === 'annotations') previous[ORIGINAL_ANNOTATION] = null;
-    const map = restorePrevious(out.metadata[kind], previous, Object.keys(injected.metadata[kind] ?? {}));
+    const now = out.metadata[kind];
+    const map = restorePrevious(now, previous, Object.keys(injected.metadata[kind] ?? {}));
     if (map) out.metadata[kind] = map;
-    else delete out.metadata[kind];
+    // A map written with no value (null) or empty (`labels: {}`, the user's: a map the removal emptied is gone
+    // already) that nothing is put back into stays as it is, whether the pod has a record or not.
+    else if (now !== null && !(now !== undefined && Object.keys(now).length === 0)) delete out.metadata[kind];
   }
   const lists = Object.entries(rec.lists).filter(
     ([list]) => out.spec[list] === undefined || (Array.isArray(out.spec[list]) && out.spec[list].length === 0),

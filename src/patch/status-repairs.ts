@@ -73,11 +73,27 @@ function insertBefore(obj: JsonObject, key: string, value: Json, before: string 
   return out;
 }
 
-/** The repairs for two maps: keys to add (in place), to remove, and the changes inside the keys both have. */
-function diffMaps(now: JsonObject, want: JsonObject, path: Array<string | number>, out: Repair[]): void {
+/**
+ * The repairs for two maps: keys to add (in place), to remove, and the changes inside the keys both have. With
+ * `byName` (the pod spec, whose key order is the text's: {@link isMetadataMap}) the keys are visited in sorted order, so
+ * that the repairs come in one order whatever order the two maps hold their keys in (a re-injection's pod holds
+ * the spec's lists where its merge put them: the record must come out as the first injection wrote it).
+ */
+function diffMaps(
+  now: JsonObject,
+  want: JsonObject,
+  path: Array<string | number>,
+  out: Repair[],
+  byName = false,
+): void {
   const wantKeys = Object.keys(want);
-  for (const k of Object.keys(now)) if (!Object.hasOwn(want, k)) out.push([[...path, k], fingerprint(now[k])]);
-  for (const [i, k] of wantKeys.entries()) {
+  const nowKeys = Object.keys(now);
+  if (byName) nowKeys.sort();
+  for (const k of nowKeys) if (!Object.hasOwn(want, k)) out.push([[...path, k], fingerprint(now[k])]);
+  const visit = byName
+    ? [...wantKeys.entries()].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))
+    : wantKeys.entries();
+  for (const [i, k] of visit) {
     if (Object.hasOwn(now, k)) {
       // The path is built for a key whose values differ only (most are the same; issue #40).
       if (!sameJson(now[k], want[k])) diffValues(now[k], want[k], [...path, k], out);
@@ -97,11 +113,15 @@ function sameOrder(now: JsonObject, want: JsonObject): boolean {
 }
 
 /**
- * The pod's labels and annotations: their keys are matched by name, never put back in order. The text of a kept
- * key stays where it is whatever the order of the map read back, and the writer places the keys an injection
- * adds (a flow map's new keys) where it writes them; an order repair there would hold the writer's order.
+ * The pod's labels and annotations, and the pod spec's own keys: their keys are matched by name, never put back in
+ * order. The text of a kept key stays where it is whatever the order of the map read back, and the writer places
+ * the keys an injection adds (a flow map's new keys) where it writes them; an order repair there would hold the
+ * writer's order. (A pod-spec list the injection filled, `volumes:` with no value, comes back from the record
+ * where the re-injected pod's merge put it, not where its text stands: an order repair of the whole spec made a
+ * second injection write another record than the first.)
  */
 function isMetadataMap(path: ReadonlyArray<string | number>): boolean {
+  if (path.length === 1) return path[0] === 'spec';
   return path.length === 2 && path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations');
 }
 
@@ -114,9 +134,11 @@ function diffValues(now: Json | undefined, want: Json | undefined, path: Array<s
     out.push([path, fingerprint(now)]);
     return;
   }
-  if (isJsonObject(now) && isJsonObject(want) && (sameOrder(now, want) || isMetadataMap(path))) {
-    diffMaps(now, want, path, out);
-    return;
+  if (isJsonObject(now) && isJsonObject(want)) {
+    if (isMetadataMap(path) || sameOrder(now, want)) {
+      diffMaps(now, want, path, out, path.length === 1 && path[0] === 'spec');
+      return;
+    }
   }
   if (Array.isArray(now) && Array.isArray(want) && now.length === want.length) {
     for (let i = 0; i < now.length; i++) if (!sameJson(now[i], want[i])) diffValues(now[i], want[i], [...path, i], out);

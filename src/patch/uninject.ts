@@ -40,9 +40,9 @@ function withoutNamed(list: Json | undefined, names: readonly string[]): Json | 
  * object for every reader after it (issue #40).
  */
 function withoutKeys(
-  map: Record<string, string> | undefined,
+  map: Record<string, string> | null | undefined,
   keys: readonly string[] | undefined,
-): Record<string, string> | undefined {
+): Record<string, string> | null | undefined {
   if (!map || !keys || keys.length === 0) return map;
   const out: Record<string, string> = {};
   let removed = false;

@@ -12,7 +12,7 @@ import { decide, namespaceLabels } from '../selection/policy.ts';
 import { lookupWorkloadKind } from '../workloads/kinds.ts';
 import { uninjectPod } from '../patch/uninject.ts';
 import { sourceTextsToWrite, withOriginalRecord } from '../patch/status-record.ts';
-import { nodeAt, replacedTexts } from '../edit/source-texts.ts';
+import { nodeAt, pairText, replacedTexts } from '../edit/source-texts.ts';
 import { seqIndentOf } from '../edit/rewrite.ts';
 import {
   checkWorkload,
@@ -22,7 +22,7 @@ import {
   isProblem,
   podPaths,
 } from '../workloads/pod-template.ts';
-import { cloneJson, isJsonObject } from '../json.ts';
+import { cloneJson, getIn, isJsonObject } from '../json.ts';
 import { withoutRunCharge } from '../render/budget.ts';
 import { planSwitches, withoutPlans } from '../render/plans.ts';
 
@@ -275,6 +275,18 @@ function podSourceTexts(
   const out: Array<[Array<string | number>, string]> = [];
   const style = lazySeqIndent(w, ctx);
   const paths = podPaths(w.wk);
+  // The pod's `metadata` written with no value (null: absent), or as a flow map holding a null the injection fills
+  // (`{labels: }`), is kept whole: uninject leaves an emptied metadata out and writes no null (a null means absent
+  // to the text editor), and writes this text back in its place instead. (A block map's filled null is kept by
+  // `replacedTexts` below; a flow map is not walked into.)
+  const meta = getIn(w.item.value, paths.meta);
+  const metaNode = nodeAt(w.item.node, paths.meta);
+  const filled = (m: Json): boolean =>
+    isJsonObject(m) && Object.keys(m).some((k) => m[k] === null && (after.metadata[k] ?? null) !== null);
+  if (meta === null ? hasKeys(after.metadata) : metaNode?.t === 'map' && metaNode.flow && filled(meta ?? null)) {
+    const text = pairText(ctx.source.text, nodeAt(w.item.node, paths.meta.slice(0, -1)), paths.meta.at(-1));
+    if (text !== undefined) out.push([['metadata'], text]);
+  }
   for (const part of ['metadata', 'spec'] as const) {
     const node = nodeAt(w.item.node, part === 'metadata' ? paths.meta : paths.spec);
     if (!node) continue;
@@ -426,4 +438,10 @@ export function workloadTagsOf(
     namespaceLabels: namespaceLabels(w.ref.namespace, info),
     namespaceKnown: info !== undefined,
   });
+}
+
+/** Whether a map has a key (without the array of its keys). */
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }

@@ -32,10 +32,15 @@ function oldSameJson(a: Json | undefined, b: Json | undefined): boolean {
   const kb = Object.keys(b);
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && oldSameJson(a[k], b[k]));
 }
-function oldDiffMaps(now: JsonObject, want: JsonObject, path: Array<string | number>, out: Repair[]): void {
+function oldDiffMaps(now: JsonObject, want: JsonObject, path: Array<string | number>, out: Repair[], byName = false) {
   const wantKeys = Object.keys(want);
-  for (const k of Object.keys(now)) if (!Object.hasOwn(want, k)) out.push([[...path, k], fingerprint(now[k])]);
-  for (const [i, k] of wantKeys.entries()) {
+  // Since session 51 the pod spec's keys are visited in sorted order (the record comes out in one order).
+  const nowKeys = byName ? Object.keys(now).sort() : Object.keys(now);
+  for (const k of nowKeys) if (!Object.hasOwn(want, k)) out.push([[...path, k], fingerprint(now[k])]);
+  const visit = byName
+    ? [...wantKeys.entries()].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))
+    : wantKeys.entries();
+  for (const [i, k] of visit) {
     if (Object.hasOwn(now, k)) oldDiffValues(now[k], want[k], [...path, k], out);
     else {
       const next = wantKeys.slice(i + 1).find((x) => Object.hasOwn(now, x));
@@ -55,9 +60,12 @@ function oldDiffValues(now: Json | undefined, want: Json | undefined, path: Arra
     out.push([path, fingerprint(now)]);
     return;
   }
-  const meta = path.length === 2 && path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations');
+  // The pod spec's own keys are matched by name too (since session 51: their order is the text's).
+  const meta =
+    (path.length === 1 && path[0] === 'spec') ||
+    (path.length === 2 && path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations'));
   if (isJsonObject(now) && isJsonObject(want) && (oldSameOrder(now, want) || meta)) {
-    oldDiffMaps(now, want, path, out);
+    oldDiffMaps(now, want, path, out, path.length === 1 && path[0] === 'spec');
     return;
   }
   if (Array.isArray(now) && Array.isArray(want) && now.length === want.length) {

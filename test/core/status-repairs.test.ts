@@ -1,7 +1,7 @@
 /**
  * The status record's repairs (src/patch/status-repairs.ts, `meshinject.dev/original` part `replaced`): the
  * repairs between any two pod-shaped values take the first to the second exactly, key order included (but for
- * the keys of the pod's labels and annotations, whose order the text keeps); a
+ * the keys of the pod's labels and annotations and the pod spec's own keys, whose order the text keeps); a
  * repair whose guard no longer matches (the user changed that place after the injection) is skipped; and a
  * tampered `replaced` is refused with an error naming the annotation. The Kuma case at the end goes through
  * `run`, as a user runs it.
@@ -17,14 +17,18 @@ import { podJson } from '../helpers/pod-json.ts';
 /** Pod-shaped JSON: a few keys that collide often, so that maps share keys in different orders. */
 const { pod } = podJson(['name', 'port', 'path', 'scheme', 'httpGet', 'labels', 'a', '__proto__']);
 
-/** `pod` with its labels' and annotations' keys sorted: their order is the text's, not the repairs' (status-repairs.ts). */
+/**
+ * `pod` with its labels' and annotations' keys and the pod spec's own keys sorted: their order is the text's, not
+ * the repairs' (status-repairs.ts).
+ */
 function metadataSorted(pod: JsonObject): JsonObject {
-  const meta = pod.metadata;
-  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return pod;
   const sorted = (v: Json | undefined): Json | undefined =>
     v && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v;
+  const meta = pod.metadata;
+  if (Object.hasOwn(pod, 'spec')) pod = { ...pod, spec: sorted(pod.spec) as Json };
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) return pod;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(meta))
     Object.defineProperty(out, k, {

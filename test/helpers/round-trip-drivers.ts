@@ -57,3 +57,45 @@ export function roundTripEveryDriver(t: Test, what: string, deployment: fc.Arbit
     });
   }
 }
+
+/**
+ * For each driver of {@link ROUND_TRIP_DRIVERS}, a tap subtest `<driver>: <what>` over `runs` generated workloads
+ * (with the driver's extra documents), stricter than {@link roundTripEveryDriver}: every input must be injected
+ * (exit 0, output changed: no refusal, no internal error), injecting the output again must give it back byte for
+ * byte, uninjecting it must give back the input byte for byte, and `check(input, injected)` (when given) must hold.
+ * The first failure is reported with the input and the output that broke the promise.
+ */
+export function faithfulEveryDriver(
+  t: Test,
+  what: string,
+  workload: fc.Arbitrary<string>,
+  runs = 30,
+  check?: (input: string, injected: string) => boolean,
+): void {
+  for (const [name, driver] of Object.entries(ROUND_TRIP_DRIVERS)) {
+    t.test(`${name}: ${what}`, async (t) => {
+      const mode = (m: string) => ({ functionConfig: `${driver.config}  mode: ${m}\n` });
+      let failure: string | undefined;
+      const failed = (what: string, input: string, out: { exitCode: number; stdout: string }): boolean => {
+        failure = `${what} (exit ${out.exitCode}) of:\n${input}\ngave:\n${out.stdout}`;
+        return false;
+      };
+      fc.check(
+        fc.property(workload, (text) => {
+          const input = `${text}${driver.extra}`;
+          const injected = run(input, mode('inject'));
+          if (injected.exitCode !== 0 || injected.stdout === input) return failed('inject', input, injected);
+          if (check && !check(input, injected.stdout)) return failed('the check of the injection', input, injected);
+          const again = run(injected.stdout, mode('inject'));
+          if (again.exitCode !== 0 || again.stdout !== injected.stdout)
+            return failed('injecting again', injected.stdout, again);
+          const back = run(injected.stdout, mode('uninject'));
+          if (back.exitCode !== 0 || back.stdout !== input) return failed('uninject', injected.stdout, back);
+          return true;
+        }),
+        { numRuns: runs },
+      );
+      t.equal(failure, undefined, `every generated workload (${runs})`);
+    });
+  }
+}

@@ -39,7 +39,10 @@ export interface PostProcessParams {
  * from `values.global.multiCluster.clusterName`, `ISTIO_META_NETWORK` from `values.global.network`, overridden
  * by the pod label `topology.istio.io/network`; empty values are left out.
  */
-export function clusterEnvs(values: JsonObject, labels: Record<string, string> | undefined): Record<string, string> {
+export function clusterEnvs(
+  values: JsonObject,
+  labels: Record<string, string> | null | undefined,
+): Record<string, string> {
   const global = (values.global ?? {}) as JsonObject;
   const mc = (global.multiCluster ?? {}) as JsonObject;
   const cluster = typeof mc.clusterName === 'string' ? mc.clusterName : '';

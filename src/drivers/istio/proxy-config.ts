@@ -123,7 +123,7 @@ function applyProxyConfig(base: JsonObject, overlay: JsonObject): JsonObject {
  */
 export function effectiveProxyConfig(
   meshConfig: JsonObject,
-  annotations: Record<string, string> | undefined,
+  annotations: Record<string, string> | null | undefined,
 ): JsonObject {
   const fromMesh = isJsonObject(meshConfig.defaultConfig)
     ? normalizeProxyConfig(meshConfig.defaultConfig)

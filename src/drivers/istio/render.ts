@@ -51,7 +51,7 @@ export const ISTIO_TEMPLATE_NAMES: readonly string[] = ['sidecar', 'gateway', 'g
  * with blanks trimmed (duplicates kept, as Istio runs `sidecar,sidecar` twice), else `["sidecar"]`
  * (Istio `selectTemplates`, pkg/kube/inject/webhook.go, with kube-inject's default template).
  */
-export function selectedTemplates(annotations: Record<string, string> | undefined): string[] {
+export function selectedTemplates(annotations: Record<string, string> | null | undefined): string[] {
   const value = annotations?.[TEMPLATES_ANNOTATION];
   if (value === undefined) return ['sidecar'];
   return value.split(',').map((s) => s.trim());

@@ -148,7 +148,7 @@ export const INJECTED_VOLUME_NAMES: readonly string[] = [
 /** Annotation asking for extra volumes in the proxy (JSON map name → volume); its names are injected too. */
 export const USER_VOLUME_ANNOTATION = 'sidecar.istio.io/userVolume';
 
-function userVolumeNames(annotations: Record<string, string> | undefined): string[] {
+function userVolumeNames(annotations: Record<string, string> | null | undefined): string[] {
   try {
     const v: unknown = JSON.parse(annotations?.[USER_VOLUME_ANNOTATION] ?? '{}');
     return isJsonObject(v) ? Object.keys(v) : [];
@@ -175,7 +175,7 @@ export interface AlsoInjected {
  */
 export function untrustedStatusItem(
   status: InjectionStatus,
-  annotations: Record<string, string> | undefined,
+  annotations: Record<string, string> | null | undefined,
   alsoInjected: AlsoInjected = {},
 ): { kind: RecordedKind; name: string } | undefined {
   return unexpectedRecordItem(statusChecks(status, annotations, alsoInjected));
@@ -187,7 +187,7 @@ export function untrustedStatusItem(
  */
 export function untrustedStatusItems(
   status: InjectionStatus,
-  annotations: Record<string, string> | undefined,
+  annotations: Record<string, string> | null | undefined,
   alsoInjected: AlsoInjected = {},
 ): Array<{ kind: RecordedKind; name: string }> {
   return statusChecks(status, annotations, alsoInjected).flatMap(([kind, recorded, known]) => {
@@ -199,7 +199,7 @@ export function untrustedStatusItems(
 /** `[kind, recorded names, accepted names]` for the containers, init containers and volumes of `status`. */
 function statusChecks(
   status: InjectionStatus,
-  annotations: Record<string, string> | undefined,
+  annotations: Record<string, string> | null | undefined,
   alsoInjected: AlsoInjected,
 ): Array<[RecordedKind, readonly string[], readonly string[]]> {
   return [

@@ -337,7 +337,7 @@ function removeKeysReinjectionWrites(
   if (candidates.labels.length + candidates.annotations.length === 0 && !scChanged && patched.length === 0) return gone;
   const probe = probeOf(out, candidates);
   if (multus !== undefined)
-    defined(probe.metadata.annotations, 'the annotations multus was read from')[MULTUS_ANNOTATION] = multus;
+    defined(probe.metadata.annotations ?? undefined, 'the multus annotations')[MULTUS_ANNOTATION] = multus;
   if (sc === undefined) delete probe.spec.securityContext;
   else probe.spec.securityContext = sc;
   withRecordedValues(probe, restored);

@@ -55,7 +55,7 @@ export const VOLUME_TP_BASE = 'transparent-proxy-base';
 export const VOLUME_TP_CUSTOM = 'transparent-proxy-custom';
 export const VOLUME_SPIRE = 'kuma-spire-agent-socket';
 
-type Meta = Record<string, string> | undefined;
+type Meta = Record<string, string> | null | undefined;
 
 function bad(key: string, value: string, what: string): InjectError {
   return new InjectError(`annotation "${key}" has wrong value "${value}" (${what})`, {

@@ -13,7 +13,7 @@ import { readBool, SIDECAR_INJECTION } from './annotations.ts';
 import type { KumaSettings } from './config.ts';
 
 /** The injection label's value read as Kuma does (`GetEnabled`), with the place for an error. */
-function labelValue(labels: Record<string, string> | undefined, where: 'pod' | string): boolean | undefined {
+function labelValue(labels: Record<string, string> | null | undefined, where: 'pod' | string): boolean | undefined {
   try {
     const r = readBool(labels, SIDECAR_INJECTION, false);
     return r.exists ? r.value : undefined;
@@ -52,7 +52,10 @@ export function decideKuma(input: DriverDecideInput<KumaSettings>): DriverDecisi
     );
   }
   // Read as Kuma's `GetEnabled` (an unreadable value throws); the namespace's only when the pod's does not decide.
-  const reading = (from: Record<string, string> | undefined, where: 'pod' | 'namespace'): KeyReading | undefined => {
+  const reading = (
+    from: Record<string, string> | null | undefined,
+    where: 'pod' | 'namespace',
+  ): KeyReading | undefined => {
     const value = labelValue(from, where === 'pod' ? 'pod' : `namespace ${input.namespace}`);
     if (value === undefined) return undefined;
     const raw = from?.[SIDECAR_INJECTION] ?? '';

@@ -30,7 +30,8 @@ import {
 } from './annotations.ts';
 import type { KumaSettings } from './config.ts';
 import { initContainer, sidecarContainer, spireEnabled, validationContainer } from './containers.ts';
-import { kumaInventory } from './inventory.ts';
+import { KUMA_NAMES, kumaInventory } from './inventory.ts';
+import { refuseTakenNames } from '../kit/taken-names.ts';
 import { applyPatches, podPatches } from './patches.ts';
 import { realProbePorts, setupAppProbeProxies } from './probes.ts';
 import { appProbeProxyPort, configForKubernetes, excludeInbound, marshalTproxyConfig } from './tproxy.ts';
@@ -228,13 +229,15 @@ function injectInto(pod: PodTemplate, mesh: string, native: boolean, s: KumaSett
 /**
  * The Kuma driver's `inject`: precheck, then the injection (after removing a previous one).
  * @throws InjectError for what Kuma refuses (a missing Mesh or ContainerPatch, a container with the sidecar's
- *   UID, an unreadable annotation, a probe on the probe proxy port)
+ *   UID, an unreadable annotation, a probe on the probe proxy port) and for a container, init container or
+ *   volume named like Kuma's in a pod without `kuma.io/sidecar-injected`
  */
 export function injectKuma(req: InjectRequest<KumaSettings>): InjectResponse {
   const s = req.settings;
   let pod = req.pod;
   const previous = kumaInventory(pod);
   if (previous) pod = removeKumaInjection(pod, previous, s, req.namespace);
+  else refuseTakenNames(pod, KUMA_NAMES, SIDECAR_INJECTED, 'Kuma');
   const { mesh, warnings } = preCheck(pod, req.namespace, req.services ?? [], s);
   warnings.push(...annotationWarnings(pod.metadata.annotations ?? {}));
   const injected = injectInto(pod, mesh, req.config.nativeSidecars, s);

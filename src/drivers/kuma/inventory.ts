@@ -23,8 +23,14 @@ import {
   VOLUME_TP_CUSTOM,
 } from './annotations.ts';
 
-const INIT_CONTAINERS = [INIT_CONTAINER, VALIDATION_CONTAINER, SIDECAR_CONTAINER];
-const VOLUMES = [VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE, VOLUME_TP_CUSTOM];
+/** The names Kuma's injection gives the containers, init containers and volumes it adds. */
+export const KUMA_NAMES = {
+  containers: [SIDECAR_CONTAINER],
+  initContainers: [INIT_CONTAINER, VALIDATION_CONTAINER, SIDECAR_CONTAINER],
+  volumes: [VOLUME_INIT_TMP, VOLUME_SIDECAR_TMP, VOLUME_SPIRE, VOLUME_TP_BASE, VOLUME_TP_CUSTOM],
+} as const;
+const INIT_CONTAINERS: readonly string[] = KUMA_NAMES.initContainers;
+const VOLUMES: readonly string[] = KUMA_NAMES.volumes;
 
 function names(spec: JsonObject, field: string): string[] {
   const v = spec[field];
@@ -34,16 +40,16 @@ function names(spec: JsonObject, field: string): string[] {
 }
 
 /**
- * The Kuma driver's `inventory`: undefined when the pod template has neither kuma-sidecar nor
- * `kuma.io/sidecar-injected`; else what the generic removal takes away. `statusAnnotation` is
- * `kuma.io/sidecar-injected`.
+ * The Kuma driver's `inventory`: undefined when the pod template lacks `kuma.io/sidecar-injected`, the mark
+ * every Kuma injection writes (a `kuma-sidecar` without it is the user's own, or added by hand: injecting refuses
+ * it, src/drivers/kit/taken-names.ts, rather than taking it for Kuma's); else what the generic removal takes away.
+ * `statusAnnotation` is `kuma.io/sidecar-injected`.
  */
 export function kumaInventory(pod: PodTemplate): Inventory | undefined {
   const annotations = pod.metadata.annotations ?? {};
   const containers = names(pod.spec, 'containers').filter((n) => n === SIDECAR_CONTAINER);
   const initContainers = names(pod.spec, 'initContainers').filter((n) => INIT_CONTAINERS.includes(n));
-  const hasSidecar = containers.length > 0 || initContainers.includes(SIDECAR_CONTAINER);
-  if (!hasSidecar && !Object.hasOwn(annotations, SIDECAR_INJECTED)) return undefined;
+  if (!Object.hasOwn(annotations, SIDECAR_INJECTED)) return undefined;
   return {
     statusAnnotation: SIDECAR_INJECTED,
     containers,

@@ -17,6 +17,7 @@ import { iptablesScript, trafficLists } from './exclusions.ts';
 import { keys, PORTS } from './flavor.ts';
 import { proxyUuid, serviceAccountOf } from './identity.ts';
 import { rewriteProbes } from './probes.ts';
+import { refuseTakenNames } from '../kit/taken-names.ts';
 import { readStatus, removeInjection, statusValue, type StatusRecord } from './status.ts';
 
 function list(spec: JsonObject, field: string): JsonObject[] {
@@ -126,7 +127,7 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
 
   const previous = readStatus(pod, k.status);
   if (previous) removeInjection(pod, previous, k.status);
-  refuseTakenNames(pod, s, k.status);
+  refuseTaken(pod, s, k.status);
   const podAnnotations = { ...(pod.metadata.annotations ?? {}) };
   const nsAnnotations = req.namespace?.annotations ?? {};
   refuseUnreproducedAnnotations(f, workload.namespace, podAnnotations, nsAnnotations);
@@ -188,25 +189,18 @@ export function injectOsmFamily(req: InjectRequest<OsmSettings>): InjectResponse
 /**
  * Refuses a pod that already has one of the names this injection adds (sidecar and healthcheck containers,
  * init container, bootstrap volume) without a status annotation `statusKey`: injected by the mesh's
- * webhook or by hand.
+ * webhook or by hand (src/drivers/kit/taken-names.ts).
  * @throws InjectError naming the field (`spec.containers`, `spec.initContainers`, `spec.volumes`)
  */
-function refuseTakenNames(pod: PodTemplate, s: OsmSettings, statusKey: string): void {
+function refuseTaken(pod: PodTemplate, s: OsmSettings, statusKey: string): void {
   const f = s.flavor;
   const cls = s.sidecarClass;
-  for (const [field, names] of [
-    ['containers', [cls.containerName, f.healthcheckContainerName]],
-    ['initContainers', [f.initContainerName]],
-    ['volumes', [cls.volumeName]],
-  ] as const) {
-    const taken = list(pod.spec, field).find((c) => (names as readonly string[]).includes(c.name as string));
-    if (taken) {
-      throw new InjectError(
-        `spec.${field} already has ${quoteData(taken.name)} and there is no ${statusKey} annotation: injected by ${f.title}'s webhook or by hand; remove it before injecting`,
-        { field: `spec.${field}` },
-      );
-    }
-  }
+  const names = {
+    containers: [cls.containerName, f.healthcheckContainerName],
+    initContainers: [f.initContainerName],
+    volumes: [cls.volumeName],
+  };
+  refuseTakenNames(pod, names, statusKey, f.title);
 }
 
 /**
