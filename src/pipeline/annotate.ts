@@ -44,6 +44,18 @@ export function inputConfigMaps(items: readonly SourceItem[], names: readonly st
 }
 
 /**
+ * Whether uninject leaves the pod template's metadata out when it is empty: yes (the injection made it), but where
+ * the record gives back its text as an empty flow map (`metadata: {}`, which the injection filled: the metadata
+ * stays, as `{}`, for that text to read as). A null one (`metadata:` with no value) is left out, and its text,
+ * which reads as absent, written in its place (src/pipeline/workload.ts `podSourceTexts`).
+ */
+function dropsEmptyMetadata(w: Workload, outcome: Outcome): boolean {
+  if (outcome.action !== 'uninjected') return false;
+  const text = outcome.texts?.get(JSON.stringify(podPaths(w.wk).meta));
+  return text === undefined || !/^ *\{/.test(text);
+}
+
+/**
  * Step 4: the resource as it should be written: the new pod template, the result annotation, which
  * records the workload's state so that a second run writes the same: `injected (<driver summary>)`,
  * `skipped (<reason>)` (also when `removeWhenSkipped` just removed the sidecar), and in uninject mode
@@ -56,7 +68,7 @@ export function annotate(w: Workload, decision: Decision | undefined, outcome: O
   let desired: Json =
     outcome.action === 'skipped'
       ? w.item.value
-      : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: outcome.action === 'uninjected' });
+      : withPodTemplate(w.item.value, w.wk, outcome.pod, { dropEmptyMetadata: dropsEmptyMetadata(w, outcome) });
   if (config.resultAnnotations) {
     const value = decision
       ? resultAnnotationValue(decision, outcome.action === 'injected' ? outcome.summary : undefined)

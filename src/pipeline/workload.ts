@@ -275,14 +275,15 @@ function podSourceTexts(
   const out: Array<[Array<string | number>, string]> = [];
   const style = lazySeqIndent(w, ctx);
   const paths = podPaths(w.wk);
-  // The pod's `metadata` written with no value (null: absent), or as a flow map holding a null the injection fills
-  // (`{labels: }`), is kept whole: uninject leaves an emptied metadata out and writes no null (a null means absent
+  // The pod's `metadata` written with no value (null: absent), or as a flow map empty (`{}`) or holding a null the
+  // injection fills (`{labels: }`), is kept whole: uninject leaves an emptied metadata out and writes no null (a null means absent
   // to the text editor), and writes this text back in its place instead. (A block map's filled null is kept by
   // `replacedTexts` below; a flow map is not walked into.)
   const meta = getIn(w.item.value, paths.meta);
   const metaNode = nodeAt(w.item.node, paths.meta);
   const filled = (m: Json): boolean =>
-    isJsonObject(m) && Object.keys(m).some((k) => m[k] === null && (after.metadata[k] ?? null) !== null);
+    isJsonObject(m) &&
+    (!hasKeys(m) || Object.keys(m).some((k) => m[k] === null && (after.metadata[k] ?? null) !== null));
   if (meta === null ? hasKeys(after.metadata) : metaNode?.t === 'map' && metaNode.flow && filled(meta ?? null)) {
     const text = pairText(ctx.source.text, nodeAt(w.item.node, paths.meta.slice(0, -1)), paths.meta.at(-1));
     if (text !== undefined) out.push([['metadata'], text]);

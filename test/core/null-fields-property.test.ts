@@ -6,7 +6,8 @@
  * (the text editor writes no null: a null value means absent to it), and a second injection of a pod whose
  * `volumes:` had none wrote another record than the first (Linkerd, Kuma).
  *
- * An empty flow map written with inner spaces (`annotations: { }`) came back as `{}`: it is generated too.
+ * An empty flow map written with inner spaces (`annotations: { }`) came back as `{}`, and a pod template's
+ * `metadata: {}` without it: both are generated too.
  *
  * For every driver (test/helpers/round-trip-drivers.ts) and generated workloads of five kinds whose null fields
  * are any of the top-level and pod labels and annotations, the pod metadata itself, or a map in the pod metadata,
@@ -43,7 +44,7 @@ const workload = fc
     kind: fc.constantFrom(...Object.keys(KINDS)),
     topLabels: podMap,
     topAnnotations: podMap,
-    podMeta: fc.constantFrom<'null' | 'maps'>('null', 'maps'),
+    podMeta: fc.constantFrom<'null' | 'empty' | 'maps'>('null', 'empty', 'maps'),
     podLabels: podMap,
     podAnnotations: podMap,
     initContainers: fc.boolean(),
@@ -90,6 +91,7 @@ const workload = fc
         ...map('  ', 'annotations', w.topAnnotations, 'team: a'),
       );
       if (w.podMeta === 'null') pod.push(`${at}metadata:${none()}`);
+      else if (w.podMeta === 'empty') pod.push(`${at}metadata: ${w.emptyMap}`);
       else {
         const maps = [
           ...map(`${at}  `, 'labels', w.podLabels, 'app: web'),
