@@ -8,6 +8,12 @@ export function isJsonObject<V = Json>(v: unknown): v is { [key: string]: V } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Whether a map has a key (`Object.keys(o).length > 0` without the array of keys; issue #40). */
+export function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
 /** Deep equality of JSON values; object key order is ignored, array order is not. */
 export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
   if (a === b) return true;

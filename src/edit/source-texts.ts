@@ -6,7 +6,7 @@
  * emit (`editText`'s `texts`), where they read back as the value uninject restores. Canonical text needs no
  * entry, so most pods get none.
  */
-import { isJsonObject, jsonEqual } from '../json.ts';
+import { hasKeys, isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
 import type { TextNode, TextPair } from '../yaml/read/text-node.ts';
 import { emitAfterDash, emitAfterKey, type BlockStyle } from '../yaml/emit/emit-block.ts';
@@ -155,8 +155,7 @@ function hasProperties(text: string, from: number, to: number): boolean {
  * in block style, and uninject's `{}` would not give back its spacing.
  */
 function plainFlow(node: TextNode, text: string, before: Json | undefined, after: Json | undefined): boolean {
-  const empty = isJsonObject(before) ? Object.keys(before).length === 0 : Array.isArray(before) && before.length === 0;
-  if (empty) return false;
+  if (isJsonObject(before) ? !hasKeys(before) : Array.isArray(before) && before.length === 0) return false;
   const kept = node.t === 'map' ? isJsonObject(after) : Array.isArray(after);
   return kept && node.t !== 'scalar' && node.t !== 'alias' && node.flow && !/["'#&*!|>]|\n./.test(text);
 }

@@ -1,5 +1,5 @@
 import type { TextMap, TextNode, TextPair, TextSeq } from '../yaml/read/text-node.ts';
-import { isJsonObject, jsonEqual } from '../json.ts';
+import { hasKeys, isJsonObject, jsonEqual } from '../json.ts';
 import type { Json } from '../model.ts';
 import {
   doubleQuoted,
@@ -355,12 +355,6 @@ function patchPairValue(pair: TextPair, o: Json | undefined, n: Json, keyCol: nu
     ctx.edits.length = mark;
     replaceAfterKey(pair, n, keyCol, ctx);
   }
-}
-
-/** Whether a map has a key (`Object.keys(o).length > 0` without the array of keys). */
-function hasKeys(o: JsonObj): boolean {
-  for (const _ in o) return true;
-  return false;
 }
 
 /**

@@ -20,7 +20,7 @@
  * write or a list that is not a pod-spec list, is refused with an error naming the annotation (never
  * ignored: the user's values would be lost). Mesh-neutral: it names no mesh.
  */
-import { isJsonObject, assignOwn, setOwn, deepFreeze } from '../json.ts';
+import { isJsonObject, assignOwn, setOwn, deepFreeze, hasKeys } from '../json.ts';
 import { quoteData } from '../results/quote.ts';
 import type { Json, JsonObject, PodTemplate } from '../model.ts';
 import { InjectError, MeshInjectError } from '../results/errors.ts';
@@ -465,7 +465,7 @@ export function restoreOriginal(
     if (map) out.metadata[kind] = map;
     // A map written with no value (null) or empty (`labels: {}`, the user's: a map the removal emptied is gone
     // already) that nothing is put back into stays as it is, whether the pod has a record or not.
-    else if (now !== null && !(now !== undefined && Object.keys(now).length === 0)) delete out.metadata[kind];
+    else if (now && hasKeys(now)) delete out.metadata[kind];
   }
   const lists = Object.entries(rec.lists).filter(
     ([list]) => out.spec[list] === undefined || (Array.isArray(out.spec[list]) && out.spec[list].length === 0),

@@ -22,7 +22,7 @@ import {
   isProblem,
   podPaths,
 } from '../workloads/pod-template.ts';
-import { cloneJson, getIn, isJsonObject } from '../json.ts';
+import { cloneJson, getIn, hasKeys, isJsonObject } from '../json.ts';
 import { withoutRunCharge } from '../render/budget.ts';
 import { planSwitches, withoutPlans } from '../render/plans.ts';
 
@@ -276,11 +276,12 @@ function podSourceTexts(
   const style = lazySeqIndent(w, ctx);
   const paths = podPaths(w.wk);
   // The pod's `metadata` written with no value (null: absent), or as a flow map empty (`{}`) or holding a null the
-  // injection fills (`{labels: }`), is kept whole: uninject leaves an emptied metadata out and writes no null (a null means absent
-  // to the text editor), and writes this text back in its place instead. (A block map's filled null is kept by
-  // `replacedTexts` below; a flow map is not walked into.)
-  const meta = getIn(w.item.value, paths.meta);
+  // injection fills (`{labels: }`), is kept whole: uninject leaves an emptied metadata out and writes no null (a
+  // null means absent to the text editor), and writes this text back in its place instead. (A block map's filled
+  // null is kept by `replacedTexts` below; a flow map is not walked into.) A block map, the common case, is not
+  // looked at further.
   const metaNode = nodeAt(w.item.node, paths.meta);
+  const meta = metaNode?.t === 'map' && !metaNode.flow ? undefined : getIn(w.item.value, paths.meta);
   const filled = (m: Json): boolean =>
     isJsonObject(m) &&
     (!hasKeys(m) || Object.keys(m).some((k) => m[k] === null && (after.metadata[k] ?? null) !== null));
@@ -289,7 +290,7 @@ function podSourceTexts(
     if (text !== undefined) out.push([['metadata'], text]);
   }
   for (const part of ['metadata', 'spec'] as const) {
-    const node = nodeAt(w.item.node, part === 'metadata' ? paths.meta : paths.spec);
+    const node = part === 'metadata' ? metaNode : nodeAt(w.item.node, paths.spec);
     if (!node) continue;
     const [b, a] = part === 'metadata' ? [before.metadata as Json, after.metadata as Json] : [before.spec, after.spec];
     replacedTexts(ctx.source.text, node, b, a, style, [part], out);
@@ -439,10 +440,4 @@ export function workloadTagsOf(
     namespaceLabels: namespaceLabels(w.ref.namespace, info),
     namespaceKnown: info !== undefined,
   });
-}
-
-/** Whether a map has a key (without the array of its keys). */
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
 }
