@@ -14,6 +14,7 @@
  */
 import type { Json } from '../model.ts';
 import type { GoParsed } from './go-parse.ts';
+import { goJSONNumber } from '../render/gotemplate/value.ts';
 
 /** The Go integer types of the config fields the drivers read (`int` and `uint` are 64-bit, as on every kuma-cp build). */
 export type GoIntType = 'int' | 'int32' | 'int64' | 'uint' | 'uint16' | 'uint32' | 'uint64';
@@ -31,16 +32,9 @@ const RANGES: Readonly<Record<GoIntType, readonly [bigint, bigint]>> = {
 /** The word Go's `UnmarshalTypeError` uses for a JSON value: `string`, `number <text>`, `bool`, `array`, `object`. */
 function jsonValueWord(v: Json): string {
   if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return `number ${goFloatText(v)}`;
+  if (typeof v === 'number') return `number ${goJSONNumber(v)}`; // as json.Marshal wrote it: `1e+21`, `1e-7`
   if (typeof v === 'boolean') return 'bool';
   return Array.isArray(v) ? 'array' : 'object';
-}
-
-/** Go `json.Marshal` of a float64: shortest digits, exponent form from 1e21 up or below 1e-6 (`1e+21`, `1e-07`). */
-function goFloatText(n: number): string {
-  const a = Math.abs(n);
-  if (a !== 0 && (a < 1e-6 || a >= 1e21)) return n.toExponential().replace(/e([+-])(\d)$/, 'e$10$2');
-  return String(n);
 }
 
 /** Go's `UnmarshalTypeError` text for `field` (a dotted path of json names). */

@@ -317,10 +317,37 @@ function replaceNode(node: TextNode, replacement: string, ctx: Ctx): void {
   ctx.edits.push({ start: node.start, end: node.end, text: replacement });
 }
 
+/** Whether a source text is given for a node below the one `ctx` edits (not for that node itself). */
+function textsBelow(ctx: Ctx): boolean {
+  if (!ctx.texts || !ctx.path) return false;
+  const prefix = `${JSON.stringify(ctx.path).slice(0, -1)},`;
+  for (const k of ctx.texts.keys()) if (k.startsWith(prefix)) return true;
+  return false;
+}
+
+/**
+ * `emitAfterKey` of `v`, the node `ctx` edits, with the source texts given for it or for the entries of the block
+ * maps it holds, at any depth (uninject: a probe whose whole action the injection replaced, `tcpSocket: {port: 80}`
+ * where the map held only `httpGet`, is written anew with the user's text of its action).
+ */
+function freshAfterKey(v: Json, keyCol: number, ctx: Ctx): string {
+  const own = sourceText(ctx, keyCol);
+  if (own !== undefined) return own;
+  if (!isJsonObject(v) || !hasKeys(v) || !textsBelow(ctx)) return emitAfterKey(v, keyCol, ctx.style);
+  const col = keyCol + 2;
+  let out = '\n';
+  for (const k in v) {
+    const x = v[k];
+    if (x === undefined || (x === null && !ctx.style.keepNulls)) continue;
+    out += `${spaces(col)}${emitString(k)}:${freshAfterKey(x, col, at(ctx, k))}`;
+  }
+  return out;
+}
+
 /** Replaces `key: value` from the end of the key, re-emitting the value (block style for collections). */
 function replaceAfterKey(pair: TextPair, v: Json, keyCol: number, ctx: Ctx): void {
   const end = valueEnd(ctx.text, pair);
-  let emitted = `:${sourceText(ctx, keyCol) ?? emitAfterKey(v, keyCol, ctx.style)}`;
+  let emitted = `:${freshAfterKey(v, keyCol, ctx)}`;
   if (ctx.text[end - 1] !== '\n') emitted = emitted.replace(/\n$/, '');
   ctx.edits.push({ start: pair.keyNode.end, end, text: emitted });
 }

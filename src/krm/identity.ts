@@ -54,16 +54,33 @@ export function identityOf(value: Json, defaultNamespace: string): Identity | un
 }
 
 /**
- * The data in one canonical form (keys sorted by UTF-16 code units, as `Array.prototype.sort`), for comparing
- * resources without keeping them. Built by concatenation, with no intermediate arrays: it runs once per resource.
+ * The annotations that say where a resource was read, not what it is (kyaml `kioutil`: the orchestrator sets them
+ * on read, per document): two documents of the same content in one file differ in their index.
  */
-function canonical(v: Json): string {
+export const LOCATION_ANNOTATIONS: readonly string[] = [
+  'config.kubernetes.io/path',
+  'config.kubernetes.io/index',
+  'config.k8s.io/id',
+  'kustomize.config.k8s.io/id',
+];
+
+/** Whether an annotation key is left out of a fingerprint: a location (`internal.config.kubernetes.io/*` too) or one of `ignored`. */
+function ignoredAnnotation(key: string, ignored: ReadonlySet<string>): boolean {
+  return ignored.has(key) || key.startsWith('internal.config.kubernetes.io/') || LOCATION_ANNOTATIONS.includes(key);
+}
+
+/**
+ * The data in one canonical form (keys sorted by UTF-16 code units, as `Array.prototype.sort`), for comparing
+ * resources without keeping them; in a map under an `annotations` key, the keys `ignoredAnnotation` names are left
+ * out. Built by concatenation, with no intermediate arrays: it runs once per resource.
+ */
+function canonical(v: Json, ignored: ReadonlySet<string>, inAnnotations = false): string {
   if (typeof v !== 'object' || v === null) return JSON.stringify(v);
   if (Array.isArray(v)) {
     let s = '[';
     let sep = '';
     for (const x of v) {
-      s += sep + canonical(x);
+      s += sep + canonical(x, ignored);
       sep = ',';
     }
     return `${s}]`;
@@ -81,16 +98,20 @@ function canonical(v: Json): string {
   let sep = '';
   for (const k of keys) {
     const x = v[k]; // own key: keys is Object.keys(v)
-    if (x === undefined) continue;
-    s += `${sep}${JSON.stringify(k)}:${canonical(x)}`;
+    if (x === undefined || (inAnnotations && ignoredAnnotation(k, ignored))) continue;
+    s += `${sep}${JSON.stringify(k)}:${canonical(x, ignored, k === 'annotations')}`;
     sep = ',';
   }
   return `${s}}`;
 }
 
-/** A fingerprint of a resource's data (SHA-256 of its canonical JSON): equal for resources that read the same. */
-export function fingerprintOf(value: Json): string {
-  return createHash('sha256').update(canonical(value)).digest('base64');
+/**
+ * A fingerprint of a resource's data (SHA-256 of its canonical JSON): equal for resources that read the same,
+ * whatever their location annotations ({@link LOCATION_ANNOTATIONS}, `internal.config.kubernetes.io/*`) and the
+ * annotations of `ignored` (a run's own records of how a resource was written) say.
+ */
+export function fingerprintOf(value: Json, ignored: ReadonlySet<string> = new Set()): string {
+  return createHash('sha256').update(canonical(value, ignored)).digest('base64');
 }
 
 /**

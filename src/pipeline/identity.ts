@@ -2,6 +2,7 @@ import type { ResourceId } from '../model.ts';
 import type { ParsedSource, SourceItem } from '../krm/source.ts';
 import { resourceResult } from '../results/result.ts';
 import { duplicateMessage, fingerprintOf, identityOf } from '../krm/identity.ts';
+import { ORIGINAL_ANNOTATION } from '../patch/status-record.ts';
 
 import { type RunContext, obj, str, stringMap } from './context.ts';
 import { isLocalConfig } from './annotate.ts';
@@ -56,6 +57,12 @@ export function placeOf(item: SourceItem, source: ParsedSource, inputName: strin
  * gets an error result naming both places (a warning when the two are identical). Local config is not output and
  * is not checked.
  */
+/**
+ * The companion record keeps how each document was written (its source texts, a probe's key order): two documents
+ * of the same content written two ways carry different records once injected, and are still one resource twice.
+ */
+const RECORDS: ReadonlySet<string> = new Set([ORIGINAL_ANNOTATION]);
+
 export function checkIdentity(item: SourceItem, ctx: RunContext): void {
   const v = obj(item.value);
   if (!v || isLocalConfig(v)) return;
@@ -64,7 +71,7 @@ export function checkIdentity(item: SourceItem, ctx: RunContext): void {
   // An identity that occurs once in the run is never compared: no fingerprint (the table knows which repeat).
   const now = {
     place: placeOf(item, ctx.source, ctx.inputName),
-    fingerprint: ctx.identities.needsFingerprint(id) ? fingerprintOf(v) : '',
+    fingerprint: ctx.identities.needsFingerprint(id) ? fingerprintOf(v, RECORDS) : '',
   };
   const first = ctx.identities.see(id, now);
   if (!first) return;

@@ -15,6 +15,7 @@ import { sourceTextsToWrite, withOriginalRecord } from '../patch/status-record.t
 import { nodeAt, pairText, replacedTexts } from '../edit/source-texts.ts';
 import { seqIndentOf } from '../edit/rewrite.ts';
 import {
+  checkFiniteNumbers,
   checkWorkload,
   getPodOwnMeta,
   getPodTemplate,
@@ -42,6 +43,8 @@ export function readWorkload(item: SourceItem, ctx: RunContext): Workload | unde
   const wk = metaPath ? { ...found, metaPath } : found; // keeps runsToCompletion
   const id = resourceId(item, ctx.source, ctx.inputName);
   const problems = checkWorkload(item.value, wk);
+  const nonFinite = item.reader === 'block' ? undefined : checkFiniteNumbers(item.value);
+  if (nonFinite) problems.push(nonFinite);
   const pod = problems.length === 0 ? getPodTemplate(item.value, wk) : undefined;
   if (pod === undefined || isProblem(pod)) {
     for (const p of pod ? [pod] : problems)

@@ -127,6 +127,39 @@ export function checkWorkload(resource: Json, wk: WorkloadKind): PodTemplateProb
 }
 
 /**
+ * The first number of `resource` that JSON cannot hold (a YAML `.nan`, `.inf`, `-.inf`), as a problem naming its
+ * field; undefined when there is none. Kubernetes refuses such a manifest (`sigs.k8s.io/yaml` turns YAML into JSON
+ * with Go's `json.Marshal`: `json: unsupported value: NaN`), and a value that is not equal to itself cannot be
+ * read back as written. Only the `yaml` package's reading gives such numbers (the fast reader declines them), so
+ * the pipeline asks only for resources that reader read.
+ */
+export function checkFiniteNumbers(resource: Json): PodTemplateProblem | undefined {
+  const walk = (v: Json, at: string): PodTemplateProblem | undefined => {
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) return undefined;
+      const go = Number.isNaN(v) ? 'NaN' : v > 0 ? '+Inf' : '-Inf';
+      return {
+        field: at,
+        message: `${at} is a YAML float no JSON can hold (${go}): Kubernetes refuses it ("json: unsupported value: ${go}"); quote it if it is text`,
+      };
+    }
+    if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) {
+        const p = walk(x, `${at}[${i}]`);
+        if (p) return p;
+      }
+    } else if (isJsonObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        const p = walk(x, at === '' ? k : `${at}.${k}`);
+        if (p) return p;
+      }
+    }
+    return undefined;
+  };
+  return walk(resource, '');
+}
+
+/**
  * Reads the pod template of a workload (the one accessor of the kinds table). Returns a deep copy, or a
  * problem naming the field when the template or its spec is missing or not a mapping (Istio:
  * `spec.template is required value`).

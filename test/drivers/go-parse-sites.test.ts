@@ -105,13 +105,17 @@ t.test('Istio scrape targets: strconv.Atoi ports, 1-65535; the error names the a
   for (const bad of ['8080x:/m', ' 0x50', '0', '65536', '1_000']) {
     t.throws(
       () => applyPrometheusMerge(pod(bad), { enablePrometheusMerge: true }, 15020),
-      { name: 'InjectError', message: /for annotation 'prometheus\.istio\.io\/scrape-targets': invalid port/ },
+      {
+        name: 'InjectError',
+        field: 'metadata.annotations[prometheus.istio.io/scrape-targets]',
+        message: `invalid prometheus scrape targets: invalid target port ${JSON.stringify(bad.split(':')[0]?.trim())}`,
+      },
       JSON.stringify(bad),
     );
   }
   t.throws(
     () => applyPrometheusMerge(pod('+15020'), { enablePrometheusMerge: true }, 15020),
-    { message: /port 15020 is the proxy status port/ },
+    { message: 'invalid prometheus scrape targets: target port +15020 conflicts with agent port' },
     'compared in canonical form, as Istio compares strconv.Itoa of the port',
   );
 });

@@ -14,7 +14,10 @@ const keyName = fc.oneof(
   fc.constantFrom('prometheus.io/scrape', 'prometheus.io/port', 'prometheus.io/path', 'app.kubernetes.io/name'),
 );
 const entries = fc.uniqueArray(
-  fc.record({ key: keyName, comment: fc.boolean(), value: fc.constantFrom('true', '8080', 'x1') }),
+  fc
+    .record({ key: keyName, comment: fc.boolean(), value: fc.constantFrom('true', '8080', 'x1') })
+    // (Istio refuses a prometheus.io/port that is not a port it may scrape)
+    .map((e) => (e.key === 'prometheus.io/port' ? { ...e, value: '8080' } : e)),
   { selector: (e) => e.key, maxLength: 6 },
 );
 

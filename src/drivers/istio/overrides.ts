@@ -10,6 +10,7 @@ import { InjectError } from '../../results/errors.ts';
 import { strategicMerge } from '../../patch/strategic-merge.ts';
 import { POD_SCHEMA } from '../../patch/patch-schema.ts';
 import { canonicalQuantity } from './quantity.ts';
+import { goJSON } from '../go-json.ts';
 import { parseInjectionStatus, STATUS_ANNOTATION } from './status.ts';
 import {
   containersOf,
@@ -248,7 +249,7 @@ function recordOverrides(pod: PodTemplate, overrides: ParsedContainers): void {
   if (overrides.containers.length > 0) js.containers = overrides.containers;
   if (overrides.initContainers.length > 0) js.initContainers = overrides.initContainers;
   pod.metadata.annotations ??= {};
-  pod.metadata.annotations[OVERRIDES_ANNOTATION] = JSON.stringify(js);
+  pod.metadata.annotations[OVERRIDES_ANNOTATION] = goJSON(js); // Go's json.Marshal: `&&` in a command is `\u0026\u0026`
 }
 
 /**

@@ -7,11 +7,13 @@
  */
 import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
+import { InjectError } from '../../results/errors.ts';
 import { declaredPorts, type PortRule, resolveNamedPort } from '../kit/ports.ts';
+import { decodeGo, encodeGo, GO, GoJsonError, type GoJsonType } from '../go-json.ts';
 import { STATUS_ANNOTATION } from './status.ts';
 import {
   annotationsOf,
-  containersOf,
+  type ContainerList,
   envOf,
   findSidecar,
   ownedListed,
@@ -48,11 +50,20 @@ export function shouldRewriteProbes(annos: Record<string, string>, valuesSetting
   return b ?? valuesSetting;
 }
 
-/** App containers in Istio's order for probers: init containers, then containers, minus the proxy. */
-function appContainers(spec: JsonObject): JsonObject[] {
-  return [...containersOf(spec, 'initContainers'), ...containersOf(spec, 'containers')].filter(
-    (c) => c.name !== PROXY_CONTAINER,
-  );
+/**
+ * App containers in Istio's order for probers (`allContainers`): init containers, then containers, minus the
+ * proxy; each with its list and its index there (for the field a problem names).
+ */
+function appContainers(spec: JsonObject): Array<[ContainerList, number, JsonObject]> {
+  const out: Array<[ContainerList, number, JsonObject]> = [];
+  for (const list of ['initContainers', 'containers'] as const) {
+    const entries = spec[list];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((c, i) => {
+      if (isJsonObject(c) && c.name !== PROXY_CONTAINER) out.push([list, i, c]);
+    });
+  }
+  return out;
 }
 
 /**
@@ -67,23 +78,82 @@ export const ISTIO_PROBE_PORTS: PortRule = {
   declared: 'last-number',
 };
 
-/** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
+const HTTP_HEADER = GO.struct('v1.HTTPHeader', [
+  { json: 'name', type: GO.string },
+  { json: 'value', type: GO.string },
+]);
+/** Kubernetes' probe actions as Go's structs declare them (k8s.io/api/core/v1 types.go): field order, `omitempty`. */
+const ACTIONS = {
+  httpGet: GO.struct('v1.HTTPGetAction', [
+    { json: 'path', type: GO.string, omitEmpty: true },
+    { json: 'port', type: GO.intOrString },
+    { json: 'host', type: GO.string, omitEmpty: true },
+    { json: 'scheme', type: GO.string, omitEmpty: true },
+    { json: 'httpHeaders', type: GO.slice(HTTP_HEADER), omitEmpty: true },
+  ]),
+  tcpSocket: GO.struct('v1.TCPSocketAction', [
+    { json: 'port', type: GO.intOrString },
+    { json: 'host', type: GO.string, omitEmpty: true },
+  ]),
+  // `service` is a *string without omitempty: a probe that names no service is written `"service":null`
+  grpc: GO.struct('v1.GRPCAction', [
+    { json: 'port', type: GO.int32 },
+    { json: 'service', type: GO.pointer(GO.string) },
+  ]),
+} as const;
+
+/** Istio's `Prober` (pkg/kube/inject/app_probe.go), and `KubeAppProbers`, the map `ISTIO_KUBE_APP_PROBERS` holds. */
+const PROBER = GO.struct('inject.Prober', [
+  { json: 'httpGet', type: GO.pointer(ACTIONS.httpGet), omitEmpty: true },
+  { json: 'tcpSocket', type: GO.pointer(ACTIONS.tcpSocket), omitEmpty: true },
+  { json: 'grpc', type: GO.pointer(ACTIONS.grpc), omitEmpty: true },
+  { json: 'timeoutSeconds', type: GO.int32, omitEmpty: true },
+]);
+const KUBE_APP_PROBERS = GO.map(GO.pointer(PROBER));
+
+/**
+ * `v`, the field at `at` (`spec.containers[0].readinessProbe.httpGet`), as Go's decoder reads it into type `t`: a
+ * struct's fields in Go's order, unknown fields left out, absent ones zero.
+ * @throws InjectError naming the field where Go's decoder refuses the value (`path: 5`): the webhook never sees such a pod
+ */
+function goDecoded(v: Json, t: GoJsonType, at: string): Json {
+  try {
+    return decodeGo(v, t);
+  } catch (e) {
+    if (!(e instanceof GoJsonError)) throw e;
+    let field = at;
+    for (const p of e.path) field += typeof p === 'number' ? `[${p}]` : `.${p}`;
+    throw new InjectError(`${field}: ${e.message} (Istio's injector reads the pod with Go's decoder)`, { field });
+  }
+}
+
+/**
+ * The prober entry of a probe or hook at `at` (Istio `kubeProbeToInternalProber`, `updateNamedPort`): its first
+ * action of `httpGet`, `tcpSocket`, `grpc` (probes only) in Go's form, the port of an `httpGet` or `tcpSocket`
+ * resolved, and a probe's non-zero `timeoutSeconds`; undefined for none, for a port name no container port
+ * declares, or for an action already pointing at the status port.
+ * @throws InjectError where Go's decoder refuses an action's field
+ */
 function proberOf(
   handler: Json | undefined,
   container: JsonObject,
   statusPort: number,
   isProbe: boolean,
+  at: string,
 ): JsonObject | undefined {
   if (!isJsonObject(handler)) return undefined;
-  const timeout =
-    isProbe && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0
-      ? handler.timeoutSeconds
-      : undefined;
-  const withTimeout = (o: JsonObject): JsonObject => (timeout === undefined ? o : { ...o, timeoutSeconds: timeout });
-  if (isProbe && isJsonObject(handler.grpc)) return withTimeout({ grpc: cloneJson(handler.grpc) });
-  const kind = isJsonObject(handler.httpGet) ? 'httpGet' : isJsonObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
+  const seconds = isProbe ? goDecoded(handler.timeoutSeconds ?? null, GO.int32, `${at}.timeoutSeconds`) : 0;
+  const withTimeout = (o: JsonObject): JsonObject => (seconds === 0 ? o : { ...o, timeoutSeconds: seconds });
+  const kind = isJsonObject(handler.httpGet)
+    ? 'httpGet'
+    : isJsonObject(handler.tcpSocket)
+      ? 'tcpSocket'
+      : isProbe && isJsonObject(handler.grpc)
+        ? 'grpc'
+        : undefined;
   if (!kind) return undefined;
-  const action = cloneJson(handler[kind] as JsonObject);
+  const action = goDecoded(handler[kind] as JsonObject, ACTIONS[kind], `${at}.${kind}`) as JsonObject;
+  if (kind === 'grpc') return withTimeout({ grpc: action }); // Istio leaves a gRPC port as it is
   const port = resolveNamedPort(action.port, declaredPorts(container), ISTIO_PROBE_PORTS);
   if (port === undefined) return undefined;
   if (typeof action.port === 'number' && port === statusPort) return undefined; // already rewritten
@@ -109,23 +179,24 @@ export function dumpAppProbers(spec: JsonObject, statusPort: number): string {
   const add = (url: string, v: JsonObject | undefined): void => {
     if (v) out.set(url, v);
   };
-  for (const c of appContainers(spec)) {
+  for (const [list, i, c] of appContainers(spec)) {
     const name = typeof c.name === 'string' ? c.name : '';
+    const at = `spec.${list}[${i}]`;
     for (const [field, segment] of PROBES) {
       // (proberOf answers undefined for a handler that is not a map: no URL is made for it)
-      if (isJsonObject(c[field])) add(`/app-health/${name}/${segment}`, proberOf(c[field], c, statusPort, true));
+      if (isJsonObject(c[field]))
+        add(`/app-health/${name}/${segment}`, proberOf(c[field], c, statusPort, true, `${at}.${field}`));
     }
     if (isJsonObject(c.lifecycle)) {
       const { preStop, postStart } = c.lifecycle;
-      if (isJsonObject(preStop)) add(`/app-lifecycle/${name}/prestopz`, proberOf(preStop, c, statusPort, false));
-      if (isJsonObject(postStart)) add(`/app-lifecycle/${name}/poststartz`, proberOf(postStart, c, statusPort, false));
+      const hook = (h: Json | undefined, which: string): JsonObject | undefined =>
+        proberOf(h, c, statusPort, false, `${at}.lifecycle.${which}`);
+      if (isJsonObject(preStop)) add(`/app-lifecycle/${name}/prestopz`, hook(preStop, 'preStop'));
+      if (isJsonObject(postStart)) add(`/app-lifecycle/${name}/poststartz`, hook(postStart, 'postStart'));
     }
   }
   if (out.size === 0) return '';
-  let text = '';
-  for (const k of [...out.keys()].sort())
-    text += `${text === '' ? '{' : ','}${JSON.stringify(k)}:${JSON.stringify(out.get(k))}`;
-  return `${text}}`;
+  return encodeGo(Object.fromEntries(out), KUBE_APP_PROBERS);
 }
 
 /** `rewriteHTTPGetAction` on a probe or hook: httpGet/tcpSocket/grpc → httpGet {path: url, port}, HTTPS → HTTP. */
@@ -156,7 +227,7 @@ function convertHandler(
  * container lists must be writable, `ownPodFrame`).
  */
 export function rewriteProbes(spec: JsonObject, statusPort: number): void {
-  for (const listed of appContainers(spec)) {
+  for (const [, , listed] of appContainers(spec)) {
     let c = listed;
     const name = typeof c.name === 'string' ? c.name : '';
     for (const [field, segment] of PROBES) {
@@ -181,28 +252,31 @@ export function rewriteProbes(spec: JsonObject, statusPort: number): void {
 }
 
 /**
- * Istio `mergeOrAppendProbers`: appends `ISTIO_KUBE_APP_PROBERS`, or, when the pod was injected before and the
- * proxy already has it, merges the maps (previous entries win) and replaces the value in place.
+ * Istio `mergeOrAppendProbers` (pkg/kube/inject/webhook.go): appends `ISTIO_KUBE_APP_PROBERS`, or, when the pod
+ * was injected before and the proxy already has it, decodes both maps with Go's `json.Unmarshal` into
+ * `KubeAppProbers` (keys matched as Go matches them, unknown fields dropped), merges them (previous entries win)
+ * and writes the result in place with `json.Marshal`. Where either fails to decode, Istio logs it and leaves the
+ * env as it was; so does this.
  */
 export function mergeOrAppendProbers(previouslyInjected: boolean, env: JsonObject[], probers: string): void {
   if (previouslyInjected) {
     const i = env.findIndex((e) => e.name === APP_PROBERS_ENV);
     const found = env[i];
     if (found) {
-      let merged: Record<string, Json>;
+      const decode = (text: string): JsonObject | null =>
+        decodeGo(JSON.parse(text) as Json, KUBE_APP_PROBERS, { caseInsensitive: true }) as JsonObject | null;
+      let old: JsonObject | null;
+      let next: JsonObject | null;
       try {
-        const old = JSON.parse(String(found.value ?? '')) as Record<string, Json>;
-        const next = JSON.parse(probers) as Record<string, Json>;
-        merged = { ...next, ...old };
+        old = decode(typeof found.value === 'string' ? found.value : '');
+        next = decode(probers);
       } catch {
         return;
       }
-      const sorted: JsonObject = {};
-      for (const k of Object.keys(merged).sort()) {
-        const v = merged[k];
-        if (v !== undefined) setOwn(sorted, k, v);
-      }
-      env[i] = { name: APP_PROBERS_ENV, value: JSON.stringify(sorted) };
+      const merged: JsonObject = { ...next };
+      // (a JSON null decodes to a nil map, which Go ranges over as empty)
+      for (const [k, v] of Object.entries(old ?? {})) setOwn(merged, k, v);
+      env[i] = { name: APP_PROBERS_ENV, value: encodeGo(merged, KUBE_APP_PROBERS) };
       return;
     }
   }

@@ -7,6 +7,8 @@ import type { JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { annotationsOf, envOf, findSidecar, ownedSidecar, parseGoBool } from './pod-fields.ts';
 import { atoi } from '../go-parse.ts';
+import { goTrimSpace } from '../../render/gotemplate/sprig.ts';
+import { goJSON } from '../go-json.ts';
 
 /** Annotation switching the merge per pod (Go bool). */
 export const MERGE_METRICS_ANNOTATION = 'prometheus.istio.io/merge-metrics';
@@ -20,12 +22,25 @@ export const PROMETHEUS_ENV = 'ISTIO_PROMETHEUS_ANNOTATIONS';
 const SCRAPE = 'prometheus_io_scrape';
 const PORT = 'prometheus_io_port';
 const PATH = 'prometheus_io_path';
+const TARGETS = 'prometheus_istio_io_scrape_targets';
+const SECURE_PORT = 'prometheus_istio_io_secure_port';
 /** The labels above (see `prometheusLabelOf`). */
-const LABELS: readonly string[] = [SCRAPE, PORT, PATH];
+const LABELS: readonly string[] = [SCRAPE, PORT, PATH, TARGETS, SECURE_PORT];
 
-/** Ports the agent and Envoy use themselves; a scrape target may not use them. */
-export const RESERVED_PORTS: ReadonlySet<number> = new Set([
-  15000, 15001, 15004, 15006, 15008, 15020, 15021, 15053, 15090,
+/**
+ * Ports the agent and Envoy use themselves, in their canonical form (`strconv.Itoa`), with the reason Istio gives:
+ * a scrape port may not be one of them (Istio `IstioReservedPortReason`, pilot/cmd/pilot-agent/status/server.go).
+ */
+const RESERVED_PORTS: ReadonlyMap<string, string> = new Map([
+  ['15000', 'Envoy admin'],
+  ['15001', 'outbound traffic capture'],
+  ['15004', 'pilot debug'],
+  ['15006', 'inbound traffic capture'],
+  ['15008', 'HBONE tunnel'],
+  ['15020', 'pilot-agent status / merged Prometheus'],
+  ['15021', 'Envoy health'],
+  ['15053', 'DNS proxy'],
+  ['15090', 'Envoy Prometheus (already merged)'],
 ]);
 
 /** Prometheus `strutil.SanitizeLabelName`: every character outside `[a-zA-Z0-9_]` becomes `_`. */
@@ -85,11 +100,14 @@ export function prometheusMergeEnabled(meshConfig: JsonObject, annos: Record<str
   return typeof meshConfig.enablePrometheusMerge === 'boolean' ? meshConfig.enablePrometheusMerge : true;
 }
 
-/** Removes every annotation that sanitizes to prometheus.io scrape/port/path (Istio `clearPrometheusAnnotations`). */
+/**
+ * Removes every annotation that sanitizes to prometheus.io scrape/port/path or to `prometheus.istio.io/scrape-targets`
+ * (Istio `clearPrometheusAnnotations`, its set `prometheusAnnotations`).
+ */
 export function clearPrometheusAnnotations(annos: Record<string, string>): void {
   for (const k of Object.keys(annos)) {
     const s = prometheusLabelOf(k);
-    if (s === SCRAPE || s === PORT || s === PATH) delete annos[k];
+    if (s === SCRAPE || s === PORT || s === PATH || s === TARGETS) delete annos[k];
   }
 }
 
@@ -98,43 +116,65 @@ export function prometheusPort(annos: Record<string, string>): string | undefine
   return findByLabel(annos, PORT);
 }
 
+/** A scrape target (Istio `ScrapeTarget`): port and path as written, JSON `{"port","path"}`. */
 interface Target {
   port: string;
   path: string;
 }
 
-function parseTargets(value: string, statusPort: number): Target[] {
+/**
+ * Istio `ParseScrapeTargets` (pilot/cmd/pilot-agent/status/server.go): comma-separated `port[:path]` entries, each
+ * trimmed (`strings.TrimSpace`), the path `/metrics` when absent or blank; undefined (Istio logs a warning and keeps
+ * no targets) when an entry has an empty port.
+ */
+function parseTargets(value: string): Target[] | undefined {
   const out: Target[] = [];
-  const bad = (why: string): InjectError =>
-    new InjectError(`invalid value '${value}' for annotation '${SCRAPE_TARGETS_ANNOTATION}': ${why}`, {
-      field: `metadata.annotations[${SCRAPE_TARGETS_ANNOTATION}]`,
-      code: 'BAD_ANNOTATION',
-    });
   for (const raw of value.split(',')) {
-    const entry = raw.trim();
+    const entry = goTrimSpace(raw);
     if (entry === '') continue;
-    const i = entry.indexOf(':');
-    const port = (i < 0 ? entry : entry.slice(0, i)).trim();
-    const path = i < 0 ? '' : entry.slice(i + 1).trim();
-    // Istio applyPrometheusMerge: strconv.Atoi, then 1..65535; compared in its canonical form.
-    const parsed = atoi(port);
-    if (!parsed.ok || parsed.value < 1n || parsed.value > 65535n) throw bad(`invalid port '${port}'`);
-    const n = Number(parsed.value);
-    if (n === statusPort) throw bad(`port ${n} is the proxy status port`);
-    if (RESERVED_PORTS.has(n)) throw bad(`port ${n} is reserved by Istio`);
-    out.push({ port, path: path === '' ? '/metrics' : path.startsWith('/') ? path : `/${path}` });
+    const colon = entry.indexOf(':');
+    const port = goTrimSpace(colon < 0 ? entry : entry.slice(0, colon));
+    if (port === '') return undefined;
+    const path = colon < 0 ? '' : goTrimSpace(entry.slice(colon + 1));
+    out.push({ port, path: path === '' ? '/metrics' : path });
   }
   return out;
 }
 
 /**
- * Istio `applyPrometheusMerge`: when scraping and merging are enabled and the pod's port annotation is not
- * already the status port, records the pod's scrape/path/port (and `scrape-targets`) in the proxy env
- * `ISTIO_PROMETHEUS_ANNOTATIONS` (JSON `{"scrape","path","port"[,"targets"]}`, omitted when all empty), deletes
- * every prometheus.io variant and `scrape-targets`, and sets `prometheus.io/{port,path,scrape}` to
+ * Istio's check of a scrape port (`applyPrometheusMerge`): `strconv.Atoi`, then 1–65535, then its canonical form
+ * neither the agent's port nor one of {@link RESERVED_PORTS}. `what` is Istio's wording: `scrape targets` (each
+ * target) or `scrape configuration` (the legacy `prometheus.io/port`).
+ * @throws InjectError with Istio's message, naming the annotation `key`
+ */
+function checkScrapePort(port: string, what: 'targets' | 'configuration', target: string, key: string): void {
+  const prefix =
+    what === 'targets'
+      ? 'invalid prometheus scrape targets: target port'
+      : 'invalid prometheus scrape configuration: port';
+  const bad = (why: string): InjectError =>
+    new InjectError(why, { field: `metadata.annotations[${key}]`, code: 'BAD_ANNOTATION' });
+  const n = atoi(port);
+  if (!n.ok || n.value < 1n || n.value > 65535n) {
+    const invalid = what === 'targets' ? 'invalid target port' : 'invalid port';
+    throw bad(`invalid prometheus scrape ${what}: ${invalid} ${JSON.stringify(port)}`);
+  }
+  const canon = String(n.value);
+  if (canon === target) throw bad(`${prefix} ${port} conflicts with agent port`);
+  const reason = RESERVED_PORTS.get(canon);
+  if (reason !== undefined) throw bad(`${prefix} ${port} is reserved for Istio (${reason}) and cannot be scraped`);
+}
+
+/**
+ * Istio `applyPrometheusMerge` (pkg/kube/inject/webhook.go): when scraping and merging are enabled and the pod's
+ * port annotation is not already the status port, reads the pod's scrape/path/port and scrape targets (every key
+ * that sanitizes to the label, `getPrometheusScrapeConfiguration`); with targets, port and path become the first
+ * target's; checks each target's port, or else the legacy port ({@link checkScrapePort}); records them in the proxy
+ * env `ISTIO_PROMETHEUS_ANNOTATIONS` (`json.Marshal`: `{"scrape","path","port"[,"targets"]}`, left out when all are
+ * empty); deletes every prometheus.io variant and the scrape targets, and sets `prometheus.io/{port,path,scrape}` to
  * `<statusPort>`, `/stats/prometheus`, `"true"`.
  * @param statusPort the mesh `defaultConfig.statusPort` (with the pod's `proxy.istio.io/config` applied)
- * @throws InjectError for an invalid `prometheus.istio.io/scrape-targets`
+ * @throws InjectError for a scrape port Istio refuses
  */
 export function applyPrometheusMerge(pod: PodTemplate, meshConfig: JsonObject, statusPort: number): void {
   const annos = annotationsOf(pod);
@@ -146,23 +186,31 @@ export function applyPrometheusMerge(pod: PodTemplate, meshConfig: JsonObject, s
     path: findByLabel(annos, PATH) ?? '',
     port: findByLabel(annos, PORT) ?? '',
   };
-  const targetsValue = annos[SCRAPE_TARGETS_ANNOTATION];
-  if (targetsValue !== undefined) {
-    const targets = parseTargets(targetsValue, statusPort);
-    const [first] = targets;
-    if (first) {
-      cfg.targets = targets;
-      if (cfg.port === '') cfg.port = first.port;
-      if (cfg.path === '') cfg.path = first.path;
-    }
+  let targetsKey = '';
+  for (const [k, v] of Object.entries(annos)) {
+    if (prometheusLabelOf(k) !== TARGETS) continue;
+    const parsed = parseTargets(v); // (a value Istio cannot parse leaves the targets as they were)
+    if (parsed === undefined) continue;
+    targetsKey = k;
+    if (parsed.length > 0) cfg.targets = parsed;
+    else delete cfg.targets;
+  }
+  const [first] = cfg.targets ?? [];
+  if (first) {
+    cfg.port = first.port;
+    cfg.path = first.path;
+    for (const t of cfg.targets ?? []) checkScrapePort(t.port, 'targets', target, targetsKey);
+  } else if (cfg.port !== '') {
+    const key = Object.keys(annos).find((k) => prometheusLabelOf(k) === PORT) ?? 'prometheus.io/port';
+    checkScrapePort(cfg.port, 'configuration', target, key);
   }
   const sidecar =
     cfg.scrape !== '' || cfg.path !== '' || cfg.port !== '' || cfg.targets ? ownedSidecar(pod.spec) : undefined;
   if (sidecar) {
-    envOf(sidecar).push({ name: PROMETHEUS_ENV, value: JSON.stringify(cfg) });
+    // Go `json.Marshal(PrometheusScrapeConfiguration)`: fields in this order, strings HTML-escaped
+    envOf(sidecar).push({ name: PROMETHEUS_ENV, value: goJSON(cfg) });
   }
   clearPrometheusAnnotations(annos);
-  delete annos[SCRAPE_TARGETS_ANNOTATION];
   annos['prometheus.io/port'] = target;
   annos['prometheus.io/path'] = '/stats/prometheus';
   annos['prometheus.io/scrape'] = 'true';
@@ -179,5 +227,6 @@ export function applySecurePrometheusAnnotation(pod: PodTemplate): void {
   const v = env && typeof env.value === 'string' ? env.value : '';
   if (v === '' || v === '0') return;
   const annos = annotationsOf(pod);
-  if (annos[SECURE_PORT_ANNOTATION] === undefined) annos[SECURE_PORT_ANNOTATION] = v;
+  // the user's own, under any key that sanitizes to the label, is left as it is
+  if (findByLabel(annos, SECURE_PORT) === undefined) annos[SECURE_PORT_ANNOTATION] = v;
 }

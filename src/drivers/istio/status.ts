@@ -3,6 +3,7 @@
  * Istio `getInjectionStatus`, `injectionStatus`, `parseStatus` (pkg/kube/inject/webhook.go, inject.go).
  */
 import { isJsonObject, isShared } from '../../json.ts';
+import { goJSON, goJSONString } from '../go-json.ts';
 import type { JsonObject } from '../../model.ts';
 import type { InjectError } from '../../results/errors.ts';
 import { unexpectedRecordItem, untrustedRecordError, type RecordedKind } from '../../patch/uninject.ts';
@@ -26,20 +27,20 @@ function names(list: unknown): string[] | null {
 }
 
 /**
- * `JSON.stringify(names(list))` per shared list (`isShared` of ../../json.ts: deep-frozen, so its names never
+ * `goJSON(names(list))` per shared list (`isShared` of ../../json.ts: deep-frozen, so its names never
  * change). A planned render shares the token-free parts of its result (e.g. the sidecar template's volumes)
  * across every workload of the plan, and the template pod takes them uncopied: their text is worked out once.
  * Module state by design: a memo keyed by immutable objects, weakly held.
  */
 const SHARED_NAMES_JSON = new WeakMap<object, string>();
 
-/** `JSON.stringify(names(list))`: a JSON list of the entries' names, or `null` when there are none. */
+/** `json.Marshal` of the entries' names (Go's escaping, ../go-json.ts), or `null` when there are none. */
 function namesJson(list: unknown): string {
-  if (!isShared(list)) return JSON.stringify(names(list));
+  if (!isShared(list)) return goJSON(names(list));
   const key = list as object;
   let text = SHARED_NAMES_JSON.get(key);
   if (text === undefined) {
-    text = JSON.stringify(names(list));
+    text = goJSON(names(list));
     SHARED_NAMES_JSON.set(key, text);
   }
   return text;
@@ -57,7 +58,7 @@ export function injectionStatusValue(templateSpec: JsonObject, revision: string)
   return (
     `{"initContainers":${namesJson(templateSpec.initContainers)},"containers":${namesJson(templateSpec.containers)},` +
     `"volumes":${namesJson(templateSpec.volumes)},"imagePullSecrets":${namesJson(templateSpec.imagePullSecrets)},` +
-    `"revision":${JSON.stringify(revision === '' ? 'default' : revision)}}`
+    `"revision":${goJSONString(revision === '' ? 'default' : revision)}}`
   );
 }
 

@@ -13,25 +13,39 @@ function fail(message: string, field: string): never {
   throw new InjectError(`cannot uninject faithfully: ${message}`, { field });
 }
 
+/** What Istio's rewrite changes in an `httpGet` it keeps (`rewriteHTTPGetAction`): every other field is the user's. */
+const REWRITTEN = new Set(['path', 'port', 'scheme']);
+
 /**
- * A probe or hook rewritten to the agent (`httpGet` on `url`) with its original action put back from the
- * saved prober: the saved `httpGet` fields on the same keys, or the saved `tcpSocket`/`grpc` in the place of
- * the `httpGet` that replaced it (where the injected text has it, so only that entry's lines change). The saved port is the number Istio resolved a named
- * port to, which the kubelet reads the same. Other fields (delays, thresholds, `timeoutSeconds`) were never changed.
+ * A probe or hook rewritten to the agent (`httpGet` on `url`) with its original action put back from the saved
+ * prober. An `httpGet` keeps its keys in place: `path`, `port` and `scheme` (what the rewrite changed) come from
+ * the saved action (left out where Go's `omitempty` left them out), every other field is still the user's own. A
+ * saved `tcpSocket` or `grpc` takes the place of the `httpGet` that replaced it (where the injected text has it,
+ * so only that entry's lines change), in Go's field order; a gRPC probe that named no service (Go writes
+ * `"service":null`) gets none. The saved port is the number Istio resolved a named port to, which the kubelet
+ * reads the same. Other fields (delays, thresholds, `timeoutSeconds`) were never changed.
  */
 function restoreHandler(handler: JsonObject, saved: JsonObject): JsonObject {
   if (isJsonObject(saved.httpGet)) {
     const now = handler.httpGet as JsonObject;
     const httpGet: JsonObject = {};
-    for (const k of Object.keys(now)) if (Object.hasOwn(saved.httpGet, k)) setOwn(httpGet, k, saved.httpGet[k]);
-    for (const [k, v] of Object.entries(saved.httpGet)) if (!Object.hasOwn(httpGet, k)) setOwn(httpGet, k, v);
+    for (const k of Object.keys(now)) {
+      if (!REWRITTEN.has(k)) setOwn(httpGet, k, now[k] as Json);
+      else if (Object.hasOwn(saved.httpGet, k)) setOwn(httpGet, k, saved.httpGet[k] as Json);
+    }
+    for (const k of REWRITTEN)
+      if (!Object.hasOwn(httpGet, k) && Object.hasOwn(saved.httpGet, k)) setOwn(httpGet, k, saved.httpGet[k] as Json);
     return { ...handler, httpGet };
   }
   const kind = isJsonObject(saved.tcpSocket) ? 'tcpSocket' : isJsonObject(saved.grpc) ? 'grpc' : undefined;
-  const restored = kind && saved[kind];
+  let restored = kind && saved[kind];
   if (!kind || restored === undefined) return handler;
+  if (kind === 'grpc' && isJsonObject(restored) && restored.service === null) {
+    const { service: _nil, ...rest } = restored;
+    restored = rest;
+  }
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(handler)) out[k === 'httpGet' ? kind : k] = k === 'httpGet' ? restored : v;
+  for (const [k, v] of Object.entries(handler)) setOwn(out, k === 'httpGet' ? kind : k, k === 'httpGet' ? restored : v);
   return out;
 }
 

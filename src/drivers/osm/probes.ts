@@ -80,7 +80,10 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
       const probe = c[kind.field];
       if (!isJsonObject(probe)) continue;
       const at = `spec.containers[${ci}].${kind.field}`;
-      const original = structuredClone(probe);
+      // The record keeps the probe's data, not how it was written (its keys sorted): two documents of the same
+      // content written in two key orders get one record (src/krm/identity.ts); uninject takes the order back
+      // from the probe it restores (`inOrderOf`).
+      const original = sortedDeep(probe) as JsonObject;
       const unresolved = (field: string, port: Json | undefined) =>
         new InjectError(
           `${at}.${field}.port ${JSON.stringify(port)} names no port of container ${name}: ${flavor.title} would write port 0 into the probe's Original-* header; declare the port or use its number`,
@@ -139,6 +142,33 @@ export function rewriteProbes(containers: JsonObject[], style: ProbeStyle, flavo
   return out;
 }
 
+/** A copy of `v` with every map's keys sorted (UTF-16 order), at any depth. */
+function sortedDeep(v: Json): Json {
+  if (Array.isArray(v)) return v.map(sortedDeep);
+  if (!isJsonObject(v)) return v;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v).sort()) setOwn(out, k, sortedDeep(v[k] as Json));
+  return out;
+}
+
+/**
+ * A copy of `v` (a recorded original) with each map's keys in the order `like` (the probe as found, which the
+ * rewrite changed in place) has them, the keys `like` lacks after them; at any depth, lists entry by entry. The
+ * `httpGet` that replaced a `tcpSocket` stands in its place.
+ */
+function inOrderOf(v: Json, like: Json | undefined): Json {
+  if (Array.isArray(v)) return v.map((x, i) => inOrderOf(x, Array.isArray(like) ? like[i] : undefined));
+  if (!isJsonObject(v)) return v;
+  const out: JsonObject = {};
+  const ref = isJsonObject(like) ? like : {};
+  for (const k of Object.keys(ref)) {
+    const own = k === 'httpGet' && !Object.hasOwn(v, k) && Object.hasOwn(v, 'tcpSocket') ? 'tcpSocket' : k;
+    if (Object.hasOwn(v, own) && !Object.hasOwn(out, own)) setOwn(out, own, inOrderOf(v[own] as Json, ref[k]));
+  }
+  for (const k of Object.keys(v)) if (!Object.hasOwn(out, k)) setOwn(out, k, inOrderOf(v[k] as Json, undefined));
+  return out;
+}
+
 /**
  * Puts the original probes back (uninject, and re-injection before rewriting again). A container that is
  * gone is skipped; a probe the user changed since is overwritten with the recorded original only when its
@@ -151,6 +181,6 @@ export function restoreProbes(containers: JsonObject[], originals: readonly Orig
     if (!c) continue;
     const current = c[o.probe];
     if (isJsonObject(current) && isJsonObject(current.httpGet) && rewrittenPorts.has(current.httpGet.port ?? null))
-      c[o.probe] = structuredClone(o.original);
+      c[o.probe] = inOrderOf(o.original, current) as JsonObject;
   }
 }

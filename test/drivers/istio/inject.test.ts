@@ -118,7 +118,8 @@ t.test('probe rewrite: http, named port, tcp, grpc and lifecycle hooks go throug
     timeoutSeconds: 2,
   });
   t.same(probers['/app-health/app/livez'], { tcpSocket: { port: 9000 } });
-  t.same(probers['/app-health/app/startupz'], { grpc: { port: 7000 } });
+  // Go's GRPCAction.Service is a *string without omitempty (Istio's TestDumpAppGRPCProbers: "service": null)
+  t.same(probers['/app-health/app/startupz'], { grpc: { port: 7000, service: null } });
 });
 
 t.test('probe rewrite: off by annotation, skipped without a proxy, unresolvable named port dropped', async (t) => {

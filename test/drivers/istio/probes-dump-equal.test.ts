@@ -1,8 +1,11 @@
 /**
- * Issue #40: `dumpAppProbers` (written as text without building the sorted map), `rewriteProbes` (URLs made only for
- * the probes there are) and `modifyContainers` (one pass) give what their earlier versions gave. The earlier
- * versions (main before the change) are kept below as the reference; generated pod specs hold probes and hooks of
- * every handler kind, named and numbered ports, repeated and missing container names, non-map handlers.
+ * Issue #40: `rewriteProbes` (URLs made only for the probes there are) and `modifyContainers` (one pass) give what
+ * their earlier versions gave; the earlier versions (main before the change) are kept below as the reference.
+ * `dumpAppProbers` writes what Istio's Go writes (`json.Marshal` of `KubeAppProbers`, pkg/kube/inject/app_probe.go):
+ * its reference below writes each action by hand in the field order of Kubernetes' Go structs, HTML-escaped, with
+ * `omitempty` fields left out and a gRPC action's `service` always there. Generated pod specs hold probes and hooks
+ * of every handler kind, actions with their keys in any order, unknown keys, `&`, `<` and `>` in strings, named and
+ * numbered ports, repeated and missing container names, non-map handlers.
  */
 import t from 'tap';
 import fc from 'fast-check';
@@ -20,28 +23,79 @@ function appContainers(spec: JsonObject): JsonObject[] {
   );
 }
 
-/** The prober entry of a probe or hook: `{httpGet|tcpSocket|grpc, timeoutSeconds?}` with the port resolved. */
+/** Go's string escaping, HTML-safe (`encoding/json`): written here without the product's helper. */
+function goString(s: string): string {
+  return JSON.stringify(s)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('&', '\\u0026')
+    .replaceAll('\u2028', '\\u2028')
+    .replaceAll('\u2029', '\\u2029');
+}
+
+/** An action's JSON as Go writes its struct (k8s.io/api/core/v1): `[name, value, omitempty]` in field order. */
+function goAction(kind: string, a: JsonObject, port: Json): string {
+  const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
+  const fields: Array<[string, string, boolean]> =
+    kind === 'httpGet'
+      ? [
+          ['path', goString(str(a.path)), str(a.path) === ''],
+          ['port', typeof port === 'string' ? goString(port) : String(port), false],
+          ['host', goString(str(a.host)), str(a.host) === ''],
+          ['scheme', goString(str(a.scheme)), str(a.scheme) === ''],
+          [
+            'httpHeaders',
+            `[${(Array.isArray(a.httpHeaders) ? a.httpHeaders : [])
+              .map((h) => {
+                const o = h as JsonObject;
+                return `{"name":${goString(str(o.name))},"value":${goString(str(o.value))}}`;
+              })
+              .join(',')}]`,
+            !Array.isArray(a.httpHeaders) || a.httpHeaders.length === 0,
+          ],
+        ]
+      : kind === 'tcpSocket'
+        ? [
+            ['port', typeof port === 'string' ? goString(port) : String(port), false],
+            ['host', goString(str(a.host)), str(a.host) === ''],
+          ]
+        : [
+            ['port', String(typeof a.port === 'number' ? a.port : 0), false],
+            ['service', typeof a.service === 'string' ? goString(a.service) : 'null', false],
+          ];
+  return `{${fields
+    .filter(([, , omit]) => !omit)
+    .map(([k, v]) => `"${k}":${v}`)
+    .join(',')}}`;
+}
+
+/** The prober entry of a probe or hook, as Go's JSON text: `{httpGet|tcpSocket|grpc, timeoutSeconds?}`, port resolved. */
 function proberOf(
   handler: Json | undefined,
   container: JsonObject,
   statusPort: number,
   isProbe: boolean,
-): JsonObject | undefined {
+): string | undefined {
   if (!isJsonObject(handler)) return undefined;
   const timeout =
     isProbe && typeof handler.timeoutSeconds === 'number' && handler.timeoutSeconds !== 0
-      ? handler.timeoutSeconds
-      : undefined;
-  const withTimeout = (o: JsonObject): JsonObject => (timeout === undefined ? o : { ...o, timeoutSeconds: timeout });
-  if (isProbe && isJsonObject(handler.grpc)) return withTimeout({ grpc: cloneJson(handler.grpc) });
-  const kind = isJsonObject(handler.httpGet) ? 'httpGet' : isJsonObject(handler.tcpSocket) ? 'tcpSocket' : undefined;
+      ? `,"timeoutSeconds":${handler.timeoutSeconds}`
+      : '';
+  const kind = isJsonObject(handler.httpGet)
+    ? 'httpGet'
+    : isJsonObject(handler.tcpSocket)
+      ? 'tcpSocket'
+      : isProbe && isJsonObject(handler.grpc)
+        ? 'grpc'
+        : undefined;
   if (!kind) return undefined;
-  const action = cloneJson(handler[kind] as JsonObject);
-  const port = resolveNamedPort(action.port, declaredPorts(container), ISTIO_PROBE_PORTS);
+  const action = handler[kind] as JsonObject;
+  if (kind === 'grpc') return `{"grpc":${goAction(kind, action, null)}${timeout}}`;
+  const given = action.port ?? 0; // Go: an absent or null IntOrString is the number 0
+  const port = resolveNamedPort(given, declaredPorts(container), ISTIO_PROBE_PORTS);
   if (port === undefined) return undefined;
-  if (typeof action.port === 'number' && port === statusPort) return undefined; // already rewritten
-  action.port = port;
-  return withTimeout({ [kind]: action });
+  if (typeof given === 'number' && port === statusPort) return undefined; // already rewritten
+  return `{"${kind}":${goAction(kind, action, port)}${timeout}}`;
 }
 
 /**
@@ -50,11 +104,11 @@ function proberOf(
  * there are none.
  */
 function oldDumpAppProbers(spec: JsonObject, statusPort: number): string {
-  const out: Record<string, JsonObject> = {};
+  const out: Record<string, string> = {};
   for (const c of appContainers(spec)) {
     const name = typeof c.name === 'string' ? c.name : '';
     const urls = proberUrls(name);
-    const add = (url: string, v: JsonObject | undefined): void => {
+    const add = (url: string, v: string | undefined): void => {
       if (v) out[url] = v;
     };
     add(urls.readyz, proberOf(c.readinessProbe, c, statusPort, true));
@@ -67,12 +121,7 @@ function oldDumpAppProbers(spec: JsonObject, statusPort: number): string {
   }
   const keys = Object.keys(out).sort();
   if (keys.length === 0) return '';
-  const sorted: JsonObject = {};
-  for (const k of keys) {
-    const v = out[k];
-    if (v) setOwn(sorted, k, v);
-  }
-  return JSON.stringify(sorted);
+  return `{${keys.map((k) => `${goString(k)}:${out[k]}`).join(',')}}`;
 }
 
 /** `rewriteHTTPGetAction` on a probe or hook: httpGet/tcpSocket/grpc → httpGet {path: url, port}, HTTPS → HTTP. */
@@ -142,14 +191,40 @@ function oldModifyContainers(list: readonly JsonObject[], name: string, op: 'fir
 
 const name = fc.constantFrom<Json>('app', 'web', 'istio-proxy', '', 3);
 const port = fc.oneof(fc.constantFrom<Json>('http', 'grpc', '', 'nope', 8080, 15020, '8080'), fc.constant(null));
-const action = fc.record(
-  { port, path: fc.constantFrom('/h', '/'), scheme: fc.constantFrom('HTTP', 'HTTPS') },
-  { requiredKeys: [] },
+/** A record whose keys come in a shuffled order (Go writes its own order whatever the user's). */
+const shuffled = (r: fc.Arbitrary<Record<string, Json>>): fc.Arbitrary<JsonObject> =>
+  fc.tuple(r, fc.array(fc.nat(), { minLength: 8, maxLength: 8 })).map(([o, perm]) => {
+    const keys = Object.keys(o).sort(
+      (a, b) => (perm[a.length % 8] ?? 0) - (perm[b.length % 8] ?? 0) || (a < b ? 1 : -1),
+    );
+    const out: JsonObject = {};
+    for (const k of keys) setOwn(out, k, o[k] as Json);
+    return out;
+  });
+const text = fc.constantFrom('/h', '/', '', '/a?x=1&y=<2>', 'h\u2028');
+const action = shuffled(
+  fc.record(
+    {
+      port,
+      path: text,
+      scheme: fc.constantFrom('HTTP', 'HTTPS', ''),
+      host: text,
+      httpHeaders: fc.array(fc.record({ name: text, value: text }, { requiredKeys: ['name'] }), { maxLength: 2 }),
+      unknown: fc.constant<Json>('dropped'),
+    },
+    { requiredKeys: [] },
+  ),
+);
+const grpcAction = shuffled(
+  fc.record(
+    { port: fc.constantFrom<Json>(7000, 0, null), service: fc.constantFrom<Json>('s&t', '', null) },
+    { requiredKeys: [] },
+  ),
 );
 const handler: fc.Arbitrary<Json> = fc.oneof(
-  fc.record({ httpGet: action, timeoutSeconds: fc.constantFrom<Json>(0, 3, '3') }, { requiredKeys: [] }),
+  fc.record({ httpGet: action, timeoutSeconds: fc.constantFrom<Json>(0, 3) }, { requiredKeys: [] }),
   fc.record({ tcpSocket: action }),
-  fc.record({ grpc: fc.record({ port }), timeoutSeconds: fc.constantFrom(1, 0) }, { requiredKeys: ['grpc'] }),
+  fc.record({ grpc: grpcAction, timeoutSeconds: fc.constantFrom(1, 0) }, { requiredKeys: ['grpc'] }),
   fc.constant<Json>({ exec: { command: ['x'] } }),
   fc.constantFrom<Json>('x', null, []),
 );
@@ -182,7 +257,7 @@ const spec = fc
   )
   .map((s) => s as JsonObject);
 
-t.test('dumpAppProbers gives the earlier text', async (t) => {
+t.test("dumpAppProbers writes Istio's Go JSON", async (t) => {
   let some = 0;
   fc.assert(
     fc.property(spec, fc.constantFrom(15020, 8080), (s, statusPort) => {
@@ -203,9 +278,42 @@ t.test('dumpAppProbers gives the earlier text', async (t) => {
   };
   t.equal(
     dumpAppProbers(s, 15020),
-    '{"/app-health/a/livez":{"grpc":{"port":3},"timeoutSeconds":4},"/app-health/b/readyz":{"httpGet":{"port":5}},"/app-lifecycle/b/prestopz":{"tcpSocket":{"port":2}}}',
+    '{"/app-health/a/livez":{"grpc":{"port":3,"service":null},"timeoutSeconds":4},"/app-health/b/readyz":{"httpGet":{"port":5}},"/app-lifecycle/b/prestopz":{"tcpSocket":{"port":2}}}',
   );
   t.equal(dumpAppProbers({ containers: [{ name: 'a', readinessProbe: 'x' }] }, 15020), '', 'none: empty');
+  // Istio's TestDumpAppGRPCProbers: Go's field order (path, port, host, scheme), whatever the user's.
+  t.equal(
+    dumpAppProbers(
+      {
+        containers: [
+          {
+            name: 'foo',
+            lifecycle: { preStop: { httpGet: { scheme: 'HTTP', host: 'foo', port: 1234, path: '/foo' } } },
+          },
+        ],
+      },
+      15020,
+    ),
+    '{"/app-lifecycle/foo/prestopz":{"httpGet":{"path":"/foo","port":1234,"host":"foo","scheme":"HTTP"}}}',
+  );
+  // What Go's decoder refuses is refused, naming the field; the webhook never sees such a pod.
+  for (const [probe, field] of [
+    [{ httpGet: { path: 5, port: 1 } }, 'spec.containers[1].readinessProbe.httpGet.path'],
+    [{ httpGet: { port: 1.5 } }, 'spec.containers[1].readinessProbe.httpGet.port'],
+    [{ tcpSocket: { port: [] } }, 'spec.containers[1].readinessProbe.tcpSocket.port'],
+    [{ grpc: { port: '7000' } }, 'spec.containers[1].readinessProbe.grpc.port'],
+    [{ grpc: { port: 1, service: 2 } }, 'spec.containers[1].readinessProbe.grpc.service'],
+    [
+      { httpGet: { port: 1, httpHeaders: [{ name: 'a', value: 1 }] } },
+      'spec.containers[1].readinessProbe.httpGet.httpHeaders[0].value',
+    ],
+    [{ httpGet: { port: 1 }, timeoutSeconds: '3' }, 'spec.containers[1].readinessProbe.timeoutSeconds'],
+  ] as const) {
+    const pod: JsonObject = {
+      containers: [{ name: 'istio-proxy' }, { name: 'a', readinessProbe: probe as unknown as Json }],
+    };
+    t.throws(() => dumpAppProbers(pod, 15020), { name: 'InjectError', field }, field);
+  }
 });
 
 t.test('rewriteProbes rewrites as before', async (t) => {

@@ -21,13 +21,14 @@ function expected(spec: JsonObject, revision: string): string {
       if (typeof x === 'object' && x !== null && !Array.isArray(x)) out.push(typeof x.name === 'string' ? x.name : '');
     return out.length === 0 ? null : out;
   };
+  // encoding/json escapes <, >, & and U+2028/U+2029 in strings (HTML-safe); JSON.stringify leaves them
   return JSON.stringify({
     initContainers: named(spec.initContainers),
     containers: named(spec.containers),
     volumes: named(spec.volumes),
     imagePullSecrets: named(spec.imagePullSecrets),
     revision: revision === '' ? 'default' : revision,
-  });
+  }).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const entry: fc.Arbitrary<Json> = fc.oneof(
