@@ -4,7 +4,7 @@
  * Istio `reapplyOverwrittenContainers`, `reinsertOverrides`, `adjustInitContainerUser`
  * (pkg/kube/inject/webhook.go; istio-injection.md §7).
  */
-import { cloneJson, isJsonObject, owned, setOwn } from '../../json.ts';
+import { cloneJson, isJsonObject, owned, setOwn, withoutNulls } from '../../json.ts';
 import type { Json, JsonObject, PodTemplate } from '../../model.ts';
 import { InjectError } from '../../results/errors.ts';
 import { strategicMerge } from '../../patch/strategic-merge.ts';
@@ -187,7 +187,9 @@ export function reapplyOverwrittenContainers(
           ? findContainer(name, containersOf(originalPod.spec, 'containers'))
           : findContainerInSpec(name, originalPod.spec));
       if (!match) continue;
-      const overlay = cloneJson(match);
+      // Go's json.Marshal of the user's container (applyContainer) leaves out what is nil: a `null` field, at any
+      // depth, overrides nothing (`env:` with no value must not take away the template's env)
+      const overlay = withoutNulls(cloneJson(match)) as JsonObject;
       if (overlay.image === AUTO_IMAGE) delete overlay.image;
       overrides[list].push(goContainerJSON(overlay));
       if (recorded && alreadyInjected) {

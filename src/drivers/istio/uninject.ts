@@ -14,7 +14,7 @@ import { InjectError, MeshInjectError } from '../../results/errors.ts';
 import { ORIGINAL_ANNOTATION, readOriginal } from '../../patch/status-record.ts';
 import { AUTO_IMAGE, OVERRIDES_ANNOTATION, parseOverrides } from './overrides.ts';
 import { reinject } from './reinject.ts';
-import { cloneJson, jsonEqual, isJsonObject, setOwn } from '../../json.ts';
+import { cloneJson, jsonEqual, isJsonObject, setOwn, withoutNulls } from '../../json.ts';
 import { APP_PROBERS_ENV } from './probes.ts';
 import { restoreProbes } from './uninject-probes.ts';
 import { PROMETHEUS_ENV, SCRAPE_TARGETS_ANNOTATION } from './prometheus.ts';
@@ -426,6 +426,17 @@ function withRecordedValues(
 }
 
 /**
+ * A container as Go's typed decoding tells it apart from another: a field with no value is the field absent (the
+ * recorded original, Go's `json.Marshal`, holds none), and `resources` (a struct, not a pointer) is `{}` when
+ * absent.
+ */
+function asGoReads(c: JsonObject): Json {
+  const out = { ...(withoutNulls(c) as JsonObject) }; // (a shared container without nulls is itself: copied)
+  if (isJsonObject(out.resources) && Object.keys(out.resources).length === 0) delete out.resources;
+  return out;
+}
+
+/**
  * Proof for each app container the template patched: the restored original, injected again (`again`), is
  * the container as injected in `ctx.injected`.
  * @throws InjectError naming the status annotation when one is not
@@ -437,7 +448,8 @@ function checkPatchedContainers(
 ): void {
   for (const { list, name } of patched) {
     const want = findContainer(name, containersOf(ctx.injected.spec, list));
-    if (!jsonEqual(findContainer(name, containersOf(again.spec, list)), want)) {
+    const got = findContainer(name, containersOf(again.spec, list));
+    if (!jsonEqual(got && asGoReads(got), want && asGoReads(want))) {
       fail(
         `${STATUS_ANNOTATION} lists ${list === 'containers' ? 'container' : 'init container'} "${name}" as injected, and injecting the original that ${OVERRIDES_ANNOTATION} records does not give it back`,
         `metadata.annotations[${STATUS_ANNOTATION}]`,
