@@ -12,10 +12,10 @@
 import { setOwn } from '../json.ts';
 import type { Json, JsonObject } from '../model.ts';
 import { compareStrings, goJSON, goJSONNumber, goJSONString } from '../render/gotemplate/value.ts';
+import { decodeJsonInt } from './go-parse-decode.ts';
 
 /** Go `json.Marshal` of untyped data (keys in the object's order) and of one string: the templates' own writer. */
 export { goJSON, goJSONString };
-import { decodeJsonInt } from './go-parse-decode.ts';
 
 /** A Go type as `encoding/json` sees it. `intOrString` is Kubernetes' `intstr.IntOrString` (its own `UnmarshalJSON`). */
 export type GoJsonType =
