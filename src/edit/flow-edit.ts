@@ -120,9 +120,33 @@ function emitScalar(node: TextNode, v: Json, style: FlowStyle): string {
   return emitFlow(v);
 }
 
+/**
+ * Refuses an edit of `text[start, end)` (whole flow nodes) that holds a comment: a `#` after a blank, outside quoted
+ * scalars. A quote opens a scalar only where one begins (after `[`, `{`, `,`, `:` or the span's start, blanks
+ * between); a `#` inside a quoted scalar (`"...\n# rules"`) or a plain one (`a#b`) is text.
+ * @throws Unfaithful at the comment
+ */
 function noComment(text: string, start: number, end: number): void {
-  const i = text.slice(start, end).indexOf('#');
-  if (i >= 0) throw new Unfaithful('a comment inside a flow collection would be removed', start + i);
+  let quote = '';
+  let prev = '['; // the last character outside blanks: what a quote at the start follows
+  for (let i = start; i < end; i++) {
+    const c = text[i] as string;
+    if (quote === '"') {
+      if (c === '\\') i++;
+      else if (c === '"') quote = '';
+      continue;
+    }
+    if (quote === "'") {
+      if (c === "'" && text[i + 1] === "'") i++;
+      else if (c === "'") quote = '';
+      continue;
+    }
+    const blank = c === ' ' || c === '\t' || c === '\n' || c === '\r';
+    if (c === '#' && i > start && /[ \t\r\n]/.test(text[i - 1] as string))
+      throw new Unfaithful('a comment inside a flow collection would be removed', i);
+    if ((c === '"' || c === "'") && '[{,:'.includes(prev)) quote = c;
+    if (!blank) prev = c;
+  }
 }
 
 function endOf(node: TextNode): number {

@@ -100,6 +100,14 @@ function riskyConstruct(node: TextNode | null): { what: string; offset: number }
   return undefined;
 }
 
+/**
+ * Whether a resource written as one flow mapping is JSON (its first key double-quoted, as JSON requires) rather than
+ * YAML flow style (`{apiVersion: v1, ...}`): new entries are written as JSON in the one, as YAML flow in the other.
+ */
+function isJsonText(original: string, item: SourceItem): boolean {
+  return item.node.t === 'map' && item.node.flow && /^\s*\{\s*"/.test(original);
+}
+
 /** The indentation step of a multi-line JSON resource (the column of its first key less that of `{`). */
 function jsonUnit(text: string, column: number): number {
   const m = /^\{[ \t]*\r?\n([ ]+)"/.exec(text);
@@ -196,7 +204,7 @@ function fastEdit(
   texts: SourceTexts | undefined,
 ): ChangedResource | undefined | { what: string; offset: number } {
   const original = source.text.slice(item.start, item.end);
-  const json = item.node.t === 'map' && item.node.flow;
+  const json = isJsonText(original, item);
   try {
     const made: Edit[] = [];
     const flow = { json, unit: jsonUnit(original, item.column) };
@@ -229,7 +237,7 @@ export function emitChangedEdits(
   const original = source.text.slice(item.start, item.end);
   const meta = (item.value as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
   const style = { seqIndent: seqIndentOf(original, meta?.annotations) };
-  const json = item.node.t === 'map' && item.node.flow;
+  const json = isJsonText(original, item);
   // Nothing to change (null map values mean absent): the text stays as it is, whatever it holds.
   if (readsAs(item.value, next)) return undefined;
   // The fast block reader declines merge keys and keys that are not strings (src/yaml/read/manifest-reader.ts):
