@@ -121,9 +121,21 @@ function emitScalar(node: TextNode, v: Json, style: FlowStyle): string {
 }
 
 /**
+ * Whether the quote at `text[i]` begins a quoted scalar: it follows `[`, `{` or `,` (blanks between), or a `:` that
+ * ends a key (a blank before the quote, or a quoted key right before the colon, as JSON writes `"a":"b"`); in
+ * `b:'c` the quote is part of a plain scalar.
+ */
+function opensScalar(text: string, i: number, prev: string): boolean {
+  if (prev === '[' || prev === '{' || prev === ',') return true;
+  if (prev !== ':') return false;
+  const before = text[i - 1];
+  return before !== ':' || text[i - 2] === '"' || text[i - 2] === "'";
+}
+
+/**
  * Refuses an edit of `text[start, end)` (whole flow nodes) that holds a comment: a `#` after a blank, outside quoted
- * scalars. A quote opens a scalar only where one begins (after `[`, `{`, `,`, `:` or the span's start, blanks
- * between); a `#` inside a quoted scalar (`"...\n# rules"`) or a plain one (`a#b`) is text.
+ * scalars. A quote opens a scalar only where one begins (`opensScalar`, or at the span's start); a `#` inside a
+ * quoted scalar (`"...\n# rules"`) or a plain one (`a#b`) is text.
  * @throws Unfaithful at the comment
  */
 function noComment(text: string, start: number, end: number): void {
@@ -144,7 +156,7 @@ function noComment(text: string, start: number, end: number): void {
     const blank = c === ' ' || c === '\t' || c === '\n' || c === '\r';
     if (c === '#' && i > start && /[ \t\r\n]/.test(text[i - 1] as string))
       throw new Unfaithful('a comment inside a flow collection would be removed', i);
-    if ((c === '"' || c === "'") && '[{,:'.includes(prev)) quote = c;
+    if ((c === '"' || c === "'") && opensScalar(text, i, prev)) quote = c;
     if (!blank) prev = c;
   }
 }

@@ -57,5 +57,12 @@ t.test('comments inside a flow document stay, and a # inside a scalar is no comm
     t.equal(injected.stdout.split('# its one container').length, 2, `${name}: the comment in a list, once`);
     const back = run(injected.stdout, { functionConfig: `${driver.config}  mode: uninject\n` });
     t.equal(back.stdout, input, `${name}: uninject gives the input back`);
+    // A quote inside a plain scalar (`e:'f`) opens no quoted scalar: the comment after it is one.
+    const plain =
+      '{apiVersion: v1, kind: Pod, metadata: {name: web, namespace: shop},\n' +
+      `  spec: {containers: [{name: web, image: nginx, args: [e:'f #a comment after a plain scalar\n  ]}]}}\n${driver.extra}`;
+    const out = run(plain, { functionConfig: `${driver.config}  mode: inject\n` });
+    t.equal(out.exitCode, 0, `${name}: injected`);
+    t.equal(out.stdout.split('#a comment after a plain scalar').length, 2, `${name}: that comment, once`);
   }
 });
