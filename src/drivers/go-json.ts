@@ -32,9 +32,6 @@ export interface GoJsonField {
   readonly omitEmpty?: boolean;
 }
 
-/** A decoded value: a string, a number, null for a nil pointer, slice or map, or an array or object in Go's shape. */
-export type GoJsonValue = Json;
-
 /** Go's decoding error (`UnmarshalTypeError` text) and where it is, as a path of JSON names and indexes. */
 export class GoJsonError extends Error {
   constructor(
@@ -97,7 +94,7 @@ function typeName(t: GoJsonType): string {
 }
 
 /** The zero value of a type, in decoded form. */
-function zero(t: GoJsonType): GoJsonValue {
+function zero(t: GoJsonType): Json {
   switch (t.kind) {
     case 'string':
       return '';
@@ -116,17 +113,12 @@ function zero(t: GoJsonType): GoJsonValue {
 
 /**
  * Go `json.Unmarshal` of `v` (JSON data) into a fresh value of type `t`: a struct becomes an object with every
- * field, in declaration order (zero values for the absent ones). `owner` is the outermost struct's Go name, for
- * the error text; `path` where `v` is.
- * @throws GoJsonError where Go's decoder reports an `UnmarshalTypeError`
+ * field, in declaration order (zero values for the absent ones); a nil pointer, slice or map is null. Keys match
+ * exactly, or with `caseInsensitive` as `encoding/json` matches them.
+ * @throws GoJsonError where Go's decoder reports an `UnmarshalTypeError` (named after `t` when it is a struct)
  */
-export function decodeGo(
-  v: Json,
-  t: GoJsonType,
-  opts: { caseInsensitive?: boolean; owner?: string; path?: ReadonlyArray<string | number> } = {},
-): GoJsonValue {
-  const owner = opts.owner ?? (t.kind === 'struct' ? t.name : '');
-  return decodeAt(v, t, owner, opts.path ?? [], opts.caseInsensitive === true);
+export function decodeGo(v: Json, t: GoJsonType, opts: { caseInsensitive?: boolean } = {}): Json {
+  return decodeAt(v, t, t.kind === 'struct' ? t.name : '', [], opts.caseInsensitive === true);
 }
 
 function decodeAt(
@@ -135,7 +127,7 @@ function decodeAt(
   owner: string,
   path: ReadonlyArray<string | number>,
   caseInsensitive: boolean,
-): GoJsonValue {
+): Json {
   if (v === null) return zero(t); // null leaves a fresh value as it is (nil for a pointer, slice or map)
   switch (t.kind) {
     case 'string':
@@ -175,7 +167,7 @@ function decodeAt(
 }
 
 /** Whether Go's `omitempty` leaves a decoded value out: `""`, `0`, a nil pointer, an empty or nil slice or map. */
-function isEmpty(v: GoJsonValue, t: GoJsonType): boolean {
+function isEmpty(v: Json, t: GoJsonType): boolean {
   if (t.kind === 'struct') return false; // omitempty never leaves out a struct value
   if (t.kind === 'intOrString') return false; // a struct in Go
   if (t.kind === 'pointer') return v === null; // a pointer to "" or 0 is kept
@@ -187,7 +179,7 @@ function isEmpty(v: GoJsonValue, t: GoJsonType): boolean {
 }
 
 /** Go `json.Marshal` of `v`, a value in decoded form ({@link decodeGo}) of type `t`. */
-export function encodeGo(v: GoJsonValue, t: GoJsonType): string {
+export function encodeGo(v: Json, t: GoJsonType): string {
   switch (t.kind) {
     case 'string':
       return goJSONString(typeof v === 'string' ? v : '');
@@ -211,7 +203,7 @@ export function encodeGo(v: GoJsonValue, t: GoJsonType): string {
       const o = (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : zero(t)) as JsonObject;
       const parts: string[] = [];
       for (const f of t.fields) {
-        const x = Object.hasOwn(o, f.json) ? (o[f.json] as GoJsonValue) : zero(f.type);
+        const x = Object.hasOwn(o, f.json) ? (o[f.json] as Json) : zero(f.type);
         if (f.omitEmpty && isEmpty(x, f.type)) continue;
         parts.push(`${goJSONString(f.json)}:${encodeGo(x, f.type)}`);
       }
